@@ -1,0 +1,22 @@
+//! cosched-core: the pieces every backend and front end shares, with no I/O.
+//!
+//! * [`ids`], [`topology`], [`counters`]: the vocabulary a policy sees.
+//! * [`policy`]: the one interface between scheduling policies and backends
+//!   (events in, decisions out; `shared/design.md`, "The policy boundary").
+//! * [`policies`]: the baselines of the SLITS paper (§5.2) and more.
+//! * [`metrics`]: STP, ANTT, unfairness and the other per-run figures.
+//! * [`stats`]: small statistics helpers (percentiles, t-intervals).
+#![warn(missing_docs)]
+
+pub mod counters;
+pub mod ids;
+pub mod metrics;
+pub mod policies;
+pub mod policy;
+pub mod stats;
+pub mod topology;
+
+pub use counters::Counters;
+pub use ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
+pub use policy::{BlockReason, Decision, Event, MachineView, Needs, Policy};
+pub use topology::{ContextInfo, Topology};

@@ -1,0 +1,330 @@
+//! A model of Linux CFS (the SLITS paper's comparison point 4, EFS's base
+//! scheduler, the Perf&Fair paper's "Linux"), following `kernel/sched/fair.c`:
+//!
+//! * one run queue per hardware context, ordered by virtual runtime
+//!   (a `BTreeSet` standing in for the red-black tree);
+//! * vruntime advances by `delta_exec × NICE_0_LOAD / weight`;
+//! * slice = `sched_period(nr) × weight / rq_load`, with
+//!   `sched_period = max(latency, nr × min_granularity)`; latency and
+//!   granularities scale by `1 + log2(min(ncpus, 8))` (`sysctl_sched_tunable_scaling`);
+//! * new threads start at `min_vruntime + vslice` (START_DEBIT) on the idlest
+//!   context; woken threads get `max(vruntime, min_vruntime − latency/2)`
+//!   (GENTLE_FAIR_SLEEPERS) on their previous context if idle, else an idle
+//!   context in the same LLC domain, else the previous one; wakeup preemption
+//!   when the woken thread's vruntime is ahead by more than wakeup granularity;
+//! * idle balancing pulls a waiting thread when a context goes idle, and a
+//!   periodic balancer (every `balance_interval`) moves threads from the
+//!   busiest to the least busy context, first within each LLC domain, then
+//!   across the machine, while the difference in runnable threads is ≥ 2.
+
+use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
+use crate::policy::{Decision, Event, MachineView, Policy};
+use crate::topology::Topology;
+use std::collections::BTreeSet;
+
+/// Weight of a nice-0 thread (`NICE_0_LOAD`).
+pub const NICE_0_LOAD: u64 = 1024;
+
+/// Tunables, unscaled (the kernel's defaults).
+#[derive(Clone, Debug)]
+pub struct CfsParams {
+    /// `sysctl_sched_latency` before scaling (6 ms).
+    pub latency: Nanos,
+    /// `sysctl_sched_min_granularity` before scaling (0.75 ms).
+    pub min_granularity: Nanos,
+    /// `sysctl_sched_wakeup_granularity` before scaling (1 ms).
+    pub wakeup_granularity: Nanos,
+    /// Period of the load balancer (4 ms: the MC domain's interval on a 4-core LLC).
+    pub balance_interval: Nanos,
+}
+
+impl Default for CfsParams {
+    fn default() -> Self {
+        CfsParams {
+            latency: 6 * MILLI,
+            min_granularity: 750_000,
+            wakeup_granularity: MILLI,
+            balance_interval: 4 * MILLI,
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+struct Rq {
+    tree: BTreeSet<(u64, u32)>,
+    curr: Option<ThreadId>,
+    exec_start: Nanos,
+    min_vruntime: u64,
+    load: u64,
+    nr: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Task {
+    vruntime: u64,
+    weight: u64,
+    cpu: u32,
+}
+
+/// The CFS model.
+pub struct Cfs {
+    p: CfsParams,
+    rqs: Vec<Rq>,
+    tasks: Vec<Task>,
+    topo: Option<Topology>,
+    balance_key: u32,
+    balancing: bool,
+}
+
+impl Cfs {
+    /// A CFS with the given (unscaled) tunables.
+    pub fn new(p: CfsParams) -> Cfs {
+        Cfs { p, rqs: Vec::new(), tasks: Vec::new(), topo: None, balance_key: 0, balancing: false }
+    }
+
+    fn period(&self, nr: u32) -> Nanos {
+        let nr = nr.max(1) as u64;
+        if nr * self.p.min_granularity > self.p.latency {
+            nr * self.p.min_granularity
+        } else {
+            self.p.latency
+        }
+    }
+
+    fn slice(&self, c: usize, t: ThreadId) -> Nanos {
+        let rq = &self.rqs[c];
+        let w = self.tasks[t.idx()].weight;
+        let s = self.period(rq.nr) * w / rq.load.max(w);
+        s.max(self.p.min_granularity)
+    }
+
+    fn update_curr(&mut self, c: usize, now: Nanos) {
+        let rq = &mut self.rqs[c];
+        if let Some(t) = rq.curr {
+            let delta = now.saturating_sub(rq.exec_start);
+            rq.exec_start = now;
+            let task = &mut self.tasks[t.idx()];
+            task.vruntime += delta * NICE_0_LOAD / task.weight;
+            let mut m = task.vruntime;
+            if let Some(&(v, _)) = rq.tree.first() {
+                m = m.min(v);
+            }
+            rq.min_vruntime = rq.min_vruntime.max(m);
+        } else if let Some(&(v, _)) = rq.tree.first() {
+            rq.min_vruntime = rq.min_vruntime.max(v);
+        }
+    }
+
+    fn enqueue(&mut self, c: usize, t: ThreadId) {
+        let task = &mut self.tasks[t.idx()];
+        task.cpu = c as u32;
+        let rq = &mut self.rqs[c];
+        rq.tree.insert((task.vruntime, t.0));
+        rq.load += task.weight;
+        rq.nr += 1;
+    }
+
+    /// Remove a queued (not running) thread from its tree.
+    fn dequeue_waiting(&mut self, c: usize, t: ThreadId) {
+        let task = self.tasks[t.idx()];
+        let rq = &mut self.rqs[c];
+        rq.tree.remove(&(task.vruntime, t.0));
+        rq.load -= task.weight;
+        rq.nr -= 1;
+    }
+
+    /// Put the running thread back into its tree (it stays runnable).
+    fn put_prev(&mut self, c: usize) {
+        if let Some(t) = self.rqs[c].curr.take() {
+            let v = self.tasks[t.idx()].vruntime;
+            self.rqs[c].tree.insert((v, t.0));
+        }
+    }
+
+    fn pick_next(&mut self, c: usize, now: Nanos, out: &mut Vec<Decision>) {
+        if self.rqs[c].tree.is_empty() {
+            self.idle_balance(c, now);
+        }
+        let rq = &mut self.rqs[c];
+        match rq.tree.pop_first() {
+            Some((_, t)) => {
+                let t = ThreadId(t);
+                rq.curr = Some(t);
+                rq.exec_start = now;
+                let s = self.slice(c, t);
+                out.push(Decision::Run { thread: t, ctx: CtxId(c as u32) });
+                out.push(Decision::Timer { key: c as u32, at: Some(now + s) });
+            }
+            None => out.push(Decision::Timer { key: c as u32, at: None }),
+        }
+    }
+
+    /// Move one waiting thread from `src` to `dst`, renormalising its vruntime.
+    fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
+        let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
+        let t = ThreadId(t);
+        self.dequeue_waiting(src, t);
+        let task = &mut self.tasks[t.idx()];
+        task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
+        self.enqueue(dst, t);
+        true
+    }
+
+    fn idle_balance(&mut self, c: usize, now: Nanos) {
+        let topo = self.topo.as_ref().expect("init");
+        let llc = topo.contexts[c].llc;
+        let mut best: Option<(bool, u32, usize)> = None;
+        for (i, rq) in self.rqs.iter().enumerate() {
+            if i == c || rq.tree.is_empty() {
+                continue;
+            }
+            let key = (topo.contexts[i].llc == llc, rq.nr, usize::MAX - i);
+            if best.is_none_or(|b| key > b) {
+                best = Some(key);
+            }
+        }
+        if let Some((_, _, inv)) = best {
+            let src = usize::MAX - inv;
+            self.update_curr(src, now);
+            self.migrate_one(src, c);
+        }
+    }
+
+    fn periodic_balance(&mut self, now: Nanos, out: &mut Vec<Decision>) {
+        let topo = self.topo.clone().expect("init");
+        for pass_llc in (0..topo.n_llc).map(Some).chain(std::iter::once(None)) {
+            let members: Vec<usize> =
+                (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
+            for _ in 0..members.len() {
+                let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
+                let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
+                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2 || self.rqs[busiest].tree.is_empty() {
+                    break;
+                }
+                self.update_curr(busiest, now);
+                self.migrate_one(busiest, idlest);
+                if self.rqs[idlest].curr.is_none() {
+                    self.pick_next(idlest, now, out);
+                }
+            }
+        }
+    }
+
+    fn select_idlest(&self) -> usize {
+        let topo = self.topo.as_ref().expect("init");
+        // Prefer a context whose whole core is idle, then the fewest runnable threads.
+        (0..self.rqs.len())
+            .min_by_key(|&i| {
+                let core = topo.contexts[i].core;
+                let core_busy = (0..self.rqs.len())
+                    .filter(|&j| topo.contexts[j].core == core)
+                    .map(|j| self.rqs[j].nr)
+                    .sum::<u32>();
+                (self.rqs[i].nr, core_busy, i)
+            })
+            .expect("contexts")
+    }
+
+    fn select_wake(&self, prev: usize) -> usize {
+        if self.rqs[prev].nr == 0 {
+            return prev;
+        }
+        let topo = self.topo.as_ref().expect("init");
+        let llc = topo.contexts[prev].llc;
+        (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
+    }
+
+    fn place_and_run(&mut self, c: usize, t: ThreadId, now: Nanos, out: &mut Vec<Decision>) {
+        self.enqueue(c, t);
+        if self.rqs[c].curr.is_none() {
+            self.pick_next(c, now, out);
+            return;
+        }
+        // check_preempt_wakeup
+        self.update_curr(c, now);
+        let cur = self.rqs[c].curr.expect("running");
+        let gran = self.p.wakeup_granularity * NICE_0_LOAD / self.tasks[t.idx()].weight;
+        if self.tasks[cur.idx()].vruntime > self.tasks[t.idx()].vruntime + gran {
+            self.put_prev(c);
+            self.pick_next(c, now, out);
+        }
+    }
+}
+
+impl Policy for Cfs {
+    fn name(&self) -> &'static str {
+        "cfs"
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+        let topo = view.topology().clone();
+        let n = topo.n_contexts();
+        let factor = 1 + (n.clamp(1, 8) as u64).ilog2() as u64;
+        self.p.latency *= factor;
+        self.p.min_granularity *= factor;
+        self.p.wakeup_granularity *= factor;
+        self.rqs = vec![Rq::default(); n];
+        self.balance_key = n as u32;
+        self.topo = Some(topo);
+        Ok(())
+    }
+
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        let now = view.now();
+        if !self.balancing {
+            self.balancing = true;
+            out.push(Decision::Timer { key: self.balance_key, at: Some(now + self.p.balance_interval) });
+        }
+        match *ev {
+            Event::Arrived { thread, .. } => {
+                while self.tasks.len() <= thread.idx() {
+                    self.tasks.push(Task { vruntime: 0, weight: NICE_0_LOAD, cpu: 0 });
+                }
+                let c = self.select_idlest();
+                self.update_curr(c, now);
+                let vslice = self.period(self.rqs[c].nr + 1) / (self.rqs[c].nr as u64 + 1);
+                self.tasks[thread.idx()].vruntime = self.rqs[c].min_vruntime + vslice;
+                self.place_and_run(c, thread, now, out);
+            }
+            Event::Runnable { thread } => {
+                let prev = self.tasks[thread.idx()].cpu as usize;
+                let c = self.select_wake(prev);
+                self.update_curr(c, now);
+                let task = &mut self.tasks[thread.idx()];
+                if c != prev {
+                    task.vruntime = task.vruntime.saturating_sub(self.rqs[prev].min_vruntime) + self.rqs[c].min_vruntime;
+                }
+                let floor = self.rqs[c].min_vruntime.saturating_sub(self.p.latency / 2);
+                task.vruntime = task.vruntime.max(floor);
+                self.place_and_run(c, thread, now, out);
+            }
+            Event::Blocked { ctx, thread, .. } | Event::Exited { ctx, thread } => {
+                let c = ctx.idx();
+                self.update_curr(c, now);
+                let rq = &mut self.rqs[c];
+                rq.curr = None;
+                rq.load -= self.tasks[thread.idx()].weight;
+                rq.nr -= 1;
+                self.pick_next(c, now, out);
+            }
+            Event::Timer { key } if key == self.balance_key => {
+                self.periodic_balance(now, out);
+                out.push(Decision::Timer { key, at: Some(now + self.p.balance_interval) });
+            }
+            Event::Timer { key } => {
+                let c = key as usize;
+                self.update_curr(c, now);
+                if self.rqs[c].tree.is_empty() {
+                    if let Some(t) = self.rqs[c].curr {
+                        let s = self.slice(c, t);
+                        out.push(Decision::Timer { key, at: Some(now + s) });
+                    }
+                } else {
+                    self.put_prev(c);
+                    self.pick_next(c, now, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Scheduling policies and their registry.
+//!
+//! Baselines from the SLITS paper §5.2 (G-RRS, P-RRS, WSS, CFS) plus `random`
+//! and `static` (a fixed assignment, used by the statistical study).
+
+mod cfs;
+mod g_rrs;
+mod p_rrs;
+mod random;
+mod slots;
+mod static_assign;
+mod wss;
+
+pub use cfs::{Cfs, CfsParams};
+pub use g_rrs::GRrs;
+pub use p_rrs::PRrs;
+pub use random::RandomPolicy;
+pub use static_assign::StaticAssign;
+pub use wss::Wss;
+
+use crate::ids::{CtxId, Nanos, MICRO, MILLI};
+use crate::policy::Policy;
+use serde::Serialize;
+
+/// Options shared by every policy (one flattened struct, so flag names never
+/// drift between siblings). Each policy reads the ones it documents.
+#[derive(Clone, Debug)]
+pub struct PolicyOptions {
+    /// Seed for policies that draw random numbers.
+    pub seed: u64,
+    /// Time quantum of the round-robin policies (G-RRS, P-RRS, WSS, random, static).
+    pub quantum: Nanos,
+    /// Interval between steal attempts of WSS.
+    pub steal_interval: Nanos,
+    /// Fixed thread → context assignment for `static` (index = thread id).
+    pub assignment: Option<Vec<CtxId>>,
+}
+
+impl Default for PolicyOptions {
+    fn default() -> Self {
+        PolicyOptions { seed: 1, quantum: 4 * MILLI, steal_interval: 500 * MICRO, assignment: None }
+    }
+}
+
+/// A registry entry.
+#[derive(Clone, Copy, Serialize)]
+pub struct PolicyInfo {
+    /// Name used on the command line.
+    pub name: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// Whether it reads ground truth (reported as an oracle).
+    pub oracle: bool,
+    #[serde(skip)]
+    make: fn(&PolicyOptions) -> Result<Box<dyn Policy>, String>,
+}
+
+impl PolicyInfo {
+    /// Build the policy.
+    pub fn make(&self, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String> {
+        (self.make)(opts)
+    }
+}
+
+/// Every policy this crate provides.
+pub fn registry() -> &'static [PolicyInfo] {
+    &[
+        PolicyInfo {
+            name: "g-rrs",
+            description: "Global round-robin: one FIFO queue feeding every idle context, fixed quantum (SLITS §5.2)",
+            oracle: false,
+            make: |o| Ok(Box::new(GRrs::new(o))),
+        },
+        PolicyInfo {
+            name: "p-rrs",
+            description: "Per-core round-robin: threads dealt to per-context queues at arrival, fixed quantum (SLITS §5.2)",
+            oracle: false,
+            make: |o| Ok(Box::new(PRrs::new(o))),
+        },
+        PolicyInfo {
+            name: "wss",
+            description: "Work stealing: per-context round-robin; periodically a random thief with an empty queue steals from a random victim (SLITS §5.2)",
+            oracle: false,
+            make: |o| Ok(Box::new(Wss::new(o))),
+        },
+        PolicyInfo {
+            name: "cfs",
+            description: "Linux CFS model: per-context vruntime trees, weights, latency/min-granularity slices, wakeup preemption, periodic and idle load balancing",
+            oracle: false,
+            make: |_| Ok(Box::new(Cfs::new(CfsParams::default()))),
+        },
+        PolicyInfo {
+            name: "random",
+            description: "Random: an idle or expiring context takes a uniformly random waiting thread (SLITS §2 RS)",
+            oracle: false,
+            make: |o| Ok(Box::new(RandomPolicy::new(o))),
+        },
+        PolicyInfo {
+            name: "static",
+            description: "Static assignment: each thread pinned to a given context, round-robin among threads sharing one (statistical study §3)",
+            oracle: false,
+            make: |o| {
+                let a = o.assignment.clone().ok_or("static: needs an assignment (--assignment)")?;
+                Ok(Box::new(StaticAssign::new(a, o.quantum)))
+            },
+        },
+    ]
+}
+
+/// Look a policy up by name.
+pub fn find(name: &str) -> Option<&'static PolicyInfo> {
+    registry().iter().find(|p| p.name == name)
+}
+
+/// Build a policy by name, or explain which names exist.
+pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String> {
+    match find(name) {
+        Some(p) => p.make(opts),
+        None => Err(format!(
+            "unknown policy `{name}` (known: {})",
+            registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod script;

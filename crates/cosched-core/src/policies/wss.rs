@@ -1,0 +1,77 @@
+//! WSS: work stealing as the SLITS paper describes it (§5.2, comparison point
+//! 3): per-context round-robin queues; every `steal_interval` a random context
+//! is the thief and, if its queue is empty, steals one waiting thread from a
+//! random victim's queue.
+//!
+//! Reading chosen: the thief steals from the tail of the victim's queue (the
+//! thread that would wait longest there), and a thief that is idle starts the
+//! stolen thread at once.
+
+use super::p_rrs::PRrs;
+use super::PolicyOptions;
+use crate::ids::{CtxId, Nanos};
+use crate::policy::{Decision, Event, MachineView, Policy};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The WSS policy.
+pub struct Wss {
+    inner: PRrs,
+    rng: ChaCha8Rng,
+    interval: Nanos,
+    steal_key: u32,
+}
+
+impl Wss {
+    /// A WSS with the options' quantum, steal interval and seed.
+    pub fn new(o: &PolicyOptions) -> Wss {
+        Wss { inner: PRrs::new(o), rng: ChaCha8Rng::seed_from_u64(o.seed), interval: o.steal_interval, steal_key: 0 }
+    }
+
+    fn steal(&mut self, now: Nanos, out: &mut Vec<Decision>) {
+        let n = self.inner.queues.len();
+        if n < 2 {
+            return;
+        }
+        let thief = self.rng.gen_range(0..n);
+        if !self.inner.queues[thief].is_empty() {
+            return;
+        }
+        let mut victim = self.rng.gen_range(0..n - 1);
+        if victim >= thief {
+            victim += 1;
+        }
+        if let Some(t) = self.inner.queues[victim].pop_back() {
+            self.inner.home[t.idx()] = CtxId(thief as u32);
+            self.inner.queues[thief].push_back(t);
+            self.inner.run_next_if_idle(CtxId(thief as u32), now, out);
+        }
+    }
+}
+
+impl Policy for Wss {
+    fn name(&self) -> &'static str {
+        "wss"
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+        self.inner.setup(view);
+        self.steal_key = view.topology().n_contexts() as u32;
+        Ok(())
+    }
+
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        let now = view.now();
+        match *ev {
+            Event::Timer { key } if key == self.steal_key => {
+                self.steal(now, out);
+                out.push(Decision::Timer { key, at: Some(now + self.interval) });
+            }
+            Event::Arrived { .. } if self.inner.home.is_empty() => {
+                out.push(Decision::Timer { key: self.steal_key, at: Some(now + self.interval) });
+                self.inner.on_event(ev, view, out);
+            }
+            _ => self.inner.on_event(ev, view, out),
+        }
+    }
+}

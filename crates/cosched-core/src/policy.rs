@@ -1,0 +1,230 @@
+//! The policy boundary (`shared/design.md`, "The policy boundary"): a
+//! scheduling policy is a message handler. Backends (the simulator, the Linux
+//! runtime) deliver [`Event`]s and carry out [`Decision`]s; a policy sees the
+//! machine only through [`MachineView`].
+//!
+//! Counters are *pulled*: a policy reads cumulative per-thread and per-socket
+//! counters through the view at any event and keeps its own deltas, exactly
+//! as a `perf_event` reader does. This costs only what a policy actually reads
+//! (pushing deltas for every thread at every event would cost O(threads) per
+//! event) and maps one-to-one onto the real machine.
+
+use crate::counters::Counters;
+use crate::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
+use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
+
+/// Why a running thread stopped running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BlockReason {
+    /// Waiting at a barrier of its job.
+    Barrier,
+    /// Waiting for a lock held by another thread.
+    Lock,
+    /// Waiting for I/O (a timed sleep).
+    Io,
+}
+
+/// The shared resource a progress period declares (RDA §2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Resource {
+    /// Last-level-cache capacity (bytes).
+    Llc,
+    /// Memory bandwidth (bytes per second).
+    MemBw,
+}
+
+/// Reuse level of a progress period's working set (RDA §2.2, Fig. 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reuse {
+    /// Little reuse (streaming).
+    Low,
+    /// Moderate reuse.
+    Medium,
+    /// High reuse (the working set is touched many times).
+    High,
+}
+
+/// What a progress period asks for: `pp_begin(resource, bytes, reuse)` (RDA §2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Demand {
+    /// The resource.
+    pub resource: Resource,
+    /// Amount in the resource's unit (bytes, or bytes per second).
+    pub amount: f64,
+    /// Reuse level.
+    pub reuse: Reuse,
+}
+
+/// Something that happened on the machine.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Event {
+    /// A new thread exists and is runnable.
+    Arrived {
+        /// The thread.
+        thread: ThreadId,
+        /// Its job (process).
+        job: JobId,
+    },
+    /// A blocked thread became runnable again (barrier released, lock granted, I/O done).
+    Runnable {
+        /// The thread.
+        thread: ThreadId,
+    },
+    /// A running thread blocked; `ctx` is now idle.
+    Blocked {
+        /// The thread.
+        thread: ThreadId,
+        /// The context it left.
+        ctx: CtxId,
+        /// Why.
+        reason: BlockReason,
+    },
+    /// A running thread finished; `ctx` is now idle.
+    Exited {
+        /// The thread.
+        thread: ThreadId,
+        /// The context it left.
+        ctx: CtxId,
+    },
+    /// A timer the policy armed with [`Decision::Timer`] fired.
+    Timer {
+        /// The policy's key for the timer.
+        key: u32,
+    },
+    /// A thread called `pp_begin` (RDA §2.3). It left `ctx` and waits until the
+    /// policy answers [`Decision::Admit`]; once admitted it is runnable.
+    /// Delivered only to policies whose [`Needs::progress_periods`] is set;
+    /// the backend admits every period at once for the others.
+    PeriodBegin {
+        /// The thread.
+        thread: ThreadId,
+        /// The context it left.
+        ctx: CtxId,
+        /// The period.
+        period: PeriodId,
+        /// What it declares.
+        demand: Demand,
+    },
+    /// A thread called `pp_end` (the thread keeps running).
+    PeriodEnd {
+        /// The thread.
+        thread: ThreadId,
+        /// The period that ended.
+        period: PeriodId,
+    },
+}
+
+/// What a policy asks the backend to do.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Decision {
+    /// Run `thread` on `ctx`. A thread running there is preempted (it stays
+    /// runnable; the policy that preempted it keeps track of it); a thread
+    /// running elsewhere migrates.
+    Run {
+        /// The thread.
+        thread: ThreadId,
+        /// The context.
+        ctx: CtxId,
+    },
+    /// Stop the thread running on `ctx` (it stays runnable) and leave `ctx` idle.
+    Preempt {
+        /// The context.
+        ctx: CtxId,
+    },
+    /// Leave `ctx` idle on purpose (EFS §4.2). Recorded, changes nothing.
+    Idle {
+        /// The context.
+        ctx: CtxId,
+    },
+    /// Arm (`Some`) or cancel (`None`) the policy's timer `key`; arming
+    /// replaces an earlier setting of the same key.
+    Timer {
+        /// The policy's key.
+        key: u32,
+        /// Absolute firing time.
+        at: Option<Nanos>,
+    },
+    /// Admit a waiting progress period: its thread becomes runnable.
+    Admit {
+        /// The period.
+        period: PeriodId,
+    },
+}
+
+/// What a policy needs from a backend; a backend that cannot provide it
+/// refuses with a clear message (or runs a documented degraded mode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Needs {
+    /// Per-thread hardware counters.
+    pub counters: bool,
+    /// SMT (more than one context per core) to be meaningful.
+    pub smt: bool,
+    /// Progress-period events (RDA).
+    pub progress_periods: bool,
+    /// Energy readings.
+    pub energy: bool,
+    /// Ground truth ([`MachineView::oracle`]); reports mark such policies as oracles.
+    pub oracle: bool,
+}
+
+/// Cumulative energy in joules, by domain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Energy {
+    /// Whole system (wall power).
+    pub system: f64,
+    /// CPU package.
+    pub cpu: f64,
+    /// DRAM.
+    pub dram: f64,
+}
+
+/// Ground truth only an oracle policy may read (Perf&Fair §7's Oracle).
+pub trait Oracle {
+    /// The thread's IPC were it running alone right now (current phase).
+    fn ipc_alone(&self, thread: ThreadId) -> Option<f64>;
+}
+
+/// The machine as a policy sees it.
+pub trait MachineView {
+    /// Current time.
+    fn now(&self) -> Nanos;
+    /// Hardware contexts and their sharing.
+    fn topology(&self) -> &Topology;
+    /// The thread running on `ctx`, if any.
+    fn running_on(&self, ctx: CtxId) -> Option<ThreadId>;
+    /// The job a thread belongs to.
+    fn job_of(&self, thread: ThreadId) -> JobId;
+    /// Total number of threads the run will have (known up front on both backends).
+    fn n_threads_total(&self) -> usize;
+    /// Cumulative counters of a thread; `None` when the backend has no counters.
+    fn thread_counters(&self, thread: ThreadId) -> Option<Counters>;
+    /// Cumulative counters of a socket (all its threads, memory traffic of the bus).
+    fn socket_counters(&self, socket: u32) -> Option<Counters>;
+    /// Cumulative energy, when measured or modelled.
+    fn energy(&self) -> Option<Energy>;
+    /// Memory-bus peak in cache lines per second per socket, when known (EFS μ).
+    fn bus_lines_per_s(&self) -> Option<f64>;
+    /// Ground truth; `Some` only for policies whose needs include `oracle`.
+    fn oracle(&self) -> Option<&dyn Oracle> {
+        None
+    }
+}
+
+/// A scheduling policy.
+pub trait Policy: Send {
+    /// The registry name (`cosched list policies`).
+    fn name(&self) -> &'static str;
+    /// What the policy needs from a backend.
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+    /// Called once before the first event; an error aborts the run.
+    fn init(&mut self, _view: &dyn MachineView) -> Result<(), String> {
+        Ok(())
+    }
+    /// Handle one event, appending decisions to `out`.
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>);
+}

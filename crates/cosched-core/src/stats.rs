@@ -1,0 +1,84 @@
+//! Small statistics helpers: percentiles and Student-t confidence intervals.
+
+use serde::Serialize;
+
+/// The `p`-th percentile (0..=100) of `xs` by linear interpolation between
+/// closest ranks; `None` for an empty slice. Sorts a copy.
+pub fn percentile(xs: &[f64], p: f64) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let r = (p / 100.0).clamp(0.0, 1.0) * (v.len() - 1) as f64;
+    let (lo, hi) = (r.floor() as usize, r.ceil() as usize);
+    Some(v[lo] + (v[hi] - v[lo]) * (r - lo as f64))
+}
+
+/// Two-sided 95% Student-t quantile for `df` degrees of freedom.
+pub fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => T[df - 1],
+        31..=60 => 2.000,
+        61..=120 => 1.980,
+        _ => 1.960,
+    }
+}
+
+/// Mean with a 95% t-interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MeanCi {
+    /// Sample mean.
+    pub mean: f64,
+    /// Lower end of the 95% interval (equal to the mean for one sample).
+    pub lo: f64,
+    /// Upper end of the 95% interval.
+    pub hi: f64,
+    /// Number of samples.
+    pub n: usize,
+}
+
+/// Mean and 95% confidence interval of `xs` (empty → NaN mean).
+pub fn mean_ci(xs: &[f64]) -> MeanCi {
+    let n = xs.len();
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return MeanCi { mean, lo: mean, hi: mean, n };
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let h = t95(n - 1) * (var / n as f64).sqrt();
+    MeanCi { mean, lo: mean - h, hi: mean + h, n }
+}
+
+/// Geometric mean of positive values.
+pub fn geomean(xs: &[f64]) -> f64 {
+    (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_interpolate() {
+        let xs = [4.0, 1.0, 3.0, 2.0];
+        assert_eq!(percentile(&xs, 0.0), Some(1.0));
+        assert_eq!(percentile(&xs, 100.0), Some(4.0));
+        assert!((percentile(&xs, 50.0).unwrap() - 2.5).abs() < 1e-12);
+        assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    #[test]
+    fn interval_matches_hand_computation() {
+        // mean 2, sd 1, n 3: half-width = 4.303 * 1/sqrt(3)
+        let m = mean_ci(&[1.0, 2.0, 3.0]);
+        assert!((m.mean - 2.0).abs() < 1e-12);
+        assert!((m.hi - 2.0 - 4.303 / 3f64.sqrt()).abs() < 1e-9);
+        assert!((geomean(&[1.0, 4.0]) - 2.0).abs() < 1e-12);
+    }
+}
