@@ -1,1 +1,47 @@
-fn main(){}
+//! `cosched`: compare, run and analyse contention-aware schedulers on a
+//! simulated multicore.
+
+mod compare;
+mod list;
+mod opts;
+mod output;
+mod simulate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Contention-aware scheduling on multicore machines: simulate the papers'
+/// schedulers and baselines on modelled machines and workloads.
+#[derive(Parser)]
+#[command(name = "cosched", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List policies, machine presets or workload presets.
+    List(list::Args),
+    /// Run one policy on one machine and workload and report its metrics.
+    Simulate(simulate::Args),
+    /// Run several policies on the same machine and workload, over several
+    /// seeds, with speedups against a baseline measured in the same run.
+    Compare(compare::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::List(a) => list::run(a),
+        Cmd::Simulate(a) => simulate::run(a),
+        Cmd::Compare(a) => compare::run(a),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

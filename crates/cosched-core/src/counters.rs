@@ -20,6 +20,8 @@ pub struct Counters {
     pub mem_writes: f64,
     /// L1 data-cache accesses.
     pub l1_accesses: f64,
+    /// L1 data-cache misses.
+    pub l1_misses: f64,
 }
 
 impl Counters {
@@ -33,6 +35,7 @@ impl Counters {
             mem_reads: self.mem_reads - earlier.mem_reads,
             mem_writes: self.mem_writes - earlier.mem_writes,
             l1_accesses: self.l1_accesses - earlier.l1_accesses,
+            l1_misses: self.l1_misses - earlier.l1_misses,
         }
     }
 
@@ -45,6 +48,7 @@ impl Counters {
         self.mem_reads += o.mem_reads;
         self.mem_writes += o.mem_writes;
         self.l1_accesses += o.l1_accesses;
+        self.l1_misses += o.l1_misses;
     }
 
     /// Field-wise scaling (used to advance a rate over a time interval).
@@ -57,6 +61,7 @@ impl Counters {
             mem_reads: self.mem_reads * k,
             mem_writes: self.mem_writes * k,
             l1_accesses: self.l1_accesses * k,
+            l1_misses: self.l1_misses * k,
         }
     }
 

@@ -94,15 +94,16 @@ pub enum Event {
         /// The policy's key for the timer.
         key: u32,
     },
-    /// A thread called `pp_begin` (RDA §2.3). It left `ctx` and waits until the
-    /// policy answers [`Decision::Admit`]; once admitted it is runnable.
-    /// Delivered only to policies whose [`Needs::progress_periods`] is set;
-    /// the backend admits every period at once for the others.
+    /// A thread called `pp_begin` (RDA §2.3). It left `ctx` (if it was
+    /// running) and waits until the policy answers [`Decision::Admit`]; once
+    /// admitted it is runnable. Delivered only to policies whose
+    /// [`Needs::progress_periods`] is set; the backend admits every period at
+    /// once for the others.
     PeriodBegin {
         /// The thread.
         thread: ThreadId,
-        /// The context it left.
-        ctx: CtxId,
+        /// The context it left, if it was running.
+        ctx: Option<CtxId>,
         /// The period.
         period: PeriodId,
         /// What it declares.

@@ -1,0 +1,219 @@
+//! `cosched compare`: the project's main job. Every policy on the same
+//! machine and workload over several seeds; speedup against a baseline
+//! measured in the same run (per seed), mean and 95% t-interval.
+
+use crate::opts::{Format, RunOpts};
+use crate::output::{csv, opt, table};
+use clap::Args as ClapArgs;
+use cosched_core::policies;
+use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_sim::experiment::{simulate, solo_times, Report, RunConfig};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    #[command(flatten)]
+    run: RunOpts,
+    /// Comma-separated policies (default: every non-oracle policy that needs no extra input).
+    #[arg(long, value_delimiter = ',')]
+    policies: Option<Vec<String>>,
+    /// The policy speedups are measured against.
+    #[arg(long, default_value = "cfs")]
+    baseline: String,
+    /// Number of seeds (seed, seed+1, …).
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// First seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct Row {
+    policy: String,
+    oracle: bool,
+    speedup: MeanCi,
+    makespan_s: MeanCi,
+    antt: Option<MeanCi>,
+    unfairness: Option<MeanCi>,
+    stp: Option<MeanCi>,
+    energy_system_j: MeanCi,
+    edp: MeanCi,
+    llc_misses: MeanCi,
+    l1_hits: MeanCi,
+    context_switches: MeanCi,
+    migrations: MeanCi,
+    explored_permutations_pct: MeanCi,
+    decision_p50_us: Option<MeanCi>,
+    decision_p99_us: Option<MeanCi>,
+}
+
+#[derive(Serialize)]
+struct Comparison {
+    machine: String,
+    workload: String,
+    threads: Option<u32>,
+    baseline: String,
+    seeds: Vec<u64>,
+    policies: Vec<Row>,
+    runs: Vec<Report>,
+}
+
+fn default_policies() -> Vec<String> {
+    policies::registry().iter().filter(|p| !p.oracle && p.name != "static").map(|p| p.name.to_string()).collect()
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    if a.seeds == 0 {
+        return Err("--seeds: must be at least 1".into());
+    }
+    let m = a.run.machine()?;
+    let w = a.run.workload()?;
+    let mut names = a.policies.clone().unwrap_or_else(default_policies);
+    for n in &names {
+        policies::make(n, &a.run.policy_opts(a.seed)?)?;
+    }
+    policies::make(&a.baseline, &a.run.policy_opts(a.seed)?).map_err(|e| format!("--baseline: {e}"))?;
+    if !names.contains(&a.baseline) {
+        names.insert(0, a.baseline.clone());
+    }
+    let seeds: Vec<u64> = (a.seed..a.seed + a.seeds).collect();
+    let bar = ProgressBar::new((seeds.len() * (names.len() + 1)) as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}").expect("template"));
+    bar.set_message(format!("{} on {}", w.name, m.name));
+    // Plans and solo references, one per seed.
+    let prepared: Vec<_> = seeds
+        .par_iter()
+        .map(|&s| {
+            let plan = a.run.plan(&m, &w, s)?;
+            let solo = solo_times(&m, &plan, &a.run.sim_opts(s)?)?;
+            bar.inc(1);
+            Ok((plan, solo))
+        })
+        .collect::<Result<_, String>>()?;
+    let tasks: Vec<(usize, usize)> = (0..seeds.len()).flat_map(|s| (0..names.len()).map(move |p| (s, p))).collect();
+    let reports: Vec<Report> = tasks
+        .par_iter()
+        .map(|&(si, pi)| {
+            let s = seeds[si];
+            let cfg = RunConfig {
+                policy: names[pi].clone(),
+                policy_opts: a.run.policy_opts(s)?,
+                sim: a.run.sim_opts(s)?,
+                threads: a.run.threads,
+            };
+            let r = simulate(&m, &prepared[si].0, &cfg, &prepared[si].1, None);
+            bar.inc(1);
+            r
+        })
+        .collect::<Result<_, String>>()?;
+    bar.finish_and_clear();
+    let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
+    let base = names.iter().position(|n| *n == a.baseline).expect("baseline included");
+    let base_runs = runs_of(base);
+    let rows: Vec<Row> = (0..names.len())
+        .map(|p| {
+            let rs = runs_of(p);
+            let f = |g: &dyn Fn(&Report) -> f64| mean_ci(&rs.iter().map(|r| g(r)).collect::<Vec<_>>());
+            let fo = |g: &dyn Fn(&Report) -> Option<f64>| {
+                let v: Option<Vec<f64>> = rs.iter().map(|r| g(r)).collect();
+                v.map(|v| mean_ci(&v))
+            };
+            Row {
+                policy: names[p].clone(),
+                oracle: rs[0].oracle,
+                speedup: mean_ci(&rs.iter().zip(&base_runs).map(|(r, b)| b.metrics.makespan_s / r.metrics.makespan_s).collect::<Vec<_>>()),
+                makespan_s: f(&|r| r.metrics.makespan_s),
+                antt: fo(&|r| r.metrics.antt),
+                unfairness: fo(&|r| r.metrics.unfairness),
+                stp: fo(&|r| r.metrics.stp),
+                energy_system_j: f(&|r| r.metrics.energy_j.system),
+                edp: f(&|r| r.metrics.edp),
+                llc_misses: f(&|r| r.metrics.llc_misses),
+                l1_hits: f(&|r| r.metrics.l1_hits),
+                context_switches: f(&|r| r.metrics.context_switches as f64),
+                migrations: f(&|r| r.metrics.migrations as f64),
+                explored_permutations_pct: f(&|r| r.metrics.explored_permutations_pct),
+                decision_p50_us: fo(&|r| r.metrics.decision_time_us.p50),
+                decision_p99_us: fo(&|r| r.metrics.decision_time_us.p99),
+            }
+        })
+        .collect();
+    let cmp = Comparison {
+        machine: m.name.clone(),
+        workload: w.name.clone(),
+        threads: a.run.threads,
+        baseline: a.baseline.clone(),
+        seeds,
+        policies: rows,
+        runs: reports,
+    };
+    print(&cmp, a.format)
+}
+
+fn ci(m: &MeanCi, prec: usize) -> String {
+    if m.n > 1 {
+        format!("{:.prec$} ±{:.prec$}", m.mean, (m.hi - m.lo) / 2.0)
+    } else {
+        format!("{:.prec$}", m.mean)
+    }
+}
+
+fn print(c: &Comparison, format: Format) -> Result<(), String> {
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
+        Format::Csv | Format::Table => {
+            let mut rows = vec![vec![
+                "policy".to_string(),
+                format!("speedup_vs_{}", c.baseline),
+                "makespan_s".into(),
+                "antt".into(),
+                "unfairness".into(),
+                "energy_j".into(),
+                "edp_js".into(),
+                "llc_misses".into(),
+                "ctx_switches".into(),
+                "migrations".into(),
+                "explored_pct".into(),
+                "decide_p50_us".into(),
+                "decide_p99_us".into(),
+            ]];
+            for r in &c.policies {
+                rows.push(vec![
+                    format!("{}{}", r.policy, if r.oracle { " [oracle]" } else { "" }),
+                    ci(&r.speedup, 3),
+                    ci(&r.makespan_s, 4),
+                    r.antt.as_ref().map_or("-".into(), |m| ci(m, 3)),
+                    r.unfairness.as_ref().map_or("-".into(), |m| ci(m, 3)),
+                    format!("{:.1}", r.energy_system_j.mean),
+                    format!("{:.2}", r.edp.mean),
+                    format!("{:.3e}", r.llc_misses.mean),
+                    format!("{:.0}", r.context_switches.mean),
+                    format!("{:.0}", r.migrations.mean),
+                    format!("{:.2}", r.explored_permutations_pct.mean),
+                    opt(r.decision_p50_us.as_ref().map(|m| m.mean), 2),
+                    opt(r.decision_p99_us.as_ref().map(|m| m.mean), 2),
+                ]);
+            }
+            if format == Format::Csv {
+                csv(&rows);
+            } else {
+                println!(
+                    "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan, mean ±95% CI",
+                    c.workload,
+                    c.machine,
+                    c.threads.map_or("preset".into(), |t| t.to_string()),
+                    c.seeds.len(),
+                    c.baseline
+                );
+                table(&rows);
+            }
+        }
+    }
+    Ok(())
+}

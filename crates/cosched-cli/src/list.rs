@@ -1,0 +1,79 @@
+//! `cosched list`.
+
+use crate::opts::Format;
+use clap::{Args as ClapArgs, ValueEnum};
+use cosched_core::policies;
+use cosched_sim::presets;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum What {
+    Policies,
+    Machines,
+    Workloads,
+}
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// What to list.
+    what: What,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct Item {
+    name: String,
+    description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oracle: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contexts: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threads: Option<u32>,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let items: Vec<Item> = match a.what {
+        What::Policies => policies::registry()
+            .iter()
+            .map(|p| Item { name: p.name.into(), description: p.description.into(), oracle: Some(p.oracle), contexts: None, threads: None })
+            .collect(),
+        What::Machines => presets::machine_names()
+            .map(|n| {
+                let m = presets::machine(n).map_err(|e| e.to_string())?;
+                Ok(Item { name: n.into(), description: m.description.clone(), oracle: None, contexts: Some(m.n_contexts()), threads: None })
+            })
+            .collect::<Result<_, String>>()?,
+        What::Workloads => presets::workload_names()
+            .map(|n| {
+                let w = presets::workload(n).map_err(|e| e.to_string())?;
+                let threads = w.jobs.iter().map(|j| j.n_threads() * j.instances).sum();
+                Ok(Item { name: n.into(), description: w.description.clone(), oracle: None, contexts: None, threads: Some(threads) })
+            })
+            .collect::<Result<_, String>>()?,
+    };
+    match a.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?),
+        Format::Csv => {
+            println!("name,description");
+            for i in &items {
+                println!("{},{}", i.name, crate::output::csv_field(&i.description));
+            }
+        }
+        Format::Table => {
+            let w = items.iter().map(|i| i.name.len()).max().unwrap_or(4);
+            for i in &items {
+                let extra = match (i.contexts, i.threads, i.oracle) {
+                    (Some(c), _, _) => format!("[{c} contexts] "),
+                    (_, Some(t), _) => format!("[{t} threads] "),
+                    (_, _, Some(true)) => "[oracle] ".into(),
+                    _ => String::new(),
+                };
+                println!("{:w$}  {extra}{}", i.name, i.description);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! Options shared by the subcommands that run simulations (one flattened
+//! struct, so flag names never drift between subcommands).
+
+use clap::{Args as ClapArgs, ValueEnum};
+use cosched_core::ids::{CtxId, MICRO, MILLI};
+use cosched_core::policies::PolicyOptions;
+use cosched_sim::engine::SimOptions;
+use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned text for people.
+    Table,
+    /// JSON for programs.
+    Json,
+    /// CSV for spreadsheets and pandas.
+    Csv,
+}
+
+/// Machine, workload and engine options.
+#[derive(ClapArgs, Clone, Debug)]
+pub struct RunOpts {
+    /// Machine preset name or TOML file (`cosched list machines`).
+    #[arg(long, short = 'm', default_value = "xeon-x5550-16c")]
+    pub machine: String,
+    /// Workload preset name or TOML file (`cosched list workloads`).
+    #[arg(long, short = 'w', default_value = "facesim")]
+    pub workload: String,
+    /// Thread count of the workload's multi-threaded jobs.
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// Time quantum of the round-robin policies, ms.
+    #[arg(long, default_value_t = 4.0)]
+    pub quantum_ms: f64,
+    /// Interval between work-stealing attempts (wss), µs.
+    #[arg(long, default_value_t = 500.0)]
+    pub steal_interval_us: f64,
+    /// Thread → context assignment for `static`: comma-separated context ids
+    /// (thread 0 first) or a file holding them.
+    #[arg(long)]
+    pub assignment: Option<String>,
+    /// Relative noise on the counters policies read (0 = exact).
+    #[arg(long, default_value_t = 0.0)]
+    pub counter_noise: f64,
+    /// Do not measure the policies' decision time (wall clock); outputs are
+    /// then byte-identical for identical inputs and seeds.
+    #[arg(long)]
+    pub no_timing: bool,
+}
+
+impl RunOpts {
+    pub fn machine(&self) -> Result<MachineSpec, String> {
+        presets::machine(&self.machine).map_err(|e| e.to_string())
+    }
+
+    pub fn workload(&self) -> Result<WorkloadSpec, String> {
+        presets::workload(&self.workload).map_err(|e| e.to_string())
+    }
+
+    pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<Plan, String> {
+        Plan::new(w, m, self.threads, seed, &self.workload).map_err(|e| e.to_string())
+    }
+
+    pub fn policy_opts(&self, seed: u64) -> Result<PolicyOptions, String> {
+        for (name, v) in [("--quantum-ms", self.quantum_ms), ("--steal-interval-us", self.steal_interval_us)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{name}: must be a positive number, got {v}"));
+            }
+        }
+        Ok(PolicyOptions {
+            seed,
+            quantum: (self.quantum_ms * MILLI as f64).round() as u64,
+            steal_interval: (self.steal_interval_us * MICRO as f64).round() as u64,
+            assignment: self.assignment.as_deref().map(parse_assignment).transpose()?,
+        })
+    }
+
+    pub fn sim_opts(&self, seed: u64) -> Result<SimOptions, String> {
+        if !(0.0..=0.5).contains(&self.counter_noise) {
+            return Err(format!("--counter-noise: must be in [0, 0.5], got {}", self.counter_noise));
+        }
+        Ok(SimOptions { seed, counter_noise: self.counter_noise, timing: !self.no_timing, ..SimOptions::default() })
+    }
+}
+
+fn parse_assignment(arg: &str) -> Result<Vec<CtxId>, String> {
+    let (file, text) = if arg.contains(',') || arg.parse::<u32>().is_ok() {
+        ("--assignment".to_string(), arg.to_string())
+    } else {
+        (arg.to_string(), std::fs::read_to_string(arg).map_err(|e| format!("{arg}: -: cannot read assignment file: {e}"))?)
+    };
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .enumerate()
+        .map(|(i, s)| s.parse::<u32>().map(CtxId).map_err(|_| format!("{file}: thread {i}: `{s}` is not a context id")))
+        .collect()
+}

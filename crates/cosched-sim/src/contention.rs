@@ -1,0 +1,329 @@
+//! Contention: the ground truth no policy sees. Given the threads running on
+//! one socket, find each one's IPC, LLC miss rate and LLC occupancy.
+//!
+//! * **SMT/pipe sharing**: a thread's core-bound CPI grows by
+//!   `1 + smt_penalty·(k−1)` with `k` threads on its pipe, and further when
+//!   the pipe's issue demand or the core's L1 demand exceeds capacity
+//!   (demands at solo IPC, scaled by the SMT slowdown).
+//! * **LLC occupancy**: capacity shared in proportion to insertion (miss)
+//!   rates, each tenant capped at its footprint (water-filling); a job's
+//!   shared data is one tenant fed by all its threads in the domain
+//!   (`workload-sources.md` §3, "Occupancy ∝ insertion rate").
+//! * **Memory bus**: latency from the loaded-latency curve at the socket's
+//!   utilisation; past the sustained maximum the latency is whatever makes
+//!   demand equal the maximum.
+//!
+//! Occupancy, miss rates, IPC and latency depend on each other; the solver
+//! iterates occupancy (damped, warm-started from the last solution) around
+//! an exact latency solve until IPCs move less than 1e-7 relatively.
+
+use crate::model::{LoadedLatency, PhaseModel};
+use crate::spec::MachineSpec;
+
+/// A running thread as the solver sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Runner {
+    /// Index of its current phase model.
+    pub model: u32,
+    /// Its pipe, core and LLC domain (global indices).
+    pub pipe: u32,
+    /// Core.
+    pub core: u32,
+    /// LLC domain.
+    pub llc: u32,
+    /// Job instance (for shared data).
+    pub job: u32,
+    /// LLC capacity it held at the last solve, MiB (warm start; 0 = none).
+    pub occupancy_mb: f64,
+}
+
+/// The solution for one runner.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Rates {
+    /// Instructions per cycle.
+    pub ipc: f64,
+    /// LLC misses per kilo-instruction.
+    pub mpki: f64,
+    /// LLC capacity held (private + shared share), MiB.
+    pub occupancy_mb: f64,
+}
+
+/// Socket-level result.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BusState {
+    /// Memory latency, ns.
+    pub latency_ns: f64,
+    /// Bus utilisation (delivered / sustained maximum).
+    pub utilisation: f64,
+}
+
+/// The solver, with the machine's constants and reusable scratch space.
+pub struct Solver {
+    f_ghz: f64,
+    mu: f64,
+    llc_mb: f64,
+    smt_penalty: f64,
+    issue_width: f64,
+    l1_bw: f64,
+    lat: LoadedLatency,
+    // scratch
+    b: Vec<f64>,
+    a: Vec<f64>,
+    c: Vec<f64>,
+    s_eff: Vec<f64>,
+    tenants: Vec<Tenant>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Tenant {
+    llc: u32,
+    job: u32,
+    weight: f64,
+    cap: f64,
+    alloc: f64,
+    fixed: bool,
+}
+
+const MAX_ITERS: usize = 40;
+const TOL: f64 = 1e-7;
+
+impl Solver {
+    /// A solver for machine `m`.
+    pub fn new(m: &MachineSpec) -> Solver {
+        Solver {
+            f_ghz: m.freq_ghz,
+            mu: m.bus_lines_per_s(),
+            llc_mb: m.cache.llc_mb,
+            smt_penalty: m.core.smt_penalty,
+            issue_width: m.core.issue_width,
+            l1_bw: m.core.l1_accesses_per_cycle,
+            lat: LoadedLatency::new(&m.memory.loaded_latency),
+            b: vec![],
+            a: vec![],
+            c: vec![],
+            s_eff: vec![],
+            tenants: vec![],
+        }
+    }
+
+    /// The loaded-latency curve.
+    pub fn latency_curve(&self) -> &LoadedLatency {
+        &self.lat
+    }
+
+    /// Solve one socket. `out` receives one [`Rates`] per runner.
+    pub fn solve(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
+        let n = runners.len();
+        out.clear();
+        out.resize(n, Rates::default());
+        if n == 0 {
+            return BusState { latency_ns: self.lat.idle_ns(), utilisation: 0.0 };
+        }
+        self.smt_factors(models, runners);
+        // initial occupancy
+        self.s_eff.clear();
+        for r in runners {
+            let m = &models[r.model as usize];
+            let s = if r.occupancy_mb > 0.0 { r.occupancy_mb } else { self.llc_mb.min(m.mrc.footprint_mb) };
+            self.s_eff.push(s);
+        }
+        self.a.resize(n, 0.0);
+        self.c.resize(n, 0.0);
+        let mut bus = BusState::default();
+        let mut prev_ipc = vec![0.0f64; 0];
+        for iter in 0..MAX_ITERS {
+            for (i, r) in runners.iter().enumerate() {
+                let m = &models[r.model as usize];
+                let mpki = m.mrc.mpki(self.s_eff[i]);
+                out[i].mpki = mpki;
+                self.a[i] = mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu;
+                self.c[i] = mpki / 1000.0 * self.f_ghz / m.mlp;
+            }
+            bus = self.solve_latency();
+            let l = bus.latency_ns;
+            let mut moved = 0.0f64;
+            for i in 0..n {
+                let ipc = 1.0 / (self.b[i] + self.c[i] * l);
+                if iter > 0 {
+                    moved = moved.max((ipc - prev_ipc[i]).abs() / ipc);
+                }
+                out[i].ipc = ipc;
+            }
+            if iter > 0 && moved < TOL {
+                break;
+            }
+            prev_ipc.clear();
+            prev_ipc.extend(out.iter().map(|o| o.ipc));
+            self.occupancy(models, runners, out, iter == 0);
+        }
+        for i in 0..n {
+            out[i].occupancy_mb = self.s_eff[i];
+        }
+        bus
+    }
+
+    fn smt_factors(&mut self, models: &[PhaseModel], runners: &[Runner]) {
+        let n = runners.len();
+        self.b.clear();
+        let pen = self.smt_penalty;
+        // k per pipe, issue and L1 demand sums (n is small: quadratic is fine)
+        for i in 0..n {
+            let ri = runners[i];
+            let k_pipe = runners.iter().filter(|r| r.pipe == ri.pipe).count() as f64;
+            let s_pipe = 1.0 + pen * (k_pipe - 1.0);
+            let mut issue = 0.0;
+            let mut l1 = 0.0;
+            for rj in runners {
+                let mj = &models[rj.model as usize];
+                if rj.pipe == ri.pipe {
+                    issue += mj.ipc_alone;
+                }
+                if rj.core == ri.core {
+                    let kj = runners.iter().filter(|r| r.pipe == rj.pipe).count() as f64;
+                    l1 += mj.l1_rate_alone() / (1.0 + pen * (kj - 1.0));
+                }
+            }
+            let issue_u = issue / (self.issue_width * s_pipe);
+            let l1_u = l1 / self.l1_bw;
+            let factor = s_pipe * issue_u.max(1.0) * l1_u.max(1.0);
+            self.b.push(models[ri.model as usize].cpi_core * factor);
+        }
+    }
+
+    /// ρ(L): bus utilisation demanded at latency `l`.
+    #[inline]
+    fn rho(&self, l: f64) -> f64 {
+        let mut r = 0.0;
+        for i in 0..self.b.len() {
+            r += self.a[i] / (self.b[i] + self.c[i] * l);
+        }
+        r
+    }
+
+    fn solve_latency(&self) -> BusState {
+        let (l0, l1) = (self.lat.idle_ns(), self.lat.saturated_ns());
+        if self.rho(l1) >= 1.0 {
+            // Saturated: find L ≥ l1 with ρ(L) = 1 (ρ is convex decreasing: Newton from the left converges monotonically).
+            let mut l = l1;
+            for _ in 0..100 {
+                let mut f = -1.0;
+                let mut d = 0.0;
+                for i in 0..self.b.len() {
+                    let den = self.b[i] + self.c[i] * l;
+                    f += self.a[i] / den;
+                    d -= self.a[i] * self.c[i] / (den * den);
+                }
+                if d == 0.0 {
+                    break;
+                }
+                let step = -f / d;
+                l += step;
+                if step.abs() <= 1e-9 * l {
+                    break;
+                }
+            }
+            return BusState { latency_ns: l, utilisation: 1.0 };
+        }
+        // φ(L) = curve(ρ(L)) − L is decreasing, φ(l0) ≥ 0 ≥ φ(l1): Illinois false position.
+        let phi = |l: f64| self.lat.ns(self.rho(l)) - l;
+        let (mut lo, mut hi) = (l0, l1);
+        let (mut flo, mut fhi) = (phi(lo), phi(hi));
+        if flo <= 0.0 {
+            return BusState { latency_ns: lo, utilisation: self.rho(lo) };
+        }
+        let mut side = 0;
+        let mut x = lo;
+        for _ in 0..100 {
+            x = (lo * fhi - hi * flo) / (fhi - flo);
+            let fx = phi(x);
+            if fx.abs() < 1e-9 || (hi - lo) < 1e-9 * hi {
+                break;
+            }
+            if fx > 0.0 {
+                lo = x;
+                flo = fx;
+                if side == 1 {
+                    fhi /= 2.0;
+                }
+                side = 1;
+            } else {
+                hi = x;
+                fhi = fx;
+                if side == -1 {
+                    flo /= 2.0;
+                }
+                side = -1;
+            }
+        }
+        BusState { latency_ns: x, utilisation: self.rho(x) }
+    }
+
+    fn occupancy(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates], first: bool) {
+        let n = runners.len();
+        self.tenants.clear();
+        // Private tenants at 0..n, one shared tenant per (LLC domain, job) after them.
+        for (i, r) in runners.iter().enumerate() {
+            let m = &models[r.model as usize];
+            let total = m.private_mb + m.shared_mb;
+            let share_priv = if total > 0.0 { m.private_mb / total } else { 1.0 };
+            let misses = out[i].ipc * out[i].mpki + 1e-9;
+            self.tenants.push(Tenant { llc: r.llc, job: r.job, weight: misses * share_priv, cap: m.private_mb, alloc: 0.0, fixed: false });
+        }
+        for (i, r) in runners.iter().enumerate() {
+            let m = &models[r.model as usize];
+            if m.shared_mb <= 0.0 {
+                continue;
+            }
+            let share_shared = m.shared_mb / (m.private_mb + m.shared_mb);
+            let w = (out[i].ipc * out[i].mpki + 1e-9) * share_shared;
+            match self.tenants[n..].iter_mut().find(|t| t.llc == r.llc && t.job == r.job) {
+                Some(t) => {
+                    t.weight += w;
+                    t.cap = t.cap.max(m.shared_mb);
+                }
+                None => self.tenants.push(Tenant { llc: r.llc, job: r.job, weight: w, cap: m.shared_mb, alloc: 0.0, fixed: false }),
+            }
+        }
+        waterfill(&mut self.tenants, self.llc_mb);
+        for (i, r) in runners.iter().enumerate() {
+            let shared = self.tenants[n..].iter().find(|t| t.llc == r.llc && t.job == r.job).map_or(0.0, |t| t.alloc);
+            let target = self.tenants[i].alloc + shared;
+            self.s_eff[i] = if first { target } else { 0.5 * self.s_eff[i] + 0.5 * target };
+        }
+    }
+}
+
+/// Share each LLC domain's capacity among its tenants in proportion to their
+/// weights, capping each at its footprint and handing the surplus on.
+fn waterfill(tenants: &mut [Tenant], capacity: f64) {
+    let mut domains: Vec<u32> = tenants.iter().map(|t| t.llc).collect();
+    domains.sort_unstable();
+    domains.dedup();
+    for d in domains {
+        let mut rem = capacity;
+        loop {
+            let wsum: f64 = tenants.iter().filter(|t| t.llc == d && !t.fixed).map(|t| t.weight).sum();
+            let nfree = tenants.iter().filter(|t| t.llc == d && !t.fixed).count();
+            if nfree == 0 {
+                break;
+            }
+            let mut capped = false;
+            for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
+                let share = if wsum > 0.0 { rem * t.weight / wsum } else { rem / nfree as f64 };
+                if share >= t.cap {
+                    t.alloc = t.cap;
+                    t.fixed = true;
+                    rem -= t.cap;
+                    capped = true;
+                }
+            }
+            if !capped {
+                for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
+                    t.alloc = if wsum > 0.0 { rem * t.weight / wsum } else { rem / nfree as f64 };
+                    t.fixed = true;
+                }
+                break;
+            }
+        }
+    }
+}

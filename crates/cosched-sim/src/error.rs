@@ -1,0 +1,75 @@
+//! Configuration errors: one line naming the file, the field and the problem.
+
+use std::fmt;
+
+/// A problem with an input file (a machine or workload preset, a trace).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// File name or preset name.
+    pub file: String,
+    /// The field (dotted path, with indices), or `-` when not about one field.
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl ConfigError {
+    /// A new error.
+    pub fn new(file: &str, field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
+        ConfigError { file: file.to_string(), field: field.into(), problem: problem.into() }
+    }
+
+    /// Turn a TOML parse error into one line with the line number and key.
+    pub fn from_toml(file: &str, src: &str, e: &toml::de::Error) -> ConfigError {
+        let msg = e.message().replace('\n', " ");
+        let Some(span) = e.span() else { return ConfigError::new(file, "-", msg) };
+        let line_no = src[..span.start.min(src.len())].matches('\n').count() + 1;
+        let line = src.lines().nth(line_no - 1).unwrap_or("").trim();
+        let key = line.split('=').next().unwrap_or("").trim().trim_matches(['[', ']']);
+        let field = if key.is_empty() { "-".to_string() } else { key.to_string() };
+        ConfigError { file: format!("{file}:{line_no}"), field, problem: msg }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.field, self.problem)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Check helpers used by the spec validators.
+pub(crate) struct Check<'a> {
+    pub file: &'a str,
+}
+
+impl Check<'_> {
+    pub fn positive(&self, field: impl Into<String>, v: f64) -> Result<(), ConfigError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(ConfigError::new(self.file, field, format!("must be a positive number, got {v}")))
+        }
+    }
+
+    pub fn non_negative(&self, field: impl Into<String>, v: f64) -> Result<(), ConfigError> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(())
+        } else {
+            Err(ConfigError::new(self.file, field, format!("must be ≥ 0, got {v}")))
+        }
+    }
+
+    pub fn within(&self, field: impl Into<String>, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+        if v.is_finite() && v >= lo && v <= hi {
+            Ok(())
+        } else {
+            Err(ConfigError::new(self.file, field, format!("must be in [{lo}, {hi}], got {v}")))
+        }
+    }
+
+    pub fn fail(&self, field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
+        ConfigError::new(self.file, field, problem)
+    }
+}

@@ -1,0 +1,203 @@
+//! Running experiments: a policy on a planned workload, with the solo
+//! reference runs every slowdown is measured against, and the report
+//! (`cosched simulate` JSON) that comes out.
+//!
+//! A job's solo reference is the same job instance (same per-thread draws)
+//! alone on the same machine under the `cfs` model: the time it takes when
+//! nothing else competes, as a user would measure it on Linux.
+
+use crate::engine::{run, SimOptions, TraceSlice};
+use crate::plan::Plan;
+use crate::spec::MachineSpec;
+use cosched_core::metrics::{aggregate, JobOutcome};
+use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::policy::Energy;
+use serde::Serialize;
+
+/// Reference policy of the solo runs.
+pub const SOLO_POLICY: &str = "cfs";
+
+/// Decision-time percentiles.
+#[derive(Clone, Debug, Serialize)]
+pub struct DecisionTime {
+    /// Median, µs (null when not measured).
+    pub p50: Option<f64>,
+    /// 99th percentile, µs (null when not measured).
+    pub p99: Option<f64>,
+}
+
+/// Run metrics as reported (`cosched simulate --format json`, "metrics").
+#[derive(Clone, Debug, Serialize)]
+pub struct Metrics {
+    /// Time until the last job finished, s.
+    pub makespan_s: f64,
+    /// Billions of instructions per second of makespan.
+    pub throughput: f64,
+    /// System throughput Σ 1/slowdown.
+    pub stp: Option<f64>,
+    /// Average normalised turnaround time.
+    pub antt: Option<f64>,
+    /// Max slowdown / min slowdown.
+    pub unfairness: Option<f64>,
+    /// Energy, J.
+    pub energy_j: Energy,
+    /// System energy × makespan, J·s.
+    pub edp: f64,
+    /// Instructions per joule of system energy.
+    pub instructions_per_joule: f64,
+    /// Instructions retired.
+    pub instructions: f64,
+    /// LLC misses (including cache refills after switches and migrations).
+    pub llc_misses: f64,
+    /// L1 data-cache hits.
+    pub l1_hits: f64,
+    /// Dispatches of a different thread onto a context.
+    pub context_switches: u64,
+    /// Dispatches onto another core than last time.
+    pub migrations: u64,
+    /// Share of ordered thread pairs that ever co-ran, % (SLITS Fig. 1 sparsity).
+    pub explored_permutations_pct: f64,
+    /// Events handled by the policy.
+    pub policy_events: u64,
+    /// The policy's time per event.
+    pub decision_time_us: DecisionTime,
+}
+
+/// One job in a report.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobReport {
+    /// Instance name.
+    pub name: String,
+    /// Threads.
+    pub threads: usize,
+    /// Turnaround, s.
+    pub turnaround_s: f64,
+    /// Solo turnaround, s.
+    pub solo_s: Option<f64>,
+    /// Turnaround / solo.
+    pub slowdown: Option<f64>,
+}
+
+/// The result of one simulated run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Policy name.
+    pub policy: String,
+    /// Whether the policy read ground truth.
+    pub oracle: bool,
+    /// Machine preset name.
+    pub machine: String,
+    /// Workload name.
+    pub workload: String,
+    /// Thread override, if any.
+    pub threads: Option<u32>,
+    /// Seed.
+    pub seed: u64,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Jobs.
+    pub jobs: Vec<JobReport>,
+}
+
+/// Solo turnaround of every job instance of `plan` on `m` (identical
+/// instances are simulated once).
+pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec<f64>, String> {
+    let mut seen: Vec<(Vec<(u32, u64)>, f64)> = vec![];
+    let mut out = vec![];
+    for j in 0..plan.jobs.len() {
+        let jp = &plan.jobs[j];
+        let key: Vec<(u32, u64)> = plan.threads[jp.threads.start as usize..jp.threads.end as usize]
+            .iter()
+            .map(|t| (t.class, t.scale.to_bits()))
+            .collect();
+        if let Some((_, t)) = seen.iter().find(|(k, _)| *k == key) {
+            out.push(*t);
+            continue;
+        }
+        let solo = plan.solo(j);
+        let policy = policies::make(SOLO_POLICY, &PolicyOptions::default())?;
+        let o = SimOptions { timing: false, counter_noise: 0.0, ..opts.clone() };
+        let r = run(m, &solo, policy, &o, None)?;
+        let t = r.job_finish[0] as f64 * 1e-9;
+        seen.push((key, t));
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// Everything one run needs besides machine and plan.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Policy name.
+    pub policy: String,
+    /// Policy options.
+    pub policy_opts: PolicyOptions,
+    /// Engine options.
+    pub sim: SimOptions,
+    /// Thread override (reported only).
+    pub threads: Option<u32>,
+}
+
+/// Run one policy and build its report; `solo` from [`solo_times`].
+pub fn simulate(
+    m: &MachineSpec,
+    plan: &Plan,
+    cfg: &RunConfig,
+    solo: &[f64],
+    trace: Option<&mut dyn FnMut(TraceSlice)>,
+) -> Result<Report, String> {
+    let info = policies::find(&cfg.policy).ok_or_else(|| policies::make(&cfg.policy, &cfg.policy_opts).err().unwrap_or_default())?;
+    let policy = info.make(&cfg.policy_opts)?;
+    let out = run(m, plan, policy, &cfg.sim, trace)?;
+    let jobs: Vec<JobOutcome> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(j, jp)| {
+            let turnaround = (out.job_finish[j] - jp.arrival) as f64 * 1e-9;
+            let solo_s = solo.get(j).copied();
+            JobOutcome {
+                name: jp.name.clone(),
+                threads: (jp.threads.end - jp.threads.start) as usize,
+                arrival_s: jp.arrival as f64 * 1e-9,
+                turnaround_s: turnaround,
+                solo_s,
+                slowdown: solo_s.map(|s| turnaround / s),
+                instructions: plan.job_instructions(j),
+            }
+        })
+        .collect();
+    let makespan = out.makespan as f64 * 1e-9;
+    let agg = aggregate(&jobs, makespan, out.energy);
+    let t = &out.totals;
+    Ok(Report {
+        policy: cfg.policy.clone(),
+        oracle: info.oracle,
+        machine: m.name.clone(),
+        workload: plan.name.clone(),
+        threads: cfg.threads,
+        seed: cfg.sim.seed,
+        metrics: Metrics {
+            makespan_s: agg.makespan_s,
+            throughput: agg.throughput,
+            stp: agg.stp,
+            antt: agg.antt,
+            unfairness: agg.unfairness,
+            energy_j: agg.energy_j,
+            edp: agg.edp,
+            instructions_per_joule: agg.instructions_per_joule,
+            instructions: t.instructions,
+            llc_misses: t.llc_misses,
+            l1_hits: (t.l1_accesses - t.l1_misses).max(0.0),
+            context_switches: out.context_switches,
+            migrations: out.migrations,
+            explored_permutations_pct: out.explored_pairs_pct,
+            policy_events: out.policy_events,
+            decision_time_us: DecisionTime { p50: out.decision_us.map(|d| d.0), p99: out.decision_us.map(|d| d.1) },
+        },
+        jobs: jobs
+            .into_iter()
+            .map(|j| JobReport { name: j.name, threads: j.threads, turnaround_s: j.turnaround_s, solo_s: j.solo_s, slowdown: j.slowdown })
+            .collect(),
+    })
+}

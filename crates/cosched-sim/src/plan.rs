@@ -1,0 +1,230 @@
+//! A workload planned for a machine: phase models derived, instances and
+//! threads laid out, per-thread load imbalance drawn (seeded), locks numbered.
+
+use crate::error::ConfigError;
+use crate::model::{LoadedLatency, PhaseModel};
+use crate::spec::workload::{JobSpec, PhaseSpec};
+use crate::spec::{MachineSpec, WorkloadSpec};
+use cosched_core::ids::{Nanos, SECOND};
+use cosched_core::policy::{Demand, Resource};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// What a phase does besides computing.
+#[derive(Clone, Debug)]
+pub struct PhaseStep {
+    /// Phase name.
+    pub name: String,
+    /// Instructions per thread per iteration (before the thread's jitter).
+    pub instructions: f64,
+    /// Lock number within the job instance (critical section), if any.
+    pub lock: Option<u32>,
+    /// I/O wait after the phase.
+    pub io: Nanos,
+    /// Declared progress period.
+    pub pp: Option<Demand>,
+}
+
+/// A thread class of a job.
+#[derive(Clone, Debug)]
+pub struct ClassPlan {
+    /// Its phases: indices into [`Plan::steps`] and [`Plan::models`].
+    pub phases: Range<u32>,
+    /// Iterations of the phase list.
+    pub iterations: u32,
+    /// Barrier after each iteration.
+    pub barrier: bool,
+}
+
+/// A job instance.
+#[derive(Clone, Debug)]
+pub struct JobPlan {
+    /// Instance-qualified name (`mcf#2` when there are several).
+    pub name: String,
+    /// Arrival time.
+    pub arrival: Nanos,
+    /// Its threads (indices into [`Plan::threads`]).
+    pub threads: Range<u32>,
+    /// Number of distinct locks it uses.
+    pub n_locks: u32,
+}
+
+/// A thread.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadPlan {
+    /// Job instance.
+    pub job: u32,
+    /// Class (index into [`Plan::classes`]).
+    pub class: u32,
+    /// Work multiplier from the job's jitter.
+    pub scale: f64,
+}
+
+/// A workload laid out for one machine.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Workload name.
+    pub name: String,
+    /// One model per class phase.
+    pub models: Vec<PhaseModel>,
+    /// One step description per class phase.
+    pub steps: Vec<PhaseStep>,
+    /// Classes.
+    pub classes: Vec<ClassPlan>,
+    /// Job instances.
+    pub jobs: Vec<JobPlan>,
+    /// Threads.
+    pub threads: Vec<ThreadPlan>,
+}
+
+/// Split `n` threads over classes by share (largest remainder, deterministic).
+fn split_threads(n: u32, shares: &[f64]) -> Vec<u32> {
+    let total: f64 = shares.iter().sum();
+    let exact: Vec<f64> = shares.iter().map(|s| s / total * n as f64).collect();
+    let mut got: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+    let mut left = n - got.iter().sum::<u32>();
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    for &i in order.iter().cycle() {
+        if left == 0 {
+            break;
+        }
+        got[i] += 1;
+        left -= 1;
+    }
+    got
+}
+
+/// The seed of one job instance's RNG, so solo runs draw what the mix drew.
+fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
+    let mut z = seed ^ ((job as u64) << 32 | instance as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Plan {
+    /// Lay out `w` on `m`. `threads` overrides the thread count of scalable jobs.
+    pub fn new(w: &WorkloadSpec, m: &MachineSpec, threads: Option<u32>, seed: u64, file: &str) -> Result<Plan, ConfigError> {
+        if threads == Some(0) {
+            return Err(ConfigError::new(file, "--threads", "must be at least 1"));
+        }
+        let lat = LoadedLatency::new(&m.memory.loaded_latency);
+        let mut plan = Plan { name: w.name.clone(), models: vec![], steps: vec![], classes: vec![], jobs: vec![], threads: vec![] };
+        for (j, job) in w.jobs.iter().enumerate() {
+            let n = match threads {
+                Some(t) if job.scalable.unwrap_or(job.n_threads() > 1) => t,
+                _ => job.n_threads(),
+            };
+            let classes: Vec<(String, f64, &Vec<PhaseSpec>)> = if job.classes.is_empty() {
+                vec![("main".into(), 1.0, &job.phases)]
+            } else {
+                job.classes.iter().map(|c| (c.name.clone(), c.share, &c.phases)).collect()
+            };
+            let counts = split_threads(n, &classes.iter().map(|c| c.1).collect::<Vec<_>>());
+            let mut locks = BTreeMap::new();
+            let mut class_ids = vec![];
+            for (k, ((cname, _, phases), &cnt)) in classes.iter().zip(&counts).enumerate() {
+                let first = plan.models.len() as u32;
+                for (p, ph) in phases.iter().enumerate() {
+                    let at = if job.classes.is_empty() {
+                        format!("job[{j}].phase[{p}]")
+                    } else {
+                        format!("job[{j}].class[{k}].phase[{p}]")
+                    };
+                    plan.models.push(PhaseModel::new(ph, m, &lat, cnt, file, &at)?);
+                    let nl = locks.len() as u32;
+                    plan.steps.push(PhaseStep {
+                        name: format!("{cname}/{}", ph.name),
+                        instructions: ph.instructions / cnt.max(1) as f64,
+                        lock: ph.lock.as_ref().map(|l| *locks.entry(l.clone()).or_insert(nl)),
+                        io: (ph.io_ms * 1e6).round() as Nanos,
+                        pp: ph.pp.as_ref().map(|pp| Demand {
+                            resource: pp.resource,
+                            amount: match pp.resource {
+                                Resource::Llc => pp.amount * 1024.0 * 1024.0,
+                                Resource::MemBw => pp.amount * 1e9,
+                            },
+                            reuse: pp.reuse,
+                        }),
+                    });
+                }
+                class_ids.push(plan.classes.len() as u32);
+                plan.classes.push(ClassPlan {
+                    phases: first..plan.models.len() as u32,
+                    iterations: job.n_iterations(),
+                    barrier: job.barrier,
+                });
+            }
+            for inst in 0..job.instances {
+                plan.add_instance(job, j, inst, seed, &counts, &class_ids, locks.len() as u32);
+            }
+        }
+        Ok(plan)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_instance(&mut self, job: &JobSpec, j: usize, inst: u32, seed: u64, counts: &[u32], class_ids: &[u32], n_locks: u32) {
+        let mut rng = ChaCha8Rng::seed_from_u64(instance_seed(seed, j, inst));
+        let id = self.jobs.len() as u32;
+        let first = self.threads.len() as u32;
+        for (&cnt, &class) in counts.iter().zip(class_ids) {
+            for _ in 0..cnt {
+                let scale = if job.jitter > 0.0 { 1.0 + job.jitter * rng.gen_range(-1.0..1.0) } else { 1.0 };
+                self.threads.push(ThreadPlan { job: id, class, scale });
+            }
+        }
+        let name = if job.instances > 1 { format!("{}#{}", job.name, inst) } else { job.name.clone() };
+        self.jobs.push(JobPlan {
+            name,
+            arrival: (job.arrival_s * SECOND as f64).round() as Nanos,
+            threads: first..self.threads.len() as u32,
+            n_locks,
+        });
+    }
+
+    /// The same plan holding only job instance `job`, arriving at time 0:
+    /// the solo reference run of that job.
+    pub fn solo(&self, job: usize) -> Plan {
+        let jp = &self.jobs[job];
+        let threads = self.threads[jp.threads.start as usize..jp.threads.end as usize]
+            .iter()
+            .map(|t| ThreadPlan { job: 0, ..*t })
+            .collect::<Vec<_>>();
+        Plan {
+            name: format!("{}/solo:{}", self.name, jp.name),
+            models: self.models.clone(),
+            steps: self.steps.clone(),
+            classes: self.classes.clone(),
+            jobs: vec![JobPlan { name: jp.name.clone(), arrival: 0, threads: 0..threads.len() as u32, n_locks: jp.n_locks }],
+            threads,
+        }
+    }
+
+    /// Total instructions of a job instance.
+    pub fn job_instructions(&self, job: usize) -> f64 {
+        let jp = &self.jobs[job];
+        (jp.threads.start..jp.threads.end)
+            .map(|t| {
+                let tp = self.threads[t as usize];
+                let c = &self.classes[tp.class as usize];
+                let per_iter: f64 = (c.phases.start..c.phases.end).map(|p| self.steps[p as usize].instructions).sum();
+                per_iter * c.iterations as f64 * tp.scale
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_threads;
+
+    #[test]
+    fn thread_split_is_exact_and_proportional() {
+        assert_eq!(split_threads(10, &[1.0, 1.0]), vec![5, 5]);
+        assert_eq!(split_threads(7, &[0.5, 0.25, 0.25]), vec![4, 2, 1]);
+        assert_eq!(split_threads(1, &[1.0, 1.0]).iter().sum::<u32>(), 1);
+    }
+}

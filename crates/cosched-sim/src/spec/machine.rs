@@ -1,0 +1,222 @@
+//! Machine presets: topology, caches, core resources, memory bus, power and
+//! costs (`shared/design.md`, "The simulated machine").
+
+use crate::error::{Check, ConfigError};
+use cosched_core::Topology;
+use serde::{Deserialize, Serialize};
+
+/// A machine as written in `data/machines/*.toml`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    /// Preset name.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Where each figure comes from.
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// Core clock, GHz.
+    pub freq_ghz: f64,
+    /// The sharing tree.
+    pub topology: TopologySpec,
+    /// Cache sizes and latencies.
+    pub cache: CacheSpec,
+    /// Per-core resources shared by SMT contexts.
+    pub core: CoreSpec,
+    /// The memory bus of each socket.
+    pub memory: MemorySpec,
+    /// The power model (EFS Eq. 13 plus DRAM).
+    pub power: PowerSpec,
+    /// Scheduling costs.
+    #[serde(default)]
+    pub costs: CostSpec,
+}
+
+/// `sockets × llc_per_socket × cores_per_llc × pipes_per_core × contexts_per_pipe`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    /// Sockets (each with its own memory bus).
+    pub sockets: u32,
+    /// LLC domains per socket.
+    #[serde(default = "one")]
+    pub llc_per_socket: u32,
+    /// Cores per LLC domain.
+    pub cores_per_llc: u32,
+    /// Execution pipes per core (2 on the UltraSPARC T2, else 1).
+    #[serde(default = "one")]
+    pub pipes_per_core: u32,
+    /// Hardware contexts per pipe (SMT width).
+    #[serde(default = "one")]
+    pub contexts_per_pipe: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Cache capacities.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSpec {
+    /// L1 data cache per core, KiB.
+    pub l1d_kb: f64,
+    /// Private L2 per core, KiB (0 when the LLC is the L2, as on the T2).
+    pub l2_kb: f64,
+    /// Capacity of one LLC domain, MiB.
+    pub llc_mb: f64,
+    /// LLC hit latency, cycles (cost of refilling private caches from the LLC).
+    pub llc_hit_cycles: f64,
+}
+
+/// Core resources shared by the contexts of a core or pipe.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreSpec {
+    /// Instructions a pipe can issue per cycle.
+    pub issue_width: f64,
+    /// L1 data-cache accesses a core can serve per cycle.
+    pub l1_accesses_per_cycle: f64,
+    /// Extra core-bound CPI per additional thread on the same pipe (fetch/ROB
+    /// partitioning on Intel SMT; 0 on fine-grained multithreading).
+    pub smt_penalty: f64,
+}
+
+/// Memory bus per socket.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySpec {
+    /// Sustained maximum bandwidth of one socket's bus, GB/s (10⁹ bytes).
+    pub bandwidth_gbs: f64,
+    /// Loaded-latency curve: `[utilisation of the maximum, latency ns]` pairs,
+    /// utilisation from 0 to 1, increasing; interpolated linearly.
+    pub loaded_latency: Vec<[f64; 2]>,
+}
+
+/// Power model: idle plus per-active-core increments (EFS Eq. 13, P0..Pn),
+/// plus DRAM static and per-access energy.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSpec {
+    /// System power with every core idle (P0), W.
+    pub system_idle_w: f64,
+    /// CPU-package part of the idle power, W.
+    pub cpu_idle_w: f64,
+    /// System power added by the 1st, 2nd, … active core (P1, P2, …), W; the last
+    /// value repeats for further cores.
+    pub core_active_w: Vec<f64>,
+    /// Share of each core increment drawn by the CPU package (the rest: fans, VRs, board).
+    pub cpu_share_of_active: f64,
+    /// DRAM background power, W (counted in system and DRAM energy).
+    pub dram_static_w: f64,
+    /// DRAM energy per 64-byte line transferred, nJ.
+    pub dram_nj_per_line: f64,
+}
+
+/// Scheduling costs.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostSpec {
+    /// Direct cost of a context switch, µs.
+    #[serde(default = "default_cs")]
+    pub context_switch_us: f64,
+}
+
+fn default_cs() -> f64 {
+    3.0
+}
+
+impl Default for CostSpec {
+    fn default() -> Self {
+        CostSpec { context_switch_us: default_cs() }
+    }
+}
+
+impl MachineSpec {
+    /// Parse and validate TOML text; `file` names the source in errors.
+    pub fn from_toml(file: &str, src: &str) -> Result<MachineSpec, ConfigError> {
+        let m: MachineSpec = super::parse_toml(file, src)?;
+        m.validate(file)?;
+        Ok(m)
+    }
+
+    /// Check every field's range.
+    pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
+        let c = Check { file };
+        c.positive("freq_ghz", self.freq_ghz)?;
+        let t = &self.topology;
+        for (f, v) in [
+            ("topology.sockets", t.sockets),
+            ("topology.llc_per_socket", t.llc_per_socket),
+            ("topology.cores_per_llc", t.cores_per_llc),
+            ("topology.pipes_per_core", t.pipes_per_core),
+            ("topology.contexts_per_pipe", t.contexts_per_pipe),
+        ] {
+            if v == 0 {
+                return Err(c.fail(f, "must be at least 1"));
+            }
+        }
+        if self.n_contexts() > 4096 {
+            return Err(c.fail("topology", format!("{} contexts: at most 4096 supported", self.n_contexts())));
+        }
+        c.positive("cache.l1d_kb", self.cache.l1d_kb)?;
+        c.non_negative("cache.l2_kb", self.cache.l2_kb)?;
+        c.positive("cache.llc_mb", self.cache.llc_mb)?;
+        c.non_negative("cache.llc_hit_cycles", self.cache.llc_hit_cycles)?;
+        c.positive("core.issue_width", self.core.issue_width)?;
+        c.positive("core.l1_accesses_per_cycle", self.core.l1_accesses_per_cycle)?;
+        c.non_negative("core.smt_penalty", self.core.smt_penalty)?;
+        c.positive("memory.bandwidth_gbs", self.memory.bandwidth_gbs)?;
+        let ll = &self.memory.loaded_latency;
+        if ll.len() < 2 {
+            return Err(c.fail("memory.loaded_latency", "needs at least two [utilisation, ns] points"));
+        }
+        if ll[0][0] != 0.0 || ll[ll.len() - 1][0] != 1.0 {
+            return Err(c.fail("memory.loaded_latency", "utilisation must run from 0 to 1"));
+        }
+        for (i, w) in ll.windows(2).enumerate() {
+            if w[1][0] <= w[0][0] || w[1][1] < w[0][1] {
+                return Err(c.fail(
+                    format!("memory.loaded_latency[{}]", i + 1),
+                    "utilisation must increase and latency must not decrease",
+                ));
+            }
+        }
+        c.positive("memory.loaded_latency[0]", ll[0][1])?;
+        let p = &self.power;
+        c.non_negative("power.system_idle_w", p.system_idle_w)?;
+        c.within("power.cpu_idle_w", p.cpu_idle_w, 0.0, p.system_idle_w)?;
+        if p.core_active_w.is_empty() {
+            return Err(c.fail("power.core_active_w", "needs at least one value"));
+        }
+        for (i, w) in p.core_active_w.iter().enumerate() {
+            c.non_negative(format!("power.core_active_w[{i}]"), *w)?;
+        }
+        c.within("power.cpu_share_of_active", p.cpu_share_of_active, 0.0, 1.0)?;
+        c.non_negative("power.dram_static_w", p.dram_static_w)?;
+        c.non_negative("power.dram_nj_per_line", p.dram_nj_per_line)?;
+        c.non_negative("costs.context_switch_us", self.costs.context_switch_us)?;
+        Ok(())
+    }
+
+    /// Number of hardware contexts.
+    pub fn n_contexts(&self) -> usize {
+        let t = &self.topology;
+        [t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]
+            .iter()
+            .map(|&x| x as usize)
+            .product()
+    }
+
+    /// The topology tree a policy sees.
+    pub fn topology(&self) -> Topology {
+        let t = &self.topology;
+        Topology::regular(t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe)
+    }
+
+    /// Memory-bus peak of one socket, in 64-byte lines per second (EFS's μ).
+    pub fn bus_lines_per_s(&self) -> f64 {
+        self.memory.bandwidth_gbs * 1e9 / 64.0
+    }
+}

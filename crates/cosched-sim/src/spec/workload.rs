@@ -1,0 +1,330 @@
+//! Workload presets: jobs (processes) of threads, each thread a sequence of
+//! phases (`shared/design.md`, "Workloads as data").
+//!
+//! All sizes and counts in a phase are totals for the job (per iteration for
+//! instructions) and are split evenly over the threads of its class, so the
+//! same file describes a 32-, 64- or 128-thread run of the same problem
+//! (strong scaling, as the SLITS study runs its workloads).
+
+use crate::error::{Check, ConfigError};
+use cosched_core::policy::{Resource, Reuse};
+use serde::{Deserialize, Serialize};
+
+/// A workload as written in `data/workloads/*.toml`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// Preset name.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Published figures the preset is built from, with their source.
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// The jobs.
+    #[serde(rename = "job")]
+    pub jobs: Vec<JobSpec>,
+}
+
+/// One job (process), possibly instantiated several times.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// Job name (default: the preset's).
+    #[serde(default)]
+    pub name: String,
+    /// Copy the single job of this workload preset (its phases, threads,
+    /// iterations); fields given here override it.
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Number of identical instances.
+    #[serde(default = "one")]
+    pub instances: u32,
+    /// Threads per instance (default 1, or the preset's).
+    #[serde(default)]
+    pub threads: Option<u32>,
+    /// Whether `--threads N` overrides `threads` (default: when `threads > 1`).
+    #[serde(default)]
+    pub scalable: Option<bool>,
+    /// Arrival time, seconds.
+    #[serde(default)]
+    pub arrival_s: f64,
+    /// How many times the phase list runs (default 1, or the preset's).
+    #[serde(default)]
+    pub iterations: Option<u32>,
+    /// A barrier across the instance's threads at the end of every iteration.
+    #[serde(default)]
+    pub barrier: bool,
+    /// Per-thread variation of instruction counts: each thread's work is
+    /// multiplied by `1 + jitter × U(−1, 1)` (seeded), modelling load imbalance.
+    #[serde(default)]
+    pub jitter: f64,
+    /// Thread classes (roles) with their own phases.
+    #[serde(default, rename = "class")]
+    pub classes: Vec<ClassSpec>,
+    /// Shorthand for a single class holding every thread.
+    #[serde(default, rename = "phase")]
+    pub phases: Vec<PhaseSpec>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A class of threads in a job (e.g. the stages of a pipeline).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    /// Class name.
+    pub name: String,
+    /// Share of the job's threads (normalised over the classes).
+    pub share: f64,
+    /// The phases each thread of the class runs per iteration.
+    #[serde(rename = "phase")]
+    pub phases: Vec<PhaseSpec>,
+}
+
+/// One phase: a stretch of execution with stable behaviour.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseSpec {
+    /// Phase name.
+    #[serde(default = "main_name")]
+    pub name: String,
+    /// Instructions per iteration, total over the class's threads.
+    pub instructions: f64,
+    /// IPC of one thread running alone on the machine (warm caches).
+    pub ipc: f64,
+    /// LLC accesses per kilo-instruction (private-cache misses).
+    pub llc_apki: f64,
+    /// LLC misses per kilo-instruction with `mrc_ref_mb` of LLC (the miss-rate-curve anchor).
+    #[serde(default)]
+    pub llc_mpki: Option<f64>,
+    /// LLC size at which `llc_mpki` was measured, MiB.
+    #[serde(default)]
+    pub mrc_ref_mb: Option<f64>,
+    /// Miss-rate-curve exponent α: misses ∝ size^-α below the footprint.
+    #[serde(default = "half")]
+    pub mrc_alpha: f64,
+    /// LLC MPKI once the whole footprint fits (compulsory/streaming misses);
+    /// default: the curve's value at the footprint (no cliff).
+    #[serde(default)]
+    pub llc_mpki_fit: Option<f64>,
+    /// Solo memory-bus utilisation instead of `llc_mpki` (the EFS synthetic
+    /// benchmark, §3.2): the MPKI is derived from the machine's bus rate.
+    #[serde(default)]
+    pub solo_bus_util: Option<f64>,
+    /// Private data, MiB, total over the class's threads.
+    pub footprint_mb: f64,
+    /// Data shared by all threads of the job instance, MiB.
+    #[serde(default)]
+    pub shared_mb: f64,
+    /// Memory-level parallelism: LLC misses outstanding at once.
+    #[serde(default = "default_mlp")]
+    pub mlp: f64,
+    /// Written-back lines per LLC miss.
+    #[serde(default = "default_wb")]
+    pub wb_ratio: f64,
+    /// L1 data accesses per kilo-instruction.
+    #[serde(default = "default_l1")]
+    pub l1_apki: f64,
+    /// L1 misses (L2 accesses) per kilo-instruction; default twice `llc_apki`
+    /// (an L2 that filters about half its accesses).
+    #[serde(default)]
+    pub l2_apki: Option<f64>,
+    /// The phase is a critical section under this lock.
+    #[serde(default)]
+    pub lock: Option<String>,
+    /// After the phase the thread waits this long for I/O, ms.
+    #[serde(default)]
+    pub io_ms: f64,
+    /// The phase is a declared progress period (RDA §2.2).
+    #[serde(default)]
+    pub pp: Option<PpSpec>,
+    /// Where `ipc` and `llc_mpki` were measured, when not on the simulated
+    /// machine: the core-bound CPI is derived there and the solo IPC on the
+    /// simulated machine follows from its cache, latency and bandwidth.
+    #[serde(default)]
+    pub measured_on: Option<MeasuredOn>,
+}
+
+/// The machine a phase's published figures come from.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredOn {
+    /// Its clock, GHz.
+    pub freq_ghz: f64,
+    /// Its unloaded memory latency, ns.
+    pub latency_ns: f64,
+    /// LLC capacity the program had, MiB.
+    pub llc_mb: f64,
+}
+
+/// A declared progress period: `pp_begin(resource, size, reuse)`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PpSpec {
+    /// The resource.
+    pub resource: Resource,
+    /// Demand: MiB of LLC, or GB/s of memory bandwidth.
+    pub amount: f64,
+    /// Reuse level.
+    pub reuse: Reuse,
+}
+
+fn main_name() -> String {
+    "main".into()
+}
+fn half() -> f64 {
+    0.5
+}
+fn default_mlp() -> f64 {
+    4.0
+}
+fn default_wb() -> f64 {
+    0.25
+}
+fn default_l1() -> f64 {
+    350.0
+}
+
+impl WorkloadSpec {
+    /// Parse and validate TOML text with no `preset = …` jobs (see
+    /// `presets::workload_from_toml` for files that use presets).
+    pub fn from_toml(file: &str, src: &str) -> Result<WorkloadSpec, ConfigError> {
+        let w = WorkloadSpec::from_toml_unresolved(file, src)?;
+        if let Some(j) = w.jobs.iter().position(|j| j.preset.is_some()) {
+            return Err(ConfigError::new(file, format!("job[{j}].preset"), "presets are resolved by presets::workload"));
+        }
+        w.validate(file)?;
+        Ok(w)
+    }
+
+    /// Parse without validating (preset references unresolved).
+    pub(crate) fn from_toml_unresolved(file: &str, src: &str) -> Result<WorkloadSpec, ConfigError> {
+        super::parse_toml(file, src)
+    }
+
+    /// Check every field.
+    pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
+        let c = Check { file };
+        if self.jobs.is_empty() {
+            return Err(c.fail("job", "a workload needs at least one [[job]]"));
+        }
+        for (j, job) in self.jobs.iter().enumerate() {
+            let f = |s: &str| format!("job[{j}].{s}");
+            if job.name.is_empty() {
+                return Err(c.fail(f("name"), "missing"));
+            }
+            if job.instances == 0 {
+                return Err(c.fail(f("instances"), "must be at least 1"));
+            }
+            if job.threads == Some(0) {
+                return Err(c.fail(f("threads"), "must be at least 1"));
+            }
+            if job.iterations == Some(0) {
+                return Err(c.fail(f("iterations"), "must be at least 1"));
+            }
+            c.non_negative(f("arrival_s"), job.arrival_s)?;
+            c.within(f("jitter"), job.jitter, 0.0, 0.9)?;
+            match (job.classes.is_empty(), job.phases.is_empty()) {
+                (true, true) => return Err(c.fail(f("phase"), "a job needs [[job.phase]] or [[job.class]]")),
+                (false, false) => return Err(c.fail(f("phase"), "give either [[job.phase]] or [[job.class]], not both")),
+                _ => {}
+            }
+            for (k, cl) in job.classes.iter().enumerate() {
+                c.positive(f(&format!("class[{k}].share")), cl.share)?;
+                if cl.phases.is_empty() {
+                    return Err(c.fail(f(&format!("class[{k}].phase")), "a class needs at least one phase"));
+                }
+                for (p, ph) in cl.phases.iter().enumerate() {
+                    ph.validate(&c, &f(&format!("class[{k}].phase[{p}]")))?;
+                }
+            }
+            for (p, ph) in job.phases.iter().enumerate() {
+                ph.validate(&c, &f(&format!("phase[{p}]")))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl JobSpec {
+    /// Threads per instance.
+    pub fn n_threads(&self) -> u32 {
+        self.threads.unwrap_or(1)
+    }
+
+    /// Iterations of the phase list.
+    pub fn n_iterations(&self) -> u32 {
+        self.iterations.unwrap_or(1)
+    }
+
+    /// Fill what this job leaves unsaid from `base` (a preset's job).
+    pub(crate) fn inherit(&mut self, base: &JobSpec) {
+        if self.name.is_empty() {
+            self.name = base.name.clone();
+        }
+        self.threads = self.threads.or(base.threads);
+        self.scalable = self.scalable.or(base.scalable);
+        self.iterations = self.iterations.or(base.iterations);
+        self.barrier |= base.barrier;
+        if self.jitter == 0.0 {
+            self.jitter = base.jitter;
+        }
+        if self.classes.is_empty() && self.phases.is_empty() {
+            self.classes = base.classes.clone();
+            self.phases = base.phases.clone();
+        }
+        self.preset = None;
+    }
+}
+
+impl PhaseSpec {
+    fn validate(&self, c: &Check, at: &str) -> Result<(), ConfigError> {
+        let f = |s: &str| format!("{at}.{s}");
+        c.positive(f("instructions"), self.instructions)?;
+        c.positive(f("ipc"), self.ipc)?;
+        c.non_negative(f("llc_apki"), self.llc_apki)?;
+        c.within(f("mrc_alpha"), self.mrc_alpha, 0.0, 4.0)?;
+        c.non_negative(f("footprint_mb"), self.footprint_mb)?;
+        c.non_negative(f("shared_mb"), self.shared_mb)?;
+        c.within(f("mlp"), self.mlp, 1.0, 64.0)?;
+        c.within(f("wb_ratio"), self.wb_ratio, 0.0, 1.0)?;
+        c.non_negative(f("l1_apki"), self.l1_apki)?;
+        if let Some(l2) = self.l2_apki {
+            c.within(f("l2_apki"), l2, self.llc_apki, self.l1_apki.max(self.llc_apki))?;
+        }
+        c.non_negative(f("io_ms"), self.io_ms)?;
+        match (self.llc_mpki, self.solo_bus_util) {
+            (Some(_), Some(_)) => return Err(c.fail(f("solo_bus_util"), "give llc_mpki or solo_bus_util, not both")),
+            (None, None) => return Err(c.fail(f("llc_mpki"), "missing: give llc_mpki (with mrc_ref_mb) or solo_bus_util")),
+            (Some(m), None) => {
+                c.non_negative(f("llc_mpki"), m)?;
+                if m > self.llc_apki {
+                    return Err(c.fail(f("llc_mpki"), format!("{m} misses exceed {} accesses per kilo-instruction", self.llc_apki)));
+                }
+                match self.mrc_ref_mb {
+                    Some(r) => c.positive(f("mrc_ref_mb"), r)?,
+                    None => return Err(c.fail(f("mrc_ref_mb"), "missing: the LLC size llc_mpki was measured at")),
+                }
+            }
+            (None, Some(u)) => c.within(f("solo_bus_util"), u, 0.0, 0.999)?,
+        }
+        if let Some(m) = self.llc_mpki_fit {
+            c.non_negative(f("llc_mpki_fit"), m)?;
+        }
+        if let Some(r) = &self.measured_on {
+            c.positive(f("measured_on.freq_ghz"), r.freq_ghz)?;
+            c.positive(f("measured_on.latency_ns"), r.latency_ns)?;
+            c.positive(f("measured_on.llc_mb"), r.llc_mb)?;
+        }
+        if let Some(pp) = &self.pp {
+            c.positive(f("pp.amount"), pp.amount)?;
+        }
+        if self.footprint_mb + self.shared_mb <= 0.0 && self.llc_mpki.is_some_and(|m| m > 0.0) {
+            return Err(c.fail(f("footprint_mb"), "a phase that misses in the LLC needs a footprint > 0"));
+        }
+        Ok(())
+    }
+}
