@@ -46,6 +46,8 @@ pub struct Rates {
     pub mpki: f64,
     /// LLC capacity held (private + shared share), MiB.
     pub occupancy_mb: f64,
+    /// The private part of it, MiB.
+    pub private_mb: f64,
 }
 
 /// Socket-level result.
@@ -156,8 +158,11 @@ impl Solver {
             prev_ipc.extend(out.iter().map(|o| o.ipc));
             self.occupancy(models, runners, out, iter == 0);
         }
-        for i in 0..n {
+        for (i, r) in runners.iter().enumerate() {
             out[i].occupancy_mb = self.s_eff[i];
+            let m = &models[r.model as usize];
+            let total = m.private_mb + m.shared_mb;
+            out[i].private_mb = if total > 0.0 { (self.s_eff[i] * m.private_mb / total).min(m.private_mb) } else { 0.0 };
         }
         bus
     }

@@ -33,7 +33,7 @@ pub struct SimOptions {
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 1e5 }
+        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0 }
     }
 }
 
@@ -116,6 +116,9 @@ struct Th {
     settled_at: Nanos,
     gen: u32,
     occupancy_mb: f64,
+    private_mb: f64,
+    refill_from_mb: f64,
+    refill_debt_s: f64,
     last_core: Option<u32>,
     last_llc: Option<u32>,
     left_occ_mb: f64,
@@ -305,8 +308,13 @@ impl State<'_, '_> {
                 self.migrations += 1;
             }
         }
-        let mut occ = 0.0;
+        // LLC refill of the thread's private data evicted while it was away
+        // (random replacement: a line survives N insertions into a C-line cache
+        // with probability exp(-N/C)). Shared data is kept warm by the job's
+        // other threads and is not charged here.
+        let mut survived = 0.0;
         let mut refill_llc = 0.0;
+        let mut refill_debt = 0.0;
         if let Some(prev) = th.last_llc {
             let survive = if prev == llc {
                 let lines_cap = self.m.cache.llc_mb * 1024.0 * 1024.0 / 64.0;
@@ -314,9 +322,10 @@ impl State<'_, '_> {
             } else {
                 0.0
             };
-            occ = th.left_occ_mb * survive;
-            refill_llc = (th.left_occ_mb - occ) * 1024.0 * 1024.0 / 64.0;
-            debt += refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
+            survived = th.left_occ_mb * survive;
+            refill_llc = (th.left_occ_mb - survived) * 1024.0 * 1024.0 / 64.0;
+            refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
+            debt += refill_debt;
         }
         let refill = Counters { llc_misses: refill_llc, mem_reads: refill_llc, l1_misses: refill_l1, ..Default::default() };
         self.llc_ins[llc as usize] += refill_llc;
@@ -327,7 +336,9 @@ impl State<'_, '_> {
         let th = &mut self.th[t as usize];
         th.counters.add(&refill);
         th.debt_s = debt;
-        th.occupancy_mb = occ;
+        th.refill_from_mb = survived;
+        th.refill_debt_s = refill_debt;
+        th.occupancy_mb = survived + (th.occupancy_mb - th.left_occ_mb).max(0.0);
         th.status = Status::Running(c);
         th.settled_at = now;
         th.last_core = Some(core);
@@ -352,7 +363,14 @@ impl State<'_, '_> {
         self.settle_socket(s);
         let info = self.topo.contexts[c as usize];
         let th = &mut self.th[t as usize];
-        th.left_occ_mb = th.occupancy_mb;
+        // Private LLC data it leaves behind: all of its share, or, if it was
+        // preempted while still refilling, what it had refilled so far.
+        th.left_occ_mb = if th.debt_s > 0.0 && th.refill_debt_s > 0.0 {
+            let done = (1.0 - th.debt_s / th.refill_debt_s).clamp(0.0, 1.0);
+            th.refill_from_mb + (th.private_mb - th.refill_from_mb).max(0.0) * done
+        } else {
+            th.private_mb
+        };
         th.left_mark = self.llc_ins[info.llc as usize];
         th.status = to;
         th.gen += 1;
@@ -593,6 +611,7 @@ impl State<'_, '_> {
                 let th = &mut self.th[t as usize];
                 th.rate = rate;
                 th.occupancy_mb = r.occupancy_mb;
+                th.private_mb = r.private_mb;
                 th.gen += 1;
                 let secs = th.debt_s + th.remaining / ips;
                 let at = self.now + (secs * 1e9).ceil() as Nanos;
@@ -717,6 +736,9 @@ pub fn run(
                 settled_at: 0,
                 gen: 0,
                 occupancy_mb: 0.0,
+                private_mb: 0.0,
+                refill_from_mb: 0.0,
+                refill_debt_s: 0.0,
                 last_core: None,
                 last_llc: None,
                 left_occ_mb: 0.0,
