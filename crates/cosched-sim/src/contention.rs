@@ -65,6 +65,7 @@ pub struct Solver {
     mu: f64,
     llc_mb: f64,
     smt_penalty: f64,
+    l1_contention: f64,
     issue_width: f64,
     l1_bw: f64,
     lat: LoadedLatency,
@@ -97,6 +98,7 @@ impl Solver {
             mu: m.bus_lines_per_s(),
             llc_mb: m.cache.llc_mb,
             smt_penalty: m.core.smt_penalty,
+            l1_contention: m.core.l1_contention,
             issue_width: m.core.issue_width,
             l1_bw: m.core.l1_accesses_per_cycle,
             lat: LoadedLatency::new(&m.memory.loaded_latency),
@@ -168,30 +170,28 @@ impl Solver {
     }
 
     fn smt_factors(&mut self, models: &[PhaseModel], runners: &[Runner]) {
-        let n = runners.len();
         self.b.clear();
         let pen = self.smt_penalty;
-        // k per pipe, issue and L1 demand sums (n is small: quadratic is fine)
-        for i in 0..n {
-            let ri = runners[i];
-            let k_pipe = runners.iter().filter(|r| r.pipe == ri.pipe).count() as f64;
-            let s_pipe = 1.0 + pen * (k_pipe - 1.0);
-            let mut issue = 0.0;
-            let mut l1 = 0.0;
+        let k_of = |pipe: u32| runners.iter().filter(|r| r.pipe == pipe).count() as f64;
+        // n is the number of threads on one socket: quadratic loops are fine.
+        for ri in runners {
+            let mi = &models[ri.model as usize];
+            let s_pipe = 1.0 + pen * (k_of(ri.pipe) - 1.0);
+            let (mut issue, mut l1_pen, mut l1_u) = (0.0, 0.0, 0.0);
             for rj in runners {
                 let mj = &models[rj.model as usize];
                 if rj.pipe == ri.pipe {
                     issue += mj.ipc_alone;
                 }
                 if rj.core == ri.core {
-                    let kj = runners.iter().filter(|r| r.pipe == rj.pipe).count() as f64;
-                    l1 += mj.l1_rate_alone() / (1.0 + pen * (kj - 1.0));
+                    l1_u += mj.l1_rate_alone() / self.l1_bw;
+                    l1_pen += mj.l1_rate_alone() / (1.0 + pen * (k_of(rj.pipe) - 1.0)) / self.l1_bw;
                 }
             }
+            let own = mi.l1_rate_alone() / self.l1_bw;
             let issue_u = issue / (self.issue_width * s_pipe);
-            let l1_u = l1 / self.l1_bw;
-            let factor = s_pipe * issue_u.max(1.0) * l1_u.max(1.0);
-            self.b.push(models[ri.model as usize].cpi_core * factor);
+            let l1 = (1.0 + self.l1_contention * (l1_u * l1_u - own * own)).max(l1_pen);
+            self.b.push(mi.cpi_core * s_pipe * issue_u.max(1.0) * l1.max(1.0));
         }
     }
 

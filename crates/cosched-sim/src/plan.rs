@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn thread_split_is_exact_and_proportional() {
         assert_eq!(split_threads(10, &[1.0, 1.0]), vec![5, 5]);
-        assert_eq!(split_threads(7, &[0.5, 0.25, 0.25]), vec![4, 2, 1]);
+        assert_eq!(split_threads(7, &[0.5, 0.25, 0.25]), vec![3, 2, 2]);
         assert_eq!(split_threads(1, &[1.0, 1.0]).iter().sum::<u32>(), 1);
     }
 }

@@ -1,7 +1,7 @@
 //! Walking a thread through its program: per iteration, for each phase of its
 //! class: acquire the phase's lock, begin its progress period, compute, end
-//! the period, release the lock, wait for I/O; then the iteration's barrier;
-//! after the last iteration, exit. A cursor, not an expanded list, so memory
+//! the period, release the lock, wait for I/O; then a barrier between
+//! iterations (none after the last: the job's end is the join); then exit. A cursor, not an expanded list, so memory
 //! stays O(threads).
 
 use crate::plan::Plan;
@@ -56,7 +56,7 @@ impl Cursor {
                 self.phase = 0;
                 self.sub = 0;
                 self.iter += 1;
-                if c.barrier {
+                if c.barrier && self.iter < c.iterations {
                     return Step::Barrier;
                 }
                 continue;

@@ -81,6 +81,15 @@ pub struct CoreSpec {
     /// Extra core-bound CPI per additional thread on the same pipe (fetch/ROB
     /// partitioning on Intel SMT; 0 on fine-grained multithreading).
     pub smt_penalty: f64,
+    /// L1 port contention κ: a thread's core-bound CPI grows by
+    /// `κ·(U² − u²)`, `U` the core's L1 utilisation, `u` its own (convex, so
+    /// pairing heavy with light L1 users beats heavy with heavy).
+    #[serde(default = "default_l1_contention")]
+    pub l1_contention: f64,
+}
+
+fn default_l1_contention() -> f64 {
+    0.4
 }
 
 /// Memory bus per socket.
@@ -167,6 +176,7 @@ impl MachineSpec {
         c.positive("core.issue_width", self.core.issue_width)?;
         c.positive("core.l1_accesses_per_cycle", self.core.l1_accesses_per_cycle)?;
         c.non_negative("core.smt_penalty", self.core.smt_penalty)?;
+        c.within("core.l1_contention", self.core.l1_contention, 0.0, 10.0)?;
         c.positive("memory.bandwidth_gbs", self.memory.bandwidth_gbs)?;
         let ll = &self.memory.loaded_latency;
         if ll.len() < 2 {

@@ -1,0 +1,148 @@
+//! Engine semantics: synchronisation really blocks, jobs end with their last
+//! thread, runs are deterministic, policy mistakes are reported, not obeyed.
+
+mod common;
+use common::*;
+use cosched_core::ids::{CtxId, Nanos, ThreadId};
+use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::policy::{BlockReason, Decision, Event, MachineView, Policy};
+use cosched_sim::engine::{run, SimOptions};
+use std::sync::{Arc, Mutex};
+
+/// Wraps a policy and records every event with its time.
+struct Recorder {
+    inner: Box<dyn Policy>,
+    log: Arc<Mutex<Vec<(Nanos, Event)>>>,
+}
+
+impl Policy for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
+        self.inner.init(v)
+    }
+    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
+        self.log.lock().unwrap().push((v.now(), *ev));
+        self.inner.on_event(ev, v, out)
+    }
+}
+
+fn barrier_job(threads: u32, iterations: u32) -> cosched_sim::WorkloadSpec {
+    workload(&format!(
+        "name = \"b\"\ndescription = \"d\"\n[[job]]\nname = \"b\"\nthreads = {threads}\niterations = {iterations}\nbarrier = true\njitter = 0.5\n\
+         [[job.phase]]\ninstructions = 4e8\nipc = 1.0\nllc_apki = 5\nllc_mpki = 1\nmrc_ref_mb = 8\nfootprint_mb = 16"
+    ))
+}
+
+#[test]
+fn barriers_block_threads_and_release_them_together() {
+    let m = machine("xeon-x5550-16c");
+    let p = plan(&barrier_job(8, 5), &m);
+    let log = Arc::new(Mutex::new(vec![]));
+    let rec = Recorder { inner: policies::make("cfs", &PolicyOptions::default()).unwrap(), log: log.clone() };
+    let out = run(&m, &p, Box::new(rec), &SimOptions::default(), None).unwrap();
+    let log = log.lock().unwrap();
+    let blocks: Vec<(Nanos, ThreadId)> = log
+        .iter()
+        .filter_map(|(t, e)| match e {
+            Event::Blocked { thread, reason: BlockReason::Barrier, .. } => Some((*t, *thread)),
+            _ => None,
+        })
+        .collect();
+    let wakes: Vec<Nanos> = log.iter().filter_map(|(t, e)| matches!(e, Event::Runnable { .. }).then_some(*t)).collect();
+    // 4 barriers between 5 iterations; at each, 8 − 1 threads wait (the last arrival does not block).
+    assert_eq!(blocks.len(), 4 * 7);
+    assert_eq!(wakes.len(), 4 * 7);
+    // Every release happens at the instant of a barrier's last arrival: 4 distinct instants, 7 wakes each.
+    let mut instants = wakes.clone();
+    instants.dedup();
+    assert_eq!(instants.len(), 4, "{instants:?}");
+    for w in &instants {
+        assert_eq!(wakes.iter().filter(|x| *x == w).count(), 7);
+        // nobody was released before every thread had blocked for this round
+        let round_blocks = blocks.iter().filter(|(t, _)| t <= w).count();
+        assert_eq!(round_blocks % 7, 0);
+    }
+    // The job ends with its last thread.
+    let exits: Vec<Nanos> = log.iter().filter_map(|(t, e)| matches!(e, Event::Exited { .. }).then_some(*t)).collect();
+    assert_eq!(out.job_finish[0], *exits.iter().max().unwrap());
+    assert_eq!(exits.len(), 8);
+    assert_eq!(out.makespan, out.job_finish[0]);
+}
+
+#[test]
+fn locks_serialise_critical_sections() {
+    let m = machine("xeon-x5550-16c");
+    let w = workload(
+        "name = \"l\"\ndescription = \"d\"\n[[job]]\nname = \"l\"\nthreads = 4\n\
+         [[job.phase]]\ninstructions = 4e8\nipc = 1.0\nllc_apki = 1\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nlock = \"x\"",
+    );
+    let p = plan(&w, &m);
+    let out = run_policy(&m, &p, "cfs", PolicyOptions::default());
+    // Four critical sections of 1e8 instructions at IPC 1 and 2.66 GHz cannot overlap.
+    let one = 1e8 / 2.66e9;
+    assert!(secs(out.makespan) > 3.9 * one, "makespan {} vs 4 × {one}", secs(out.makespan));
+    let free = run_policy(&m, &plan(&barrier_job(4, 1), &m), "cfs", PolicyOptions::default());
+    assert!(free.makespan < out.makespan);
+}
+
+#[test]
+fn io_waits_block_for_their_duration() {
+    let m = machine("i5-2500");
+    let w = single_threaded(&[("io", "instructions = 3.3e6\nipc = 1.0\nllc_apki = 1\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nio_ms = 10")]);
+    let out = run_policy(&m, &plan(&w, &m), "cfs", PolicyOptions::default());
+    let t = secs(out.makespan);
+    assert!(t > 0.011 && t < 0.0112, "1 ms of compute + 10 ms of I/O: {t}");
+}
+
+#[test]
+fn same_seed_same_run_and_another_seed_another_run() {
+    let m = machine("xeon-x5550-16c");
+    let w = cosched_sim::presets::workload("vips").unwrap();
+    let go = |seed: u64, policy: &str| {
+        let p = cosched_sim::Plan::new(&w, &m, Some(64), seed, "vips").unwrap();
+        let o = PolicyOptions { seed, ..Default::default() };
+        let out = run(&m, &p, policies::make(policy, &o).unwrap(), &SimOptions { seed, ..Default::default() }, None).unwrap();
+        format!("{:?} {:?} {:?} {}", out.makespan, out.job_finish, out.totals, out.context_switches)
+    };
+    for policy in ["cfs", "random", "wss"] {
+        assert_eq!(go(7, policy), go(7, policy), "{policy}");
+        assert_ne!(go(7, policy), go(8, policy), "{policy}");
+    }
+}
+
+/// A policy that runs the first thread again after it blocked.
+struct Rogue;
+impl Policy for Rogue {
+    fn name(&self) -> &'static str {
+        "rogue"
+    }
+    fn on_event(&mut self, ev: &Event, _v: &dyn MachineView, out: &mut Vec<Decision>) {
+        match ev {
+            Event::Arrived { thread, .. } if thread.0 == 0 => out.push(Decision::Run { thread: *thread, ctx: CtxId(0) }),
+            Event::Blocked { thread, .. } => out.push(Decision::Run { thread: *thread, ctx: CtxId(1) }),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn illegal_decisions_and_stalls_are_errors() {
+    let m = machine("xeon-x5550-16c");
+    let p = plan(&barrier_job(2, 2), &m);
+    let e = run(&m, &p, Box::new(Rogue), &SimOptions::default(), None).unwrap_err();
+    assert!(e.contains("not runnable") || e.contains("stalled"), "{e}");
+}
+
+#[test]
+fn memory_stays_linear_in_threads() {
+    // 512 threads on 16 contexts: the run completes and the engine keeps O(threads) state
+    // (the pair bitset for the sparsity metric is the one O(n²) table: 32 KiB here).
+    let m = machine("xeon-x5550-16c");
+    let w = cosched_sim::presets::workload("swaptions").unwrap();
+    let p = cosched_sim::Plan::new(&w, &m, Some(512), 1, "swaptions").unwrap();
+    let out = run_policy(&m, &p, "g-rrs", PolicyOptions::default());
+    assert_eq!(out.job_finish.len(), 1);
+    assert!(out.explored_pairs_pct > 0.0 && out.explored_pairs_pct <= 100.0);
+}
