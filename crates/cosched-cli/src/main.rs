@@ -31,7 +31,20 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One line, like every other error: clap's first line plus a pointer to --help.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+            eprintln!("error: {first} (see `cosched --help`)");
+            return ExitCode::from(2);
+        }
+    };
     let r = match cli.cmd {
         Cmd::List(a) => list::run(a),
         Cmd::Simulate(a) => simulate::run(a),

@@ -105,11 +105,11 @@ impl Policy for PRrs {
         if let Homes::Fixed(a) = &self.homes {
             let n = view.n_threads_total();
             if a.len() < n {
-                return Err(format!("static: the assignment covers {} threads but the workload has {n}", a.len()));
+                return Err(format!("the assignment covers {} threads but the workload has {n}", a.len()));
             }
             let nc = view.topology().n_contexts();
             if let Some(bad) = a.iter().find(|c| c.idx() >= nc) {
-                return Err(format!("static: the assignment names context {} but the machine has {nc}", bad.0));
+                return Err(format!("the assignment names context {} but the machine has {nc}", bad.0));
             }
         }
         Ok(())
