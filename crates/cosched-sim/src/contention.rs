@@ -14,8 +14,10 @@
 //!   demand equal the maximum.
 //!
 //! Occupancy, miss rates, IPC and latency depend on each other; the solver
-//! iterates occupancy (damped, warm-started from the last solution) around
-//! an exact latency solve until IPCs move less than 1e-7 relatively.
+//! iterates occupancy (warm-started from the last solution, damped by half
+//! as soon as an iteration fails to contract) around
+//! a latency solve (relative tolerance 1e-7) until IPCs move less than 1e-6
+//! relatively.
 
 use crate::model::{LoadedLatency, PhaseModel};
 use crate::spec::MachineSpec;
@@ -74,6 +76,7 @@ pub struct Solver {
     a: Vec<f64>,
     c: Vec<f64>,
     s_eff: Vec<f64>,
+    s_pipe: Vec<f64>,
     tenants: Vec<Tenant>,
 }
 
@@ -88,7 +91,7 @@ struct Tenant {
 }
 
 const MAX_ITERS: usize = 40;
-const TOL: f64 = 1e-7;
+const TOL: f64 = 1e-6;
 
 impl Solver {
     /// A solver for machine `m`.
@@ -106,6 +109,7 @@ impl Solver {
             a: vec![],
             c: vec![],
             s_eff: vec![],
+            s_pipe: vec![],
             tenants: vec![],
         }
     }
@@ -135,6 +139,8 @@ impl Solver {
         self.c.resize(n, 0.0);
         let mut bus = BusState::default();
         let mut prev_ipc = vec![0.0f64; 0];
+        let mut damp = 1.0;
+        let mut last_moved = f64::INFINITY;
         for iter in 0..MAX_ITERS {
             for (i, r) in runners.iter().enumerate() {
                 let m = &models[r.model as usize];
@@ -156,9 +162,13 @@ impl Solver {
             if iter > 0 && moved < TOL {
                 break;
             }
+            if iter > 1 && moved >= last_moved {
+                damp = 0.5; // not contracting: damp from here on
+            }
+            last_moved = moved;
             prev_ipc.clear();
             prev_ipc.extend(out.iter().map(|o| o.ipc));
-            self.occupancy(models, runners, out, iter == 0);
+            self.occupancy(models, runners, out, if iter == 0 { 1.0 } else { damp });
         }
         for (i, r) in runners.iter().enumerate() {
             out[i].occupancy_mb = self.s_eff[i];
@@ -172,20 +182,24 @@ impl Solver {
     fn smt_factors(&mut self, models: &[PhaseModel], runners: &[Runner]) {
         self.b.clear();
         let pen = self.smt_penalty;
-        let k_of = |pipe: u32| runners.iter().filter(|r| r.pipe == pipe).count() as f64;
-        // n is the number of threads on one socket: quadratic loops are fine.
+        // Threads per pipe, then each thread's SMT slowdown and L1 demand.
+        self.s_pipe.clear();
         for ri in runners {
+            let k = runners.iter().filter(|r| r.pipe == ri.pipe).count() as f64;
+            self.s_pipe.push(1.0 + pen * (k - 1.0));
+        }
+        for (i, ri) in runners.iter().enumerate() {
             let mi = &models[ri.model as usize];
-            let s_pipe = 1.0 + pen * (k_of(ri.pipe) - 1.0);
+            let s_pipe = self.s_pipe[i];
             let (mut issue, mut l1_pen, mut l1_u) = (0.0, 0.0, 0.0);
-            for rj in runners {
+            for (j, rj) in runners.iter().enumerate() {
                 let mj = &models[rj.model as usize];
                 if rj.pipe == ri.pipe {
                     issue += mj.ipc_alone;
                 }
                 if rj.core == ri.core {
                     l1_u += mj.l1_rate_alone() / self.l1_bw;
-                    l1_pen += mj.l1_rate_alone() / (1.0 + pen * (k_of(rj.pipe) - 1.0)) / self.l1_bw;
+                    l1_pen += mj.l1_rate_alone() / self.s_pipe[j] / self.l1_bw;
                 }
             }
             let own = mi.l1_rate_alone() / self.l1_bw;
@@ -195,33 +209,31 @@ impl Solver {
         }
     }
 
-    /// ρ(L): bus utilisation demanded at latency `l`.
+    /// ρ(L), the bus utilisation demanded at latency `l`, and dρ/dL.
     #[inline]
-    fn rho(&self, l: f64) -> f64 {
-        let mut r = 0.0;
+    fn rho(&self, l: f64) -> (f64, f64) {
+        let (mut r, mut d) = (0.0, 0.0);
         for i in 0..self.b.len() {
-            r += self.a[i] / (self.b[i] + self.c[i] * l);
+            let den = self.b[i] + self.c[i] * l;
+            let x = self.a[i] / den;
+            r += x;
+            d -= x * self.c[i] / den;
         }
-        r
+        (r, d)
     }
 
     fn solve_latency(&self) -> BusState {
         let (l0, l1) = (self.lat.idle_ns(), self.lat.saturated_ns());
-        if self.rho(l1) >= 1.0 {
-            // Saturated: find L ≥ l1 with ρ(L) = 1 (ρ is convex decreasing: Newton from the left converges monotonically).
+        if self.rho(l1).0 >= 1.0 {
+            // Saturated: find L ≥ l1 with ρ(L) = 1. ρ is convex and decreasing,
+            // so Newton from the left converges monotonically.
             let mut l = l1;
             for _ in 0..100 {
-                let mut f = -1.0;
-                let mut d = 0.0;
-                for i in 0..self.b.len() {
-                    let den = self.b[i] + self.c[i] * l;
-                    f += self.a[i] / den;
-                    d -= self.a[i] * self.c[i] / (den * den);
-                }
+                let (r, d) = self.rho(l);
                 if d == 0.0 {
                     break;
                 }
-                let step = -f / d;
+                let step = (1.0 - r) / d;
                 l += step;
                 if step.abs() <= 1e-9 * l {
                     break;
@@ -229,41 +241,33 @@ impl Solver {
             }
             return BusState { latency_ns: l, utilisation: 1.0 };
         }
-        // φ(L) = curve(ρ(L)) − L is decreasing, φ(l0) ≥ 0 ≥ φ(l1): Illinois false position.
-        let phi = |l: f64| self.lat.ns(self.rho(l)) - l;
+        // φ(L) = curve(ρ(L)) − L is decreasing with φ(l0) ≥ 0 ≥ φ(l1):
+        // Newton's method, falling back to bisection when a step leaves the bracket.
         let (mut lo, mut hi) = (l0, l1);
-        let (mut flo, mut fhi) = (phi(lo), phi(hi));
-        if flo <= 0.0 {
-            return BusState { latency_ns: lo, utilisation: self.rho(lo) };
-        }
-        let mut side = 0;
-        let mut x = lo;
+        let mut x = l0;
         for _ in 0..100 {
-            x = (lo * fhi - hi * flo) / (fhi - flo);
-            let fx = phi(x);
-            if fx.abs() < 1e-9 || (hi - lo) < 1e-9 * hi {
+            let (r, dr) = self.rho(x);
+            let (ns, slope) = self.lat.ns_and_slope(r);
+            let phi = ns - x;
+            if phi.abs() < 1e-7 * x {
                 break;
             }
-            if fx > 0.0 {
+            if phi > 0.0 {
                 lo = x;
-                flo = fx;
-                if side == 1 {
-                    fhi /= 2.0;
-                }
-                side = 1;
             } else {
                 hi = x;
-                fhi = fx;
-                if side == -1 {
-                    flo /= 2.0;
-                }
-                side = -1;
+            }
+            let dphi = slope * dr - 1.0;
+            let next = x - phi / dphi;
+            x = if next > lo && next < hi { next } else { 0.5 * (lo + hi) };
+            if hi - lo < 1e-9 * hi {
+                break;
             }
         }
-        BusState { latency_ns: x, utilisation: self.rho(x) }
+        BusState { latency_ns: x, utilisation: self.rho(x).0 }
     }
 
-    fn occupancy(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates], first: bool) {
+    fn occupancy(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates], step: f64) {
         let n = runners.len();
         self.tenants.clear();
         // Private tenants at 0..n, one shared tenant per (LLC domain, job) after them.
@@ -293,7 +297,7 @@ impl Solver {
         for (i, r) in runners.iter().enumerate() {
             let shared = self.tenants[n..].iter().find(|t| t.llc == r.llc && t.job == r.job).map_or(0.0, |t| t.alloc);
             let target = self.tenants[i].alloc + shared;
-            self.s_eff[i] = if first { target } else { 0.5 * self.s_eff[i] + 0.5 * target };
+            self.s_eff[i] += step * (target - self.s_eff[i]);
         }
     }
 }

@@ -28,6 +28,18 @@ impl LoadedLatency {
         y0 + (y1 - y0) * (r - x0) / (x1 - x0)
     }
 
+    /// Latency and its slope d(ns)/d(rho) at `rho` (clamped to [0, 1]).
+    #[inline]
+    pub fn ns_and_slope(&self, rho: f64) -> (f64, f64) {
+        let r = rho.clamp(0.0, 1.0);
+        let p = &self.pts;
+        let i = p.partition_point(|q| q.0 < r).clamp(1, p.len() - 1);
+        let (x0, y0) = p[i - 1];
+        let (x1, y1) = p[i];
+        let slope = (y1 - y0) / (x1 - x0);
+        (y0 + slope * (r - x0), slope)
+    }
+
     /// Unloaded latency, ns.
     pub fn idle_ns(&self) -> f64 {
         self.pts[0].1
