@@ -77,6 +77,7 @@ pub struct Solver {
     c: Vec<f64>,
     s_eff: Vec<f64>,
     s_pipe: Vec<f64>,
+    prev_ipc: Vec<f64>,
     tenants: Vec<Tenant>,
 }
 
@@ -110,6 +111,7 @@ impl Solver {
             c: vec![],
             s_eff: vec![],
             s_pipe: vec![],
+            prev_ipc: vec![],
             tenants: vec![],
         }
     }
@@ -138,7 +140,7 @@ impl Solver {
         self.a.resize(n, 0.0);
         self.c.resize(n, 0.0);
         let mut bus = BusState::default();
-        let mut prev_ipc = vec![0.0f64; 0];
+        let mut prev_ipc = std::mem::take(&mut self.prev_ipc);
         let mut damp = 1.0;
         let mut last_moved = f64::INFINITY;
         for iter in 0..MAX_ITERS {
@@ -170,6 +172,7 @@ impl Solver {
             prev_ipc.extend(out.iter().map(|o| o.ipc));
             self.occupancy(models, runners, out, if iter == 0 { 1.0 } else { damp });
         }
+        self.prev_ipc = prev_ipc;
         for (i, r) in runners.iter().enumerate() {
             out[i].occupancy_mb = self.s_eff[i];
             let m = &models[r.model as usize];
@@ -305,34 +308,37 @@ impl Solver {
 /// Share each LLC domain's capacity among its tenants in proportion to their
 /// weights, capping each at its footprint and handing the surplus on.
 fn waterfill(tenants: &mut [Tenant], capacity: f64) {
-    let mut domains: Vec<u32> = tenants.iter().map(|t| t.llc).collect();
-    domains.sort_unstable();
-    domains.dedup();
-    for d in domains {
+    let mut next_domain = tenants.iter().map(|t| t.llc).min();
+    while let Some(d) = next_domain {
         let mut rem = capacity;
         loop {
-            let wsum: f64 = tenants.iter().filter(|t| t.llc == d && !t.fixed).map(|t| t.weight).sum();
-            let nfree = tenants.iter().filter(|t| t.llc == d && !t.fixed).count();
+            let (mut wsum, mut nfree) = (0.0, 0usize);
+            for t in tenants.iter().filter(|t| t.llc == d && !t.fixed) {
+                wsum += t.weight;
+                nfree += 1;
+            }
             if nfree == 0 {
                 break;
             }
+            let share = |t: &Tenant| if wsum > 0.0 { rem * t.weight / wsum } else { rem / nfree as f64 };
             let mut capped = false;
             for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
-                let share = if wsum > 0.0 { rem * t.weight / wsum } else { rem / nfree as f64 };
-                if share >= t.cap {
+                if share(t) >= t.cap {
                     t.alloc = t.cap;
                     t.fixed = true;
-                    rem -= t.cap;
                     capped = true;
                 }
             }
-            if !capped {
-                for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
-                    t.alloc = if wsum > 0.0 { rem * t.weight / wsum } else { rem / nfree as f64 };
-                    t.fixed = true;
-                }
-                break;
+            if capped {
+                rem = capacity - tenants.iter().filter(|t| t.llc == d && t.fixed).map(|t| t.alloc).sum::<f64>();
+                continue;
             }
+            for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
+                t.alloc = share(t);
+                t.fixed = true;
+            }
+            break;
         }
+        next_domain = tenants.iter().map(|t| t.llc).filter(|&l| l > d).min();
     }
 }

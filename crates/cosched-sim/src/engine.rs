@@ -592,7 +592,8 @@ impl State<'_, '_> {
             let mut rates = std::mem::take(&mut self.rates_buf);
             self.socket_bus[s] = self.solver.solve(&self.plan.models, &self.runners_buf, &mut rates);
             let mut lines = 0.0;
-            for (i, &t) in self.socket_runners[s].clone().iter().enumerate() {
+            for i in 0..self.socket_runners[s].len() {
+                let t = self.socket_runners[s][i];
                 let r = rates[i];
                 let model = &self.plan.models[self.th[t as usize].model as usize];
                 let ips = r.ipc * self.f_hz;

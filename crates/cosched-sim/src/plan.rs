@@ -108,8 +108,20 @@ fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
 impl Plan {
     /// Lay out `w` on `m`. `threads` overrides the thread count of scalable jobs.
     pub fn new(w: &WorkloadSpec, m: &MachineSpec, threads: Option<u32>, seed: u64, file: &str) -> Result<Plan, ConfigError> {
-        if threads == Some(0) {
-            return Err(ConfigError::new(file, "--threads", "must be at least 1"));
+        let max = crate::spec::workload::MAX_THREADS;
+        if threads == Some(0) || threads > Some(max) {
+            return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));
+        }
+        let mut total: u64 = 0;
+        for job in &w.jobs {
+            let n = match threads {
+                Some(t) if job.scalable.unwrap_or(job.n_threads() > 1) => t,
+                _ => job.n_threads(),
+            };
+            total += n as u64 * job.instances as u64;
+        }
+        if total > max as u64 {
+            return Err(ConfigError::new(file, "job", format!("{total} threads in all: at most {max} supported")));
         }
         let lat = LoadedLatency::new(&m.memory.loaded_latency);
         let mut plan = Plan { name: w.name.clone(), models: vec![], steps: vec![], classes: vec![], jobs: vec![], threads: vec![] };

@@ -10,6 +10,9 @@ use crate::error::{Check, ConfigError};
 use cosched_core::policy::{Resource, Reuse};
 use serde::{Deserialize, Serialize};
 
+/// Most threads a run may have (all jobs and instances together).
+pub const MAX_THREADS: u32 = 1 << 20;
+
 /// A workload as written in `data/workloads/*.toml`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -216,11 +219,11 @@ impl WorkloadSpec {
             if job.name.is_empty() {
                 return Err(c.fail(f("name"), "missing"));
             }
-            if job.instances == 0 {
-                return Err(c.fail(f("instances"), "must be at least 1"));
+            if job.instances == 0 || job.instances > MAX_THREADS {
+                return Err(c.fail(f("instances"), format!("must be from 1 to {MAX_THREADS}")));
             }
-            if job.threads == Some(0) {
-                return Err(c.fail(f("threads"), "must be at least 1"));
+            if job.threads == Some(0) || job.threads > Some(MAX_THREADS) {
+                return Err(c.fail(f("threads"), format!("must be from 1 to {MAX_THREADS}")));
             }
             if job.iterations == Some(0) {
                 return Err(c.fail(f("iterations"), "must be at least 1"));
