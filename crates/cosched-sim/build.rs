@@ -14,11 +14,21 @@ fn main() {
             .unwrap_or_default();
         files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
         files.sort();
-        writeln!(out, "pub(crate) const {}: &[(&str, &str)] = &[", kind.to_uppercase()).unwrap();
+        writeln!(
+            out,
+            "pub(crate) const {}: &[(&str, &str)] = &[",
+            kind.to_uppercase()
+        )
+        .unwrap();
         for f in files {
             println!("cargo:rerun-if-changed={}", f.display());
             let name = f.file_stem().unwrap().to_string_lossy().to_string();
-            writeln!(out, "    ({name:?}, include_str!({:?})),", f.canonicalize().unwrap().display().to_string()).unwrap();
+            writeln!(
+                out,
+                "    ({name:?}, include_str!({:?})),",
+                f.canonicalize().unwrap().display().to_string()
+            )
+            .unwrap();
         }
         writeln!(out, "];").unwrap();
     }

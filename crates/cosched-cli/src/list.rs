@@ -38,24 +38,45 @@ pub fn run(a: Args) -> Result<(), String> {
     let items: Vec<Item> = match a.what {
         What::Policies => policies::registry()
             .iter()
-            .map(|p| Item { name: p.name.into(), description: p.description.into(), oracle: Some(p.oracle), contexts: None, threads: None })
+            .map(|p| Item {
+                name: p.name.into(),
+                description: p.description.into(),
+                oracle: Some(p.oracle),
+                contexts: None,
+                threads: None,
+            })
             .collect(),
         What::Machines => presets::machine_names()
             .map(|n| {
                 let m = presets::machine(n).map_err(|e| e.to_string())?;
-                Ok(Item { name: n.into(), description: m.description.clone(), oracle: None, contexts: Some(m.n_contexts()), threads: None })
+                Ok(Item {
+                    name: n.into(),
+                    description: m.description.clone(),
+                    oracle: None,
+                    contexts: Some(m.n_contexts()),
+                    threads: None,
+                })
             })
             .collect::<Result<_, String>>()?,
         What::Workloads => presets::workload_names()
             .map(|n| {
                 let w = presets::workload(n).map_err(|e| e.to_string())?;
                 let threads = w.jobs.iter().map(|j| j.n_threads() * j.instances).sum();
-                Ok(Item { name: n.into(), description: w.description.clone(), oracle: None, contexts: None, threads: Some(threads) })
+                Ok(Item {
+                    name: n.into(),
+                    description: w.description.clone(),
+                    oracle: None,
+                    contexts: None,
+                    threads: Some(threads),
+                })
             })
             .collect::<Result<_, String>>()?,
     };
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?
+        ),
         Format::Csv => {
             println!("name,description");
             for i in &items {

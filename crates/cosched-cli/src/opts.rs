@@ -63,7 +63,10 @@ impl RunOpts {
     }
 
     pub fn policy_opts(&self, seed: u64) -> Result<PolicyOptions, String> {
-        for (name, v) in [("--quantum-ms", self.quantum_ms), ("--steal-interval-us", self.steal_interval_us)] {
+        for (name, v) in [
+            ("--quantum-ms", self.quantum_ms),
+            ("--steal-interval-us", self.steal_interval_us),
+        ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name}: must be a positive number, got {v}"));
             }
@@ -72,15 +75,27 @@ impl RunOpts {
             seed,
             quantum: (self.quantum_ms * MILLI as f64).round() as u64,
             steal_interval: (self.steal_interval_us * MICRO as f64).round() as u64,
-            assignment: self.assignment.as_deref().map(parse_assignment).transpose()?,
+            assignment: self
+                .assignment
+                .as_deref()
+                .map(parse_assignment)
+                .transpose()?,
         })
     }
 
     pub fn sim_opts(&self, seed: u64) -> Result<SimOptions, String> {
         if !(0.0..=0.5).contains(&self.counter_noise) {
-            return Err(format!("--counter-noise: must be in [0, 0.5], got {}", self.counter_noise));
+            return Err(format!(
+                "--counter-noise: must be in [0, 0.5], got {}",
+                self.counter_noise
+            ));
         }
-        Ok(SimOptions { seed, counter_noise: self.counter_noise, timing: !self.no_timing, ..SimOptions::default() })
+        Ok(SimOptions {
+            seed,
+            counter_noise: self.counter_noise,
+            timing: !self.no_timing,
+            ..SimOptions::default()
+        })
     }
 }
 
@@ -88,11 +103,19 @@ fn parse_assignment(arg: &str) -> Result<Vec<CtxId>, String> {
     let (file, text) = if arg.contains(',') || arg.parse::<u32>().is_ok() {
         ("--assignment".to_string(), arg.to_string())
     } else {
-        (arg.to_string(), std::fs::read_to_string(arg).map_err(|e| format!("{arg}: -: cannot read assignment file: {e}"))?)
+        (
+            arg.to_string(),
+            std::fs::read_to_string(arg)
+                .map_err(|e| format!("{arg}: -: cannot read assignment file: {e}"))?,
+        )
     };
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .enumerate()
-        .map(|(i, s)| s.parse::<u32>().map(CtxId).map_err(|_| format!("{file}: thread {i}: `{s}` is not a context id")))
+        .map(|(i, s)| {
+            s.parse::<u32>()
+                .map(CtxId)
+                .map_err(|_| format!("{file}: thread {i}: `{s}` is not a context id"))
+        })
         .collect()
 }

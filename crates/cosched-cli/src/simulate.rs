@@ -37,17 +37,21 @@ pub fn run(a: Args) -> Result<(), String> {
         threads: a.run.threads,
     };
     cosched_core::policies::make(&cfg.policy, &cfg.policy_opts)?;
-    let bar = ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
+    let bar =
+        ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("template"));
     bar.enable_steady_tick(Duration::from_millis(100));
     let solo = solo_times(&m, &plan, &cfg.sim)?;
     let report = match &a.trace {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| format!("{path}: -: cannot create trace file: {e}"))?;
-            let mut tr = ChromeTrace::new(std::io::BufWriter::new(file), &m.topology(), &plan).map_err(|e| format!("{path}: -: {e}"))?;
+            let file = std::fs::File::create(path)
+                .map_err(|e| format!("{path}: -: cannot create trace file: {e}"))?;
+            let mut tr = ChromeTrace::new(std::io::BufWriter::new(file), &m.topology(), &plan)
+                .map_err(|e| format!("{path}: -: {e}"))?;
             let mut sink = |s| tr.slice(s);
             let r = simulate(&m, &plan, &cfg, &solo, Some(&mut sink))?;
-            tr.finish().map_err(|e| format!("{path}: -: writing trace: {e}"))?;
+            tr.finish()
+                .map_err(|e| format!("{path}: -: writing trace: {e}"))?;
             r
         }
         None => simulate(&m, &plan, &cfg, &solo, None)?,
@@ -68,32 +72,64 @@ fn print_report(r: &Report, format: Format) -> Result<(), String> {
         ("energy_cpu_j", format!("{:.2}", m.energy_j.cpu)),
         ("energy_dram_j", format!("{:.2}", m.energy_j.dram)),
         ("edp_js", format!("{:.3}", m.edp)),
-        ("instructions_per_joule", format!("{:.4e}", m.instructions_per_joule)),
+        (
+            "instructions_per_joule",
+            format!("{:.4e}", m.instructions_per_joule),
+        ),
         ("llc_misses", format!("{:.4e}", m.llc_misses)),
         ("l1_hits", format!("{:.4e}", m.l1_hits)),
         ("context_switches", m.context_switches.to_string()),
         ("migrations", m.migrations.to_string()),
-        ("explored_permutations_pct", format!("{:.3}", m.explored_permutations_pct)),
+        (
+            "explored_permutations_pct",
+            format!("{:.3}", m.explored_permutations_pct),
+        ),
         ("policy_events", m.policy_events.to_string()),
         ("decision_p50_us", opt(m.decision_time_us.p50, 3)),
         ("decision_p99_us", opt(m.decision_time_us.p99, 3)),
     ];
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(r).map_err(|e| e.to_string())?),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
+        ),
         Format::Csv => {
-            let mut head = vec!["policy".to_string(), "machine".into(), "workload".into(), "seed".into()];
-            let mut vals = vec![r.policy.clone(), r.machine.clone(), r.workload.clone(), r.seed.to_string()];
+            let mut head = vec![
+                "policy".to_string(),
+                "machine".into(),
+                "workload".into(),
+                "seed".into(),
+            ];
+            let mut vals = vec![
+                r.policy.clone(),
+                r.machine.clone(),
+                r.workload.clone(),
+                r.seed.to_string(),
+            ];
             head.extend(rows.iter().map(|(k, _)| k.to_string()));
             vals.extend(rows.iter().map(|(_, v)| v.clone()));
             csv(&[head, vals]);
         }
         Format::Table => {
-            println!("{} on {} running {} (seed {}){}", r.policy, r.machine, r.workload, r.seed, if r.oracle { " [oracle]" } else { "" });
+            println!(
+                "{} on {} running {} (seed {}){}",
+                r.policy,
+                r.machine,
+                r.workload,
+                r.seed,
+                if r.oracle { " [oracle]" } else { "" }
+            );
             let mut t = vec![vec!["metric".to_string(), "value".into()]];
             t.extend(rows.iter().map(|(k, v)| vec![k.to_string(), v.clone()]));
             table(&t);
             println!();
-            let mut j = vec![vec!["job".to_string(), "threads".into(), "turnaround_s".into(), "solo_s".into(), "slowdown".into()]];
+            let mut j = vec![vec![
+                "job".to_string(),
+                "threads".into(),
+                "turnaround_s".into(),
+                "solo_s".into(),
+                "slowdown".into(),
+            ]];
             for job in &r.jobs {
                 j.push(vec![
                     job.name.clone(),

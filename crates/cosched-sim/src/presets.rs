@@ -57,14 +57,26 @@ pub fn workload(arg: &str) -> Result<WorkloadSpec, ConfigError> {
 pub fn workload_from_toml(file: &str, src: &str) -> Result<WorkloadSpec, ConfigError> {
     let mut w = WorkloadSpec::from_toml_unresolved(file, src)?;
     for (j, job) in w.jobs.iter_mut().enumerate() {
-        let Some(p) = job.preset.clone() else { continue };
+        let Some(p) = job.preset.clone() else {
+            continue;
+        };
         let (pfile, psrc) = match embedded::WORKLOADS.iter().find(|(n, _)| *n == p) {
             Some((n, s)) => (format!("workload preset `{n}`"), s.to_string()),
-            None => return Err(ConfigError::new(file, format!("job[{j}].preset"), format!("no workload preset `{p}`"))),
+            None => {
+                return Err(ConfigError::new(
+                    file,
+                    format!("job[{j}].preset"),
+                    format!("no workload preset `{p}`"),
+                ))
+            }
         };
         let base = WorkloadSpec::from_toml_unresolved(&pfile, &psrc)?;
         if base.jobs.len() != 1 || base.jobs[0].preset.is_some() {
-            return Err(ConfigError::new(file, format!("job[{j}].preset"), format!("`{p}` must hold exactly one plain job")));
+            return Err(ConfigError::new(
+                file,
+                format!("job[{j}].preset"),
+                format!("`{p}` must hold exactly one plain job"),
+            ));
         }
         job.inherit(&base.jobs[0]);
     }

@@ -28,12 +28,23 @@ pub fn plan(w: &WorkloadSpec, m: &MachineSpec) -> Plan {
 }
 
 pub fn run_policy(m: &MachineSpec, p: &Plan, policy: &str, opts: PolicyOptions) -> RunOutput {
-    run(m, p, policies::make(policy, &opts).unwrap(), &SimOptions::default(), None).unwrap()
+    run(
+        m,
+        p,
+        policies::make(policy, &opts).unwrap(),
+        &SimOptions::default(),
+        None,
+    )
+    .unwrap()
 }
 
 /// Run with `static`: thread i pinned to `ctx[i]`, with a long quantum.
 pub fn run_static(m: &MachineSpec, p: &Plan, ctx: &[u32], quantum_ms: u64) -> RunOutput {
-    let o = PolicyOptions { assignment: Some(ctx.iter().map(|&c| CtxId(c)).collect()), quantum: quantum_ms * MILLI, ..Default::default() };
+    let o = PolicyOptions {
+        assignment: Some(ctx.iter().map(|&c| CtxId(c)).collect()),
+        quantum: quantum_ms * MILLI,
+        ..Default::default()
+    };
     run_policy(m, p, "static", o)
 }
 

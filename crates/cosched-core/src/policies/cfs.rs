@@ -79,7 +79,14 @@ pub struct Cfs {
 impl Cfs {
     /// A CFS with the given (unscaled) tunables.
     pub fn new(p: CfsParams) -> Cfs {
-        Cfs { p, rqs: Vec::new(), tasks: Vec::new(), topo: None, balance_key: 0, balancing: false }
+        Cfs {
+            p,
+            rqs: Vec::new(),
+            tasks: Vec::new(),
+            topo: None,
+            balance_key: 0,
+            balancing: false,
+        }
     }
 
     fn period(&self, nr: u32) -> Nanos {
@@ -152,20 +159,32 @@ impl Cfs {
                 rq.curr = Some(t);
                 rq.exec_start = now;
                 let s = self.slice(c, t);
-                out.push(Decision::Run { thread: t, ctx: CtxId(c as u32) });
-                out.push(Decision::Timer { key: c as u32, at: Some(now + s) });
+                out.push(Decision::Run {
+                    thread: t,
+                    ctx: CtxId(c as u32),
+                });
+                out.push(Decision::Timer {
+                    key: c as u32,
+                    at: Some(now + s),
+                });
             }
-            None => out.push(Decision::Timer { key: c as u32, at: None }),
+            None => out.push(Decision::Timer {
+                key: c as u32,
+                at: None,
+            }),
         }
     }
 
     /// Move one waiting thread from `src` to `dst`, renormalising its vruntime.
     fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
-        let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
+        let Some(&(_, t)) = self.rqs[src].tree.last() else {
+            return false;
+        };
         let t = ThreadId(t);
         self.dequeue_waiting(src, t);
         let task = &mut self.tasks[t.idx()];
-        task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
+        task.vruntime =
+            task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
         self.enqueue(dst, t);
         true
     }
@@ -193,12 +212,21 @@ impl Cfs {
     fn periodic_balance(&mut self, now: Nanos, out: &mut Vec<Decision>) {
         let topo = self.topo.clone().expect("init");
         for pass_llc in (0..topo.n_llc).map(Some).chain(std::iter::once(None)) {
-            let members: Vec<usize> =
-                (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
+            let members: Vec<usize> = (0..self.rqs.len())
+                .filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l))
+                .collect();
             for _ in 0..members.len() {
-                let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
-                let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
-                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2 || self.rqs[busiest].tree.is_empty() {
+                let busiest = *members
+                    .iter()
+                    .max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i))
+                    .expect("nonempty");
+                let idlest = *members
+                    .iter()
+                    .min_by_key(|&&i| (self.rqs[i].nr, i))
+                    .expect("nonempty");
+                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2
+                    || self.rqs[busiest].tree.is_empty()
+                {
                     break;
                 }
                 self.update_curr(busiest, now);
@@ -231,7 +259,9 @@ impl Cfs {
         }
         let topo = self.topo.as_ref().expect("init");
         let llc = topo.contexts[prev].llc;
-        (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
+        (0..self.rqs.len())
+            .find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0)
+            .unwrap_or(prev)
     }
 
     fn place_and_run(&mut self, c: usize, t: ThreadId, now: Nanos, out: &mut Vec<Decision>) {
@@ -273,12 +303,19 @@ impl Policy for Cfs {
         let now = view.now();
         if !self.balancing {
             self.balancing = true;
-            out.push(Decision::Timer { key: self.balance_key, at: Some(now + self.p.balance_interval) });
+            out.push(Decision::Timer {
+                key: self.balance_key,
+                at: Some(now + self.p.balance_interval),
+            });
         }
         match *ev {
             Event::Arrived { thread, .. } => {
                 while self.tasks.len() <= thread.idx() {
-                    self.tasks.push(Task { vruntime: 0, weight: NICE_0_LOAD, cpu: 0 });
+                    self.tasks.push(Task {
+                        vruntime: 0,
+                        weight: NICE_0_LOAD,
+                        cpu: 0,
+                    });
                 }
                 let c = self.select_idlest();
                 self.update_curr(c, now);
@@ -292,7 +329,8 @@ impl Policy for Cfs {
                 self.update_curr(c, now);
                 let task = &mut self.tasks[thread.idx()];
                 if c != prev {
-                    task.vruntime = task.vruntime.saturating_sub(self.rqs[prev].min_vruntime) + self.rqs[c].min_vruntime;
+                    task.vruntime = task.vruntime.saturating_sub(self.rqs[prev].min_vruntime)
+                        + self.rqs[c].min_vruntime;
                 }
                 let floor = self.rqs[c].min_vruntime.saturating_sub(self.p.latency / 2);
                 task.vruntime = task.vruntime.max(floor);
@@ -309,7 +347,10 @@ impl Policy for Cfs {
             }
             Event::Timer { key } if key == self.balance_key => {
                 self.periodic_balance(now, out);
-                out.push(Decision::Timer { key, at: Some(now + self.p.balance_interval) });
+                out.push(Decision::Timer {
+                    key,
+                    at: Some(now + self.p.balance_interval),
+                });
             }
             Event::Timer { key } => {
                 let c = key as usize;
@@ -317,7 +358,10 @@ impl Policy for Cfs {
                 if self.rqs[c].tree.is_empty() {
                     if let Some(t) = self.rqs[c].curr {
                         let s = self.slice(c, t);
-                        out.push(Decision::Timer { key, at: Some(now + s) });
+                        out.push(Decision::Timer {
+                            key,
+                            at: Some(now + s),
+                        });
                     }
                 } else {
                     self.put_prev(c);

@@ -38,7 +38,12 @@ pub struct PolicyOptions {
 
 impl Default for PolicyOptions {
     fn default() -> Self {
-        PolicyOptions { seed: 1, quantum: 4 * MILLI, steal_interval: 500 * MICRO, assignment: None }
+        PolicyOptions {
+            seed: 1,
+            quantum: 4 * MILLI,
+            steal_interval: 500 * MICRO,
+            assignment: None,
+        }
     }
 }
 
@@ -118,7 +123,11 @@ pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String>
         Some(p) => p.make(opts),
         None => Err(format!(
             "unknown policy `{name}` (known: {})",
-            registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            registry()
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }
