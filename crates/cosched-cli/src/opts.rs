@@ -25,7 +25,7 @@ pub struct RunOpts {
     #[arg(long, short = 'm', default_value = "xeon-x5550-16c")]
     pub machine: String,
     /// Workload preset name or TOML file (`cosched list workloads`).
-    #[arg(long, short = 'w', default_value = "facesim")]
+    #[arg(long, short = 'w', default_value = "ocean-cont")]
     pub workload: String,
     /// Thread count of the workload's multi-threaded jobs.
     #[arg(long)]

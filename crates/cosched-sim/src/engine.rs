@@ -315,6 +315,14 @@ impl State<'_, '_> {
         }
         let model = &self.plan.models[self.th[t as usize].model as usize];
         let (mlp, footprint) = (model.mlp, model.private_mb + model.shared_mb);
+        // Only data that would have hit must be refilled: what a cache held of a
+        // stream far larger than itself would have been evicted unused anyway.
+        let l2_hit = if model.l2_apki > 0.0 { (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0) } else { 0.0 };
+        let llc_hit = if model.mrc.apki > 0.0 {
+            (1.0 - model.mrc.mpki(self.th[t as usize].occupancy_mb) / model.mrc.apki).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let th = &self.th[t as usize];
         let mut refill_l1 = 0.0;
         if th.last_core != Some(core) || self.core_last[core as usize] != Some(t) {
@@ -323,7 +331,7 @@ impl State<'_, '_> {
             } else {
                 self.m.cache.l1d_kb
             };
-            refill_l1 = (footprint * 1024.0).min(private_kb) * 1024.0 / 64.0;
+            refill_l1 = (footprint * 1024.0).min(private_kb) * 1024.0 / 64.0 * l2_hit;
             debt += refill_l1 * self.m.cache.llc_hit_cycles / (mlp * self.f_hz);
             if th.last_core.is_some_and(|k| k != core) {
                 self.migrations += 1;
@@ -344,7 +352,7 @@ impl State<'_, '_> {
                 0.0
             };
             survived = th.left_occ_mb * survive;
-            refill_llc = (th.left_occ_mb - survived) * 1024.0 * 1024.0 / 64.0;
+            refill_llc = (th.left_occ_mb - survived) * 1024.0 * 1024.0 / 64.0 * llc_hit;
             refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
             debt += refill_debt;
         }

@@ -171,7 +171,7 @@ fn smt_siblings_are_slower_than_separate_cores_and_l1_pairing_matters() {
 fn short_time_slices_pay_for_cache_refills() {
     let m = machine("xeon-x5550-16c");
     // 8 threads per LLC domain of cache-sensitive work: every switch evicts the others' data.
-    let ph = "instructions = 5e8\nipc = 1.0\nllc_apki = 20\nllc_mpki = 6\nmrc_ref_mb = 8\nmrc_alpha = 0.7\nfootprint_mb = 1.5";
+    let ph = "instructions = 5e8\nipc = 1.0\nllc_apki = 30\nllc_mpki = 2\nmrc_ref_mb = 8\nmrc_alpha = 0.7\nfootprint_mb = 1.5";
     let jobs: Vec<(String, &str)> = (0..32).map(|i| (format!("j{i}"), ph)).collect();
     let jobs: Vec<(&str, &str)> = jobs.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let p = plan(&single_threaded(&jobs), &m);
