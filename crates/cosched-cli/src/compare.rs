@@ -148,15 +148,15 @@ pub fn run(a: Args) -> Result<(), String> {
                 speedup: mean_ci(
                     &rs.iter()
                         .zip(&base_runs)
-                        .map(|(r, b)| b.metrics.makespan_s / r.metrics.makespan_s)
+                        .map(|(r, b)| b.metrics.run.makespan_s / r.metrics.run.makespan_s)
                         .collect::<Vec<_>>(),
                 ),
-                makespan_s: f(&|r| r.metrics.makespan_s),
-                antt: fo(&|r| r.metrics.antt),
-                unfairness: fo(&|r| r.metrics.unfairness),
-                stp: fo(&|r| r.metrics.stp),
-                energy_system_j: f(&|r| r.metrics.energy_j.system),
-                edp: f(&|r| r.metrics.edp),
+                makespan_s: f(&|r| r.metrics.run.makespan_s),
+                antt: fo(&|r| r.metrics.run.antt),
+                unfairness: fo(&|r| r.metrics.run.unfairness),
+                stp: fo(&|r| r.metrics.run.stp),
+                energy_system_j: f(&|r| r.metrics.run.energy_j.system),
+                edp: f(&|r| r.metrics.run.edp),
                 llc_misses: f(&|r| r.metrics.llc_misses),
                 l1_hits: f(&|r| r.metrics.l1_hits),
                 context_switches: f(&|r| r.metrics.context_switches as f64),

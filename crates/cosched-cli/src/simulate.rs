@@ -63,18 +63,18 @@ pub fn run(a: Args) -> Result<(), String> {
 fn print_report(r: &Report, format: Format) -> Result<(), String> {
     let m = &r.metrics;
     let rows = vec![
-        ("makespan_s", format!("{:.6}", m.makespan_s)),
-        ("throughput_gips", format!("{:.3}", m.throughput)),
-        ("stp", opt(m.stp, 3)),
-        ("antt", opt(m.antt, 3)),
-        ("unfairness", opt(m.unfairness, 3)),
-        ("energy_system_j", format!("{:.2}", m.energy_j.system)),
-        ("energy_cpu_j", format!("{:.2}", m.energy_j.cpu)),
-        ("energy_dram_j", format!("{:.2}", m.energy_j.dram)),
-        ("edp_js", format!("{:.3}", m.edp)),
+        ("makespan_s", format!("{:.6}", m.run.makespan_s)),
+        ("throughput_gips", format!("{:.3}", m.run.throughput)),
+        ("stp", opt(m.run.stp, 3)),
+        ("antt", opt(m.run.antt, 3)),
+        ("unfairness", opt(m.run.unfairness, 3)),
+        ("energy_system_j", format!("{:.2}", m.run.energy_j.system)),
+        ("energy_cpu_j", format!("{:.2}", m.run.energy_j.cpu)),
+        ("energy_dram_j", format!("{:.2}", m.run.energy_j.dram)),
+        ("edp_js", format!("{:.3}", m.run.edp)),
         (
             "instructions_per_joule",
-            format!("{:.4e}", m.instructions_per_joule),
+            format!("{:.4e}", m.run.instructions_per_joule),
         ),
         ("llc_misses", format!("{:.4e}", m.llc_misses)),
         ("l1_hits", format!("{:.4e}", m.l1_hits)),

@@ -317,9 +317,14 @@ impl State<'_, '_> {
         let (mlp, footprint) = (model.mlp, model.private_mb + model.shared_mb);
         // Only data that would have hit must be refilled: what a cache held of a
         // stream far larger than itself would have been evicted unused anyway.
-        let l2_hit = if model.l2_apki > 0.0 { (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0) } else { 0.0 };
+        let l2_hit = if model.l2_apki > 0.0 {
+            (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let llc_hit = if model.mrc.apki > 0.0 {
-            (1.0 - model.mrc.mpki(self.th[t as usize].occupancy_mb) / model.mrc.apki).clamp(0.0, 1.0)
+            (1.0 - model.mrc.mpki(self.th[t as usize].occupancy_mb) / model.mrc.apki)
+                .clamp(0.0, 1.0)
         } else {
             0.0
         };

@@ -9,7 +9,7 @@
 use crate::engine::{run, SimOptions, TraceSlice};
 use crate::plan::Plan;
 use crate::spec::MachineSpec;
-use cosched_core::metrics::{aggregate, JobOutcome};
+use cosched_core::metrics::{aggregate, Aggregate, JobOutcome};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::policy::Energy;
 use serde::Serialize;
@@ -26,25 +26,13 @@ pub struct DecisionTime {
     pub p99: Option<f64>,
 }
 
-/// Run metrics as reported (`cosched simulate --format json`, "metrics").
+/// Run metrics as reported (`cosched simulate --format json`, "metrics"):
+/// the shared aggregate figures plus what the simulator counts.
 #[derive(Clone, Debug, Serialize)]
 pub struct Metrics {
-    /// Time until the last job finished, s.
-    pub makespan_s: f64,
-    /// Billions of instructions per second of makespan.
-    pub throughput: f64,
-    /// System throughput Σ 1/slowdown.
-    pub stp: Option<f64>,
-    /// Average normalised turnaround time.
-    pub antt: Option<f64>,
-    /// Max slowdown / min slowdown.
-    pub unfairness: Option<f64>,
-    /// Energy, J.
-    pub energy_j: Energy,
-    /// System energy × makespan, J·s.
-    pub edp: f64,
-    /// Instructions per joule of system energy.
-    pub instructions_per_joule: f64,
+    /// Makespan, throughput, STP, ANTT, unfairness, energy, EDP, instructions per joule.
+    #[serde(flatten)]
+    pub run: Aggregate,
     /// Instructions retired.
     pub instructions: f64,
     /// LLC misses (including cache refills after switches and migrations).
@@ -175,8 +163,7 @@ pub fn simulate(
             }
         })
         .collect();
-    let makespan = out.makespan as f64 * 1e-9;
-    let agg = aggregate(&jobs, makespan, out.energy);
+    let agg = aggregate(&jobs, out.makespan as f64 * 1e-9, out.energy);
     let t = &out.totals;
     Ok(Report {
         policy: cfg.policy.clone(),
@@ -186,14 +173,7 @@ pub fn simulate(
         threads: cfg.threads,
         seed: cfg.sim.seed,
         metrics: Metrics {
-            makespan_s: agg.makespan_s,
-            throughput: agg.throughput,
-            stp: agg.stp,
-            antt: agg.antt,
-            unfairness: agg.unfairness,
-            energy_j: agg.energy_j,
-            edp: agg.edp,
-            instructions_per_joule: agg.instructions_per_joule,
+            run: agg,
             instructions: t.instructions,
             llc_misses: t.llc_misses,
             l1_hits: (t.l1_accesses - t.l1_misses).max(0.0),
