@@ -11,7 +11,6 @@ use crate::plan::Plan;
 use crate::spec::MachineSpec;
 use cosched_core::metrics::{aggregate, Aggregate, JobOutcome};
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_core::policy::Energy;
 use serde::Serialize;
 
 /// Reference policy of the solo runs.
