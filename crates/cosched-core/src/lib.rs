@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod counters;
+pub mod efs;
 pub mod ids;
 pub mod metrics;
 pub mod policies;

@@ -1,0 +1,342 @@
+//! The memory-bus collision model (EFS §3.1).
+//!
+//! A thread alone uses a fraction `b_i` of the bus (its solo utilisation,
+//! Eq. 2). Running with others it finds the bus busy with probability
+//! `ρ_i = U − u_i` (Eq. 8) and waits like a queue (Eq. 7), so its utilisation
+//! drops to `u_i` and its speed to `u_i / b_i` (Eq. 11). Eq. 9 inverts the
+//! relation (solo utilisation from measured `u_i`, `U`); Eq. 10 is the set of
+//! equations Newton's method solves for the `u_i` given the `b_i`.
+
+use std::fmt;
+
+/// Why a solve failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SolveError {
+    /// A solo utilisation outside (0, 1).
+    BadInput(String),
+    /// Newton's method did not reach the tolerance within its iterations.
+    NoConvergence {
+        /// Largest residual left.
+        residual: f64,
+    },
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::BadInput(s) => write!(f, "bad input: {s}"),
+            SolveError::NoConvergence { residual } => write!(f, "Newton did not converge (residual {residual:.3e})"),
+        }
+    }
+}
+
+/// How to run the multivariate Newton method on Eq. 10.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Newton {
+    /// Iteration limit (the paper: at most 4).
+    pub max_iters: usize,
+    /// Stop when the largest residual is below this.
+    pub tol: f64,
+    /// Return the last iterate instead of an error when the limit is hit
+    /// (the paper's fixed-iteration kernel variant).
+    pub accept_unconverged: bool,
+}
+
+impl Newton {
+    /// The paper's kernel variant: at most 4 iterations, stop early on convergence (§4.1).
+    pub const PAPER: Newton = Newton { max_iters: 4, tol: 1e-9, accept_unconverged: true };
+    /// A converging variant: up to 50 damped iterations to 1e-12.
+    pub const CONVERGED: Newton = Newton { max_iters: 50, tol: 1e-12, accept_unconverged: false };
+}
+
+/// Solution of Eq. 10 for a set of threads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interaction {
+    /// Utilisation of each thread running together (u_i).
+    pub u: Vec<f64>,
+    /// Total utilisation U = Σ u_i (Eq. 5).
+    pub total: f64,
+    /// Throughput Σ u_i / b_i (Eq. 12 with α = 1).
+    pub throughput: f64,
+    /// Newton iterations used.
+    pub iterations: usize,
+}
+
+impl Interaction {
+    /// Each thread's speed relative to solo, u_i / b_i (Eq. 11; the paper calls it "slowdown").
+    pub fn slowdowns(&self, b: &[f64]) -> Vec<f64> {
+        self.u.iter().zip(b).map(|(u, b)| u / b).collect()
+    }
+}
+
+/// Eq. 9: a thread's solo utilisation from its utilisation `u` and the total `total` measured together.
+pub fn solo_utilisation(u: f64, total: f64) -> f64 {
+    let x = u * (u + 1.0 - total);
+    x / (x + 1.0 - total)
+}
+
+/// Residual of Eq. 10 for thread i: `u²(1 − 1/b) + u(1 − U)(1 − 1/b) + 1 − U`.
+#[inline]
+pub fn residual(u: f64, b: f64, total: f64) -> f64 {
+    let k = 1.0 - 1.0 / b;
+    u * u * k + u * (1.0 - total) * k + 1.0 - total
+}
+
+fn check(b: &[f64]) -> Result<(), SolveError> {
+    match b.iter().position(|&x| !(x > 0.0 && x < 1.0)) {
+        Some(i) => Err(SolveError::BadInput(format!("solo utilisation b[{i}] = {} is not in (0, 1)", b[i]))),
+        None => Ok(()),
+    }
+}
+
+/// Solve Eq. 10 for the u_i given the solo utilisations `b` (each in (0, 1)),
+/// by multivariate Newton. The Jacobian is diagonal plus a rank-one term
+/// (every equation depends on U = Σu), so each step is O(n) by
+/// Sherman-Morrison. A step that would leave the domain (u_i in (0, b_i],
+/// U < 1) is halved until it does not.
+pub fn solve_interaction(b: &[f64], newton: Newton) -> Result<Interaction, SolveError> {
+    check(b)?;
+    let n = b.len();
+    if n == 0 {
+        return Ok(Interaction { u: vec![], total: 0.0, throughput: 0.0, iterations: 0 });
+    }
+    // Start inside the domain: solo utilisations scaled so that U < 1.
+    let sb: f64 = b.iter().sum();
+    let scale = if sb < 0.95 { 1.0 } else { 0.95 / sb };
+    let mut u: Vec<f64> = b.iter().map(|x| x * scale).collect();
+    let mut f = vec![0.0; n];
+    let mut step = vec![0.0; n];
+    let mut iterations = 0;
+    let mut worst = f64::INFINITY;
+    for it in 0..newton.max_iters {
+        let total: f64 = u.iter().sum();
+        worst = 0.0;
+        for i in 0..n {
+            f[i] = residual(u[i], b[i], total);
+            worst = worst.max(f[i].abs());
+        }
+        if worst < newton.tol {
+            break;
+        }
+        iterations = it + 1;
+        // J = diag(d) + e·1ᵀ; J⁻¹f = D⁻¹f − D⁻¹e (1ᵀD⁻¹f) / (1 + 1ᵀD⁻¹e).
+        let (mut sf, mut se) = (0.0, 0.0);
+        for i in 0..n {
+            let k = 1.0 - 1.0 / b[i];
+            let d = 2.0 * u[i] * k + (1.0 - total) * k;
+            let e = -u[i] * k - 1.0;
+            step[i] = f[i] / d; // D⁻¹f for now
+            sf += step[i];
+            se += e / d;
+            f[i] = e / d; // reuse: D⁻¹e
+        }
+        let c = sf / (1.0 + se);
+        for i in 0..n {
+            step[i] -= f[i] * c;
+        }
+        // Damped update staying in the domain.
+        let mut t = 1.0;
+        loop {
+            let ok = (0..n).all(|i| {
+                let v = u[i] - t * step[i];
+                v > 0.0 && v <= b[i]
+            }) && (0..n).map(|i| u[i] - t * step[i]).sum::<f64>() < 1.0;
+            if ok || t < 1e-6 {
+                break;
+            }
+            t *= 0.5;
+        }
+        for i in 0..n {
+            u[i] -= t * step[i];
+        }
+    }
+    let total: f64 = u.iter().sum();
+    let final_worst = (0..n).map(|i| residual(u[i], b[i], total).abs()).fold(0.0, f64::max);
+    if final_worst >= newton.tol && !newton.accept_unconverged {
+        return Err(SolveError::NoConvergence { residual: final_worst.min(worst) });
+    }
+    let throughput = u.iter().zip(b).map(|(u, b)| u / b).sum();
+    Ok(Interaction { u, total, throughput, iterations })
+}
+
+/// What EFS minimises (§3.1: "it is easy to target other goals by altering Eq. (15)").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    /// Energy per unit of work: Power / Throughput (Eq. 14).
+    Energy,
+    /// Energy-delay per unit of work: Power / Throughput².
+    EnergyDelay,
+}
+
+impl Objective {
+    /// The cost of running with `power` watts at `throughput` (lower is better).
+    pub fn cost(self, power: f64, throughput: f64) -> f64 {
+        match self {
+            Objective::Energy => power / throughput,
+            Objective::EnergyDelay => power / (throughput * throughput),
+        }
+    }
+}
+
+/// Eqs. 10 + 16: the highest solo utilisation an additional thread may have
+/// for running it beside the threads of solo utilisations `running` to cost
+/// no more (under `objective`) than not running it. `power_now` and
+/// `power_new` are Eq. 13's power with the current and one more active core.
+/// Returns a value in [0, 1]: 1 admits any thread, 0 none.
+pub fn admission_threshold(running: &[f64], power_now: f64, power_new: f64, objective: Objective, newton: Newton) -> Result<f64, SolveError> {
+    if running.is_empty() {
+        return Ok(1.0); // nothing runs: any thread beats an idle machine
+    }
+    let current = solve_interaction(running, newton)?;
+    let target = objective.cost(power_now, current.throughput);
+    let mut set = running.to_vec();
+    set.push(0.5);
+    let mut cost_with = |x: f64| -> Result<f64, SolveError> {
+        *set.last_mut().expect("pushed") = x;
+        let t = solve_interaction(&set, newton)?.throughput;
+        Ok(objective.cost(power_new, t) - target)
+    };
+    // cost_with increases with x (a hungrier thread slows everyone more).
+    let (mut lo, mut hi) = (1e-6, 1.0 - 1e-6);
+    let (flo, fhi) = (cost_with(lo)?, cost_with(hi)?);
+    if flo >= 0.0 {
+        return Ok(0.0);
+    }
+    if fhi <= 0.0 {
+        return Ok(1.0);
+    }
+    // Illinois false position on a monotone function.
+    let (mut flo, mut fhi) = (flo, fhi);
+    let mut side = 0;
+    let mut x = lo;
+    for _ in 0..60 {
+        x = (lo * fhi - hi * flo) / (fhi - flo);
+        let fx = cost_with(x)?;
+        if fx.abs() < 1e-12 * target.abs() || hi - lo < 1e-10 {
+            break;
+        }
+        if fx < 0.0 {
+            lo = x;
+            flo = fx;
+            if side == -1 {
+                fhi /= 2.0;
+            }
+            side = -1;
+        } else {
+            hi = x;
+            fhi = fx;
+            if side == 1 {
+                flo /= 2.0;
+            }
+            side = 1;
+        }
+    }
+    Ok(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Closed form for n identical threads of solo utilisation b: with u = U/n,
+    /// Eq. 10 is the quadratic (k/n² − k/n)U² + (k/n − 1)U + 1 = 0, k = 1 − 1/b.
+    fn symmetric_total(n: usize, b: f64) -> f64 {
+        let (n, k) = (n as f64, 1.0 - 1.0 / b);
+        let (a2, a1, a0) = (k / (n * n) - k / n, k / n - 1.0, 1.0);
+        if a2.abs() < 1e-15 {
+            return -a0 / a1;
+        }
+        let disc = (a1 * a1 - 4.0 * a2 * a0).sqrt();
+        [(-a1 + disc) / (2.0 * a2), (-a1 - disc) / (2.0 * a2)].into_iter().find(|u| *u > 0.0 && *u < 1.0).unwrap()
+    }
+
+    /// Independent root finder: for a given U each u_i solves its own quadratic;
+    /// bisect on U until Σ u_i(U) = U.
+    fn by_bisection(b: &[f64]) -> Vec<f64> {
+        let u_of = |total: f64| -> Vec<f64> {
+            b.iter()
+                .map(|&bi| {
+                    let k = 1.0 - 1.0 / bi;
+                    let (a2, a1, a0) = (k, (1.0 - total) * k, 1.0 - total);
+                    let disc = (a1 * a1 - 4.0 * a2 * a0).sqrt();
+                    (-a1 - disc) / (2.0 * a2) // k < 0: the positive root
+                })
+                .collect()
+        };
+        let (mut lo, mut hi) = (0.0, 1.0 - 1e-15);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if u_of(mid).iter().sum::<f64>() > mid {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        u_of(0.5 * (lo + hi))
+    }
+
+    #[test]
+    fn newton_satisfies_eq10_and_matches_an_independent_root_finder() {
+        let sets: [&[f64]; 5] = [&[0.3], &[0.2, 0.5], &[0.9, 0.9, 0.9, 0.9], &[0.05, 0.6, 0.33, 0.71, 0.12], &[0.99, 0.01, 0.5]];
+        for b in sets {
+            let s = solve_interaction(b, Newton::CONVERGED).unwrap();
+            for i in 0..b.len() {
+                assert!(residual(s.u[i], b[i], s.total).abs() < 1e-9, "{b:?}");
+            }
+            let r = by_bisection(b);
+            for i in 0..b.len() {
+                assert!((s.u[i] - r[i]).abs() < 1e-9, "{b:?}: newton {:?} bisection {:?}", s.u, r);
+            }
+        }
+    }
+
+    #[test]
+    fn symmetric_threads_match_the_closed_form() {
+        for n in 1..=8 {
+            for b in [0.05, 0.25, 0.5, 0.75, 0.95] {
+                let s = solve_interaction(&vec![b; n], Newton::CONVERGED).unwrap();
+                assert!((s.total - symmetric_total(n, b)).abs() < 1e-10, "n={n} b={b}");
+            }
+        }
+        // A lone thread runs at its solo utilisation.
+        let s = solve_interaction(&[0.4], Newton::CONVERGED).unwrap();
+        assert!((s.u[0] - 0.4).abs() < 1e-12 && (s.throughput - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn eq9_inverts_eq10() {
+        let b = [0.15, 0.4, 0.66, 0.8];
+        let s = solve_interaction(&b, Newton::CONVERGED).unwrap();
+        for i in 0..b.len() {
+            assert!((solo_utilisation(s.u[i], s.total) - b[i]).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn throughput_tends_to_n_at_low_and_1_at_high_utilisation() {
+        let low = solve_interaction(&[0.001; 4], Newton::CONVERGED).unwrap().throughput;
+        let high = solve_interaction(&[0.999; 4], Newton::CONVERGED).unwrap().throughput;
+        assert!(low > 3.98 && high < 1.01, "{low} {high}");
+    }
+
+    #[test]
+    fn threshold_makes_eq15_an_equality() {
+        let (p_now, p_new) = (26.6 + 22.6 + 12.0, 26.6 + 22.6 + 12.0 + 12.3);
+        for obj in [Objective::Energy, Objective::EnergyDelay] {
+            let running = [0.4, 0.3];
+            let bn = admission_threshold(&running, p_now, p_new, obj, Newton::CONVERGED).unwrap();
+            assert!(bn > 0.0 && bn < 1.0, "{bn}");
+            let cur = solve_interaction(&running, Newton::CONVERGED).unwrap().throughput;
+            let new = solve_interaction(&[0.4, 0.3, bn], Newton::CONVERGED).unwrap().throughput;
+            let (a, b) = (obj.cost(p_new, new), obj.cost(p_now, cur));
+            assert!((a / b - 1.0).abs() < 1e-9, "{obj:?}: {a} vs {b}");
+        }
+        assert_eq!(admission_threshold(&[], 26.6, 49.2, Objective::Energy, Newton::CONVERGED).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert!(matches!(solve_interaction(&[0.5, 1.0], Newton::CONVERGED), Err(SolveError::BadInput(_))));
+        assert!(matches!(solve_interaction(&[0.0], Newton::CONVERGED), Err(SolveError::BadInput(_))));
+    }
+}
