@@ -16,6 +16,9 @@
 //!   periodic balancer (every `balance_interval`) moves threads from the
 //!   busiest to the least busy context, first within each LLC domain, then
 //!   across the machine, while the difference in runnable threads is ≥ 2.
+//!
+//! Task selection goes through a [`Gate`]; plain CFS uses [`Open`] (the
+//! leftmost thread), EFS (§4.2) its own.
 
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
 use crate::policy::{Decision, Event, MachineView, Policy};
@@ -40,56 +43,100 @@ pub struct CfsParams {
 
 impl Default for CfsParams {
     fn default() -> Self {
-        CfsParams {
-            latency: 6 * MILLI,
-            min_granularity: 750_000,
-            wakeup_granularity: MILLI,
-            balance_interval: 4 * MILLI,
-        }
+        CfsParams { latency: 6 * MILLI, min_granularity: 750_000, wakeup_granularity: MILLI, balance_interval: 4 * MILLI }
     }
 }
 
 #[derive(Clone, Default)]
-struct Rq {
-    tree: BTreeSet<(u64, u32)>,
-    curr: Option<ThreadId>,
+pub(crate) struct Rq {
+    pub tree: BTreeSet<(u64, u32)>,
+    pub curr: Option<ThreadId>,
     exec_start: Nanos,
     min_vruntime: u64,
     load: u64,
-    nr: u32,
+    pub nr: u32,
 }
 
 #[derive(Clone, Copy)]
-struct Task {
-    vruntime: u64,
-    weight: u64,
-    cpu: u32,
+pub(crate) struct Task {
+    pub vruntime: u64,
+    pub weight: u64,
+    pub cpu: u32,
+    /// When it last stopped running (or arrived).
+    pub last_ran: Nanos,
+}
+
+/// What a [`Gate`] tells a context about to pick.
+pub(crate) enum Pick {
+    /// CFS's own choice: the leftmost thread.
+    Leftmost,
+    /// This waiting thread, with this slice (default: CFS's).
+    Thread(ThreadId, Option<Nanos>),
+    /// Nothing: leave the context idle.
+    Idle,
+}
+
+/// A hook into CFS's task selection; [`Open`] is plain CFS.
+pub(crate) trait Gate: Send {
+    /// Choose what context `c` runs; its waiting threads are `core.rqs[c].tree` in vruntime order.
+    fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick;
+    /// `t` was dispatched on `c`.
+    fn started(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
+    /// `t` stopped running on `c` (preempted, blocked or exited).
+    fn stopped(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
+}
+
+/// Plain CFS: always the leftmost thread.
+pub(crate) struct Open;
+
+impl Gate for Open {
+    fn choose(&mut self, _c: usize, _core: &CfsCore, _view: &dyn MachineView) -> Pick {
+        Pick::Leftmost
+    }
+}
+
+/// CFS's run queues and tasks, shared by [`Cfs`] and the policies built on it.
+pub(crate) struct CfsCore {
+    pub p: CfsParams,
+    pub rqs: Vec<Rq>,
+    pub tasks: Vec<Task>,
+    pub topo: Option<Topology>,
+    balance_key: u32,
+    balancing: bool,
 }
 
 /// The CFS model.
 pub struct Cfs {
-    p: CfsParams,
-    rqs: Vec<Rq>,
-    tasks: Vec<Task>,
-    topo: Option<Topology>,
-    balance_key: u32,
-    balancing: bool,
+    core: CfsCore,
+    gate: Open,
 }
 
 impl Cfs {
     /// A CFS with the given (unscaled) tunables.
     pub fn new(p: CfsParams) -> Cfs {
-        Cfs {
-            p,
-            rqs: Vec::new(),
-            tasks: Vec::new(),
-            topo: None,
-            balance_key: 0,
-            balancing: false,
-        }
+        Cfs { core: CfsCore::new(p), gate: Open }
+    }
+}
+
+impl CfsCore {
+    pub fn new(p: CfsParams) -> CfsCore {
+        CfsCore { p, rqs: Vec::new(), tasks: Vec::new(), topo: None, balance_key: 0, balancing: false }
     }
 
-    fn period(&self, nr: u32) -> Nanos {
+    /// Total runnable threads (running or waiting) on the machine.
+    pub fn n_runnable(&self) -> usize {
+        self.rqs.iter().map(|r| r.nr as usize).sum()
+    }
+
+    /// The largest vruntime on context `c` (waiting or running).
+    pub fn max_vruntime(&self, c: usize) -> u64 {
+        let rq = &self.rqs[c];
+        let waiting = rq.tree.last().map_or(0, |&(v, _)| v);
+        let running = rq.curr.map_or(0, |t| self.tasks[t.idx()].vruntime);
+        waiting.max(running)
+    }
+
+    pub fn period(&self, nr: u32) -> Nanos {
         let nr = nr.max(1) as u64;
         if nr * self.p.min_granularity > self.p.latency {
             nr * self.p.min_granularity
@@ -105,7 +152,7 @@ impl Cfs {
         s.max(self.p.min_granularity)
     }
 
-    fn update_curr(&mut self, c: usize, now: Nanos) {
+    pub fn update_curr(&mut self, c: usize, now: Nanos) {
         let rq = &mut self.rqs[c];
         if let Some(t) = rq.curr {
             let delta = now.saturating_sub(rq.exec_start);
@@ -141,50 +188,56 @@ impl Cfs {
     }
 
     /// Put the running thread back into its tree (it stays runnable).
-    fn put_prev(&mut self, c: usize) {
+    pub fn put_prev(&mut self, c: usize, view: &dyn MachineView, gate: &mut dyn Gate) {
         if let Some(t) = self.rqs[c].curr.take() {
-            let v = self.tasks[t.idx()].vruntime;
+            let task = &mut self.tasks[t.idx()];
+            task.last_ran = view.now();
+            let v = task.vruntime;
             self.rqs[c].tree.insert((v, t.0));
+            gate.stopped(t, c, view);
         }
     }
 
-    fn pick_next(&mut self, c: usize, now: Nanos, out: &mut Vec<Decision>) {
+    /// Choose and dispatch the next thread of context `c` (or leave it idle).
+    pub fn pick_next(&mut self, c: usize, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+        let now = view.now();
         if self.rqs[c].tree.is_empty() {
             self.idle_balance(c, now);
         }
-        let rq = &mut self.rqs[c];
-        match rq.tree.pop_first() {
-            Some((_, t)) => {
-                let t = ThreadId(t);
+        let chosen = match gate.choose(c, self, view) {
+            Pick::Leftmost => self.rqs[c].tree.first().map(|&(_, t)| (ThreadId(t), None)),
+            Pick::Thread(t, slice) => Some((t, slice)),
+            Pick::Idle => None,
+        };
+        match chosen {
+            Some((t, slice)) => {
+                let v = self.tasks[t.idx()].vruntime;
+                let rq = &mut self.rqs[c];
+                let removed = rq.tree.remove(&(v, t.0));
+                debug_assert!(removed, "gate chose a thread not waiting on this context");
                 rq.curr = Some(t);
                 rq.exec_start = now;
-                let s = self.slice(c, t);
-                out.push(Decision::Run {
-                    thread: t,
-                    ctx: CtxId(c as u32),
-                });
-                out.push(Decision::Timer {
-                    key: c as u32,
-                    at: Some(now + s),
-                });
+                let s = slice.unwrap_or_else(|| self.slice(c, t));
+                out.push(Decision::Run { thread: t, ctx: CtxId(c as u32) });
+                out.push(Decision::Timer { key: c as u32, at: Some(now + s) });
+                gate.started(t, c, view);
             }
-            None => out.push(Decision::Timer {
-                key: c as u32,
-                at: None,
-            }),
+            None => {
+                out.push(Decision::Timer { key: c as u32, at: None });
+                if !self.rqs[c].tree.is_empty() {
+                    out.push(Decision::Idle { ctx: CtxId(c as u32) });
+                }
+            }
         }
     }
 
     /// Move one waiting thread from `src` to `dst`, renormalising its vruntime.
     fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
-        let Some(&(_, t)) = self.rqs[src].tree.last() else {
-            return false;
-        };
+        let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
         let t = ThreadId(t);
         self.dequeue_waiting(src, t);
         let task = &mut self.tasks[t.idx()];
-        task.vruntime =
-            task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
+        task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
         self.enqueue(dst, t);
         true
     }
@@ -209,30 +262,22 @@ impl Cfs {
         }
     }
 
-    fn periodic_balance(&mut self, now: Nanos, out: &mut Vec<Decision>) {
+    fn periodic_balance(&mut self, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+        let now = view.now();
         let topo = self.topo.clone().expect("init");
         for pass_llc in (0..topo.n_llc).map(Some).chain(std::iter::once(None)) {
-            let members: Vec<usize> = (0..self.rqs.len())
-                .filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l))
-                .collect();
+            let members: Vec<usize> =
+                (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
             for _ in 0..members.len() {
-                let busiest = *members
-                    .iter()
-                    .max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i))
-                    .expect("nonempty");
-                let idlest = *members
-                    .iter()
-                    .min_by_key(|&&i| (self.rqs[i].nr, i))
-                    .expect("nonempty");
-                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2
-                    || self.rqs[busiest].tree.is_empty()
-                {
+                let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
+                let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
+                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2 || self.rqs[busiest].tree.is_empty() {
                     break;
                 }
                 self.update_curr(busiest, now);
                 self.migrate_one(busiest, idlest);
                 if self.rqs[idlest].curr.is_none() {
-                    self.pick_next(idlest, now, out);
+                    self.pick_next(idlest, view, out, gate);
                 }
             }
         }
@@ -244,10 +289,8 @@ impl Cfs {
         (0..self.rqs.len())
             .min_by_key(|&i| {
                 let core = topo.contexts[i].core;
-                let core_busy = (0..self.rqs.len())
-                    .filter(|&j| topo.contexts[j].core == core)
-                    .map(|j| self.rqs[j].nr)
-                    .sum::<u32>();
+                let core_busy =
+                    (0..self.rqs.len()).filter(|&j| topo.contexts[j].core == core).map(|j| self.rqs[j].nr).sum::<u32>();
                 (self.rqs[i].nr, core_busy, i)
             })
             .expect("contexts")
@@ -259,15 +302,14 @@ impl Cfs {
         }
         let topo = self.topo.as_ref().expect("init");
         let llc = topo.contexts[prev].llc;
-        (0..self.rqs.len())
-            .find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0)
-            .unwrap_or(prev)
+        (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
     }
 
-    fn place_and_run(&mut self, c: usize, t: ThreadId, now: Nanos, out: &mut Vec<Decision>) {
+    fn place_and_run(&mut self, c: usize, t: ThreadId, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+        let now = view.now();
         self.enqueue(c, t);
         if self.rqs[c].curr.is_none() {
-            self.pick_next(c, now, out);
+            self.pick_next(c, view, out, gate);
             return;
         }
         // check_preempt_wakeup
@@ -275,8 +317,83 @@ impl Cfs {
         let cur = self.rqs[c].curr.expect("running");
         let gran = self.p.wakeup_granularity * NICE_0_LOAD / self.tasks[t.idx()].weight;
         if self.tasks[cur.idx()].vruntime > self.tasks[t.idx()].vruntime + gran {
-            self.put_prev(c);
-            self.pick_next(c, now, out);
+            self.put_prev(c, view, gate);
+            self.pick_next(c, view, out, gate);
+        }
+    }
+
+    /// Scale the tunables by the machine's size and size the run queues.
+    pub fn init(&mut self, view: &dyn MachineView) {
+        let topo = view.topology().clone();
+        let n = topo.n_contexts();
+        let factor = 1 + (n.clamp(1, 8) as u64).ilog2() as u64;
+        self.p.latency *= factor;
+        self.p.min_granularity *= factor;
+        self.p.wakeup_granularity *= factor;
+        self.rqs = vec![Rq::default(); n];
+        self.balance_key = n as u32;
+        self.topo = Some(topo);
+    }
+
+    /// CFS's handling of one event, with task selection through `gate`.
+    pub fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+        let now = view.now();
+        if !self.balancing {
+            self.balancing = true;
+            out.push(Decision::Timer { key: self.balance_key, at: Some(now + self.p.balance_interval) });
+        }
+        match *ev {
+            Event::Arrived { thread, .. } => {
+                while self.tasks.len() <= thread.idx() {
+                    self.tasks.push(Task { vruntime: 0, weight: NICE_0_LOAD, cpu: 0, last_ran: now });
+                }
+                let c = self.select_idlest();
+                self.update_curr(c, now);
+                let vslice = self.period(self.rqs[c].nr + 1) / (self.rqs[c].nr as u64 + 1);
+                self.tasks[thread.idx()].vruntime = self.rqs[c].min_vruntime + vslice;
+                self.place_and_run(c, thread, view, out, gate);
+            }
+            Event::Runnable { thread } => {
+                let prev = self.tasks[thread.idx()].cpu as usize;
+                let c = self.select_wake(prev);
+                self.update_curr(c, now);
+                let task = &mut self.tasks[thread.idx()];
+                if c != prev {
+                    task.vruntime = task.vruntime.saturating_sub(self.rqs[prev].min_vruntime) + self.rqs[c].min_vruntime;
+                }
+                let floor = self.rqs[c].min_vruntime.saturating_sub(self.p.latency / 2);
+                task.vruntime = task.vruntime.max(floor);
+                self.place_and_run(c, thread, view, out, gate);
+            }
+            Event::Blocked { ctx, thread, .. } | Event::Exited { ctx, thread } => {
+                let c = ctx.idx();
+                self.update_curr(c, now);
+                let rq = &mut self.rqs[c];
+                rq.curr = None;
+                rq.load -= self.tasks[thread.idx()].weight;
+                rq.nr -= 1;
+                self.tasks[thread.idx()].last_ran = now;
+                gate.stopped(thread, c, view);
+                self.pick_next(c, view, out, gate);
+            }
+            Event::Timer { key } if key == self.balance_key => {
+                self.periodic_balance(view, out, gate);
+                out.push(Decision::Timer { key, at: Some(now + self.p.balance_interval) });
+            }
+            Event::Timer { key } => {
+                let c = key as usize;
+                self.update_curr(c, now);
+                if self.rqs[c].tree.is_empty() {
+                    if let Some(t) = self.rqs[c].curr {
+                        let s = self.slice(c, t);
+                        out.push(Decision::Timer { key, at: Some(now + s) });
+                    }
+                } else {
+                    self.put_prev(c, view, gate);
+                    self.pick_next(c, view, out, gate);
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -287,88 +404,11 @@ impl Policy for Cfs {
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
-        let topo = view.topology().clone();
-        let n = topo.n_contexts();
-        let factor = 1 + (n.clamp(1, 8) as u64).ilog2() as u64;
-        self.p.latency *= factor;
-        self.p.min_granularity *= factor;
-        self.p.wakeup_granularity *= factor;
-        self.rqs = vec![Rq::default(); n];
-        self.balance_key = n as u32;
-        self.topo = Some(topo);
+        self.core.init(view);
         Ok(())
     }
 
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
-        let now = view.now();
-        if !self.balancing {
-            self.balancing = true;
-            out.push(Decision::Timer {
-                key: self.balance_key,
-                at: Some(now + self.p.balance_interval),
-            });
-        }
-        match *ev {
-            Event::Arrived { thread, .. } => {
-                while self.tasks.len() <= thread.idx() {
-                    self.tasks.push(Task {
-                        vruntime: 0,
-                        weight: NICE_0_LOAD,
-                        cpu: 0,
-                    });
-                }
-                let c = self.select_idlest();
-                self.update_curr(c, now);
-                let vslice = self.period(self.rqs[c].nr + 1) / (self.rqs[c].nr as u64 + 1);
-                self.tasks[thread.idx()].vruntime = self.rqs[c].min_vruntime + vslice;
-                self.place_and_run(c, thread, now, out);
-            }
-            Event::Runnable { thread } => {
-                let prev = self.tasks[thread.idx()].cpu as usize;
-                let c = self.select_wake(prev);
-                self.update_curr(c, now);
-                let task = &mut self.tasks[thread.idx()];
-                if c != prev {
-                    task.vruntime = task.vruntime.saturating_sub(self.rqs[prev].min_vruntime)
-                        + self.rqs[c].min_vruntime;
-                }
-                let floor = self.rqs[c].min_vruntime.saturating_sub(self.p.latency / 2);
-                task.vruntime = task.vruntime.max(floor);
-                self.place_and_run(c, thread, now, out);
-            }
-            Event::Blocked { ctx, thread, .. } | Event::Exited { ctx, thread } => {
-                let c = ctx.idx();
-                self.update_curr(c, now);
-                let rq = &mut self.rqs[c];
-                rq.curr = None;
-                rq.load -= self.tasks[thread.idx()].weight;
-                rq.nr -= 1;
-                self.pick_next(c, now, out);
-            }
-            Event::Timer { key } if key == self.balance_key => {
-                self.periodic_balance(now, out);
-                out.push(Decision::Timer {
-                    key,
-                    at: Some(now + self.p.balance_interval),
-                });
-            }
-            Event::Timer { key } => {
-                let c = key as usize;
-                self.update_curr(c, now);
-                if self.rqs[c].tree.is_empty() {
-                    if let Some(t) = self.rqs[c].curr {
-                        let s = self.slice(c, t);
-                        out.push(Decision::Timer {
-                            key,
-                            at: Some(now + s),
-                        });
-                    }
-                } else {
-                    self.put_prev(c);
-                    self.pick_next(c, now, out);
-                }
-            }
-            _ => {}
-        }
+        self.core.on_event(ev, view, out, &mut self.gate);
     }
 }
