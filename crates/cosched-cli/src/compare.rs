@@ -65,11 +65,7 @@ struct Comparison {
 }
 
 fn default_policies() -> Vec<String> {
-    policies::registry()
-        .iter()
-        .filter(|p| !p.oracle && p.name != "static")
-        .map(|p| p.name.to_string())
-        .collect()
+    policies::registry().iter().filter(|p| !p.oracle && p.name != "static").map(|p| p.name.to_string()).collect()
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -80,19 +76,15 @@ pub fn run(a: Args) -> Result<(), String> {
     let w = a.run.workload()?;
     let mut names = a.policies.clone().unwrap_or_else(default_policies);
     for n in &names {
-        policies::make(n, &a.run.policy_opts(a.seed)?)?;
+        policies::make(n, &a.run.policy_opts(&m, a.seed)?)?;
     }
-    policies::make(&a.baseline, &a.run.policy_opts(a.seed)?)
-        .map_err(|e| format!("--baseline: {e}"))?;
+    policies::make(&a.baseline, &a.run.policy_opts(&m, a.seed)?).map_err(|e| format!("--baseline: {e}"))?;
     if !names.contains(&a.baseline) {
         names.insert(0, a.baseline.clone());
     }
     let seeds: Vec<u64> = (a.seed..a.seed + a.seeds).collect();
     let bar = ProgressBar::new((seeds.len() * (names.len() + 1)) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}")
-            .expect("template"),
-    );
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}").expect("template"));
     bar.set_message(format!("{} on {}", w.name, m.name));
     // Plans and solo references, one per seed.
     let prepared: Vec<_> = seeds
@@ -104,16 +96,14 @@ pub fn run(a: Args) -> Result<(), String> {
             Ok((plan, solo))
         })
         .collect::<Result<_, String>>()?;
-    let tasks: Vec<(usize, usize)> = (0..seeds.len())
-        .flat_map(|s| (0..names.len()).map(move |p| (s, p)))
-        .collect();
+    let tasks: Vec<(usize, usize)> = (0..seeds.len()).flat_map(|s| (0..names.len()).map(move |p| (s, p))).collect();
     let reports: Vec<Report> = tasks
         .par_iter()
         .map(|&(si, pi)| {
             let s = seeds[si];
             let cfg = RunConfig {
                 policy: names[pi].clone(),
-                policy_opts: a.run.policy_opts(s)?,
+                policy_opts: a.run.policy_opts(&m, s)?,
                 sim: a.run.sim_opts(s)?,
                 threads: a.run.threads,
             };
@@ -123,21 +113,13 @@ pub fn run(a: Args) -> Result<(), String> {
         })
         .collect::<Result<_, String>>()?;
     bar.finish_and_clear();
-    let runs_of = |p: usize| -> Vec<&Report> {
-        (0..seeds.len())
-            .map(|s| &reports[s * names.len() + p])
-            .collect()
-    };
-    let base = names
-        .iter()
-        .position(|n| *n == a.baseline)
-        .expect("baseline included");
+    let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
+    let base = names.iter().position(|n| *n == a.baseline).expect("baseline included");
     let base_runs = runs_of(base);
     let rows: Vec<Row> = (0..names.len())
         .map(|p| {
             let rs = runs_of(p);
-            let f =
-                |g: &dyn Fn(&Report) -> f64| mean_ci(&rs.iter().map(|r| g(r)).collect::<Vec<_>>());
+            let f = |g: &dyn Fn(&Report) -> f64| mean_ci(&rs.iter().map(|r| g(r)).collect::<Vec<_>>());
             let fo = |g: &dyn Fn(&Report) -> Option<f64>| {
                 let v: Option<Vec<f64>> = rs.iter().map(|r| g(r)).collect();
                 v.map(|v| mean_ci(&v))
@@ -189,10 +171,7 @@ fn ci(m: &MeanCi, prec: usize) -> String {
 
 fn print(c: &Comparison, format: Format) -> Result<(), String> {
     match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(c).map_err(|e| e.to_string())?
-        ),
+        Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
         Format::Csv | Format::Table => {
             let mut rows = vec![vec![
                 "policy".to_string(),

@@ -73,10 +73,7 @@ pub fn run(a: Args) -> Result<(), String> {
             .collect::<Result<_, String>>()?,
     };
     match a.format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?
-        ),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?),
         Format::Csv => {
             println!("name,description");
             for i in &items {

@@ -40,11 +40,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line, like every other error: clap's first line plus a pointer to --help.
             let text = e.render().to_string();
-            let first = text
-                .lines()
-                .next()
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
+            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
             eprintln!("error: {first} (see `cosched --help`)");
             return ExitCode::from(2);
         }

@@ -2,8 +2,9 @@
 //! struct, so flag names never drift between subcommands).
 
 use clap::{Args as ClapArgs, ValueEnum};
+use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
-use cosched_core::policies::PolicyOptions;
+use cosched_core::policies::{EfsParams, PolicyOptions};
 use cosched_sim::engine::SimOptions;
 use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
 
@@ -16,6 +17,15 @@ pub enum Format {
     Json,
     /// CSV for spreadsheets and pandas.
     Csv,
+}
+
+/// EFS objectives (Eq. 15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EfsObjective {
+    /// Energy per work (Eq. 14).
+    Energy,
+    /// Energy-delay per work.
+    EnergyDelay,
 }
 
 /// Machine, workload and engine options.
@@ -40,6 +50,24 @@ pub struct RunOpts {
     /// (thread 0 first) or a file holding them.
     #[arg(long)]
     pub assignment: Option<String>,
+    /// EFS: predictor window t0 (Eq. 20), ms.
+    #[arg(long, default_value_t = 1.0)]
+    pub efs_window_ms: f64,
+    /// EFS: local starvation constant c_l (Eq. 22).
+    #[arg(long, default_value_t = 20.0)]
+    pub efs_c_local: f64,
+    /// EFS: global starvation constant c_g (Eq. 23).
+    #[arg(long, default_value_t = 5.0)]
+    pub efs_c_global: f64,
+    /// EFS: Newton iterations for Eq. 10 (the paper: 4; 0 = iterate to convergence).
+    #[arg(long, default_value_t = 4)]
+    pub efs_newton_iters: usize,
+    /// EFS: objective of Eq. 15.
+    #[arg(long, value_enum, default_value = "energy")]
+    pub efs_objective: EfsObjective,
+    /// EFS: memory-bus rate μ in million accesses per second (default: the machine's sustained maximum).
+    #[arg(long)]
+    pub efs_mu_m: Option<f64>,
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]
     pub counter_noise: f64,
@@ -62,10 +90,14 @@ impl RunOpts {
         Plan::new(w, m, self.threads, seed, &self.workload).map_err(|e| e.to_string())
     }
 
-    pub fn policy_opts(&self, seed: u64) -> Result<PolicyOptions, String> {
+    pub fn policy_opts(&self, m: &MachineSpec, seed: u64) -> Result<PolicyOptions, String> {
         for (name, v) in [
             ("--quantum-ms", self.quantum_ms),
             ("--steal-interval-us", self.steal_interval_us),
+            ("--efs-window-ms", self.efs_window_ms),
+            ("--efs-c-local", self.efs_c_local),
+            ("--efs-c-global", self.efs_c_global),
+            ("--efs-mu-m", self.efs_mu_m.unwrap_or(1.0)),
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name}: must be a positive number, got {v}"));
@@ -75,27 +107,29 @@ impl RunOpts {
             seed,
             quantum: (self.quantum_ms * MILLI as f64).round() as u64,
             steal_interval: (self.steal_interval_us * MICRO as f64).round() as u64,
-            assignment: self
-                .assignment
-                .as_deref()
-                .map(parse_assignment)
-                .transpose()?,
+            assignment: self.assignment.as_deref().map(parse_assignment).transpose()?,
+            efs: EfsParams {
+                window: (self.efs_window_ms * MILLI as f64).round() as u64,
+                thresholds: Thresholds { c_local: self.efs_c_local, c_global: self.efs_c_global },
+                newton: match self.efs_newton_iters {
+                    0 => Newton::CONVERGED,
+                    n => Newton { max_iters: n, ..Newton::PAPER },
+                },
+                objective: match self.efs_objective {
+                    EfsObjective::Energy => Objective::Energy,
+                    EfsObjective::EnergyDelay => Objective::EnergyDelay,
+                },
+                power: Some(m.power_table()),
+                mu: self.efs_mu_m.map(|x| x * 1e6),
+            },
         })
     }
 
     pub fn sim_opts(&self, seed: u64) -> Result<SimOptions, String> {
         if !(0.0..=0.5).contains(&self.counter_noise) {
-            return Err(format!(
-                "--counter-noise: must be in [0, 0.5], got {}",
-                self.counter_noise
-            ));
+            return Err(format!("--counter-noise: must be in [0, 0.5], got {}", self.counter_noise));
         }
-        Ok(SimOptions {
-            seed,
-            counter_noise: self.counter_noise,
-            timing: !self.no_timing,
-            ..SimOptions::default()
-        })
+        Ok(SimOptions { seed, counter_noise: self.counter_noise, timing: !self.no_timing, ..SimOptions::default() })
     }
 }
 
@@ -105,17 +139,12 @@ fn parse_assignment(arg: &str) -> Result<Vec<CtxId>, String> {
     } else {
         (
             arg.to_string(),
-            std::fs::read_to_string(arg)
-                .map_err(|e| format!("{arg}: -: cannot read assignment file: {e}"))?,
+            std::fs::read_to_string(arg).map_err(|e| format!("{arg}: -: cannot read assignment file: {e}"))?,
         )
     };
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .enumerate()
-        .map(|(i, s)| {
-            s.parse::<u32>()
-                .map(CtxId)
-                .map_err(|_| format!("{file}: thread {i}: `{s}` is not a context id"))
-        })
+        .map(|(i, s)| s.parse::<u32>().map(CtxId).map_err(|_| format!("{file}: thread {i}: `{s}` is not a context id")))
         .collect()
 }

@@ -17,37 +17,17 @@ pub fn opt(v: Option<f64>, prec: usize) -> String {
 /// Print rows as an aligned table (first row is the header).
 pub fn table(rows: &[Vec<String>]) {
     let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let widths: Vec<usize> =
+        (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
     for (k, r) in rows.iter().enumerate() {
         let line: Vec<String> = r
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                if i == 0 {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
+            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
             .collect();
         println!("{}", line.join("  ").trim_end());
         if k == 0 {
-            println!(
-                "{}",
-                widths
-                    .iter()
-                    .map(|w| "-".repeat(*w))
-                    .collect::<Vec<_>>()
-                    .join("  ")
-            );
+            println!("{}", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
         }
     }
 }
@@ -55,9 +35,6 @@ pub fn table(rows: &[Vec<String>]) {
 /// Print rows as CSV.
 pub fn csv(rows: &[Vec<String>]) {
     for r in rows {
-        println!(
-            "{}",
-            r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",")
-        );
+        println!("{}", r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
     }
 }

@@ -32,26 +32,23 @@ pub fn run(a: Args) -> Result<(), String> {
     let plan = a.run.plan(&m, &w, a.seed)?;
     let cfg = RunConfig {
         policy: a.policy.clone(),
-        policy_opts: a.run.policy_opts(a.seed)?,
+        policy_opts: a.run.policy_opts(&m, a.seed)?,
         sim: a.run.sim_opts(a.seed)?,
         threads: a.run.threads,
     };
     cosched_core::policies::make(&cfg.policy, &cfg.policy_opts)?;
-    let bar =
-        ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
+    let bar = ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("template"));
     bar.enable_steady_tick(Duration::from_millis(100));
     let solo = solo_times(&m, &plan, &cfg.sim)?;
     let report = match &a.trace {
         Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| format!("{path}: -: cannot create trace file: {e}"))?;
+            let file = std::fs::File::create(path).map_err(|e| format!("{path}: -: cannot create trace file: {e}"))?;
             let mut tr = ChromeTrace::new(std::io::BufWriter::new(file), &m.topology(), &plan)
                 .map_err(|e| format!("{path}: -: {e}"))?;
             let mut sink = |s| tr.slice(s);
             let r = simulate(&m, &plan, &cfg, &solo, Some(&mut sink))?;
-            tr.finish()
-                .map_err(|e| format!("{path}: -: writing trace: {e}"))?;
+            tr.finish().map_err(|e| format!("{path}: -: writing trace: {e}"))?;
             r
         }
         None => simulate(&m, &plan, &cfg, &solo, None)?,
@@ -72,40 +69,21 @@ fn print_report(r: &Report, format: Format) -> Result<(), String> {
         ("energy_cpu_j", format!("{:.2}", m.run.energy_j.cpu)),
         ("energy_dram_j", format!("{:.2}", m.run.energy_j.dram)),
         ("edp_js", format!("{:.3}", m.run.edp)),
-        (
-            "instructions_per_joule",
-            format!("{:.4e}", m.run.instructions_per_joule),
-        ),
+        ("instructions_per_joule", format!("{:.4e}", m.run.instructions_per_joule)),
         ("llc_misses", format!("{:.4e}", m.llc_misses)),
         ("l1_hits", format!("{:.4e}", m.l1_hits)),
         ("context_switches", m.context_switches.to_string()),
         ("migrations", m.migrations.to_string()),
-        (
-            "explored_permutations_pct",
-            format!("{:.3}", m.explored_permutations_pct),
-        ),
+        ("explored_permutations_pct", format!("{:.3}", m.explored_permutations_pct)),
         ("policy_events", m.policy_events.to_string()),
         ("decision_p50_us", opt(m.decision_time_us.p50, 3)),
         ("decision_p99_us", opt(m.decision_time_us.p99, 3)),
     ];
     match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
-        ),
+        Format::Json => println!("{}", serde_json::to_string_pretty(r).map_err(|e| e.to_string())?),
         Format::Csv => {
-            let mut head = vec![
-                "policy".to_string(),
-                "machine".into(),
-                "workload".into(),
-                "seed".into(),
-            ];
-            let mut vals = vec![
-                r.policy.clone(),
-                r.machine.clone(),
-                r.workload.clone(),
-                r.seed.to_string(),
-            ];
+            let mut head = vec!["policy".to_string(), "machine".into(), "workload".into(), "seed".into()];
+            let mut vals = vec![r.policy.clone(), r.machine.clone(), r.workload.clone(), r.seed.to_string()];
             head.extend(rows.iter().map(|(k, _)| k.to_string()));
             vals.extend(rows.iter().map(|(_, v)| v.clone()));
             csv(&[head, vals]);

@@ -4,10 +4,7 @@
 use std::process::{Command, Output};
 
 fn cosched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cosched"))
-        .args(args)
-        .output()
-        .expect("run cosched")
+    Command::new(env!("CARGO_BIN_EXE_cosched")).args(args).output().expect("run cosched")
 }
 
 fn tmp(name: &str, text: &str) -> String {
@@ -19,11 +16,7 @@ fn tmp(name: &str, text: &str) -> String {
 }
 
 fn preset(kind: &str, name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/../../data/{kind}/{name}.toml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
+    std::fs::read_to_string(format!("{}/../../data/{kind}/{name}.toml", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// Exit code 2, exactly one line on stderr containing every `needle`, no panic.
@@ -31,11 +24,7 @@ fn fails_cleanly(args: &[&str], needles: &[&str]) {
     let o = cosched(args);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: one line, got: {err}"
-    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line, got: {err}");
     assert!(!err.contains("panicked"), "{err}");
     for n in needles {
         assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
@@ -45,105 +34,27 @@ fn fails_cleanly(args: &[&str], needles: &[&str]) {
 
 #[test]
 fn bad_input_is_one_line_naming_file_field_and_problem() {
-    fails_cleanly(
-        &["simulate", "-m", "no-such-machine"],
-        &["no-such-machine", "no such preset"],
-    );
-    fails_cleanly(
-        &["simulate", "-w", "no-such-workload"],
-        &["no-such-workload"],
-    );
-    let m = tmp(
-        "malformed.toml",
-        "name = \"x\"\ndescription = \"d\"\nfreq_ghz = = 2\n",
-    );
+    fails_cleanly(&["simulate", "-m", "no-such-machine"], &["no-such-machine", "no such preset"]);
+    fails_cleanly(&["simulate", "-w", "no-such-workload"], &["no-such-workload"]);
+    let m = tmp("malformed.toml", "name = \"x\"\ndescription = \"d\"\nfreq_ghz = = 2\n");
     fails_cleanly(&["simulate", "-m", &m], &["malformed.toml:3", "freq_ghz"]);
-    let zero = tmp(
-        "zero.toml",
-        &preset("machines", "i5-2500").replace("cores_per_llc = 4", "cores_per_llc = 0"),
-    );
-    fails_cleanly(
-        &["simulate", "-m", &zero],
-        &["zero.toml", "topology.cores_per_llc", "at least 1"],
-    );
-    let neg = tmp(
-        "neg.toml",
-        &preset("machines", "i5-2500").replace("llc_mb = 6", "llc_mb = -6"),
-    );
-    fails_cleanly(
-        &["simulate", "-m", &neg],
-        &["neg.toml", "cache.llc_mb", "positive"],
-    );
-    let w = tmp(
-        "negw.toml",
-        &preset("workloads", "mcf").replace("footprint_mb = 1700", "footprint_mb = -3"),
-    );
-    fails_cleanly(
-        &["simulate", "-w", &w],
-        &["negw.toml", "job[0].phase[0].footprint_mb"],
-    );
-    let w = tmp(
-        "typo.toml",
-        &preset("workloads", "mcf").replace("ipc = 0.45", "ipcc = 0.45"),
-    );
-    fails_cleanly(
-        &["simulate", "-w", &w],
-        &["typo.toml", "ipcc", "unknown field"],
-    );
-    let w = tmp(
-        "badlatency.toml",
-        &preset("machines", "i5-2500").replace("[0.0, 62.0]", "[0.5, 62.0]"),
-    );
-    fails_cleanly(
-        &["simulate", "-m", &w],
-        &["badlatency.toml", "memory.loaded_latency"],
-    );
-    fails_cleanly(
-        &[
-            "simulate",
-            "-w",
-            "canneal",
-            "-p",
-            "static",
-            "--assignment",
-            "0,1",
-        ],
-        &["covers 2 threads", "32"],
-    );
-    fails_cleanly(
-        &[
-            "simulate",
-            "-w",
-            "canneal",
-            "-p",
-            "static",
-            "--assignment",
-            "0,x",
-        ],
-        &["--assignment", "thread 1"],
-    );
-    fails_cleanly(
-        &[
-            "simulate",
-            "-w",
-            "mcf",
-            "-p",
-            "static",
-            "--assignment",
-            "99",
-        ],
-        &["context 99"],
-    );
-    fails_cleanly(
-        &["simulate", "-p", "no-such-policy"],
-        &["unknown policy", "no-such-policy"],
-    );
+    let zero = tmp("zero.toml", &preset("machines", "i5-2500").replace("cores_per_llc = 4", "cores_per_llc = 0"));
+    fails_cleanly(&["simulate", "-m", &zero], &["zero.toml", "topology.cores_per_llc", "at least 1"]);
+    let neg = tmp("neg.toml", &preset("machines", "i5-2500").replace("llc_mb = 6", "llc_mb = -6"));
+    fails_cleanly(&["simulate", "-m", &neg], &["neg.toml", "cache.llc_mb", "positive"]);
+    let w = tmp("negw.toml", &preset("workloads", "mcf").replace("footprint_mb = 1700", "footprint_mb = -3"));
+    fails_cleanly(&["simulate", "-w", &w], &["negw.toml", "job[0].phase[0].footprint_mb"]);
+    let w = tmp("typo.toml", &preset("workloads", "mcf").replace("ipc = 0.45", "ipcc = 0.45"));
+    fails_cleanly(&["simulate", "-w", &w], &["typo.toml", "ipcc", "unknown field"]);
+    let w = tmp("badlatency.toml", &preset("machines", "i5-2500").replace("[0.0, 62.0]", "[0.5, 62.0]"));
+    fails_cleanly(&["simulate", "-m", &w], &["badlatency.toml", "memory.loaded_latency"]);
+    fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,1"], &["covers 2 threads", "32"]);
+    fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,x"], &["--assignment", "thread 1"]);
+    fails_cleanly(&["simulate", "-w", "mcf", "-p", "static", "--assignment", "99"], &["context 99"]);
+    fails_cleanly(&["simulate", "-p", "no-such-policy"], &["unknown policy", "no-such-policy"]);
     fails_cleanly(&["simulate", "--threads", "0"], &["--threads"]);
     fails_cleanly(&["simulate", "--quantum-ms=-1"], &["--quantum-ms"]);
-    fails_cleanly(
-        &["simulate", "--trace", "/nonexistent-dir/x.json"],
-        &["/nonexistent-dir/x.json"],
-    );
+    fails_cleanly(&["simulate", "--trace", "/nonexistent-dir/x.json"], &["/nonexistent-dir/x.json"]);
     fails_cleanly(&["compare", "--baseline", "nope"], &["--baseline", "nope"]);
     fails_cleanly(&["compare", "--seeds", "0"], &["--seeds"]);
 }
@@ -174,15 +85,7 @@ fn same_seed_gives_byte_identical_json_and_another_seed_does_not() {
 
 #[test]
 fn simulate_json_has_the_documented_fields() {
-    let o = cosched(&[
-        "simulate",
-        "-w",
-        "water-nsq",
-        "-p",
-        "g-rrs",
-        "--format",
-        "json",
-    ]);
+    let o = cosched(&["simulate", "-w", "water-nsq", "-p", "g-rrs", "--format", "json"]);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     for k in ["policy", "machine", "workload", "seed", "metrics", "jobs"] {
@@ -251,29 +154,13 @@ fn compare_reports_speedups_against_a_baseline_measured_in_the_same_run() {
 #[test]
 fn trace_is_valid_chrome_trace_json_with_a_track_per_context() {
     let path = tmp("trace.json", "");
-    let o = cosched(&[
-        "simulate",
-        "-m",
-        "i5-2500",
-        "-w",
-        "raytrace",
-        "--threads",
-        "8",
-        "--trace",
-        &path,
-    ]);
+    let o = cosched(&["simulate", "-m", "i5-2500", "-w", "raytrace", "--threads", "8", "--trace", &path]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let ev = v["traceEvents"].as_array().unwrap();
-    let tracks = ev
-        .iter()
-        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
-        .count();
+    let tracks = ev.iter().filter(|e| e["ph"] == "M" && e["name"] == "thread_name").count();
     assert_eq!(tracks, 4);
     let slices: Vec<_> = ev.iter().filter(|e| e["ph"] == "X").collect();
     assert!(slices.len() > 8);
-    assert!(slices
-        .iter()
-        .all(|s| s["dur"].as_f64().unwrap() >= 0.0 && s["tid"].as_u64().unwrap() < 4));
+    assert!(slices.iter().all(|s| s["dur"].as_f64().unwrap() >= 0.0 && s["tid"].as_u64().unwrap() < 4));
 }

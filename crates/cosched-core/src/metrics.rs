@@ -54,31 +54,19 @@ pub fn aggregate(jobs: &[JobOutcome], makespan_s: f64, energy: Energy) -> Aggreg
     let (stp, antt, unfairness) = if complete {
         let max = slow.iter().cloned().fold(f64::MIN, f64::max);
         let min = slow.iter().cloned().fold(f64::MAX, f64::min);
-        (
-            Some(slow.iter().map(|s| 1.0 / s).sum()),
-            Some(slow.iter().sum::<f64>() / slow.len() as f64),
-            Some(max / min),
-        )
+        (Some(slow.iter().map(|s| 1.0 / s).sum()), Some(slow.iter().sum::<f64>() / slow.len() as f64), Some(max / min))
     } else {
         (None, None, None)
     };
     Aggregate {
         makespan_s,
-        throughput: if makespan_s > 0.0 {
-            instr / makespan_s / 1e9
-        } else {
-            0.0
-        },
+        throughput: if makespan_s > 0.0 { instr / makespan_s / 1e9 } else { 0.0 },
         stp,
         antt,
         unfairness,
         energy_j: energy,
         edp: energy.system * makespan_s,
-        instructions_per_joule: if energy.system > 0.0 {
-            instr / energy.system
-        } else {
-            0.0
-        },
+        instructions_per_joule: if energy.system > 0.0 { instr / energy.system } else { 0.0 },
     }
 }
 
@@ -100,15 +88,7 @@ mod tests {
 
     #[test]
     fn stp_antt_unfairness_follow_their_definitions() {
-        let a = aggregate(
-            &[job(2.0, 1.0), job(4.0, 1.0)],
-            4.0,
-            Energy {
-                system: 10.0,
-                cpu: 5.0,
-                dram: 1.0,
-            },
-        );
+        let a = aggregate(&[job(2.0, 1.0), job(4.0, 1.0)], 4.0, Energy { system: 10.0, cpu: 5.0, dram: 1.0 });
         assert!((a.stp.unwrap() - 0.75).abs() < 1e-12);
         assert!((a.antt.unwrap() - 3.0).abs() < 1e-12);
         assert!((a.unfairness.unwrap() - 2.0).abs() < 1e-12);

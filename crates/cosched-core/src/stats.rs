@@ -18,9 +18,8 @@ pub fn percentile(xs: &[f64], p: f64) -> Option<f64> {
 /// Two-sided 95% Student-t quantile for `df` degrees of freedom.
 pub fn t95(df: usize) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::NAN,
@@ -49,21 +48,11 @@ pub fn mean_ci(xs: &[f64]) -> MeanCi {
     let n = xs.len();
     let mean = xs.iter().sum::<f64>() / n as f64;
     if n < 2 {
-        return MeanCi {
-            mean,
-            lo: mean,
-            hi: mean,
-            n,
-        };
+        return MeanCi { mean, lo: mean, hi: mean, n };
     }
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let h = t95(n - 1) * (var / n as f64).sqrt();
-    MeanCi {
-        mean,
-        lo: mean - h,
-        hi: mean + h,
-        n,
-    }
+    MeanCi { mean, lo: mean - h, hi: mean + h, n }
 }
 
 /// Geometric mean of positive values.

@@ -48,12 +48,7 @@ impl Topology {
                 for _ in 0..cores_per_llc {
                     for _ in 0..pipes_per_core {
                         for _ in 0..contexts_per_pipe {
-                            contexts.push(ContextInfo {
-                                pipe,
-                                core,
-                                llc,
-                                socket,
-                            });
+                            contexts.push(ContextInfo { pipe, core, llc, socket });
                         }
                         pipe += 1;
                     }
@@ -62,13 +57,7 @@ impl Topology {
                 llc += 1;
             }
         }
-        Topology {
-            contexts,
-            n_pipes: pipe,
-            n_cores: core,
-            n_llc: llc,
-            n_sockets: sockets,
-        }
+        Topology { contexts, n_pipes: pipe, n_cores: core, n_llc: llc, n_sockets: sockets }
     }
 
     /// Number of hardware contexts.

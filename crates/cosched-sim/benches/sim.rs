@@ -45,9 +45,7 @@ fn bare_heap_loop(n: u64) -> f64 {
     }
     for i in 0..n {
         let Reverse((at, _)) = h.pop().unwrap();
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         h.push(Reverse((at + (x >> 40), i)));
     }
     black_box(h.len());
@@ -58,11 +56,7 @@ fn grid(seeds: u64) -> (usize, f64) {
     let m = presets::machine("xeon-x5550-16c").unwrap();
     let cells: Vec<(&str, u32, u64)> = SLITS_WORKLOADS
         .iter()
-        .flat_map(|w| {
-            [32u32, 64, 128]
-                .into_iter()
-                .flat_map(move |t| (1..=seeds).map(move |s| (*w, t, s)))
-        })
+        .flat_map(|w| [32u32, 64, 128].into_iter().flat_map(move |t| (1..=seeds).map(move |s| (*w, t, s))))
         .collect();
     let t = Instant::now();
     let runs: usize = cells
@@ -70,20 +64,14 @@ fn grid(seeds: u64) -> (usize, f64) {
         .map(|&(w, th, s)| {
             let spec = presets::workload(w).unwrap();
             let plan = Plan::new(&spec, &m, Some(th), s, w).unwrap();
-            let sim = SimOptions {
-                seed: s,
-                ..Default::default()
-            };
+            let sim = SimOptions { seed: s, ..Default::default() };
             let solo = solo_times(&m, &plan, &sim).unwrap();
             POLICIES
                 .par_iter()
                 .map(|p| {
                     let cfg = RunConfig {
                         policy: p.to_string(),
-                        policy_opts: PolicyOptions {
-                            seed: s,
-                            ..Default::default()
-                        },
+                        policy_opts: PolicyOptions { seed: s, ..Default::default() },
                         sim: sim.clone(),
                         threads: Some(th),
                     };
@@ -109,14 +97,9 @@ fn main() {
         let spec = presets::workload(w).unwrap();
         let plan = Plan::new(&spec, &m, Some(128), 1, w).unwrap();
         let t = Instant::now();
-        let out = run(
-            &m,
-            &plan,
-            policies::make("cfs", &PolicyOptions::default()).unwrap(),
-            &SimOptions::default(),
-            None,
-        )
-        .unwrap();
+        let out =
+            run(&m, &plan, policies::make("cfs", &PolicyOptions::default()).unwrap(), &SimOptions::default(), None)
+                .unwrap();
         let dt = t.elapsed().as_secs_f64();
         events += out.policy_events;
         secs += dt;
@@ -125,10 +108,7 @@ fn main() {
     let eps = events as f64 / secs;
     let bare = bare_heap_loop(events);
     println!("engine: {events} policy events in {secs:.3} s = {:.0} events/s on one core (target >= 1,000,000)", eps);
-    println!(
-        "        bare heap loop, same event count: {bare:.4} s; engine/bare time ratio {:.1}x",
-        secs / bare
-    );
+    println!("        bare heap loop, same event count: {bare:.4} s; engine/bare time ratio {:.1}x", secs / bare);
     println!("128-thread runs on xeon-x5550-16c under cfs (wall ms / events):");
     for (w, dt, ev) in &wall_128 {
         println!("  {w:13} {:8.2} ms {ev:8}", dt * 1e3);
@@ -136,10 +116,7 @@ fn main() {
 
     // 3: the SLITS grid, all cores against one core.
     let (runs, t_all) = grid(seeds);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let (_, t_one) = pool.install(|| grid(seeds));
     let full = runs as f64 * 10.0 / seeds as f64;
     println!(

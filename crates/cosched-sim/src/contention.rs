@@ -122,31 +122,19 @@ impl Solver {
     }
 
     /// Solve one socket. `out` receives one [`Rates`] per runner.
-    pub fn solve(
-        &mut self,
-        models: &[PhaseModel],
-        runners: &[Runner],
-        out: &mut Vec<Rates>,
-    ) -> BusState {
+    pub fn solve(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
         let n = runners.len();
         out.clear();
         out.resize(n, Rates::default());
         if n == 0 {
-            return BusState {
-                latency_ns: self.lat.idle_ns(),
-                utilisation: 0.0,
-            };
+            return BusState { latency_ns: self.lat.idle_ns(), utilisation: 0.0 };
         }
         self.smt_factors(models, runners);
         // initial occupancy
         self.s_eff.clear();
         for r in runners {
             let m = &models[r.model as usize];
-            let s = if r.occupancy_mb > 0.0 {
-                r.occupancy_mb
-            } else {
-                self.llc_mb.min(m.mrc.footprint_mb)
-            };
+            let s = if r.occupancy_mb > 0.0 { r.occupancy_mb } else { self.llc_mb.min(m.mrc.footprint_mb) };
             self.s_eff.push(s);
         }
         self.a.resize(n, 0.0);
@@ -189,11 +177,8 @@ impl Solver {
             out[i].occupancy_mb = self.s_eff[i];
             let m = &models[r.model as usize];
             let total = m.private_mb + m.shared_mb;
-            out[i].private_mb = if total > 0.0 {
-                (self.s_eff[i] * m.private_mb / total).min(m.private_mb)
-            } else {
-                0.0
-            };
+            out[i].private_mb =
+                if total > 0.0 { (self.s_eff[i] * m.private_mb / total).min(m.private_mb) } else { 0.0 };
         }
         bus
     }
@@ -224,8 +209,7 @@ impl Solver {
             let own = mi.l1_rate_alone() / self.l1_bw;
             let issue_u = issue / (self.issue_width * s_pipe);
             let l1 = (1.0 + self.l1_contention * (l1_u * l1_u - own * own)).max(l1_pen);
-            self.b
-                .push(mi.cpi_core * s_pipe * issue_u.max(1.0) * l1.max(1.0));
+            self.b.push(mi.cpi_core * s_pipe * issue_u.max(1.0) * l1.max(1.0));
         }
     }
 
@@ -259,10 +243,7 @@ impl Solver {
                     break;
                 }
             }
-            return BusState {
-                latency_ns: l,
-                utilisation: 1.0,
-            };
+            return BusState { latency_ns: l, utilisation: 1.0 };
         }
         // φ(L) = curve(ρ(L)) − L is decreasing with φ(l0) ≥ 0 ≥ φ(l1):
         // Newton's method, falling back to bisection when a step leaves the bracket.
@@ -282,19 +263,12 @@ impl Solver {
             }
             let dphi = slope * dr - 1.0;
             let next = x - phi / dphi;
-            x = if next > lo && next < hi {
-                next
-            } else {
-                0.5 * (lo + hi)
-            };
+            x = if next > lo && next < hi { next } else { 0.5 * (lo + hi) };
             if hi - lo < 1e-9 * hi {
                 break;
             }
         }
-        BusState {
-            latency_ns: x,
-            utilisation: self.rho(x).0,
-        }
+        BusState { latency_ns: x, utilisation: self.rho(x).0 }
     }
 
     fn occupancy(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates], step: f64) {
@@ -304,11 +278,7 @@ impl Solver {
         for (i, r) in runners.iter().enumerate() {
             let m = &models[r.model as usize];
             let total = m.private_mb + m.shared_mb;
-            let share_priv = if total > 0.0 {
-                m.private_mb / total
-            } else {
-                1.0
-            };
+            let share_priv = if total > 0.0 { m.private_mb / total } else { 1.0 };
             let misses = out[i].ipc * out[i].mpki + 1e-9;
             self.tenants.push(Tenant {
                 llc: r.llc,
@@ -326,10 +296,7 @@ impl Solver {
             }
             let share_shared = m.shared_mb / (m.private_mb + m.shared_mb);
             let w = (out[i].ipc * out[i].mpki + 1e-9) * share_shared;
-            match self.tenants[n..]
-                .iter_mut()
-                .find(|t| t.llc == r.llc && t.job == r.job)
-            {
+            match self.tenants[n..].iter_mut().find(|t| t.llc == r.llc && t.job == r.job) {
                 Some(t) => {
                     t.weight += w;
                     t.cap = t.cap.max(m.shared_mb);
@@ -346,10 +313,7 @@ impl Solver {
         }
         waterfill(&mut self.tenants, self.llc_mb);
         for (i, r) in runners.iter().enumerate() {
-            let shared = self.tenants[n..]
-                .iter()
-                .find(|t| t.llc == r.llc && t.job == r.job)
-                .map_or(0.0, |t| t.alloc);
+            let shared = self.tenants[n..].iter().find(|t| t.llc == r.llc && t.job == r.job).map_or(0.0, |t| t.alloc);
             let target = self.tenants[i].alloc + shared;
             self.s_eff[i] += step * (target - self.s_eff[i]);
         }
@@ -387,12 +351,7 @@ fn waterfill(tenants: &mut [Tenant], capacity: f64) {
                 }
             }
             if capped {
-                rem = capacity
-                    - tenants
-                        .iter()
-                        .filter(|t| t.llc == d && t.fixed)
-                        .map(|t| t.alloc)
-                        .sum::<f64>();
+                rem = capacity - tenants.iter().filter(|t| t.llc == d && t.fixed).map(|t| t.alloc).sum::<f64>();
                 continue;
             }
             for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {

@@ -10,9 +10,7 @@ use crate::plan::Plan;
 use crate::program::{Cursor, Step};
 use crate::spec::MachineSpec;
 use cosched_core::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId, SECOND};
-use cosched_core::policy::{
-    BlockReason, Decision, Demand, Energy, Event, MachineView, Oracle, Policy,
-};
+use cosched_core::policy::{BlockReason, Decision, Demand, Energy, Event, MachineView, Oracle, Policy};
 use cosched_core::{Counters, Topology};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,12 +33,7 @@ pub struct SimOptions {
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions {
-            seed: 1,
-            counter_noise: 0.0,
-            timing: false,
-            max_time_s: 3600.0,
-        }
+        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0 }
     }
 }
 
@@ -148,10 +141,7 @@ struct Histogram {
 
 impl Histogram {
     fn new() -> Self {
-        Histogram {
-            buckets: vec![0; 8 * 64],
-            n: 0,
-        }
+        Histogram { buckets: vec![0; 8 * 64], n: 0 }
     }
     fn add(&mut self, ns: u64) {
         let i = ((8.0 * ((ns + 1) as f64).log2()) as usize).min(self.buckets.len() - 1);
@@ -245,11 +235,8 @@ impl State<'_, '_> {
         self.llc_ins[llc] += inc.llc_misses;
         if self.noise > 0.0 {
             let sd = self.noise;
-            let mut z = || {
-                1.0 + sd
-                    * (self.rng.gen::<f64>() + self.rng.gen::<f64>() + self.rng.gen::<f64>() - 1.5)
-                    * 2.0
-            };
+            let mut z =
+                || 1.0 + sd * (self.rng.gen::<f64>() + self.rng.gen::<f64>() + self.rng.gen::<f64>() - 1.5) * 2.0;
             inc.instructions *= z();
             inc.llc_accesses *= z();
             inc.llc_misses *= z();
@@ -290,10 +277,7 @@ impl State<'_, '_> {
         for c in 0..self.ctx_thread.len() {
             if let Some(u) = self.ctx_thread[c] {
                 if u != pairs_thread {
-                    for (a, b) in [
-                        (pairs_thread as usize, u as usize),
-                        (u as usize, pairs_thread as usize),
-                    ] {
+                    for (a, b) in [(pairs_thread as usize, u as usize), (u as usize, pairs_thread as usize)] {
                         let bit = a * n + b;
                         self.pairs[bit / 64] |= 1 << (bit % 64);
                     }
@@ -317,25 +301,16 @@ impl State<'_, '_> {
         let (mlp, footprint) = (model.mlp, model.private_mb + model.shared_mb);
         // Only data that would have hit must be refilled: what a cache held of a
         // stream far larger than itself would have been evicted unused anyway.
-        let l2_hit = if model.l2_apki > 0.0 {
-            (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
+        let l2_hit = if model.l2_apki > 0.0 { (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0) } else { 0.0 };
         let llc_hit = if model.mrc.apki > 0.0 {
-            (1.0 - model.mrc.mpki(self.th[t as usize].occupancy_mb) / model.mrc.apki)
-                .clamp(0.0, 1.0)
+            (1.0 - model.mrc.mpki(self.th[t as usize].occupancy_mb) / model.mrc.apki).clamp(0.0, 1.0)
         } else {
             0.0
         };
         let th = &self.th[t as usize];
         let mut refill_l1 = 0.0;
         if th.last_core != Some(core) || self.core_last[core as usize] != Some(t) {
-            let private_kb = if self.m.cache.l2_kb > 0.0 {
-                self.m.cache.l2_kb
-            } else {
-                self.m.cache.l1d_kb
-            };
+            let private_kb = if self.m.cache.l2_kb > 0.0 { self.m.cache.l2_kb } else { self.m.cache.l1d_kb };
             refill_l1 = (footprint * 1024.0).min(private_kb) * 1024.0 / 64.0 * l2_hit;
             debt += refill_l1 * self.m.cache.llc_hit_cycles / (mlp * self.f_hz);
             if th.last_core.is_some_and(|k| k != core) {
@@ -361,12 +336,8 @@ impl State<'_, '_> {
             refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
             debt += refill_debt;
         }
-        let refill = Counters {
-            llc_misses: refill_llc,
-            mem_reads: refill_llc,
-            l1_misses: refill_l1,
-            ..Default::default()
-        };
+        let refill =
+            Counters { llc_misses: refill_llc, mem_reads: refill_llc, l1_misses: refill_l1, ..Default::default() };
         self.llc_ins[llc as usize] += refill_llc;
         self.socket_ctr[s].add(&refill);
         self.energy.dram += refill_llc * self.m.power.dram_nj_per_line * 1e-9;
@@ -397,9 +368,7 @@ impl State<'_, '_> {
 
     /// Take running thread `t` off its context; `to` is its new status.
     fn stop(&mut self, t: u32, to: Status) -> u32 {
-        let Status::Running(c) = self.th[t as usize].status else {
-            unreachable!("stop of a thread not running")
-        };
+        let Status::Running(c) = self.th[t as usize].status else { unreachable!("stop of a thread not running") };
         let s = self.socket_of(c);
         self.settle_socket(s);
         let info = self.topo.contexts[c as usize];
@@ -426,13 +395,7 @@ impl State<'_, '_> {
         self.socket_dirty[s] = true;
         if let Some(tr) = self.trace.as_mut() {
             let job = self.th[t as usize].job;
-            tr(TraceSlice {
-                ctx: c,
-                thread: t,
-                job,
-                start: self.ctx_since[c as usize],
-                end: self.now,
-            });
+            tr(TraceSlice { ctx: c, thread: t, job, start: self.ctx_since[c as usize], end: self.now });
         }
         c
     }
@@ -444,10 +407,7 @@ impl State<'_, '_> {
             let step = th.cursor.next(self.plan, th.class, th.scale);
             let job = th.job as usize;
             match step {
-                Step::Compute {
-                    model,
-                    instructions,
-                } => {
+                Step::Compute { model, instructions } => {
                     th.model = model;
                     th.remaining = instructions;
                     return Outcome::Continue;
@@ -478,10 +438,7 @@ impl State<'_, '_> {
                 }
                 Step::PpEnd => {
                     if let Some(p) = th.period.take() {
-                        self.pending.push_back(Event::PeriodEnd {
-                            thread: ThreadId(t),
-                            period: p,
-                        });
+                        self.pending.push_back(Event::PeriodEnd { thread: ThreadId(t), period: p });
                     }
                 }
                 Step::Io(ns) => {
@@ -523,27 +480,17 @@ impl State<'_, '_> {
                 Outcome::Continue => {
                     th.status = Status::Runnable;
                     let ev = if th.announced {
-                        Event::Runnable {
-                            thread: ThreadId(w),
-                        }
+                        Event::Runnable { thread: ThreadId(w) }
                     } else {
                         th.announced = true;
-                        Event::Arrived {
-                            thread: ThreadId(w),
-                            job: JobId(th.job),
-                        }
+                        Event::Arrived { thread: ThreadId(w), job: JobId(th.job) }
                     };
                     self.pending.push_back(ev);
                 }
                 Outcome::Blocked(_) => th.status = Status::Blocked,
                 Outcome::WaitPeriod(p, d) => {
                     th.status = Status::WaitPeriod;
-                    self.pending.push_back(Event::PeriodBegin {
-                        thread: ThreadId(w),
-                        ctx: None,
-                        period: p,
-                        demand: d,
-                    });
+                    self.pending.push_back(Event::PeriodBegin { thread: ThreadId(w), ctx: None, period: p, demand: d });
                 }
                 Outcome::Exited => th.status = Status::Done,
             }
@@ -554,9 +501,7 @@ impl State<'_, '_> {
     fn step_done(&mut self, t: u32) {
         let mut wakes = vec![];
         let out = self.advance(t, &mut wakes);
-        let Status::Running(c) = self.th[t as usize].status else {
-            unreachable!()
-        };
+        let Status::Running(c) = self.th[t as usize].status else { unreachable!() };
         match out {
             Outcome::Continue => {
                 let s = self.socket_of(c);
@@ -564,11 +509,7 @@ impl State<'_, '_> {
             }
             Outcome::Blocked(reason) => {
                 self.stop(t, Status::Blocked);
-                self.pending.push_back(Event::Blocked {
-                    thread: ThreadId(t),
-                    ctx: CtxId(c),
-                    reason,
-                });
+                self.pending.push_back(Event::Blocked { thread: ThreadId(t), ctx: CtxId(c), reason });
             }
             Outcome::WaitPeriod(p, d) => {
                 self.stop(t, Status::WaitPeriod);
@@ -581,10 +522,7 @@ impl State<'_, '_> {
             }
             Outcome::Exited => {
                 self.stop(t, Status::Done);
-                self.pending.push_back(Event::Exited {
-                    thread: ThreadId(t),
-                    ctx: CtxId(c),
-                });
+                self.pending.push_back(Event::Exited { thread: ThreadId(t), ctx: CtxId(c) });
             }
         }
         for w in wakes {
@@ -597,9 +535,7 @@ impl State<'_, '_> {
             Decision::Run { thread, ctx } => {
                 let (t, c) = (thread.0, ctx.0);
                 if c as usize >= self.ctx_thread.len() || t as usize >= self.th.len() {
-                    return Err(format!(
-                        "policy `{policy}` named thread {t} / context {c}, which do not exist"
-                    ));
+                    return Err(format!("policy `{policy}` named thread {t} / context {c}, which do not exist"));
                 }
                 match self.th[t as usize].status {
                     Status::Running(c2) if c2 == c => return Ok(()),
@@ -607,11 +543,7 @@ impl State<'_, '_> {
                         self.stop(t, Status::Runnable);
                     }
                     Status::Runnable => {}
-                    s => {
-                        return Err(format!(
-                            "policy `{policy}` ran thread {t}, which is not runnable ({s:?})"
-                        ))
-                    }
+                    s => return Err(format!("policy `{policy}` ran thread {t}, which is not runnable ({s:?})")),
                 }
                 if let Some(u) = self.ctx_thread[c as usize] {
                     self.stop(u, Status::Runnable);
@@ -636,25 +568,15 @@ impl State<'_, '_> {
                 }
             }
             Decision::Admit { period } => {
-                let Some(t) = self
-                    .th
-                    .iter()
-                    .position(|th| th.status == Status::WaitPeriod && th.period == Some(period))
+                let Some(t) =
+                    self.th.iter().position(|th| th.status == Status::WaitPeriod && th.period == Some(period))
                 else {
-                    return Err(format!(
-                        "policy `{policy}` admitted period {}, which is not waiting",
-                        period.0
-                    ));
+                    return Err(format!("policy `{policy}` admitted period {}, which is not waiting", period.0));
                 };
                 let mut wakes = vec![];
                 match self.advance(t as u32, &mut wakes) {
                     Outcome::Continue => self.th[t].status = Status::Runnable,
-                    _ => {
-                        return Err(format!(
-                            "period {} admitted but its thread cannot compute",
-                            period.0
-                        ))
-                    }
+                    _ => return Err(format!("period {} admitted but its thread cannot compute", period.0)),
                 }
                 for w in wakes {
                     self.resume(w);
@@ -673,9 +595,7 @@ impl State<'_, '_> {
             self.runners_buf.clear();
             for &t in &self.socket_runners[s] {
                 let th = &self.th[t as usize];
-                let Status::Running(c) = th.status else {
-                    unreachable!()
-                };
+                let Status::Running(c) = th.status else { unreachable!() };
                 let info = self.topo.contexts[c as usize];
                 self.runners_buf.push(Runner {
                     model: th.model,
@@ -687,9 +607,7 @@ impl State<'_, '_> {
                 });
             }
             let mut rates = std::mem::take(&mut self.rates_buf);
-            self.socket_bus[s] =
-                self.solver
-                    .solve(&self.plan.models, &self.runners_buf, &mut rates);
+            self.socket_bus[s] = self.solver.solve(&self.plan.models, &self.runners_buf, &mut rates);
             let mut lines = 0.0;
             for (i, &r) in rates.iter().enumerate() {
                 let t = self.socket_runners[s][i];
@@ -720,9 +638,7 @@ impl State<'_, '_> {
             self.rates_buf = rates;
             self.socket_lines[s] = lines;
         }
-        self.power_now = self
-            .power
-            .power(self.n_active_cores, self.socket_lines.iter().sum());
+        self.power_now = self.power.power(self.n_active_cores, self.socket_lines.iter().sum());
     }
 
     fn peek(&self, t: u32) -> Counters {
@@ -747,11 +663,7 @@ impl MachineView for State<'_, '_> {
         &self.topo
     }
     fn running_on(&self, ctx: CtxId) -> Option<ThreadId> {
-        self.ctx_thread
-            .get(ctx.idx())
-            .copied()
-            .flatten()
-            .map(ThreadId)
+        self.ctx_thread.get(ctx.idx()).copied().flatten().map(ThreadId)
     }
     fn job_of(&self, thread: ThreadId) -> JobId {
         JobId(self.th[thread.idx()].job)
@@ -809,12 +721,7 @@ pub fn run(
         .jobs
         .iter()
         .map(|j| {
-            let js = JobSt {
-                live: j.threads.end - j.threads.start,
-                at_barrier: vec![],
-                lock_base,
-                finish: None,
-            };
+            let js = JobSt { live: j.threads.end - j.threads.start, at_barrier: vec![], lock_base, finish: None };
             lock_base += j.n_locks;
             js
         })
@@ -893,30 +800,21 @@ pub fn run(
         trace,
     };
     for s in 0..st.socket_bus.len() {
-        st.socket_bus[s] = BusState {
-            latency_ns: st.solver.latency_curve().idle_ns(),
-            utilisation: 0.0,
-        };
+        st.socket_bus[s] = BusState { latency_ns: st.solver.latency_curve().idle_ns(), utilisation: 0.0 };
     }
     st.power_now = st.power.power(0, 0.0);
     for (j, jp) in plan.jobs.iter().enumerate() {
         st.push(jp.arrival, Ev::Arrive(j as u32));
     }
     let name = policy.name();
-    policy
-        .init(&st)
-        .map_err(|e| format!("policy `{name}`: {e}"))?;
+    policy.init(&st).map_err(|e| format!("policy `{name}`: {e}"))?;
     let max_t = (opts.max_time_s * SECOND as f64) as Nanos;
     let mut hist = opts.timing.then(Histogram::new);
     let mut decisions = Vec::new();
     let mut events = 0u64;
     while st.n_done < n_threads {
         let Some(Reverse((at, _, ev))) = st.heap.pop() else {
-            let waiting = st
-                .th
-                .iter()
-                .filter(|t| t.status == Status::Runnable)
-                .count();
+            let waiting = st.th.iter().filter(|t| t.status == Status::Runnable).count();
             return Err(format!(
                 "policy `{name}` stalled at t={:.6}s: {} threads unfinished, {waiting} runnable but not scheduled, nothing pending",
                 st.now as f64 * 1e-9,
@@ -924,10 +822,7 @@ pub fn run(
             ));
         };
         if at > max_t {
-            return Err(format!(
-                "run exceeded the simulated-time limit of {} s",
-                opts.max_time_s
-            ));
+            return Err(format!("run exceeded the simulated-time limit of {} s", opts.max_time_s));
         }
         let live = match ev {
             Ev::StepEnd(t, g) => st.th[t as usize].gen == g,
@@ -946,9 +841,7 @@ pub fn run(
                 }
             }
             Ev::StepEnd(t, _) => {
-                let Status::Running(c) = st.th[t as usize].status else {
-                    unreachable!()
-                };
+                let Status::Running(c) = st.th[t as usize].status else { unreachable!() };
                 let s = st.socket_of(c);
                 st.settle_socket(s);
                 st.th[t as usize].remaining = 0.0;
@@ -990,11 +883,7 @@ pub fn run(
     };
     Ok(RunOutput {
         makespan,
-        job_finish: st
-            .jobs
-            .iter()
-            .map(|j| j.finish.unwrap_or(makespan))
-            .collect(),
+        job_finish: st.jobs.iter().map(|j| j.finish.unwrap_or(makespan)).collect(),
         totals,
         energy: st.energy,
         context_switches: st.switches,

@@ -16,11 +16,7 @@ pub struct ConfigError {
 impl ConfigError {
     /// A new error.
     pub fn new(file: &str, field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
-        ConfigError {
-            file: file.to_string(),
-            field: field.into(),
-            problem: problem.into(),
-        }
+        ConfigError { file: file.to_string(), field: field.into(), problem: problem.into() }
     }
 
     /// Turn a TOML parse error into one line with the line number and key.
@@ -31,22 +27,9 @@ impl ConfigError {
         };
         let line_no = src[..span.start.min(src.len())].matches('\n').count() + 1;
         let line = src.lines().nth(line_no - 1).unwrap_or("").trim();
-        let key = line
-            .split('=')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .trim_matches(['[', ']']);
-        let field = if key.is_empty() {
-            "-".to_string()
-        } else {
-            key.to_string()
-        };
-        ConfigError {
-            file: format!("{file}:{line_no}"),
-            field,
-            problem: msg,
-        }
+        let key = line.split('=').next().unwrap_or("").trim().trim_matches(['[', ']']);
+        let field = if key.is_empty() { "-".to_string() } else { key.to_string() };
+        ConfigError { file: format!("{file}:{line_no}"), field, problem: msg }
     }
 }
 
@@ -68,11 +51,7 @@ impl Check<'_> {
         if v.is_finite() && v > 0.0 {
             Ok(())
         } else {
-            Err(ConfigError::new(
-                self.file,
-                field,
-                format!("must be a positive number, got {v}"),
-            ))
+            Err(ConfigError::new(self.file, field, format!("must be a positive number, got {v}")))
         }
     }
 
@@ -80,29 +59,15 @@ impl Check<'_> {
         if v.is_finite() && v >= 0.0 {
             Ok(())
         } else {
-            Err(ConfigError::new(
-                self.file,
-                field,
-                format!("must be ≥ 0, got {v}"),
-            ))
+            Err(ConfigError::new(self.file, field, format!("must be ≥ 0, got {v}")))
         }
     }
 
-    pub fn within(
-        &self,
-        field: impl Into<String>,
-        v: f64,
-        lo: f64,
-        hi: f64,
-    ) -> Result<(), ConfigError> {
+    pub fn within(&self, field: impl Into<String>, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
         if v.is_finite() && v >= lo && v <= hi {
             Ok(())
         } else {
-            Err(ConfigError::new(
-                self.file,
-                field,
-                format!("must be in [{lo}, {hi}], got {v}"),
-            ))
+            Err(ConfigError::new(self.file, field, format!("must be in [{lo}, {hi}], got {v}")))
         }
     }
 

@@ -103,11 +103,7 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
         }
         let solo = plan.solo(j);
         let policy = policies::make(SOLO_POLICY, &PolicyOptions::default())?;
-        let o = SimOptions {
-            timing: false,
-            counter_noise: 0.0,
-            ..opts.clone()
-        };
+        let o = SimOptions { timing: false, counter_noise: 0.0, ..opts.clone() };
         let r = run(m, &solo, policy, &o, None)?;
         let t = r.job_finish[0] as f64 * 1e-9;
         seen.push((key, t));
@@ -137,11 +133,8 @@ pub fn simulate(
     solo: &[f64],
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<Report, String> {
-    let info = policies::find(&cfg.policy).ok_or_else(|| {
-        policies::make(&cfg.policy, &cfg.policy_opts)
-            .err()
-            .unwrap_or_default()
-    })?;
+    let info = policies::find(&cfg.policy)
+        .ok_or_else(|| policies::make(&cfg.policy, &cfg.policy_opts).err().unwrap_or_default())?;
     let policy = info.make(&cfg.policy_opts)?;
     let out = run(m, plan, policy, &cfg.sim, trace)?;
     let jobs: Vec<JobOutcome> = plan
@@ -180,10 +173,7 @@ pub fn simulate(
             migrations: out.migrations,
             explored_permutations_pct: out.explored_pairs_pct,
             policy_events: out.policy_events,
-            decision_time_us: DecisionTime {
-                p50: out.decision_us.map(|d| d.0),
-                p99: out.decision_us.map(|d| d.1),
-            },
+            decision_time_us: DecisionTime { p50: out.decision_us.map(|d| d.0), p99: out.decision_us.map(|d| d.1) },
         },
         jobs: jobs
             .into_iter()

@@ -86,11 +86,7 @@ fn split_threads(n: u32, shares: &[f64]) -> Vec<u32> {
     let mut got: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
     let mut left = n - got.iter().sum::<u32>();
     let mut order: Vec<usize> = (0..shares.len()).collect();
-    order.sort_by(|&a, &b| {
-        (exact[b] - exact[b].floor())
-            .total_cmp(&(exact[a] - exact[a].floor()))
-            .then(a.cmp(&b))
-    });
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
     for &i in order.iter().cycle() {
         if left == 0 {
             break;
@@ -120,11 +116,7 @@ impl Plan {
     ) -> Result<Plan, ConfigError> {
         let max = crate::spec::workload::MAX_THREADS;
         if threads == Some(0) || threads > Some(max) {
-            return Err(ConfigError::new(
-                file,
-                "--threads",
-                format!("must be from 1 to {max}"),
-            ));
+            return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));
         }
         let mut total: u64 = 0;
         for job in &w.jobs {
@@ -135,11 +127,7 @@ impl Plan {
             total += n as u64 * job.instances as u64;
         }
         if total > max as u64 {
-            return Err(ConfigError::new(
-                file,
-                "job",
-                format!("{total} threads in all: at most {max} supported"),
-            ));
+            return Err(ConfigError::new(file, "job", format!("{total} threads in all: at most {max} supported")));
         }
         let lat = LoadedLatency::new(&m.memory.loaded_latency);
         let mut plan = Plan {
@@ -158,10 +146,7 @@ impl Plan {
             let classes: Vec<(String, f64, &Vec<PhaseSpec>)> = if job.classes.is_empty() {
                 vec![("main".into(), 1.0, &job.phases)]
             } else {
-                job.classes
-                    .iter()
-                    .map(|c| (c.name.clone(), c.share, &c.phases))
-                    .collect()
+                job.classes.iter().map(|c| (c.name.clone(), c.share, &c.phases)).collect()
             };
             let counts = split_threads(n, &classes.iter().map(|c| c.1).collect::<Vec<_>>());
             let mut locks = BTreeMap::new();
@@ -174,16 +159,12 @@ impl Plan {
                     } else {
                         format!("job[{j}].class[{k}].phase[{p}]")
                     };
-                    plan.models
-                        .push(PhaseModel::new(ph, m, &lat, cnt, file, &at)?);
+                    plan.models.push(PhaseModel::new(ph, m, &lat, cnt, file, &at)?);
                     let nl = locks.len() as u32;
                     plan.steps.push(PhaseStep {
                         name: format!("{cname}/{}", ph.name),
                         instructions: ph.instructions / cnt.max(1) as f64,
-                        lock: ph
-                            .lock
-                            .as_ref()
-                            .map(|l| *locks.entry(l.clone()).or_insert(nl)),
+                        lock: ph.lock.as_ref().map(|l| *locks.entry(l.clone()).or_insert(nl)),
                         io: (ph.io_ms * 1e6).round() as Nanos,
                         pp: ph.pp.as_ref().map(|pp| Demand {
                             resource: pp.resource,
@@ -225,23 +206,11 @@ impl Plan {
         let first = self.threads.len() as u32;
         for (&cnt, &class) in counts.iter().zip(class_ids) {
             for _ in 0..cnt {
-                let scale = if job.jitter > 0.0 {
-                    1.0 + job.jitter * rng.gen_range(-1.0..1.0)
-                } else {
-                    1.0
-                };
-                self.threads.push(ThreadPlan {
-                    job: id,
-                    class,
-                    scale,
-                });
+                let scale = if job.jitter > 0.0 { 1.0 + job.jitter * rng.gen_range(-1.0..1.0) } else { 1.0 };
+                self.threads.push(ThreadPlan { job: id, class, scale });
             }
         }
-        let name = if job.instances > 1 {
-            format!("{}#{}", job.name, inst)
-        } else {
-            job.name.clone()
-        };
+        let name = if job.instances > 1 { format!("{}#{}", job.name, inst) } else { job.name.clone() };
         self.jobs.push(JobPlan {
             name,
             arrival: (job.arrival_s * SECOND as f64).round() as Nanos,
@@ -280,9 +249,7 @@ impl Plan {
             .map(|t| {
                 let tp = self.threads[t as usize];
                 let c = &self.classes[tp.class as usize];
-                let per_iter: f64 = (c.phases.start..c.phases.end)
-                    .map(|p| self.steps[p as usize].instructions)
-                    .sum();
+                let per_iter: f64 = (c.phases.start..c.phases.end).map(|p| self.steps[p as usize].instructions).sum();
                 per_iter * c.iterations as f64 * tp.scale
             })
             .sum()

@@ -63,11 +63,7 @@ pub fn workload_from_toml(file: &str, src: &str) -> Result<WorkloadSpec, ConfigE
         let (pfile, psrc) = match embedded::WORKLOADS.iter().find(|(n, _)| *n == p) {
             Some((n, s)) => (format!("workload preset `{n}`"), s.to_string()),
             None => {
-                return Err(ConfigError::new(
-                    file,
-                    format!("job[{j}].preset"),
-                    format!("no workload preset `{p}`"),
-                ))
+                return Err(ConfigError::new(file, format!("job[{j}].preset"), format!("no workload preset `{p}`")))
             }
         };
         let base = WorkloadSpec::from_toml_unresolved(&pfile, &psrc)?;

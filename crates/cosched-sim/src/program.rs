@@ -68,10 +68,7 @@ impl Cursor {
             let step = match sub {
                 0 => st.lock.map(Step::Acquire),
                 1 => st.pp.map(Step::PpBegin),
-                2 => Some(Step::Compute {
-                    model: idx,
-                    instructions: st.instructions * scale,
-                }),
+                2 => Some(Step::Compute { model: idx, instructions: st.instructions * scale }),
                 3 => st.pp.map(|_| Step::PpEnd),
                 4 => st.lock.map(Step::Release),
                 5 => (st.io > 0).then_some(Step::Io(st.io)),

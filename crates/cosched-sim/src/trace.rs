@@ -27,10 +27,7 @@ impl<W: Write> ChromeTrace<W> {
         };
         t.raw(r#"{"name":"process_name","ph":"M","pid":0,"args":{"name":"machine"}}"#.to_string())?;
         for (i, c) in topo.contexts.iter().enumerate() {
-            let name = format!(
-                "ctx {i} (core {}, llc {}, socket {})",
-                c.core, c.llc, c.socket
-            );
+            let name = format!("ctx {i} (core {}, llc {}, socket {})", c.core, c.llc, c.socket);
             t.raw(format!(
                 r#"{{"name":"thread_name","ph":"M","pid":0,"tid":{i},"args":{{"name":{}}}}}"#,
                 serde_json::to_string(&name).expect("string")
@@ -52,11 +49,7 @@ impl<W: Write> ChromeTrace<W> {
         if self.error.is_some() {
             return;
         }
-        let job = self
-            .job_names
-            .get(s.job as usize)
-            .map(String::as_str)
-            .unwrap_or("?");
+        let job = self.job_names.get(s.job as usize).map(String::as_str).unwrap_or("?");
         let name = serde_json::to_string(&format!("t{} {job}", s.thread)).expect("string");
         let line = format!(
             r#"{{"name":{name},"cat":"run","ph":"X","pid":0,"tid":{},"ts":{:.3},"dur":{:.3},"args":{{"thread":{},"job":{}}}}}"#,

@@ -40,27 +40,17 @@ fn barriers_block_threads_and_release_them_together() {
     let m = machine("xeon-x5550-16c");
     let p = plan(&barrier_job(8, 5), &m);
     let log = Arc::new(Mutex::new(vec![]));
-    let rec = Recorder {
-        inner: policies::make("cfs", &PolicyOptions::default()).unwrap(),
-        log: log.clone(),
-    };
+    let rec = Recorder { inner: policies::make("cfs", &PolicyOptions::default()).unwrap(), log: log.clone() };
     let out = run(&m, &p, Box::new(rec), &SimOptions::default(), None).unwrap();
     let log = log.lock().unwrap();
     let blocks: Vec<(Nanos, ThreadId)> = log
         .iter()
         .filter_map(|(t, e)| match e {
-            Event::Blocked {
-                thread,
-                reason: BlockReason::Barrier,
-                ..
-            } => Some((*t, *thread)),
+            Event::Blocked { thread, reason: BlockReason::Barrier, .. } => Some((*t, *thread)),
             _ => None,
         })
         .collect();
-    let wakes: Vec<Nanos> = log
-        .iter()
-        .filter_map(|(t, e)| matches!(e, Event::Runnable { .. }).then_some(*t))
-        .collect();
+    let wakes: Vec<Nanos> = log.iter().filter_map(|(t, e)| matches!(e, Event::Runnable { .. }).then_some(*t)).collect();
     // 4 barriers between 5 iterations; at each, 8 − 1 threads wait (the last arrival does not block).
     assert_eq!(blocks.len(), 4 * 7);
     assert_eq!(wakes.len(), 4 * 7);
@@ -75,10 +65,7 @@ fn barriers_block_threads_and_release_them_together() {
         assert_eq!(round_blocks % 7, 0);
     }
     // The job ends with its last thread.
-    let exits: Vec<Nanos> = log
-        .iter()
-        .filter_map(|(t, e)| matches!(e, Event::Exited { .. }).then_some(*t))
-        .collect();
+    let exits: Vec<Nanos> = log.iter().filter_map(|(t, e)| matches!(e, Event::Exited { .. }).then_some(*t)).collect();
     assert_eq!(out.job_finish[0], *exits.iter().max().unwrap());
     assert_eq!(exits.len(), 8);
     assert_eq!(out.makespan, out.job_finish[0]);
@@ -95,30 +82,21 @@ fn locks_serialise_critical_sections() {
     let out = run_policy(&m, &p, "cfs", PolicyOptions::default());
     // Four critical sections of 1e8 instructions at IPC 1 and 2.66 GHz cannot overlap.
     let one = 1e8 / 2.66e9;
-    assert!(
-        secs(out.makespan) > 3.9 * one,
-        "makespan {} vs 4 × {one}",
-        secs(out.makespan)
-    );
-    let free = run_policy(
-        &m,
-        &plan(&barrier_job(4, 1), &m),
-        "cfs",
-        PolicyOptions::default(),
-    );
+    assert!(secs(out.makespan) > 3.9 * one, "makespan {} vs 4 × {one}", secs(out.makespan));
+    let free = run_policy(&m, &plan(&barrier_job(4, 1), &m), "cfs", PolicyOptions::default());
     assert!(free.makespan < out.makespan);
 }
 
 #[test]
 fn io_waits_block_for_their_duration() {
     let m = machine("i5-2500");
-    let w = single_threaded(&[("io", "instructions = 3.3e6\nipc = 1.0\nllc_apki = 1\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nio_ms = 10")]);
+    let w = single_threaded(&[(
+        "io",
+        "instructions = 3.3e6\nipc = 1.0\nllc_apki = 1\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nio_ms = 10",
+    )]);
     let out = run_policy(&m, &plan(&w, &m), "cfs", PolicyOptions::default());
     let t = secs(out.makespan);
-    assert!(
-        t > 0.011 && t < 0.0112,
-        "1 ms of compute + 10 ms of I/O: {t}"
-    );
+    assert!(t > 0.011 && t < 0.0112, "1 ms of compute + 10 ms of I/O: {t}");
 }
 
 #[test]
@@ -127,25 +105,10 @@ fn same_seed_same_run_and_another_seed_another_run() {
     let w = cosched_sim::presets::workload("vips").unwrap();
     let go = |seed: u64, policy: &str| {
         let p = cosched_sim::Plan::new(&w, &m, Some(64), seed, "vips").unwrap();
-        let o = PolicyOptions {
-            seed,
-            ..Default::default()
-        };
-        let out = run(
-            &m,
-            &p,
-            policies::make(policy, &o).unwrap(),
-            &SimOptions {
-                seed,
-                ..Default::default()
-            },
-            None,
-        )
-        .unwrap();
-        format!(
-            "{:?} {:?} {:?} {}",
-            out.makespan, out.job_finish, out.totals, out.context_switches
-        )
+        let o = PolicyOptions { seed, ..Default::default() };
+        let out =
+            run(&m, &p, policies::make(policy, &o).unwrap(), &SimOptions { seed, ..Default::default() }, None).unwrap();
+        format!("{:?} {:?} {:?} {}", out.makespan, out.job_finish, out.totals, out.context_switches)
     };
     for policy in ["cfs", "random", "wss"] {
         assert_eq!(go(7, policy), go(7, policy), "{policy}");
@@ -161,14 +124,10 @@ impl Policy for Rogue {
     }
     fn on_event(&mut self, ev: &Event, _v: &dyn MachineView, out: &mut Vec<Decision>) {
         match ev {
-            Event::Arrived { thread, .. } if thread.0 == 0 => out.push(Decision::Run {
-                thread: *thread,
-                ctx: CtxId(0),
-            }),
-            Event::Blocked { thread, .. } => out.push(Decision::Run {
-                thread: *thread,
-                ctx: CtxId(1),
-            }),
+            Event::Arrived { thread, .. } if thread.0 == 0 => {
+                out.push(Decision::Run { thread: *thread, ctx: CtxId(0) })
+            }
+            Event::Blocked { thread, .. } => out.push(Decision::Run { thread: *thread, ctx: CtxId(1) }),
             _ => {}
         }
     }

@@ -24,18 +24,10 @@ fn try_workload(s: &str) {
 }
 
 fn corpus(dir: &str) -> Vec<String> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(dir);
-    let mut v: Vec<_> = std::fs::read_dir(d)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(dir);
+    let mut v: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
     v.sort();
-    v.iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .filter_map(|b| String::from_utf8(b).ok())
-        .collect()
+    v.iter().filter_map(|p| std::fs::read(p).ok()).filter_map(|b| String::from_utf8(b).ok()).collect()
 }
 
 #[test]
@@ -49,20 +41,8 @@ fn regression_corpus_loads_or_errors() {
 
 fn mutate(rng: &mut ChaCha8Rng, src: &str) -> String {
     let mut b = src.as_bytes().to_vec();
-    const TOKENS: [&[u8]; 12] = [
-        b"-",
-        b"0",
-        b"1e308",
-        b"nan",
-        b"inf",
-        b"\"",
-        b"[",
-        b"]",
-        b"=",
-        b"\n",
-        b"-1",
-        b"4294967296",
-    ];
+    const TOKENS: [&[u8]; 12] =
+        [b"-", b"0", b"1e308", b"nan", b"inf", b"\"", b"[", b"]", b"=", b"\n", b"-1", b"4294967296"];
     for _ in 0..rng.gen_range(1..6) {
         let i = rng.gen_range(0..b.len().max(1));
         match rng.gen_range(0..3) {

@@ -5,8 +5,7 @@ mod common;
 use common::*;
 use cosched_core::policies::PolicyOptions;
 
-const COMPUTE: &str =
-    "instructions = 2e9\nipc = 1.5\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1";
+const COMPUTE: &str = "instructions = 2e9\nipc = 1.5\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1";
 
 #[test]
 fn solo_runs_reproduce_the_configured_ipc_within_one_percent() {
@@ -23,18 +22,9 @@ fn solo_runs_reproduce_the_configured_ipc_within_one_percent() {
             let out = run_policy(&m, &p, "cfs", PolicyOptions::default());
             let ipc = out.totals.instructions / out.totals.cycles;
             let want = p.models[0].ipc_alone;
-            assert!(
-                (ipc / want - 1.0).abs() < 0.01,
-                "{mname}: measured IPC {ipc} vs configured {want}\n{ph}"
-            );
-            let cfg: f64 = ph.lines().find(|l| l.starts_with("ipc")).unwrap()[6..]
-                .trim()
-                .parse()
-                .unwrap();
-            assert!(
-                (want - cfg).abs() < 1e-12,
-                "without measured_on the solo IPC is the configured one"
-            );
+            assert!((ipc / want - 1.0).abs() < 0.01, "{mname}: measured IPC {ipc} vs configured {want}\n{ph}");
+            let cfg: f64 = ph.lines().find(|l| l.starts_with("ipc")).unwrap()[6..].trim().parse().unwrap();
+            assert!((want - cfg).abs() < 1e-12, "without measured_on the solo IPC is the configured one");
         }
     }
 }
@@ -54,10 +44,7 @@ fn measured_on_figures_are_reproduced_on_a_machine_like_the_reference() {
     let p = plan(&w, &m);
     let out = run_policy(&m, &p, "cfs", PolicyOptions::default());
     let ipc = out.totals.instructions / out.totals.cycles;
-    assert!(
-        (ipc / 0.70 - 1.0).abs() < 0.02,
-        "omnetpp IPC {ipc} vs published 0.70"
-    );
+    assert!((ipc / 0.70 - 1.0).abs() < 0.02, "omnetpp IPC {ipc} vs published 0.70");
 }
 
 fn synthetic(u: f64) -> String {
@@ -73,10 +60,7 @@ fn aggregate_throughput(u: f64, n: usize) -> f64 {
     let p = plan(&single_threaded(&jobs), &m);
     let solo = run_policy(&m, &p.solo(0), "cfs", PolicyOptions::default());
     let all = run_policy(&m, &p, "cfs", PolicyOptions::default());
-    all.job_finish
-        .iter()
-        .map(|&t| secs(solo.makespan) / secs(t))
-        .sum()
+    all.job_finish.iter().map(|&t| secs(solo.makespan) / secs(t)).sum()
 }
 
 #[test]
@@ -85,9 +69,7 @@ fn solo_bus_utilisation_is_what_the_synthetic_benchmark_asks_for() {
     for u in [0.2, 0.5, 0.9] {
         let p = plan(&single_threaded(&[("s", &synthetic(u))]), &m);
         let out = run_policy(&m, &p, "cfs", PolicyOptions::default());
-        let util = (out.totals.mem_reads + out.totals.mem_writes)
-            / secs(out.makespan)
-            / m.bus_lines_per_s();
+        let util = (out.totals.mem_reads + out.totals.mem_writes) / secs(out.makespan) / m.bus_lines_per_s();
         assert!((util / u - 1.0).abs() < 0.02, "asked {u}, got {util}");
     }
 }
@@ -98,10 +80,7 @@ fn copies_of_a_bandwidth_bound_thread_saturate_the_bus() {
     let t: Vec<f64> = (1..=4).map(|n| aggregate_throughput(0.6, n)).collect();
     assert!((t[0] - 1.0).abs() < 0.01);
     for k in 1..4 {
-        assert!(
-            t[k] >= t[k - 1] - 1e-6,
-            "more copies never lose throughput: {t:?}"
-        );
+        assert!(t[k] >= t[k - 1] - 1e-6, "more copies never lose throughput: {t:?}");
     }
     assert!(t[3] - t[2] < t[1] - t[0], "gains shrink: {t:?}");
     assert!(t[3] < 1.0 / 0.6 + 0.05, "bounded by the bus: {t:?}");
@@ -122,11 +101,7 @@ fn working_sets_that_fit_alone_but_not_together_collide_in_the_llc() {
     let together = run_static(&m, &p, &[0, 1], 1000);
     let one_after_other = run_static(&m, &p, &[0, 0], 100_000);
     for &f in &together.job_finish {
-        assert!(
-            secs(f) / solo > 1.2,
-            "co-running slows each down: {} vs solo {solo}",
-            secs(f)
-        );
+        assert!(secs(f) / solo > 1.2, "co-running slows each down: {} vs solo {solo}", secs(f));
     }
     assert!(
         one_after_other.totals.llc_misses < 0.5 * together.totals.llc_misses,
@@ -145,26 +120,21 @@ fn smt_siblings_are_slower_than_separate_cores_and_l1_pairing_matters() {
     let apart = run_static(&m, &p, &[0, 2], 1000);
     assert!(siblings.makespan as f64 > 1.2 * apart.makespan as f64);
 
-    let hi = "instructions = 2e9\nipc = 2.0\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nl1_apki = 450";
-    let lo = "instructions = 2e9\nipc = 2.0\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nl1_apki = 100";
-    let p = plan(
-        &single_threaded(&[("h1", hi), ("h2", hi), ("l1", lo), ("l2", lo)]),
-        &m,
-    );
+    let hi =
+        "instructions = 2e9\nipc = 2.0\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nl1_apki = 450";
+    let lo =
+        "instructions = 2e9\nipc = 2.0\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1\nl1_apki = 100";
+    let p = plan(&single_threaded(&[("h1", hi), ("h2", hi), ("l1", lo), ("l2", lo)]), &m);
     let stp = |out: &cosched_sim::RunOutput| -> f64 {
         (0..4)
             .map(|j| {
-                secs(run_policy(&m, &p.solo(j), "cfs", PolicyOptions::default()).makespan)
-                    / secs(out.job_finish[j])
+                secs(run_policy(&m, &p.solo(j), "cfs", PolicyOptions::default()).makespan) / secs(out.job_finish[j])
             })
             .sum()
     };
     let balanced = stp(&run_static(&m, &p, &[0, 2, 1, 3], 1000)); // {h1,l1} {h2,l2}
     let unbalanced = stp(&run_static(&m, &p, &[0, 1, 2, 3], 1000)); // {h1,h2} {l1,l2}
-    assert!(
-        balanced > unbalanced * 1.03,
-        "high+low pairing STP {balanced} vs high+high {unbalanced}"
-    );
+    assert!(balanced > unbalanced * 1.03, "high+low pairing STP {balanced} vs high+high {unbalanced}");
 }
 
 #[test]
@@ -175,19 +145,11 @@ fn short_time_slices_pay_for_cache_refills() {
     let jobs: Vec<(String, &str)> = (0..32).map(|i| (format!("j{i}"), ph)).collect();
     let jobs: Vec<(&str, &str)> = jobs.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let p = plan(&single_threaded(&jobs), &m);
-    let q = |us: u64| PolicyOptions {
-        quantum: us * 1000,
-        ..Default::default()
-    };
+    let q = |us: u64| PolicyOptions { quantum: us * 1000, ..Default::default() };
     let short = run_policy(&m, &p, "g-rrs", q(500));
     let long = run_policy(&m, &p, "g-rrs", q(20_000));
     eprintln!("short {} long {}", short.makespan, long.makespan);
-    assert!(
-        short.makespan as f64 > 1.05 * long.makespan as f64,
-        "short {} long {}",
-        short.makespan,
-        long.makespan
-    );
+    assert!(short.makespan as f64 > 1.05 * long.makespan as f64, "short {} long {}", short.makespan, long.makespan);
     assert!(short.totals.llc_misses > long.totals.llc_misses);
     assert!(short.context_switches > 10 * long.context_switches);
 }

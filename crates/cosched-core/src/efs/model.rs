@@ -183,7 +183,13 @@ impl Objective {
 /// no more (under `objective`) than not running it. `power_now` and
 /// `power_new` are Eq. 13's power with the current and one more active core.
 /// Returns a value in [0, 1]: 1 admits any thread, 0 none.
-pub fn admission_threshold(running: &[f64], power_now: f64, power_new: f64, objective: Objective, newton: Newton) -> Result<f64, SolveError> {
+pub fn admission_threshold(
+    running: &[f64],
+    power_now: f64,
+    power_new: f64,
+    objective: Objective,
+    newton: Newton,
+) -> Result<f64, SolveError> {
     if running.is_empty() {
         return Ok(1.0); // nothing runs: any thread beats an idle machine
     }
@@ -277,7 +283,8 @@ mod tests {
 
     #[test]
     fn newton_satisfies_eq10_and_matches_an_independent_root_finder() {
-        let sets: [&[f64]; 5] = [&[0.3], &[0.2, 0.5], &[0.9, 0.9, 0.9, 0.9], &[0.05, 0.6, 0.33, 0.71, 0.12], &[0.99, 0.01, 0.5]];
+        let sets: [&[f64]; 5] =
+            [&[0.3], &[0.2, 0.5], &[0.9, 0.9, 0.9, 0.9], &[0.05, 0.6, 0.33, 0.71, 0.12], &[0.99, 0.01, 0.5]];
         for b in sets {
             let s = solve_interaction(b, Newton::CONVERGED).unwrap();
             for i in 0..b.len() {

@@ -43,7 +43,12 @@ pub struct CfsParams {
 
 impl Default for CfsParams {
     fn default() -> Self {
-        CfsParams { latency: 6 * MILLI, min_granularity: 750_000, wakeup_granularity: MILLI, balance_interval: 4 * MILLI }
+        CfsParams {
+            latency: 6 * MILLI,
+            min_granularity: 750_000,
+            wakeup_granularity: MILLI,
+            balance_interval: 4 * MILLI,
+        }
     }
 }
 
@@ -145,7 +150,7 @@ impl CfsCore {
         }
     }
 
-    fn slice(&self, c: usize, t: ThreadId) -> Nanos {
+    pub fn slice(&self, c: usize, t: ThreadId) -> Nanos {
         let rq = &self.rqs[c];
         let w = self.tasks[t.idx()].weight;
         let s = self.period(rq.nr) * w / rq.load.max(w);
@@ -223,6 +228,8 @@ impl CfsCore {
                 gate.started(t, c, view);
             }
             None => {
+                // Whatever ran here was put back (or left): make sure it stops.
+                out.push(Decision::Preempt { ctx: CtxId(c as u32) });
                 out.push(Decision::Timer { key: c as u32, at: None });
                 if !self.rqs[c].tree.is_empty() {
                     out.push(Decision::Idle { ctx: CtxId(c as u32) });
@@ -305,7 +312,14 @@ impl CfsCore {
         (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
     }
 
-    fn place_and_run(&mut self, c: usize, t: ThreadId, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+    fn place_and_run(
+        &mut self,
+        c: usize,
+        t: ThreadId,
+        view: &dyn MachineView,
+        out: &mut Vec<Decision>,
+        gate: &mut dyn Gate,
+    ) {
         let now = view.now();
         self.enqueue(c, t);
         if self.rqs[c].curr.is_none() {
@@ -359,7 +373,8 @@ impl CfsCore {
                 self.update_curr(c, now);
                 let task = &mut self.tasks[thread.idx()];
                 if c != prev {
-                    task.vruntime = task.vruntime.saturating_sub(self.rqs[prev].min_vruntime) + self.rqs[c].min_vruntime;
+                    task.vruntime =
+                        task.vruntime.saturating_sub(self.rqs[prev].min_vruntime) + self.rqs[c].min_vruntime;
                 }
                 let floor = self.rqs[c].min_vruntime.saturating_sub(self.p.latency / 2);
                 task.vruntime = task.vruntime.max(floor);

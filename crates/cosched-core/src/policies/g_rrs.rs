@@ -18,11 +18,7 @@ pub struct GRrs {
 impl GRrs {
     /// A G-RRS with the options' quantum.
     pub fn new(o: &PolicyOptions) -> GRrs {
-        GRrs {
-            quantum: o.quantum,
-            queue: VecDeque::new(),
-            slots: None,
-        }
+        GRrs { quantum: o.quantum, queue: VecDeque::new(), slots: None }
     }
 
     fn fill(&mut self, now: Nanos, out: &mut Vec<Decision>) {
@@ -50,9 +46,7 @@ impl Policy for GRrs {
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
         let now = view.now();
         match *ev {
-            Event::Arrived { thread, .. } | Event::Runnable { thread } => {
-                self.queue.push_back(thread)
-            }
+            Event::Arrived { thread, .. } | Event::Runnable { thread } => self.queue.push_back(thread),
             Event::Blocked { ctx, .. } | Event::Exited { ctx, .. } => {
                 self.slots.as_mut().expect("init").vacate(ctx, out);
             }
@@ -65,10 +59,7 @@ impl Policy for GRrs {
                         slots.dispatch(next, c, now, self.quantum, out);
                     }
                     (Some(next), None) => slots.dispatch(next, c, now, self.quantum, out),
-                    (None, Some(_)) => out.push(Decision::Timer {
-                        key,
-                        at: Some(now + self.quantum),
-                    }),
+                    (None, Some(_)) => out.push(Decision::Timer { key, at: Some(now + self.quantum) }),
                     (None, None) => {}
                 }
             }

@@ -4,6 +4,7 @@
 //! and `static` (a fixed assignment, used by the statistical study).
 
 mod cfs;
+mod efs;
 mod g_rrs;
 mod p_rrs;
 mod random;
@@ -12,6 +13,7 @@ mod static_assign;
 mod wss;
 
 pub use cfs::{Cfs, CfsParams};
+pub use efs::{Efs, EfsParams};
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
 pub use random::RandomPolicy;
@@ -34,6 +36,8 @@ pub struct PolicyOptions {
     pub steal_interval: Nanos,
     /// Fixed thread → context assignment for `static` (index = thread id).
     pub assignment: Option<Vec<CtxId>>,
+    /// EFS knobs (window, starvation constants, Newton variant, objective, power table, μ).
+    pub efs: EfsParams,
 }
 
 impl Default for PolicyOptions {
@@ -43,6 +47,7 @@ impl Default for PolicyOptions {
             quantum: 4 * MILLI,
             steal_interval: 500 * MICRO,
             assignment: None,
+            efs: EfsParams::default(),
         }
     }
 }
@@ -95,6 +100,12 @@ pub fn registry() -> &'static [PolicyInfo] {
             make: |_| Ok(Box::new(Cfs::new(CfsParams::default()))),
         },
         PolicyInfo {
+            name: "efs",
+            description: "EFS: CFS that runs a thread only when the memory-bus collision model says it saves energy, else leaves the core idle; starvation-free (EFS §4)",
+            oracle: false,
+            make: |o| Ok(Box::new(Efs::new(o.efs.clone()))),
+        },
+        PolicyInfo {
             name: "random",
             description: "Random: an idle or expiring context takes a uniformly random waiting thread (SLITS §2 RS)",
             oracle: false,
@@ -123,11 +134,7 @@ pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String>
         Some(p) => p.make(opts),
         None => Err(format!(
             "unknown policy `{name}` (known: {})",
-            registry()
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
         )),
     }
 }

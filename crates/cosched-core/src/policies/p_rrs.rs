@@ -36,15 +36,7 @@ impl PRrs {
     }
 
     pub(crate) fn with_homes(quantum: Nanos, homes: Homes, name: &'static str) -> PRrs {
-        PRrs {
-            quantum,
-            queues: Vec::new(),
-            home: Vec::new(),
-            slots: None,
-            homes,
-            dealt: 0,
-            name,
-        }
+        PRrs { quantum, queues: Vec::new(), home: Vec::new(), slots: None, homes, dealt: 0, name }
     }
 
     pub(crate) fn home_of(&mut self, t: ThreadId) -> CtxId {
@@ -91,10 +83,7 @@ impl PRrs {
                 slots.dispatch(next, c, now, self.quantum, out);
             }
             (Some(next), None) => slots.dispatch(next, c, now, self.quantum, out),
-            (None, Some(_)) => out.push(Decision::Timer {
-                key: c.0,
-                at: Some(now + self.quantum),
-            }),
+            (None, Some(_)) => out.push(Decision::Timer { key: c.0, at: Some(now + self.quantum) }),
             (None, None) => {}
         }
     }
@@ -116,17 +105,11 @@ impl Policy for PRrs {
         if let Homes::Fixed(a) = &self.homes {
             let n = view.n_threads_total();
             if a.len() < n {
-                return Err(format!(
-                    "the assignment covers {} threads but the workload has {n}",
-                    a.len()
-                ));
+                return Err(format!("the assignment covers {} threads but the workload has {n}", a.len()));
             }
             let nc = view.topology().n_contexts();
             if let Some(bad) = a.iter().find(|c| c.idx() >= nc) {
-                return Err(format!(
-                    "the assignment names context {} but the machine has {nc}",
-                    bad.0
-                ));
+                return Err(format!("the assignment names context {} but the machine has {nc}", bad.0));
             }
         }
         Ok(())
@@ -135,9 +118,7 @@ impl Policy for PRrs {
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
         let now = view.now();
         match *ev {
-            Event::Arrived { thread, .. } | Event::Runnable { thread } => {
-                self.enqueue(thread, now, out)
-            }
+            Event::Arrived { thread, .. } | Event::Runnable { thread } => self.enqueue(thread, now, out),
             Event::Blocked { ctx, .. } | Event::Exited { ctx, .. } => {
                 self.slots.as_mut().expect("init").vacate(ctx, out);
                 self.run_next_if_idle(ctx, now, out);

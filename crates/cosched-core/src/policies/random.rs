@@ -20,12 +20,7 @@ pub struct RandomPolicy {
 impl RandomPolicy {
     /// A random policy with the options' quantum and seed.
     pub fn new(o: &PolicyOptions) -> RandomPolicy {
-        RandomPolicy {
-            quantum: o.quantum,
-            pool: Vec::new(),
-            rng: ChaCha8Rng::seed_from_u64(o.seed),
-            slots: None,
-        }
+        RandomPolicy { quantum: o.quantum, pool: Vec::new(), rng: ChaCha8Rng::seed_from_u64(o.seed), slots: None }
     }
 
     fn draw(&mut self) -> Option<ThreadId> {
@@ -62,12 +57,7 @@ impl Policy for RandomPolicy {
                     self.pool.push(cur);
                 }
                 match self.draw() {
-                    Some(t) => {
-                        self.slots
-                            .as_mut()
-                            .expect("init")
-                            .dispatch(t, c, now, self.quantum, out)
-                    }
+                    Some(t) => self.slots.as_mut().expect("init").dispatch(t, c, now, self.quantum, out),
                     None => {
                         self.slots.as_mut().expect("init").running[c.idx()] = None;
                     }
@@ -78,10 +68,7 @@ impl Policy for RandomPolicy {
         let idle: Vec<_> = self.slots.as_ref().expect("init").idle().collect();
         for c in idle {
             let Some(t) = self.draw() else { break };
-            self.slots
-                .as_mut()
-                .expect("init")
-                .dispatch(t, c, now, self.quantum, out);
+            self.slots.as_mut().expect("init").dispatch(t, c, now, self.quantum, out);
         }
     }
 }

@@ -69,11 +69,7 @@ impl Script {
                 self.runnable.insert(thread);
             }
             Event::Blocked { thread, ctx, .. } | Event::Exited { thread, ctx } => {
-                assert_eq!(
-                    self.running[ctx.idx()],
-                    Some(thread),
-                    "script: {thread:?} not on {ctx:?}"
-                );
+                assert_eq!(self.running[ctx.idx()], Some(thread), "script: {thread:?} not on {ctx:?}");
                 self.running[ctx.idx()] = None;
                 self.runnable.remove(&thread);
             }
@@ -84,10 +80,7 @@ impl Script {
         for d in out {
             match d {
                 Decision::Run { thread, ctx } => {
-                    assert!(
-                        self.runnable.contains(&thread),
-                        "ran non-runnable {thread:?}"
-                    );
+                    assert!(self.runnable.contains(&thread), "ran non-runnable {thread:?}");
                     if let Some(pos) = self.running.iter().position(|r| *r == Some(thread)) {
                         self.running[pos] = None;
                     }
@@ -117,13 +110,7 @@ impl Script {
 
     pub fn arrive_all(&mut self, p: &mut dyn Policy) {
         for i in 0..self.n_threads {
-            self.send(
-                p,
-                Event::Arrived {
-                    thread: ThreadId(i as u32),
-                    job: JobId(0),
-                },
-            );
+            self.send(p, Event::Arrived { thread: ThreadId(i as u32), job: JobId(0) });
         }
     }
 
@@ -165,14 +152,7 @@ mod tests {
             let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), 4, p.as_mut());
             s.arrive_all(p.as_mut());
             let t = s.running[0].unwrap();
-            s.send(
-                p.as_mut(),
-                Event::Blocked {
-                    thread: t,
-                    ctx: CtxId(0),
-                    reason: BlockReason::Barrier,
-                },
-            );
+            s.send(p.as_mut(), Event::Blocked { thread: t, ctx: CtxId(0), reason: BlockReason::Barrier });
             // p-rrs/wss keep per-context queues: context 0 has its own waiting thread.
             assert_eq!(s.busy(), 2, "{name}: refilled");
             let mut r: Vec<_> = s.running.iter().flatten().collect();
@@ -218,14 +198,7 @@ mod tests {
         // Threads 0,2 on ctx 0; 1,3 on ctx 1. Block both on ctx 1: its queue drains.
         for _ in 0..2 {
             let t = s.running[1].unwrap();
-            s.send(
-                p.as_mut(),
-                Event::Blocked {
-                    thread: t,
-                    ctx: CtxId(1),
-                    reason: BlockReason::Io,
-                },
-            );
+            s.send(p.as_mut(), Event::Blocked { thread: t, ctx: CtxId(1), reason: BlockReason::Io });
         }
         assert_eq!(s.running[1], None);
         for _ in 0..100 {
@@ -240,10 +213,7 @@ mod tests {
     #[test]
     fn static_runs_threads_only_where_assigned_and_rejects_short_assignments() {
         let a = vec![CtxId(1), CtxId(1), CtxId(0)];
-        let o = PolicyOptions {
-            assignment: Some(a.clone()),
-            ..opts()
-        };
+        let o = PolicyOptions { assignment: Some(a.clone()), ..opts() };
         let mut p = make("static", &o).unwrap();
         let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), 3, p.as_mut());
         s.arrive_all(p.as_mut());
@@ -298,14 +268,7 @@ mod tests {
         // Everyone on ctx 2,3 blocks: ctx 2,3 then pull work from 0,1 (idle balance).
         for c in [2u32, 3] {
             let t = s.running[c as usize].unwrap();
-            s.send(
-                p.as_mut(),
-                Event::Blocked {
-                    thread: t,
-                    ctx: CtxId(c),
-                    reason: BlockReason::Io,
-                },
-            );
+            s.send(p.as_mut(), Event::Blocked { thread: t, ctx: CtxId(c), reason: BlockReason::Io });
         }
         assert_eq!(s.busy(), 4);
     }

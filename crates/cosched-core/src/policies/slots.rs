@@ -16,35 +16,19 @@ pub(crate) struct Slots {
 
 impl Slots {
     pub fn new(topo: &Topology) -> Slots {
-        Slots {
-            running: vec![None; topo.n_contexts()],
-            order: spread_order(topo),
-        }
+        Slots { running: vec![None; topo.n_contexts()], order: spread_order(topo) }
     }
 
     /// Idle contexts in fill order.
     pub fn idle(&self) -> impl Iterator<Item = CtxId> + '_ {
-        self.order
-            .iter()
-            .copied()
-            .filter(|c| self.running[c.idx()].is_none())
+        self.order.iter().copied().filter(|c| self.running[c.idx()].is_none())
     }
 
     /// Record and emit a dispatch with a quantum timer keyed by the context.
-    pub fn dispatch(
-        &mut self,
-        t: ThreadId,
-        c: CtxId,
-        now: Nanos,
-        quantum: Nanos,
-        out: &mut Vec<Decision>,
-    ) {
+    pub fn dispatch(&mut self, t: ThreadId, c: CtxId, now: Nanos, quantum: Nanos, out: &mut Vec<Decision>) {
         self.running[c.idx()] = Some(t);
         out.push(Decision::Run { thread: t, ctx: c });
-        out.push(Decision::Timer {
-            key: c.0,
-            at: Some(now + quantum),
-        });
+        out.push(Decision::Timer { key: c.0, at: Some(now + quantum) });
     }
 
     /// Forget what ran on `c` (it blocked or exited) and cancel its timer.

@@ -25,12 +25,7 @@ pub struct Wss {
 impl Wss {
     /// A WSS with the options' quantum, steal interval and seed.
     pub fn new(o: &PolicyOptions) -> Wss {
-        Wss {
-            inner: PRrs::new(o),
-            rng: ChaCha8Rng::seed_from_u64(o.seed),
-            interval: o.steal_interval,
-            steal_key: 0,
-        }
+        Wss { inner: PRrs::new(o), rng: ChaCha8Rng::seed_from_u64(o.seed), interval: o.steal_interval, steal_key: 0 }
     }
 
     fn steal(&mut self, now: Nanos, out: &mut Vec<Decision>) {
@@ -70,16 +65,10 @@ impl Policy for Wss {
         match *ev {
             Event::Timer { key } if key == self.steal_key => {
                 self.steal(now, out);
-                out.push(Decision::Timer {
-                    key,
-                    at: Some(now + self.interval),
-                });
+                out.push(Decision::Timer { key, at: Some(now + self.interval) });
             }
             Event::Arrived { .. } if self.inner.home.is_empty() => {
-                out.push(Decision::Timer {
-                    key: self.steal_key,
-                    at: Some(now + self.interval),
-                });
+                out.push(Decision::Timer { key: self.steal_key, at: Some(now + self.interval) });
                 self.inner.on_event(ev, view, out);
             }
             _ => self.inner.on_event(ev, view, out),

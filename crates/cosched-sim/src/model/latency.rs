@@ -14,9 +14,7 @@ pub struct LoadedLatency {
 impl LoadedLatency {
     /// From validated `[utilisation, ns]` points (utilisation 0 … 1, increasing).
     pub fn new(points: &[[f64; 2]]) -> LoadedLatency {
-        LoadedLatency {
-            pts: points.iter().map(|p| (p[0], p[1])).collect(),
-        }
+        LoadedLatency { pts: points.iter().map(|p| (p[0], p[1])).collect() }
     }
 
     /// Latency with the bus at utilisation `rho` (clamped to [0, 1]), ns.

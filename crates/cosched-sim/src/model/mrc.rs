@@ -37,22 +37,12 @@ impl MissRateCurve {
             return self.mpki_fit;
         }
         let s = size_mb.max(MIN_SIZE_MB);
-        let v = if self.alpha == 0.0 {
-            self.mpki_ref
-        } else {
-            self.mpki_ref * (s / self.ref_mb).powf(-self.alpha)
-        };
+        let v = if self.alpha == 0.0 { self.mpki_ref } else { self.mpki_ref * (s / self.ref_mb).powf(-self.alpha) };
         v.min(self.apki).max(self.mpki_fit)
     }
 
     /// The power-law value at the footprint (the default `mpki_fit`: no cliff).
-    pub fn at_footprint(
-        mpki_ref: f64,
-        ref_mb: f64,
-        alpha: f64,
-        footprint_mb: f64,
-        apki: f64,
-    ) -> f64 {
+    pub fn at_footprint(mpki_ref: f64, ref_mb: f64, alpha: f64, footprint_mb: f64, apki: f64) -> f64 {
         (mpki_ref * (footprint_mb.max(MIN_SIZE_MB) / ref_mb).powf(-alpha)).min(apki)
     }
 }
@@ -63,20 +53,11 @@ mod tests {
 
     #[test]
     fn power_law_below_footprint_and_floor_above() {
-        let m = MissRateCurve {
-            mpki_ref: 10.0,
-            ref_mb: 8.0,
-            alpha: 0.5,
-            footprint_mb: 64.0,
-            mpki_fit: 1.0,
-            apki: 40.0,
-        };
+        let m =
+            MissRateCurve { mpki_ref: 10.0, ref_mb: 8.0, alpha: 0.5, footprint_mb: 64.0, mpki_fit: 1.0, apki: 40.0 };
         assert!((m.mpki(8.0) - 10.0).abs() < 1e-12);
         assert!((m.mpki(2.0) - 20.0).abs() < 1e-12);
         assert_eq!(m.mpki(64.0), 1.0);
-        assert_eq!(
-            m.mpki(0.0001),
-            40.0_f64.min(10.0 * (MIN_SIZE_MB / 8.0).powf(-0.5))
-        );
+        assert_eq!(m.mpki(0.0001), 40.0_f64.min(10.0 * (MIN_SIZE_MB / 8.0).powf(-0.5)));
     }
 }

@@ -81,9 +81,9 @@ impl PhaseModel {
             }
             (Some(mpki), None) => {
                 let r = p.mrc_ref_mb.unwrap_or(m.cache.llc_mb);
-                let fit = p.llc_mpki_fit.unwrap_or_else(|| {
-                    MissRateCurve::at_footprint(mpki, r, p.mrc_alpha, footprint, p.llc_apki)
-                });
+                let fit = p
+                    .llc_mpki_fit
+                    .unwrap_or_else(|| MissRateCurve::at_footprint(mpki, r, p.mrc_alpha, footprint, p.llc_apki));
                 MissRateCurve {
                     mpki_ref: mpki,
                     ref_mb: r,
@@ -98,26 +98,18 @@ impl PhaseModel {
         if p.ipc > m.core.issue_width {
             return Err(c.fail(
                 format!("{at}.ipc"),
-                format!(
-                    "{} exceeds the machine's issue width {}",
-                    p.ipc, m.core.issue_width
-                ),
+                format!("{} exceeds the machine's issue width {}", p.ipc, m.core.issue_width),
             ));
         }
         let l1_rate = p.l1_apki / 1000.0 * p.ipc;
         if l1_rate > m.core.l1_accesses_per_cycle {
             return Err(c.fail(
                 format!("{at}.l1_apki"),
-                format!(
-                    "{l1_rate:.2} L1 accesses/cycle alone exceed the machine's {}",
-                    m.core.l1_accesses_per_cycle
-                ),
+                format!("{l1_rate:.2} L1 accesses/cycle alone exceed the machine's {}", m.core.l1_accesses_per_cycle),
             ));
         }
         let mpki_alone = mrc.mpki(footprint.min(m.cache.llc_mb));
-        let l2_apki = p
-            .l2_apki
-            .unwrap_or((2.0 * p.llc_apki).min(p.l1_apki.max(p.llc_apki)));
+        let l2_apki = p.l2_apki.unwrap_or((2.0 * p.llc_apki).min(p.l1_apki.max(p.llc_apki)));
         let mut model = PhaseModel {
             ipc_alone: p.ipc,
             cpi_core: 0.0,
@@ -134,19 +126,11 @@ impl PhaseModel {
         let cpi = 1.0 / p.ipc;
         if let Some(r) = &p.measured_on {
             // Split the CPI where it was measured, then solve the solo run here.
-            let stall =
-                model.mrc.mpki(footprint.min(r.llc_mb)) / 1000.0 * r.latency_ns * r.freq_ghz;
+            let stall = model.mrc.mpki(footprint.min(r.llc_mb)) / 1000.0 * r.latency_ns * r.freq_ghz;
             model.mlp = model.mlp.max(stall / (MAX_MEM_FRACTION * cpi));
             model.cpi_core = cpi - stall / model.mlp;
             let mut solver = crate::contention::Solver::new(m);
-            let runner = crate::contention::Runner {
-                model: 0,
-                pipe: 0,
-                core: 0,
-                llc: 0,
-                job: 0,
-                occupancy_mb: 0.0,
-            };
+            let runner = crate::contention::Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0 };
             let mut out = vec![];
             let bus = solver.solve(std::slice::from_ref(&model), &[runner], &mut out);
             model.ipc_alone = out[0].ipc;

@@ -31,10 +31,7 @@ impl PowerModel {
             let w = spec.core_active_w[k.min(spec.core_active_w.len() - 1)];
             cumulative.push(cumulative[k] + w);
         }
-        PowerModel {
-            spec: spec.clone(),
-            cumulative,
-        }
+        PowerModel { spec: spec.clone(), cumulative }
     }
 
     /// Power with `active_cores` cores running something and DRAM moving

@@ -138,9 +138,7 @@ fn default_cs() -> f64 {
 
 impl Default for CostSpec {
     fn default() -> Self {
-        CostSpec {
-            context_switch_us: default_cs(),
-        }
+        CostSpec { context_switch_us: default_cs() }
     }
 }
 
@@ -169,29 +167,20 @@ impl MachineSpec {
             }
         }
         if self.n_contexts() > 4096 {
-            return Err(c.fail(
-                "topology",
-                format!("{} contexts: at most 4096 supported", self.n_contexts()),
-            ));
+            return Err(c.fail("topology", format!("{} contexts: at most 4096 supported", self.n_contexts())));
         }
         c.positive("cache.l1d_kb", self.cache.l1d_kb)?;
         c.non_negative("cache.l2_kb", self.cache.l2_kb)?;
         c.positive("cache.llc_mb", self.cache.llc_mb)?;
         c.non_negative("cache.llc_hit_cycles", self.cache.llc_hit_cycles)?;
         c.positive("core.issue_width", self.core.issue_width)?;
-        c.positive(
-            "core.l1_accesses_per_cycle",
-            self.core.l1_accesses_per_cycle,
-        )?;
+        c.positive("core.l1_accesses_per_cycle", self.core.l1_accesses_per_cycle)?;
         c.non_negative("core.smt_penalty", self.core.smt_penalty)?;
         c.within("core.l1_contention", self.core.l1_contention, 0.0, 10.0)?;
         c.positive("memory.bandwidth_gbs", self.memory.bandwidth_gbs)?;
         let ll = &self.memory.loaded_latency;
         if ll.len() < 2 {
-            return Err(c.fail(
-                "memory.loaded_latency",
-                "needs at least two [utilisation, ns] points",
-            ));
+            return Err(c.fail("memory.loaded_latency", "needs at least two [utilisation, ns] points"));
         }
         if ll[0][0] != 0.0 || ll[ll.len() - 1][0] != 1.0 {
             return Err(c.fail("memory.loaded_latency", "utilisation must run from 0 to 1"));
@@ -224,28 +213,27 @@ impl MachineSpec {
     /// Number of hardware contexts.
     pub fn n_contexts(&self) -> usize {
         let t = &self.topology;
-        [
-            t.sockets,
-            t.llc_per_socket,
-            t.cores_per_llc,
-            t.pipes_per_core,
-            t.contexts_per_pipe,
-        ]
-        .iter()
-        .map(|&x| x as usize)
-        .product()
+        [t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]
+            .iter()
+            .map(|&x| x as usize)
+            .product()
     }
 
     /// The topology tree a policy sees.
     pub fn topology(&self) -> Topology {
         let t = &self.topology;
-        Topology::regular(
-            t.sockets,
-            t.llc_per_socket,
-            t.cores_per_llc,
-            t.pipes_per_core,
-            t.contexts_per_pipe,
-        )
+        Topology::regular(t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe)
+    }
+
+    /// EFS Eq. 13's table for this machine: P0 (idle system power), then the
+    /// increment of each additional active core, one per core.
+    pub fn power_table(&self) -> Vec<f64> {
+        let p = &self.power;
+        let cores =
+            (self.n_contexts() / (self.topology.pipes_per_core * self.topology.contexts_per_pipe) as usize).max(1);
+        std::iter::once(p.system_idle_w)
+            .chain((0..cores).map(|k| p.core_active_w[k.min(p.core_active_w.len() - 1)]))
+            .collect()
     }
 
     /// Memory-bus peak of one socket, in 64-byte lines per second (EFS's μ).

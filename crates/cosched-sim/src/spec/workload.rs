@@ -235,24 +235,16 @@ impl WorkloadSpec {
             c.non_negative(f("arrival_s"), job.arrival_s)?;
             c.within(f("jitter"), job.jitter, 0.0, 0.9)?;
             match (job.classes.is_empty(), job.phases.is_empty()) {
-                (true, true) => {
-                    return Err(c.fail(f("phase"), "a job needs [[job.phase]] or [[job.class]]"))
-                }
+                (true, true) => return Err(c.fail(f("phase"), "a job needs [[job.phase]] or [[job.class]]")),
                 (false, false) => {
-                    return Err(c.fail(
-                        f("phase"),
-                        "give either [[job.phase]] or [[job.class]], not both",
-                    ))
+                    return Err(c.fail(f("phase"), "give either [[job.phase]] or [[job.class]], not both"))
                 }
                 _ => {}
             }
             for (k, cl) in job.classes.iter().enumerate() {
                 c.positive(f(&format!("class[{k}].share")), cl.share)?;
                 if cl.phases.is_empty() {
-                    return Err(c.fail(
-                        f(&format!("class[{k}].phase")),
-                        "a class needs at least one phase",
-                    ));
+                    return Err(c.fail(f(&format!("class[{k}].phase")), "a class needs at least one phase"));
                 }
                 for (p, ph) in cl.phases.iter().enumerate() {
                     ph.validate(&c, &f(&format!("class[{k}].phase[{p}]")))?;
@@ -310,46 +302,25 @@ impl PhaseSpec {
         c.within(f("wb_ratio"), self.wb_ratio, 0.0, 1.0)?;
         c.non_negative(f("l1_apki"), self.l1_apki)?;
         if let Some(l2) = self.l2_apki {
-            c.within(
-                f("l2_apki"),
-                l2,
-                self.llc_apki,
-                self.l1_apki.max(self.llc_apki),
-            )?;
+            c.within(f("l2_apki"), l2, self.llc_apki, self.l1_apki.max(self.llc_apki))?;
         }
         c.non_negative(f("io_ms"), self.io_ms)?;
         match (self.llc_mpki, self.solo_bus_util) {
-            (Some(_), Some(_)) => {
-                return Err(c.fail(
-                    f("solo_bus_util"),
-                    "give llc_mpki or solo_bus_util, not both",
-                ))
-            }
+            (Some(_), Some(_)) => return Err(c.fail(f("solo_bus_util"), "give llc_mpki or solo_bus_util, not both")),
             (None, None) => {
-                return Err(c.fail(
-                    f("llc_mpki"),
-                    "missing: give llc_mpki (with mrc_ref_mb) or solo_bus_util",
-                ))
+                return Err(c.fail(f("llc_mpki"), "missing: give llc_mpki (with mrc_ref_mb) or solo_bus_util"))
             }
             (Some(m), None) => {
                 c.non_negative(f("llc_mpki"), m)?;
                 if m > self.llc_apki {
                     return Err(c.fail(
                         f("llc_mpki"),
-                        format!(
-                            "{m} misses exceed {} accesses per kilo-instruction",
-                            self.llc_apki
-                        ),
+                        format!("{m} misses exceed {} accesses per kilo-instruction", self.llc_apki),
                     ));
                 }
                 match self.mrc_ref_mb {
                     Some(r) => c.positive(f("mrc_ref_mb"), r)?,
-                    None => {
-                        return Err(c.fail(
-                            f("mrc_ref_mb"),
-                            "missing: the LLC size llc_mpki was measured at",
-                        ))
-                    }
+                    None => return Err(c.fail(f("mrc_ref_mb"), "missing: the LLC size llc_mpki was measured at")),
                 }
             }
             (None, Some(u)) => c.within(f("solo_bus_util"), u, 0.0, 0.999)?,
@@ -366,10 +337,7 @@ impl PhaseSpec {
             c.positive(f("pp.amount"), pp.amount)?;
         }
         if self.footprint_mb + self.shared_mb <= 0.0 && self.llc_mpki.is_some_and(|m| m > 0.0) {
-            return Err(c.fail(
-                f("footprint_mb"),
-                "a phase that misses in the LLC needs a footprint > 0",
-            ));
+            return Err(c.fail(f("footprint_mb"), "a phase that misses in the LLC needs a footprint > 0"));
         }
         Ok(())
     }

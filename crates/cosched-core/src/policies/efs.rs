@@ -1,0 +1,278 @@
+//! EFS, the Energy-Friendly Scheduler (paper 001, §4): CFS whose task
+//! selection runs a thread only if the memory-bus model says the machine
+//! gains from it (Eqs. 10 + 16), else tries the next thread in vruntime order,
+//! else leaves the core idle; with starvation freedom (§4.3).
+//!
+//! Readings chosen where the paper is terse (also in `docs/efs.md`):
+//! * the running set whose solo bandwidths enter Eq. 16 is the threads on the
+//!   *other* contexts; the number of active cores in Eq. 13 counts busy
+//!   contexts (the i5-2500 has no SMT);
+//! * a thread's solo bandwidth is estimated at the end of each scheduling
+//!   interval (preemption, block, exit) from the interval's counter deltas
+//!   (Eqs. 18, 19, 9) and folded into Eq. 20's predictor;
+//! * "longest starved": among the leftmost threads of every context that are
+//!   starved (Eq. 22 lag or Eq. 23 absence), the one that has not run for the
+//!   longest; it runs on its own context with a slice of
+//!   `min(period(n_c), max vruntime − its vruntime)`, but never less than
+//!   CFS's own slice (a thread alone on its core has no lag, and a zero slice
+//!   would not let it run), and every other busy context re-checks its thread;
+//! * freed resources: after every event, idle contexts with waiting threads
+//!   re-run task selection (the paper tracks each core's lowest requirement
+//!   in O(1); scanning 4–16 queues is as cheap here).
+
+use super::cfs::{CfsCore, CfsParams, Gate, Pick};
+use crate::counters::Counters;
+use crate::efs::model::{admission_threshold, solo_utilisation, Newton, Objective};
+use crate::efs::starvation::{period, Thresholds};
+use crate::efs::Predictor;
+use crate::ids::{Nanos, ThreadId, MILLI};
+use crate::policy::{Decision, Event, MachineView, Needs, Policy};
+
+/// EFS knobs.
+#[derive(Clone, Debug)]
+pub struct EfsParams {
+    /// Predictor window t0 (Eq. 20; 1 ms in the paper).
+    pub window: Nanos,
+    /// Starvation constants c_l, c_g (20 and 5).
+    pub thresholds: Thresholds,
+    /// Newton variant for Eq. 10.
+    pub newton: Newton,
+    /// What Eq. 15 compares.
+    pub objective: Objective,
+    /// Power table P0, P1, … (Eq. 13, W); the last increment repeats.
+    pub power: Option<Vec<f64>>,
+    /// Bus rate μ in accesses (lines) per second; default: the backend's.
+    pub mu: Option<f64>,
+}
+
+impl Default for EfsParams {
+    fn default() -> Self {
+        EfsParams {
+            window: MILLI,
+            thresholds: Thresholds::default(),
+            newton: Newton::PAPER,
+            objective: Objective::Energy,
+            power: None,
+            mu: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Snapshot {
+    at: Nanos,
+    thread: Counters,
+    socket: Counters,
+}
+
+struct EfsGate {
+    p: EfsParams,
+    cumulative_power: Vec<f64>,
+    mu: f64,
+    cores: usize,
+    pred: Vec<Predictor>,
+    snap: Vec<Option<Snapshot>>,
+    recheck_others: bool,
+    /// One longest-starved thread is forced in per event.
+    forced_this_event: bool,
+    /// End of each forced thread's compensated slice (re-checks spare it until then).
+    protected_until: Vec<Nanos>,
+}
+
+impl EfsGate {
+    fn power(&self, active: usize) -> f64 {
+        self.cumulative_power[active.min(self.cumulative_power.len() - 1)]
+    }
+
+    fn grow(&mut self, t: ThreadId) {
+        while self.pred.len() <= t.idx() {
+            self.pred.push(Predictor::new(self.cores, self.p.window as f64 * 1e-9));
+            self.snap.push(None);
+            self.protected_until.push(0);
+        }
+    }
+
+    /// The longest-starved thread, if it waits on context `c`.
+    fn starved_here(&self, c: usize, core: &CfsCore, now: Nanos) -> Option<(ThreadId, Nanos)> {
+        let n_p = core.n_runnable();
+        let mut best: Option<(Nanos, usize, ThreadId)> = None;
+        for (i, rq) in core.rqs.iter().enumerate() {
+            let Some(&(v, t)) = rq.tree.first() else { continue };
+            let t = ThreadId(t);
+            let waited = now.saturating_sub(core.tasks[t.idx()].last_ran);
+            let lag = core.max_vruntime(i).saturating_sub(v);
+            let starved = lag > self.p.thresholds.local(rq.nr as usize) || waited > self.p.thresholds.global(n_p);
+            if starved && best.is_none_or(|b| waited > b.0) {
+                best = Some((waited, i, t));
+            }
+        }
+        let (_, i, t) = best?;
+        if i != c {
+            return None;
+        }
+        let lag = core.max_vruntime(c).saturating_sub(core.tasks[t.idx()].vruntime);
+        let compensated = period(core.rqs[c].nr as usize).min(lag);
+        Some((t, compensated.max(core.slice(c, t))))
+    }
+}
+
+impl Gate for EfsGate {
+    fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick {
+        if core.rqs[c].tree.is_empty() {
+            return Pick::Idle;
+        }
+        if !self.forced_this_event {
+            if let Some((t, slice)) = self.starved_here(c, core, view.now()) {
+                self.recheck_others = true;
+                self.forced_this_event = true;
+                self.grow(t);
+                self.protected_until[t.idx()] = view.now() + slice;
+                return Pick::Thread(t, Some(slice));
+            }
+        }
+        let running: Vec<f64> = core
+            .rqs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != c)
+            .filter_map(|(_, rq)| rq.curr)
+            .map(|t| self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value).clamp(1e-4, 0.999))
+            .collect();
+        let n = running.len();
+        let threshold =
+            admission_threshold(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton)
+                .unwrap_or(1.0);
+        for &(_, t) in &core.rqs[c].tree {
+            let t = ThreadId(t);
+            let b = self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value);
+            if b <= threshold {
+                return Pick::Thread(t, None);
+            }
+        }
+        Pick::Idle
+    }
+
+    fn started(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
+        self.grow(t);
+        let socket = view.topology().contexts[c].socket;
+        self.snap[t.idx()] = match (view.thread_counters(t), view.socket_counters(socket)) {
+            (Some(thread), Some(socket)) => Some(Snapshot { at: view.now(), thread, socket }),
+            _ => None,
+        };
+    }
+
+    fn stopped(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
+        self.grow(t);
+        let Some(s) = self.snap[t.idx()].take() else { return };
+        let socket = view.topology().contexts[c].socket;
+        let (Some(th), Some(so)) = (view.thread_counters(t), view.socket_counters(socket)) else { return };
+        let dt = view.now().saturating_sub(s.at) as f64 * 1e-9;
+        if dt <= 0.0 {
+            return;
+        }
+        let (dth, dso) = (th.since(&s.thread), so.since(&s.socket));
+        let accesses = dso.mem_reads + dso.mem_writes;
+        let total = crate::efs::bus_utilisation(accesses, self.mu, dt).min(0.999);
+        let u = crate::efs::thread_utilisation(dth.mem_reads, dso.mem_writes, accesses, self.mu, dt).min(total);
+        let b = if u > 0.0 { solo_utilisation(u, total).clamp(1e-4, 0.999) } else { 1e-4 };
+        self.pred[t.idx()].update(b, dt);
+    }
+}
+
+/// The EFS policy.
+pub struct Efs {
+    core: CfsCore,
+    gate: EfsGate,
+}
+
+impl Efs {
+    /// An EFS with the given knobs on top of CFS's default tunables.
+    pub fn new(p: EfsParams) -> Efs {
+        Efs {
+            core: CfsCore::new(CfsParams::default()),
+            gate: EfsGate {
+                p,
+                cumulative_power: vec![],
+                mu: 0.0,
+                cores: 1,
+                pred: vec![],
+                snap: vec![],
+                recheck_others: false,
+                forced_this_event: false,
+                protected_until: vec![],
+            },
+        }
+    }
+
+    /// A thread's current solo-bandwidth prediction (B_i of Eq. 20).
+    pub fn prediction(&self, t: ThreadId) -> Option<f64> {
+        self.gate.pred.get(t.idx()).map(|p| p.value)
+    }
+}
+
+impl Policy for Efs {
+    fn name(&self) -> &'static str {
+        "efs"
+    }
+
+    fn needs(&self) -> Needs {
+        Needs { counters: true, ..Needs::default() }
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+        self.core.init(view);
+        let g = &mut self.gate;
+        g.cores = view.topology().n_contexts();
+        g.mu = g.p.mu.or(view.bus_lines_per_s()).ok_or("efs needs the memory-bus rate mu (accesses per second)")?;
+        let table = g.p.power.clone().ok_or("efs needs the machine's power table P0, P1, … (EFS Eq. 13)")?;
+        if table.len() < 2 || table.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err("efs: the power table needs P0 and at least one non-negative increment".into());
+        }
+        g.cumulative_power = vec![table[0]];
+        for k in 1..=g.cores {
+            let inc = table[k.min(table.len() - 1)];
+            g.cumulative_power.push(g.cumulative_power[k - 1] + inc);
+        }
+        Ok(())
+    }
+
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        match *ev {
+            // Slice expiry is a scheduling event even for a thread alone on its core:
+            // its interval ends (Eq. 20 learns from it) and it must pass admission again.
+            Event::Timer { key }
+                if (key as usize) < self.core.rqs.len() && self.core.rqs[key as usize].tree.is_empty() =>
+            {
+                let c = key as usize;
+                if self.core.rqs[c].curr.is_some() {
+                    self.core.update_curr(c, view.now());
+                    self.core.put_prev(c, view, &mut self.gate);
+                    self.core.pick_next(c, view, out, &mut self.gate);
+                }
+            }
+            _ => self.core.on_event(ev, view, out, &mut self.gate),
+        }
+        // Freed resources: idle contexts with waiting threads try again.
+        for c in 0..self.core.rqs.len() {
+            if self.core.rqs[c].curr.is_none() && !self.core.rqs[c].tree.is_empty() {
+                self.core.pick_next(c, view, out, &mut self.gate);
+            }
+        }
+        // A starved thread was forced in: every other busy context re-checks its
+        // thread, except threads serving their own compensated slice.
+        if std::mem::take(&mut self.gate.recheck_others) {
+            let now = view.now();
+            for c in 0..self.core.rqs.len() {
+                let Some(t) = self.core.rqs[c].curr else { continue };
+                let protected = self.gate.protected_until.get(t.idx()).is_some_and(|&u| u > now);
+                if !protected && !out.iter().any(|d| matches!(d, Decision::Run { ctx, .. } if ctx.idx() == c)) {
+                    self.core.update_curr(c, now);
+                    self.core.put_prev(c, view, &mut self.gate);
+                    self.core.pick_next(c, view, out, &mut self.gate);
+                }
+            }
+            self.gate.recheck_others = false;
+        }
+        self.gate.forced_this_event = false;
+    }
+}
