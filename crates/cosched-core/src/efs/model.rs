@@ -314,8 +314,8 @@ mod tests {
     fn eq9_inverts_eq10() {
         let b = [0.15, 0.4, 0.66, 0.8];
         let s = solve_interaction(&b, Newton::CONVERGED).unwrap();
-        for i in 0..b.len() {
-            assert!((solo_utilisation(s.u[i], s.total) - b[i]).abs() < 1e-10);
+        for (u, b) in s.u.iter().zip(b) {
+            assert!((solo_utilisation(*u, s.total) - b).abs() < 1e-10);
         }
     }
 
