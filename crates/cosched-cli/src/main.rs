@@ -5,6 +5,7 @@ mod compare;
 mod list;
 mod opts;
 mod output;
+mod paper;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ enum Cmd {
     /// Run several policies on the same machine and workload, over several
     /// seeds, with speedups against a baseline measured in the same run.
     Compare(compare::Args),
+    /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
+    Paper(paper::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Cmd::List(a) => list::run(a),
         Cmd::Simulate(a) => simulate::run(a),
         Cmd::Compare(a) => compare::run(a),
+        Cmd::Paper(a) => paper::run_cmd(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

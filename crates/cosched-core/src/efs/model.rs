@@ -106,57 +106,62 @@ pub fn solve_interaction(b: &[f64], newton: Newton) -> Result<Interaction, Solve
     let mut u: Vec<f64> = b.iter().map(|x| x * scale).collect();
     let mut f = vec![0.0; n];
     let mut step = vec![0.0; n];
-    let mut iterations = 0;
-    let mut worst = f64::INFINITY;
-    for it in 0..newton.max_iters {
-        let total: f64 = u.iter().sum();
-        worst = 0.0;
-        for i in 0..n {
-            f[i] = residual(u[i], b[i], total);
-            worst = worst.max(f[i].abs());
-        }
-        if worst < newton.tol {
-            break;
-        }
-        iterations = it + 1;
-        // J = diag(d) + e·1ᵀ; J⁻¹f = D⁻¹f − D⁻¹e (1ᵀD⁻¹f) / (1 + 1ᵀD⁻¹e).
-        let (mut sf, mut se) = (0.0, 0.0);
-        for i in 0..n {
-            let k = 1.0 - 1.0 / b[i];
-            let d = 2.0 * u[i] * k + (1.0 - total) * k;
-            let e = -u[i] * k - 1.0;
-            step[i] = f[i] / d; // D⁻¹f for now
-            sf += step[i];
-            se += e / d;
-            f[i] = e / d; // reuse: D⁻¹e
-        }
-        let c = sf / (1.0 + se);
-        for i in 0..n {
-            step[i] -= f[i] * c;
-        }
-        // Damped update staying in the domain.
-        let mut t = 1.0;
-        loop {
-            let ok = (0..n).all(|i| {
-                let v = u[i] - t * step[i];
-                v > 0.0 && v <= b[i]
-            }) && (0..n).map(|i| u[i] - t * step[i]).sum::<f64>() < 1.0;
-            if ok || t < 1e-6 {
+    {
+        let mut iterations = 0;
+        let mut worst = f64::INFINITY;
+        for it in 0..newton.max_iters {
+            let total: f64 = u.iter().sum();
+            worst = 0.0;
+            for i in 0..n {
+                f[i] = residual(u[i], b[i], total);
+                worst = worst.max(f[i].abs());
+            }
+            if worst < newton.tol {
                 break;
             }
-            t *= 0.5;
+            iterations = it + 1;
+            // J = diag(d) + e·1ᵀ; J⁻¹f = D⁻¹f − D⁻¹e (1ᵀD⁻¹f) / (1 + 1ᵀD⁻¹e).
+            let (mut sf, mut se) = (0.0, 0.0);
+            for i in 0..n {
+                let k = 1.0 - 1.0 / b[i];
+                let d = 2.0 * u[i] * k + (1.0 - total) * k;
+                let e = -u[i] * k - 1.0;
+                step[i] = f[i] / d;
+                sf += step[i];
+                se += e / d;
+                f[i] = e / d;
+            }
+            let c = sf / (1.0 + se);
+            for i in 0..n {
+                step[i] -= f[i] * c;
+            }
+            // Damped update staying in the domain (u_i in (0, b_i], U < 1).
+            let mut t = 1.0;
+            loop {
+                let mut sum = 0.0;
+                let mut ok = true;
+                for i in 0..n {
+                    let v = u[i] - t * step[i];
+                    ok &= v > 0.0 && v <= b[i];
+                    sum += v;
+                }
+                if (ok && sum < 1.0) || t < 1e-6 {
+                    break;
+                }
+                t *= 0.5;
+            }
+            for i in 0..n {
+                u[i] -= t * step[i];
+            }
         }
-        for i in 0..n {
-            u[i] -= t * step[i];
+        let total: f64 = u.iter().sum();
+        let final_worst = (0..n).map(|i| residual(u[i], b[i], total).abs()).fold(0.0, f64::max);
+        if final_worst >= newton.tol && !newton.accept_unconverged {
+            return Err(SolveError::NoConvergence { residual: final_worst.min(worst) });
         }
+        let throughput = u.iter().zip(b).map(|(u, b)| u / b).sum();
+        Ok(Interaction { u, total, throughput, iterations })
     }
-    let total: f64 = u.iter().sum();
-    let final_worst = (0..n).map(|i| residual(u[i], b[i], total).abs()).fold(0.0, f64::max);
-    if final_worst >= newton.tol && !newton.accept_unconverged {
-        return Err(SolveError::NoConvergence { residual: final_worst.min(worst) });
-    }
-    let throughput = u.iter().zip(b).map(|(u, b)| u / b).sum();
-    Ok(Interaction { u, total, throughput, iterations })
 }
 
 /// What EFS minimises (§3.1: "it is easy to target other goals by altering Eq. (15)").
@@ -178,11 +183,26 @@ impl Objective {
     }
 }
 
+/// The positive root u_i of thread i's Eq. 10 when the total is `total`:
+/// with k = 1 − 1/b < 0, `k u² + (1 − U) k u + (1 − U) = 0`.
+#[inline]
+fn u_given_total(b: f64, total: f64) -> f64 {
+    let k = 1.0 - 1.0 / b;
+    let (a1, a0) = ((1.0 - total) * k, 1.0 - total);
+    (-a1 - (a1 * a1 - 4.0 * k * a0).sqrt()) / (2.0 * k)
+}
+
 /// Eqs. 10 + 16: the highest solo utilisation an additional thread may have
 /// for running it beside the threads of solo utilisations `running` to cost
 /// no more (under `objective`) than not running it. `power_now` and
 /// `power_new` are Eq. 13's power with the current and one more active core.
 /// Returns a value in [0, 1]: 1 admits any thread, 0 none.
+///
+/// The n + 1 equations are solved through the new total U instead of the
+/// newcomer's b: for a given U every running thread's u_i is the root of its
+/// own quadratic (Eq. 10), the newcomer's u is what is left of U, and its b
+/// follows from Eq. 9 — all closed forms, so Eq. 16 becomes a monotone
+/// one-dimensional root search with no inner Newton solves.
 pub fn admission_threshold(
     running: &[f64],
     power_now: f64,
@@ -195,30 +215,37 @@ pub fn admission_threshold(
     }
     let current = solve_interaction(running, newton)?;
     let target = objective.cost(power_now, current.throughput);
-    let mut set = running.to_vec();
-    set.push(0.5);
-    let mut cost_with = |x: f64| -> Result<f64, SolveError> {
-        *set.last_mut().expect("pushed") = x;
-        let t = solve_interaction(&set, newton)?.throughput;
-        Ok(objective.cost(power_new, t) - target)
+    // State of the machine with a newcomer when the total utilisation is U (> current U).
+    let with_total = |total: f64| -> (f64, f64) {
+        let mut others = 0.0;
+        let mut speed = 0.0;
+        for &b in running {
+            let u = u_given_total(b, total);
+            others += u;
+            speed += u / b;
+        }
+        let u_new = (total - others).max(1e-15);
+        let b_new = solo_utilisation(u_new, total).clamp(1e-15, 1.0);
+        (b_new, objective.cost(power_new, speed + u_new / b_new) - target)
     };
-    // cost_with increases with x (a hungrier thread slows everyone more).
-    let (mut lo, mut hi) = (1e-6, 1.0 - 1e-6);
-    let (flo, fhi) = (cost_with(lo)?, cost_with(hi)?);
+    let u0 = current.total.min(1.0 - 1e-12);
+    let (mut lo, mut hi) = (u0 + 1e-12, 1.0 - 1e-12);
+    let ((_, flo), (bhi, fhi)) = (with_total(lo), with_total(hi));
     if flo >= 0.0 {
         return Ok(0.0);
     }
-    if fhi <= 0.0 {
-        return Ok(1.0);
+    if fhi <= 0.0 || bhi >= 1.0 {
+        return Ok(if fhi <= 0.0 { 1.0 } else { bhi });
     }
-    // Illinois false position on a monotone function.
+    // Illinois false position on a monotone function of U.
     let (mut flo, mut fhi) = (flo, fhi);
     let mut side = 0;
-    let mut x = lo;
-    for _ in 0..60 {
-        x = (lo * fhi - hi * flo) / (fhi - flo);
-        let fx = cost_with(x)?;
-        if fx.abs() < 1e-12 * target.abs() || hi - lo < 1e-10 {
+    let mut b = 0.0;
+    for _ in 0..100 {
+        let x = (lo * fhi - hi * flo) / (fhi - flo);
+        let (bx, fx) = with_total(x);
+        b = bx;
+        if fx.abs() <= 1e-13 * target.abs() || hi - lo < 1e-13 {
             break;
         }
         if fx < 0.0 {
@@ -237,7 +264,7 @@ pub fn admission_threshold(
             side = 1;
         }
     }
-    Ok(x)
+    Ok(b)
 }
 
 #[cfg(test)]

@@ -1,0 +1,76 @@
+//! EFS on the simulated i5-2500 (EFS paper §4-5): it behaves exactly as CFS
+//! when the bus is not a bottleneck, leaves cores idle when it is, and no
+//! thread waits longer than Eq. 24's bound.
+
+mod common;
+use common::*;
+use cosched_core::efs::starvation::Thresholds;
+use cosched_core::policies::{self, PolicyOptions};
+use cosched_sim::engine::{run, RunOutput, SimOptions, TraceSlice};
+
+fn instances(preset: &str, n: u32) -> cosched_sim::WorkloadSpec {
+    workload(&format!("name = \"mix\"\ndescription = \"d\"\n[[job]]\npreset = \"{preset}\"\ninstances = {n}\n"))
+}
+
+fn traced(m: &cosched_sim::MachineSpec, w: &cosched_sim::WorkloadSpec, policy: &str) -> (RunOutput, Vec<TraceSlice>) {
+    let p = plan(w, m);
+    let mut o = PolicyOptions::default();
+    o.efs.power = Some(m.power_table());
+    let mut slices = vec![];
+    let mut sink = |s: TraceSlice| slices.push(s);
+    let out = run(m, &p, policies::make(policy, &o).unwrap(), &SimOptions::default(), Some(&mut sink)).unwrap();
+    (out, slices)
+}
+
+fn synthetic(u: f64, n: u32) -> cosched_sim::WorkloadSpec {
+    let mut s = String::from("name = \"syn\"\ndescription = \"d\"\n");
+    s += &format!(
+        "[[job]]\nname = \"s\"\ninstances = {n}\n[[job.phase]]\ninstructions = 6e8\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\n"
+    );
+    workload(&s)
+}
+
+#[test]
+fn with_low_bandwidth_workloads_efs_schedules_exactly_as_cfs() {
+    let m = machine("i5-2500");
+    for w in [instances("povray", 8), instances("hmmer", 4), instances("gobmk", 6)] {
+        let (a, sa) = traced(&m, &w, "cfs");
+        let (b, sb) = traced(&m, &w, "efs");
+        assert_eq!(a.job_finish, b.job_finish);
+        assert_eq!(sa.len(), sb.len());
+        for (x, y) in sa.iter().zip(&sb) {
+            assert_eq!((x.ctx, x.thread, x.start, x.end), (y.ctx, y.thread, y.start, y.end));
+        }
+    }
+}
+
+#[test]
+fn efs_leaves_cores_idle_when_the_bus_is_saturated_and_saves_energy() {
+    let m = machine("i5-2500");
+    let w = synthetic(0.95, 4);
+    let (cfs, _) = traced(&m, &w, "cfs");
+    let (efs, slices) = traced(&m, &w, "efs");
+    assert!(efs.energy.system < 0.8 * cfs.energy.system, "EFS {} J vs CFS {} J", efs.energy.system, cfs.energy.system);
+    // Most of the time only one context is busy.
+    let busy: f64 = slices.iter().map(|s| (s.end - s.start) as f64).sum::<f64>() / efs.makespan as f64;
+    assert!(busy < 2.0, "average busy contexts {busy}");
+}
+
+#[test]
+fn no_thread_waits_longer_than_eq24_under_a_stream_of_bandwidth_hungry_threads() {
+    let m = machine("i5-2500");
+    let n = 8;
+    let (out, slices) = traced(&m, &synthetic(0.9, n), "efs");
+    let bound = Thresholds::max_wait(n as usize);
+    for t in 0..n {
+        let mut mine: Vec<_> = slices.iter().filter(|s| s.thread == t).collect();
+        mine.sort_by_key(|s| s.start);
+        let mut last_end = 0;
+        let finish = out.job_finish[t as usize];
+        for s in &mine {
+            assert!(s.start - last_end <= bound, "thread {t} waited {} ns > {bound}", s.start - last_end);
+            last_end = s.end;
+        }
+        assert_eq!(last_end, finish);
+    }
+}
