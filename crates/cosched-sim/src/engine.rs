@@ -225,7 +225,10 @@ impl State<'_, '_> {
         }
         let dt = (now - th.settled_at) as f64 * 1e-9;
         th.settled_at = now;
-        let debt = th.debt_s.min(dt);
+        // Refills interleave with execution: while a debt remains, half of the
+        // time goes to it and half to retiring instructions (so a thread always
+        // progresses, even when its slices are shorter than its refills).
+        let debt = th.debt_s.min(dt * 0.5);
         th.debt_s -= debt;
         let prog = dt - debt;
         let mut inc = th.rate.scaled(prog);
@@ -630,7 +633,8 @@ impl State<'_, '_> {
                 th.occupancy_mb = r.occupancy_mb;
                 th.private_mb = r.private_mb;
                 th.gen += 1;
-                let secs = th.debt_s + th.remaining / ips;
+                let work = th.remaining / ips;
+                let secs = work + th.debt_s.min(work);
                 let at = self.now + (secs * 1e9).ceil() as Nanos;
                 let ev = Ev::StepEnd(t, th.gen);
                 self.push(at, ev);
@@ -646,7 +650,7 @@ impl State<'_, '_> {
         let mut c = th.counters;
         if let Status::Running(_) = th.status {
             let dt = (self.now - th.settled_at) as f64 * 1e-9;
-            let prog = dt - th.debt_s.min(dt);
+            let prog = dt - th.debt_s.min(dt * 0.5);
             let mut inc = th.rate.scaled(prog);
             inc.cycles = self.f_hz * dt;
             c.add(&inc);
