@@ -164,3 +164,18 @@ fn trace_is_valid_chrome_trace_json_with_a_track_per_context() {
     assert!(slices.len() > 8);
     assert!(slices.iter().all(|s| s["dur"].as_f64().unwrap() >= 0.0 && s["tid"].as_u64().unwrap() < 4));
 }
+
+#[test]
+fn paper_efs_quick_prints_every_table_and_writes_csvs() {
+    let dir = std::env::temp_dir().join(format!("cosched-efs-{}", std::process::id()));
+    let o = cosched(&["paper", "efs", "--quick", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for h in ["Fig. 4", "Table 1", "Fig. 8", "Fig. 9", "Fig. 10", "mu = "] {
+        assert!(text.contains(h), "missing {h}");
+    }
+    for f in ["fig4.csv", "table1.csv", "fig8.csv", "fig9.csv", "fig10.csv"] {
+        let csv = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(csv.lines().count() >= 3, "{f}");
+    }
+}
