@@ -4,7 +4,7 @@
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
-use cosched_core::policies::{EfsParams, PolicyOptions};
+use cosched_core::policies::{EfsParams, PerfFairParams, PolicyOptions};
 use cosched_sim::engine::SimOptions;
 use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
 
@@ -68,6 +68,21 @@ pub struct RunOpts {
     /// EFS: memory-bus rate μ in million accesses per second (default: the machine's sustained maximum).
     #[arg(long)]
     pub efs_mu_m: Option<f64>,
+    /// Perf&Fair family: performance-and-fairness quantum, ms.
+    #[arg(long, default_value_t = 200.0)]
+    pub pf_quantum_ms: f64,
+    /// Perf&Fair family: IPC-estimation quantum, ms.
+    #[arg(long, default_value_t = 100.0)]
+    pub pf_estimation_quantum_ms: f64,
+    /// Perf&Fair family: quanta an IPC-alone estimate stays valid.
+    #[arg(long, default_value_t = 40)]
+    pub pf_validity: u32,
+    /// Perf&Fair family: LLC transactions/µs above which a process is heavy-sharing.
+    #[arg(long, default_value_t = 19.0)]
+    pub pf_llc_threshold: f64,
+    /// Perf&Fair family: memory transactions/µs above which a process is heavy-sharing.
+    #[arg(long, default_value_t = 3.5)]
+    pub pf_mm_threshold: f64,
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]
     pub counter_noise: f64,
@@ -98,6 +113,11 @@ impl RunOpts {
             ("--efs-c-local", self.efs_c_local),
             ("--efs-c-global", self.efs_c_global),
             ("--efs-mu-m", self.efs_mu_m.unwrap_or(1.0)),
+            ("--pf-quantum-ms", self.pf_quantum_ms),
+            ("--pf-estimation-quantum-ms", self.pf_estimation_quantum_ms),
+            ("--pf-validity", self.pf_validity as f64),
+            ("--pf-llc-threshold", self.pf_llc_threshold),
+            ("--pf-mm-threshold", self.pf_mm_threshold),
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name}: must be a positive number, got {v}"));
@@ -121,6 +141,13 @@ impl RunOpts {
                 },
                 power: Some(m.power_table()),
                 mu: self.efs_mu_m.map(|x| x * 1e6),
+            },
+            perf_fair: PerfFairParams {
+                quantum: (self.pf_quantum_ms * MILLI as f64).round() as u64,
+                estimation_quantum: (self.pf_estimation_quantum_ms * MILLI as f64).round() as u64,
+                validity: self.pf_validity,
+                llc_threshold: self.pf_llc_threshold,
+                mm_threshold: self.pf_mm_threshold,
             },
         })
     }

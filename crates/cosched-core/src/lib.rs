@@ -12,6 +12,7 @@ pub mod counters;
 pub mod efs;
 pub mod ids;
 pub mod metrics;
+pub mod perf_fair;
 pub mod policies;
 pub mod policy;
 pub mod stats;

@@ -186,6 +186,8 @@ pub struct Energy {
 pub trait Oracle {
     /// The thread's IPC were it running alone right now (current phase).
     fn ipc_alone(&self, thread: ThreadId) -> Option<f64>;
+    /// The thread's main-memory bandwidth alone (current phase), transactions (lines) per second.
+    fn solo_mem_bandwidth(&self, thread: ThreadId) -> Option<f64>;
 }
 
 /// The machine as a policy sees it.

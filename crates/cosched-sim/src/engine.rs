@@ -707,6 +707,11 @@ impl Oracle for State<'_, '_> {
         let th = self.th.get(thread.idx())?;
         Some(self.plan.models[th.model as usize].ipc_alone)
     }
+    fn solo_mem_bandwidth(&self, thread: ThreadId) -> Option<f64> {
+        let th = self.th.get(thread.idx())?;
+        let m = &self.plan.models[th.model as usize];
+        Some(m.ipc_alone * self.f_hz * m.mpki_alone / 1000.0 * (1.0 + m.wb_ratio))
+    }
 }
 
 /// Run `plan` on machine `m` under `policy`. `trace` receives every slice.

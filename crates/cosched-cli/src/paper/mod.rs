@@ -2,6 +2,7 @@
 //! our figures beside the paper's (markdown on stdout, CSVs with `--out`).
 
 mod efs;
+mod perf_fair;
 
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_core::policies::{self, PolicyOptions};
@@ -18,11 +19,14 @@ pub struct Args {
 enum Paper {
     /// EFS (Energy-Friendly Scheduler): Table 1, Figs. 4, 8, 9, 10 on `i5-2500`.
     Efs(efs::Args),
+    /// Perf&Fair: Figs. 1-3 (unfairness, speedup over Linux, completion curve) on `xeon-e5645`.
+    PerfFair(perf_fair::Args),
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
     match a.paper {
         Paper::Efs(a) => efs::run(a),
+        Paper::PerfFair(a) => perf_fair::run_cmd(a),
     }
 }
 

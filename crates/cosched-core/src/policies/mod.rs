@@ -7,6 +7,7 @@ mod cfs;
 mod efs;
 mod g_rrs;
 mod p_rrs;
+mod perf_fair;
 mod random;
 mod slots;
 mod static_assign;
@@ -16,6 +17,7 @@ pub use cfs::{Cfs, CfsParams};
 pub use efs::{Efs, EfsParams};
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
+pub use perf_fair::{PerfFair, PerfFairParams, Variant};
 pub use random::RandomPolicy;
 pub use static_assign::StaticAssign;
 pub use wss::Wss;
@@ -38,6 +40,8 @@ pub struct PolicyOptions {
     pub assignment: Option<Vec<CtxId>>,
     /// EFS knobs (window, starvation constants, Newton variant, objective, power table, μ).
     pub efs: EfsParams,
+    /// Perf&Fair knobs (quanta, validity, sharing thresholds).
+    pub perf_fair: PerfFairParams,
 }
 
 impl Default for PolicyOptions {
@@ -48,6 +52,7 @@ impl Default for PolicyOptions {
             steal_interval: 500 * MICRO,
             assignment: None,
             efs: EfsParams::default(),
+            perf_fair: PerfFairParams::default(),
         }
     }
 }
@@ -104,6 +109,30 @@ pub fn registry() -> &'static [PolicyInfo] {
             description: "EFS: CFS that runs a thread only when the memory-bus collision model says it saves energy, else leaves the core idle; starvation-free (EFS §4)",
             oracle: false,
             make: |o| Ok(Box::new(Efs::new(o.efs.clone()))),
+        },
+        PolicyInfo {
+            name: "perf-fair",
+            description: "Perf&Fair: progress accounting with IPC-alone estimation quanta, OATR fitness restricted to processes behind in progress, L1-bandwidth SMT pairing (Perf&Fair §5)",
+            oracle: false,
+            make: |o| Ok(Box::new(PerfFair::new(Variant::PerfFair, o.perf_fair.clone()))),
+        },
+        PolicyInfo {
+            name: "perf",
+            description: "Perf: bandwidth fitness only, longest-unscheduled process forced in, L1 pairing (Perf&Fair §7 comparison point)",
+            oracle: false,
+            make: |o| Ok(Box::new(PerfFair::new(Variant::Perf, o.perf_fair.clone()))),
+        },
+        PolicyInfo {
+            name: "fair",
+            description: "Fair: estimation quanta and lowest progress first, L1 pairing (Perf&Fair §7 comparison point)",
+            oracle: false,
+            make: |o| Ok(Box::new(PerfFair::new(Variant::Fair, o.perf_fair.clone()))),
+        },
+        PolicyInfo {
+            name: "perf-fair-oracle",
+            description: "Perf&Fair with offline standalone IPC and the Ideal Average Bandwidth from ground truth (Perf&Fair §7 Oracle)",
+            oracle: true,
+            make: |o| Ok(Box::new(PerfFair::new(Variant::Oracle, o.perf_fair.clone()))),
         },
         PolicyInfo {
             name: "random",

@@ -1,0 +1,215 @@
+//! `cosched paper perf-fair`: the Perf&Fair paper's evaluation (§6-7) on `xeon-e5645`.
+
+use super::{markdown, write_csv};
+use clap::Args as ClapArgs;
+use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::stats::{geomean, mean_ci};
+use cosched_sim::engine::{run, SimOptions};
+use cosched_sim::experiment::solo_times;
+use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Machine preset or file.
+    #[arg(long, default_value = "xeon-e5645")]
+    machine: String,
+    /// Also write each table as CSV into this directory.
+    #[arg(long)]
+    out: Option<String>,
+    /// Seeds per mix and scheduler (each with 1% counter noise).
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Seconds of solo execution each process's target instruction count amounts to (the paper: 100).
+    #[arg(long, default_value_t = 100.0)]
+    solo_seconds: f64,
+    /// Number of mixes (the paper: 13).
+    #[arg(long, default_value_t = 13)]
+    mixes: usize,
+}
+
+const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
+const MEMORY: [&str; 9] = ["mcf", "milc", "soplex", "gemsfdtd", "lbm", "libquantum", "bwaves", "leslie3d", "omnetpp"];
+const OTHER: [&str; 19] = [
+    "gcc",
+    "zeusmp",
+    "wrf",
+    "cactusadm",
+    "dealii",
+    "xalancbmk",
+    "astar",
+    "sjeng",
+    "perlbench",
+    "calculix",
+    "bzip2",
+    "gobmk",
+    "sphinx3",
+    "h264ref",
+    "hmmer",
+    "namd",
+    "povray",
+    "gamess",
+    "tonto",
+];
+
+/// Mix k of n: a share of its 24 processes drawn from the memory-bound
+/// benchmarks, growing from 0 to 1/2 over the mixes (seeded RNG), so that the
+/// mixes' bandwidth spans from light to about the bus's sustained maximum, as
+/// the paper's 13 mixes do (its Appendix 2 composition table is not in the text).
+fn compose(k: usize, n: usize) -> Vec<&'static str> {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xF00D + k as u64);
+    let heavy = ((12 * k) as f64 / (n.max(2) - 1) as f64).round() as usize;
+    let mut v: Vec<&str> = (0..heavy).map(|_| *MEMORY.choose(&mut rng).expect("nonempty")).collect();
+    v.extend((heavy..24).map(|_| *OTHER.choose(&mut rng).expect("nonempty")));
+    v.sort();
+    v
+}
+
+/// Solo IPC and solo memory bandwidth (transactions/µs) of a preset on `m`.
+fn solo_profile(m: &MachineSpec, preset: &str) -> Result<(f64, f64), String> {
+    let w = presets::workload(preset).map_err(|e| e.to_string())?;
+    let p = Plan::new(&w, m, None, 1, preset).map_err(|e| e.to_string())?;
+    let md = &p.models[0];
+    let f = m.freq_ghz * 1e9;
+    Ok((md.ipc_alone, md.ipc_alone * f * md.mpki_alone / 1000.0 * (1.0 + md.wb_ratio) / 1e6))
+}
+
+fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(WorkloadSpec, f64), String> {
+    let mut s = format!("name = \"{name}\"\ndescription = \"Perf&Fair-style mix of 24 SPEC CPU2006 processes\"\n");
+    for p in progs {
+        s += &format!("[[job]]\npreset = \"{p}\"\n");
+    }
+    let mut w = presets::workload_from_toml(name, &s).map_err(|e| e.to_string())?;
+    let mut bw = 0.0;
+    for (job, p) in w.jobs.iter_mut().zip(progs) {
+        let (ipc, b) = solo_profile(m, p)?;
+        bw += b;
+        job.phases[0].instructions = ipc * m.freq_ghz * 1e9 * solo_s;
+    }
+    Ok((w, bw / progs.len() as f64 * m.n_contexts() as f64))
+}
+
+struct Cell {
+    makespan: f64,
+    unfairness: f64,
+    finish: Vec<f64>,
+}
+
+pub fn run_cmd(a: Args) -> Result<(), String> {
+    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let mut mixes = vec![];
+    for k in 0..a.mixes {
+        let progs = compose(k, a.mixes);
+        let (w, bw) = build(&m, &format!("mix{k}"), &progs, a.solo_seconds)?;
+        mixes.push((progs, w, bw));
+    }
+    mixes.sort_by(|x, y| x.2.total_cmp(&y.2));
+    let plans: Vec<(Plan, Vec<f64>)> = mixes
+        .par_iter()
+        .map(|(_, w, _)| {
+            let p = Plan::new(w, &m, None, 1, &w.name).map_err(|e| e.to_string())?;
+            let solo = solo_times(&m, &p, &SimOptions::default())?;
+            Ok((p, solo))
+        })
+        .collect::<Result<_, String>>()?;
+    let tasks: Vec<(usize, usize, u64)> = (0..mixes.len())
+        .flat_map(|i| (0..SCHEDULERS.len()).flat_map(move |s| (1..=a.seeds).map(move |seed| (i, s, seed))))
+        .collect();
+    let cells: Vec<Cell> = tasks
+        .par_iter()
+        .map(|&(i, s, seed)| {
+            let (plan, solo) = &plans[i];
+            let o = PolicyOptions { seed, ..Default::default() };
+            let sim = SimOptions { seed, counter_noise: 0.01, ..SimOptions::default() };
+            let out = run(&m, plan, policies::make(SCHEDULERS[s], &o)?, &sim, None)?;
+            let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
+            let slow: Vec<f64> = finish.iter().zip(solo).map(|(f, s)| f / s).collect();
+            let unfairness = slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min);
+            Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
+        })
+        .collect::<Result<_, String>>()?;
+    let cell =
+        |i: usize, s: usize, seed: u64| &cells[(i * SCHEDULERS.len() + s) * a.seeds as usize + (seed - 1) as usize];
+    println!(
+        "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each, {} seeds with 1% counter noise)\n",
+        m.name,
+        mixes.len(),
+        a.solo_seconds,
+        a.seeds
+    );
+    // Fig. 1: unfairness (%), Fig. 2: speedup over Linux (%).
+    let mut fig1 = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into()]];
+    fig1[0].extend(SCHEDULERS.iter().map(|s| format!("{s} unfairness %")));
+    let mut fig2 = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into()]];
+    fig2[0].extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
+    let mut unf_g = vec![vec![]; SCHEDULERS.len()];
+    let mut spd_g = vec![vec![]; SCHEDULERS.len()];
+    for (i, (_, _, bw)) in mixes.iter().enumerate() {
+        let mut r1 = vec![format!("{}", i + 1), format!("{bw:.1}")];
+        let mut r2 = r1.clone();
+        for s in 0..SCHEDULERS.len() {
+            let u: Vec<f64> = (1..=a.seeds).map(|sd| (cell(i, s, sd).unfairness - 1.0) * 100.0).collect();
+            let ci = mean_ci(&u);
+            unf_g[s].push(cell(i, s, 1).unfairness);
+            r1.push(format!("{:.1} ±{:.1}", ci.mean, (ci.hi - ci.lo) / 2.0));
+            if s > 0 {
+                let sp: Vec<f64> = (1..=a.seeds).map(|sd| cell(i, 0, sd).makespan / cell(i, s, sd).makespan).collect();
+                let ci = mean_ci(&sp.iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>());
+                spd_g[s].push(sp.iter().sum::<f64>() / sp.len() as f64);
+                r2.push(format!("{:+.1} ±{:.1}", ci.mean, (ci.hi - ci.lo) / 2.0));
+            }
+        }
+        fig1.push(r1);
+        fig2.push(r2);
+    }
+    let mut g1 = vec!["geomean".to_string(), String::new()];
+    g1.extend((0..SCHEDULERS.len()).map(|s| format!("{:.1}", (geomean(&unf_g[s]) - 1.0) * 100.0)));
+    fig1.push(g1);
+    let mut g2 = vec!["geomean".to_string(), String::new()];
+    g2.extend((1..SCHEDULERS.len()).map(|s| format!("{:+.1}", (geomean(&spd_g[s]) - 1.0) * 100.0)));
+    fig2.push(g2);
+    println!("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% CI over seeds\n");
+    println!("Paper (geometric means): Perf 149%, Linux 33%, Fair 13.5%, Perf&Fair 18.5%, Oracle 3.5%.\n");
+    markdown(&fig1);
+    write_csv(&a.out, "fig1-unfairness.csv", &fig1)?;
+    println!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% CI over seeds\n");
+    println!("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n");
+    markdown(&fig2);
+    write_csv(&a.out, "fig2-speedup.csv", &fig2)?;
+    // Fig. 3: remaining processes over time for the mix where the schedulers differ most.
+    let spread = |i: usize| {
+        let ms: Vec<f64> = (0..SCHEDULERS.len()).map(|s| cell(i, s, 1).makespan).collect();
+        ms.iter().cloned().fold(0.0, f64::max) / ms.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    let worst = (0..mixes.len()).max_by(|&x, &y| spread(x).total_cmp(&spread(y))).unwrap_or(0);
+    let mut fig3 = vec![vec!["scheduler".to_string(), "first done s".into(), "12 done s".into(), "last done s".into()]];
+    let mut curve = vec![vec!["scheduler".to_string(), "time_s".into(), "remaining".into()]];
+    for (s, name) in SCHEDULERS.iter().enumerate() {
+        let mut f = cell(worst, s, 1).finish.clone();
+        f.sort_by(f64::total_cmp);
+        fig3.push(vec![
+            name.to_string(),
+            format!("{:.1}", f[0]),
+            format!("{:.1}", f[11]),
+            format!("{:.1}", f[f.len() - 1]),
+        ]);
+        for (k, t) in f.iter().enumerate() {
+            curve.push(vec![name.to_string(), format!("{t:.3}"), format!("{}", f.len() - k - 1)]);
+        }
+    }
+    println!("## Fig. 3: completion of mix {} (largest spread of turnaround between schedulers)\n", worst + 1);
+    println!("Paper (mix 9): Perf finishes its first process earliest and the whole mix first; Linux finishes 12 first but the mix last; Perf&Fair's curve resembles Fair's with a turnaround close to Perf's.\n");
+    markdown(&fig3);
+    write_csv(&a.out, "fig3-remaining.csv", &curve)?;
+    println!("## Mixes\n");
+    let mut comp = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into(), "processes".into()]];
+    for (i, (progs, _, bw)) in mixes.iter().enumerate() {
+        comp.push(vec![format!("{}", i + 1), format!("{bw:.1}"), progs.join(" ")]);
+    }
+    markdown(&comp);
+    write_csv(&a.out, "mixes.csv", &comp)?;
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! Perf&Fair on the simulated Xeon E5645 (Perf&Fair §3, §5).
+
+mod common;
+use common::*;
+use cosched_core::ids::{Nanos, ThreadId};
+use cosched_core::policies::{PerfFair, PerfFairParams, Variant};
+use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
+use cosched_sim::engine::{run, SimOptions};
+use std::sync::{Arc, Mutex};
+
+/// Shares a PerfFair with the test and logs the decisions of every quantum boundary.
+struct Shared {
+    inner: Arc<Mutex<PerfFair>>,
+    log: Arc<Mutex<Vec<(Nanos, Vec<Decision>)>>>,
+}
+
+impl Policy for Shared {
+    fn name(&self) -> &'static str {
+        "shared"
+    }
+    fn needs(&self) -> Needs {
+        self.inner.lock().unwrap().needs()
+    }
+    fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
+        self.inner.lock().unwrap().init(v)
+    }
+    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
+        self.inner.lock().unwrap().on_event(ev, v, out);
+        if matches!(ev, Event::Timer { key: 0 }) {
+            self.log.lock().unwrap().push((v.now(), out.clone()));
+        }
+    }
+}
+
+fn mix() -> cosched_sim::WorkloadSpec {
+    let mut s = String::from("name = \"m\"\ndescription = \"d\"\n");
+    for p in [
+        "mcf",
+        "lbm",
+        "povray",
+        "hmmer",
+        "gcc",
+        "milc",
+        "namd",
+        "libquantum",
+        "sjeng",
+        "soplex",
+        "astar",
+        "bzip2",
+        "gobmk",
+        "h264ref",
+    ] {
+        s += &format!("[[job]]\npreset = \"{p}\"\n");
+    }
+    let mut w = workload(&s);
+    for j in &mut w.jobs {
+        j.phases[0].instructions /= 4.0;
+    }
+    w
+}
+
+fn go(
+    variant: Variant,
+) -> (cosched_sim::Plan, Arc<Mutex<PerfFair>>, Vec<(Nanos, Vec<Decision>)>, cosched_sim::RunOutput) {
+    let m = machine("xeon-e5645");
+    let p = plan(&mix(), &m);
+    let pf = Arc::new(Mutex::new(PerfFair::new(variant, PerfFairParams::default())));
+    let log = Arc::new(Mutex::new(vec![]));
+    let out =
+        run(&m, &p, Box::new(Shared { inner: pf.clone(), log: log.clone() }), &SimOptions::default(), None).unwrap();
+    let log = log.lock().unwrap().clone();
+    (p, pf, log, out)
+}
+
+#[test]
+fn with_exact_ipc_alone_progress_equals_ground_truth() {
+    let (p, pf, _, _) = go(Variant::Oracle);
+    let m = machine("xeon-e5645");
+    let pf = pf.lock().unwrap();
+    for j in 0..p.jobs.len() {
+        let t = p.jobs[j].threads.start;
+        let solo_s = p.job_instructions(j)
+            / (p.models[p.classes[p.threads[t as usize].class as usize].phases.start as usize].ipc_alone
+                * m.freq_ghz
+                * 1e9);
+        let progress = pf.progress(ThreadId(t)).unwrap() * 0.2;
+        assert!((progress / solo_s - 1.0).abs() < 0.01, "job {j}: progress {progress} s vs solo-equivalent {solo_s} s");
+    }
+}
+
+#[test]
+fn estimation_quanta_give_the_estimated_process_a_whole_core() {
+    let (_, _, log, _) = go(Variant::PerfFair);
+    let m = machine("xeon-e5645");
+    let topo = m.topology();
+    // Rebuild who runs where after each boundary and find estimation quanta (100 ms long).
+    let mut on: Vec<Option<ThreadId>> = vec![None; topo.n_contexts()];
+    let mut alone_core_quanta = 0;
+    for w in log.windows(2) {
+        let (at, ds) = (&w[0].0, &w[0].1);
+        for d in ds {
+            match *d {
+                Decision::Run { thread, ctx } => {
+                    for o in on.iter_mut() {
+                        if *o == Some(thread) {
+                            *o = None;
+                        }
+                    }
+                    on[ctx.idx()] = Some(thread);
+                }
+                Decision::Preempt { ctx } => on[ctx.idx()] = None,
+                _ => {}
+            }
+        }
+        if w[1].0 - at == 100_000_000 {
+            // some core runs exactly one process while its sibling context is free
+            let any = (0..topo.n_cores).any(|core| {
+                let ctxs: Vec<usize> = topo.ctx_ids().filter(|c| topo.ctx(*c).core == core).map(|c| c.idx()).collect();
+                ctxs.iter().filter(|&&c| on[c].is_some()).count() == 1
+            });
+            assert!(any, "estimation quantum at {at} without a reserved core");
+            alone_core_quanta += 1;
+        }
+    }
+    assert!(alone_core_quanta > 0, "no estimation quanta seen");
+}
+
+#[test]
+fn perf_fair_is_fairer_than_perf_and_every_process_finishes() {
+    let (p, _, _, pf) = go(Variant::PerfFair);
+    let (_, _, _, perf) = go(Variant::Perf);
+    let spread = |o: &cosched_sim::RunOutput| {
+        let f: Vec<f64> = o.job_finish.iter().map(|&x| x as f64).collect();
+        f.iter().cloned().fold(0.0, f64::max) / f.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    assert_eq!(pf.job_finish.len(), p.jobs.len());
+    assert!(spread(&pf) < spread(&perf), "perf-fair {} vs perf {}", spread(&pf), spread(&perf));
+}
