@@ -12,9 +12,12 @@ use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 use std::time::Instant;
 
+/// One random quantum: candidates, their average bandwidths, their L1 bandwidths.
+type Quantum = (Vec<Candidate>, Vec<f64>, Vec<f64>);
+
 fn main() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let sets: Vec<(Vec<Candidate>, Vec<f64>, Vec<f64>)> = (0..20_000)
+    let sets: Vec<Quantum> = (0..20_000)
         .map(|_| {
             let c: Vec<Candidate> = (0..24)
                 .map(|id| Candidate {
@@ -31,7 +34,7 @@ fn main() {
             (c, avg, l1)
         })
         .collect();
-    let time = |f: &dyn Fn(&(Vec<Candidate>, Vec<f64>, Vec<f64>)) -> usize| {
+    let time = |f: &dyn Fn(&Quantum) -> usize| {
         let mut t: Vec<f64> = sets
             .iter()
             .map(|s| {
