@@ -8,10 +8,16 @@ use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_sim::engine::{run, SimOptions};
 use std::sync::{Arc, Mutex};
 
+/// Decisions emitted at each quantum boundary, with its time.
+type BoundaryLog = Vec<(Nanos, Vec<Decision>)>;
+
+/// What one run leaves for the assertions.
+type Outcome = (cosched_sim::Plan, Arc<Mutex<PerfFair>>, BoundaryLog, cosched_sim::RunOutput);
+
 /// Shares a PerfFair with the test and logs the decisions of every quantum boundary.
 struct Shared {
     inner: Arc<Mutex<PerfFair>>,
-    log: Arc<Mutex<Vec<(Nanos, Vec<Decision>)>>>,
+    log: Arc<Mutex<BoundaryLog>>,
 }
 
 impl Policy for Shared {
@@ -59,9 +65,7 @@ fn mix() -> cosched_sim::WorkloadSpec {
     w
 }
 
-fn go(
-    variant: Variant,
-) -> (cosched_sim::Plan, Arc<Mutex<PerfFair>>, Vec<(Nanos, Vec<Decision>)>, cosched_sim::RunOutput) {
+fn go(variant: Variant) -> Outcome {
     let m = machine("xeon-e5645");
     let p = plan(&mix(), &m);
     let pf = Arc::new(Mutex::new(PerfFair::new(variant, PerfFairParams::default())));
