@@ -32,10 +32,10 @@ pub enum EfsObjective {
 #[derive(ClapArgs, Clone, Debug)]
 pub struct RunOpts {
     /// Machine preset name or TOML file (`cosched list machines`).
-    #[arg(long, short = 'm', default_value = "xeon-x5550-16c")]
+    #[arg(long, short = 'm', default_value = "xeon-e5645")]
     pub machine: String,
     /// Workload preset name or TOML file (`cosched list workloads`).
-    #[arg(long, short = 'w', default_value = "ocean-cont")]
+    #[arg(long, short = 'w', default_value = "spec-mix24")]
     pub workload: String,
     /// Thread count of the workload's multi-threaded jobs.
     #[arg(long)]
