@@ -11,6 +11,7 @@
 pub mod counters;
 pub mod efs;
 pub mod ids;
+pub mod learn;
 pub mod metrics;
 pub mod perf_fair;
 pub mod policies;
