@@ -4,7 +4,8 @@
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
-use cosched_core::policies::{EfsParams, PerfFairParams, PolicyOptions};
+use cosched_core::learn::FmParams;
+use cosched_core::policies::{EfsParams, PerfFairParams, PolicyOptions, SlitsParams, Trigger};
 use cosched_sim::engine::SimOptions;
 use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
 
@@ -83,6 +84,24 @@ pub struct RunOpts {
     /// Perf&Fair family: memory transactions/µs above which a process is heavy-sharing.
     #[arg(long, default_value_t = 3.5)]
     pub pf_mm_threshold: f64,
+    /// SLITS: share of picks made with the factorization machine, % (the rest round-robin).
+    #[arg(long, default_value_t = 100.0)]
+    pub slits_coverage: f64,
+    /// SLITS: disable the factorization machine (the "without FM" ablation: round-robin choice).
+    #[arg(long)]
+    pub slits_no_fm: bool,
+    /// SLITS: periodic rescheduling every this many ms instead of Lazy Reschedule (0 = lazy).
+    #[arg(long, default_value_t = 0.0)]
+    pub slits_period_ms: f64,
+    /// SLITS: FM latent dimension k.
+    #[arg(long, default_value_t = 8)]
+    pub slits_k: usize,
+    /// SLITS: FM learning rate.
+    #[arg(long, default_value_t = 0.02)]
+    pub slits_learning_rate: f64,
+    /// SLITS: FM L2 regularisation of the factors.
+    #[arg(long, default_value_t = 0.005)]
+    pub slits_reg: f64,
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]
     pub counter_noise: f64,
@@ -118,6 +137,8 @@ impl RunOpts {
             ("--pf-validity", self.pf_validity as f64),
             ("--pf-llc-threshold", self.pf_llc_threshold),
             ("--pf-mm-threshold", self.pf_mm_threshold),
+            ("--slits-k", self.slits_k as f64),
+            ("--slits-learning-rate", self.slits_learning_rate),
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name}: must be a positive number, got {v}"));
@@ -148,6 +169,30 @@ impl RunOpts {
                 validity: self.pf_validity,
                 llc_threshold: self.pf_llc_threshold,
                 mm_threshold: self.pf_mm_threshold,
+            },
+            slits: {
+                if !(0.0..=100.0).contains(&self.slits_coverage) {
+                    return Err(format!("--slits-coverage: must be in [0, 100], got {}", self.slits_coverage));
+                }
+                if !(self.slits_period_ms >= 0.0 && self.slits_reg >= 0.0) {
+                    return Err("--slits-period-ms and --slits-reg: must be ≥ 0".into());
+                }
+                SlitsParams {
+                    trigger: if self.slits_period_ms > 0.0 {
+                        Trigger::Periodic((self.slits_period_ms * MILLI as f64).round() as u64)
+                    } else {
+                        Trigger::Lazy
+                    },
+                    coverage: self.slits_coverage / 100.0,
+                    use_fm: !self.slits_no_fm,
+                    fm: FmParams {
+                        k: self.slits_k,
+                        learning_rate: self.slits_learning_rate,
+                        reg_v: self.slits_reg,
+                        ..FmParams::default()
+                    },
+                    ..SlitsParams::default()
+                }
             },
         })
     }

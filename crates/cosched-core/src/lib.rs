@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod perf_fair;
 pub mod policies;
 pub mod policy;
+pub mod slits;
 pub mod stats;
 pub mod topology;
 

@@ -9,6 +9,7 @@ mod g_rrs;
 mod p_rrs;
 mod perf_fair;
 mod random;
+mod slits;
 mod slots;
 mod static_assign;
 mod wss;
@@ -19,6 +20,7 @@ pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};
 pub use random::RandomPolicy;
+pub use slits::{Slits, SlitsObjective, SlitsParams, Trigger};
 pub use static_assign::StaticAssign;
 pub use wss::Wss;
 
@@ -42,6 +44,8 @@ pub struct PolicyOptions {
     pub efs: EfsParams,
     /// Perf&Fair knobs (quanta, validity, sharing thresholds).
     pub perf_fair: PerfFairParams,
+    /// SLITS knobs (trigger, FM coverage, FM on/off and hyper-parameters).
+    pub slits: SlitsParams,
 }
 
 impl Default for PolicyOptions {
@@ -53,6 +57,7 @@ impl Default for PolicyOptions {
             assignment: None,
             efs: EfsParams::default(),
             perf_fair: PerfFairParams::default(),
+            slits: SlitsParams::default(),
         }
     }
 }
@@ -133,6 +138,18 @@ pub fn registry() -> &'static [PolicyInfo] {
             description: "Perf&Fair with offline standalone IPC and the Ideal Average Bandwidth from ground truth (Perf&Fair §7 Oracle)",
             oracle: true,
             make: |o| Ok(Box::new(PerfFair::new(Variant::Oracle, o.perf_fair.clone()))),
+        },
+        PolicyInfo {
+            name: "slits-contention",
+            description: "SLITS-(Contention): TIM of LLC misses completed by a factorization machine, Lazy Reschedule, least estimated contention first (SLITS §4.3.1)",
+            oracle: false,
+            make: |o| Ok(Box::new(Slits::new(SlitsObjective::Contention, o.slits.clone(), o.seed))),
+        },
+        PolicyInfo {
+            name: "slits-fairness",
+            description: "SLITS-(Fairness): TIM of IPC completed by a factorization machine, Lazy Reschedule, random thread below the median estimated IPC (SLITS §4.3.2)",
+            oracle: false,
+            make: |o| Ok(Box::new(Slits::new(SlitsObjective::Fairness, o.slits.clone(), o.seed))),
         },
         PolicyInfo {
             name: "random",

@@ -1,0 +1,9 @@
+//! SLITS, Sparsity-Lightened Intelligent Thread Scheduling (paper 000): the
+//! Thread-Interaction Matrix (§3.2, §4.2) and the FM-based ranking of waiting
+//! threads (§4.3). The policies are [`crate::policies::Slits`].
+
+pub mod rank;
+pub mod tim;
+
+pub use rank::{features, mean_over_running};
+pub use tim::Tim;
