@@ -92,10 +92,8 @@ impl Fm {
         for &(i, xi) in x {
             dense[i] += xi;
         }
-        let mut y = self.w0;
-        for i in 0..self.n {
-            y += self.w[i] * dense[i];
-        }
+        let mut y = self.w0 + self.w.iter().zip(&dense).map(|(w, x)| w * x).sum::<f64>();
+        #[allow(clippy::needless_range_loop)] // Eq. 1's double sum, written as the paper writes it
         for i in 0..self.n {
             for j in i + 1..self.n {
                 let dot: f64 = self.factors(i).iter().zip(self.factors(j)).map(|(a, b)| a * b).sum();
