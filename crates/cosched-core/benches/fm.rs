@@ -14,6 +14,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 type Data = Vec<(Vec<(usize, f64)>, f64)>;
+/// A predictor of one sparse input.
+type Predictor<'a> = &'a dyn Fn(&[(usize, f64)]) -> f64;
 
 fn baselines(n: usize, train: &Data, test: &Data) -> (f64, f64) {
     let mean = train.iter().map(|e| e.1).sum::<f64>() / train.len() as f64;
@@ -24,7 +26,7 @@ fn baselines(n: usize, train: &Data, test: &Data) -> (f64, f64) {
         cs[x[1].0 - n] += y - mean;
         cc[x[1].0 - n] += 1.0;
     }
-    let rmse = |f: &dyn Fn(&[(usize, f64)]) -> f64| {
+    let rmse = |f: Predictor| {
         (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len() as f64).sqrt()
     };
     let global = rmse(&|_| mean);
