@@ -26,9 +26,7 @@ fn baselines(n: usize, train: &Data, test: &Data) -> (f64, f64) {
         cs[x[1].0 - n] += y - mean;
         cc[x[1].0 - n] += 1.0;
     }
-    let rmse = |f: Predictor| {
-        (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len() as f64).sqrt()
-    };
+    let rmse = |f: Predictor| (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len() as f64).sqrt();
     let global = rmse(&|_| mean);
     let rowcol = rmse(&|x| {
         let r = if rc[x[0].0] > 0.0 { rs[x[0].0] / rc[x[0].0] } else { 0.0 };

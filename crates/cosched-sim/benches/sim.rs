@@ -34,7 +34,7 @@ const SLITS_WORKLOADS: [&str; 11] = [
     "fft",
     "raytrace",
 ];
-const POLICIES: [&str; 6] = ["g-rrs", "p-rrs", "wss", "cfs", "random", "cfs"];
+const POLICIES: [&str; 6] = ["g-rrs", "p-rrs", "wss", "cfs", "slits-contention", "slits-fairness"];
 
 fn bare_heap_loop(n: u64) -> f64 {
     let t = Instant::now();

@@ -3,6 +3,7 @@
 
 mod efs;
 mod perf_fair;
+mod slits;
 
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_core::policies::{self, PolicyOptions};
@@ -21,12 +22,15 @@ enum Paper {
     Efs(efs::Args),
     /// Perf&Fair: Figs. 1-3 (unfairness, speedup over Linux, completion curve) on `xeon-e5645`.
     PerfFair(perf_fair::Args),
+    /// SLITS: Figs. 1, 3-8, FM accuracy on simulator TIMs, decision time, on `xeon-x5550-16c`.
+    Slits(slits::Args),
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
     match a.paper {
         Paper::Efs(a) => efs::run(a),
         Paper::PerfFair(a) => perf_fair::run_cmd(a),
+        Paper::Slits(a) => slits::run_cmd(a),
     }
 }
 

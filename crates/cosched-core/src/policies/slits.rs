@@ -128,6 +128,17 @@ impl Slits {
         &self.tim
     }
 
+    /// The factorization machine as trained so far.
+    pub fn model(&self) -> Option<&Fm> {
+        self.fm.as_ref()
+    }
+
+    /// Start from a trained model (warm start across runs; see `Fm`'s serde support).
+    /// A model whose feature count does not fit the run is replaced at `init`.
+    pub fn load_model(&mut self, fm: Fm) {
+        self.fm = Some(fm);
+    }
+
     /// Share of picks made with the FM.
     pub fn fm_share(&self) -> f64 {
         if self.picks == 0 {
@@ -255,8 +266,9 @@ impl Policy for Slits {
         self.slots = Some(Slots::new(topo));
         self.n = view.n_threads_total();
         self.snap = vec![None; self.n];
-        if self.p.use_fm {
-            self.fm = Some(Fm::new(2 * self.n + topo.n_contexts(), self.p.fm, self.seed));
+        let features = 2 * self.n + topo.n_contexts();
+        if self.p.use_fm && self.fm.as_ref().is_none_or(|f| f.n != features) {
+            self.fm = Some(Fm::new(features, self.p.fm, self.seed));
         }
         Ok(())
     }
