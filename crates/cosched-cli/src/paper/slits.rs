@@ -1,4 +1,5 @@
 //! `cosched paper slits`: the SLITS paper's evaluation (§5-6) on `xeon-x5550-16c`.
+#![allow(clippy::needless_range_loop)] // cells are addressed by (workload, threads, policy, seed) indices
 
 use super::{markdown, write_csv};
 use clap::Args as ClapArgs;
@@ -24,6 +25,9 @@ pub struct Args {
     #[arg(long)]
     out: Option<String>,
 }
+
+/// A predictor of one sparse input.
+type Predictor<'a> = &'a dyn Fn(&[(usize, f64)]) -> f64;
 
 const WORKLOADS: [&str; 11] = [
     "blackscholes",
@@ -255,7 +259,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let mut fm = Fm::new(2 * n, FmParams { k: 4, learning_rate: 0.01, reg_w: 0.001, reg_v: 0.01, init_std: 0.05 }, 3);
     fm.fit(&train, 200, 5);
     let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;
-    let rmse = |f: &dyn Fn(&[(usize, f64)]) -> f64| {
+    let rmse = |f: Predictor| {
         (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len().max(1) as f64).sqrt()
     };
     let (mut rs, mut rc) = (vec![0.0; 2 * n], vec![0.0; 2 * n]);
