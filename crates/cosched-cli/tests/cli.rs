@@ -179,3 +179,19 @@ fn paper_efs_quick_prints_every_table_and_writes_csvs() {
         assert!(csv.lines().count() >= 3, "{f}");
     }
 }
+
+#[test]
+fn paper_slits_and_perf_fair_run_small_and_print_their_tables() {
+    let o = cosched(&["paper", "slits", "--seeds", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for h in ["Fig. 3", "Headline", "Figs. 4-5", "Fig. 1", "Figs. 6-8", "FM accuracy", "Decision time"] {
+        assert!(text.contains(h), "slits: missing {h}");
+    }
+    let o = cosched(&["paper", "perf-fair", "--seeds", "1", "--mixes", "2", "--solo-seconds", "4"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for h in ["Fig. 1", "Fig. 2", "Fig. 3", "Mixes"] {
+        assert!(text.contains(h), "perf-fair: missing {h}");
+    }
+}
