@@ -10,6 +10,7 @@
 
 pub mod counters;
 pub mod efs;
+pub mod evt;
 pub mod ids;
 pub mod learn;
 pub mod metrics;

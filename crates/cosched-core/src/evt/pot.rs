@@ -1,0 +1,339 @@
+//! The Peak-Over-Threshold method (§4.1-4.3): choose a threshold u, fit the
+//! GPD to the exceedances, estimate the Upper Performance Bound
+//! `UPB = u − σ/ξ` (ξ < 0) and its confidence interval by profile likelihood
+//! (likelihood-ratio test with Wilks's theorem, χ²₁).
+//!
+//! Profile likelihood of the endpoint: writing the exceedance endpoint
+//! `e = −σ/ξ`, the log-likelihood for fixed e is maximised over ξ in closed
+//! form, `ξ(e) = S(e)/n` with `S(e) = Σ ln(1 − y_i/e)`, giving
+//! `ℓ_p(e) = −n ln(−S/n) − n ln e − S − n` (with ξ held at −1 where S/n < −1,
+//! `ℓ_p(e) = −n ln e`). The interval is `{e : 2(ℓ̂ − ℓ_p(e)) ≤ χ²₁(level)}`.
+
+use super::gpd::{fit_gpd, GpdFit};
+use serde::Serialize;
+
+/// How the threshold is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Threshold {
+    /// The lowest candidate quantile (0.70, 0.72, …, 0.96) above which ξ̂ is stable
+    /// (every higher candidate within 0.1 of it, or within its 95% CI width).
+    Auto,
+    /// A given value.
+    Value(f64),
+    /// A given quantile of the sample (0..1).
+    Quantile(f64),
+}
+
+/// Why POT produced no estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PotError {
+    /// Fewer exceedances than the fit needs.
+    TooFewExceedances {
+        /// How many there were.
+        got: usize,
+        /// How many are needed.
+        need: usize,
+    },
+    /// The fitted tail is unbounded (ξ ≥ 0): no finite upper bound exists.
+    UnboundedTail {
+        /// The fitted shape.
+        xi: f64,
+    },
+    /// The fit did not converge (degenerate exceedances).
+    NoConvergence,
+    /// Bad input (NaN, empty, bad confidence level…).
+    BadInput(String),
+}
+
+impl std::fmt::Display for PotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PotError::TooFewExceedances { got, need } => write!(f, "only {got} exceedances over the threshold; at least {need} are needed"),
+            PotError::UnboundedTail { xi } => write!(f, "the fitted tail is unbounded (shape ξ = {xi:.4} ≥ 0): no finite upper bound"),
+            PotError::NoConvergence => write!(f, "the GPD fit did not converge (degenerate exceedances)"),
+            PotError::BadInput(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// A POT estimate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PotResult {
+    /// Threshold u.
+    pub threshold: f64,
+    /// Exceedances over u.
+    pub exceedances: usize,
+    /// The GPD fit.
+    pub fit: GpdFit,
+    /// Upper Performance Bound u − σ/ξ.
+    pub upb: f64,
+    /// Profile-likelihood interval of the UPB; `hi` is infinite when the
+    /// profile never drops far enough.
+    pub ci: (f64, f64),
+    /// Confidence level of `ci`.
+    pub confidence: f64,
+    /// Best observed value.
+    pub best: f64,
+    /// UPB − best.
+    pub gap: f64,
+}
+
+/// Minimum exceedances for a fit.
+pub const MIN_EXCEEDANCES: usize = 30;
+
+/// χ²₁ quantile at `level` (two-sided normal quantile squared).
+pub fn chi2_1(level: f64) -> f64 {
+    let z = normal_quantile(0.5 + level / 2.0);
+    z * z
+}
+
+/// Standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9 after one Newton step).
+pub fn normal_quantile(p: f64) -> f64 {
+    let a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.383577518672690e2, -3.066479806614716e1, 2.506628277459239];
+    let b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+    let c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+    let d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+    let pl = 0.02425;
+    let x = if p < pl {
+        let q = (-2.0 * p.ln()).sqrt();
+        (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
+    } else if p <= 1.0 - pl {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
+    } else {
+        let q = (-2.0 * (1.0 - p).ln()).sqrt();
+        -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
+    };
+    // One Newton step on the normal CDF.
+    let e = 0.5 * erfc(-x / std::f64::consts::SQRT_2) - p;
+    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (x * x / 2.0).exp();
+    x - u / (1.0 + x * u / 2.0)
+}
+
+/// Complementary error function (Numerical Recipes' erfcc, relative error < 1.2e-7).
+pub fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t * (-z * z - 1.26551223
+        + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+        .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// Profile log-likelihood of the exceedance endpoint `e` (> max y).
+pub fn profile_endpoint(y: &[f64], e: f64) -> f64 {
+    let n = y.len() as f64;
+    let s: f64 = y.iter().map(|v| (1.0 - v / e).ln()).sum();
+    if !s.is_finite() {
+        return f64::NEG_INFINITY;
+    }
+    if s / n < -1.0 {
+        return -n * e.ln();
+    }
+    -n * (-s / n).ln() - n * e.ln() - s - n
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let r = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let (lo, hi) = (r.floor() as usize, r.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (r - lo as f64)
+}
+
+fn exceedances(sorted: &[f64], u: f64) -> Vec<f64> {
+    sorted.iter().filter(|&&x| x > u).map(|x| x - u).collect()
+}
+
+/// Candidate quantiles for the automatic threshold and the stability diagnostics.
+pub const CANDIDATES: [f64; 14] = [0.70, 0.72, 0.74, 0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90, 0.92, 0.94, 0.96];
+
+/// ξ̂ at each candidate threshold with enough exceedances: (quantile, u, ξ̂, σ* = σ − ξu, exceedances).
+pub fn stability(sorted: &[f64]) -> Vec<(f64, f64, f64, f64, usize)> {
+    CANDIDATES
+        .iter()
+        .filter_map(|&q| {
+            let u = quantile(sorted, q);
+            let y = exceedances(sorted, u);
+            if y.len() < MIN_EXCEEDANCES {
+                return None;
+            }
+            let f = fit_gpd(&y)?;
+            Some((q, u, f.xi, f.sigma - f.xi * u, y.len()))
+        })
+        .collect()
+}
+
+/// The automatic threshold: the lowest candidate whose ξ̂ every higher candidate stays within 0.1 of.
+pub fn auto_threshold(sorted: &[f64]) -> Option<f64> {
+    let st = stability(sorted);
+    for i in 0..st.len() {
+        if st[i + 1..].iter().all(|s| (s.2 - st[i].2).abs() <= 0.1) {
+            return Some(st[i].1);
+        }
+    }
+    st.last().map(|s| s.1)
+}
+
+/// Run POT on plain i.i.d. measurements `xs` (larger is better).
+pub fn pot(xs: &[f64], threshold: Threshold, confidence: f64) -> Result<PotResult, PotError> {
+    if xs.is_empty() || xs.iter().any(|x| !x.is_finite()) {
+        return Err(PotError::BadInput("measurements must be finite numbers, at least one".into()));
+    }
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(PotError::BadInput(format!("confidence must be in (0, 1), got {confidence}")));
+    }
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let u = match threshold {
+        Threshold::Value(v) => v,
+        Threshold::Quantile(q) if (0.0..1.0).contains(&q) => quantile(&sorted, q),
+        Threshold::Quantile(q) => return Err(PotError::BadInput(format!("threshold quantile must be in [0, 1), got {q}"))),
+        Threshold::Auto => auto_threshold(&sorted).ok_or(PotError::TooFewExceedances {
+            got: sorted.len().saturating_sub((sorted.len() as f64 * 0.96) as usize),
+            need: MIN_EXCEEDANCES,
+        })?,
+    };
+    let y = exceedances(&sorted, u);
+    if y.len() < MIN_EXCEEDANCES {
+        return Err(PotError::TooFewExceedances { got: y.len(), need: MIN_EXCEEDANCES });
+    }
+    let fit = fit_gpd(&y).ok_or(PotError::NoConvergence)?;
+    if fit.xi >= 0.0 {
+        return Err(PotError::UnboundedTail { xi: fit.xi });
+    }
+    let e_hat = -fit.sigma / fit.xi;
+    let ymax = y.iter().cloned().fold(0.0, f64::max);
+    let l_hat = profile_endpoint(&y, e_hat).max(fit.loglik);
+    let cut = l_hat - chi2_1(confidence) / 2.0;
+    let g = |e: f64| profile_endpoint(&y, e) - cut;
+    // Lower end: between ymax and ê.
+    let lo = if g(ymax * (1.0 + 1e-12)) >= 0.0 { ymax } else { bisect(&g, ymax * (1.0 + 1e-12), e_hat) };
+    // Upper end: expand until the profile drops below the cut.
+    let mut top = e_hat * 2.0;
+    let mut hi = f64::INFINITY;
+    for _ in 0..60 {
+        if g(top) < 0.0 {
+            hi = bisect(&g, e_hat, top);
+            break;
+        }
+        top *= 2.0;
+    }
+    let best = *sorted.last().expect("nonempty");
+    Ok(PotResult {
+        threshold: u,
+        exceedances: y.len(),
+        fit,
+        upb: u + e_hat,
+        ci: (u + lo, u + hi),
+        confidence,
+        best,
+        gap: u + e_hat - best,
+    })
+}
+
+/// Root of a function that changes sign on [a, b] (200 bisection steps).
+fn bisect(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64) -> f64 {
+    let fa = f(a);
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if (f(m) >= 0.0) == (fa >= 0.0) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    0.5 * (a + b)
+}
+
+/// Mean excess (mean residual life) e(u) = mean(x − u | x > u) on a grid of thresholds.
+pub fn mean_excess(xs: &[f64], points: usize) -> Vec<(f64, f64, usize)> {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (0..points)
+        .filter_map(|i| {
+            let u = quantile(&sorted, 0.5 + 0.48 * i as f64 / points.max(2) as f64);
+            let y = exceedances(&sorted, u);
+            (!y.is_empty()).then(|| (u, y.iter().sum::<f64>() / y.len() as f64, y.len()))
+        })
+        .collect()
+}
+
+/// Quantile plot of a POT result: (empirical exceedance, GPD quantile at the same plotting position).
+pub fn quantile_plot(xs: &[f64], r: &PotResult) -> Vec<(f64, f64)> {
+    let mut y: Vec<f64> = xs.iter().filter(|&&x| x > r.threshold).map(|x| x - r.threshold).collect();
+    y.sort_by(f64::total_cmp);
+    let n = y.len() as f64;
+    let (xi, s) = (r.fit.xi, r.fit.sigma);
+    y.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let p = (i as f64 + 0.5) / n;
+            let q = if xi.abs() < 1e-12 { -s * (1.0 - p).ln() } else { s / xi * ((1.0 - p).powf(-xi) - 1.0) };
+            (v, q)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn normal_quantiles_and_chi2() {
+        assert!((normal_quantile(0.975) - 1.959963985).abs() < 1e-6);
+        assert!((chi2_1(0.95) - 3.841458821).abs() < 1e-5);
+    }
+
+    #[test]
+    fn profile_maximum_is_the_fitted_endpoint() {
+        let mut r = ChaCha8Rng::seed_from_u64(4);
+        let y: Vec<f64> = (0..400).map(|_| 1.0 - r.gen::<f64>().powf(0.5)).collect(); // bounded at 1
+        let f = fit_gpd(&y).unwrap();
+        let e = -f.sigma / f.xi;
+        assert!((profile_endpoint(&y, e) - f.loglik).abs() < 1e-6, "{} vs {}", profile_endpoint(&y, e), f.loglik);
+        for k in [0.99, 1.01] {
+            assert!(profile_endpoint(&y, e * k) <= f.loglik + 1e-9);
+        }
+    }
+
+    #[test]
+    fn interval_covers_the_true_endpoint_of_bounded_distributions() {
+        // 200 replicates each of uniform, beta(2, 3) and reversed Weibull, 2,000 samples.
+        let mut covered = 0;
+        let mut total = 0;
+        let mut r = ChaCha8Rng::seed_from_u64(2026);
+        for rep in 0..200 {
+            let xs: Vec<f64> = match rep % 3 {
+                0 => (0..2000).map(|_| r.gen_range(0.0..10.0)).collect(), // endpoint 10
+                1 => (0..2000).map(|_| 10.0 * (1.0 - (1.0 - r.gen::<f64>()).powf(1.0 / 3.0))).collect(), // Kumaraswamy-like, endpoint 10
+                _ => (0..2000).map(|_| 10.0 - (-(r.gen_range(1e-12..1.0f64)).ln()).powf(1.0 / 2.5)).collect(), // reversed Weibull, endpoint 10
+            };
+            if let Ok(p) = pot(&xs, Threshold::Quantile(0.9), 0.95) {
+                total += 1;
+                if p.ci.0 <= 10.0 && 10.0 <= p.ci.1 {
+                    covered += 1;
+                }
+            }
+        }
+        let cov = covered as f64 / total as f64;
+        eprintln!("profile-interval coverage: {covered}/{total} = {cov:.3}");
+        assert!(total >= 190 && cov >= 0.90, "coverage {cov} over {total} replicates");
+    }
+
+    #[test]
+    fn failures_are_errors_not_numbers() {
+        let few: Vec<f64> = (0..50).map(|i| i as f64).collect();
+        assert!(matches!(pot(&few, Threshold::Quantile(0.9), 0.95), Err(PotError::TooFewExceedances { .. })));
+        let mut r = ChaCha8Rng::seed_from_u64(1);
+        let heavy: Vec<f64> = (0..3000).map(|_| r.gen_range(1e-9..1.0f64).powf(-0.5)).collect(); // Pareto, ξ = 0.5
+        assert!(matches!(pot(&heavy, Threshold::Quantile(0.9), 0.95), Err(PotError::UnboundedTail { .. })));
+        assert!(matches!(pot(&[1.0, f64::NAN], Threshold::Auto, 0.95), Err(PotError::BadInput(_))));
+    }
+}
