@@ -1,7 +1,9 @@
 //! `cosched`: compare, run and analyse contention-aware schedulers on a
 //! simulated multicore.
 
+mod assign;
 mod compare;
+mod evt;
 mod list;
 mod opts;
 mod output;
@@ -29,6 +31,10 @@ enum Cmd {
     /// Run several policies on the same machine and workload, over several
     /// seeds, with speedups against a baseline measured in the same run.
     Compare(compare::Args),
+    /// Peak-Over-Threshold estimate of the best value a population of measurements can reach.
+    Evt(evt::Args),
+    /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
+    Assign(assign::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
 }
@@ -53,6 +59,8 @@ fn main() -> ExitCode {
         Cmd::Simulate(a) => simulate::run(a),
         Cmd::Compare(a) => compare::run(a),
         Cmd::Paper(a) => paper::run_cmd(a),
+        Cmd::Evt(a) => evt::run(a),
+        Cmd::Assign(a) => assign::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 //! the power model and the deterministic discrete-event engine.
 #![warn(missing_docs)]
 
+pub mod assignment;
 pub mod contention;
 pub mod engine;
 pub mod error;

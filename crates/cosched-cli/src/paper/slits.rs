@@ -259,9 +259,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let mut fm = Fm::new(2 * n, FmParams { k: 4, learning_rate: 0.01, reg_w: 0.001, reg_v: 0.01, init_std: 0.05 }, 3);
     fm.fit(&train, 200, 5);
     let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;
-    let rmse = |f: Predictor| {
-        (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len().max(1) as f64).sqrt()
-    };
+    let rmse =
+        |f: Predictor| (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len().max(1) as f64).sqrt();
     let (mut rs, mut rc) = (vec![0.0; 2 * n], vec![0.0; 2 * n]);
     for (x, y) in &train {
         for &(i, _) in x {

@@ -65,7 +65,14 @@ pub fn gamma_q(a: f64, x: f64) -> f64 {
 
 /// ln Γ(x) (Lanczos).
 pub fn ln_gamma(x: f64) -> f64 {
-    let c = [76.18009172947146, -86.50532032941677, 24.01409824083091, -1.231739572450155, 0.1208650973866179e-2, -0.5395239384953e-5];
+    let c = [
+        76.18009172947146,
+        -86.50532032941677,
+        24.01409824083091,
+        -1.231739572450155,
+        0.1208650973866179e-2,
+        -0.5395239384953e-5,
+    ];
     let mut y = x;
     let tmp = x + 5.5 - (x + 0.5) * (x + 5.5).ln();
     let mut ser = 1.000000000190015;
@@ -100,7 +107,14 @@ pub fn check(xs: &[f64], lags: usize) -> Checks {
     }
     q *= n as f64 * (n as f64 + 2.0);
     let ties = sorted.windows(2).filter(|w| w[0] == w[1]).count();
-    Checks { runs_z, runs_p, ljung_box_q: q, lags, ljung_box_p: gamma_q(lags as f64 / 2.0, q / 2.0), tie_share: ties as f64 / n as f64 }
+    Checks {
+        runs_z,
+        runs_p,
+        ljung_box_q: q,
+        lags,
+        ljung_box_p: gamma_q(lags as f64 / 2.0, q / 2.0),
+        tie_share: ties as f64 / n as f64,
+    }
 }
 
 #[cfg(test)]

@@ -77,12 +77,13 @@ pub fn fit_gpd(y: &[f64]) -> Option<GpdFit> {
     if n < 3 || ymax <= 0.0 || y.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return None;
     }
-    // θ ranges from just above −1/ymax (bounded tails) to heavy tails θ·mean ≈ 50.
+    // θ ranges from just above −1/ymax (bounded tails) to heavy tails θ·mean ≈ 50;
+    // a coarse scan (squared spacing: dense near zero on both sides) brackets
+    // the maximum, Brent's method (parabolic steps, golden-section fallback) refines it.
     let lo = -1.0 / ymax * (1.0 - 1e-9);
     let hi = 50.0 / mean.max(1e-300);
-    let grid = 400;
+    let grid = 16;
     let point = |i: usize| -> f64 {
-        // dense near zero on both sides: sinh-spaced
         let t = i as f64 / grid as f64;
         if t < 0.5 {
             lo * (1.0 - 2.0 * t).powi(2)
@@ -101,31 +102,18 @@ pub fn fit_gpd(y: &[f64]) -> Option<GpdFit> {
     if a > b {
         std::mem::swap(&mut a, &mut b);
     }
-    // Golden-section refinement of ℓ*(θ) on the bracket.
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
-    let (mut fc, mut fd) = (profile_theta(y, c).1, profile_theta(y, d).1);
-    for _ in 0..200 {
-        if (b - a).abs() <= 1e-13 * (1.0 + a.abs().max(b.abs())) {
-            break;
-        }
-        if fc > fd {
-            b = d;
-            d = c;
-            fd = fc;
-            c = b - g * (b - a);
-            fc = profile_theta(y, c).1;
-        } else {
-            a = c;
-            c = d;
-            fc = fd;
-            d = a + g * (b - a);
-            fd = profile_theta(y, d).1;
-        }
-    }
+    let f = |t: f64| -profile_theta(y, t).1;
+    let theta_opt = brent_min(&f, a, b, 1e-10);
+    let (a, b) = (theta_opt, theta_opt);
     let theta = 0.5 * (a + b);
     let (xi, _) = profile_theta(y, theta);
-    let sigma = if theta.abs() < 1e-14 { mean } else if xi == -1.0 { -1.0 / theta } else { xi / theta };
+    let sigma = if theta.abs() < 1e-14 {
+        mean
+    } else if xi == -1.0 {
+        -1.0 / theta
+    } else {
+        xi / theta
+    };
     let ll = loglik(y, xi, sigma);
     // Also consider the exponential limit explicitly.
     let ll0 = loglik(y, 0.0, mean);
@@ -133,6 +121,68 @@ pub fn fit_gpd(y: &[f64]) -> Option<GpdFit> {
         return Some(GpdFit { xi: 0.0, sigma: mean, loglik: ll0, n });
     }
     Some(GpdFit { xi, sigma, loglik: ll, n })
+}
+
+/// Brent's minimiser on [a, b] (parabolic interpolation with golden-section fallback).
+fn brent_min(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64, tol: f64) -> f64 {
+    const CG: f64 = 0.381_966_011_250_105_1;
+    let (mut x, mut w, mut v) = (a + CG * (b - a), a + CG * (b - a), a + CG * (b - a));
+    let (mut fx, mut fw, mut fv) = (f(x), f(x), f(x));
+    let (mut d, mut e): (f64, f64) = (0.0, 0.0);
+    for _ in 0..100 {
+        let m = 0.5 * (a + b);
+        let tol1 = tol * x.abs() + 1e-300;
+        let tol2 = 2.0 * tol1;
+        if (x - m).abs() <= tol2 - 0.5 * (b - a) {
+            break;
+        }
+        let mut golden = true;
+        if e.abs() > tol1 {
+            let r = (x - w) * (fx - fv);
+            let mut q = (x - v) * (fx - fw);
+            let mut p = (x - v) * q - (x - w) * r;
+            q = 2.0 * (q - r);
+            if q > 0.0 {
+                p = -p;
+            }
+            q = q.abs();
+            if p.abs() < (0.5 * q * e).abs() && p > q * (a - x) && p < q * (b - x) {
+                e = d;
+                d = p / q;
+                let u = x + d;
+                if u - a < tol2 || b - u < tol2 {
+                    d = if x < m { tol1 } else { -tol1 };
+                }
+                golden = false;
+            }
+        }
+        if golden {
+            e = if x < m { b - x } else { a - x };
+            d = CG * e;
+        }
+        let u = if d.abs() >= tol1 { x + d } else { x + if d > 0.0 { tol1 } else { -tol1 } };
+        let fu = f(u);
+        if fu <= fx {
+            if u < x {
+                b = x;
+            } else {
+                a = x;
+            }
+            (v, fv, w, fw, x, fx) = (w, fw, x, fx, u, fu);
+        } else {
+            if u < x {
+                a = u;
+            } else {
+                b = u;
+            }
+            if fu <= fw || w == x {
+                (v, fv, w, fw) = (w, fw, u, fu);
+            } else if fu <= fv || v == x || v == w {
+                (v, fv) = (u, fu);
+            }
+        }
+    }
+    x
 }
 
 #[cfg(test)]

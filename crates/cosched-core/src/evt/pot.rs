@@ -15,8 +15,16 @@ use serde::Serialize;
 /// How the threshold is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Threshold {
-    /// The lowest candidate quantile (0.70, 0.72, …, 0.96) above which ξ̂ is stable
-    /// (every higher candidate within 0.1 of it, or within its 95% CI width).
+    /// SP-POT (§5): the sample is what survived pruning of `total` random
+    /// assignments; the candidate thresholds keep the exceedance counts the
+    /// automatic rule would consider on the full sample, (1 − q)·total, so
+    /// the tail fitted is the same part of the population's distribution.
+    AutoPruned {
+        /// Size of the sample before pruning.
+        total: usize,
+    },
+    /// The lowest candidate quantile (0.70, 0.74, …, 0.94, 0.96) above which ξ̂
+    /// is stable: every higher candidate's ξ̂ within 0.1 of it.
     Auto,
     /// A given value.
     Value(f64),
@@ -48,8 +56,12 @@ pub enum PotError {
 impl std::fmt::Display for PotError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PotError::TooFewExceedances { got, need } => write!(f, "only {got} exceedances over the threshold; at least {need} are needed"),
-            PotError::UnboundedTail { xi } => write!(f, "the fitted tail is unbounded (shape ξ = {xi:.4} ≥ 0): no finite upper bound"),
+            PotError::TooFewExceedances { got, need } => {
+                write!(f, "only {got} exceedances over the threshold; at least {need} are needed")
+            }
+            PotError::UnboundedTail { xi } => {
+                write!(f, "the fitted tail is unbounded (shape ξ = {xi:.4} ≥ 0): no finite upper bound")
+            }
             PotError::NoConvergence => write!(f, "the GPD fit did not converge (degenerate exceedances)"),
             PotError::BadInput(s) => write!(f, "{s}"),
         }
@@ -89,14 +101,30 @@ pub fn chi2_1(level: f64) -> f64 {
 
 /// Standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9 after one Newton step).
 pub fn normal_quantile(p: f64) -> f64 {
-    let a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.383577518672690e2, -3.066479806614716e1, 2.506628277459239];
-    let b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-    let c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+    let a = [
+        -3.969683028665376e1,
+        2.209460984245205e2,
+        -2.759285104469687e2,
+        1.383577518672690e2,
+        -3.066479806614716e1,
+        2.506628277459239,
+    ];
+    let b =
+        [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+    let c = [
+        -7.784894002430293e-3,
+        -3.223964580411365e-1,
+        -2.400758277161838,
+        -2.549732539343734,
+        4.374664141464968,
+        2.938163982698783,
+    ];
     let d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
     let pl = 0.02425;
     let x = if p < pl {
         let q = (-2.0 * p.ln()).sqrt();
-        (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
+        (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+            / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
     } else if p <= 1.0 - pl {
         let q = p - 0.5;
         let r = q * q;
@@ -104,7 +132,8 @@ pub fn normal_quantile(p: f64) -> f64 {
             / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
     } else {
         let q = (-2.0 * (1.0 - p).ln()).sqrt();
-        -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
+        -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+            / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
     };
     // One Newton step on the normal CDF.
     let e = 0.5 * erfc(-x / std::f64::consts::SQRT_2) - p;
@@ -116,9 +145,15 @@ pub fn normal_quantile(p: f64) -> f64 {
 pub fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.5 * z);
-    let r = t * (-z * z - 1.26551223
-        + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
-        .exp();
+    let r = t
+        * (-z * z - 1.26551223
+            + t * (1.00002368
+                + t * (0.37409196
+                    + t * (0.09678418
+                        + t * (-0.18628806
+                            + t * (0.27886807
+                                + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+            .exp();
     if x >= 0.0 {
         r
     } else {
@@ -150,14 +185,24 @@ fn exceedances(sorted: &[f64], u: f64) -> Vec<f64> {
 }
 
 /// Candidate quantiles for the automatic threshold and the stability diagnostics.
-pub const CANDIDATES: [f64; 14] = [0.70, 0.72, 0.74, 0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90, 0.92, 0.94, 0.96];
+pub const CANDIDATES: [f64; 8] = [0.70, 0.74, 0.78, 0.82, 0.86, 0.90, 0.94, 0.96];
 
 /// ξ̂ at each candidate threshold with enough exceedances: (quantile, u, ξ̂, σ* = σ − ξu, exceedances).
 pub fn stability(sorted: &[f64]) -> Vec<(f64, f64, f64, f64, usize)> {
+    stability_of(sorted, sorted.len())
+}
+
+/// As [`stability`], with candidate quantiles taken of a sample of `total`
+/// of which `sorted` holds the largest values (SP-POT).
+pub fn stability_of(sorted: &[f64], total: usize) -> Vec<(f64, f64, f64, f64, usize)> {
     CANDIDATES
         .iter()
         .filter_map(|&q| {
-            let u = quantile(sorted, q);
+            let k = ((1.0 - q) * total as f64).round() as usize;
+            if k >= sorted.len() || k < MIN_EXCEEDANCES {
+                return None;
+            }
+            let u = if total == sorted.len() { quantile(sorted, q) } else { sorted[sorted.len() - k - 1] };
             let y = exceedances(sorted, u);
             if y.len() < MIN_EXCEEDANCES {
                 return None;
@@ -170,7 +215,12 @@ pub fn stability(sorted: &[f64]) -> Vec<(f64, f64, f64, f64, usize)> {
 
 /// The automatic threshold: the lowest candidate whose ξ̂ every higher candidate stays within 0.1 of.
 pub fn auto_threshold(sorted: &[f64]) -> Option<f64> {
-    let st = stability(sorted);
+    auto_threshold_of(sorted, sorted.len())
+}
+
+/// The automatic threshold for a pruned sample of an original `total`.
+pub fn auto_threshold_of(sorted: &[f64], total: usize) -> Option<f64> {
+    let st = stability_of(sorted, total);
     for i in 0..st.len() {
         if st[i + 1..].iter().all(|s| (s.2 - st[i].2).abs() <= 0.1) {
             return Some(st[i].1);
@@ -192,11 +242,15 @@ pub fn pot(xs: &[f64], threshold: Threshold, confidence: f64) -> Result<PotResul
     let u = match threshold {
         Threshold::Value(v) => v,
         Threshold::Quantile(q) if (0.0..1.0).contains(&q) => quantile(&sorted, q),
-        Threshold::Quantile(q) => return Err(PotError::BadInput(format!("threshold quantile must be in [0, 1), got {q}"))),
+        Threshold::Quantile(q) => {
+            return Err(PotError::BadInput(format!("threshold quantile must be in [0, 1), got {q}")))
+        }
         Threshold::Auto => auto_threshold(&sorted).ok_or(PotError::TooFewExceedances {
-            got: sorted.len().saturating_sub((sorted.len() as f64 * 0.96) as usize),
+            got: sorted.len().saturating_sub((sorted.len() as f64 * 0.70) as usize),
             need: MIN_EXCEEDANCES,
         })?,
+        Threshold::AutoPruned { total } => auto_threshold_of(&sorted, total.max(sorted.len()))
+            .ok_or(PotError::TooFewExceedances { got: sorted.len(), need: MIN_EXCEEDANCES })?,
     };
     let y = exceedances(&sorted, u);
     if y.len() < MIN_EXCEEDANCES {
@@ -236,10 +290,13 @@ pub fn pot(xs: &[f64], threshold: Threshold, confidence: f64) -> Result<PotResul
     })
 }
 
-/// Root of a function that changes sign on [a, b] (200 bisection steps).
+/// Root of a function that changes sign on [a, b] (bisection to 1e-12 relative).
 fn bisect(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64) -> f64 {
     let fa = f(a);
     for _ in 0..200 {
+        if (b - a).abs() <= 1e-12 * a.abs().max(b.abs()) {
+            break;
+        }
         let m = 0.5 * (a + b);
         if (f(m) >= 0.0) == (fa >= 0.0) {
             a = m;

@@ -1,0 +1,182 @@
+//! `cosched assign`: random thread assignments measured on the simulated
+//! machine, the best one found, and the POT estimate of the optimum
+//! (statistical thread assignment §4-6), optionally with SP-POT pruning.
+
+use crate::evt::parse_threshold;
+use crate::opts::Format;
+use crate::output::table;
+use clap::Args as ClapArgs;
+use cosched_core::evt::sampling::{falling_factorial, prob_in_top};
+use cosched_core::evt::{pot, PotResult};
+use cosched_sim::assignment::{measure, random_assignment, Predictor, SimplePredictor};
+use cosched_sim::{presets, Plan};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Machine preset or file.
+    #[arg(long, short = 'm', default_value = "ultrasparc-t2")]
+    machine: String,
+    /// Workload preset or file.
+    #[arg(long, short = 'w', default_value = "ipfwd-mem")]
+    workload: String,
+    /// Random assignments to draw.
+    #[arg(long, default_value_t = 2000)]
+    samples: usize,
+    /// SP-POT: share of the predicted-worst assignments not measured (0, 0.5, 0.75, 0.9).
+    #[arg(long, default_value_t = 0.0)]
+    prune: f64,
+    /// Predictor for pruning.
+    #[arg(long, default_value = "simple")]
+    predictor: String,
+    /// Threshold: `auto`, a value or `qQUANTILE`.
+    #[arg(long, default_value = "auto")]
+    threshold: String,
+    /// Confidence level of the interval.
+    #[arg(long, default_value_t = 0.95)]
+    confidence: f64,
+    /// Seed of the random assignments.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// With --prune, also measure every assignment and report plain POT beside SP-POT.
+    #[arg(long)]
+    compare_plain: bool,
+    /// Write every measured assignment's performance to this CSV (for `cosched evt`).
+    #[arg(long)]
+    dump: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct Report {
+    machine: String,
+    workload: String,
+    threads: usize,
+    population: String,
+    samples: usize,
+    measured: usize,
+    prune: f64,
+    best: f64,
+    best_assignment: Vec<u32>,
+    pot: PotResult,
+    plain_pot: Option<PotResult>,
+    prob_sample_has_top_1pct: f64,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    if !(0.0..1.0).contains(&a.prune) {
+        return Err(format!("--prune: must be in [0, 1), got {}", a.prune));
+    }
+    if a.samples == 0 {
+        return Err("--samples: must be at least 1".into());
+    }
+    if a.predictor != "simple" {
+        return Err(format!("--predictor: unknown predictor `{}` (known: simple)", a.predictor));
+    }
+    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let w = presets::workload(&a.workload).map_err(|e| e.to_string())?;
+    let plan = Plan::new(&w, &m, None, 1, &a.workload).map_err(|e| e.to_string())?;
+    let topo = m.topology();
+    let threads = plan.threads.len();
+    if threads > topo.n_contexts() {
+        return Err(format!(
+            "{}: -: {threads} threads do not fit {} contexts one per context",
+            a.workload,
+            topo.n_contexts()
+        ));
+    }
+    let threshold = parse_threshold(&a.threshold)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
+    let all: Vec<_> = (0..a.samples).map(|_| random_assignment(&topo, threads, &mut rng)).collect();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    if a.prune > 0.0 {
+        let pred: Vec<f64> = all.iter().map(|x| SimplePredictor.predict(&plan, &topo, x)).collect();
+        order.sort_by(|&i, &j| pred[j].total_cmp(&pred[i]).then(i.cmp(&j)));
+        order.truncate(((1.0 - a.prune) * all.len() as f64).ceil() as usize);
+        order.sort();
+    }
+    let to_measure: Vec<usize> = if a.compare_plain { (0..all.len()).collect() } else { order.clone() };
+    let bar = ProgressBar::new(to_measure.len() as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} assignments {elapsed}").expect("template"));
+    let perf: Vec<(usize, f64)> = to_measure
+        .par_iter()
+        .map(|&i| {
+            let p = measure(&m, &plan, &all[i])?;
+            bar.inc(1);
+            Ok((i, p))
+        })
+        .collect::<Result<_, String>>()?;
+    bar.finish_and_clear();
+    let of = |i: usize| perf.iter().find(|p| p.0 == i).map(|p| p.1).expect("measured");
+    if let Some(path) = &a.dump {
+        // In sample (measurement) order, with the predictor's score beside the measurement.
+        let text: String = std::iter::once("sample,gips,predicted\n".to_string())
+            .chain(perf.iter().map(|(i, p)| format!("{i},{p},{}\n", SimplePredictor.predict(&plan, &topo, &all[*i]))))
+            .collect();
+        std::fs::write(path, text).map_err(|e| format!("{path}: -: {e}"))?;
+    }
+    let kept: Vec<f64> = order.iter().map(|&i| of(i)).collect();
+    let sp_threshold = match threshold {
+        cosched_core::evt::Threshold::Auto if a.prune > 0.0 => {
+            cosched_core::evt::Threshold::AutoPruned { total: all.len() }
+        }
+        t => t,
+    };
+    let r = pot(&kept, sp_threshold, a.confidence).map_err(|e| format!("{}: -: {e}", a.workload))?;
+    let plain = if a.compare_plain && a.prune > 0.0 {
+        let xs: Vec<f64> = (0..all.len()).map(of).collect();
+        Some(pot(&xs, threshold, a.confidence).map_err(|e| format!("{}: -: plain POT: {e}", a.workload))?)
+    } else {
+        None
+    };
+    let (bi, best) = order.iter().map(|&i| (i, of(i))).max_by(|x, y| x.1.total_cmp(&y.1)).expect("nonempty");
+    let rep = Report {
+        machine: m.name.clone(),
+        workload: w.name.clone(),
+        threads,
+        population: falling_factorial(topo.n_contexts() as u64, threads as u64),
+        samples: a.samples,
+        measured: order.len(),
+        prune: a.prune,
+        best,
+        best_assignment: all[bi].iter().map(|c| c.0).collect(),
+        pot: r,
+        plain_pot: plain,
+        prob_sample_has_top_1pct: prob_in_top(1.0, a.samples as u64),
+    };
+    match a.format {
+        crate::opts::Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),
+        _ => {
+            let p = &rep.pot;
+            let mut rows = vec![
+                vec!["quantity".to_string(), "value".into()],
+                vec!["assignment population (placements)".into(), rep.population.clone()],
+                vec!["samples drawn / measured".into(), format!("{} / {}", rep.samples, rep.measured)],
+                vec!["best measured (GIPS)".into(), format!("{:.5}", rep.best)],
+                vec!["POT upper bound (GIPS)".into(), format!("{:.5}", p.upb)],
+                vec![format!("{:.0}% interval", p.confidence * 100.0), format!("[{:.5}, {:.5}]", p.ci.0, p.ci.1)],
+                vec!["gap best→bound".into(), format!("{:.3}%", p.gap / p.upb * 100.0)],
+                vec![
+                    "threshold / exceedances / ξ".into(),
+                    format!("{:.5} / {} / {:.4}", p.threshold, p.exceedances, p.fit.xi),
+                ],
+                vec!["P(sample holds a top-1% assignment)".into(), format!("{:.4}", rep.prob_sample_has_top_1pct)],
+            ];
+            if let Some(pl) = &rep.plain_pot {
+                rows.push(vec![
+                    "plain POT bound (all measured)".into(),
+                    format!("{:.5} (SP-POT differs by {:+.3}%)", pl.upb, (p.upb / pl.upb - 1.0) * 100.0),
+                ]);
+            }
+            table(&rows);
+            println!("best assignment (context of each thread): {:?}", rep.best_assignment);
+        }
+    }
+    Ok(())
+}

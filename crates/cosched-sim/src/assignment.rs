@@ -1,0 +1,109 @@
+//! Thread assignments (statistical thread assignment paper, §3-5): uniform
+//! random assignments of a workload's threads to hardware contexts, their
+//! performance measured by simulating them under `static`, and cheap
+//! predictors for sample pruning (SP-POT).
+
+use crate::engine::{run, SimOptions};
+use crate::plan::Plan;
+use crate::spec::MachineSpec;
+use cosched_core::ids::{CtxId, SECOND};
+use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::Topology;
+use rand::Rng;
+
+/// A uniformly random assignment of `threads` threads to distinct contexts
+/// (every context distinguishable: placements at strand, pipe, core and chip
+/// level all differ). Needs `threads ≤ contexts`.
+pub fn random_assignment(topo: &Topology, threads: usize, rng: &mut impl Rng) -> Vec<CtxId> {
+    let mut ctx: Vec<u32> = (0..topo.n_contexts() as u32).collect();
+    for i in 0..threads.min(ctx.len()) {
+        let j = rng.gen_range(i..ctx.len());
+        ctx.swap(i, j);
+    }
+    ctx.truncate(threads);
+    ctx.into_iter().map(CtxId).collect()
+}
+
+/// Performance of an assignment: instructions retired per second of makespan
+/// (GIPS; for the packet-processing workloads, proportional to packets per second).
+pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64, String> {
+    let o = PolicyOptions { assignment: Some(assignment.to_vec()), quantum: 1000 * SECOND, ..Default::default() };
+    let out = run(m, plan, policies::make("static", &o)?, &SimOptions::default(), None)?;
+    let instr: f64 = (0..plan.jobs.len()).map(|j| plan.job_instructions(j)).sum();
+    Ok(instr / (out.makespan as f64 * 1e-9) / 1e9)
+}
+
+/// A cheap model of an assignment's performance, used to prune samples (SP-POT, §5).
+pub trait Predictor {
+    /// Predicted performance (larger is better; only the order matters).
+    fn predict(&self, plan: &Plan, topo: &Topology, assignment: &[CtxId]) -> f64;
+}
+
+/// A contention-model predictor from solo profiles only: a thread's speed is
+/// its solo IPC divided by the over-subscription of its pipe's issue slots
+/// (sum of solo IPCs against the width of one) and by its core's L1-port
+/// pressure (`max(1 + κ(U² − u²), U)`, U the core's summed solo L1 rate
+/// against one port, κ = 0.4: the convex form of `docs/model.md`); the job
+/// ends with its slowest thread, so the prediction is total work over the
+/// longest predicted thread time. Caches and memory, shared alike by every
+/// assignment on one chip, are left out.
+pub struct SimplePredictor;
+
+impl Predictor for SimplePredictor {
+    fn predict(&self, plan: &Plan, topo: &Topology, a: &[CtxId]) -> f64 {
+        let model = |t: usize| &plan.models[plan.classes[plan.threads[t].class as usize].phases.start as usize];
+        let work = |t: usize| {
+            let tp = plan.threads[t];
+            let c = &plan.classes[tp.class as usize];
+            (c.phases.start..c.phases.end).map(|p| plan.steps[p as usize].instructions).sum::<f64>()
+                * c.iterations as f64
+                * tp.scale
+        };
+        let mut pipe = vec![0.0; topo.n_pipes as usize];
+        let mut core = vec![0.0; topo.n_cores as usize];
+        for (t, c) in a.iter().enumerate() {
+            let m = model(t);
+            let info = topo.ctx(*c);
+            pipe[info.pipe as usize] += m.ipc_alone;
+            core[info.core as usize] += m.l1_rate_alone();
+        }
+        let mut longest: f64 = 0.0;
+        let mut total = 0.0;
+        for (t, c) in a.iter().enumerate() {
+            let info = topo.ctx(*c);
+            let m = model(t);
+            let (u_core, u) = (core[info.core as usize], m.l1_rate_alone());
+            let l1 = (1.0 + 0.4 * (u_core * u_core - u * u)).max(u_core).max(1.0);
+            let speed = m.ipc_alone / (pipe[info.pipe as usize].max(1.0) * l1);
+            longest = longest.max(work(t) / speed);
+            total += work(t);
+        }
+        total / longest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn random_assignments_are_injective_and_cover_every_context() {
+        let topo = Topology::regular(1, 1, 8, 2, 4);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut seen = vec![0u32; 64];
+        for _ in 0..2000 {
+            let a = random_assignment(&topo, 24, &mut rng);
+            let mut s = a.clone();
+            s.sort();
+            s.dedup();
+            assert_eq!(s.len(), 24);
+            for c in a {
+                seen[c.idx()] += 1;
+            }
+        }
+        // uniform: each context used 2000·24/64 = 750 times on average
+        assert!(seen.iter().all(|&k| (600..900).contains(&k)), "{seen:?}");
+    }
+}
