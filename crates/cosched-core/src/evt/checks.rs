@@ -64,6 +64,7 @@ pub fn gamma_q(a: f64, x: f64) -> f64 {
 }
 
 /// ln Γ(x) (Lanczos).
+#[allow(clippy::excessive_precision)] // published coefficients, kept as printed
 pub fn ln_gamma(x: f64) -> f64 {
     let c = [
         76.18009172947146,
