@@ -2,6 +2,7 @@
 //! our figures beside the paper's (markdown on stdout, CSVs with `--out`).
 
 mod efs;
+mod evt;
 mod perf_fair;
 mod slits;
 
@@ -24,6 +25,8 @@ enum Paper {
     PerfFair(perf_fair::Args),
     /// SLITS: Figs. 1, 3-8, FM accuracy on simulator TIMs, decision time, on `xeon-x5550-16c`.
     Slits(slits::Args),
+    /// Statistical thread assignment: POT estimates, sample size, SP-POT, random sampling on `ultrasparc-t2`.
+    Evt(evt::Args),
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
@@ -31,6 +34,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         Paper::Efs(a) => efs::run(a),
         Paper::PerfFair(a) => perf_fair::run_cmd(a),
         Paper::Slits(a) => slits::run_cmd(a),
+        Paper::Evt(a) => evt::run_cmd(a),
     }
 }
 

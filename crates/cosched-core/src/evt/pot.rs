@@ -268,15 +268,20 @@ pub fn pot(xs: &[f64], threshold: Threshold, confidence: f64) -> Result<PotResul
     let g = |e: f64| profile_endpoint(&y, e) - cut;
     // Lower end: between ymax and ê.
     let lo = if g(ymax * (1.0 + 1e-12)) >= 0.0 { ymax } else { bisect(&g, ymax * (1.0 + 1e-12), e_hat) };
-    // Upper end: expand until the profile drops below the cut.
-    let mut top = e_hat * 2.0;
+    // Upper end. As e → ∞ the profile tends to the exponential (ξ = 0) fit's
+    // log-likelihood; if that is inside the cut, no finite upper end exists.
+    let mean = y.iter().sum::<f64>() / y.len() as f64;
+    let l_exp = super::gpd::loglik(&y, 0.0, mean);
     let mut hi = f64::INFINITY;
-    for _ in 0..60 {
-        if g(top) < 0.0 {
-            hi = bisect(&g, e_hat, top);
-            break;
+    if l_exp < cut {
+        let mut top = e_hat * 2.0;
+        for _ in 0..200 {
+            if g(top) < 0.0 {
+                hi = bisect(&g, e_hat, top);
+                break;
+            }
+            top *= 2.0;
         }
-        top *= 2.0;
     }
     let best = *sorted.last().expect("nonempty");
     Ok(PotResult {
