@@ -195,3 +195,34 @@ fn paper_slits_and_perf_fair_run_small_and_print_their_tables() {
         assert!(text.contains(h), "perf-fair: missing {h}");
     }
 }
+
+#[test]
+fn evt_and_assign_estimate_bounds_and_reject_bad_input() {
+    // A bounded sample: uniform on [0, 10].
+    let mut x: u64 = 12345;
+    let mut rows = String::from("run,perf\n");
+    for i in 0..3000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        rows += &format!("{i},{}\n", (x >> 11) as f64 / (1u64 << 53) as f64 * 10.0);
+    }
+    let f = tmp("uniform.csv", &rows);
+    let o = cosched(&["evt", &f, "--column", "perf", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let upb = v["result"]["upb"].as_f64().unwrap();
+    assert!((9.9..10.2).contains(&upb), "UPB {upb}");
+    assert!(v["result"]["fit"]["xi"].as_f64().unwrap() < 0.0);
+    assert!(v["mean_excess"].as_array().unwrap().len() > 5 && v["stability"].as_array().unwrap().len() > 3);
+    fails_cleanly(&["evt", &f, "--column", "nope"], &["uniform.csv", "nope"]);
+    fails_cleanly(&["evt", &f, "--threshold", "x1"], &["--threshold"]);
+    fails_cleanly(&["evt", &tmp("bad.csv", "a\n1\nzz\n"), "--column", "a"], &["bad.csv:3", "zz"]);
+    fails_cleanly(&["evt", &tmp("few.csv", "1\n2\n3\n")], &["few.csv", "exceedances"]);
+    let o = cosched(&["assign", "--samples", "2500", "--prune", "0.5", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["measured"], 1250);
+    assert!(v["pot"]["upb"].as_f64().unwrap() >= v["best"].as_f64().unwrap());
+    assert_eq!(v["best_assignment"].as_array().unwrap().len(), 24);
+    fails_cleanly(&["assign", "--prune", "1.5"], &["--prune"]);
+    fails_cleanly(&["assign", "--predictor", "magic"], &["--predictor", "magic"]);
+}
