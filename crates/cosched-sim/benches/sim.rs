@@ -14,6 +14,7 @@
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::experiment::{simulate, solo_times, RunConfig};
+use cosched_sim::presets::SLITS_WORKLOADS;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -21,19 +22,6 @@ use std::collections::BinaryHeap;
 use std::hint::black_box;
 use std::time::Instant;
 
-const SLITS_WORKLOADS: [&str; 11] = [
-    "blackscholes",
-    "canneal",
-    "facesim",
-    "fluidanimate",
-    "swaptions",
-    "vips",
-    "ocean-cont",
-    "ocean-ncont",
-    "water-nsq",
-    "fft",
-    "raytrace",
-];
 const POLICIES: [&str; 6] = ["g-rrs", "p-rrs", "wss", "cfs", "slits-contention", "slits-fairness"];
 
 fn bare_heap_loop(n: u64) -> f64 {

@@ -8,6 +8,21 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/presets.rs"));
 }
 
+/// The eleven PARSEC and SPLASH-2 workloads of the SLITS evaluation (SLITS §5.3).
+pub const SLITS_WORKLOADS: [&str; 11] = [
+    "blackscholes",
+    "canneal",
+    "facesim",
+    "fluidanimate",
+    "swaptions",
+    "vips",
+    "ocean-cont",
+    "ocean-ncont",
+    "water-nsq",
+    "fft",
+    "raytrace",
+];
+
 /// Names of the machine presets.
 pub fn machine_names() -> impl Iterator<Item = &'static str> {
     embedded::MACHINES.iter().map(|(n, _)| *n)

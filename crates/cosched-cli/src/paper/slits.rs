@@ -29,19 +29,7 @@ pub struct Args {
 /// A predictor of one sparse input.
 type Predictor<'a> = &'a dyn Fn(&[(usize, f64)]) -> f64;
 
-const WORKLOADS: [&str; 11] = [
-    "blackscholes",
-    "canneal",
-    "facesim",
-    "fluidanimate",
-    "swaptions",
-    "vips",
-    "ocean-cont",
-    "ocean-ncont",
-    "water-nsq",
-    "fft",
-    "raytrace",
-];
+const WORKLOADS: [&str; 11] = presets::SLITS_WORKLOADS;
 const PARSEC: [&str; 6] = ["blackscholes", "canneal", "facesim", "fluidanimate", "swaptions", "vips"];
 const POLICIES: [&str; 6] = ["g-rrs", "p-rrs", "wss", "cfs", "slits-contention", "slits-fairness"];
 const THREADS: [u32; 3] = [32, 64, 128];
