@@ -102,6 +102,12 @@ pub struct RunOpts {
     /// SLITS: FM L2 regularisation of the factors.
     #[arg(long, default_value_t = 0.005)]
     pub slits_reg: f64,
+    /// RDA Compromise: oversubscription factor x (capacity may be exceeded up to x times).
+    #[arg(long, default_value_t = 2.0)]
+    pub rda_factor: f64,
+    /// Cost of each pp_begin / pp_end call charged to the calling thread, µs.
+    #[arg(long, default_value_t = 0.0)]
+    pub pp_cost_us: f64,
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]
     pub counter_noise: f64,
@@ -139,6 +145,7 @@ impl RunOpts {
             ("--pf-mm-threshold", self.pf_mm_threshold),
             ("--slits-k", self.slits_k as f64),
             ("--slits-learning-rate", self.slits_learning_rate),
+            ("--rda-factor", self.rda_factor),
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name}: must be a positive number, got {v}"));
@@ -170,6 +177,7 @@ impl RunOpts {
                 llc_threshold: self.pf_llc_threshold,
                 mm_threshold: self.pf_mm_threshold,
             },
+            rda_factor: self.rda_factor,
             slits: {
                 if !(0.0..=100.0).contains(&self.slits_coverage) {
                     return Err(format!("--slits-coverage: must be in [0, 100], got {}", self.slits_coverage));
@@ -201,7 +209,16 @@ impl RunOpts {
         if !(0.0..=0.5).contains(&self.counter_noise) {
             return Err(format!("--counter-noise: must be in [0, 0.5], got {}", self.counter_noise));
         }
-        Ok(SimOptions { seed, counter_noise: self.counter_noise, timing: !self.no_timing, ..SimOptions::default() })
+        if !(self.pp_cost_us >= 0.0 && self.pp_cost_us.is_finite()) {
+            return Err(format!("--pp-cost-us: must be ≥ 0, got {}", self.pp_cost_us));
+        }
+        Ok(SimOptions {
+            seed,
+            counter_noise: self.counter_noise,
+            timing: !self.no_timing,
+            pp_cost_ns: (self.pp_cost_us * 1000.0).round() as u64,
+            ..SimOptions::default()
+        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod perf_fair;
 pub mod policies;
 pub mod policy;
+pub mod rda;
 pub mod slits;
 pub mod stats;
 pub mod topology;

@@ -210,6 +210,10 @@ pub trait MachineView {
     fn energy(&self) -> Option<Energy>;
     /// Memory-bus peak in cache lines per second per socket, when known (EFS μ).
     fn bus_lines_per_s(&self) -> Option<f64>;
+    /// Capacity of one last-level cache, bytes, when known (RDA's resource table).
+    fn llc_bytes(&self) -> Option<f64> {
+        None
+    }
     /// Ground truth; `Some` only for policies whose needs include `oracle`.
     fn oracle(&self) -> Option<&dyn Oracle> {
         None

@@ -29,11 +29,13 @@ pub struct SimOptions {
     pub timing: bool,
     /// Abort when simulated time passes this many seconds.
     pub max_time_s: f64,
+    /// Cost of each `pp_begin` / `pp_end` call, charged to the calling thread (RDA Fig. 11).
+    pub pp_cost_ns: u64,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0 }
+        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0, pp_cost_ns: 0 }
     }
 }
 
@@ -119,6 +121,8 @@ struct Th {
     private_mb: f64,
     refill_from_mb: f64,
     refill_debt_s: f64,
+    /// Stall owed by API calls made while not running (charged at the next start).
+    extra_debt_s: f64,
     last_core: Option<u32>,
     last_llc: Option<u32>,
     left_occ_mb: f64,
@@ -196,6 +200,7 @@ struct State<'a, 't> {
     next_period: u32,
     n_done: usize,
     noise: f64,
+    pp_cost_s: f64,
     rng: ChaCha8Rng,
     switches: u64,
     migrations: u64,
@@ -348,7 +353,7 @@ impl State<'_, '_> {
         let now = self.now;
         let th = &mut self.th[t as usize];
         th.counters.add(&refill);
-        th.debt_s = debt;
+        th.debt_s = debt + std::mem::take(&mut th.extra_debt_s);
         th.refill_from_mb = survived;
         th.refill_debt_s = refill_debt;
         th.occupancy_mb = survived + (th.occupancy_mb - th.left_occ_mb).max(0.0);
@@ -432,6 +437,7 @@ impl State<'_, '_> {
                     }
                 }
                 Step::PpBegin(d) => {
+                    th.extra_debt_s += self.pp_cost_s;
                     if self.needs_pp {
                         let p = PeriodId(self.next_period);
                         self.next_period += 1;
@@ -440,6 +446,7 @@ impl State<'_, '_> {
                     }
                 }
                 Step::PpEnd => {
+                    th.extra_debt_s += self.pp_cost_s;
                     if let Some(p) = th.period.take() {
                         self.pending.push_back(Event::PeriodEnd { thread: ThreadId(t), period: p });
                     }
@@ -507,6 +514,8 @@ impl State<'_, '_> {
         let Status::Running(c) = self.th[t as usize].status else { unreachable!() };
         match out {
             Outcome::Continue => {
+                let th = &mut self.th[t as usize];
+                th.debt_s += std::mem::take(&mut th.extra_debt_s);
                 let s = self.socket_of(c);
                 self.socket_dirty[s] = true;
             }
@@ -693,6 +702,9 @@ impl MachineView for State<'_, '_> {
     fn bus_lines_per_s(&self) -> Option<f64> {
         Some(self.m.bus_lines_per_s())
     }
+    fn llc_bytes(&self) -> Option<f64> {
+        Some(self.m.cache.llc_mb * 1024.0 * 1024.0)
+    }
     fn oracle(&self) -> Option<&dyn Oracle> {
         if self.oracle_ok {
             Some(self)
@@ -765,6 +777,7 @@ pub fn run(
                 private_mb: 0.0,
                 refill_from_mb: 0.0,
                 refill_debt_s: 0.0,
+                extra_debt_s: 0.0,
                 last_core: None,
                 last_llc: None,
                 left_occ_mb: 0.0,
@@ -798,6 +811,7 @@ pub fn run(
         next_period: 0,
         n_done: 0,
         noise: opts.counter_noise,
+        pp_cost_s: opts.pp_cost_ns as f64 * 1e-9,
         rng: ChaCha8Rng::seed_from_u64(opts.seed ^ 0x5EED_0FC0_5C4E_D000),
         switches: 0,
         migrations: 0,

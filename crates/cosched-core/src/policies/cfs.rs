@@ -336,6 +336,28 @@ impl CfsCore {
         }
     }
 
+    /// Take `t` out of CFS wherever it is (running or waiting), as if it blocked:
+    /// a policy built on CFS may learn that a thread stopped after CFS already
+    /// preempted it in the same batch of decisions.
+    pub fn withdraw(&mut self, t: ThreadId, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+        let now = view.now();
+        if let Some(c) = self.rqs.iter().position(|rq| rq.curr == Some(t)) {
+            self.update_curr(c, now);
+            let rq = &mut self.rqs[c];
+            rq.curr = None;
+            rq.load -= self.tasks[t.idx()].weight;
+            rq.nr -= 1;
+            self.tasks[t.idx()].last_ran = now;
+            gate.stopped(t, c, view);
+            self.pick_next(c, view, out, gate);
+        } else if let Some(task) = self.tasks.get(t.idx()).copied() {
+            let c = task.cpu as usize;
+            if self.rqs[c].tree.contains(&(task.vruntime, t.0)) {
+                self.dequeue_waiting(c, t);
+            }
+        }
+    }
+
     /// Scale the tunables by the machine's size and size the run queues.
     pub fn init(&mut self, view: &dyn MachineView) {
         let topo = view.topology().clone();
@@ -380,17 +402,7 @@ impl CfsCore {
                 task.vruntime = task.vruntime.max(floor);
                 self.place_and_run(c, thread, view, out, gate);
             }
-            Event::Blocked { ctx, thread, .. } | Event::Exited { ctx, thread } => {
-                let c = ctx.idx();
-                self.update_curr(c, now);
-                let rq = &mut self.rqs[c];
-                rq.curr = None;
-                rq.load -= self.tasks[thread.idx()].weight;
-                rq.nr -= 1;
-                self.tasks[thread.idx()].last_ran = now;
-                gate.stopped(thread, c, view);
-                self.pick_next(c, view, out, gate);
-            }
+            Event::Blocked { thread, .. } | Event::Exited { thread, .. } => self.withdraw(thread, view, out, gate),
             Event::Timer { key } if key == self.balance_key => {
                 self.periodic_balance(view, out, gate);
                 out.push(Decision::Timer { key, at: Some(now + self.p.balance_interval) });

@@ -9,6 +9,7 @@ mod g_rrs;
 mod p_rrs;
 mod perf_fair;
 mod random;
+mod rda;
 mod slits;
 mod slots;
 mod static_assign;
@@ -20,6 +21,7 @@ pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};
 pub use random::RandomPolicy;
+pub use rda::Rda;
 pub use slits::{Slits, SlitsObjective, SlitsParams, Trigger};
 pub use static_assign::StaticAssign;
 pub use wss::Wss;
@@ -46,6 +48,8 @@ pub struct PolicyOptions {
     pub perf_fair: PerfFairParams,
     /// SLITS knobs (trigger, FM coverage, FM on/off and hyper-parameters).
     pub slits: SlitsParams,
+    /// RDA Compromise's oversubscription factor x (RDA §3.3; 2 in the paper).
+    pub rda_factor: f64,
 }
 
 impl Default for PolicyOptions {
@@ -58,6 +62,7 @@ impl Default for PolicyOptions {
             efs: EfsParams::default(),
             perf_fair: PerfFairParams::default(),
             slits: SlitsParams::default(),
+            rda_factor: 2.0,
         }
     }
 }
@@ -150,6 +155,18 @@ pub fn registry() -> &'static [PolicyInfo] {
             description: "SLITS-(Fairness): TIM of IPC completed by a factorization machine, Lazy Reschedule, random thread below the median estimated IPC (SLITS §4.3.2)",
             oracle: false,
             make: |o| Ok(Box::new(Slits::new(SlitsObjective::Fairness, o.slits.clone(), o.seed))),
+        },
+        PolicyInfo {
+            name: "rda-strict",
+            description: "RDA Strict: CFS, but a progress period runs only if its declared demand keeps the resource within capacity, else it waits (RDA §3)",
+            oracle: false,
+            make: |_| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Strict))),
+        },
+        PolicyInfo {
+            name: "rda-compromise",
+            description: "RDA Compromise: as Strict, up to x times the capacity (x = 2 by default, --rda-factor)",
+            oracle: false,
+            make: |o| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Compromise { factor: o.rda_factor }))),
         },
         PolicyInfo {
             name: "random",

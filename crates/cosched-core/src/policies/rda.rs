@@ -1,0 +1,165 @@
+//! RDA: Strict and Compromise (RDA §3): the CFS model schedules every thread,
+//! except that a thread entering a progress period (`pp_begin`) runs only once
+//! the scheduling predicate (Algorithm 1) admits its demand; otherwise it
+//! waits on the resource waitlist until periods ending free enough of the
+//! resource (in arrival order). Threads outside periods are never held.
+//! Thread-pool rule (§3.4): while a thread of a multi-threaded process waits,
+//! the process's other threads are held too, until its period is admitted —
+//! except threads inside an admitted period, which hold resources the waiting
+//! one may need (holding them could deadlock the pool; a reading we chose).
+
+use super::cfs::{CfsCore, CfsParams, Gate, Pick};
+use crate::ids::{JobId, ThreadId};
+use crate::policy::{Decision, Event, MachineView, Needs, Policy};
+use crate::rda::{Monitor, RdaPolicy};
+use std::collections::BTreeSet;
+
+/// Threads of a held process are skipped, except those inside an admitted
+/// period: they hold resources, and holding them could deadlock the pool.
+struct Hold {
+    held: BTreeSet<JobId>,
+    in_period: BTreeSet<ThreadId>,
+}
+
+impl Gate for Hold {
+    fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick {
+        let free = |t: &ThreadId| !self.held.contains(&view.job_of(*t)) || self.in_period.contains(t);
+        match core.rqs[c].tree.iter().map(|&(_, t)| ThreadId(t)).find(free) {
+            Some(t) => Pick::Thread(t, None),
+            None => Pick::Idle,
+        }
+    }
+}
+
+/// The RDA policy.
+pub struct Rda {
+    policy: RdaPolicy,
+    core: CfsCore,
+    gate: Hold,
+    monitor: Option<Monitor>,
+    threads_of_job: Vec<u32>,
+    /// Threads the CFS model has seen arrive (a thread whose first step is
+    /// `pp_begin` reaches the policy first as a period, not as an arrival).
+    seen: BTreeSet<ThreadId>,
+    /// Waitlisted threads CFS has not seen yet.
+    pending_first: BTreeSet<ThreadId>,
+}
+
+impl Rda {
+    /// An RDA scheduler with the given predicate policy.
+    pub fn new(policy: RdaPolicy) -> Rda {
+        Rda {
+            policy,
+            core: CfsCore::new(CfsParams::default()),
+            gate: Hold { held: BTreeSet::new(), in_period: BTreeSet::new() },
+            monitor: None,
+            threads_of_job: vec![],
+            seen: BTreeSet::new(),
+            pending_first: BTreeSet::new(),
+        }
+    }
+
+    /// The progress and resource monitors.
+    pub fn monitor(&self) -> Option<&Monitor> {
+        self.monitor.as_ref()
+    }
+
+    /// Count `t` in its job once.
+    fn know(&mut self, t: ThreadId, view: &dyn MachineView) -> bool {
+        if !self.seen.insert(t) {
+            return false;
+        }
+        let job = view.job_of(t);
+        if self.threads_of_job.len() <= job.idx() {
+            self.threads_of_job.resize(job.idx() + 1, 0);
+        }
+        self.threads_of_job[job.idx()] += 1;
+        true
+    }
+
+    /// Hand an admitted thread to CFS: as an arrival the first time, else as a wake-up.
+    fn release(&mut self, t: ThreadId, first: bool, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        let ev = if first { Event::Arrived { thread: t, job: view.job_of(t) } } else { Event::Runnable { thread: t } };
+        self.core.on_event(&ev, view, out, &mut self.gate);
+    }
+
+    fn refresh_holds(&mut self, view: &dyn MachineView) {
+        let m = self.monitor.as_ref().expect("init");
+        self.gate.held = m
+            .waiting()
+            .map(|(_, t)| view.job_of(t))
+            .filter(|j| self.threads_of_job.get(j.idx()).is_some_and(|&n| n > 1))
+            .collect();
+        self.gate.in_period = m.active_threads().collect();
+    }
+}
+
+impl Policy for Rda {
+    fn name(&self) -> &'static str {
+        match self.policy {
+            RdaPolicy::Strict => "rda-strict",
+            RdaPolicy::Compromise { .. } => "rda-compromise",
+        }
+    }
+
+    fn needs(&self) -> Needs {
+        Needs { progress_periods: true, ..Needs::default() }
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+        self.core.init(view);
+        let llc_bytes = view.llc_bytes().ok_or("rda needs the LLC capacity of the machine")?;
+        let bw = view.bus_lines_per_s().map(|l| l * 64.0).ok_or("rda needs the memory bandwidth of the machine")?;
+        self.monitor = Some(Monitor::new(self.policy, llc_bytes, bw));
+        Ok(())
+    }
+
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        // A thread that ends one period and begins the next (or exits) in the same
+        // instant has already left its context when `PeriodEnd` arrives; take it
+        // out of CFS before anything is rescheduled, so it is never run while
+        // it waits.
+        for c in 0..self.core.rqs.len() {
+            if let Some(t) = self.core.rqs[c].curr {
+                if view.running_on(crate::ids::CtxId(c as u32)) != Some(t) {
+                    self.core.withdraw(t, view, out, &mut self.gate);
+                }
+            }
+        }
+        match *ev {
+            Event::Arrived { thread, .. } => {
+                self.know(thread, view);
+                self.core.on_event(ev, view, out, &mut self.gate);
+            }
+            Event::PeriodBegin { thread, ctx, period, demand } => {
+                let first = self.know(thread, view);
+                if ctx.is_some() {
+                    self.core.withdraw(thread, view, out, &mut self.gate);
+                }
+                if self.monitor.as_mut().expect("init").begin(period, thread, demand) {
+                    out.push(Decision::Admit { period });
+                    self.release(thread, first, view, out);
+                } else if first {
+                    self.pending_first.insert(thread);
+                }
+                self.refresh_holds(view);
+            }
+            Event::PeriodEnd { period, .. } => {
+                let admitted = self.monitor.as_mut().expect("init").end(period);
+                for (p, t) in admitted {
+                    out.push(Decision::Admit { period: p });
+                    let first = self.pending_first.remove(&t);
+                    self.release(t, first, view, out);
+                }
+                self.refresh_holds(view);
+            }
+            _ => self.core.on_event(ev, view, out, &mut self.gate),
+        }
+        // Contexts left idle while their queue held a paused process's threads try again.
+        for c in 0..self.core.rqs.len() {
+            if self.core.rqs[c].curr.is_none() && !self.core.rqs[c].tree.is_empty() {
+                self.core.pick_next(c, view, out, &mut self.gate);
+            }
+        }
+    }
+}

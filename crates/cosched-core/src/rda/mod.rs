@@ -1,0 +1,11 @@
+//! RDA, resource-demand-aware scheduling with progress periods (paper 002):
+//! the progress monitor (registry of active periods), the resource monitor
+//! (load table per resource), the scheduling predicate (Algorithm 1) with
+//! the Strict and Compromise policies, the waitlist, and working-set growth
+//! prediction (§4.4). The policy is [`crate::policies::Rda`].
+
+pub mod growth;
+pub mod monitor;
+
+pub use growth::LogFit;
+pub use monitor::{Monitor, RdaPolicy};
