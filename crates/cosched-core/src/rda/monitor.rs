@@ -143,12 +143,10 @@ mod tests {
     fn strict_never_exceeds_and_compromise_stays_within_x_capacity() {
         for (policy, limit) in [(RdaPolicy::Strict, 1.0), (RdaPolicy::Compromise { factor: 2.0 }, 2.0)] {
             let mut m = Monitor::new(policy, 15e6, 1e10);
-            let mut next = 0;
             let mut running: Vec<PeriodId> = vec![];
             for round in 0..200 {
                 let d = llc([0.6, 1.6, 2.4, 3.2, 5.1][round % 5]);
-                let p = PeriodId(next);
-                next += 1;
+                let p = PeriodId(round as u32);
                 if m.begin(p, ThreadId(round as u32), d) {
                     running.push(p);
                 }
