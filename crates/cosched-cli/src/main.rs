@@ -8,6 +8,7 @@ mod list;
 mod opts;
 mod output;
 mod paper;
+mod profile;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ enum Cmd {
     Evt(evt::Args),
     /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
     Assign(assign::Args),
+    /// Find progress periods in a memory-access trace (valgrind lackey or CSV) and suggest annotations.
+    Profile(profile::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
 }
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Cmd::Compare(a) => compare::run(a),
         Cmd::Paper(a) => paper::run_cmd(a),
         Cmd::Evt(a) => evt::run(a),
+        Cmd::Profile(a) => profile::run(a),
         Cmd::Assign(a) => assign::run(a),
     };
     match r {

@@ -6,6 +6,7 @@
 
 pub mod growth;
 pub mod monitor;
+pub mod profile;
 
 pub use growth::LogFit;
 pub use monitor::{Monitor, RdaPolicy};

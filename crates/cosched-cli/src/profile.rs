@@ -1,0 +1,148 @@
+//! `cosched profile TRACE`: find progress periods in a memory-access trace
+//! (RDA §2.4) and suggest `pp_begin` annotations; predict working-set growth (§4.4).
+
+use crate::opts::Format;
+use crate::output::table;
+use clap::{Args as ClapArgs, ValueEnum};
+use cosched_core::rda::profile::{periods, windows, ProfileParams};
+use cosched_core::rda::LogFit;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum TraceFormat {
+    /// `valgrind --tool=lackey --trace-mem=yes` output (L/S/M lines; I lines and `==` lines ignored).
+    Lackey,
+    /// One address per line, decimal or 0x-hexadecimal (a header row is allowed).
+    Csv,
+}
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Trace file (or `-` with --growth only).
+    trace: String,
+    /// Trace format.
+    #[arg(long, value_enum, default_value = "lackey")]
+    trace_format: TraceFormat,
+    /// Accesses per window.
+    #[arg(long, default_value_t = 100_000)]
+    window: usize,
+    /// Touches for a line to count in the working set.
+    #[arg(long, default_value_t = 2)]
+    min_touches: u32,
+    /// Relative tolerance of similar windows.
+    #[arg(long, default_value_t = 0.2)]
+    similarity: f64,
+    /// Minimum windows in a progress period.
+    #[arg(long, default_value_t = 3)]
+    min_windows: usize,
+    /// Working-set growth: profiled `INPUT:WSS` pairs (comma-separated) for a logarithmic fit (RDA §4.4).
+    #[arg(long)]
+    growth: Option<String>,
+    /// With --growth: the input size to predict the working set of.
+    #[arg(long)]
+    predict: Option<f64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+fn parse_addresses(file: &str, fmt: TraceFormat) -> Result<Vec<u64>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: -: cannot read: {e}"))?;
+    let mut out = vec![];
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let addr = match fmt {
+            TraceFormat::Lackey => {
+                if l.starts_with("==") || l.starts_with('I') || l.starts_with("--") {
+                    continue;
+                }
+                let mut parts = l.split_whitespace();
+                match (parts.next(), parts.next()) {
+                    (Some("L" | "S" | "M"), Some(rest)) => rest.split(',').next().unwrap_or(""),
+                    _ => return Err(format!("{file}:{}: -: not a lackey line: `{l}`", i + 1)),
+                }
+            }
+            TraceFormat::Csv => l.split(',').next().unwrap_or("").trim(),
+        };
+        let parsed = match fmt {
+            TraceFormat::Lackey => u64::from_str_radix(addr, 16).ok(),
+            TraceFormat::Csv => match addr.strip_prefix("0x").or_else(|| addr.strip_prefix("0X")) {
+                Some(h) => u64::from_str_radix(h, 16).ok(),
+                None => addr.parse().ok(),
+            },
+        };
+        match parsed {
+            Some(a) => out.push(a),
+            None if i == 0 && matches!(fmt, TraceFormat::Csv) => continue, // header
+            None => return Err(format!("{file}:{}: address: `{addr}` is not an address", i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct Report {
+    accesses: usize,
+    windows: usize,
+    periods: Vec<cosched_core::rda::profile::Period>,
+    growth: Option<(LogFit, Option<f64>)>,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    for (name, ok) in [("--window", a.window > 0), ("--min-windows", a.min_windows > 0), ("--similarity", a.similarity >= 0.0)] {
+        if !ok {
+            return Err(format!("{name}: must be positive"));
+        }
+    }
+    let growth = match &a.growth {
+        Some(g) => {
+            let pts: Vec<(f64, f64)> = g
+                .split(',')
+                .map(|p| {
+                    let (x, y) = p.split_once(':').ok_or(format!("--growth: `{p}` is not INPUT:WSS"))?;
+                    Ok((x.trim().parse().map_err(|_| format!("--growth: `{x}` is not a number"))?, y.trim().parse().map_err(|_| format!("--growth: `{y}` is not a number"))?))
+                })
+                .collect::<Result<_, String>>()?;
+            let fit = LogFit::fit(&pts).ok_or("--growth: needs at least two distinct positive input sizes")?;
+            Some((fit, a.predict.map(|x| fit.predict(x))))
+        }
+        None => None,
+    };
+    let (acc, w, found) = if a.trace == "-" && growth.is_some() {
+        (0, 0, vec![])
+    } else {
+        let addrs = parse_addresses(&a.trace, a.trace_format)?;
+        let p = ProfileParams { window: a.window, min_touches: a.min_touches, similarity: a.similarity, min_windows: a.min_windows };
+        let w = windows(addrs.iter().copied(), &p);
+        let f = periods(&w, &p);
+        (addrs.len(), w.len(), f)
+    };
+    let rep = Report { accesses: acc, windows: w, periods: found, growth };
+    match a.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),
+        _ => {
+            println!("{} accesses, {} windows of {}, {} progress period(s)", rep.accesses, rep.windows, a.window, rep.periods.len());
+            let mut rows = vec![vec!["windows".to_string(), "WSS KiB".into(), "footprint KiB".into(), "reuse".into(), "suggested annotation".into()]];
+            for p in &rep.periods {
+                rows.push(vec![
+                    format!("{}-{}", p.start_window, p.end_window),
+                    format!("{:.1}", p.wss / 1024.0),
+                    format!("{:.1}", p.footprint / 1024.0),
+                    format!("{:.1}", p.reuse),
+                    p.annotation.clone(),
+                ]);
+            }
+            table(&rows);
+            if let Some((f, pred)) = &rep.growth {
+                println!("working-set growth: WSS = {:.4} + {:.4}·ln(input), R² {:.4}", f.a, f.b, f.r2);
+                if let (Some(x), Some(y)) = (a.predict, pred) {
+                    println!("predicted WSS for input {x}: {y:.4}");
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,59 @@
+//! `cosched profile` on a real program: a small C program that sweeps a
+//! 512 KiB array is compiled and traced under `valgrind --tool=lackey` inside
+//! the test; the profiler must report its working set within 10%.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn profiler_finds_the_working_set_of_a_traced_c_program() {
+    if !have("valgrind") || !have("cc") {
+        eprintln!("SKIPPED: valgrind or cc not installed (the test needs both)");
+        return;
+    }
+    let dir: PathBuf = std::env::temp_dir().join(format!("cosched-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("sweep.c");
+    std::fs::write(
+        &src,
+        "#include <stdlib.h>\nint main(void) {\n  enum { N = 512 * 1024 / 8 };\n  volatile double *a = malloc(N * sizeof(double));\n  for (int i = 0; i < N; i++) a[i] = i;\n  double s = 0;\n  for (int r = 0; r < 20; r++) for (int i = 0; i < N; i++) s += a[i];\n  return s < 0;\n}\n",
+    )
+    .unwrap();
+    let exe = dir.join("sweep");
+    assert!(Command::new("cc").args(["-O1", "-o"]).arg(&exe).arg(&src).status().unwrap().success());
+    let trace = dir.join("trace.txt");
+    let st = Command::new("valgrind").args(["--tool=lackey", "--trace-mem=yes"]).arg(format!("--log-file={}", trace.display())).arg(&exe).status().unwrap();
+    assert!(st.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["profile", trace.to_str().unwrap(), "--window", "131072", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let periods = v["periods"].as_array().unwrap();
+    assert!(!periods.is_empty());
+    let wss = periods.iter().map(|p| p["wss"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert!((wss / (512.0 * 1024.0) - 1.0).abs() < 0.10, "WSS {wss} bytes vs the 512 KiB array");
+    assert_eq!(periods[0]["level"], "high");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_traces_and_growth_fits() {
+    let dir = std::env::temp_dir().join(format!("cosched-profile-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "addr\n0x10\nzz\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched")).args(["profile", bad.to_str().unwrap(), "--trace-format", "csv"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.csv:3") && err.contains("zz") && err.lines().count() == 1, "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched")).args(["profile", "-", "--growth", "100:1.5,200:2.0,400:2.5", "--predict", "1600"]).output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("predicted WSS for input 1600: 3.5000"), "{text}");
+}
