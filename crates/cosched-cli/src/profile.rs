@@ -92,7 +92,9 @@ struct Report {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    for (name, ok) in [("--window", a.window > 0), ("--min-windows", a.min_windows > 0), ("--similarity", a.similarity >= 0.0)] {
+    for (name, ok) in
+        [("--window", a.window > 0), ("--min-windows", a.min_windows > 0), ("--similarity", a.similarity >= 0.0)]
+    {
         if !ok {
             return Err(format!("{name}: must be positive"));
         }
@@ -103,7 +105,10 @@ pub fn run(a: Args) -> Result<(), String> {
                 .split(',')
                 .map(|p| {
                     let (x, y) = p.split_once(':').ok_or(format!("--growth: `{p}` is not INPUT:WSS"))?;
-                    Ok((x.trim().parse().map_err(|_| format!("--growth: `{x}` is not a number"))?, y.trim().parse().map_err(|_| format!("--growth: `{y}` is not a number"))?))
+                    Ok((
+                        x.trim().parse().map_err(|_| format!("--growth: `{x}` is not a number"))?,
+                        y.trim().parse().map_err(|_| format!("--growth: `{y}` is not a number"))?,
+                    ))
                 })
                 .collect::<Result<_, String>>()?;
             let fit = LogFit::fit(&pts).ok_or("--growth: needs at least two distinct positive input sizes")?;
@@ -115,7 +120,12 @@ pub fn run(a: Args) -> Result<(), String> {
         (0, 0, vec![])
     } else {
         let addrs = parse_addresses(&a.trace, a.trace_format)?;
-        let p = ProfileParams { window: a.window, min_touches: a.min_touches, similarity: a.similarity, min_windows: a.min_windows };
+        let p = ProfileParams {
+            window: a.window,
+            min_touches: a.min_touches,
+            similarity: a.similarity,
+            min_windows: a.min_windows,
+        };
         let w = windows(addrs.iter().copied(), &p);
         let f = periods(&w, &p);
         (addrs.len(), w.len(), f)
@@ -124,8 +134,20 @@ pub fn run(a: Args) -> Result<(), String> {
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),
         _ => {
-            println!("{} accesses, {} windows of {}, {} progress period(s)", rep.accesses, rep.windows, a.window, rep.periods.len());
-            let mut rows = vec![vec!["windows".to_string(), "WSS KiB".into(), "footprint KiB".into(), "reuse".into(), "suggested annotation".into()]];
+            println!(
+                "{} accesses, {} windows of {}, {} progress period(s)",
+                rep.accesses,
+                rep.windows,
+                a.window,
+                rep.periods.len()
+            );
+            let mut rows = vec![vec![
+                "windows".to_string(),
+                "WSS KiB".into(),
+                "footprint KiB".into(),
+                "reuse".into(),
+                "suggested annotation".into(),
+            ]];
             for p in &rep.periods {
                 rows.push(vec![
                     format!("{}-{}", p.start_window, p.end_window),

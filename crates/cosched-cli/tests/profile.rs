@@ -26,7 +26,12 @@ fn profiler_finds_the_working_set_of_a_traced_c_program() {
     let exe = dir.join("sweep");
     assert!(Command::new("cc").args(["-O1", "-o"]).arg(&exe).arg(&src).status().unwrap().success());
     let trace = dir.join("trace.txt");
-    let st = Command::new("valgrind").args(["--tool=lackey", "--trace-mem=yes"]).arg(format!("--log-file={}", trace.display())).arg(&exe).status().unwrap();
+    let st = Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", trace.display()))
+        .arg(&exe)
+        .status()
+        .unwrap();
     assert!(st.success());
     let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
         .args(["profile", trace.to_str().unwrap(), "--window", "131072", "--format", "json"])
@@ -48,11 +53,17 @@ fn bad_traces_and_growth_fits() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.csv");
     std::fs::write(&bad, "addr\n0x10\nzz\n").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cosched")).args(["profile", bad.to_str().unwrap(), "--trace-format", "csv"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["profile", bad.to_str().unwrap(), "--trace-format", "csv"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("bad.csv:3") && err.contains("zz") && err.lines().count() == 1, "{err}");
-    let o = Command::new(env!("CARGO_BIN_EXE_cosched")).args(["profile", "-", "--growth", "100:1.5,200:2.0,400:2.5", "--predict", "1600"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["profile", "-", "--growth", "100:1.5,200:2.0,400:2.5", "--predict", "1600"])
+        .output()
+        .unwrap();
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("predicted WSS for input 1600: 3.5000"), "{text}");

@@ -4,6 +4,7 @@
 mod efs;
 mod evt;
 mod perf_fair;
+mod rda;
 mod slits;
 
 use clap::{Args as ClapArgs, Subcommand};
@@ -27,6 +28,8 @@ enum Paper {
     Slits(slits::Args),
     /// Statistical thread assignment: POT estimates, sample size, SP-POT, random sampling on `ultrasparc-t2`.
     Evt(evt::Args),
+    /// RDA: energy and performance of Strict and Compromise on the Table 2 workloads, and the overhead study, on `xeon-e5-2420`.
+    Rda(rda::Args),
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
@@ -35,6 +38,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         Paper::PerfFair(a) => perf_fair::run_cmd(a),
         Paper::Slits(a) => slits::run_cmd(a),
         Paper::Evt(a) => evt::run_cmd(a),
+        Paper::Rda(a) => rda::run_cmd(a),
     }
 }
 

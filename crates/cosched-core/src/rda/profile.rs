@@ -72,7 +72,11 @@ pub fn windows(addresses: impl IntoIterator<Item = u64>, p: &ProfileParams) -> V
     let close = |counts: &HashMap<u64, u32>, n: usize| {
         let distinct = counts.len() as f64;
         let ws = counts.values().filter(|&&c| c >= p.min_touches).count() as f64;
-        WindowStats { footprint: distinct * 64.0, wss: ws * 64.0, reuse: if distinct > 0.0 { n as f64 / distinct } else { 0.0 } }
+        WindowStats {
+            footprint: distinct * 64.0,
+            wss: ws * 64.0,
+            reuse: if distinct > 0.0 { n as f64 / distinct } else { 0.0 },
+        }
     };
     for a in addresses {
         *counts.entry(a >> 6).or_insert(0) += 1;
