@@ -1,4 +1,5 @@
 //! `cosched paper rda`: the RDA paper's evaluation (§4) on `xeon-e5-2420`.
+#![allow(clippy::needless_range_loop)] // cells are addressed by (workload, policy) indices
 
 use super::{markdown, write_csv};
 use clap::Args as ClapArgs;
