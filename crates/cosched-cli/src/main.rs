@@ -3,6 +3,7 @@
 
 mod assign;
 mod compare;
+mod doctor;
 mod evt;
 mod list;
 mod opts;
@@ -38,6 +39,8 @@ enum Cmd {
     Assign(assign::Args),
     /// Find progress periods in a memory-access trace (valgrind lackey or CSV) and suggest annotations.
     Profile(profile::Args),
+    /// What this machine offers the schedulers (counters, RAPL, cgroups, SMT, LLC), and what follows.
+    Doctor(doctor::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
 }
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Cmd::Compare(a) => compare::run(a),
         Cmd::Paper(a) => paper::run_cmd(a),
         Cmd::Evt(a) => evt::run(a),
+        Cmd::Doctor(a) => doctor::run(a),
         Cmd::Profile(a) => profile::run(a),
         Cmd::Assign(a) => assign::run(a),
     };

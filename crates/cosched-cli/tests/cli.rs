@@ -226,3 +226,15 @@ fn evt_and_assign_estimate_bounds_and_reject_bad_input() {
     fails_cleanly(&["assign", "--prune", "1.5"], &["--prune"]);
     fails_cleanly(&["assign", "--predictor", "magic"], &["--predictor", "magic"]);
 }
+
+#[test]
+fn doctor_reports_every_capability_of_this_machine() {
+    let o = cosched(&["doctor", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["report"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    for n in ["hardware counters", "RAPL energy", "cgroups", "SMT", "LLC domains", "privileges"] {
+        assert!(names.contains(&n), "missing {n}: {names:?}");
+    }
+    assert!(!v["probe"]["llc_domains"].as_array().unwrap().is_empty());
+}
