@@ -133,9 +133,8 @@ pub fn simulate(
     solo: &[f64],
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<Report, String> {
-    let info = policies::find(&cfg.policy)
-        .ok_or_else(|| policies::make(&cfg.policy, &cfg.policy_opts).err().unwrap_or_default())?;
-    let policy = info.make(&cfg.policy_opts)?;
+    let policy = policies::make(&cfg.policy, &cfg.policy_opts)?;
+    let oracle = policy.needs().oracle;
     let out = run(m, plan, policy, &cfg.sim, trace)?;
     let jobs: Vec<JobOutcome> = plan
         .jobs
@@ -159,7 +158,7 @@ pub fn simulate(
     let t = &out.totals;
     Ok(Report {
         policy: cfg.policy.clone(),
-        oracle: info.oracle,
+        oracle,
         machine: m.name.clone(),
         workload: plan.name.clone(),
         threads: cfg.threads,

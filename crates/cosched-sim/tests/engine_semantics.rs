@@ -142,7 +142,7 @@ fn illegal_decisions_and_stalls_are_errors() {
 }
 
 #[test]
-fn memory_stays_linear_in_threads() {
+fn runs_512_threads_on_16_contexts_with_a_bounded_pair_table() {
     // 512 threads on 16 contexts: the run completes and the engine keeps O(threads) state
     // (the pair bitset for the sparsity metric is the one O(n²) table: 32 KiB here).
     let m = machine("xeon-x5550-16c");

@@ -106,62 +106,60 @@ pub fn solve_interaction(b: &[f64], newton: Newton) -> Result<Interaction, Solve
     let mut u: Vec<f64> = b.iter().map(|x| x * scale).collect();
     let mut f = vec![0.0; n];
     let mut step = vec![0.0; n];
-    {
-        let mut iterations = 0;
-        let mut worst = f64::INFINITY;
-        for it in 0..newton.max_iters {
-            let total: f64 = u.iter().sum();
-            worst = 0.0;
+    let mut iterations = 0;
+    let mut worst = f64::INFINITY;
+    for it in 0..newton.max_iters {
+        let total: f64 = u.iter().sum();
+        worst = 0.0;
+        for i in 0..n {
+            f[i] = residual(u[i], b[i], total);
+            worst = worst.max(f[i].abs());
+        }
+        if worst < newton.tol {
+            break;
+        }
+        iterations = it + 1;
+        // J = diag(d) + e·1ᵀ; J⁻¹f = D⁻¹f − D⁻¹e (1ᵀD⁻¹f) / (1 + 1ᵀD⁻¹e).
+        let (mut sf, mut se) = (0.0, 0.0);
+        for i in 0..n {
+            let k = 1.0 - 1.0 / b[i];
+            let d = 2.0 * u[i] * k + (1.0 - total) * k;
+            let e = -u[i] * k - 1.0;
+            step[i] = f[i] / d;
+            sf += step[i];
+            se += e / d;
+            f[i] = e / d;
+        }
+        let c = sf / (1.0 + se);
+        for i in 0..n {
+            step[i] -= f[i] * c;
+        }
+        // Damped update staying in the domain (u_i in (0, b_i], U < 1).
+        let mut t = 1.0;
+        loop {
+            let mut sum = 0.0;
+            let mut ok = true;
             for i in 0..n {
-                f[i] = residual(u[i], b[i], total);
-                worst = worst.max(f[i].abs());
+                let v = u[i] - t * step[i];
+                ok &= v > 0.0 && v <= b[i];
+                sum += v;
             }
-            if worst < newton.tol {
+            if (ok && sum < 1.0) || t < 1e-6 {
                 break;
             }
-            iterations = it + 1;
-            // J = diag(d) + e·1ᵀ; J⁻¹f = D⁻¹f − D⁻¹e (1ᵀD⁻¹f) / (1 + 1ᵀD⁻¹e).
-            let (mut sf, mut se) = (0.0, 0.0);
-            for i in 0..n {
-                let k = 1.0 - 1.0 / b[i];
-                let d = 2.0 * u[i] * k + (1.0 - total) * k;
-                let e = -u[i] * k - 1.0;
-                step[i] = f[i] / d;
-                sf += step[i];
-                se += e / d;
-                f[i] = e / d;
-            }
-            let c = sf / (1.0 + se);
-            for i in 0..n {
-                step[i] -= f[i] * c;
-            }
-            // Damped update staying in the domain (u_i in (0, b_i], U < 1).
-            let mut t = 1.0;
-            loop {
-                let mut sum = 0.0;
-                let mut ok = true;
-                for i in 0..n {
-                    let v = u[i] - t * step[i];
-                    ok &= v > 0.0 && v <= b[i];
-                    sum += v;
-                }
-                if (ok && sum < 1.0) || t < 1e-6 {
-                    break;
-                }
-                t *= 0.5;
-            }
-            for i in 0..n {
-                u[i] -= t * step[i];
-            }
+            t *= 0.5;
         }
-        let total: f64 = u.iter().sum();
-        let final_worst = (0..n).map(|i| residual(u[i], b[i], total).abs()).fold(0.0, f64::max);
-        if final_worst >= newton.tol && !newton.accept_unconverged {
-            return Err(SolveError::NoConvergence { residual: final_worst.min(worst) });
+        for i in 0..n {
+            u[i] -= t * step[i];
         }
-        let throughput = u.iter().zip(b).map(|(u, b)| u / b).sum();
-        Ok(Interaction { u, total, throughput, iterations })
     }
+    let total: f64 = u.iter().sum();
+    let final_worst = (0..n).map(|i| residual(u[i], b[i], total).abs()).fold(0.0, f64::max);
+    if final_worst >= newton.tol && !newton.accept_unconverged {
+        return Err(SolveError::NoConvergence { residual: final_worst.min(worst) });
+    }
+    let throughput = u.iter().zip(b).map(|(u, b)| u / b).sum();
+    Ok(Interaction { u, total, throughput, iterations })
 }
 
 /// What EFS minimises (§3.1: "it is easy to target other goals by altering Eq. (15)").

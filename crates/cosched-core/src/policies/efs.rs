@@ -271,7 +271,6 @@ impl Policy for Efs {
                     self.core.pick_next(c, view, out, &mut self.gate);
                 }
             }
-            self.gate.recheck_others = false;
         }
         self.gate.forced_this_event = false;
     }
