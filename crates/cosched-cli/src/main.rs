@@ -10,13 +10,15 @@ mod opts;
 mod output;
 mod paper;
 mod profile;
+mod run;
 mod simulate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Contention-aware scheduling on multicore machines: simulate the papers'
-/// schedulers and baselines on modelled machines and workloads.
+/// schedulers and baselines on modelled machines and workloads, and run
+/// them on this Linux machine with real programs.
 #[derive(Parser)]
 #[command(name = "cosched", version, about, long_about = None)]
 struct Cli {
@@ -41,11 +43,16 @@ enum Cmd {
     Profile(profile::Args),
     /// What this machine offers the schedulers (counters, RAPL, cgroups, SMT, LLC), and what follows.
     Doctor(doctor::Args),
+    /// Run real commands on this machine under a policy (user-level scheduler: freeze/thaw, affinity, progress periods).
+    Run(run::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(cosched_linux::watchdog::WATCHDOG_ARG) {
+        return ExitCode::from(cosched_linux::watchdog::watchdog_main() as u8);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
@@ -69,6 +76,7 @@ fn main() -> ExitCode {
         Cmd::Doctor(a) => doctor::run(a),
         Cmd::Profile(a) => profile::run(a),
         Cmd::Assign(a) => assign::run(a),
+        Cmd::Run(a) => run::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

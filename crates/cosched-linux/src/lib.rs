@@ -1,11 +1,19 @@
-//! cosched on the real Linux machine. This first part is the capability
-//! probe behind `cosched doctor`: what the machine offers the schedulers
-//! (hardware counters, RAPL energy, cgroup freezer and cpuset, SMT siblings,
-//! LLC domains, privileges) and what follows when something is missing.
-//! The user-level scheduler (`cosched run`), the progress-period server and
-//! its C library come next (see the README's roadmap).
+//! cosched on the real Linux machine: the capability probe behind
+//! `cosched doctor`, and the user-level scheduler behind `cosched run`
+//! (launching mixes of real commands, freezing and pinning whole process
+//! trees as any policy decides, progress periods served to real programs,
+//! energy from RAPL or a power model, and the fail-safe that never leaves a
+//! process frozen, stopped or pinned).
 #![warn(missing_docs)]
 
+pub mod control;
+pub mod energy;
+pub mod host;
+pub mod mix;
+pub mod pp;
 pub mod probe;
+pub mod runtime;
+pub mod sys;
+pub mod watchdog;
 
 pub use probe::{Capability, PmuStatus, Probe};

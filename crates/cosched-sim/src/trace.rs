@@ -3,7 +3,6 @@
 //! ran there. Opens in ui.perfetto.dev and chrome://tracing.
 
 use crate::engine::TraceSlice;
-use crate::plan::Plan;
 use cosched_core::Topology;
 use std::io::{self, Write};
 
@@ -16,15 +15,12 @@ pub struct ChromeTrace<W: Write> {
 }
 
 impl<W: Write> ChromeTrace<W> {
-    /// Start a trace: writes the header and one named track per context.
-    pub fn new(mut out: W, topo: &Topology, plan: &Plan) -> io::Result<ChromeTrace<W>> {
+    /// Start a trace: writes the header and one named track per context;
+    /// `job_names` labels slices by their `job` index (simulated job
+    /// instances, or the real runtime's mix entries).
+    pub fn new(mut out: W, topo: &Topology, job_names: Vec<String>) -> io::Result<ChromeTrace<W>> {
         write!(out, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[")?;
-        let mut t = ChromeTrace {
-            out,
-            first: true,
-            job_names: plan.jobs.iter().map(|j| j.name.clone()).collect(),
-            error: None,
-        };
+        let mut t = ChromeTrace { out, first: true, job_names, error: None };
         t.raw(r#"{"name":"process_name","ph":"M","pid":0,"args":{"name":"machine"}}"#.to_string())?;
         for (i, c) in topo.contexts.iter().enumerate() {
             let name = format!("ctx {i} (core {}, llc {}, socket {})", c.core, c.llc, c.socket);

@@ -8,6 +8,10 @@
 //!   GB/s when given (the EFS synthetic benchmark's configurable bandwidth);
 //! * `compute`: an integer mix with no memory traffic.
 //!
+//! Each runs for `--seconds S` of wall time, or, with `--mops N`, until it
+//! has done N million operations (fixed work: what a mix needs, so that
+//! contention shows up as a longer turnaround).
+//!
 //! Every `--report-ms` it prints `progress <ops/s>`; at the end one JSON line
 //! `{"kind":…,"ops":…,"seconds":…,"ops_per_s":…}`.
 
@@ -19,11 +23,12 @@ struct Opts {
     wss_mb: f64,
     gbs: f64,
     seconds: f64,
+    mops: f64,
     report_ms: u64,
 }
 
 fn usage() -> ! {
-    eprintln!("usage: cosched-bench pointer-chase|stream|compute [--wss-mb N] [--mb N] [--gbs G] [--seconds S] [--report-ms M]");
+    eprintln!("usage: cosched-bench pointer-chase|stream|compute [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M]");
     std::process::exit(2)
 }
 
@@ -34,7 +39,7 @@ fn parse() -> Opts {
         eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute)");
         std::process::exit(2);
     }
-    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, report_ms: 100 };
+    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, mops: 0.0, report_ms: 100 };
     while let Some(flag) = a.next() {
         let v = a.next().unwrap_or_else(|| usage());
         let num: f64 = v.parse().unwrap_or_else(|_| {
@@ -49,6 +54,7 @@ fn parse() -> Opts {
             "--wss-mb" | "--mb" => o.wss_mb = num,
             "--gbs" => o.gbs = num,
             "--seconds" => o.seconds = num,
+            "--mops" => o.mops = num,
             "--report-ms" => o.report_ms = num as u64,
             _ => usage(),
         }
@@ -62,7 +68,9 @@ fn drive(o: &Opts, batch: u64, mut step: impl FnMut() -> u64) -> (u64, f64) {
     let (mut ops, mut last_ops, mut last) = (0u64, 0u64, start);
     let report = Duration::from_millis(o.report_ms.max(1));
     let bytes_per_op = 64.0;
-    while start.elapsed().as_secs_f64() < o.seconds {
+    let target = (o.mops * 1e6) as u64;
+    let more = |ops: u64| if target > 0 { ops < target } else { start.elapsed().as_secs_f64() < o.seconds };
+    while more(ops) {
         black_box(step());
         ops += batch;
         if o.gbs > 0.0 {

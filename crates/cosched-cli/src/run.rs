@@ -1,0 +1,257 @@
+//! `cosched run`: the user-level scheduler on this machine (see
+//! `cosched_linux::runtime`), with solo measurement and repetitions.
+
+use crate::opts::Format;
+use clap::{Args as ClapArgs, ValueEnum};
+use cosched_core::ids::MILLI;
+use cosched_core::policies::PolicyOptions;
+use cosched_core::stats::mean_ci;
+use cosched_linux::control::Method;
+use cosched_linux::mix::Mix;
+use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
+use cosched_sim::presets;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How managed process trees are frozen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Freezer {
+    /// The best this machine offers: cgroup v1 freezer, cgroup v2, else signals.
+    Auto,
+    /// cgroup v1 freezer at /sys/fs/cgroup/freezer.
+    V1,
+    /// cgroup v2 `cgroup.freeze` at /sys/fs/cgroup.
+    V2,
+    /// SIGSTOP/SIGCONT to every process of the tree.
+    Signals,
+}
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Policy: `linux` (the kernel schedules; the baseline) or one of `cosched list policies`
+    /// that needs no hardware counters here (g-rrs, p-rrs, wss, cfs, random, rda-strict, rda-compromise).
+    #[arg(long, short = 'p', default_value = LINUX)]
+    policy: String,
+    /// Mix file listing the commands (see docs/runtime.md); or give one command after `--`.
+    #[arg(long, short = 'w')]
+    workload: Option<PathBuf>,
+    /// Measure each job's solo turnaround first (alone, under `linux`), so slowdowns and unfairness are reported.
+    #[arg(long)]
+    solo: bool,
+    /// Repetitions of the run (solo runs are measured once).
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
+    /// Machine preset describing this machine's memory bandwidth and power model
+    /// (for RDA's bandwidth monitor and modelled energy when RAPL is absent).
+    #[arg(long, short = 'm')]
+    machine: Option<String>,
+    /// Time quantum of the round-robin policies, ms.
+    #[arg(long, default_value_t = 100.0)]
+    quantum_ms: f64,
+    /// RDA Compromise's oversubscription factor x.
+    #[arg(long, default_value_t = 2.0)]
+    rda_factor: f64,
+    /// Seed of randomised policies.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sampling period of the event loop (exits, blocking, energy), ms.
+    #[arg(long, default_value_t = 10.0)]
+    tick_ms: f64,
+    /// How to freeze process trees.
+    #[arg(long, value_enum, default_value = "auto")]
+    freezer: Freezer,
+    /// Stop after this many seconds (every process is released and sent SIGTERM).
+    #[arg(long)]
+    timeout_s: Option<f64>,
+    /// Write each instance's stdout and stderr to DIR/<instance>.{out,err} (default: discarded).
+    #[arg(long)]
+    output_dir: Option<PathBuf>,
+    /// Write a Perfetto/Chrome trace of the (last) run.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// The command to run (when no --workload).
+    #[arg(last = true)]
+    cmd: Vec<String>,
+}
+
+fn method(f: Freezer) -> Result<Method, String> {
+    let m = match f {
+        Freezer::Auto => Method::detect(),
+        Freezer::V1 => Method::CgroupV1("/sys/fs/cgroup/freezer".into()),
+        Freezer::V2 => Method::CgroupV2("/sys/fs/cgroup".into()),
+        Freezer::Signals => Method::Signals,
+    };
+    if let Method::CgroupV1(p) | Method::CgroupV2(p) = &m {
+        if !p.join("cgroup.procs").exists() {
+            return Err(format!("--freezer: no cgroup hierarchy at {}", p.display()));
+        }
+    }
+    Ok(m)
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let mix = match (&a.workload, a.cmd.is_empty()) {
+        (Some(w), true) => Mix::load(w).map_err(|e| e.to_string())?,
+        (None, false) => Mix::single(a.cmd.clone()),
+        (Some(_), false) => return Err("give either --workload FILE or a command after `--`, not both".into()),
+        (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".into()),
+    };
+    if a.policy != LINUX {
+        cosched_core::policies::find(&a.policy).ok_or_else(|| {
+            format!(
+                "unknown policy `{}` (known: linux, {})",
+                a.policy,
+                cosched_core::policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            )
+        })?;
+    }
+    for (flag, v) in [("--quantum-ms", a.quantum_ms), ("--tick-ms", a.tick_ms), ("--rda-factor", a.rda_factor)] {
+        if !(v.is_finite() && v > 0.0) {
+            return Err(format!("{flag}: must be a positive number, got {v}"));
+        }
+    }
+    if a.repeat == 0 {
+        return Err("--repeat: must be at least 1".into());
+    }
+    let machine = a.machine.as_deref().map(presets::machine).transpose().map_err(|e| e.to_string())?;
+    let method = method(a.freezer)?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
+    let config = |mix: Mix, policy: &str, trace: Option<PathBuf>| -> RunConfig {
+        let mut c = RunConfig::new(mix, policy);
+        c.opts = PolicyOptions {
+            seed: a.seed,
+            quantum: (a.quantum_ms * MILLI as f64) as u64,
+            rda_factor: a.rda_factor,
+            ..PolicyOptions::default()
+        };
+        c.tick = Duration::from_secs_f64(a.tick_ms / 1000.0);
+        c.method = method.clone();
+        c.watchdog_exe = Some(exe.clone());
+        c.trace = trace;
+        c.machine = machine.clone();
+        c.timeout = a.timeout_s.map(Duration::from_secs_f64);
+        c.output_dir = a.output_dir.clone();
+        c
+    };
+    let mut solo: Vec<Option<f64>> = mix.jobs.iter().map(|j| j.solo_s).collect();
+    if a.solo {
+        for (i, j) in mix.jobs.iter().enumerate() {
+            let mut one = mix.clone();
+            one.jobs = vec![j.clone()];
+            one.jobs[0].count = 1;
+            eprintln!("solo: {} …", j.name);
+            let r = runtime::run(config(one, LINUX, None))?;
+            solo[i] = r.jobs[0].turnaround_s;
+            if let Some(e) = &r.jobs[0].error {
+                eprintln!("warning: solo run of {}: {e}", j.name);
+            }
+        }
+    }
+    let mut reports = vec![];
+    for k in 0..a.repeat {
+        let trace = if k + 1 == a.repeat { a.trace.clone() } else { None };
+        let mut c = config(mix.clone(), &a.policy, trace);
+        c.solo = solo.clone();
+        if a.repeat > 1 {
+            eprintln!("run {}/{} under {} …", k + 1, a.repeat, a.policy);
+        }
+        reports.push(runtime::run(c)?);
+    }
+    print(&reports, a.format)?;
+    if reports.iter().any(|r| r.interrupted) {
+        return Err("the run was interrupted; every managed process was released".into());
+    }
+    Ok(())
+}
+
+fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
+    match format {
+        Format::Json => {
+            let v = if reports.len() == 1 {
+                serde_json::to_value(&reports[0])
+            } else {
+                serde_json::to_value(serde_json::json!({ "runs": reports, "summary": summary(reports) }))
+            }
+            .map_err(|e| e.to_string())?;
+            println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        }
+        Format::Csv => {
+            println!("run,policy,job,turnaround_s,solo_s,slowdown,cpu_s,exit_code,error");
+            for (k, r) in reports.iter().enumerate() {
+                for j in &r.jobs {
+                    let o = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+                    println!(
+                        "{k},{},{},{},{},{},{:.3},{},{}",
+                        r.policy,
+                        j.name,
+                        o(j.turnaround_s),
+                        o(j.solo_s),
+                        o(j.slowdown),
+                        j.cpu_s,
+                        j.exit_code.map(|c| c.to_string()).unwrap_or_default(),
+                        j.error.clone().unwrap_or_default().replace(',', ";")
+                    );
+                }
+            }
+        }
+        Format::Table => {
+            let r = reports.last().expect("at least one run");
+            println!("policy {} on mix {} (freezer: {})", r.policy, r.mix, r.freezer);
+            println!(
+                "{:<20} {:>12} {:>9} {:>9} {:>8} {:>5}",
+                "job", "turnaround s", "solo s", "slowdown", "cpu s", "exit"
+            );
+            for j in &r.jobs {
+                let o = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
+                println!(
+                    "{:<20} {:>12} {:>9} {:>9} {:>8.2} {:>5}{}",
+                    j.name,
+                    o(j.turnaround_s, 3),
+                    o(j.solo_s, 3),
+                    o(j.slowdown, 3),
+                    j.cpu_s,
+                    j.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
+                    j.error.as_ref().map(|e| format!("  ({e})")).unwrap_or_default()
+                );
+            }
+            let s = summary(reports);
+            for (name, v) in s.as_object().expect("object") {
+                println!("{name:<28} {}", v.as_str().unwrap_or(&v.to_string()));
+            }
+            for (k, v) in &r.provenance {
+                println!("  [{k}: {v}]");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Mean and 95% interval over repetitions of the headline metrics.
+fn summary(reports: &[RealReport]) -> serde_json::Value {
+    let fmt = |xs: Vec<f64>| -> String {
+        if xs.is_empty() {
+            return "-".into();
+        }
+        let m = mean_ci(&xs);
+        if xs.len() > 1 {
+            format!("{:.4} ± {:.4} (95% CI, n={})", m.mean, m.hi - m.mean, xs.len())
+        } else {
+            format!("{:.4}", m.mean)
+        }
+    };
+    let mean_turn = |r: &RealReport| {
+        let t: Vec<f64> = r.jobs.iter().filter_map(|j| j.turnaround_s).collect();
+        (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
+    };
+    serde_json::json!({
+        "makespan_s": fmt(reports.iter().map(|r| r.metrics.makespan_s).collect()),
+        "mean_turnaround_s": fmt(reports.iter().filter_map(mean_turn).collect()),
+        "unfairness": fmt(reports.iter().filter_map(|r| r.metrics.unfairness).collect()),
+        "antt": fmt(reports.iter().filter_map(|r| r.metrics.antt).collect()),
+        "energy_system_j": fmt(reports.iter().map(|r| r.metrics.energy_j.system).filter(|&e| e > 0.0).collect()),
+        "scheduler_cpu_pct": fmt(reports.iter().map(|r| r.scheduler_cpu_pct).collect()),
+    })
+}

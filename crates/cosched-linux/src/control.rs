@@ -1,0 +1,326 @@
+//! Controlling a managed process *tree* as one unit (Perf&Fair §6.1's
+//! user-level scheduler, applied to whole trees): freeze and thaw it, pin
+//! every thread of it to a set of CPUs, list its members, and release it.
+//!
+//! Three mechanisms, best first:
+//! - cgroup v1 `freezer` (`freezer.state`), one child cgroup per managed tree;
+//! - cgroup v2 `cgroup.freeze`, same layout;
+//! - `SIGSTOP`/`SIGCONT` to every member when no freezer is usable. Members
+//!   are then found by process group (each tree leader gets its own) and
+//!   by parentage (the scheduler is a child subreaper, so orphans stay in
+//!   reach).
+//!
+//! A child joins its cgroup itself, between `fork` and `exec`, so not even
+//! its first fork escapes.
+
+use crate::sys;
+use std::collections::BTreeSet;
+use std::ffi::CString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// How trees are frozen and their members found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// cgroup v1 freezer hierarchy mounted at this path.
+    CgroupV1(PathBuf),
+    /// cgroup v2 unified hierarchy mounted at this path.
+    CgroupV2(PathBuf),
+    /// Signals.
+    Signals,
+}
+
+impl Method {
+    /// The best method this machine offers (`/sys/fs/cgroup`), if we may write there.
+    pub fn detect() -> Method {
+        let v1 = Path::new("/sys/fs/cgroup/freezer");
+        if v1.join("cgroup.procs").exists() && writable(v1) {
+            return Method::CgroupV1(v1.to_path_buf());
+        }
+        let v2 = Path::new("/sys/fs/cgroup");
+        if v2.join("cgroup.controllers").exists() && writable(v2) {
+            return Method::CgroupV2(v2.to_path_buf());
+        }
+        Method::Signals
+    }
+
+    /// Parse `v1:PATH`, `v2:PATH`, `signals` (the watchdog's registry line).
+    pub fn parse(s: &str) -> Option<Method> {
+        match s.split_once(':') {
+            Some(("v1", p)) => Some(Method::CgroupV1(p.into())),
+            Some(("v2", p)) => Some(Method::CgroupV2(p.into())),
+            None if s == "signals" => Some(Method::Signals),
+            _ => None,
+        }
+    }
+
+    /// Inverse of [`Method::parse`].
+    pub fn encode(&self) -> String {
+        match self {
+            Method::CgroupV1(p) => format!("v1:{}", p.display()),
+            Method::CgroupV2(p) => format!("v2:{}", p.display()),
+            Method::Signals => "signals".into(),
+        }
+    }
+
+    /// Short name for reports.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Method::CgroupV1(_) => "cgroup v1 freezer",
+            Method::CgroupV2(_) => "cgroup v2 freeze",
+            Method::Signals => "SIGSTOP/SIGCONT",
+        }
+    }
+
+    fn root(&self) -> Option<&Path> {
+        match self {
+            Method::CgroupV1(p) | Method::CgroupV2(p) => Some(p),
+            Method::Signals => None,
+        }
+    }
+}
+
+fn writable(dir: &Path) -> bool {
+    let probe = dir.join(format!("cosched-probe-{}", std::process::id()));
+    let ok = std::fs::create_dir(&probe).is_ok();
+    let _ = std::fs::remove_dir(&probe);
+    ok
+}
+
+/// The directory of one run's cgroups: `<root>/cosched-<pid>`.
+pub fn run_dir(method: &Method, pid: u32) -> Option<PathBuf> {
+    method.root().map(|r| r.join(format!("cosched-{pid}")))
+}
+
+/// One managed tree.
+#[derive(Debug)]
+pub struct Tree {
+    /// Its leader (the process the runtime launched).
+    pub leader: i32,
+    cg: Option<PathBuf>,
+    /// Members seen so far (signals method).
+    known: BTreeSet<i32>,
+    frozen: bool,
+}
+
+/// Prepared before `fork`: what the child does to join its tree
+/// (async-signal-safe: raw `open`/`write`/`setpgid` only).
+pub struct Joiner {
+    procs: Option<CString>,
+}
+
+impl Joiner {
+    /// Run in the child between fork and exec.
+    pub fn join(&self) -> io::Result<()> {
+        // SAFETY: setpgid/open/write/close with valid pointers; no allocation.
+        unsafe {
+            if libc::setpgid(0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(p) = &self.procs {
+                let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+                libc::close(fd);
+                if !ok {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The run's trees.
+pub struct Control {
+    /// Mechanism.
+    pub method: Method,
+    dir: Option<PathBuf>,
+    /// CPUs a released task may use (the scheduler's own mask at start).
+    pub restore: Vec<u32>,
+}
+
+impl Control {
+    /// Set up the run's cgroup directory (if any).
+    pub fn new(method: Method) -> io::Result<Control> {
+        let dir = run_dir(&method, std::process::id());
+        if let Some(d) = &dir {
+            std::fs::create_dir_all(d)?;
+        }
+        let me = std::process::id() as i32;
+        let restore = sys::get_affinity(me)?;
+        Ok(Control { method, dir, restore })
+    }
+
+    /// The cgroup directory of the run, if any.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Prepare tree number `idx`: its cgroup and the child's joiner.
+    pub fn prepare(&self, idx: usize) -> io::Result<(PathBuf, Joiner)> {
+        match &self.dir {
+            Some(d) => {
+                let g = d.join(format!("t{idx}"));
+                std::fs::create_dir_all(&g)?;
+                let procs = CString::new(g.join("cgroup.procs").as_os_str().as_encoded_bytes())
+                    .map_err(|_| io::Error::other("cgroup path contains a NUL byte"))?;
+                Ok((g, Joiner { procs: Some(procs) }))
+            }
+            None => Ok((PathBuf::new(), Joiner { procs: None })),
+        }
+    }
+
+    /// The tree led by a freshly spawned `leader` in the cgroup `cg` from [`Control::prepare`].
+    pub fn adopt(&self, leader: i32, cg: PathBuf) -> Tree {
+        let cg = if self.dir.is_some() { Some(cg) } else { None };
+        Tree { leader, cg, known: BTreeSet::from([leader]), frozen: false }
+    }
+
+    /// Processes of the tree now alive.
+    pub fn members(&self, t: &mut Tree) -> Vec<i32> {
+        match &t.cg {
+            Some(cg) => read_ids(&cg.join("cgroup.procs")),
+            None => {
+                t.known = descendants(&t.known, t.leader);
+                t.known.iter().copied().collect()
+            }
+        }
+    }
+
+    /// Every thread of the tree as (pid, tid).
+    pub fn tasks(&self, t: &mut Tree) -> Vec<(i32, i32)> {
+        self.members(t).into_iter().flat_map(|p| sys::tids_of(p).into_iter().map(move |tid| (p, tid))).collect()
+    }
+
+    /// Whether the tree is frozen (as far as this runtime asked).
+    pub fn is_frozen(&self, t: &Tree) -> bool {
+        t.frozen
+    }
+
+    /// Stop every member.
+    pub fn freeze(&self, t: &mut Tree) {
+        t.frozen = true;
+        self.set_frozen(t, true);
+    }
+
+    /// Let every member run.
+    pub fn thaw(&self, t: &mut Tree) {
+        t.frozen = false;
+        self.set_frozen(t, false);
+    }
+
+    fn set_frozen(&self, t: &mut Tree, frozen: bool) {
+        match (&self.method, &t.cg) {
+            (Method::CgroupV1(_), Some(cg)) => {
+                let _ = std::fs::write(cg.join("freezer.state"), if frozen { "FROZEN" } else { "THAWED" });
+            }
+            (Method::CgroupV2(_), Some(cg)) => {
+                let _ = std::fs::write(cg.join("cgroup.freeze"), if frozen { "1" } else { "0" });
+            }
+            _ => {
+                let sig = if frozen { libc::SIGSTOP } else { libc::SIGCONT };
+                for p in self.members(t) {
+                    sys::signal(p, sig);
+                }
+            }
+        }
+    }
+
+    /// Pin every thread of the tree to `cpus`.
+    pub fn pin(&self, t: &mut Tree, cpus: &[u32]) {
+        for (_, tid) in self.tasks(t) {
+            let _ = sys::set_affinity(tid, cpus);
+        }
+    }
+
+    /// Thaw, unpin and (cgroups) move the tree back to the root cgroup and remove its cgroup.
+    pub fn release(&self, t: &mut Tree) {
+        self.thaw(t);
+        self.pin(t, &self.restore.clone());
+        for p in self.members(t) {
+            sys::signal(p, libc::SIGCONT);
+        }
+        if let (Some(root), Some(cg)) = (self.method.root(), &t.cg) {
+            move_out(root, cg);
+        }
+    }
+}
+
+/// Move every process of `cg` into the root cgroup and remove `cg`.
+fn move_out(root: &Path, cg: &Path) {
+    for p in read_ids(&cg.join("cgroup.procs")) {
+        let _ = std::fs::write(root.join("cgroup.procs"), p.to_string());
+    }
+    let _ = std::fs::remove_dir(cg);
+}
+
+fn read_ids(file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(file)
+        .map(|s| s.split_whitespace().filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// Living processes that descend from `known` or share the leader's
+/// process group (one scan of `/proc`).
+fn descendants(known: &BTreeSet<i32>, leader: i32) -> BTreeSet<i32> {
+    let stats: Vec<(i32, sys::TaskStat)> =
+        sys::all_pids().into_iter().filter_map(|p| Some((p, sys::proc_stat(p)?))).collect();
+    let mut set: BTreeSet<i32> = stats
+        .iter()
+        .filter(|(p, s)| s.state != 'Z' && (known.contains(p) || s.pgid == leader))
+        .map(|(p, _)| *p)
+        .collect();
+    loop {
+        let before = set.len();
+        for (p, s) in &stats {
+            if s.state != 'Z' && set.contains(&s.ppid) {
+                set.insert(*p);
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
+/// Release everything a run left behind, from its registry alone (the
+/// watchdog's and the guard's last act): thaw and unpin every member of
+/// every tree, `SIGCONT` them, move them out of the run's cgroups (under
+/// `run_dir`) and remove those. Idempotent.
+pub fn release_all(method: &Method, run_dir: Option<&Path>, leaders: &[i32], restore: &[u32]) {
+    let mut members: BTreeSet<i32> = BTreeSet::new();
+    let trees: Vec<PathBuf> = run_dir
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default();
+    for t in &trees {
+        match method {
+            Method::CgroupV1(_) => {
+                let _ = std::fs::write(t.join("freezer.state"), "THAWED");
+            }
+            _ => {
+                let _ = std::fs::write(t.join("cgroup.freeze"), "0");
+            }
+        }
+        members.extend(read_ids(&t.join("cgroup.procs")));
+    }
+    let known: BTreeSet<i32> = leaders.iter().copied().collect();
+    for &l in leaders {
+        members.extend(descendants(&known, l));
+    }
+    for &p in &members {
+        for tid in sys::tids_of(p) {
+            let _ = sys::set_affinity(tid, restore);
+        }
+        sys::signal(p, libc::SIGCONT);
+    }
+    if let (Some(root), Some(run)) = (method.root(), run_dir) {
+        for t in &trees {
+            move_out(root, t);
+        }
+        let _ = std::fs::remove_dir(run);
+    }
+}

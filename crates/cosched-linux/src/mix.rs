@@ -1,0 +1,276 @@
+//! Mix files: the real commands a `cosched run` launches.
+//!
+//! ```toml
+//! name = "cache-vs-compute"            # optional
+//! [[job]]
+//! name = "chase16"                     # unique
+//! cmd = ["cosched-bench", "chase", "--mb", "16", "--seconds", "8"]
+//! count = 2                            # instances (default 1)
+//! cwd = "."                            # relative to the mix file (default: its directory)
+//! env = { OMP_NUM_THREADS = "1" }      # extra environment (optional)
+//! solo_s = 8.1                         # declared solo turnaround, s (optional)
+//! [job.profile]                        # declared profile (optional; RDA §2.2 demand
+//! resource = "llc"                     #   held for the whole run of each instance)
+//! mb = 16
+//! reuse = "high"
+//! ```
+//!
+//! A command named `cosched-bench` is found next to the `cosched` binary
+//! when it is not on `PATH`.
+
+use cosched_core::policy::{Demand, Resource, Reuse};
+use cosched_sim::ConfigError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A declared profile: one demand held for the whole run (RDA §2.2).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// `llc` or `membw`.
+    pub resource: Resource,
+    /// Amount: MB of cache, or (membw) MB/s.
+    pub mb: f64,
+    /// Reuse level.
+    #[serde(default = "default_reuse")]
+    pub reuse: Reuse,
+}
+
+fn default_reuse() -> Reuse {
+    Reuse::High
+}
+
+impl Profile {
+    /// As a progress-period demand (bytes, or bytes per second).
+    pub fn demand(&self) -> Demand {
+        Demand { resource: self.resource, amount: self.mb * 1024.0 * 1024.0, reuse: self.reuse }
+    }
+}
+
+/// One job of a mix.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MixJob {
+    /// Unique name.
+    pub name: String,
+    /// Program and arguments (no shell).
+    pub cmd: Vec<String>,
+    /// Instances.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Working directory (relative to the mix file).
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// Extra environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Declared solo turnaround, seconds.
+    #[serde(default)]
+    pub solo_s: Option<f64>,
+    /// Declared profile.
+    #[serde(default)]
+    pub profile: Option<Profile>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A mix file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Mix {
+    /// Name for reports (default: the file stem).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The jobs.
+    #[serde(rename = "job")]
+    pub jobs: Vec<MixJob>,
+    /// Directory relative paths are resolved against (not in the file).
+    #[serde(skip)]
+    pub base: PathBuf,
+}
+
+/// One instance to launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    /// `name#k` (or `name` when the job has one instance).
+    pub name: String,
+    /// Index of its job in the mix.
+    pub job: usize,
+}
+
+impl Mix {
+    /// Read and validate a mix file.
+    pub fn load(path: &Path) -> Result<Mix, ConfigError> {
+        let file = path.display().to_string();
+        let src =
+            std::fs::read_to_string(path).map_err(|e| ConfigError::new(&file, "-", format!("cannot read: {e}")))?;
+        let mut m = Mix::parse(&file, &src)?;
+        m.base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        if m.name.is_none() {
+            m.name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        }
+        Ok(m)
+    }
+
+    /// Parse and validate mix text (`file` names it in errors).
+    pub fn parse(file: &str, src: &str) -> Result<Mix, ConfigError> {
+        let m: Mix = toml::from_str(src).map_err(|e| ConfigError::from_toml(file, src, &e))?;
+        m.validate(file)?;
+        Ok(m)
+    }
+
+    /// A mix of one command (`cosched run -- CMD ARGS`).
+    pub fn single(cmd: Vec<String>) -> Mix {
+        let name = cmd
+            .first()
+            .and_then(|c| Path::new(c).file_name().map(|f| f.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "cmd".into());
+        Mix {
+            name: Some(name.clone()),
+            jobs: vec![MixJob { name, cmd, count: 1, cwd: None, env: BTreeMap::new(), solo_s: None, profile: None }],
+            base: PathBuf::from("."),
+        }
+    }
+
+    fn validate(&self, file: &str) -> Result<(), ConfigError> {
+        if self.jobs.is_empty() {
+            return Err(ConfigError::new(file, "job", "a mix needs at least one [[job]]"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, j) in self.jobs.iter().enumerate() {
+            let f = |k: &str| format!("job[{i}].{k}");
+            if j.name.is_empty() || j.name.contains(char::is_whitespace) {
+                return Err(ConfigError::new(file, f("name"), "must be a non-empty word"));
+            }
+            if !seen.insert(&j.name) {
+                return Err(ConfigError::new(file, f("name"), format!("`{}` is used twice", j.name)));
+            }
+            if j.cmd.is_empty() || j.cmd[0].is_empty() {
+                return Err(ConfigError::new(file, f("cmd"), "must name a program"));
+            }
+            if j.count == 0 || j.count > 4096 {
+                return Err(ConfigError::new(file, f("count"), format!("must be 1..=4096, got {}", j.count)));
+            }
+            if let Some(s) = j.solo_s {
+                if !(s.is_finite() && s > 0.0) {
+                    return Err(ConfigError::new(file, f("solo_s"), format!("must be a positive number, got {s}")));
+                }
+            }
+            if let Some(p) = &j.profile {
+                if !(p.mb.is_finite() && p.mb > 0.0) {
+                    return Err(ConfigError::new(
+                        file,
+                        f("profile.mb"),
+                        format!("must be a positive number, got {}", p.mb),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every instance, job by job.
+    pub fn instances(&self) -> Vec<Instance> {
+        let mut v = vec![];
+        for (ji, j) in self.jobs.iter().enumerate() {
+            for k in 0..j.count {
+                let name = if j.count == 1 { j.name.clone() } else { format!("{}#{k}", j.name) };
+                v.push(Instance { name, job: ji });
+            }
+        }
+        v
+    }
+
+    /// The working directory of job `j`.
+    pub fn cwd(&self, j: &MixJob) -> PathBuf {
+        match &j.cwd {
+            Some(c) if c.is_absolute() => c.clone(),
+            Some(c) => self.base.join(c),
+            None => {
+                if self.base.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    self.base.clone()
+                }
+            }
+        }
+    }
+}
+
+/// Resolve a program name: a path as given, else `PATH`, else the directory
+/// of the running executable (where `cosched-bench` lives beside `cosched`).
+pub fn resolve_program(prog: &str) -> Option<PathBuf> {
+    if prog.contains('/') {
+        let p = PathBuf::from(prog);
+        return p.exists().then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let c = dir.join(prog);
+        if is_executable(&c) {
+            return Some(c);
+        }
+    }
+    let beside = std::env::current_exe().ok()?.parent()?.join(prog);
+    is_executable(&beside).then_some(beside)
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[[job]]
+name = "chase"
+cmd = ["cosched-bench", "chase"]
+count = 2
+[job.profile]
+resource = "llc"
+mb = 16
+
+[[job]]
+name = "xz"
+cmd = ["xz", "-9"]
+solo_s = 3.5
+"#;
+
+    #[test]
+    fn parses_instances_and_profiles() {
+        let m = Mix::parse("m.toml", GOOD).unwrap();
+        let names: Vec<String> = m.instances().into_iter().map(|i| i.name).collect();
+        assert_eq!(names, ["chase#0", "chase#1", "xz"]);
+        let d = m.jobs[0].profile.as_ref().unwrap().demand();
+        assert_eq!((d.resource, d.amount, d.reuse), (Resource::Llc, 16.0 * 1048576.0, Reuse::High));
+    }
+
+    #[test]
+    fn bad_input_names_file_and_field() {
+        let cases = [
+            (GOOD.replace("count = 2", "count = 0"), "m.toml: job[0].count: must be 1..=4096, got 0"),
+            (GOOD.replace("\"xz\", \"-9\"", ""), "m.toml: job[1].cmd: must name a program"),
+            (GOOD.replace("name = \"xz\"", "name = \"chase\""), "m.toml: job[1].name: `chase` is used twice"),
+            (GOOD.replace("mb = 16", "mb = -1"), "m.toml: job[0].profile.mb: must be a positive number, got -1"),
+            ("".to_string(), "m.toml:1: -: missing field `job`"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(Mix::parse("m.toml", &src).unwrap_err().to_string(), want);
+        }
+        let e = Mix::parse("m.toml", &GOOD.replace("count = 2", "cuont = 2")).unwrap_err().to_string();
+        assert!(e.starts_with("m.toml:6: cuont: unknown field `cuont`"), "{e}");
+    }
+
+    #[test]
+    fn programs_resolve_on_path() {
+        assert!(resolve_program("sh").is_some());
+        assert!(resolve_program("no-such-program-xyz").is_none());
+        assert!(resolve_program("/no/such").is_none());
+    }
+}

@@ -1,0 +1,9 @@
+//! Progress periods for real programs (RDA §2.3): the wire protocol and the
+//! server the runtime runs. The C client library is the `cosched-pp` crate;
+//! the Python one is `python/cosched/pp.py`.
+
+pub mod proto;
+pub mod server;
+
+pub use proto::{decode, encode, Request, SOCKET_ENV};
+pub use server::{PpMsg, PpServer};
