@@ -1,0 +1,201 @@
+//! `cosched run` on this machine, for real: mixes of real processes, whole
+//! trees controlled, bad input, and the fail-safe (SIGKILL of the scheduler
+//! at random moments leaves no process frozen, stopped or pinned).
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn cosched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cosched")).args(args).output().expect("run cosched")
+}
+
+fn tmpdir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("cosched-rt-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A shell loop doing a fixed amount of work.
+const BUSY: &str = "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done";
+
+fn online_cpus() -> String {
+    std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap().trim().to_string()
+}
+
+fn cpus_allowed(pid: i32) -> Option<String> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    s.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).map(|v| v.trim().to_string())
+}
+
+#[test]
+fn a_mix_runs_to_completion_and_a_missing_command_does_not_stop_it() {
+    let d = tmpdir("mix");
+    let mix = d.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!(
+            "[[job]]\nname = \"busy\"\ncmd = [\"sh\", \"-c\", \"{BUSY}\"]\ncount = 3\n\
+             [[job]]\nname = \"quick\"\ncmd = [\"true\"]\n\
+             [[job]]\nname = \"ghost\"\ncmd = [\"no-such-command-xyz\"]\n"
+        ),
+    )
+    .unwrap();
+    for policy in ["linux", "g-rrs", "cfs", "p-rrs"] {
+        let o = cosched(&["run", "-p", policy, "-w", mix.to_str().unwrap(), "--quantum-ms", "20", "--format", "json"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{policy}: {err}");
+        assert!(err.contains("ghost: command `no-such-command-xyz` not found"), "{err}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let jobs = v["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 5);
+        for j in &jobs[..4] {
+            assert!(j["turnaround_s"].as_f64().unwrap() > 0.0, "{policy}: {j}");
+            assert_eq!(j["exit_code"], 0, "{policy}: {j}");
+        }
+        assert!(jobs[4]["error"].as_str().unwrap().contains("not found"));
+        assert!(v["provenance"]["energy"].as_str().is_some());
+    }
+}
+
+#[test]
+fn a_forked_grandchild_is_pinned_with_its_tree() {
+    let d = tmpdir("tree");
+    let out = d.join("out");
+    let script = format!("sh -c '{BUSY}; grep Cpus_allowed_list /proc/self/status'");
+    let o = cosched(&[
+        "run",
+        "-p",
+        "g-rrs",
+        "--quantum-ms",
+        "50",
+        "--output-dir",
+        out.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("sh.out")).unwrap();
+    let list = text.trim().strip_prefix("Cpus_allowed_list:").unwrap().trim();
+    assert!(!list.contains(['-', ',']), "the grandchild runs pinned to one CPU, found `{list}`");
+}
+
+#[test]
+fn bad_runs_fail_with_one_line() {
+    let d = tmpdir("bad");
+    let bad = d.join("bad.toml");
+    std::fs::write(&bad, "[[job]]\nname = \"a\"\ncmd = []\n").unwrap();
+    for (args, needle) in [
+        (vec!["run", "-w", bad.to_str().unwrap()], "bad.toml: job[0].cmd: must name a program"),
+        (vec!["run", "-p", "nope", "--", "true"], "unknown policy `nope`"),
+        (vec!["run"], "nothing to run"),
+        (vec!["run", "-p", "efs", "--", "true"], "needs per-thread hardware counters"),
+        (vec!["run", "--quantum-ms", "0", "--", "true"], "--quantum-ms: must be a positive number"),
+    ] {
+        let o = cosched(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+/// Processes whose command line contains `marker`.
+fn marked(marker: &str) -> Vec<i32> {
+    let mut v = vec![];
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        if String::from_utf8_lossy(&cmd).contains(marker) && pid != std::process::id() as i32 {
+            v.push(pid);
+        }
+    }
+    v
+}
+
+fn released(pid: i32, all: &str) -> Result<(), String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
+    let state = stat[stat.rfind(')').unwrap() + 2..].chars().next().unwrap();
+    if state == 'T' {
+        return Err(format!("{pid} is stopped"));
+    }
+    let cg = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+    if cg.lines().any(|l| l.contains("cosched-")) {
+        return Err(format!("{pid} is still in a cosched cgroup: {cg}"));
+    }
+    let allowed = cpus_allowed(pid).ok_or("gone")?;
+    if allowed != all {
+        return Err(format!("{pid} is pinned to {allowed}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_pinned() {
+    let all = online_cpus();
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for round in 0..20 {
+        let marker = format!("cosched-failsafe-{}-{round}", std::process::id());
+        // Two trees (one forks a child), three plain loops: more than the contexts, so some are frozen.
+        let d = tmpdir(&format!("kill{round}"));
+        let mix = d.join("mix.toml");
+        std::fs::write(
+            &mix,
+            format!(
+                "[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = 3\n\
+                 [[job]]\nname = \"tree\"\ncmd = [\"sh\", \"-c\", \"sh -c 'while :; do :; done' {marker}-child & wait\", \"{marker}\"]\ncount = 2\n"
+            ),
+        )
+        .unwrap();
+        let freezer = if round % 4 == 3 { "signals" } else { "auto" };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(["run", "-p", "g-rrs", "--quantum-ms", "15", "--freezer", freezer, "-w", mix.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::thread::sleep(Duration::from_millis(60 + x % 500));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let t = Instant::now();
+        let result = loop {
+            let pids = marked(&marker);
+            let r: Result<(), String> = if pids.is_empty() {
+                Err("no managed process found".into())
+            } else {
+                pids.iter().try_for_each(|&p| released(p, &all))
+            };
+            if r.is_ok() || t.elapsed() > Duration::from_secs(5) {
+                break r.map(|_| pids);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let pids = marked(&marker);
+        for &p in &pids {
+            unsafe_kill(p);
+        }
+        match result {
+            Ok(alive) => {
+                // With a freezer every tree survives the scheduler. With signals,
+                // POSIX's orphaned-process-group rule makes the kernel send SIGHUP +
+                // SIGCONT to a stopped group whose parent dies: nothing is left
+                // stopped, but shells with the default SIGHUP action end
+                // (docs/runtime.md, "Fail-safe").
+                if freezer == "auto" {
+                    assert!(alive.len() >= 5, "round {round}: every tree survives, released: {alive:?}");
+                }
+            }
+            Err(e) if freezer == "signals" && e == "no managed process found" => {}
+            Err(e) => panic!("round {round} ({freezer}): {e}"),
+        }
+    }
+}
+
+fn unsafe_kill(pid: i32) {
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+}
