@@ -7,6 +7,7 @@
 pub mod growth;
 pub mod monitor;
 pub mod profile;
+pub mod wire;
 
 pub use growth::LogFit;
 pub use monitor::{Monitor, RdaPolicy};

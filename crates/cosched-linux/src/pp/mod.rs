@@ -2,8 +2,9 @@
 //! server the runtime runs. The C client library is the `cosched-pp` crate;
 //! the Python one is `python/cosched/pp.py`.
 
-pub mod proto;
 pub mod server;
 
+/// The wire protocol lives in `cosched-core` (pure, shared with the C client library).
+pub use cosched_core::rda::wire as proto;
 pub use proto::{decode, encode, Request, SOCKET_ENV};
 pub use server::{PpMsg, PpServer};

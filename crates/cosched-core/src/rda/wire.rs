@@ -12,7 +12,7 @@
 //! Lines are at most [`MAX_LINE`] bytes; the decoder never panics (fuzzed by
 //! `fuzz/fuzz_targets/pp_decode.rs`).
 
-use cosched_core::policy::{Demand, Resource, Reuse};
+use crate::policy::{Demand, Resource, Reuse};
 
 /// Longest request line accepted, bytes (newline included).
 pub const MAX_LINE: usize = 256;
