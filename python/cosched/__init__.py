@@ -1,0 +1,1 @@
+"""cosched from Python. For now: progress periods for real programs (`cosched.pp`)."""

@@ -1,0 +1,77 @@
+"""The Python progress-period client under a real `cosched run`: RDA Strict
+admits two periods that together exceed the LLC one after the other; with
+no server the context manager is a no-op."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+COSCHED = ROOT / "target" / "release" / "cosched"
+sys.path.insert(0, str(ROOT / "python"))
+
+from cosched import pp
+
+CLIENT = textwrap.dedent(
+    """
+    import sys, time
+    from cosched import pp
+    mb = int(sys.argv[1])
+    t0 = time.time()
+    with pp.period("llc", mb << 20, "high") as pid:
+        t1 = time.time()
+        c0 = time.process_time()
+        while time.process_time() - c0 < 0.3:
+            pass
+        t2 = time.time()
+    print(pid, t0, t1, t2)
+    """
+)
+
+
+def llc_mb() -> int:
+    for i in range(8):
+        base = Path(f"/sys/devices/system/cpu/cpu0/cache/index{i}")
+        if (base / "level").exists() and (base / "level").read_text().strip() == "3":
+            return int((base / "size").read_text().strip().rstrip("K")) // 1024
+    pytest.skip("no L3 cache reported in sysfs")
+
+
+def test_no_server_is_a_no_op(monkeypatch):
+    monkeypatch.delenv(pp.SOCKET_ENV, raising=False)
+    with pp.period("llc", 1 << 20) as pid:
+        assert pid == 0
+    with pytest.raises(ValueError):
+        pp.begin("l3", 1)
+
+
+def test_periods_queue_under_rda_strict(tmp_path):
+    assert COSCHED.exists(), "build first: cargo build --release"
+    (tmp_path / "client.py").write_text(CLIENT)
+    mb = max(1, llc_mb() * 3 // 4)
+    env = {"PYTHONPATH": str(ROOT / "python")}
+    mix = tmp_path / "mix.toml"
+    mix.write_text(
+        '[[job]]\nname = "py"\n'
+        f'cmd = [{json.dumps(sys.executable)}, "client.py", "{mb}"]\ncount = 2\n'
+        f"env = {{ PYTHONPATH = {json.dumps(env['PYTHONPATH'])} }}\n"
+    )
+    out = tmp_path / "out"
+    r = subprocess.run(
+        [str(COSCHED), "run", "-p", "rda-strict", "-m", "xeon-e5645", "-w", str(mix), "--output-dir", str(out)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+    )
+    assert r.returncode == 0, r.stderr
+    rows = sorted([tuple(map(float, (out / f"py#{k}.out").read_text().split())) for k in range(2)], key=lambda x: x[2])
+    (id1, _, _, end1), (id2, call2, adm2, _) = rows
+    assert id1 > 0 and id2 > 0
+    assert adm2 >= end1 - 0.01, rows
+    assert adm2 - call2 > 0.2, rows
