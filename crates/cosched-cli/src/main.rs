@@ -9,6 +9,7 @@ mod list;
 mod opts;
 mod output;
 mod paper;
+mod probe;
 mod profile;
 mod run;
 mod simulate;
@@ -45,6 +46,8 @@ enum Cmd {
     Doctor(doctor::Args),
     /// Run real commands on this machine under a policy (user-level scheduler: freeze/thaw, affinity, progress periods).
     Run(run::Args),
+    /// Co-run probing on this machine: solo and sparse pair runs of a mix's jobs, FM-completed (profiles without a PMU).
+    Probe(probe::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
 }
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Cmd::Profile(a) => profile::run(a),
         Cmd::Assign(a) => assign::run(a),
         Cmd::Run(a) => run::run(a),
+        Cmd::Probe(a) => probe::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@ use crate::opts::Format;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::ids::MILLI;
 use cosched_core::policies::PolicyOptions;
+use cosched_core::slits::PairProfile;
 use cosched_core::stats::mean_ci;
 use cosched_linux::control::Method;
 use cosched_linux::mix::Mix;
@@ -26,6 +27,50 @@ pub enum Freezer {
     Signals,
 }
 
+/// Options of every command that runs real processes (run, probe).
+#[derive(ClapArgs, Clone)]
+pub struct LiveOpts {
+    /// Machine preset describing this machine's memory bandwidth and power model
+    /// (for RDA's bandwidth monitor and modelled energy when RAPL is absent).
+    #[arg(long, short = 'm')]
+    machine: Option<String>,
+    /// Sampling period of the event loop (exits, blocking, energy), ms.
+    #[arg(long, default_value_t = 10.0)]
+    tick_ms: f64,
+    /// How to freeze process trees.
+    #[arg(long, value_enum, default_value = "auto")]
+    freezer: Freezer,
+    /// Stop a run after this many seconds (every process is released and sent SIGTERM).
+    #[arg(long)]
+    timeout_s: Option<f64>,
+    /// Write each instance's stdout and stderr to DIR/<instance>.{out,err} (default: discarded).
+    #[arg(long)]
+    output_dir: Option<PathBuf>,
+}
+
+impl LiveOpts {
+    /// A run configuration builder for `mix` under `policy` with these options.
+    pub fn builder(&self) -> Result<impl Fn(Mix, &str) -> RunConfig, String> {
+        if !(self.tick_ms.is_finite() && self.tick_ms > 0.0) {
+            return Err(format!("--tick-ms: must be a positive number, got {}", self.tick_ms));
+        }
+        let machine = self.machine.as_deref().map(presets::machine).transpose().map_err(|e| e.to_string())?;
+        let method = method(self.freezer)?;
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
+        let o = self.clone();
+        Ok(move |mix: Mix, policy: &str| {
+            let mut c = RunConfig::new(mix, policy);
+            c.tick = Duration::from_secs_f64(o.tick_ms / 1000.0);
+            c.method = method.clone();
+            c.watchdog_exe = Some(exe.clone());
+            c.machine = machine.clone();
+            c.timeout = o.timeout_s.map(Duration::from_secs_f64);
+            c.output_dir = o.output_dir.clone();
+            c
+        })
+    }
+}
+
 #[derive(ClapArgs)]
 pub struct Args {
     /// Policy: `linux` (the kernel schedules; the baseline) or one of `cosched list policies`
@@ -41,10 +86,6 @@ pub struct Args {
     /// Repetitions of the run (solo runs are measured once).
     #[arg(long, default_value_t = 1)]
     repeat: u32,
-    /// Machine preset describing this machine's memory bandwidth and power model
-    /// (for RDA's bandwidth monitor and modelled energy when RAPL is absent).
-    #[arg(long, short = 'm')]
-    machine: Option<String>,
     /// Time quantum of the round-robin policies, ms.
     #[arg(long, default_value_t = 100.0)]
     quantum_ms: f64,
@@ -54,18 +95,11 @@ pub struct Args {
     /// Seed of randomised policies.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Sampling period of the event loop (exits, blocking, energy), ms.
-    #[arg(long, default_value_t = 10.0)]
-    tick_ms: f64,
-    /// How to freeze process trees.
-    #[arg(long, value_enum, default_value = "auto")]
-    freezer: Freezer,
-    /// Stop after this many seconds (every process is released and sent SIGTERM).
+    /// Profile from `cosched probe`, used by policies that need counters this machine lacks (slits-*).
     #[arg(long)]
-    timeout_s: Option<f64>,
-    /// Write each instance's stdout and stderr to DIR/<instance>.{out,err} (default: discarded).
-    #[arg(long)]
-    output_dir: Option<PathBuf>,
+    profile: Option<PathBuf>,
+    #[command(flatten)]
+    live: LiveOpts,
     /// Write a Perfetto/Chrome trace of the (last) run.
     #[arg(long)]
     trace: Option<PathBuf>,
@@ -108,7 +142,7 @@ pub fn run(a: Args) -> Result<(), String> {
             )
         })?;
     }
-    for (flag, v) in [("--quantum-ms", a.quantum_ms), ("--tick-ms", a.tick_ms), ("--rda-factor", a.rda_factor)] {
+    for (flag, v) in [("--quantum-ms", a.quantum_ms), ("--rda-factor", a.rda_factor)] {
         if !(v.is_finite() && v > 0.0) {
             return Err(format!("{flag}: must be a positive number, got {v}"));
         }
@@ -116,24 +150,27 @@ pub fn run(a: Args) -> Result<(), String> {
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());
     }
-    let machine = a.machine.as_deref().map(presets::machine).transpose().map_err(|e| e.to_string())?;
-    let method = method(a.freezer)?;
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
+    let profile = match &a.profile {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+            Some(
+                serde_json::from_str::<PairProfile>(&text)
+                    .map_err(|e| format!("{}: not a probe profile: {e}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let base = a.live.builder()?;
     let config = |mix: Mix, policy: &str, trace: Option<PathBuf>| -> RunConfig {
-        let mut c = RunConfig::new(mix, policy);
+        let mut c = base(mix, policy);
         c.opts = PolicyOptions {
             seed: a.seed,
             quantum: (a.quantum_ms * MILLI as f64) as u64,
             rda_factor: a.rda_factor,
             ..PolicyOptions::default()
         };
-        c.tick = Duration::from_secs_f64(a.tick_ms / 1000.0);
-        c.method = method.clone();
-        c.watchdog_exe = Some(exe.clone());
         c.trace = trace;
-        c.machine = machine.clone();
-        c.timeout = a.timeout_s.map(Duration::from_secs_f64);
-        c.output_dir = a.output_dir.clone();
+        c.profile = profile.clone();
         c
     };
     let mut solo: Vec<Option<f64>> = mix.jobs.iter().map(|j| j.solo_s).collect();

@@ -232,6 +232,12 @@ pub trait Policy: Send {
     fn init(&mut self, _view: &dyn MachineView) -> Result<(), String> {
         Ok(())
     }
+    /// Offer a profile measured by co-run probing (jobs in the run's
+    /// `JobId` order), for backends without counters. Returns whether the
+    /// policy can use it in place of the counters its [`Needs`] ask for.
+    fn use_profile(&mut self, _profile: &crate::slits::PairProfile) -> bool {
+        false
+    }
     /// Handle one event, appending decisions to `out`.
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>);
 }

@@ -12,6 +12,7 @@ pub mod host;
 pub mod mix;
 pub mod pp;
 pub mod probe;
+pub mod probing;
 pub mod runtime;
 pub mod sys;
 pub mod watchdog;

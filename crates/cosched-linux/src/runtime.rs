@@ -25,6 +25,7 @@ use cosched_core::counters::Counters;
 use cosched_core::metrics::{aggregate, Aggregate, JobOutcome};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::policy::{Decision, Demand, Energy, Event, MachineView, Policy};
+use cosched_core::slits::PairProfile;
 use cosched_core::{CtxId, JobId, Nanos, PeriodId, ThreadId};
 use cosched_sim::model::power::PowerModel;
 use cosched_sim::trace::ChromeTrace;
@@ -68,6 +69,9 @@ pub struct RunConfig {
     pub timeout: Option<Duration>,
     /// Where each instance's stdout/stderr go (`None`: discarded).
     pub output_dir: Option<PathBuf>,
+    /// A profile measured by co-run probing (`cosched probe`), offered to
+    /// policies that need counters this machine cannot give.
+    pub profile: Option<PairProfile>,
 }
 
 impl RunConfig {
@@ -87,6 +91,7 @@ impl RunConfig {
             solo,
             timeout: None,
             output_dir: None,
+            profile: None,
         }
     }
 }
@@ -633,22 +638,40 @@ impl Drop for Runtime {
 /// Run a mix under a policy until every tree is gone; returns the report.
 pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     let linux = cfg.policy == LINUX;
-    let policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
-    if let Some(p) = &policy {
+    let mut policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
+    let mut policy_needs_counters = false;
+    let mut counters_src = "unavailable (the runtime reads no instruction counter)".to_string();
+    if let Some(p) = policy.as_mut() {
         let needs = p.needs();
-        if needs.counters {
-            return Err(format!(
-                "policy `{}` needs per-thread hardware counters, which this runtime reads only through perf_event_open; \
-                 this machine has none ({}); see `cosched doctor`",
-                cfg.policy,
-                match crate::probe::live_pmu() {
-                    crate::PmuStatus::Available => "the runtime's counter source is not wired for it yet".to_string(),
-                    crate::PmuStatus::Unavailable(e) => format!("perf_event_open: {e}"),
-                }
-            ));
-        }
         if needs.oracle {
             return Err(format!("policy `{}` reads ground truth, which only the simulator has", cfg.policy));
+        }
+        policy_needs_counters = needs.counters;
+        if needs.counters {
+            let names: Vec<String> = cfg.mix.jobs.iter().map(|j| j.name.clone()).collect();
+            let profile =
+                cfg.profile.as_ref().map(|pr| pr.reorder(&names)).transpose().map_err(|e| format!("--profile: {e}"))?;
+            match profile {
+                Some(pr) if p.use_profile(&pr) => {
+                    counters_src = format!(
+                        "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
+                        pr.observed.len(),
+                        100.0 * pr.density()
+                    );
+                }
+                _ => {
+                    return Err(format!(
+                        "policy `{}` needs per-thread hardware counters, which this runtime reads only through perf_event_open; \
+                         this machine has none ({}); see `cosched doctor`{}",
+                        cfg.policy,
+                        match crate::probe::live_pmu() {
+                            crate::PmuStatus::Available => "the runtime's counter source is not wired for it yet".to_string(),
+                            crate::PmuStatus::Unavailable(e) => format!("perf_event_open: {e}"),
+                        },
+                        if cfg.profile.is_some() { "; this policy cannot use a probed profile instead" } else { "; slits-* can run on a profile from `cosched probe` (--profile)" }
+                    ))
+                }
+            }
         }
     }
     let pp_needed = policy.as_ref().is_some_and(|p| p.needs().progress_periods);
@@ -848,6 +871,9 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     provenance.insert("energy".into(), energy_src);
     provenance
         .insert("instructions, throughput".into(), "unavailable (the runtime reads no instruction counter)".into());
+    if policy_needs_counters {
+        provenance.insert("policy counters".into(), counters_src);
+    }
     if let Some(tr) = rt.trace.take() {
         tr.finish().map_err(|e| format!("trace: {e}"))?;
     }

@@ -27,7 +27,7 @@ use crate::counters::Counters;
 use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::learn::{Fm, FmParams};
 use crate::policy::{Decision, Event, MachineView, Needs, Policy};
-use crate::slits::{features, mean_over_running, Tim};
+use crate::slits::{features, mean_over_running, PairProfile, Tim};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -99,6 +99,7 @@ pub struct Slits {
     fm_picks: u64,
     picks: u64,
     scores: Vec<f64>,
+    profile: Option<PairProfile>,
 }
 
 impl Slits {
@@ -120,6 +121,37 @@ impl Slits {
             fm_picks: 0,
             picks: 0,
             scores: vec![],
+            profile: None,
+        }
+    }
+
+    /// Warm-start the FM from a probed profile (no counters needed): every
+    /// measured job pair becomes TIM observations of every thread pair of
+    /// those jobs on every context, with the objective's statistic computed
+    /// from the slowdown (Contention: the slowdown itself, the contention
+    /// suffered; Fairness: 1/slowdown, progress relative to running alone,
+    /// the analogue of IPC).
+    fn train_on_profile(&mut self, view: &dyn MachineView) {
+        let (Some(p), Some(fm)) = (self.profile.as_ref(), self.fm.as_mut()) else { return };
+        let n = self.n;
+        let ctxs = view.topology().n_contexts();
+        let mut data = vec![];
+        for o in &p.observed {
+            let y = match self.objective {
+                SlitsObjective::Contention => o.slowdown,
+                SlitsObjective::Fairness => 1.0 / o.slowdown,
+            };
+            for w in (0..n).filter(|&t| view.job_of(crate::ids::ThreadId(t as u32)).idx() == o.job) {
+                for r in (0..n).filter(|&t| t != w && view.job_of(crate::ids::ThreadId(t as u32)).idx() == o.next_to) {
+                    self.tim.record(r as u32, w as u32, y);
+                    for c in 0..ctxs {
+                        data.push((features(n, r, w, c).to_vec(), y));
+                    }
+                }
+            }
+        }
+        if !data.is_empty() {
+            fm.fit(&data, 60, self.seed);
         }
     }
 
@@ -270,7 +302,13 @@ impl Policy for Slits {
         if self.p.use_fm && self.fm.as_ref().is_none_or(|f| f.n != features) {
             self.fm = Some(Fm::new(features, self.p.fm, self.seed));
         }
+        self.train_on_profile(view);
         Ok(())
+    }
+
+    fn use_profile(&mut self, profile: &PairProfile) -> bool {
+        self.profile = Some(profile.clone());
+        true
     }
 
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {

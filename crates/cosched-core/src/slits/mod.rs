@@ -2,8 +2,10 @@
 //! Thread-Interaction Matrix (§3.2, §4.2) and the FM-based ranking of waiting
 //! threads (§4.3). The policies are [`crate::policies::Slits`].
 
+pub mod profile;
 pub mod rank;
 pub mod tim;
 
+pub use profile::{PairObservation, PairProfile};
 pub use rank::{features, mean_over_running};
 pub use tim::Tim;

@@ -1,0 +1,149 @@
+//! Profiles measured by co-run probing (no PMU needed): each job run solo
+//! and a sparse subset of job pairs co-run, the slowdown of each job next
+//! to each other recorded as a job-level Thread-Interaction Matrix (SLITS
+//! §3.2's TIM with slowdown as the statistic) and completed by the
+//! factorization machine (SLITS §3.3) — the paper's remedy for sparsity,
+//! applied to a matrix measured with wall clocks instead of counters.
+
+use crate::learn::{Fm, FmParams};
+use serde::{Deserialize, Serialize};
+
+/// One probed pair: `job` slowed by `slowdown` when co-running with `next_to`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairObservation {
+    /// The job whose slowdown this is (index into [`PairProfile::jobs`]).
+    pub job: usize,
+    /// The job it ran beside.
+    pub next_to: usize,
+    /// Co-run turnaround / solo turnaround.
+    pub slowdown: f64,
+}
+
+/// A probed profile (`cosched probe` output, `cosched run --profile` input).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairProfile {
+    /// Job names (mix entries).
+    pub jobs: Vec<String>,
+    /// Solo turnaround of each job, s.
+    pub solo_s: Vec<f64>,
+    /// Measured pairs.
+    pub observed: Vec<PairObservation>,
+}
+
+/// FM knobs for completing a job-level matrix (small: a few jobs).
+pub fn completion_params() -> FmParams {
+    FmParams { k: 2, learning_rate: 0.05, reg_w: 0.001, reg_v: 0.01, init_std: 0.1 }
+}
+
+fn x(n: usize, job: usize, next_to: usize) -> Vec<(usize, f64)> {
+    vec![(job, 1.0), (n + next_to, 1.0)]
+}
+
+impl PairProfile {
+    /// Share of the ordered job pairs (self-pairs included) that were measured.
+    pub fn density(&self) -> f64 {
+        let n = self.jobs.len();
+        let mut seen = std::collections::BTreeSet::new();
+        for o in &self.observed {
+            seen.insert((o.job, o.next_to));
+        }
+        seen.len() as f64 / (n * n).max(1) as f64
+    }
+
+    /// The completed matrix `m[job][next_to]` of slowdowns: measured entries
+    /// as measured (mean of repeats), the rest predicted by an FM with
+    /// one-hot (job, next_to) features trained on the measured ones.
+    pub fn complete(&self, seed: u64) -> Vec<Vec<f64>> {
+        let n = self.jobs.len();
+        let data: Vec<(Vec<(usize, f64)>, f64)> =
+            self.observed.iter().map(|o| (x(n, o.job, o.next_to), o.slowdown)).collect();
+        let mut fm = Fm::new(2 * n, completion_params(), seed);
+        if !data.is_empty() {
+            fm.fit(&data, 400, seed);
+        }
+        let mut m = vec![vec![0.0; n]; n];
+        for (j, row) in m.iter_mut().enumerate() {
+            for (k, v) in row.iter_mut().enumerate() {
+                let obs: Vec<f64> =
+                    self.observed.iter().filter(|o| o.job == j && o.next_to == k).map(|o| o.slowdown).collect();
+                *v = if obs.is_empty() {
+                    fm.predict(&x(n, j, k)).max(1e-3)
+                } else {
+                    obs.iter().sum::<f64>() / obs.len() as f64
+                };
+            }
+        }
+        m
+    }
+
+    /// Reorder to `names` (a run's jobs in its own order); `Err` names a job the profile lacks.
+    pub fn reorder(&self, names: &[String]) -> Result<PairProfile, String> {
+        let idx: Vec<usize> = names
+            .iter()
+            .map(|n| self.jobs.iter().position(|j| j == n).ok_or_else(|| format!("the profile has no job `{n}`")))
+            .collect::<Result<_, _>>()?;
+        let back = |old: usize| idx.iter().position(|&i| i == old);
+        Ok(PairProfile {
+            jobs: names.to_vec(),
+            solo_s: idx.iter().map(|&i| self.solo_s[i]).collect(),
+            observed: self
+                .observed
+                .iter()
+                .filter_map(|o| {
+                    Some(PairObservation { job: back(o.job)?, next_to: back(o.next_to)?, slowdown: o.slowdown })
+                })
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slowdown = 1 + sensitivity(job) × pressure(next_to): rank one, as
+    /// cache contention roughly is; the FM must recover hidden entries.
+    #[test]
+    fn fm_completion_recovers_hidden_entries_of_a_rank_one_matrix() {
+        let sens = [0.05, 0.9, 0.4, 0.7, 0.1, 0.6];
+        let pres = [0.1, 0.8, 0.5, 0.9, 0.05, 0.3];
+        let n = sens.len();
+        let truth = |j: usize, k: usize| 1.0 + sens[j] * pres[k];
+        let mut observed = vec![];
+        let mut hidden = vec![];
+        for j in 0..n {
+            for k in 0..n {
+                // Keep ~60%: a deterministic sparse pattern.
+                if (j * 7 + k * 3) % 5 < 3 {
+                    observed.push(PairObservation { job: j, next_to: k, slowdown: truth(j, k) });
+                } else {
+                    hidden.push((j, k));
+                }
+            }
+        }
+        let p = PairProfile { jobs: (0..n).map(|i| format!("j{i}")).collect(), solo_s: vec![1.0; n], observed };
+        assert!((p.density() - (n * n - hidden.len()) as f64 / (n * n) as f64).abs() < 1e-12);
+        let m = p.complete(3);
+        let err: f64 = hidden.iter().map(|&(j, k)| (m[j][k] - truth(j, k)).abs()).sum::<f64>() / hidden.len() as f64;
+        // The oracle: predicting the mean of the observed entries.
+        let mean: f64 = p.observed.iter().map(|o| o.slowdown).sum::<f64>() / p.observed.len() as f64;
+        let base: f64 = hidden.iter().map(|&(j, k)| (mean - truth(j, k)).abs()).sum::<f64>() / hidden.len() as f64;
+        assert!(err < 0.5 * base, "FM error {err:.4} vs mean-predictor {base:.4}");
+        for o in &p.observed {
+            assert_eq!(m[o.job][o.next_to], o.slowdown);
+        }
+    }
+
+    #[test]
+    fn reorder_follows_names_and_reports_missing() {
+        let p = PairProfile {
+            jobs: vec!["a".into(), "b".into()],
+            solo_s: vec![1.0, 2.0],
+            observed: vec![PairObservation { job: 0, next_to: 1, slowdown: 1.5 }],
+        };
+        let q = p.reorder(&["b".into(), "a".into()]).unwrap();
+        assert_eq!(q.solo_s, vec![2.0, 1.0]);
+        assert_eq!(q.observed[0], PairObservation { job: 1, next_to: 0, slowdown: 1.5 });
+        assert_eq!(p.reorder(&["c".into()]).unwrap_err(), "the profile has no job `c`");
+    }
+}

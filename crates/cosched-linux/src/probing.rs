@@ -1,0 +1,123 @@
+//! Co-run probing (`cosched probe`): profiles without a PMU. Each job of a
+//! mix runs solo, pinned to one context; then a seeded sparse subset of job
+//! pairs (self-pairs included) runs with the two jobs pinned to two
+//! contexts on different cores that share a last-level cache. The
+//! slowdowns go into a job-level Thread-Interaction Matrix
+//! ([`PairProfile`]), which the factorization machine completes (SLITS
+//! §3.2-3.3).
+//!
+//! A pair run is clean only while both jobs run: the job that finishes
+//! first was beside its partner the whole time, so its slowdown is always
+//! recorded; the other's only when its partner ran at least
+//! [`CLEAN_OVERLAP`] of its turnaround (otherwise it ran partly alone and
+//! its slowdown is diluted).
+
+use crate::host::Host;
+use crate::mix::Mix;
+use crate::runtime::{self, RunConfig};
+use cosched_core::slits::{PairObservation, PairProfile};
+use cosched_core::CtxId;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Share of a job's turnaround its partner must cover for its slowdown to count.
+pub const CLEAN_OVERLAP: f64 = 0.9;
+
+/// Two contexts on different cores sharing an LLC (the first such pair).
+pub fn probe_contexts(h: &Host) -> Option<(CtxId, CtxId)> {
+    let t = &h.topology;
+    for a in t.ctx_ids() {
+        for b in t.ctx_ids() {
+            if a < b && t.ctx(a).llc == t.ctx(b).llc && t.ctx(a).core != t.ctx(b).core {
+                return Some((a, b));
+            }
+        }
+    }
+    None
+}
+
+/// Unordered job pairs (a ≤ b) to measure: a seeded `share` of all, at least one per job.
+pub fn choose_pairs(n_jobs: usize, share: f64, seed: u64) -> Vec<(usize, usize)> {
+    let mut all: Vec<(usize, usize)> = (0..n_jobs).flat_map(|a| (a..n_jobs).map(move |b| (a, b))).collect();
+    all.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let want = ((share.clamp(0.0, 1.0) * all.len() as f64).ceil() as usize).max(n_jobs.min(all.len()));
+    let mut chosen: Vec<(usize, usize)> = all.into_iter().take(want).collect();
+    chosen.sort_unstable();
+    chosen
+}
+
+/// Probe `mix` (its jobs, one instance each): `base` supplies the freezer,
+/// watchdog and tick; progress lines go to stderr.
+pub fn probe(mix: &Mix, share: f64, seed: u64, base: impl Fn(Mix, &str) -> RunConfig) -> Result<PairProfile, String> {
+    let host = Host::live();
+    let (c0, c1) = probe_contexts(&host)
+        .ok_or("co-run probing needs two cores sharing a last-level cache; this machine has fewer")?;
+    let one = |jobs: &[usize]| -> Mix {
+        let mut m = mix.clone();
+        m.jobs = jobs.iter().map(|&j| mix.jobs[j].clone()).collect();
+        if jobs.len() == 2 && jobs[0] == jobs[1] {
+            m.jobs.truncate(1);
+            m.jobs[0].count = 2;
+        } else {
+            m.jobs.iter_mut().for_each(|j| j.count = 1);
+        }
+        m
+    };
+    let run_pinned = |m: Mix, ctxs: Vec<CtxId>| -> Result<Vec<f64>, String> {
+        let mut cfg = base(m, "static");
+        cfg.opts.assignment = Some(ctxs);
+        let r = runtime::run(cfg)?;
+        r.jobs
+            .iter()
+            .map(|j| {
+                j.turnaround_s
+                    .ok_or_else(|| format!("{}: {}", j.name, j.error.clone().unwrap_or("did not finish".into())))
+            })
+            .collect()
+    };
+    let n = mix.jobs.len();
+    let mut solo_s = vec![];
+    for j in 0..n {
+        eprintln!("probe: {} solo", mix.jobs[j].name);
+        solo_s.push(run_pinned(one(&[j]), vec![c0])?[0]);
+    }
+    let mut observed = vec![];
+    for (a, b) in choose_pairs(n, share, seed) {
+        eprintln!("probe: {} beside {}", mix.jobs[a].name, mix.jobs[b].name);
+        let t = run_pinned(one(&[a, b]), vec![c0, c1])?;
+        let (ta, tb) = (t[0], t[1]);
+        let first_a = ta <= tb;
+        let (first, second, tf, ts) = if first_a { (a, b, ta, tb) } else { (b, a, tb, ta) };
+        observed.push(PairObservation { job: first, next_to: second, slowdown: tf / solo_s[first] });
+        if tf >= CLEAN_OVERLAP * ts {
+            observed.push(PairObservation { job: second, next_to: first, slowdown: ts / solo_s[second] });
+        }
+    }
+    Ok(PairProfile { jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(), solo_s, observed })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_are_a_seeded_sparse_cover() {
+        let p = choose_pairs(4, 0.5, 1);
+        assert_eq!(p.len(), 5); // ceil(0.5 × 10)
+        assert_eq!(p, choose_pairs(4, 0.5, 1));
+        assert!(p.iter().all(|&(a, b)| a <= b && b < 4));
+        assert_eq!(choose_pairs(4, 0.0, 1).len(), 4);
+        assert_eq!(choose_pairs(3, 1.0, 9).len(), 6);
+    }
+
+    #[test]
+    fn probe_contexts_skip_smt_siblings() {
+        let mut h = Host::live();
+        h.topology = cosched_core::Topology::regular(1, 1, 2, 1, 2);
+        h.cpus = vec![0, 1, 2, 3];
+        assert_eq!(probe_contexts(&h), Some((CtxId(0), CtxId(2))));
+        h.topology = cosched_core::Topology::regular(1, 1, 1, 1, 2);
+        assert_eq!(probe_contexts(&h), None);
+    }
+}
