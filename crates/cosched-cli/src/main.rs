@@ -2,6 +2,7 @@
 //! simulated multicore.
 
 mod assign;
+mod calibrate;
 mod compare;
 mod doctor;
 mod evt;
@@ -48,6 +49,8 @@ enum Cmd {
     Run(run::Args),
     /// Co-run probing on this machine: solo and sparse pair runs of a mix's jobs, FM-completed (profiles without a PMU).
     Probe(probe::Args),
+    /// Measure this machine with cosched-bench and write a machine preset; --check compares simulated and real slowdowns.
+    Calibrate(calibrate::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
 }
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Cmd::Assign(a) => assign::run(a),
         Cmd::Run(a) => run::run(a),
         Cmd::Probe(a) => probe::run(a),
+        Cmd::Calibrate(a) => calibrate::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,8 @@
 //! process frozen, stopped or pinned).
 #![warn(missing_docs)]
 
+pub mod calibrate;
+pub mod check;
 pub mod control;
 pub mod energy;
 pub mod host;
