@@ -35,7 +35,7 @@ pub struct LiveOpts {
     #[arg(long, short = 'm')]
     machine: Option<String>,
     /// Sampling period of the event loop (exits, blocking, energy), ms.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 20.0)]
     tick_ms: f64,
     /// How to freeze process trees.
     #[arg(long, value_enum, default_value = "auto")]
@@ -95,6 +95,10 @@ pub struct Args {
     /// Seed of randomised policies.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Counter rates per CPU-second by mix job (JSON), replayed against each tree's measured CPU time:
+    /// counter-driven policies (efs, perf-fair, slits-*) on machines without a PMU.
+    #[arg(long)]
+    counters: Option<PathBuf>,
     /// Profile from `cosched probe`, used by policies that need counters this machine lacks (slits-*).
     #[arg(long)]
     profile: Option<PathBuf>,
@@ -171,6 +175,7 @@ pub fn run(a: Args) -> Result<(), String> {
         };
         c.trace = trace;
         c.profile = profile.clone();
+        c.recorded_counters = a.counters.clone();
         c
     };
     let mut solo: Vec<Option<f64>> = mix.jobs.iter().map(|j| j.solo_s).collect();

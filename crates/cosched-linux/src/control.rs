@@ -190,9 +190,19 @@ impl Control {
         }
     }
 
-    /// Every thread of the tree as (pid, tid).
+    /// Every thread of the tree as (pid, tid); with cgroups one read of the
+    /// thread list (`tasks` in v1, `cgroup.threads` in v2), where the tid
+    /// also names the task (`/proc/TID/task/TID` exists for every thread).
     pub fn tasks(&self, t: &mut Tree) -> Vec<(i32, i32)> {
-        self.members(t).into_iter().flat_map(|p| sys::tids_of(p).into_iter().map(move |tid| (p, tid))).collect()
+        match (&self.method, &t.cg) {
+            (Method::CgroupV1(_), Some(cg)) => read_ids(&cg.join("tasks")).into_iter().map(|tid| (tid, tid)).collect(),
+            (Method::CgroupV2(_), Some(cg)) => {
+                read_ids(&cg.join("cgroup.threads")).into_iter().map(|tid| (tid, tid)).collect()
+            }
+            _ => {
+                self.members(t).into_iter().flat_map(|p| sys::tids_of(p).into_iter().map(move |tid| (p, tid))).collect()
+            }
+        }
     }
 
     /// Whether the tree is frozen (as far as this runtime asked).
@@ -258,7 +268,7 @@ fn move_out(root: &Path, cg: &Path) {
 }
 
 fn read_ids(file: &Path) -> Vec<i32> {
-    std::fs::read_to_string(file)
+    sys::read_small(&file.to_string_lossy())
         .map(|s| s.split_whitespace().filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_default()
 }

@@ -9,6 +9,7 @@
 pub mod calibrate;
 pub mod check;
 pub mod control;
+pub mod counters;
 pub mod energy;
 pub mod host;
 pub mod mix;

@@ -15,6 +15,7 @@
 //! kernel (no freezing, no pinning): the baseline of every real comparison.
 
 use crate::control::{Control, Method, Tree};
+use crate::counters::{CounterSource, PerfSource, RecordedSource};
 use crate::energy::{ModelledEnergy, Rapl};
 use crate::host::Host;
 use crate::mix::{resolve_program, Mix};
@@ -31,6 +32,7 @@ use cosched_sim::model::power::PowerModel;
 use cosched_sim::trace::ChromeTrace;
 use cosched_sim::{MachineSpec, TraceSlice};
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::BufWriter;
 use std::os::unix::process::CommandExt;
@@ -69,20 +71,23 @@ pub struct RunConfig {
     pub timeout: Option<Duration>,
     /// Where each instance's stdout/stderr go (`None`: discarded).
     pub output_dir: Option<PathBuf>,
+    /// Recorded counter rates to replay (see [`RecordedSource`]); without
+    /// one, hardware counters are used when the machine has them.
+    pub recorded_counters: Option<PathBuf>,
     /// A profile measured by co-run probing (`cosched probe`), offered to
     /// policies that need counters this machine cannot give.
     pub profile: Option<PairProfile>,
 }
 
 impl RunConfig {
-    /// Defaults for a mix and a policy: 10 ms tick, 3 ticks to block, best freezer, no watchdog.
+    /// Defaults for a mix and a policy: 20 ms tick, 3 ticks to block, best freezer, no watchdog.
     pub fn new(mix: Mix, policy: &str) -> RunConfig {
         let solo = mix.jobs.iter().map(|j| j.solo_s).collect();
         RunConfig {
             mix,
             policy: policy.into(),
             opts: PolicyOptions::default(),
-            tick: Duration::from_millis(10),
+            tick: Duration::from_millis(20),
             block_ticks: 3,
             method: Method::detect(),
             watchdog_exe: None,
@@ -92,6 +97,7 @@ impl RunConfig {
             timeout: None,
             output_dir: None,
             profile: None,
+            recorded_counters: None,
         }
     }
 }
@@ -165,7 +171,8 @@ struct Ent {
     exit_pending: bool,
     /// A `pp_begin` (declared profile or early request) to deliver at its next `Run`.
     begin_pending: Option<u64>,
-    cpu_ticks: u64,
+    /// CPU time of the leader and the children it reaped (from `wait4`), s.
+    cpu_s: f64,
     slice: Option<(u32, Nanos)>,
 }
 
@@ -191,6 +198,24 @@ struct View<'a> {
     job_of: &'a [JobId],
     bus: Option<f64>,
     energy: Option<Energy>,
+    counters: Option<&'a RefCell<Box<dyn CounterSource>>>,
+    leaders: &'a [i32],
+    hz: f64,
+}
+
+impl View<'_> {
+    /// CPU time of a tree's leader and its reaped children (proc(5) fields 14-17), s.
+    fn cpu_s(&self, t: usize) -> f64 {
+        let pid = self.leaders[t];
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|text| {
+                let rest = &text[text.rfind(')')? + 1..];
+                let f: Vec<u64> = rest.split_whitespace().skip(11).take(4).filter_map(|x| x.parse().ok()).collect();
+                (f.len() == 4).then(|| f.iter().sum::<u64>() as f64 / self.hz)
+            })
+            .unwrap_or(0.0)
+    }
 }
 
 impl MachineView for View<'_> {
@@ -209,11 +234,20 @@ impl MachineView for View<'_> {
     fn n_threads_total(&self) -> usize {
         self.job_of.len()
     }
-    fn thread_counters(&self, _: ThreadId) -> Option<Counters> {
-        None
+    fn thread_counters(&self, t: ThreadId) -> Option<Counters> {
+        let src = self.counters?;
+        let cpu = self.cpu_s(t.idx());
+        src.borrow_mut().read(t.idx(), cpu)
     }
     fn socket_counters(&self, _: u32) -> Option<Counters> {
-        None
+        self.counters?;
+        let mut sum = Counters::default();
+        for t in 0..self.leaders.len() {
+            if let Some(c) = self.thread_counters(ThreadId(t as u32)) {
+                sum.add(&c);
+            }
+        }
+        Some(sum)
     }
     fn energy(&self) -> Option<Energy> {
         self.energy
@@ -258,6 +292,9 @@ struct Runtime {
     trace: Option<ChromeTrace<BufWriter<std::fs::File>>>,
     events: u64,
     block_ticks: u32,
+    counters: Option<RefCell<Box<dyn CounterSource>>>,
+    leaders: Vec<i32>,
+    hz: f64,
 }
 
 fn ns_since(t0: Instant, t: Instant) -> Nanos {
@@ -289,6 +326,9 @@ impl Runtime {
                 job_of: &self.job_of,
                 bus: self.bus,
                 energy: None,
+                counters: self.counters.as_ref(),
+                leaders: &self.leaders,
+                hz: self.hz,
             };
             let mut out = std::mem::take(&mut self.out);
             policy.on_event(&ev, &view, &mut out);
@@ -494,20 +534,20 @@ impl Runtime {
 
     /// One tick: reap, detect exits and blocking, fire timers, sample energy.
     fn tick(&mut self) {
-        while let Some((pid, code)) = sys::reap_any() {
+        while let Some((pid, code, cpu_s)) = sys::reap_any() {
             if let Some(&e) = self.leader_of.get(&pid) {
                 self.ents[e].exit_code = Some(code);
+                self.ents[e].cpu_s = cpu_s;
             }
         }
         let linux = self.policy.is_none();
+        let need_jiffies = !linux || matches!(self.meter, Meter::Model(_));
+        let jiffies = if need_jiffies { sys::cpu_jiffies() } else { vec![] };
         for e in 0..self.ents.len() {
             if self.ents[e].st == St::Done {
                 continue;
             }
             let leader = self.ents[e].tree.leader;
-            if let Some(s) = sys::proc_stat(leader) {
-                self.ents[e].cpu_ticks = s.cpu_ticks;
-            }
             if self.ents[e].exit_code.is_some() && self.ents[e].end.is_none() {
                 let members = self.control.members(&mut self.ents[e].tree);
                 if members.is_empty() {
@@ -535,7 +575,15 @@ impl Runtime {
             let st = self.ents[e].st;
             match st {
                 St::Running(ctx) => {
-                    if self.any_runnable(e) {
+                    // Cheap first: a CPU that was busy since the last tick runs
+                    // the tree pinned there; only an idle CPU calls for reading
+                    // every task's state.
+                    let cpu = self.host.cpu(ctx) as usize;
+                    let busy = match (jiffies.get(cpu), self.jiffies.get(cpu)) {
+                        (Some(now), Some(before)) => now.0 > before.0,
+                        _ => false,
+                    };
+                    if busy || self.any_runnable(e) {
                         self.ents[e].idle_ticks = 0;
                     } else {
                         self.ents[e].idle_ticks += 1;
@@ -566,7 +614,7 @@ impl Runtime {
             self.timers.remove(&k);
             self.dispatch(Event::Timer { key: k });
         }
-        self.sample_energy();
+        self.sample_energy(jiffies);
     }
 
     fn any_runnable(&mut self, e: usize) -> bool {
@@ -576,14 +624,14 @@ impl Runtime {
             .any(|&(p, t)| sys::task_stat(p, t).is_some_and(|s| s.state == 'R'))
     }
 
-    fn sample_energy(&mut self) {
+    /// Integrate energy up to now; `j` is a fresh reading of `/proc/stat`.
+    fn sample_energy(&mut self, j: Vec<(u64, u64)>) {
         let now = Instant::now();
         let dt = now.duration_since(self.last_sample).as_secs_f64();
         self.last_sample = now;
         match &mut self.meter {
             Meter::Rapl(r) => r.sample(),
             Meter::Model(m) => {
-                let j = sys::cpu_jiffies();
                 let busy: f64 = j
                     .iter()
                     .zip(&self.jiffies)
@@ -596,11 +644,11 @@ impl Runtime {
                         }
                     })
                     .sum();
-                self.jiffies = j;
                 m.add(dt, busy);
             }
             Meter::None => {}
         }
+        self.jiffies = j;
     }
 
     fn next_wake(&self, tick: Duration) -> Duration {
@@ -639,6 +687,11 @@ impl Drop for Runtime {
 pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     let linux = cfg.policy == LINUX;
     let mut policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
+    let counter_source: Option<Box<dyn CounterSource>> = match &cfg.recorded_counters {
+        Some(p) => Some(Box::new(RecordedSource::load(p)?)),
+        None if !linux && PerfSource::available().is_ok() => Some(Box::new(PerfSource::default())),
+        None => None,
+    };
     let mut policy_needs_counters = false;
     let mut counters_src = "unavailable (the runtime reads no instruction counter)".to_string();
     if let Some(p) = policy.as_mut() {
@@ -647,7 +700,9 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
             return Err(format!("policy `{}` reads ground truth, which only the simulator has", cfg.policy));
         }
         policy_needs_counters = needs.counters;
-        if needs.counters {
+        if needs.counters && counter_source.is_some() {
+            counters_src = counter_source.as_ref().map(|c| c.label()).unwrap_or_default();
+        } else if needs.counters {
             let names: Vec<String> = cfg.mix.jobs.iter().map(|j| j.name.clone()).collect();
             let profile =
                 cfg.profile.as_ref().map(|pr| pr.reorder(&names)).transpose().map_err(|e| format!("--profile: {e}"))?;
@@ -748,6 +803,9 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         trace,
         events: 0,
         block_ticks: cfg.block_ticks.max(1),
+        counters: counter_source.map(RefCell::new),
+        leaders: vec![],
+        hz: sys::clock_ticks(),
     };
     let cpu0 = sys::self_cpu_s();
     let mut failures: Vec<RealJob> = vec![];
@@ -770,7 +828,17 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         }
     }
     if let Some(p) = rt.policy.as_mut() {
-        let view = View { now: 0, host: &rt.host, running: &rt.running, job_of: &rt.job_of, bus: rt.bus, energy: None };
+        let view = View {
+            now: 0,
+            host: &rt.host,
+            running: &rt.running,
+            job_of: &rt.job_of,
+            bus: rt.bus,
+            energy: None,
+            counters: rt.counters.as_ref(),
+            leaders: &rt.leaders,
+            hz: rt.hz,
+        };
         p.init(&view).map_err(|e| format!("{}: {e}", rt.cfg_policy))?;
         for e in 0..rt.ents.len() {
             rt.control.freeze(&mut rt.ents[e].tree);
@@ -820,7 +888,6 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         }
     }
     let sched_cpu = sys::self_cpu_s() - cpu0;
-    let hz = sys::clock_ticks();
     let mut jobs: Vec<RealJob> = order
         .iter()
         .map(|(e, name)| {
@@ -832,7 +899,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
                 turnaround_s: turnaround,
                 solo_s: solo,
                 slowdown: turnaround.zip(solo).map(|(t, s)| t / s),
-                cpu_s: ent.cpu_ticks as f64 / hz,
+                cpu_s: ent.cpu_s,
                 exit_code: ent.exit_code,
                 error: None,
             }
@@ -854,7 +921,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         })
         .collect();
     let makespan = outcomes.iter().map(|o| o.turnaround_s).fold(0.0, f64::max);
-    rt.sample_energy();
+    rt.sample_energy(sys::cpu_jiffies());
     let energy = rt.energy().unwrap_or_default();
     let metrics = aggregate(&outcomes, makespan, energy);
     let mut provenance = BTreeMap::new();
@@ -933,6 +1000,10 @@ fn launch(
         w.tell(&format!("leader {pid}")).map_err(|e| format!("watchdog: {e}"))?;
     }
     let tree = rt.control.adopt(pid, cg);
+    if let Some(src) = rt.counters.as_ref() {
+        src.borrow_mut().attach(idx, pid, &j.name)?;
+    }
+    rt.leaders.push(pid);
     rt.leader_of.insert(pid, idx);
     rt.job_of.push(JobId(job as u32));
     rt.ents.push(Ent {
@@ -945,7 +1016,7 @@ fn launch(
         idle_ticks: 0,
         exit_pending: false,
         begin_pending: None,
-        cpu_ticks: 0,
+        cpu_s: 0.0,
         slice: None,
     });
     // The std Child is not waited on: the event loop reaps with waitpid(-1).

@@ -39,14 +39,33 @@ pub fn parse_stat(text: &str) -> Option<TaskStat> {
     })
 }
 
+/// Read a small kernel file (procfs, sysfs, cgroupfs) without the `statx`
+/// size probe of `std::fs::read_to_string`: these files report size 0, and
+/// the event loop reads several per tick.
+pub fn read_small(path: &str) -> Option<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 4096];
+    loop {
+        match f.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    String::from_utf8(buf).ok()
+}
+
 /// The stat of a process, `None` when it is gone.
 pub fn proc_stat(pid: i32) -> Option<TaskStat> {
-    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    parse_stat(&read_small(&format!("/proc/{pid}/stat"))?)
 }
 
 /// The stat of one thread of a process.
 pub fn task_stat(pid: i32, tid: i32) -> Option<TaskStat> {
-    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?)
+    parse_stat(&read_small(&format!("/proc/{pid}/task/{tid}/stat"))?)
 }
 
 fn numeric_entries(dir: &Path) -> Vec<i32> {
@@ -124,15 +143,21 @@ pub fn become_subreaper() {
     }
 }
 
-/// Reap one exited child, if any (`waitpid(-1, WNOHANG)`): its pid and
-/// exit code (128 + signal number when killed).
-pub fn reap_any() -> Option<(i32, i32)> {
+/// Reap one exited child, if any (`wait4(-1, WNOHANG)`): its pid, exit
+/// code (128 + signal number when killed) and CPU time in seconds (its own
+/// and that of the children it waited for).
+pub fn reap_any() -> Option<(i32, i32, f64)> {
     let mut status = 0;
-    // SAFETY: waitpid writes the status integer.
-    let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+    // SAFETY: wait4 writes the status integer and the rusage struct.
+    let (pid, ru) = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        (libc::wait4(-1, &mut status, libc::WNOHANG, &mut ru), ru)
+    };
     if pid <= 0 {
         return None;
     }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else if libc::WIFSIGNALED(status) {
@@ -140,7 +165,7 @@ pub fn reap_any() -> Option<(i32, i32)> {
     } else {
         -1
     };
-    Some((pid, code))
+    Some((pid, code, cpu))
 }
 
 /// CPU time this process has used so far (user + system, all threads), seconds.
@@ -156,10 +181,13 @@ pub fn self_cpu_s() -> f64 {
 
 /// Busy and total jiffies of every CPU from `/proc/stat` (index = CPU number).
 pub fn cpu_jiffies() -> Vec<(u64, u64)> {
-    let Ok(text) = std::fs::read_to_string("/proc/stat") else { return vec![] };
+    let Some(text) = read_small("/proc/stat") else { return vec![] };
     let mut out = vec![];
     for line in text.lines() {
-        let Some(rest) = line.strip_prefix("cpu") else { continue };
+        // Per-CPU lines only ("cpu0 …"); the aggregate line is "cpu  …".
+        let Some(rest) = line.strip_prefix("cpu").filter(|r| r.starts_with(|c: char| c.is_ascii_digit())) else {
+            continue;
+        };
         let mut it = rest.split_whitespace();
         let Some(Ok(cpu)) = it.next().map(str::parse::<usize>) else { continue };
         let v: Vec<u64> = it.filter_map(|x| x.parse().ok()).collect();
@@ -202,6 +230,9 @@ mod tests {
         assert!(!cpus.is_empty());
         set_affinity(me, &cpus).unwrap();
         assert_eq!(get_affinity(me).unwrap(), cpus);
-        assert!(!cpu_jiffies().is_empty());
+        let j = cpu_jiffies();
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+        let n = crate::probe::parse_cpu_list(&online).unwrap().into_iter().max().unwrap() as usize + 1;
+        assert_eq!(j.len(), n, "one entry per CPU, not one per jiffy of the aggregate line");
     }
 }

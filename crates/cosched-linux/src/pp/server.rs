@@ -76,13 +76,13 @@ impl PpServer {
         let _ = std::fs::remove_file(&path);
         let listener = UnixListener::bind(&path)?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
-        listener.set_nonblocking(true)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
         let accept = std::thread::Builder::new().name("pp-accept".into()).spawn(move || {
             let next = AtomicU64::new(1);
             while !stop2.load(Ordering::Relaxed) {
                 match listener.accept() {
+                    Ok(_) if stop2.load(Ordering::Relaxed) => break,
                     Ok((s, _)) => {
                         let conn = next.fetch_add(1, Ordering::Relaxed);
                         let tx = tx.clone();
@@ -91,7 +91,6 @@ impl PpServer {
                             serve(conn, s, tx, stop3);
                         });
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(20)),
                     Err(_) => std::thread::sleep(Duration::from_millis(20)),
                 }
             }
@@ -108,6 +107,8 @@ impl PpServer {
 impl Drop for PpServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        // The accept thread blocks in accept(): wake it with one connection.
+        let _ = UnixStream::connect(&self.path);
         if let Some(h) = self.accept.take() {
             let _ = h.join();
         }
