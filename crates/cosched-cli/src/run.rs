@@ -173,6 +173,8 @@ pub fn run(a: Args) -> Result<(), String> {
             rda_factor: a.rda_factor,
             ..PolicyOptions::default()
         };
+        // EFS's power table (Eq. 13) comes from the machine preset, as in the simulator.
+        c.opts.efs.power = c.machine.as_ref().map(|m| m.power_table());
         c.trace = trace;
         c.profile = profile.clone();
         c.recorded_counters = a.counters.clone();

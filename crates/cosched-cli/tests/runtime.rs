@@ -56,6 +56,17 @@ fn a_mix_runs_to_completion_and_a_missing_command_does_not_stop_it() {
         assert!(jobs[4]["error"].as_str().unwrap().contains("not found"));
         assert!(v["provenance"]["energy"].as_str().is_some());
     }
+    // The trace is Chrome/Perfetto JSON with slices on the contexts, under a policy and under linux.
+    for policy in ["g-rrs", "linux"] {
+        let trace = d.join(format!("{policy}.json"));
+        let o = cosched(&["run", "-p", policy, "-w", mix.to_str().unwrap(), "--trace", trace.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0));
+        let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+        let slices: Vec<&serde_json::Value> =
+            t["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").collect();
+        assert!(!slices.is_empty(), "{policy}: no slices");
+        assert!(slices.iter().all(|s| s["dur"].as_f64().unwrap() >= 0.0));
+    }
 }
 
 #[test]
@@ -198,4 +209,64 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
 
 fn unsafe_kill(pid: i32) {
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+}
+
+#[test]
+fn counter_driven_policies_run_on_recorded_counters_and_slits_on_a_probed_profile() {
+    let d = tmpdir("counters");
+    let mix = d.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!(
+            "[[job]]\nname = \"a\"\ncmd = [\"sh\", \"-c\", \"{BUSY}\"]\ncount = 2\n\
+             [[job]]\nname = \"b\"\ncmd = [\"sh\", \"-c\", \"{BUSY}\"]\ncount = 2\n"
+        ),
+    )
+    .unwrap();
+    let rates = d.join("rates.json");
+    std::fs::write(
+        &rates,
+        r#"{"a": {"instructions": 2e9, "cycles": 2.5e9, "llc_accesses": 1e7, "llc_misses": 5e6, "l1_accesses": 8e8, "l1_misses": 1e7},
+            "b": {"instructions": 3e9, "cycles": 2.5e9, "llc_accesses": 1e5, "llc_misses": 1e4, "l1_accesses": 1e9, "l1_misses": 1e5}}"#,
+    )
+    .unwrap();
+    let m = mix.to_str().unwrap();
+    for policy in ["efs", "perf-fair", "slits-fairness", "slits-contention"] {
+        let o = cosched(&[
+            "run",
+            "-p",
+            policy,
+            "-m",
+            "kvm-epyc-2c",
+            "--counters",
+            rates.to_str().unwrap(),
+            "-w",
+            m,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{policy}: {}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["jobs"].as_array().unwrap().iter().all(|j| j["exit_code"] == 0), "{policy}: {v}");
+        assert!(v["provenance"]["policy counters"].as_str().unwrap().starts_with("recorded"), "{policy}");
+    }
+    // Without counters the same policies are refused, pointing at the alternatives.
+    let o = cosched(&["run", "-p", "slits-contention", "-w", m]);
+    assert_eq!(o.status.code(), Some(2));
+    if !String::from_utf8_lossy(&o.stderr).contains("not wired") {
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--profile"));
+    }
+    // Co-run probing, then SLITS on the probed profile.
+    let prof = d.join("profile.json");
+    let o = cosched(&["probe", "-w", m, "--pairs", "1", "-o", prof.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["profile"]["jobs"], serde_json::json!(["a", "b"]));
+    assert!(v["profile"]["observed"].as_array().unwrap().len() >= 3, "{v}");
+    assert_eq!(v["completed"].as_array().unwrap().len(), 2);
+    let o =
+        cosched(&["run", "-p", "slits-contention", "--profile", prof.to_str().unwrap(), "-w", m, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["provenance"]["policy counters"].as_str().unwrap().contains("probed profile"), "{v}");
 }

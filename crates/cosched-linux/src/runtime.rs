@@ -570,6 +570,9 @@ impl Runtime {
                 }
             }
             if linux {
+                if self.trace.is_some() {
+                    self.sample_slice(e);
+                }
                 continue;
             }
             let st = self.ents[e].st;
@@ -615,6 +618,23 @@ impl Runtime {
             self.dispatch(Event::Timer { key: k });
         }
         self.sample_energy(jiffies);
+    }
+
+    /// Under `linux` the kernel places processes: trace where the leader
+    /// last ran, one slice per stretch on one CPU while it is runnable
+    /// (sampled every tick).
+    fn sample_slice(&mut self, e: usize) {
+        let stat = sys::proc_stat(self.ents[e].tree.leader);
+        let ctx = stat
+            .filter(|s| s.state == 'R')
+            .and_then(|s| self.host.cpus.iter().position(|&c| c == s.processor))
+            .map(|c| c as u32);
+        if self.ents[e].slice.map(|(c, _)| c) != ctx {
+            self.close_slice(e);
+            if let Some(c) = ctx {
+                self.ents[e].slice = Some((c, self.now()));
+            }
+        }
     }
 
     fn any_runnable(&mut self, e: usize) -> bool {
