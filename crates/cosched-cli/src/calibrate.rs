@@ -8,7 +8,7 @@ use clap::Args as ClapArgs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::check::{compare, simulate_mix};
 use cosched_linux::host::Host;
-use cosched_linux::mix::Mix;
+use cosched_linux::mix::{belongs, Mix};
 use cosched_linux::runtime::{self, LINUX};
 use cosched_sim::presets;
 use std::path::PathBuf;
@@ -81,12 +81,8 @@ pub fn run(a: Args) -> Result<(), String> {
             c.solo = solo.iter().copied().map(Some).collect();
             let r = runtime::run(c)?;
             for (j, job) in mix.jobs.iter().enumerate() {
-                let s: Vec<f64> = r
-                    .jobs
-                    .iter()
-                    .filter(|x| x.name == job.name || x.name.rsplit_once('#').is_some_and(|(n, _)| n == job.name))
-                    .filter_map(|x| x.slowdown)
-                    .collect();
+                let s: Vec<f64> =
+                    r.jobs.iter().filter(|x| belongs(&x.name, &job.name)).filter_map(|x| x.slowdown).collect();
                 sums[j] += s.iter().sum::<f64>() / s.len().max(1) as f64;
             }
         }

@@ -24,6 +24,18 @@ pub fn run(a: Args) -> Result<(), String> {
             for c in &rep {
                 println!("{} {:20} {} — {}", if c.ok { "ok  " } else { "MISS" }, c.name, c.found, c.consequence);
             }
+            if p.pmu == cosched_linux::PmuStatus::Available {
+                for (ev, r) in cosched_linux::counters::PerfSource::event_support() {
+                    match r {
+                        Ok(()) => println!("ok   {:20} event {ev} opens", "counter event"),
+                        Err(e) => println!("MISS {:20} event {ev}: {e} — policies reading it see 0", "counter event"),
+                    }
+                }
+            }
+            println!(
+                "note {:20} without counters, efs/perf-fair/slits-* run on `cosched run --counters FILE` (recorded rates) and slits-* on `--profile` from `cosched probe`",
+                "runtime"
+            );
         }
     }
     Ok(())

@@ -18,8 +18,8 @@
 //! Jobs that are not `cosched-bench` with `--mops` (fixed work) have no
 //! model and are listed as skipped.
 
-use crate::mix::Mix;
-use cosched_core::policies::{self, PolicyOptions};
+use crate::mix::{belongs, Mix};
+use cosched_core::policies::PolicyOptions;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::{simulate, solo_times, RunConfig as SimRun};
 use cosched_sim::{presets, MachineSpec, Plan};
@@ -126,16 +126,10 @@ pub fn simulate_mix(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> Result<(JobSl
     let opts = SimOptions { timing: false, ..SimOptions::default() };
     let solo = solo_times(m, &plan, &opts)?;
     let cfg = SimRun { policy: "cfs".into(), policy_opts: PolicyOptions::default(), sim: opts, threads: None };
-    let _ = policies::find("cfs").ok_or("no cfs model")?;
     let r = simulate(m, &plan, &cfg, &solo, None)?;
     let mut out = vec![];
     for job in &mix.jobs {
-        let s: Vec<f64> = r
-            .jobs
-            .iter()
-            .filter(|j| j.name == job.name || j.name.rsplit_once('#').is_some_and(|(n, _)| n == job.name))
-            .filter_map(|j| j.slowdown)
-            .collect();
+        let s: Vec<f64> = r.jobs.iter().filter(|j| belongs(&j.name, &job.name)).filter_map(|j| j.slowdown).collect();
         if !s.is_empty() {
             out.push((job.name.clone(), s.iter().sum::<f64>() / s.len() as f64));
         }

@@ -85,6 +85,14 @@ impl PerfSource {
     pub fn available() -> Result<(), String> {
         builder(Ev::Instructions).build().map(|_| ()).map_err(|e| format!("perf_event_open: {e}"))
     }
+
+    /// Each event the runtime reads and whether this machine opens it (`cosched doctor`).
+    pub fn event_support() -> Vec<(String, Result<(), String>)> {
+        EVENTS
+            .iter()
+            .map(|&ev| (format!("{ev:?}"), builder(ev).build().map(|_| ()).map_err(|e| e.to_string())))
+            .collect()
+    }
 }
 
 impl CounterSource for PerfSource {

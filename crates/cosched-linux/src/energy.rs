@@ -124,12 +124,7 @@ impl ModelledEnergy {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::testutil::write;
 
     #[test]
     fn wrap_around_is_one_range() {

@@ -98,13 +98,8 @@ pub fn parse_size(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::write;
     use crate::PmuStatus;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
 
     #[test]
     fn two_llc_domains_of_smt_cores_from_a_recorded_tree() {

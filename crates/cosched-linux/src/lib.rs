@@ -18,6 +18,8 @@ pub mod probe;
 pub mod probing;
 pub mod runtime;
 pub mod sys;
+#[cfg(test)]
+mod testutil;
 pub mod watchdog;
 
 pub use probe::{Capability, PmuStatus, Probe};

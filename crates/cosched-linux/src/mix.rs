@@ -200,6 +200,11 @@ impl Mix {
     }
 }
 
+/// Whether instance `name` (`job` or `job#k`, see [`Mix::instances`]) belongs to mix job `job`.
+pub fn belongs(name: &str, job: &str) -> bool {
+    name == job || name.rsplit_once('#').is_some_and(|(n, _)| n == job)
+}
+
 /// Resolve a program name: a path as given, else `PATH`, else the directory
 /// of the running executable (where `cosched-bench` lives beside `cosched`).
 pub fn resolve_program(prog: &str) -> Option<PathBuf> {

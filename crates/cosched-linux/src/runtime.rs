@@ -38,7 +38,7 @@ use std::io::BufWriter;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -173,6 +173,8 @@ struct Ent {
     begin_pending: Option<u64>,
     /// CPU time of the leader and the children it reaped (from `wait4`), s.
     cpu_s: f64,
+    /// The leader thread's time on a CPU at the last tick, ns (`schedstat`).
+    run_ns: u64,
     slice: Option<(u32, Nanos)>,
 }
 
@@ -186,9 +188,14 @@ struct PeriodRec {
 }
 
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
+static CHILD_EXITED: AtomicBool = AtomicBool::new(true);
 
 extern "C" fn on_signal(sig: libc::c_int) {
     SIGNALLED.store(sig, Ordering::Relaxed);
+}
+
+extern "C" fn on_child(_: libc::c_int) {
+    CHILD_EXITED.store(true, Ordering::Relaxed);
 }
 
 struct View<'a> {
@@ -201,6 +208,7 @@ struct View<'a> {
     counters: Option<&'a RefCell<Box<dyn CounterSource>>>,
     leaders: &'a [i32],
     hz: f64,
+    llc: Option<f64>,
 }
 
 impl View<'_> {
@@ -256,7 +264,7 @@ impl MachineView for View<'_> {
         self.bus
     }
     fn llc_bytes(&self) -> Option<f64> {
-        self.host.llc_bytes
+        self.llc
     }
 }
 
@@ -291,10 +299,14 @@ struct Runtime {
     last_sample: Instant,
     trace: Option<ChromeTrace<BufWriter<std::fs::File>>>,
     events: u64,
+    ticks: u64,
     block_ticks: u32,
     counters: Option<RefCell<Box<dyn CounterSource>>>,
     leaders: Vec<i32>,
     hz: f64,
+    /// LLC capacity policies see: the preset's (calibrated: effective) when
+    /// one is given, else what sysfs reports.
+    llc: Option<f64>,
 }
 
 fn ns_since(t0: Instant, t: Instant) -> Nanos {
@@ -329,6 +341,7 @@ impl Runtime {
                 counters: self.counters.as_ref(),
                 leaders: &self.leaders,
                 hz: self.hz,
+                llc: self.llc,
             };
             let mut out = std::mem::take(&mut self.out);
             policy.on_event(&ev, &view, &mut out);
@@ -534,14 +547,18 @@ impl Runtime {
 
     /// One tick: reap, detect exits and blocking, fire timers, sample energy.
     fn tick(&mut self) {
-        while let Some((pid, code, cpu_s)) = sys::reap_any() {
+        // Reap when SIGCHLD said a child changed state, and once a second regardless.
+        let chld = CHILD_EXITED.swap(false, Ordering::Relaxed);
+        let periodic = self.ticks.is_multiple_of(50);
+        self.ticks += 1;
+        while let Some((pid, code, cpu_s)) = if chld || periodic { sys::reap_any() } else { None } {
             if let Some(&e) = self.leader_of.get(&pid) {
                 self.ents[e].exit_code = Some(code);
                 self.ents[e].cpu_s = cpu_s;
             }
         }
         let linux = self.policy.is_none();
-        let need_jiffies = !linux || matches!(self.meter, Meter::Model(_));
+        let need_jiffies = matches!(self.meter, Meter::Model(_));
         let jiffies = if need_jiffies { sys::cpu_jiffies() } else { vec![] };
         for e in 0..self.ents.len() {
             if self.ents[e].st == St::Done {
@@ -578,14 +595,14 @@ impl Runtime {
             let st = self.ents[e].st;
             match st {
                 St::Running(ctx) => {
-                    // Cheap first: a CPU that was busy since the last tick runs
-                    // the tree pinned there; only an idle CPU calls for reading
-                    // every task's state.
-                    let cpu = self.host.cpu(ctx) as usize;
-                    let busy = match (jiffies.get(cpu), self.jiffies.get(cpu)) {
-                        (Some(now), Some(before)) => now.0 > before.0,
-                        _ => false,
-                    };
+                    // Cheap first: if the leader gained CPU time since the last
+                    // tick (`/proc/PID/schedstat`, one small read), the tree ran;
+                    // only otherwise read every task's state.
+                    let ran = sys::run_ns(self.ents[e].tree.leader);
+                    let busy = ran.is_some_and(|r| r > self.ents[e].run_ns);
+                    if let Some(r) = ran {
+                        self.ents[e].run_ns = r;
+                    }
                     if busy || self.any_runnable(e) {
                         self.ents[e].idle_ticks = 0;
                     } else {
@@ -772,6 +789,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     unsafe {
         libc::signal(libc::SIGINT, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(libc::SIGCHLD, on_child as extern "C" fn(libc::c_int) as libc::sighandler_t);
     }
     let run_tmp = std::env::temp_dir().join(format!("cosched-run-{}", std::process::id()));
     let (tx, rx): (Sender<PpMsg>, Receiver<PpMsg>) = channel();
@@ -799,6 +817,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         None => None,
     };
     let n_ctx = host.topology.n_contexts();
+    let host_llc = host.llc_bytes;
     let mut rt = Runtime {
         cfg_policy: cfg.policy.clone(),
         host,
@@ -822,10 +841,12 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         last_sample: Instant::now(),
         trace,
         events: 0,
+        ticks: 0,
         block_ticks: cfg.block_ticks.max(1),
         counters: counter_source.map(RefCell::new),
         leaders: vec![],
         hz: sys::clock_ticks(),
+        llc: cfg.machine.as_ref().map(|m| m.cache.llc_mb * 1024.0 * 1024.0).or(host_llc),
     };
     let cpu0 = sys::self_cpu_s();
     let mut failures: Vec<RealJob> = vec![];
@@ -858,6 +879,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
             counters: rt.counters.as_ref(),
             leaders: &rt.leaders,
             hz: rt.hz,
+            llc: rt.llc,
         };
         p.init(&view).map_err(|e| format!("{}: {e}", rt.cfg_policy))?;
         for e in 0..rt.ents.len() {
@@ -925,6 +947,11 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
             }
         })
         .collect();
+    for j in &jobs {
+        if let Some(code) = j.exit_code.filter(|&c| c != 0) {
+            eprintln!("warning: {} exited with status {code}", j.name);
+        }
+    }
     jobs.extend(failures);
     let outcomes: Vec<JobOutcome> = jobs
         .iter()
@@ -982,6 +1009,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     unsafe {
         libc::signal(libc::SIGINT, libc::SIG_DFL);
         libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        libc::signal(libc::SIGCHLD, libc::SIG_DFL);
     }
     Ok(report)
 }
@@ -1037,6 +1065,7 @@ fn launch(
         exit_pending: false,
         begin_pending: None,
         cpu_s: 0.0,
+        run_ns: 0,
         slice: None,
     });
     // The std Child is not waited on: the event loop reaps with waitpid(-1).

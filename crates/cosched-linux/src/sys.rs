@@ -75,6 +75,12 @@ fn numeric_entries(dir: &Path) -> Vec<i32> {
     v
 }
 
+/// Time the thread `tid` has spent on a CPU, ns (first field of
+/// `/proc/TID/schedstat`); `None` when it is gone or schedstats are off.
+pub fn run_ns(tid: i32) -> Option<u64> {
+    read_small(&format!("/proc/{tid}/schedstat"))?.split_whitespace().next()?.parse().ok()
+}
+
 /// Every process on the machine.
 pub fn all_pids() -> Vec<i32> {
     numeric_entries(Path::new("/proc"))
@@ -229,6 +235,7 @@ mod tests {
         let cpus = get_affinity(me).unwrap();
         assert!(!cpus.is_empty());
         set_affinity(me, &cpus).unwrap();
+        assert!(run_ns(tid).unwrap() > 0);
         assert_eq!(get_affinity(me).unwrap(), cpus);
         let j = cpu_jiffies();
         let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();

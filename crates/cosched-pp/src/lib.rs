@@ -10,6 +10,7 @@
 //! Without that variable, or when the server cannot be reached, both calls
 //! return at once (fail-open): RDA runs unannotated and unmanaged processes
 //! under the default scheduler, and so do we.
+#![warn(missing_docs)]
 
 use cosched_core::policy::{Demand, Resource, Reuse};
 use cosched_core::rda::wire::{encode, Request, SOCKET_ENV};
