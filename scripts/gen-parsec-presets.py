@@ -19,7 +19,7 @@ Run from the repository root:  python3 scripts/gen-parsec-presets.py
 
 from pathlib import Path
 
-REF = 'measured_on = { freq_ghz = 2.66, latency_ns = 65.0, llc_mb = 8.0 }'
+REF = "measured_on = { freq_ghz = 2.66, latency_ns = 65.0, llc_mb = 8.0 }"
 
 
 def phase(name, instr, ipc, apki, mpki, alpha, foot, shared=0.0, mlp=4, extra=""):
@@ -43,8 +43,16 @@ def job(name, desc, sources, threads, iterations, barrier, jitter, classes):
     """classes: list of (class name, share, [phase strings]) or a single [phase strings]."""
     out = [f'name = "{name}"', f'description = "{desc}"', "sources = ["]
     out += [f'  "{s}",' for s in sources]
-    out += ["]", "", "[[job]]", f'name = "{name}"', f"threads = {threads}", f"iterations = {iterations}",
-            f"barrier = {'true' if barrier else 'false'}", f"jitter = {jitter}"]
+    out += [
+        "]",
+        "",
+        "[[job]]",
+        f'name = "{name}"',
+        f"threads = {threads}",
+        f"iterations = {iterations}",
+        f"barrier = {'true' if barrier else 'false'}",
+        f"jitter = {jitter}",
+    ]
     text = "\n".join(out) + "\n"
     if isinstance(classes[0], str):
         for p in classes:
@@ -63,81 +71,181 @@ EST = "IPC, LLC access/miss rates and miss-curve exponent: estimates consistent 
 
 W = {
     "blackscholes": job(
-        "blackscholes", "PARSEC blackscholes: option pricing, small working set, little sharing, compute-bound",
+        "blackscholes",
+        "PARSEC blackscholes: option pricing, small working set, little sharing, compute-bound",
         [f"RSS 576 MB streamed once: {RSS}", f"working set small, sharing low, exchange low: {BIENIA} [A]", EST],
-        32, 4, True, 0.02,
-        [phase("price", 2.2e10 / 4, 1.4, 2.0, 0.3, 0.1, 576)]),
+        32,
+        4,
+        True,
+        0.02,
+        [phase("price", 2.2e10 / 4, 1.4, 2.0, 0.3, 0.1, 576)],
+    ),
     "canneal": job(
-        "canneal", "PARSEC canneal: simulated annealing over a shared netlist, unbounded working set, memory-bound",
-        [f"RSS 820 MB, mostly the shared netlist: {RSS}", f"working set unbounded, sharing high, exchange high: {BIENIA} [A]",
-         "one barrier per temperature step [A]", EST],
-        32, 40, True, 0.05,
-        [phase("swap", 9.0e9 / 40, 0.55, 25.0, 12.0, 0.35, 40, shared=780, mlp=2)]),
+        "canneal",
+        "PARSEC canneal: simulated annealing over a shared netlist, unbounded working set, memory-bound",
+        [
+            f"RSS 820 MB, mostly the shared netlist: {RSS}",
+            f"working set unbounded, sharing high, exchange high: {BIENIA} [A]",
+            "one barrier per temperature step [A]",
+            EST,
+        ],
+        32,
+        40,
+        True,
+        0.05,
+        [phase("swap", 9.0e9 / 40, 0.55, 25.0, 12.0, 0.35, 40, shared=780, mlp=2)],
+    ),
     "facesim": job(
-        "facesim", "PARSEC facesim: physics of a face mesh, large working set, partitioned with moderate exchange",
-        [f"RSS 304 MB: {RSS}", f"working set large, sharing low, exchange medium: {BIENIA} [A]",
-         "load imbalance across partitions modelled by 10% jitter [A]", EST],
-        32, 30, True, 0.10,
-        [phase("solve", 2.0e10 / 30, 1.2, 8.0, 2.5, 0.5, 200, shared=100)]),
+        "facesim",
+        "PARSEC facesim: physics of a face mesh, large working set, partitioned with moderate exchange",
+        [
+            f"RSS 304 MB: {RSS}",
+            f"working set large, sharing low, exchange medium: {BIENIA} [A]",
+            "load imbalance across partitions modelled by 10% jitter [A]",
+            EST,
+        ],
+        32,
+        30,
+        True,
+        0.10,
+        [phase("solve", 2.0e10 / 30, 1.2, 8.0, 2.5, 0.5, 200, shared=100)],
+    ),
     "fluidanimate": job(
-        "fluidanimate", "PARSEC fluidanimate: SPH fluid, large partitioned working set, fine-grained locks, barrier per phase",
-        [f"RSS 519 MB: {RSS}", f"working set large, sharing low, exchange medium, millions of fine-grained locks: {BIENIA} [A]",
-         "fine-grained locks are rarely contended and are not modelled; five barriers per frame [A]", EST],
-        32, 40, True, 0.08,
-        [phase("density", 1.0e10 / 40, 1.2, 6.0, 1.5, 0.5, 480, shared=40),
-         phase("forces", 1.0e10 / 40, 1.3, 5.0, 1.0, 0.5, 480, shared=40)]),
+        "fluidanimate",
+        "PARSEC fluidanimate: SPH fluid, large partitioned working set, fine-grained locks, barrier per phase",
+        [
+            f"RSS 519 MB: {RSS}",
+            f"working set large, sharing low, exchange medium, millions of fine-grained locks: {BIENIA} [A]",
+            "fine-grained locks are rarely contended and are not modelled; five barriers per frame [A]",
+            EST,
+        ],
+        32,
+        40,
+        True,
+        0.08,
+        [
+            phase("density", 1.0e10 / 40, 1.2, 6.0, 1.5, 0.5, 480, shared=40),
+            phase("forces", 1.0e10 / 40, 1.3, 5.0, 1.0, 0.5, 480, shared=40),
+        ],
+    ),
     "swaptions": job(
-        "swaptions", "PARSEC swaptions: Monte-Carlo pricing of swaptions, tiny working set, no synchronisation",
+        "swaptions",
+        "PARSEC swaptions: Monte-Carlo pricing of swaptions, tiny working set, no synchronisation",
         [f"RSS 5.5 MB: {RSS}", f"working set medium (per swaption), sharing low, exchange low: {BIENIA} [A]", EST],
-        32, 1, False, 0.10,
-        [phase("simulate", 2.6e10, 1.7, 0.5, 0.02, 0.5, 5.5)]),
+        32,
+        1,
+        False,
+        0.10,
+        [phase("simulate", 2.6e10, 1.7, 0.5, 0.02, 0.5, 5.5)],
+    ),
     "vips": job(
-        "vips", "PARSEC vips: image pipeline (decode, convolve, encode stages), medium working set",
-        [f"RSS 31 MB: {RSS}", f"working set medium, sharing low, exchange medium: {BIENIA} [A]",
-         "stages modelled as thread classes; decode waits on input (0.2 ms per tile batch) [A]", EST],
-        32, 20, False, 0.05,
-        [("decode", 0.2, [phase("decode", 3.0e9 / 20, 1.0, 6.0, 2.0, 0.5, 10, shared=21, extra="\nio_ms = 0.2")]),
-         ("convolve", 0.6, [phase("convolve", 1.5e10 / 20, 1.6, 3.0, 0.5, 0.5, 10, shared=21)]),
-         ("encode", 0.2, [phase("encode", 3.0e9 / 20, 1.0, 8.0, 3.0, 0.5, 10, shared=21)])]),
+        "vips",
+        "PARSEC vips: image pipeline (decode, convolve, encode stages), medium working set",
+        [
+            f"RSS 31 MB: {RSS}",
+            f"working set medium, sharing low, exchange medium: {BIENIA} [A]",
+            "stages modelled as thread classes; decode waits on input (0.2 ms per tile batch) [A]",
+            EST,
+        ],
+        32,
+        20,
+        False,
+        0.05,
+        [
+            ("decode", 0.2, [phase("decode", 3.0e9 / 20, 1.0, 6.0, 2.0, 0.5, 10, shared=21, extra="\nio_ms = 0.2")]),
+            ("convolve", 0.6, [phase("convolve", 1.5e10 / 20, 1.6, 3.0, 0.5, 0.5, 10, shared=21)]),
+            ("encode", 0.2, [phase("encode", 3.0e9 / 20, 1.0, 8.0, 3.0, 0.5, 10, shared=21)]),
+        ],
+    ),
     "ocean-cont": job(
-        "ocean-cont", "SPLASH-2 ocean (contiguous partitions): grid solver, large capacity-bound working set, nearest-neighbour exchange",
-        ["RSS 3,332 MB (ocean_cp): DAMON evaluation, workload-sources.md §2 [P]",
-         "nearest-neighbour grid, capacity-bound working set, contiguous version has fewer conflicts: Woo et al., ISCA 1995 [A]",
-         "boundary partitions exchange more: a quarter of the threads with higher miss rates [A]", EST],
-        32, 40, True, 0.03,
-        [("interior", 0.75, [phase("relax", 8.0e9 / 40, 0.7, 22.0, 12.0, 0.5, 2400, shared=50)]),
-         ("boundary", 0.25, [phase("relax", 2.7e9 / 40, 0.6, 26.0, 16.0, 0.5, 800, shared=50)])]),
+        "ocean-cont",
+        "SPLASH-2 ocean (contiguous partitions): grid solver, large capacity-bound working set, nearest-neighbour exchange",
+        [
+            "RSS 3,332 MB (ocean_cp): DAMON evaluation, workload-sources.md §2 [P]",
+            "nearest-neighbour grid, capacity-bound working set, contiguous version has fewer conflicts: Woo et al., ISCA 1995 [A]",
+            "boundary partitions exchange more: a quarter of the threads with higher miss rates [A]",
+            EST,
+        ],
+        32,
+        40,
+        True,
+        0.03,
+        [
+            ("interior", 0.75, [phase("relax", 8.0e9 / 40, 0.7, 22.0, 12.0, 0.5, 2400, shared=50)]),
+            ("boundary", 0.25, [phase("relax", 2.7e9 / 40, 0.6, 26.0, 16.0, 0.5, 800, shared=50)]),
+        ],
+    ),
     "ocean-ncont": job(
-        "ocean-ncont", "SPLASH-2 ocean (non-contiguous partitions): grid solver with more conflict misses",
-        ["RSS 3,840 MB (ocean_ncp), large THP sensitivity: DAMON evaluation, workload-sources.md §2 [P]",
-         "non-contiguous partitions: more conflict and communication misses: Woo et al., ISCA 1995 [A]", EST],
-        32, 40, True, 0.03,
-        [("interior", 0.75, [phase("relax", 6.0e9 / 40, 0.5, 28.0, 18.0, 0.4, 2800, shared=60)]),
-         ("boundary", 0.25, [phase("relax", 2.0e9 / 40, 0.45, 32.0, 22.0, 0.4, 980, shared=60)])]),
+        "ocean-ncont",
+        "SPLASH-2 ocean (non-contiguous partitions): grid solver with more conflict misses",
+        [
+            "RSS 3,840 MB (ocean_ncp), large THP sensitivity: DAMON evaluation, workload-sources.md §2 [P]",
+            "non-contiguous partitions: more conflict and communication misses: Woo et al., ISCA 1995 [A]",
+            EST,
+        ],
+        32,
+        40,
+        True,
+        0.03,
+        [
+            ("interior", 0.75, [phase("relax", 6.0e9 / 40, 0.5, 28.0, 18.0, 0.4, 2800, shared=60)]),
+            ("boundary", 0.25, [phase("relax", 2.0e9 / 40, 0.45, 32.0, 22.0, 0.4, 980, shared=60)]),
+        ],
+    ),
     "water-nsq": job(
-        "water-nsq", "SPLASH-2 water-nsquared: O(n^2) molecular forces, small working set, lock-protected updates",
-        ["RSS 29 MB: DAMON evaluation, workload-sources.md §2 [P]",
-         "small working sets, lock-based updates: Woo et al., ISCA 1995 [A]", EST],
-        32, 10, True, 0.04,
-        [phase("forces", 2.4e10 / 10, 1.5, 3.0, 0.4, 0.6, 20, shared=9),
-         phase("update", 2.4e8 / 10, 1.2, 6.0, 1.0, 0.6, 20, shared=9, extra='\nlock = "molecules"')]),
+        "water-nsq",
+        "SPLASH-2 water-nsquared: O(n^2) molecular forces, small working set, lock-protected updates",
+        [
+            "RSS 29 MB: DAMON evaluation, workload-sources.md §2 [P]",
+            "small working sets, lock-based updates: Woo et al., ISCA 1995 [A]",
+            EST,
+        ],
+        32,
+        10,
+        True,
+        0.04,
+        [
+            phase("forces", 2.4e10 / 10, 1.5, 3.0, 0.4, 0.6, 20, shared=9),
+            phase("update", 2.4e8 / 10, 1.2, 6.0, 1.0, 0.6, 20, shared=9, extra='\nlock = "molecules"'),
+        ],
+    ),
     "fft": job(
-        "fft", "SPLASH-2 FFT: radix-sqrt(n) six-step FFT, local FFTs and all-to-all transposes",
-        ["RSS 9,363 MB, large THP sensitivity: DAMON evaluation, workload-sources.md §2 [P]",
-         "all-to-all transpose communication: Woo et al., ISCA 1995 [A]", EST],
-        32, 6, True, 0.02,
-        [phase("fft1d", 5.0e9 / 6, 1.4, 10.0, 2.0, 0.6, 9000, mlp=6),
-         phase("transpose", 2.0e9 / 6, 0.5, 30.0, 20.0, 0.1, 9000, mlp=8)]),
+        "fft",
+        "SPLASH-2 FFT: radix-sqrt(n) six-step FFT, local FFTs and all-to-all transposes",
+        [
+            "RSS 9,363 MB, large THP sensitivity: DAMON evaluation, workload-sources.md §2 [P]",
+            "all-to-all transpose communication: Woo et al., ISCA 1995 [A]",
+            EST,
+        ],
+        32,
+        6,
+        True,
+        0.02,
+        [
+            phase("fft1d", 5.0e9 / 6, 1.4, 10.0, 2.0, 0.6, 9000, mlp=6),
+            phase("transpose", 2.0e9 / 6, 0.5, 30.0, 20.0, 0.1, 9000, mlp=8),
+        ],
+    ),
     "raytrace": job(
-        "raytrace", "SPLASH-2 raytrace: rays against a read-only shared scene, task queue under a lock",
-        ["RSS 23 MB: DAMON evaluation, workload-sources.md §2 [P]",
-         "read-only shared scene data, distributed task queues: Woo et al., ISCA 1995 [A]", EST],
-        32, 8, False, 0.10,
-        [phase("trace", 2.0e10 / 8, 1.2, 6.0, 1.5, 0.8, 3, shared=20),
-         phase("dequeue", 2.0e7 / 8, 1.0, 4.0, 1.0, 0.8, 3, shared=20, extra='\nlock = "workpool"')]),
+        "raytrace",
+        "SPLASH-2 raytrace: rays against a read-only shared scene, task queue under a lock",
+        [
+            "RSS 23 MB: DAMON evaluation, workload-sources.md §2 [P]",
+            "read-only shared scene data, distributed task queues: Woo et al., ISCA 1995 [A]",
+            EST,
+        ],
+        32,
+        8,
+        False,
+        0.10,
+        [
+            phase("trace", 2.0e10 / 8, 1.2, 6.0, 1.5, 0.8, 3, shared=20),
+            phase("dequeue", 2.0e7 / 8, 1.0, 4.0, 1.0, 0.8, 3, shared=20, extra='\nlock = "workpool"'),
+        ],
+    ),
 }
 
-SYNTH = '''name = "efs-synthetic"
+SYNTH = """name = "efs-synthetic"
 description = "EFS synthetic benchmark: every access misses, an idle loop between accesses sets the solo bus utilisation (0.9 here)"
 sources = [
   "EFS §3.2: a benchmark that always misses and idles between accesses, configurable solo bus utilisation [P]",
@@ -156,13 +264,15 @@ footprint_mb = 1024
 mlp = 10
 wb_ratio = 0.0
 l1_apki = 300
-'''
+"""
 
 
 def main():
     out = Path(__file__).resolve().parent.parent / "data" / "workloads"
     for name, text in W.items():
-        (out / f"{name}.toml").write_text("# Generated by scripts/gen-parsec-presets.py: edit it there, not here.\n" + text)
+        (out / f"{name}.toml").write_text(
+            "# Generated by scripts/gen-parsec-presets.py: edit it there, not here.\n" + text
+        )
     (out / "efs-synthetic.toml").write_text(SYNTH)
     print(f"wrote {len(W) + 1} presets to {out}")
 

@@ -21,14 +21,70 @@ REUSE = {  # ipc, llc_apki, mpki at half the working set, alpha, mpki once it fi
 
 # name: (description, processes, threads per process, [(kernel, wss MB, reuse)], iterations, instructions per period)
 W = {
-    "rda-blas1": ("BLAS-1 group: daxpy, dcopy, dscal, dswap", 96, 1, [("daxpy", 0.6, "low"), ("dcopy", 0.6, "low"), ("dscal", 0.6, "low"), ("dswap", 0.6, "low")], 6, 2.0e7),
-    "rda-blas2": ("BLAS-2 group: dgemvN, dgemvT, dtrmv, dtrsv", 96, 1, [("dgemvN", 0.6, "medium"), ("dgemvT", 0.6, "medium"), ("dtrmv", 0.6, "medium"), ("dtrsv", 0.6, "medium")], 6, 2.0e7),
-    "rda-blas3": ("BLAS-3 group: dgemm, dsyrk, dtrmm, dtrsm", 96, 1, [("dgemm", 1.6, "high"), ("dsyrk", 2.4, "high"), ("dtrmm", 2.4, "high"), ("dtrsm", 3.2, "high")], 6, 2.0e7),
-    "rda-water-sp": ("SPLASH-2 water-spatial, 12 processes x 2 threads", 12, 2, [("p1", 1.6, "low"), ("p2", 1.3, "low"), ("p3", 1.3, "low"), ("p4", 1.6, "low")], 8, 2.0e7),
-    "rda-water-nsq": ("SPLASH-2 water-nsquared, 12 processes x 2 threads", 12, 2, [("p1", 3.6, "high"), ("p2", 3.6, "high"), ("p3", 3.7, "high")], 8, 2.0e7),
-    "rda-ocean-cp": ("SPLASH-2 ocean (contiguous), 48 processes x 2 threads", 48, 2, [("p1", 2.1, "high"), ("p2", 0.76, "medium"), ("p3", 1.5, "high"), ("p4", 0.59, "medium")], 4, 1.0e7),
-    "rda-raytrace": ("SPLASH-2 raytrace, 48 processes x 4 threads", 48, 4, [("p1", 5.1, "high"), ("p2", 5.2, "high")], 4, 1.0e7),
-    "rda-volrend": ("SPLASH-2 volrend, 48 processes x 4 threads", 48, 4, [("p1", 1.8, "high"), ("p2", 1.7, "high")], 4, 1.0e7),
+    "rda-blas1": (
+        "BLAS-1 group: daxpy, dcopy, dscal, dswap",
+        96,
+        1,
+        [("daxpy", 0.6, "low"), ("dcopy", 0.6, "low"), ("dscal", 0.6, "low"), ("dswap", 0.6, "low")],
+        6,
+        2.0e7,
+    ),
+    "rda-blas2": (
+        "BLAS-2 group: dgemvN, dgemvT, dtrmv, dtrsv",
+        96,
+        1,
+        [("dgemvN", 0.6, "medium"), ("dgemvT", 0.6, "medium"), ("dtrmv", 0.6, "medium"), ("dtrsv", 0.6, "medium")],
+        6,
+        2.0e7,
+    ),
+    "rda-blas3": (
+        "BLAS-3 group: dgemm, dsyrk, dtrmm, dtrsm",
+        96,
+        1,
+        [("dgemm", 1.6, "high"), ("dsyrk", 2.4, "high"), ("dtrmm", 2.4, "high"), ("dtrsm", 3.2, "high")],
+        6,
+        2.0e7,
+    ),
+    "rda-water-sp": (
+        "SPLASH-2 water-spatial, 12 processes x 2 threads",
+        12,
+        2,
+        [("p1", 1.6, "low"), ("p2", 1.3, "low"), ("p3", 1.3, "low"), ("p4", 1.6, "low")],
+        8,
+        2.0e7,
+    ),
+    "rda-water-nsq": (
+        "SPLASH-2 water-nsquared, 12 processes x 2 threads",
+        12,
+        2,
+        [("p1", 3.6, "high"), ("p2", 3.6, "high"), ("p3", 3.7, "high")],
+        8,
+        2.0e7,
+    ),
+    "rda-ocean-cp": (
+        "SPLASH-2 ocean (contiguous), 48 processes x 2 threads",
+        48,
+        2,
+        [("p1", 2.1, "high"), ("p2", 0.76, "medium"), ("p3", 1.5, "high"), ("p4", 0.59, "medium")],
+        4,
+        1.0e7,
+    ),
+    "rda-raytrace": (
+        "SPLASH-2 raytrace, 48 processes x 4 threads",
+        48,
+        4,
+        [("p1", 5.1, "high"), ("p2", 5.2, "high")],
+        4,
+        1.0e7,
+    ),
+    "rda-volrend": (
+        "SPLASH-2 volrend, 48 processes x 4 threads",
+        48,
+        4,
+        [("p1", 1.8, "high"), ("p2", 1.7, "high")],
+        4,
+        1.0e7,
+    ),
 }
 
 
