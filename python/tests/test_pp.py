@@ -75,3 +75,54 @@ def test_periods_queue_under_rda_strict(tmp_path):
     assert id1 > 0 and id2 > 0
     assert adm2 >= end1 - 0.01, rows
     assert adm2 - call2 > 0.2, rows
+
+
+VANISHER = textwrap.dedent(
+    """
+    import os, sys, time
+    from cosched import pp
+    pid = pp.begin("llc", int(sys.argv[1]) << 20, "high")
+    print(pid, time.time(), flush=True)
+    time.sleep(0.3)
+    os._exit(0)  # vanishes inside its period, without pp_end
+    """
+)
+
+
+def test_a_client_that_vanishes_mid_period_releases_it(tmp_path):
+    assert COSCHED.exists(), "build first: cargo build --release"
+    (tmp_path / "vanish.py").write_text(VANISHER)
+    (tmp_path / "client.py").write_text(CLIENT)
+    mb = max(1, llc_mb() * 3 // 4)
+    pypath = json.dumps(str(ROOT / "python"))
+    exe = json.dumps(sys.executable)
+    (tmp_path / "mix.toml").write_text(
+        f'[[job]]\nname = "gone"\ncmd = [{exe}, "vanish.py", "{mb}"]\nenv = {{ PYTHONPATH = {pypath} }}\n'
+        f'[[job]]\nname = "next"\ncmd = [{exe}, "-c", "import time; time.sleep(0.2); exec(open(\'client.py\').read())", "{mb}"]\n'
+        f"env = {{ PYTHONPATH = {pypath} }}\n"
+    )
+    out = tmp_path / "out"
+    r = subprocess.run(
+        [
+            str(COSCHED),
+            "run",
+            "-p",
+            "rda-strict",
+            "-m",
+            "xeon-e5645",
+            "-w",
+            str(tmp_path / "mix.toml"),
+            "--output-dir",
+            str(out),
+            "--timeout-s",
+            "20",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    gone_id, gone_t = (out / "gone.out").read_text().split()
+    nid, _, adm, _ = map(float, (out / "next.out").read_text().split())
+    assert int(gone_id) > 0 and nid > 0
+    assert adm >= float(gone_t) + 0.25, "the waiting period is admitted only once the vanished one is released"

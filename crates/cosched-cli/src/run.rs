@@ -30,8 +30,8 @@ pub enum Freezer {
 /// Options of every command that runs real processes (run, probe).
 #[derive(ClapArgs, Clone)]
 pub struct LiveOpts {
-    /// Machine preset describing this machine's memory bandwidth and power model
-    /// (for RDA's bandwidth monitor and modelled energy when RAPL is absent).
+    /// Machine preset describing this machine (e.g. `kvm-epyc-2c`, or a file from `cosched calibrate`):
+    /// its LLC, memory bandwidth and power model feed RDA's monitor, EFS and modelled energy when RAPL is absent.
     #[arg(long, short = 'm')]
     machine: Option<String>,
     /// Sampling period of the event loop (exits, blocking, energy), ms.
@@ -73,8 +73,8 @@ impl LiveOpts {
 
 #[derive(ClapArgs)]
 pub struct Args {
-    /// Policy: `linux` (the kernel schedules; the baseline) or one of `cosched list policies`
-    /// that needs no hardware counters here (g-rrs, p-rrs, wss, cfs, random, rda-strict, rda-compromise).
+    /// Policy: `linux` (the kernel schedules; the baseline) or any of `cosched list policies` except the
+    /// oracle. Those that read counters (efs, perf-fair, slits-*) need a PMU, `--counters`, or (slits-*) `--profile`.
     #[arg(long, short = 'p', default_value = LINUX)]
     policy: String,
     /// Mix file listing the commands (see docs/runtime.md); or give one command after `--`.

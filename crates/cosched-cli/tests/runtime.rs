@@ -270,3 +270,52 @@ fn counter_driven_policies_run_on_recorded_counters_and_slits_on_a_probed_profil
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["provenance"]["policy counters"].as_str().unwrap().contains("probed profile"), "{v}");
 }
+
+#[test]
+fn a_sleeping_tree_is_detected_as_blocked_and_gives_up_its_context() {
+    // SLITS reschedules only when a thread stalls or exits (Lazy Reschedule), so
+    // without blocking detection the sleeper would hold its context for 3 s and
+    // the two busy jobs would share the other one.
+    let d = tmpdir("block");
+    let busy = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done";
+    let mix = d.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!(
+            "[[job]]\nname = \"sleeper\"\ncmd = [\"sleep\", \"3\"]\n\
+             [[job]]\nname = \"busy\"\ncmd = [\"sh\", \"-c\", \"{busy}\"]\ncount = 2\n"
+        ),
+    )
+    .unwrap();
+    let rates = d.join("rates.json");
+    std::fs::write(
+        &rates,
+        r#"{"sleeper": {"instructions": 1e9, "cycles": 1e9}, "busy": {"instructions": 2e9, "cycles": 1e9}}"#,
+    )
+    .unwrap();
+    let solo = cosched(&["run", "--format", "json", "--", "sh", "-c", busy]);
+    let solo: serde_json::Value = serde_json::from_slice(&solo.stdout).unwrap();
+    let solo_s = solo["jobs"][0]["turnaround_s"].as_f64().unwrap();
+    let o = cosched(&[
+        "run",
+        "-p",
+        "slits-contention",
+        "--counters",
+        rates.to_str().unwrap(),
+        "-w",
+        mix.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let jobs = v["jobs"].as_array().unwrap();
+    assert!(jobs[0]["turnaround_s"].as_f64().unwrap() >= 2.9, "{v}");
+    let busy_max = jobs[1..].iter().map(|j| j["turnaround_s"].as_f64().unwrap()).fold(0.0, f64::max);
+    if online_cpus() != "0" {
+        assert!(
+            busy_max < 1.6 * solo_s + 0.3,
+            "busy jobs ran side by side: {busy_max:.2} s vs solo {solo_s:.2} s: {v}"
+        );
+    }
+}

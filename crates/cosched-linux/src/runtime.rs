@@ -986,7 +986,9 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     provenance
         .insert("instructions, throughput".into(), "unavailable (the runtime reads no instruction counter)".into());
     if policy_needs_counters {
-        provenance.insert("policy counters".into(), counters_src);
+        let mux = rt.counters.as_ref().map(|c| c.borrow().multiplexed()).unwrap_or(0);
+        let text = if mux > 0 { format!("{counters_src}; {mux} readings multiplexed (scaled)") } else { counters_src };
+        provenance.insert("policy counters".into(), text);
     }
     if let Some(tr) = rt.trace.take() {
         tr.finish().map_err(|e| format!("trace: {e}"))?;
