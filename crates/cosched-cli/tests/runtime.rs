@@ -319,3 +319,43 @@ fn a_sleeping_tree_is_detected_as_blocked_and_gives_up_its_context() {
         );
     }
 }
+
+#[test]
+fn sigterm_stops_the_run_releases_and_terminates_every_tree() {
+    let marker = format!("cosched-sigterm-{}", std::process::id());
+    let d = tmpdir("term");
+    let mix = d.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!("[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = 3\n"),
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["run", "-p", "g-rrs", "--quantum-ms", "20", "-w", mix.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(400));
+    let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interrupted") && err.trim_end().lines().count() <= 2, "{err}");
+    let t = Instant::now();
+    while !marked(&marker).is_empty() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = marked(&marker);
+    for &p in &left {
+        unsafe_kill(p);
+    }
+    assert!(left.is_empty(), "SIGTERM was forwarded to every tree: {left:?} still alive");
+    for root in ["/sys/fs/cgroup/freezer", "/sys/fs/cgroup"] {
+        let run = std::path::Path::new(root).join(format!("cosched-{pid}"));
+        assert!(!run.exists(), "{} was removed", run.display());
+    }
+}

@@ -88,6 +88,63 @@ impl Rapl {
     }
 }
 
+/// RAPL through perf's `power` PMU (`/sys/bus/event_source/devices/power`),
+/// for machines where powercap's `energy_uj` is not readable but perf
+/// power events are: one system-wide counter per package (the PMU's
+/// `cpumask`), `energy-pkg` and, when present, `energy-ram`, each scaled by
+/// its `.scale` file (joules per count). The counters are 64-bit and do not
+/// wrap in practice.
+pub struct PerfPower {
+    pkg: Vec<(perf_event::Counter, f64)>,
+    ram: Vec<(perf_event::Counter, f64)>,
+}
+
+impl PerfPower {
+    /// Open the counters, or say why not.
+    pub fn open() -> Result<PerfPower, String> {
+        let pmu = Path::new("/sys/bus/event_source/devices/power");
+        let cpus = std::fs::read_to_string(pmu.join("cpumask"))
+            .ok()
+            .and_then(|s| crate::probe::parse_cpu_list(&s))
+            .ok_or("no perf power PMU (/sys/bus/event_source/devices/power)")?;
+        let open = |event: &str| -> Result<Vec<(perf_event::Counter, f64)>, String> {
+            let scale: f64 = std::fs::read_to_string(pmu.join(format!("events/{event}.scale")))
+                .map_err(|e| format!("power/{event}: {e}"))?
+                .trim()
+                .parse()
+                .map_err(|_| format!("power/{event}.scale is not a number"))?;
+            let ev = perf_event::events::Dynamic::builder(pmu)
+                .and_then(|mut b| b.event(event).map(|b| b.build()))
+                .map_err(|e| format!("power/{event}: {e}"))?
+                .map_err(|e| format!("power/{event}: {e}"))?;
+            cpus.iter()
+                .map(|&c| {
+                    let mut k = perf_event::Builder::new(ev)
+                        .one_cpu(c as usize)
+                        .any_pid()
+                        .build()
+                        .map_err(|e| format!("perf_event_open(power/{event}) on CPU {c}: {e}"))?;
+                    k.enable().map_err(|e| e.to_string())?;
+                    Ok((k, scale))
+                })
+                .collect()
+        };
+        let pkg = open("energy-pkg")?;
+        let ram = open("energy-ram").unwrap_or_default();
+        Ok(PerfPower { pkg, ram })
+    }
+
+    /// Energy since opening.
+    pub fn energy(&mut self) -> Energy {
+        let sum = |v: &mut Vec<(perf_event::Counter, f64)>| -> f64 {
+            v.iter_mut().map(|(c, s)| c.read().map(|x| x as f64 * *s).unwrap_or(0.0)).sum()
+        };
+        let cpu = sum(&mut self.pkg);
+        let dram = sum(&mut self.ram);
+        Energy { system: cpu + dram, cpu, dram }
+    }
+}
+
 /// Energy from a power model and measured utilisation.
 #[derive(Clone, Debug)]
 pub struct ModelledEnergy {
@@ -156,6 +213,14 @@ mod tests {
         assert!((e.system - 210.0).abs() < 1e-6);
         assert!(Rapl::open(&root.join("nothing")).is_none());
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn perf_power_opens_or_explains() {
+        match PerfPower::open() {
+            Ok(mut p) => assert!(p.energy().cpu >= 0.0),
+            Err(e) => assert!(e.contains("power"), "{e}"),
+        }
     }
 
     #[test]

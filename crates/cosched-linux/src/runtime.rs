@@ -16,7 +16,7 @@
 
 use crate::control::{Control, Method, Tree};
 use crate::counters::{CounterSource, PerfSource, RecordedSource};
-use crate::energy::{ModelledEnergy, Rapl};
+use crate::energy::{ModelledEnergy, PerfPower, Rapl};
 use crate::host::Host;
 use crate::mix::{resolve_program, Mix};
 use crate::pp::{PpMsg, PpServer, SOCKET_ENV};
@@ -271,6 +271,7 @@ impl MachineView for View<'_> {
 /// Meter of whichever energy source the machine has.
 enum Meter {
     Rapl(Rapl),
+    PerfPower(RefCell<PerfPower>),
     Model(ModelledEnergy),
     None,
 }
@@ -321,6 +322,7 @@ impl Runtime {
     fn energy(&self) -> Option<Energy> {
         match &self.meter {
             Meter::Rapl(r) => Some(r.energy()),
+            Meter::PerfPower(p) => Some(p.borrow_mut().energy()),
             Meter::Model(m) => Some(m.energy()),
             Meter::None => None,
         }
@@ -668,6 +670,7 @@ impl Runtime {
         self.last_sample = now;
         match &mut self.meter {
             Meter::Rapl(r) => r.sample(),
+            Meter::PerfPower(_) => {}
             Meter::Model(m) => {
                 let busy: f64 = j
                     .iter()
@@ -797,12 +800,15 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     let bus = cfg.machine.as_ref().map(|m| m.bus_lines_per_s());
     let (meter, energy_src) = match Rapl::open(std::path::Path::new("/sys/class/powercap")) {
         Some(r) => (Meter::Rapl(r), "measured (RAPL package + DRAM via powercap)".to_string()),
-        None => match &cfg.machine {
-            Some(m) => (
+        None => match (PerfPower::open(), &cfg.machine) {
+            (Ok(p), _) => (Meter::PerfPower(RefCell::new(p)), "measured (RAPL through perf power events)".to_string()),
+            (Err(_), Some(m)) => (
                 Meter::Model(ModelledEnergy::new(PowerModel::new(&m.power, host.topology.n_cores as usize))),
                 format!("modelled (no RAPL here; preset `{}` power model, EFS Eq. 13, on measured CPU utilisation, memory traffic unknown)", m.name),
             ),
-            None => (Meter::None, "unavailable (no RAPL here and no --machine preset to model it)".to_string()),
+            (Err(_), None) => {
+                (Meter::None, "unavailable (no RAPL here and no --machine preset to model it)".to_string())
+            }
         },
     };
     let trace = match &cfg.trace {
