@@ -21,7 +21,7 @@ pub enum Freezer {
     Auto,
     /// cgroup v1 freezer at /sys/fs/cgroup/freezer.
     V1,
-    /// cgroup v2 `cgroup.freeze` at /sys/fs/cgroup.
+    /// cgroup v2 `cgroup.freeze` (/sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid systems).
     V2,
     /// SIGSTOP/SIGCONT to every process of the tree.
     Signals,
@@ -119,7 +119,7 @@ fn method(f: Freezer) -> Result<Method, String> {
     let m = match f {
         Freezer::Auto => Method::detect(),
         Freezer::V1 => Method::CgroupV1("/sys/fs/cgroup/freezer".into()),
-        Freezer::V2 => Method::CgroupV2("/sys/fs/cgroup".into()),
+        Freezer::V2 => Method::CgroupV2(Method::v2_root().ok_or("--freezer v2: no cgroup v2 hierarchy mounted")?),
         Freezer::Signals => Method::Signals,
     };
     if let Method::CgroupV1(p) | Method::CgroupV2(p) = &m {

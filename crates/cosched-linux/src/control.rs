@@ -37,11 +37,17 @@ impl Method {
         if v1.join("cgroup.procs").exists() && writable(v1) {
             return Method::CgroupV1(v1.to_path_buf());
         }
-        let v2 = Path::new("/sys/fs/cgroup");
-        if v2.join("cgroup.controllers").exists() && writable(v2) {
-            return Method::CgroupV2(v2.to_path_buf());
-        }
-        Method::Signals
+        Method::v2_root().filter(|p| writable(p)).map(Method::CgroupV2).unwrap_or(Method::Signals)
+    }
+
+    /// The cgroup v2 hierarchy: `/sys/fs/cgroup` on a unified system, else
+    /// the hybrid layout's `/sys/fs/cgroup/unified` (systemd mounts it
+    /// beside the v1 controllers; it has `cgroup.freeze` too).
+    pub fn v2_root() -> Option<PathBuf> {
+        ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.join("cgroup.controllers").exists())
     }
 
     /// Parse `v1:PATH`, `v2:PATH`, `signals` (the watchdog's registry line).
