@@ -104,6 +104,10 @@ fn bad_runs_fail_with_one_line() {
         (vec!["run"], "nothing to run"),
         (vec!["run", "-p", "efs", "--", "true"], "needs per-thread hardware counters"),
         (vec!["run", "--quantum-ms", "0", "--", "true"], "--quantum-ms: must be a positive number"),
+        (
+            vec!["run", "-p", "rda-strict", "--", "sh", "-c", "sleep 5", "cosched-refused-run"],
+            "rda needs the memory bandwidth",
+        ),
     ] {
         let o = cosched(&args);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -111,6 +115,8 @@ fn bad_runs_fail_with_one_line() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    // A policy that refuses this machine refuses before anything is launched.
+    assert!(marked("cosched-refused-run").is_empty());
 }
 
 /// Processes whose command line contains `marker`.

@@ -854,6 +854,26 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         hz: sys::clock_ticks(),
         llc: cfg.machine.as_ref().map(|m| m.cache.llc_mb * 1024.0 * 1024.0).or(host_llc),
     };
+    // Check the policy can start on this machine before launching anything:
+    // a dry `init` on the planned instances (a refusal must not leave
+    // launched processes behind).
+    if !linux {
+        let planned: Vec<JobId> = cfg.mix.instances().iter().map(|i| JobId(i.job as u32)).collect();
+        let leaders = vec![0; planned.len()];
+        let view = View {
+            now: 0,
+            host: &rt.host,
+            running: &rt.running,
+            job_of: &planned,
+            bus: rt.bus,
+            energy: None,
+            counters: None,
+            leaders: &leaders,
+            hz: rt.hz,
+            llc: rt.llc,
+        };
+        policies::make(&cfg.policy, &cfg.opts)?.init(&view).map_err(|e| format!("{}: {e}", cfg.policy))?;
+    }
     let cpu0 = sys::self_cpu_s();
     let mut failures: Vec<RealJob> = vec![];
     let mut order: Vec<(usize, String)> = vec![];
@@ -887,7 +907,11 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
             hz: rt.hz,
             llc: rt.llc,
         };
-        p.init(&view).map_err(|e| format!("{}: {e}", rt.cfg_policy))?;
+        if let Err(e) = p.init(&view) {
+            let msg = format!("{}: {e}", rt.cfg_policy);
+            rt.release(true);
+            return Err(msg);
+        }
         for e in 0..rt.ents.len() {
             rt.control.freeze(&mut rt.ents[e].tree);
         }
