@@ -263,6 +263,12 @@ fn counter_driven_policies_run_on_recorded_counters_and_slits_on_a_probed_profil
         assert!(v["jobs"].as_array().unwrap().iter().all(|j| j["exit_code"] == 0), "{policy}: {v}");
         assert!(v["provenance"]["policy counters"].as_str().unwrap().starts_with("recorded"), "{policy}");
     }
+    // A rates file that misses a job is refused before anything runs.
+    let partial = d.join("partial.json");
+    std::fs::write(&partial, r#"{"a": {"instructions": 1e9, "cycles": 1e9}}"#).unwrap();
+    let o = cosched(&["run", "-p", "slits-fairness", "--counters", partial.to_str().unwrap(), "-w", m]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("partial.json: no rates for job `b`"));
     // Without counters the same policies are refused, pointing at the alternatives.
     let o = cosched(&["run", "-p", "slits-contention", "-w", m]);
     assert_eq!(o.status.code(), Some(2));

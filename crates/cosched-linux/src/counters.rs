@@ -197,6 +197,16 @@ impl RecordedSource {
     }
 }
 
+impl RecordedSource {
+    /// Check that every job of a run has rates (before anything is launched).
+    pub fn covers(&self, jobs: &[String]) -> Result<(), String> {
+        match jobs.iter().find(|j| !self.rates.contains_key(*j)) {
+            Some(j) => Err(format!("{}: no rates for job `{j}`", self.file)),
+            None => Ok(()),
+        }
+    }
+}
+
 impl CounterSource for RecordedSource {
     fn label(&self) -> String {
         format!("recorded (rates per CPU-second from {}, replayed against each tree's measured CPU time)", self.file)

@@ -728,7 +728,11 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     let linux = cfg.policy == LINUX;
     let mut policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
     let counter_source: Option<Box<dyn CounterSource>> = match &cfg.recorded_counters {
-        Some(p) => Some(Box::new(RecordedSource::load(p)?)),
+        Some(p) => {
+            let src = RecordedSource::load(p)?;
+            src.covers(&cfg.mix.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>())?;
+            Some(Box::new(src))
+        }
         None if !linux && PerfSource::available().is_ok() => Some(Box::new(PerfSource::default())),
         None => None,
     };
@@ -1074,14 +1078,24 @@ fn launch(
     unsafe {
         cmd.pre_exec(move || joiner.join());
     }
-    let child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", prog.display()))?;
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", prog.display()))?;
     let pid = child.id() as i32;
-    if let Some(w) = rt.watchdog.as_mut() {
-        w.tell(&format!("leader {pid}")).map_err(|e| format!("watchdog: {e}"))?;
-    }
-    let tree = rt.control.adopt(pid, cg);
-    if let Some(src) = rt.counters.as_ref() {
-        src.borrow_mut().attach(idx, pid, &j.name)?;
+    let mut tree = rt.control.adopt(pid, cg);
+    // Registration must succeed, or the instance is stopped again: no process
+    // may run that the watchdog does not know or the policy cannot see.
+    let registered = rt
+        .watchdog
+        .as_mut()
+        .map_or(Ok(()), |w| w.tell(&format!("leader {pid}")).map_err(|e| format!("watchdog: {e}")))
+        .and_then(|_| rt.counters.as_ref().map_or(Ok(()), |src| src.borrow_mut().attach(idx, pid, &j.name)));
+    if let Err(e) = registered {
+        for p in rt.control.members(&mut tree) {
+            sys::signal(p, libc::SIGKILL);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        rt.control.release(&mut tree);
+        return Err(e);
     }
     rt.leaders.push(pid);
     rt.leader_of.insert(pid, idx);
