@@ -8,7 +8,7 @@ use clap::Args as ClapArgs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::check::{compare, simulate_mix};
 use cosched_linux::host::Host;
-use cosched_linux::mix::{belongs, Mix};
+use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, LINUX};
 use cosched_sim::presets;
 use std::path::PathBuf;
@@ -65,15 +65,11 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut predictions = None;
     if let Some(mix) = &mix {
         let base = a.live.builder()?;
-        let mut solo = vec![];
-        for j in &mix.jobs {
-            let mut one = mix.clone();
-            one.jobs = vec![j.clone()];
-            one.jobs[0].count = 1;
-            eprintln!("check: {} solo", j.name);
-            let r = runtime::run(base(one, LINUX))?;
-            solo.push(r.jobs[0].turnaround_s.ok_or_else(|| format!("{}: solo run failed", j.name))?);
-        }
+        let solo: Vec<f64> = runtime::solo_turnarounds(mix, &base)?
+            .into_iter()
+            .zip(&mix.jobs)
+            .map(|(t, j)| t.ok_or_else(|| format!("{}: solo run failed", j.name)))
+            .collect::<Result<_, _>>()?;
         let mut sums = vec![0.0; mix.jobs.len()];
         for k in 0..a.repeat {
             eprintln!("check: mix under linux ({}/{})", k + 1, a.repeat);
@@ -81,9 +77,7 @@ pub fn run(a: Args) -> Result<(), String> {
             c.solo = solo.iter().copied().map(Some).collect();
             let r = runtime::run(c)?;
             for (j, job) in mix.jobs.iter().enumerate() {
-                let s: Vec<f64> =
-                    r.jobs.iter().filter(|x| belongs(&x.name, &job.name)).filter_map(|x| x.slowdown).collect();
-                sums[j] += s.iter().sum::<f64>() / s.len().max(1) as f64;
+                sums[j] += r.mean_slowdown(&job.name).unwrap_or(0.0);
             }
         }
         let real: Vec<(String, f64)> =

@@ -180,20 +180,11 @@ pub fn run(a: Args) -> Result<(), String> {
         c.recorded_counters = a.counters.clone();
         c
     };
-    let mut solo: Vec<Option<f64>> = mix.jobs.iter().map(|j| j.solo_s).collect();
-    if a.solo {
-        for (i, j) in mix.jobs.iter().enumerate() {
-            let mut one = mix.clone();
-            one.jobs = vec![j.clone()];
-            one.jobs[0].count = 1;
-            eprintln!("solo: {} …", j.name);
-            let r = runtime::run(config(one, LINUX, None))?;
-            solo[i] = r.jobs[0].turnaround_s;
-            if let Some(e) = &r.jobs[0].error {
-                eprintln!("warning: solo run of {}: {e}", j.name);
-            }
-        }
-    }
+    let solo: Vec<Option<f64>> = if a.solo {
+        runtime::solo_turnarounds(&mix, |m, p| config(m, p, None))?
+    } else {
+        mix.jobs.iter().map(|j| j.solo_s).collect()
+    };
     let mut reports = vec![];
     for k in 0..a.repeat {
         let trace = if k + 1 == a.repeat { a.trace.clone() } else { None };

@@ -172,6 +172,20 @@ impl Mix {
         Ok(())
     }
 
+    /// The sub-mix of the given jobs, one instance each; a job listed twice
+    /// (a self-pair) becomes one job with two instances.
+    pub fn only(&self, jobs: &[usize]) -> Mix {
+        let mut m = self.clone();
+        m.jobs = vec![];
+        for &j in jobs {
+            match m.jobs.iter_mut().find(|x| x.name == self.jobs[j].name) {
+                Some(x) => x.count += 1,
+                None => m.jobs.push(MixJob { count: 1, ..self.jobs[j].clone() }),
+            }
+        }
+        m
+    }
+
     /// Every instance, job by job.
     pub fn instances(&self) -> Vec<Instance> {
         let mut v = vec![];
@@ -252,6 +266,10 @@ solo_s = 3.5
         let m = Mix::parse("m.toml", GOOD).unwrap();
         let names: Vec<String> = m.instances().into_iter().map(|i| i.name).collect();
         assert_eq!(names, ["chase#0", "chase#1", "xz"]);
+        let pair = |js: &[usize]| m.only(js).instances().into_iter().map(|i| i.name).collect::<Vec<_>>();
+        assert_eq!(pair(&[1]), ["xz"]);
+        assert_eq!(pair(&[0, 1]), ["chase", "xz"]);
+        assert_eq!(pair(&[0, 0]), ["chase#0", "chase#1"]);
         let d = m.jobs[0].profile.as_ref().unwrap().demand();
         assert_eq!((d.resource, d.amount, d.reuse), (Resource::Llc, 16.0 * 1048576.0, Reuse::High));
     }

@@ -53,17 +53,6 @@ pub fn probe(mix: &Mix, share: f64, seed: u64, base: impl Fn(Mix, &str) -> RunCo
     let host = Host::live();
     let (c0, c1) = probe_contexts(&host)
         .ok_or("co-run probing needs two cores sharing a last-level cache; this machine has fewer")?;
-    let one = |jobs: &[usize]| -> Mix {
-        let mut m = mix.clone();
-        m.jobs = jobs.iter().map(|&j| mix.jobs[j].clone()).collect();
-        if jobs.len() == 2 && jobs[0] == jobs[1] {
-            m.jobs.truncate(1);
-            m.jobs[0].count = 2;
-        } else {
-            m.jobs.iter_mut().for_each(|j| j.count = 1);
-        }
-        m
-    };
     let run_pinned = |m: Mix, ctxs: Vec<CtxId>| -> Result<Vec<f64>, String> {
         let mut cfg = base(m, "static");
         cfg.opts.assignment = Some(ctxs);
@@ -80,12 +69,12 @@ pub fn probe(mix: &Mix, share: f64, seed: u64, base: impl Fn(Mix, &str) -> RunCo
     let mut solo_s = vec![];
     for j in 0..n {
         eprintln!("probe: {} solo", mix.jobs[j].name);
-        solo_s.push(run_pinned(one(&[j]), vec![c0])?[0]);
+        solo_s.push(run_pinned(mix.only(&[j]), vec![c0])?[0]);
     }
     let mut observed = vec![];
     for (a, b) in choose_pairs(n, share, seed) {
         eprintln!("probe: {} beside {}", mix.jobs[a].name, mix.jobs[b].name);
-        let t = run_pinned(one(&[a, b]), vec![c0, c1])?;
+        let t = run_pinned(mix.only(&[a, b]), vec![c0, c1])?;
         let (ta, tb) = (t[0], t[1]);
         let first_a = ta <= tb;
         let (first, second, tf, ts) = if first_a { (a, b, ta, tb) } else { (b, a, tb, ta) };

@@ -329,24 +329,29 @@ impl Runtime {
     }
 
     /// Deliver an event (and whatever it causes) to the policy.
+    /// The machine as the policy sees it now.
+    fn view(&self) -> View<'_> {
+        View {
+            now: self.now(),
+            host: &self.host,
+            running: &self.running,
+            job_of: &self.job_of,
+            bus: self.bus,
+            energy: None,
+            counters: self.counters.as_ref(),
+            leaders: &self.leaders,
+            hz: self.hz,
+            llc: self.llc,
+        }
+    }
+
     fn dispatch(&mut self, ev: Event) {
         self.queue.push_back(ev);
         while let Some(ev) = self.queue.pop_front() {
-            let Some(policy) = self.policy.as_mut() else { continue };
-            let view = View {
-                now: ns_since(self.t0, Instant::now()),
-                host: &self.host,
-                running: &self.running,
-                job_of: &self.job_of,
-                bus: self.bus,
-                energy: None,
-                counters: self.counters.as_ref(),
-                leaders: &self.leaders,
-                hz: self.hz,
-                llc: self.llc,
-            };
+            let Some(mut policy) = self.policy.take() else { continue };
             let mut out = std::mem::take(&mut self.out);
-            policy.on_event(&ev, &view, &mut out);
+            policy.on_event(&ev, &self.view(), &mut out);
+            self.policy = Some(policy);
             self.events += 1;
             for d in out.drain(..) {
                 self.apply(d);
@@ -864,18 +869,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     if !linux {
         let planned: Vec<JobId> = cfg.mix.instances().iter().map(|i| JobId(i.job as u32)).collect();
         let leaders = vec![0; planned.len()];
-        let view = View {
-            now: 0,
-            host: &rt.host,
-            running: &rt.running,
-            job_of: &planned,
-            bus: rt.bus,
-            energy: None,
-            counters: None,
-            leaders: &leaders,
-            hz: rt.hz,
-            llc: rt.llc,
-        };
+        let view = View { job_of: &planned, leaders: &leaders, counters: None, ..rt.view() };
         policies::make(&cfg.policy, &cfg.opts)?.init(&view).map_err(|e| format!("{}: {e}", cfg.policy))?;
     }
     let cpu0 = sys::self_cpu_s();
@@ -898,20 +892,10 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
             }
         }
     }
-    if let Some(p) = rt.policy.as_mut() {
-        let view = View {
-            now: 0,
-            host: &rt.host,
-            running: &rt.running,
-            job_of: &rt.job_of,
-            bus: rt.bus,
-            energy: None,
-            counters: rt.counters.as_ref(),
-            leaders: &rt.leaders,
-            hz: rt.hz,
-            llc: rt.llc,
-        };
-        if let Err(e) = p.init(&view) {
+    if let Some(mut p) = rt.policy.take() {
+        let started = p.init(&rt.view());
+        rt.policy = Some(p);
+        if let Err(e) = started {
             let msg = format!("{}: {e}", rt.cfg_policy);
             rt.release(true);
             return Err(msg);
@@ -1048,6 +1032,30 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
     }
     Ok(report)
+}
+
+/// Solo turnaround of each job of `mix` (one instance alone, under `linux`),
+/// `None` where the run failed; `config` builds each run's configuration.
+pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> Result<Vec<Option<f64>>, String> {
+    let mut out = vec![];
+    for j in 0..mix.jobs.len() {
+        eprintln!("solo: {} …", mix.jobs[j].name);
+        let r = run(config(mix.only(&[j]), LINUX))?;
+        if let Some(e) = &r.jobs[0].error {
+            eprintln!("warning: solo run of {}: {e}", mix.jobs[j].name);
+        }
+        out.push(r.jobs[0].turnaround_s);
+    }
+    Ok(out)
+}
+
+impl RealReport {
+    /// Mean slowdown of the instances of mix job `job`, when measured.
+    pub fn mean_slowdown(&self, job: &str) -> Option<f64> {
+        let s: Vec<f64> =
+            self.jobs.iter().filter(|x| crate::mix::belongs(&x.name, job)).filter_map(|x| x.slowdown).collect();
+        (!s.is_empty()).then(|| s.iter().sum::<f64>() / s.len() as f64)
+    }
 }
 
 /// Start one instance; registers it with the watchdog before it can be frozen or pinned.
