@@ -1,4 +1,4 @@
-//! Embed every preset under `data/` so the binary works from any directory.
+//! Embed every workload preset under `data/workloads` so the binary works from any directory.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -6,7 +6,7 @@ use std::path::Path;
 fn main() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
     let mut out = String::new();
-    for kind in ["machines", "workloads"] {
+    for kind in ["workloads"] {
         let dir = data.join(kind);
         println!("cargo:rerun-if-changed={}", dir.display());
         let mut files: Vec<_> =

@@ -4,7 +4,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(s) = std::str::from_utf8(data) {
-        if let Ok(m) = cosched_sim::MachineSpec::from_toml("fuzz.toml", s) {
+        if let Ok(m) = cosched_machine::MachineSpec::from_toml("fuzz.toml", s) {
             let _ = m.topology();
         }
     }

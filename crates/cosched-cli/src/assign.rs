@@ -79,7 +79,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if a.predictor != "simple" {
         return Err(format!("--predictor: unknown predictor `{}` (known: simple)", a.predictor));
     }
-    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let w = presets::workload(&a.workload).map_err(|e| e.to_string())?;
     let plan = Plan::new(&w, &m, None, 1, &a.workload).map_err(|e| e.to_string())?;
     let topo = m.topology();

@@ -2,15 +2,14 @@
 //! machine preset, and (with --check) compare the simulator's predicted
 //! slowdowns of a mix with the measured ones.
 
+use crate::calibrate_check::{compare, simulate_mix};
 use crate::opts::Format;
 use crate::run::LiveOpts;
 use clap::Args as ClapArgs;
 use cosched_linux::calibrate::{derive, measure};
-use cosched_linux::check::{compare, simulate_mix};
 use cosched_linux::host::Host;
 use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, LINUX};
-use cosched_sim::presets;
 use std::path::PathBuf;
 
 #[derive(ClapArgs)]
@@ -50,7 +49,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let mix = a.check.as_ref().map(|p| Mix::load(p).map_err(|e| e.to_string())).transpose()?;
     let (spec, measured) = match &a.preset {
-        Some(p) => (presets::machine(p).map_err(|e| e.to_string())?, None),
+        Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
         None => {
             let host = Host::live();
             let m = measure(&host, a.seconds, &|s| eprintln!("calibrate: {s}"))?;

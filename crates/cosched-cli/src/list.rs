@@ -46,9 +46,9 @@ pub fn run(a: Args) -> Result<(), String> {
                 threads: None,
             })
             .collect(),
-        What::Machines => presets::machine_names()
+        What::Machines => cosched_machine::presets::machine_names()
             .map(|n| {
-                let m = presets::machine(n).map_err(|e| e.to_string())?;
+                let m = cosched_machine::presets::machine(n).map_err(|e| e.to_string())?;
                 Ok(Item {
                     name: n.into(),
                     description: m.description.clone(),

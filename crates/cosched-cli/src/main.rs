@@ -3,6 +3,7 @@
 
 mod assign;
 mod calibrate;
+mod calibrate_check;
 mod compare;
 mod doctor;
 mod evt;

@@ -6,8 +6,9 @@ use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
 use cosched_core::learn::FmParams;
 use cosched_core::policies::{EfsParams, PerfFairParams, PolicyOptions, SlitsParams, Trigger};
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
-use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+use cosched_sim::{presets, Plan, WorkloadSpec};
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -119,7 +120,7 @@ pub struct RunOpts {
 
 impl RunOpts {
     pub fn machine(&self) -> Result<MachineSpec, String> {
-        presets::machine(&self.machine).map_err(|e| e.to_string())
+        cosched_machine::presets::machine(&self.machine).map_err(|e| e.to_string())
     }
 
     pub fn workload(&self) -> Result<WorkloadSpec, String> {

@@ -10,7 +10,6 @@ use cosched_core::stats::mean_ci;
 use cosched_linux::control::Method;
 use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
-use cosched_sim::presets;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -54,7 +53,8 @@ impl LiveOpts {
         if !(self.tick_ms.is_finite() && self.tick_ms > 0.0) {
             return Err(format!("--tick-ms: must be a positive number, got {}", self.tick_ms));
         }
-        let machine = self.machine.as_deref().map(presets::machine).transpose().map_err(|e| e.to_string())?;
+        let machine =
+            self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
         let method = method(self.freezer)?;
         let exe = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
         let o = self.clone();

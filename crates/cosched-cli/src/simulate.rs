@@ -3,8 +3,8 @@
 use crate::opts::{Format, RunOpts};
 use crate::output::{csv, opt, table};
 use clap::Args as ClapArgs;
+use cosched_machine::ChromeTrace;
 use cosched_sim::experiment::{simulate, solo_times, Report, RunConfig};
-use cosched_sim::trace::ChromeTrace;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 

@@ -20,8 +20,8 @@
 
 use crate::host::Host;
 use crate::mix::resolve_program;
-use cosched_sim::spec::machine::{CacheSpec, CoreSpec, CostSpec, MemorySpec, PowerSpec, TopologySpec};
-use cosched_sim::MachineSpec;
+use cosched_machine::spec::{CacheSpec, CoreSpec, CostSpec, MemorySpec, PowerSpec, TopologySpec};
+use cosched_machine::MachineSpec;
 use serde::Serialize;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};

@@ -8,7 +8,7 @@
 //! the ~60 s a package counter takes to wrap).
 
 use cosched_core::policy::Energy;
-use cosched_sim::model::power::PowerModel;
+use cosched_machine::PowerModel;
 use std::path::{Path, PathBuf};
 
 /// One RAPL counter.
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn modelled_energy_interpolates_eq13() {
-        let spec = cosched_sim::presets::machine("i5-2500").unwrap();
+        let spec = cosched_machine::presets::machine("i5-2500").unwrap();
         let m = PowerModel::new(&spec.power, 4);
         let mut e = ModelledEnergy::new(m.clone());
         e.add(2.0, 1.5);

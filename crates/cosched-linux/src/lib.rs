@@ -7,7 +7,6 @@
 #![warn(missing_docs)]
 
 pub mod calibrate;
-pub mod check;
 pub mod control;
 pub mod counters;
 pub mod energy;

@@ -19,7 +19,7 @@
 //! when it is not on `PATH`.
 
 use cosched_core::policy::{Demand, Resource, Reuse};
-use cosched_sim::ConfigError;
+use cosched_machine::ConfigError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -41,7 +41,7 @@ fn bare_heap_loop(n: u64) -> f64 {
 }
 
 fn grid(seeds: u64) -> (usize, f64) {
-    let m = presets::machine("xeon-x5550-16c").unwrap();
+    let m = cosched_machine::presets::machine("xeon-x5550-16c").unwrap();
     let cells: Vec<(&str, u32, u64)> = SLITS_WORKLOADS
         .iter()
         .flat_map(|w| [32u32, 64, 128].into_iter().flat_map(move |t| (1..=seeds).map(move |s| (*w, t, s))))
@@ -75,7 +75,7 @@ fn grid(seeds: u64) -> (usize, f64) {
 fn main() {
     let quick = std::env::var_os("COSCHED_BENCH_QUICK").is_some();
     let seeds = if quick { 2 } else { 10 };
-    let m = presets::machine("xeon-x5550-16c").unwrap();
+    let m = cosched_machine::presets::machine("xeon-x5550-16c").unwrap();
 
     // 1 + 2: one 128-thread run per workload, single core.
     let mut events = 0u64;

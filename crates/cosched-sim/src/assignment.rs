@@ -5,10 +5,10 @@
 
 use crate::engine::{run, SimOptions};
 use crate::plan::Plan;
-use crate::spec::MachineSpec;
 use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::Topology;
+use cosched_machine::MachineSpec;
 use rand::Rng;
 
 /// A uniformly random assignment of `threads` threads to distinct contexts

@@ -20,7 +20,7 @@
 //! relatively.
 
 use crate::model::{LoadedLatency, PhaseModel};
-use crate::spec::MachineSpec;
+use cosched_machine::MachineSpec;
 
 /// A running thread as the solver sees it.
 #[derive(Clone, Copy, Debug)]

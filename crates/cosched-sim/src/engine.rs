@@ -5,13 +5,14 @@
 //! re-solved; the next phase end of each of its threads is then exact.
 
 use crate::contention::{BusState, Rates, Runner, Solver};
-use crate::model::power::{Power, PowerModel};
 use crate::plan::Plan;
 use crate::program::{Cursor, Step};
-use crate::spec::MachineSpec;
 use cosched_core::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId, SECOND};
 use cosched_core::policy::{BlockReason, Decision, Demand, Energy, Event, MachineView, Oracle, Policy};
 use cosched_core::{Counters, Topology};
+use cosched_machine::power::{Power, PowerModel};
+use cosched_machine::MachineSpec;
+use cosched_machine::TraceSlice;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
@@ -37,21 +38,6 @@ impl Default for SimOptions {
     fn default() -> Self {
         SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0, pp_cost_ns: 0 }
     }
-}
-
-/// One slice of a thread on a context, for traces.
-#[derive(Clone, Copy, Debug)]
-pub struct TraceSlice {
-    /// Context.
-    pub ctx: u32,
-    /// Thread.
-    pub thread: u32,
-    /// Its job instance.
-    pub job: u32,
-    /// Start, ns.
-    pub start: Nanos,
-    /// End, ns.
-    pub end: Nanos,
 }
 
 /// What one run produced.

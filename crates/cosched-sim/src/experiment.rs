@@ -6,11 +6,12 @@
 //! alone on the same machine under the `cfs` model: the time it takes when
 //! nothing else competes, as a user would measure it on Linux.
 
-use crate::engine::{run, SimOptions, TraceSlice};
+use crate::engine::{run, SimOptions};
 use crate::plan::Plan;
-use crate::spec::MachineSpec;
 use cosched_core::metrics::{aggregate, Aggregate, JobOutcome};
 use cosched_core::policies::{self, PolicyOptions};
+use cosched_machine::MachineSpec;
+use cosched_machine::TraceSlice;
 use serde::Serialize;
 
 /// Reference policy of the solo runs.

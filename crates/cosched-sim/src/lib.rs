@@ -1,21 +1,23 @@
 //! cosched-sim: the simulated machine (`shared/design.md`, "The simulated
-//! machine"): machine and workload presets, the contention ground truth,
-//! the power model and the deterministic discrete-event engine.
+//! machine"): workload presets, the contention ground truth, the
+//! deterministic discrete-event engine and experiments over it.
+//!
+//! The machine description, machine presets, power model, trace format and
+//! configuration error come from `cosched-machine` (shared with the real
+//! runtime). Depends on `cosched-core` and `cosched-machine` only: must never
+//! import `cosched-linux` or a front end (`crates/cosched-cli/tests/layering.rs`).
 #![warn(missing_docs)]
 
 pub mod assignment;
 pub mod contention;
 pub mod engine;
-pub mod error;
 pub mod experiment;
 pub mod model;
 pub mod plan;
 pub mod presets;
 pub mod program;
 pub mod spec;
-pub mod trace;
 
-pub use engine::{run, RunOutput, SimOptions, TraceSlice};
-pub use error::ConfigError;
+pub use engine::{run, RunOutput, SimOptions};
 pub use plan::Plan;
-pub use spec::{MachineSpec, WorkloadSpec};
+pub use spec::WorkloadSpec;

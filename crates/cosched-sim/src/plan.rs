@@ -1,12 +1,13 @@
 //! A workload planned for a machine: phase models derived, instances and
 //! threads laid out, per-thread load imbalance drawn (seeded), locks numbered.
 
-use crate::error::ConfigError;
 use crate::model::{LoadedLatency, PhaseModel};
 use crate::spec::workload::{JobSpec, PhaseSpec};
-use crate::spec::{MachineSpec, WorkloadSpec};
+use crate::spec::WorkloadSpec;
 use cosched_core::ids::{Nanos, SECOND};
 use cosched_core::policy::{Demand, Resource};
+use cosched_machine::ConfigError;
+use cosched_machine::MachineSpec;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;

@@ -1,8 +1,10 @@
-//! Machine and workload presets: the TOML files under `data/`, embedded at
-//! build time, and loading by preset name or by file path.
+//! Workload presets: the TOML files under `data/workloads`, embedded at
+//! build time, and loading by preset name or by file path (machine presets
+//! are in `cosched_machine::presets`).
 
-use crate::error::ConfigError;
-use crate::spec::{MachineSpec, WorkloadSpec};
+use crate::spec::WorkloadSpec;
+use cosched_machine::presets::read_source;
+use cosched_machine::ConfigError;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/presets.rs"));
@@ -23,48 +25,14 @@ pub const SLITS_WORKLOADS: [&str; 11] = [
     "raytrace",
 ];
 
-/// Names of the machine presets.
-pub fn machine_names() -> impl Iterator<Item = &'static str> {
-    embedded::MACHINES.iter().map(|(n, _)| *n)
-}
-
 /// Names of the workload presets.
 pub fn workload_names() -> impl Iterator<Item = &'static str> {
     embedded::WORKLOADS.iter().map(|(n, _)| *n)
 }
 
-fn looks_like_path(s: &str) -> bool {
-    s.contains('/') || s.ends_with(".toml")
-}
-
-fn read(kind: &str, table: &[(&str, &str)], arg: &str) -> Result<(String, String), ConfigError> {
-    if looks_like_path(arg) {
-        return std::fs::read_to_string(arg)
-            .map(|s| (arg.to_string(), s))
-            .map_err(|e| ConfigError::new(arg, "-", format!("cannot read {kind} file: {e}")));
-    }
-    match table.iter().find(|(n, _)| *n == arg) {
-        Some((n, src)) => Ok((format!("{kind} preset `{n}`"), src.to_string())),
-        None => Err(ConfigError::new(
-            &format!("{kind} `{arg}`"),
-            "-",
-            format!(
-                "no such preset (known: {}); a file path must contain `/` or end in .toml",
-                table.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-            ),
-        )),
-    }
-}
-
-/// Load a machine by preset name or path.
-pub fn machine(arg: &str) -> Result<MachineSpec, ConfigError> {
-    let (file, src) = read("machine", embedded::MACHINES, arg)?;
-    MachineSpec::from_toml(&file, &src)
-}
-
 /// Load a workload by preset name or path, resolving `preset = "…"` jobs.
 pub fn workload(arg: &str) -> Result<WorkloadSpec, ConfigError> {
-    let (file, src) = read("workload", embedded::WORKLOADS, arg)?;
+    let (file, src) = read_source("workload", embedded::WORKLOADS, arg)?;
     workload_from_toml(&file, &src)
 }
 

@@ -3,11 +3,12 @@
 
 use cosched_core::ids::{CtxId, MILLI};
 use cosched_core::policies::{self, PolicyOptions};
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
-use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+use cosched_sim::{presets, Plan, WorkloadSpec};
 
 pub fn machine(name: &str) -> MachineSpec {
-    presets::machine(name).unwrap()
+    cosched_machine::presets::machine(name).unwrap()
 }
 
 pub fn workload(src: &str) -> WorkloadSpec {

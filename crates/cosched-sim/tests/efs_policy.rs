@@ -6,13 +6,18 @@ mod common;
 use common::*;
 use cosched_core::efs::starvation::Thresholds;
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_sim::engine::{run, RunOutput, SimOptions, TraceSlice};
+use cosched_machine::TraceSlice;
+use cosched_sim::engine::{run, RunOutput, SimOptions};
 
 fn instances(preset: &str, n: u32) -> cosched_sim::WorkloadSpec {
     workload(&format!("name = \"mix\"\ndescription = \"d\"\n[[job]]\npreset = \"{preset}\"\ninstances = {n}\n"))
 }
 
-fn traced(m: &cosched_sim::MachineSpec, w: &cosched_sim::WorkloadSpec, policy: &str) -> (RunOutput, Vec<TraceSlice>) {
+fn traced(
+    m: &cosched_machine::MachineSpec,
+    w: &cosched_sim::WorkloadSpec,
+    policy: &str,
+) -> (RunOutput, Vec<TraceSlice>) {
     let p = plan(w, m);
     let mut o = PolicyOptions::default();
     o.efs.power = Some(m.power_table());

@@ -2,7 +2,8 @@
 //! seeded byte-level mutations of every preset, load or fail with a
 //! ConfigError.
 
-use cosched_sim::{presets, MachineSpec, Plan};
+use cosched_machine::MachineSpec;
+use cosched_sim::{presets, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -16,7 +17,7 @@ fn try_machine(s: &str) {
 
 fn try_workload(s: &str) {
     if let Ok(w) = presets::workload_from_toml("fuzz.toml", s) {
-        let m = presets::machine("i5-2500").unwrap();
+        let m = cosched_machine::presets::machine("i5-2500").unwrap();
         for t in [None, Some(1), Some(7)] {
             let _ = Plan::new(&w, &m, t, 1, "fuzz.toml");
         }

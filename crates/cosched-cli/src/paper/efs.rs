@@ -5,8 +5,9 @@ use clap::Args as ClapArgs;
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::PolicyOptions;
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
-use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+use cosched_sim::{presets, Plan, WorkloadSpec};
 use rayon::prelude::*;
 
 #[derive(ClapArgs)]
@@ -96,7 +97,7 @@ fn secs(n: u64) -> f64 {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let cores = m.n_contexts() as u32;
     println!("# EFS on `{}` (simulated)\n", m.name);
     let mu = measure_mu(&m, cores)?;

@@ -28,7 +28,7 @@ pub struct Args {
 const APPS: [&str; 5] = ["ipfwd-l1", "ipfwd-mem", "packet-analyzer", "aho-corasick", "stateful"];
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
-    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let topo = m.topology();
     println!(
         "# Statistical thread assignment on `{}` (simulated; {} random assignments per application)\n",

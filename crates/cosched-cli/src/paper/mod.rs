@@ -9,8 +9,9 @@ mod slits;
 
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_core::policies::{self, PolicyOptions};
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
-use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+use cosched_sim::{presets, Plan, WorkloadSpec};
 
 #[derive(ClapArgs)]
 pub struct Args {

@@ -4,9 +4,10 @@ use super::{markdown, write_csv};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::stats::{geomean, mean_ci};
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::experiment::solo_times;
-use cosched_sim::{presets, MachineSpec, Plan, WorkloadSpec};
+use cosched_sim::{presets, Plan, WorkloadSpec};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -99,7 +100,7 @@ struct Cell {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
-    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let mut mixes = vec![];
     for k in 0..a.mixes {
         let progs = compose(k, a.mixes);

@@ -34,7 +34,7 @@ const WORKLOADS: [&str; 8] = [
 const POLICIES: [&str; 3] = ["cfs", "rda-strict", "rda-compromise"];
 
 fn go(
-    m: &cosched_sim::MachineSpec,
+    m: &cosched_machine::MachineSpec,
     w: &cosched_sim::WorkloadSpec,
     policy: &str,
     pp_cost_ns: u64,
@@ -50,7 +50,7 @@ fn go(
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
-    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     println!("# RDA on `{}` (simulated)\n", m.name);
     let cells: Vec<(usize, usize)> =
         (0..WORKLOADS.len()).flat_map(|w| (0..POLICIES.len()).map(move |p| (w, p))).collect();

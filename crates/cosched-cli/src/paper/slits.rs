@@ -8,8 +8,9 @@ use cosched_core::policies::{self, PolicyOptions, Slits, SlitsObjective, SlitsPa
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_core::slits::features;
 use cosched_core::stats::geomean;
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
-use cosched_sim::{presets, MachineSpec, Plan};
+use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 
@@ -72,7 +73,7 @@ fn pct(x: f64) -> String {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
-    let m = presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let seeds: Vec<u64> = (1..=a.seeds).collect();
     println!("# SLITS on `{}` (simulated, {} seeds per cell)\n", m.name, a.seeds);
     // Fig. 3 grid.

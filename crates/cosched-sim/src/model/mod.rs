@@ -1,13 +1,10 @@
 //! The ground-truth model of the simulated machine (policies never see it):
-//! miss-rate curves, the loaded-latency curve, the power model, and the
-//! per-phase constants derived from a workload preset on a given machine.
+//! miss-rate curves, the loaded-latency curve and the per-phase constants derived from a workload preset on a given machine.
 
 pub mod latency;
 pub mod mrc;
 pub mod phase;
-pub mod power;
 
 pub use latency::LoadedLatency;
 pub use mrc::MissRateCurve;
 pub use phase::PhaseModel;
-pub use power::PowerModel;

@@ -16,9 +16,9 @@
 
 use super::latency::LoadedLatency;
 use super::mrc::MissRateCurve;
-use crate::error::{Check, ConfigError};
-use crate::spec::machine::MachineSpec;
 use crate::spec::workload::PhaseSpec;
+use cosched_machine::error::{Check, ConfigError};
+use cosched_machine::MachineSpec;
 
 /// Largest share of the solo CPI that memory stalls may take.
 pub const MAX_MEM_FRACTION: f64 = 0.9;

@@ -6,8 +6,8 @@
 //! same file describes a 32-, 64- or 128-thread run of the same problem
 //! (strong scaling, as the SLITS study runs its workloads).
 
-use crate::error::{Check, ConfigError};
 use cosched_core::policy::{Resource, Reuse};
+use cosched_machine::error::{Check, ConfigError};
 use serde::{Deserialize, Serialize};
 
 /// Most threads a run may have (all jobs and instances together).
@@ -209,7 +209,7 @@ impl WorkloadSpec {
 
     /// Parse without validating (preset references unresolved).
     pub(crate) fn from_toml_unresolved(file: &str, src: &str) -> Result<WorkloadSpec, ConfigError> {
-        super::parse_toml(file, src)
+        cosched_machine::spec::parse_toml(file, src)
     }
 
     /// Check every field.

@@ -41,12 +41,15 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// Check helpers used by the spec validators.
-pub(crate) struct Check<'a> {
+/// Range checks used by the spec validators (machine here, workloads in the
+/// simulator): each failure is a [`ConfigError`] naming `file` and the field.
+pub struct Check<'a> {
+    /// The file (or preset) being validated.
     pub file: &'a str,
 }
 
 impl Check<'_> {
+    /// `v` must be finite and > 0.
     pub fn positive(&self, field: impl Into<String>, v: f64) -> Result<(), ConfigError> {
         if v.is_finite() && v > 0.0 {
             Ok(())
@@ -55,6 +58,7 @@ impl Check<'_> {
         }
     }
 
+    /// `v` must be finite and ≥ 0.
     pub fn non_negative(&self, field: impl Into<String>, v: f64) -> Result<(), ConfigError> {
         if v.is_finite() && v >= 0.0 {
             Ok(())
@@ -63,6 +67,7 @@ impl Check<'_> {
         }
     }
 
+    /// `v` must be finite and in `[lo, hi]`.
     pub fn within(&self, field: impl Into<String>, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
         if v.is_finite() && v >= lo && v <= hi {
             Ok(())
@@ -71,6 +76,7 @@ impl Check<'_> {
         }
     }
 
+    /// An error about `field` of this file.
     pub fn fail(&self, field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
         ConfigError::new(self.file, field, problem)
     }

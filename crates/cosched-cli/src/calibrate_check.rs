@@ -18,11 +18,12 @@
 //! Jobs that are not `cosched-bench` with `--mops` (fixed work) have no
 //! model and are listed as skipped.
 
-use crate::mix::{belongs, Mix};
 use cosched_core::policies::PolicyOptions;
+use cosched_linux::mix::{belongs, Mix};
+use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::{simulate, solo_times, RunConfig as SimRun};
-use cosched_sim::{presets, MachineSpec, Plan};
+use cosched_sim::{presets, Plan};
 use serde::Serialize;
 
 /// Instructions per `cosched-bench` operation assumed by the model.
@@ -168,7 +169,7 @@ mod tests {
 
     #[test]
     fn modelled_solo_matches_the_measured_solo() {
-        let m = presets::machine("i5-2500").unwrap();
+        let m = cosched_machine::presets::machine("i5-2500").unwrap();
         let mix = Mix::parse(
             "m.toml",
             "[[job]]\nname = \"c\"\ncmd = [\"cosched-bench\", \"pointer-chase\", \"--wss-mb\", \"16\", \"--mops\", \"2\"]\n\

@@ -2,9 +2,24 @@
 //! track per hardware context, one complete ("X") slice per stretch a thread
 //! ran there. Opens in ui.perfetto.dev and chrome://tracing.
 
-use crate::engine::TraceSlice;
-use cosched_core::Topology;
+use cosched_core::{Nanos, Topology};
 use std::io::{self, Write};
+
+/// One stretch of a thread on a context, for traces (the simulator's
+/// threads, or the real runtime's managed trees).
+#[derive(Clone, Copy, Debug)]
+pub struct TraceSlice {
+    /// Context.
+    pub ctx: u32,
+    /// Thread.
+    pub thread: u32,
+    /// Its job instance.
+    pub job: u32,
+    /// Start, ns.
+    pub start: Nanos,
+    /// End, ns.
+    pub end: Nanos,
+}
 
 /// Streams slices into a trace file.
 pub struct ChromeTrace<W: Write> {

@@ -1,9 +1,17 @@
-//! Machine presets: topology, caches, core resources, memory bus, power and
-//! costs (`shared/design.md`, "The simulated machine").
+//! The machine description both backends use: topology, caches, core
+//! resources, memory bus, power and costs (`shared/design.md`, "The simulated
+//! machine"), as written in `data/machines/*.toml`.
 
 use crate::error::{Check, ConfigError};
 use cosched_core::Topology;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+
+/// Parse TOML text into `T`, strictly (unknown fields are errors), naming
+/// `file` in errors with the line and key of the problem.
+pub fn parse_toml<T: DeserializeOwned>(file: &str, src: &str) -> Result<T, ConfigError> {
+    toml::from_str(src).map_err(|e| ConfigError::from_toml(file, src, &e))
+}
 
 /// A machine as written in `data/machines/*.toml`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -145,7 +153,7 @@ impl Default for CostSpec {
 impl MachineSpec {
     /// Parse and validate TOML text; `file` names the source in errors.
     pub fn from_toml(file: &str, src: &str) -> Result<MachineSpec, ConfigError> {
-        let m: MachineSpec = super::parse_toml(file, src)?;
+        let m: MachineSpec = parse_toml(file, src)?;
         m.validate(file)?;
         Ok(m)
     }

@@ -2,7 +2,7 @@
 //! increment per active core P1, P2, …), split into CPU-package and the rest
 //! of the system, plus DRAM background power and energy per line moved.
 
-use crate::spec::machine::PowerSpec;
+use crate::spec::PowerSpec;
 
 /// Power draw, W, by domain.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,0 +1,97 @@
+//! The workspace's layering (`shared/design.md`, "Suggested layout";
+//! `docs/design-notes.md`, note 17), checked from the crates' manifests and
+//! sources so that a change breaking it fails CI:
+//! - the two backends (`cosched-sim`, `cosched-linux`) never depend on each
+//!   other, directly or through another workspace crate, nor through
+//!   dev-dependencies;
+//! - `cosched-machine` (what both backends share) depends on the core only;
+//! - the core has no I/O and no PyO3: its dependencies are an allow-list and
+//!   its sources name no file, network, process, environment or clock API.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
+}
+
+/// Every crate under `crates/`: package name → (dependency names of every
+/// kind, manifest directory).
+fn manifests() -> BTreeMap<String, (BTreeSet<String>, PathBuf)> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(workspace_root().join("crates")).expect("crates/") {
+        let dir = entry.expect("entry").path();
+        let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else { continue };
+        let manifest: toml::Table = toml::from_str(&text).expect("manifest parses");
+        let name = manifest["package"]["name"].as_str().expect("package.name").to_string();
+        let mut deps = BTreeSet::new();
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            if let Some(t) = manifest.get(section).and_then(|v| v.as_table()) {
+                deps.extend(t.keys().cloned());
+            }
+        }
+        out.insert(name, (deps, dir));
+    }
+    out
+}
+
+/// Workspace crates `name` reaches through dependencies of any kind.
+fn reaches(all: &BTreeMap<String, (BTreeSet<String>, PathBuf)>, name: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![name.to_string()];
+    while let Some(n) = stack.pop() {
+        for d in all.get(&n).map(|(d, _)| d.clone()).unwrap_or_default() {
+            if all.contains_key(&d) && seen.insert(d.clone()) {
+                stack.push(d);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_backends_never_depend_on_each_other() {
+    let all = manifests();
+    assert!(all.contains_key("cosched-sim") && all.contains_key("cosched-linux"), "{:?}", all.keys());
+    let linux = reaches(&all, "cosched-linux");
+    assert!(!linux.contains("cosched-sim"), "cosched-linux reaches cosched-sim through {linux:?}");
+    let sim = reaches(&all, "cosched-sim");
+    assert!(!sim.contains("cosched-linux"), "cosched-sim reaches cosched-linux through {sim:?}");
+}
+
+#[test]
+fn the_shared_machine_crate_sits_on_the_core_only() {
+    let all = manifests();
+    let machine = reaches(&all, "cosched-machine");
+    assert_eq!(machine, BTreeSet::from(["cosched-core".to_string()]), "cosched-machine reaches {machine:?}");
+    for backend in ["cosched-sim", "cosched-linux"] {
+        assert!(reaches(&all, backend).contains("cosched-machine"), "{backend} should use cosched-machine");
+    }
+}
+
+#[test]
+fn the_core_has_no_io_and_no_pyo3() {
+    let all = manifests();
+    let (deps, dir) = &all["cosched-core"];
+    let allowed = ["serde", "serde_json", "rand", "rand_chacha"];
+    let extra: Vec<_> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
+    assert!(extra.is_empty(), "cosched-core gained dependencies {extra:?} (allowed: {allowed:?})");
+    let forbidden = ["std::fs", "std::net", "std::process", "std::env", "std::os", "std::io", "Instant", "SystemTime", "pyo3"];
+    let mut stack = vec![dir.join("src")];
+    let mut checked = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("src dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).expect("source");
+                for f in forbidden {
+                    assert!(!text.contains(f), "{} uses `{f}`: the core does no I/O", p.display());
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} core sources found");
+}

@@ -1,0 +1,46 @@
+//! Machine presets (the TOML files under `data/machines`, embedded at build
+//! time) and the thin loader that reads an input by preset name or by path.
+
+use crate::error::ConfigError;
+use crate::spec::MachineSpec;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/machines.rs"));
+}
+
+/// Names of the machine presets.
+pub fn machine_names() -> impl Iterator<Item = &'static str> {
+    embedded::MACHINES.iter().map(|(n, _)| *n)
+}
+
+fn looks_like_path(s: &str) -> bool {
+    s.contains('/') || s.ends_with(".toml")
+}
+
+/// Read the text of a `kind` input named `arg`: a file when `arg` looks like a
+/// path (contains `/` or ends in `.toml`), else the preset of that name in
+/// `table` (`(name, text)` pairs). Returns the name to cite in errors and the text.
+pub fn read_source(kind: &str, table: &[(&str, &str)], arg: &str) -> Result<(String, String), ConfigError> {
+    if looks_like_path(arg) {
+        return std::fs::read_to_string(arg)
+            .map(|s| (arg.to_string(), s))
+            .map_err(|e| ConfigError::new(arg, "-", format!("cannot read {kind} file: {e}")));
+    }
+    match table.iter().find(|(n, _)| *n == arg) {
+        Some((n, src)) => Ok((format!("{kind} preset `{n}`"), src.to_string())),
+        None => Err(ConfigError::new(
+            &format!("{kind} `{arg}`"),
+            "-",
+            format!(
+                "no such preset (known: {}); a file path must contain `/` or end in .toml",
+                table.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}
+
+/// Load a machine by preset name or path.
+pub fn machine(arg: &str) -> Result<MachineSpec, ConfigError> {
+    let (file, src) = read_source("machine", embedded::MACHINES, arg)?;
+    MachineSpec::from_toml(&file, &src)
+}
