@@ -1,5 +1,9 @@
 //! `cosched`: compare, run and analyse contention-aware schedulers on a
-//! simulated multicore.
+//! simulated multicore and on this Linux machine.
+//!
+//! The front end above every crate: it may import the core, the shared
+//! machine crate and both backends, and it is where the two backends meet
+//! (`calibrate_check`: the simulator's prediction against a real run).
 
 mod assign;
 mod calibrate;

@@ -76,7 +76,8 @@ fn the_core_has_no_io_and_no_pyo3() {
     let allowed = ["serde", "serde_json", "rand", "rand_chacha"];
     let extra: Vec<_> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
     assert!(extra.is_empty(), "cosched-core gained dependencies {extra:?} (allowed: {allowed:?})");
-    let forbidden = ["std::fs", "std::net", "std::process", "std::env", "std::os", "std::io", "Instant", "SystemTime", "pyo3"];
+    let forbidden =
+        ["std::fs", "std::net", "std::process", "std::env", "std::os", "std::io", "Instant", "SystemTime", "pyo3"];
     let mut stack = vec![dir.join("src")];
     let mut checked = 0;
     while let Some(d) = stack.pop() {

@@ -6,6 +6,10 @@
 //! * [`policies`]: the baselines of the SLITS paper (§5.2) and more.
 //! * [`metrics`]: STP, ANTT, unfairness and the other per-run figures.
 //! * [`stats`]: small statistics helpers (percentiles, t-intervals).
+//!
+//! No I/O (no file, network, process, environment or clock API) and no
+//! PyO3: every backend and front end sits on top of it, and
+//! `crates/cosched-cli/tests/layering.rs` keeps it that way.
 #![warn(missing_docs)]
 
 pub mod counters;

@@ -4,6 +4,11 @@
 //! trees as any policy decides, progress periods served to real programs,
 //! energy from RAPL or a power model, and the fail-safe that never leaves a
 //! process frozen, stopped or pinned).
+//!
+//! Depends on `cosched-core` and `cosched-machine` (machine description,
+//! power model, trace format) only: must never import `cosched-sim` or a
+//! front end (`crates/cosched-cli/tests/layering.rs`). Comparing the
+//! simulator with this machine lives in the CLI (`calibrate --check`).
 #![warn(missing_docs)]
 
 pub mod calibrate;

@@ -1,0 +1,298 @@
+//! The user-level scheduler (`cosched run`): launches a mix of real
+//! commands and drives any [`Policy`](cosched_core::Policy) with them, the
+//! way Perf&Fair §6.1 and EFS §4 run their policies at user level on Linux.
+//!
+//! Vocabulary mapping: a policy *thread* is one managed process tree (a mix
+//! instance); its *job* is the mix entry. `Run{thread, ctx}` pins every
+//! thread of the tree to the context's CPU and thaws it; a tree the policy
+//! does not run is frozen. The event loop wakes every `tick` to reap exits,
+//! detect blocking (no task of a running tree runnable for `block_ticks`
+//! ticks → `Blocked`; a blocked tree with a runnable task → frozen and
+//! `Runnable`), fire policy timers and sample energy; progress-period
+//! requests arrive from the [`pp`](crate::pp) server between ticks.
+//!
+//! `--policy linux` launches everything and leaves scheduling to the
+//! kernel (no freezing, no pinning): the baseline of every real comparison.
+//!
+//! * [`setup`]: the policy checked against this machine, the runtime assembled;
+//! * [`launch`]: one instance started as a managed tree;
+//! * [`decisions`]: the policy's decisions applied to process trees;
+//! * [`tick`]: reaping, exits, blocking detection, timers;
+//! * [`periods`]: progress periods of real programs;
+//! * [`view`], [`meter`], [`report`], [`signals`], [`state`];
+//! * this file: the configuration, the report types and the event loop.
+
+mod decisions;
+mod launch;
+mod meter;
+mod periods;
+mod report;
+mod setup;
+mod signals;
+mod state;
+mod tick;
+mod view;
+
+use crate::control::Method;
+use crate::mix::Mix;
+use crate::pp::{PpMsg, PpServer};
+use crate::sys;
+use cosched_core::metrics::Aggregate;
+use cosched_core::policies::PolicyOptions;
+use cosched_core::policy::Event;
+use cosched_core::slits::PairProfile;
+use cosched_core::ThreadId;
+use cosched_machine::MachineSpec;
+use report::RunRecord;
+use serde::Serialize;
+use state::{Runtime, TreeState};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The name of the kernel-scheduling baseline.
+pub const LINUX: &str = "linux";
+
+/// What to run and how.
+pub struct RunConfig {
+    /// The commands.
+    pub mix: Mix,
+    /// Policy name: [`LINUX`] or a registry name.
+    pub policy: String,
+    /// Policy options.
+    pub opts: PolicyOptions,
+    /// Sampling period of the event loop.
+    pub tick: Duration,
+    /// Ticks without a runnable task before a running tree counts as blocked.
+    pub block_ticks: u32,
+    /// Freezing method.
+    pub method: Method,
+    /// The executable to start as watchdog (`None`: no watchdog, tests of the library only).
+    pub watchdog_exe: Option<PathBuf>,
+    /// Write a Perfetto/Chrome trace here.
+    pub trace: Option<PathBuf>,
+    /// Machine preset for modelled quantities (memory bandwidth, power model).
+    pub machine: Option<MachineSpec>,
+    /// Solo turnaround per mix job (declared or measured), seconds.
+    pub solo: Vec<Option<f64>>,
+    /// Stop the run (releasing and terminating every process) after this long.
+    pub timeout: Option<Duration>,
+    /// Where each instance's stdout/stderr go (`None`: discarded).
+    pub output_dir: Option<PathBuf>,
+    /// Recorded counter rates to replay (see [`RecordedSource`](crate::counters::RecordedSource)); without
+    /// one, hardware counters are used when the machine has them.
+    pub recorded_counters: Option<PathBuf>,
+    /// A profile measured by co-run probing (`cosched probe`), offered to
+    /// policies that need counters this machine cannot give.
+    pub profile: Option<PairProfile>,
+}
+
+impl RunConfig {
+    /// Defaults for a mix and a policy: 20 ms tick, 3 ticks to block, best freezer, no watchdog.
+    pub fn new(mix: Mix, policy: &str) -> RunConfig {
+        let solo = mix.jobs.iter().map(|j| j.solo_s).collect();
+        RunConfig {
+            mix,
+            policy: policy.into(),
+            opts: PolicyOptions::default(),
+            tick: Duration::from_millis(20),
+            block_ticks: 3,
+            method: Method::detect(),
+            watchdog_exe: None,
+            trace: None,
+            machine: None,
+            solo,
+            timeout: None,
+            output_dir: None,
+            profile: None,
+            recorded_counters: None,
+        }
+    }
+}
+
+/// One instance in the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct RealJob {
+    /// Instance name.
+    pub name: String,
+    /// Turnaround (launch to the last process of its tree gone), s; measured.
+    pub turnaround_s: Option<f64>,
+    /// Solo turnaround, s (declared or measured).
+    pub solo_s: Option<f64>,
+    /// Turnaround / solo.
+    pub slowdown: Option<f64>,
+    /// CPU time of the tree's leader (and reaped children), s; measured.
+    pub cpu_s: f64,
+    /// Exit code of the leader (128 + signal when killed).
+    pub exit_code: Option<i32>,
+    /// Why it did not run, if it did not.
+    pub error: Option<String>,
+}
+
+/// The result of a real run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RealReport {
+    /// Policy.
+    pub policy: String,
+    /// Mix name.
+    pub mix: String,
+    /// How trees were frozen (or `none` under `linux`).
+    pub freezer: String,
+    /// Instances.
+    pub jobs: Vec<RealJob>,
+    /// Shared metrics (instructions and throughput are 0 without counters).
+    pub metrics: Aggregate,
+    /// Where each metric comes from: `measured`, `modelled (...)` or `unavailable (...)`.
+    pub provenance: BTreeMap<String, String>,
+    /// CPU time of the scheduler (all its threads) over the run, % of one core.
+    pub scheduler_cpu_pct: f64,
+    /// Policy events handled.
+    pub policy_events: u64,
+    /// Whether the run was cut short (timeout or signal).
+    pub interrupted: bool,
+}
+
+/// Run a mix under a policy until every tree is gone; returns the report.
+pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
+    let setup = setup::prepare_policy(&cfg)?;
+    let counters_provenance = setup.counters_provenance.clone();
+    let (mut rt, energy_provenance) = setup::start(&cfg, setup)?;
+    rt.dry_init(&cfg)?;
+    let run_tmp = std::env::temp_dir().join(format!("cosched-run-{}", std::process::id()));
+    let (tx, rx) = channel();
+    let server = PpServer::start(&run_tmp, tx).map_err(|e| format!("cannot start the progress-period server: {e}"))?;
+    let cpu0 = sys::self_cpu_s();
+    let (launched, failures) = rt.launch_all(&cfg, server.path());
+    rt.start_policy(&cfg)?;
+    let interrupted = rt.event_loop(&cfg, &rx);
+    let wall_s = rt.t0.elapsed().as_secs_f64();
+    if interrupted {
+        rt.release(true);
+    }
+    rt.close_open_slices();
+    let scheduler_cpu_s = sys::self_cpu_s() - cpu0;
+    let record =
+        RunRecord { launched, failures, wall_s, scheduler_cpu_s, interrupted, energy_provenance, counters_provenance };
+    let report = rt.report(&cfg, record)?;
+    drop(server);
+    drop(rt);
+    let _ = std::fs::remove_dir_all(&run_tmp);
+    signals::restore();
+    Ok(report)
+}
+
+impl Runtime {
+    /// Launch every instance of the mix; an instance that cannot start is
+    /// reported and the rest of the run goes on.
+    fn launch_all(&mut self, cfg: &RunConfig, socket: &std::path::Path) -> (Vec<(usize, String)>, Vec<RealJob>) {
+        let mut failures: Vec<RealJob> = vec![];
+        let mut launched: Vec<(usize, String)> = vec![];
+        for inst in cfg.mix.instances() {
+            match launch::launch(self, cfg, inst.job, &inst.name, socket) {
+                Ok(e) => launched.push((e, inst.name.clone())),
+                Err(why) => {
+                    eprintln!("warning: {}: {why}; the rest of the run goes on", inst.name);
+                    failures.push(RealJob {
+                        name: inst.name.clone(),
+                        turnaround_s: None,
+                        solo_s: cfg.solo[inst.job],
+                        slowdown: None,
+                        cpu_s: 0.0,
+                        exit_code: None,
+                        error: Some(why),
+                    });
+                }
+            }
+        }
+        (launched, failures)
+    }
+
+    /// Start the policy on the launched trees: `init`, every tree frozen,
+    /// then `Arrived` for each (and its declared progress period). A late
+    /// `init` failure terminates what was launched.
+    fn start_policy(&mut self, cfg: &RunConfig) -> Result<(), String> {
+        let Some(mut p) = self.policy.take() else { return Ok(()) };
+        let started = p.init(&self.view());
+        self.policy = Some(p);
+        if let Err(e) = started {
+            let msg = format!("{}: {e}", self.policy_name);
+            self.release(true);
+            return Err(msg);
+        }
+        for e in 0..self.instances.len() {
+            self.control.freeze(&mut self.instances[e].tree);
+        }
+        for e in 0..self.instances.len() {
+            let job = self.job_of[e];
+            self.dispatch(Event::Arrived { thread: ThreadId(e as u32), job });
+            if let Some(prof) = &cfg.mix.jobs[self.instances[e].mix_job].profile {
+                if self.pp_needed {
+                    let id = self.new_period(e, None, prof.demand(), None);
+                    self.begin_period(e, id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Serve progress-period requests and tick until every tree is gone;
+    /// returns whether the run was cut short (timeout or signal).
+    fn event_loop(&mut self, cfg: &RunConfig, rx: &Receiver<PpMsg>) -> bool {
+        let deadline = cfg.timeout.map(|t| self.t0 + t);
+        let mut next_tick = Instant::now() + cfg.tick;
+        while self.instances.iter().any(|e| e.state != TreeState::Done) {
+            if signals::stop_requested() || deadline.is_some_and(|d| Instant::now() >= d) {
+                return true;
+            }
+            let wait = self.next_wake(next_tick.saturating_duration_since(Instant::now()));
+            match rx.recv_timeout(wait) {
+                Ok(msg) => {
+                    self.on_pp(msg);
+                    while let Ok(m) = rx.try_recv() {
+                        self.on_pp(m);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {}
+            }
+            if Instant::now() >= next_tick || self.timers.values().any(|&t| t <= self.now()) {
+                self.tick();
+                next_tick = Instant::now() + cfg.tick;
+            }
+        }
+        false
+    }
+
+    /// Close every trace slice still open.
+    fn close_open_slices(&mut self) {
+        for e in 0..self.instances.len() {
+            if self.instances[e].slice.is_some() {
+                self.close_slice(e);
+            }
+        }
+    }
+}
+
+/// Solo turnaround of each job of `mix` (one instance alone, under `linux`),
+/// `None` where the run failed; `config` builds each run's configuration.
+pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> Result<Vec<Option<f64>>, String> {
+    let mut out = vec![];
+    for j in 0..mix.jobs.len() {
+        eprintln!("solo: {} …", mix.jobs[j].name);
+        let r = run(config(mix.only(&[j]), LINUX))?;
+        if let Some(e) = &r.jobs[0].error {
+            eprintln!("warning: solo run of {}: {e}", mix.jobs[j].name);
+        }
+        out.push(r.jobs[0].turnaround_s);
+    }
+    Ok(out)
+}
+
+impl RealReport {
+    /// Mean slowdown of the instances of mix job `job`, when measured.
+    pub fn mean_slowdown(&self, job: &str) -> Option<f64> {
+        let s: Vec<f64> =
+            self.jobs.iter().filter(|x| crate::mix::belongs(&x.name, job)).filter_map(|x| x.slowdown).collect();
+        (!s.is_empty()).then(|| s.iter().sum::<f64>() / s.len() as f64)
+    }
+}

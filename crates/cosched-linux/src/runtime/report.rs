@@ -1,0 +1,120 @@
+//! The report of a real run: each instance's turnaround, slowdown, CPU time
+//! and exit, the shared metrics, and where each metric comes from
+//! (measured, modelled or unavailable, and why).
+
+use super::state::Runtime;
+use super::{RealJob, RealReport, RunConfig};
+use crate::sys;
+use cosched_core::metrics::{aggregate, JobOutcome};
+use std::collections::BTreeMap;
+
+/// What the event loop leaves for the report.
+pub(super) struct RunRecord {
+    /// Launched instances (index, name), in launch order.
+    pub(super) launched: Vec<(usize, String)>,
+    /// Instances that could not be launched.
+    pub(super) failures: Vec<RealJob>,
+    /// Wall time of the run, s.
+    pub(super) wall_s: f64,
+    /// CPU time of the scheduler over the run, s.
+    pub(super) scheduler_cpu_s: f64,
+    pub(super) interrupted: bool,
+    /// Provenance of the energy figures.
+    pub(super) energy_provenance: String,
+    /// Provenance of the policy's counters, when it needs counters.
+    pub(super) counters_provenance: Option<String>,
+}
+
+impl Runtime {
+    /// One report row per launched instance.
+    fn job_rows(&self, cfg: &RunConfig, launched: &[(usize, String)]) -> Vec<RealJob> {
+        launched
+            .iter()
+            .map(|(e, name)| {
+                let inst = &self.instances[*e];
+                let turnaround = inst.end.map(|t| t.duration_since(inst.start).as_secs_f64());
+                let solo = cfg.solo[inst.mix_job];
+                RealJob {
+                    name: name.clone(),
+                    turnaround_s: turnaround,
+                    solo_s: solo,
+                    slowdown: turnaround.zip(solo).map(|(t, s)| t / s),
+                    cpu_s: inst.cpu_s,
+                    exit_code: inst.exit_code,
+                    error: None,
+                }
+            })
+            .collect()
+    }
+
+    /// Where each metric comes from.
+    fn provenance(&self, cfg: &RunConfig, rec: RunRecord) -> BTreeMap<String, String> {
+        let mut provenance = BTreeMap::new();
+        provenance.insert(
+            "turnaround, makespan".into(),
+            "measured (wall clock, launch to last process of the tree gone)".into(),
+        );
+        provenance.insert(
+            "slowdown, unfairness, stp, antt".into(),
+            if cfg.solo.iter().all(Option::is_some) {
+                "measured turnaround over solo turnaround (solo measured with --solo, or declared solo_s)".into()
+            } else {
+                "unavailable (solo turnaround neither measured (--solo) nor declared (solo_s) for every job)".into()
+            },
+        );
+        provenance.insert("energy".into(), rec.energy_provenance);
+        provenance
+            .insert("instructions, throughput".into(), "unavailable (the runtime reads no instruction counter)".into());
+        if let Some(src) = rec.counters_provenance {
+            let mux = self.counters.as_ref().map(|c| c.borrow().multiplexed()).unwrap_or(0);
+            let text = if mux > 0 { format!("{src}; {mux} readings multiplexed (scaled)") } else { src };
+            provenance.insert("policy counters".into(), text);
+        }
+        provenance
+    }
+
+    /// Sum up the run (the trace is finished here too).
+    pub(super) fn report(&mut self, cfg: &RunConfig, mut rec: RunRecord) -> Result<RealReport, String> {
+        let mut jobs = self.job_rows(cfg, &rec.launched);
+        for j in &jobs {
+            if let Some(code) = j.exit_code.filter(|&c| c != 0) {
+                eprintln!("warning: {} exited with status {code}", j.name);
+            }
+        }
+        jobs.append(&mut rec.failures);
+        let outcomes: Vec<JobOutcome> = jobs
+            .iter()
+            .filter_map(|j| {
+                Some(JobOutcome {
+                    name: j.name.clone(),
+                    threads: 1,
+                    arrival_s: 0.0,
+                    turnaround_s: j.turnaround_s?,
+                    solo_s: j.solo_s,
+                    slowdown: j.slowdown,
+                    instructions: 0.0,
+                })
+            })
+            .collect();
+        let makespan = outcomes.iter().map(|o| o.turnaround_s).fold(0.0, f64::max);
+        self.sample_energy(sys::cpu_jiffies());
+        let energy = self.energy().unwrap_or_default();
+        let metrics = aggregate(&outcomes, makespan, energy);
+        if let Some(tr) = self.trace.take() {
+            tr.finish().map_err(|e| format!("trace: {e}"))?;
+        }
+        let linux = self.policy.is_none();
+        let (wall, sched_cpu, interrupted) = (rec.wall_s, rec.scheduler_cpu_s, rec.interrupted);
+        Ok(RealReport {
+            policy: cfg.policy.clone(),
+            mix: cfg.mix.name.clone().unwrap_or_else(|| "mix".into()),
+            freezer: if linux { "none (kernel scheduling)".into() } else { self.control.method.label().into() },
+            jobs,
+            metrics,
+            provenance: self.provenance(cfg, rec),
+            scheduler_cpu_pct: if wall > 0.0 { 100.0 * sched_cpu / wall } else { 0.0 },
+            policy_events: self.events,
+            interrupted,
+        })
+    }
+}

@@ -1,0 +1,179 @@
+//! Before anything is launched: the policy built and checked against what
+//! this machine can give it (no oracle; counters from the PMU, a recorded
+//! stream or a probed profile, else a refusal naming the way out), and the
+//! runtime assembled — freezer, watchdog, signal handlers, energy meter, trace.
+
+use super::meter::Meter;
+use super::signals;
+use super::state::Runtime;
+use super::view::RuntimeView;
+use super::{RunConfig, LINUX};
+use crate::control::{Control, Method};
+use crate::counters::{CounterSource, PerfSource, RecordedSource};
+use crate::host::Host;
+use crate::sys;
+use crate::watchdog::Watchdog;
+use cosched_core::policies;
+use cosched_core::policy::Policy;
+use cosched_core::JobId;
+use cosched_machine::ChromeTrace;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::BufWriter;
+use std::time::Instant;
+
+/// The policy with what feeds it.
+pub(super) struct PolicySetup {
+    /// `None` under `linux`.
+    pub(super) policy: Option<Box<dyn Policy>>,
+    pub(super) counters: Option<Box<dyn CounterSource>>,
+    /// Provenance of the policy's counters, when it needs counters.
+    pub(super) counters_provenance: Option<String>,
+}
+
+/// Where the counters come from: a recorded stream when given, else the
+/// PMU through perf when this machine has one (never under `linux`).
+fn counter_source(cfg: &RunConfig, linux: bool) -> Result<Option<Box<dyn CounterSource>>, String> {
+    Ok(match &cfg.recorded_counters {
+        Some(p) => {
+            let src = RecordedSource::load(p)?;
+            src.covers(&cfg.mix.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>())?;
+            Some(Box::new(src))
+        }
+        None if !linux && PerfSource::available().is_ok() => Some(Box::new(PerfSource::default())),
+        None => None,
+    })
+}
+
+/// A policy that needs counters this machine lacks runs on a probed
+/// profile when it can use one; returns the provenance line, or the refusal.
+fn fall_back_to_profile(cfg: &RunConfig, policy: &mut dyn Policy) -> Result<String, String> {
+    let names: Vec<String> = cfg.mix.jobs.iter().map(|j| j.name.clone()).collect();
+    let profile =
+        cfg.profile.as_ref().map(|pr| pr.reorder(&names)).transpose().map_err(|e| format!("--profile: {e}"))?;
+    match profile {
+        Some(pr) if policy.use_profile(&pr) => Ok(format!(
+            "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
+            pr.observed.len(),
+            100.0 * pr.density()
+        )),
+        _ => Err(format!(
+            "policy `{}` needs per-thread hardware counters, which this runtime reads only through perf_event_open; \
+             this machine has none ({}); see `cosched doctor`{}",
+            cfg.policy,
+            match crate::probe::live_pmu() {
+                crate::PmuStatus::Available => "the runtime's counter source is not wired for it yet".to_string(),
+                crate::PmuStatus::Unavailable(e) => format!("perf_event_open: {e}"),
+            },
+            if cfg.profile.is_some() {
+                "; this policy cannot use a probed profile instead"
+            } else {
+                "; slits-* can run on a profile from `cosched probe` (--profile)"
+            }
+        )),
+    }
+}
+
+/// Build the policy and check this machine can feed it.
+pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, String> {
+    let linux = cfg.policy == LINUX;
+    let mut policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
+    let counters = counter_source(cfg, linux)?;
+    let mut counters_provenance = None;
+    if let Some(p) = policy.as_mut() {
+        let needs = p.needs();
+        if needs.oracle {
+            return Err(format!("policy `{}` reads ground truth, which only the simulator has", cfg.policy));
+        }
+        if needs.counters {
+            counters_provenance = Some(match &counters {
+                Some(c) => c.label(),
+                None => fall_back_to_profile(cfg, p.as_mut())?,
+            });
+        }
+    }
+    Ok(PolicySetup { policy, counters, counters_provenance })
+}
+
+/// Start the watchdog and tell it how to release what this run controls.
+fn spawn_watchdog(exe: &std::path::Path, control: &Control) -> Result<Watchdog, String> {
+    let mut w = Watchdog::spawn(exe).map_err(|e| format!("cannot start the watchdog: {e}"))?;
+    let restore: Vec<String> = control.restore.iter().map(u32::to_string).collect();
+    w.tell(&format!("method {}", control.method.encode())).map_err(|e| format!("watchdog: {e}"))?;
+    if let Some(d) = control.dir() {
+        w.tell(&format!("dir {}", d.display())).map_err(|e| format!("watchdog: {e}"))?;
+    }
+    w.tell(&format!("restore {}", restore.join(","))).map_err(|e| format!("watchdog: {e}"))?;
+    Ok(w)
+}
+
+/// Open the trace file, one named track per CPU of this host.
+fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWriter<std::fs::File>>>, String> {
+    let Some(p) = &cfg.trace else { return Ok(None) };
+    let f = std::fs::File::create(p).map_err(|e| format!("{}: cannot write trace: {e}", p.display()))?;
+    let names = cfg.mix.instances().into_iter().map(|i| i.name).collect();
+    ChromeTrace::new(BufWriter::new(f), &host.topology, names).map(Some).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Assemble the runtime: freezer, watchdog, subreaper, signal handlers,
+/// energy meter (with its provenance line) and trace; nothing launched yet.
+pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, String), String> {
+    let linux = setup.policy.is_none();
+    let pp_needed = setup.policy.as_ref().is_some_and(|p| p.needs().progress_periods);
+    let host = Host::live();
+    let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() })
+        .map_err(|e| format!("cannot set up {}: {e}", cfg.method.label()))?;
+    let watchdog = cfg.watchdog_exe.as_deref().map(|exe| spawn_watchdog(exe, &control)).transpose()?;
+    sys::become_subreaper();
+    signals::install();
+    let (meter, energy_provenance) = Meter::open(cfg.machine.as_ref(), &host);
+    let trace = open_trace(cfg, &host)?;
+    let n_ctx = host.topology.n_contexts();
+    let llc = cfg.machine.as_ref().map(|m| m.cache.llc_mb * 1024.0 * 1024.0).or(host.llc_bytes);
+    let rt = Runtime {
+        policy_name: cfg.policy.clone(),
+        host,
+        control,
+        watchdog,
+        policy: setup.policy,
+        pp_needed,
+        instances: vec![],
+        job_of: vec![],
+        running: vec![None; n_ctx],
+        leader_of: BTreeMap::new(),
+        periods: BTreeMap::new(),
+        next_period: 1,
+        timers: BTreeMap::new(),
+        queue: VecDeque::new(),
+        out: vec![],
+        t0: Instant::now(),
+        bus: cfg.machine.as_ref().map(|m| m.bus_lines_per_s()),
+        meter,
+        jiffies: sys::cpu_jiffies(),
+        last_sample: Instant::now(),
+        trace,
+        events: 0,
+        ticks: 0,
+        block_ticks: cfg.block_ticks.max(1),
+        counters: setup.counters.map(RefCell::new),
+        leaders: vec![],
+        hz: sys::clock_ticks(),
+        llc,
+    };
+    Ok((rt, energy_provenance))
+}
+
+impl Runtime {
+    /// Check the policy can start on this machine before launching anything:
+    /// a dry `init` on the planned instances (a refusal must not leave
+    /// launched processes behind).
+    pub(super) fn dry_init(&self, cfg: &RunConfig) -> Result<(), String> {
+        if self.policy.is_none() {
+            return Ok(());
+        }
+        let planned: Vec<JobId> = cfg.mix.instances().iter().map(|i| JobId(i.job as u32)).collect();
+        let leaders = vec![0; planned.len()];
+        let view = RuntimeView { job_of: &planned, leaders: &leaders, counters: None, ..self.view() };
+        policies::make(&cfg.policy, &cfg.opts)?.init(&view).map_err(|e| format!("{}: {e}", cfg.policy))
+    }
+}

@@ -1,0 +1,159 @@
+//! The running scheduler's state: the managed instances (one process tree
+//! each), what runs on which context, the progress periods in flight, the
+//! policy's timers, the energy meter and the trace. Dropping a [`Runtime`]
+//! releases every managed process (thawed, unpinned, cgroups removed).
+
+use super::meter::Meter;
+use crate::control::{Control, Tree};
+use crate::counters::CounterSource;
+use crate::host::Host;
+use crate::sys;
+use crate::watchdog::Watchdog;
+use cosched_core::policy::{Decision, Demand, Event, Policy};
+use cosched_core::{JobId, Nanos, ThreadId};
+use cosched_machine::ChromeTrace;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::BufWriter;
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+/// Where a tree is in its life, as the runtime applies the policy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum TreeState {
+    /// Runnable, frozen, not on a context.
+    Queued,
+    /// Thawed and pinned to a context.
+    Running(cosched_core::CtxId),
+    /// Thawed, sleeping, not on a context.
+    Blocked,
+    /// Frozen, waiting for admission of a progress period.
+    PeriodWait,
+    /// Finished.
+    Done,
+}
+
+/// One launched instance of a mix job: a managed process tree, which the
+/// policy sees as one thread.
+pub(super) struct Instance {
+    /// Index of its job in the mix.
+    pub(super) mix_job: usize,
+    pub(super) tree: Tree,
+    /// Launch time.
+    pub(super) start: Instant,
+    /// When the last process of its tree was gone.
+    pub(super) end: Option<Instant>,
+    pub(super) state: TreeState,
+    pub(super) exit_code: Option<i32>,
+    /// Consecutive ticks with no runnable task while on a context.
+    pub(super) idle_ticks: u32,
+    /// The tree is gone but the policy has it off-context: `Exited` on its next `Run`.
+    pub(super) exit_pending: bool,
+    /// A `pp_begin` (declared profile or early request) to deliver at its next `Run`.
+    pub(super) begin_pending: Option<u64>,
+    /// CPU time of the leader and the children it reaped (from `wait4`), s.
+    pub(super) cpu_s: f64,
+    /// The leader thread's time on a CPU at the last tick, ns (`schedstat`).
+    pub(super) run_ns: u64,
+    /// The open trace slice: context and start.
+    pub(super) slice: Option<(u32, Nanos)>,
+}
+
+/// A progress period requested by a real program (or declared in the mix).
+pub(super) struct PeriodRecord {
+    /// The instance it belongs to.
+    pub(super) instance: usize,
+    /// The pp-server connection that asked for it (`None`: declared in the mix).
+    pub(super) conn: Option<u64>,
+    pub(super) demand: Demand,
+    pub(super) admitted: bool,
+    /// Where to send `OK` once admitted.
+    pub(super) reply: Option<Sender<String>>,
+    /// Its client went away before admission: end it as soon as it is admitted.
+    pub(super) cancelled: bool,
+}
+
+/// The running scheduler. Dropping it releases every managed process.
+pub(super) struct Runtime {
+    pub(super) policy_name: String,
+    pub(super) host: Host,
+    pub(super) control: Control,
+    pub(super) watchdog: Option<Watchdog>,
+    /// `None` under `linux` (the kernel schedules).
+    pub(super) policy: Option<Box<dyn Policy>>,
+    /// The policy admits progress periods (else they are admitted at once).
+    pub(super) pp_needed: bool,
+    pub(super) instances: Vec<Instance>,
+    /// Mix job of each instance, as the policy sees it.
+    pub(super) job_of: Vec<JobId>,
+    /// Instance on each context.
+    pub(super) running: Vec<Option<ThreadId>>,
+    /// Instance of each tree leader pid.
+    pub(super) leader_of: BTreeMap<i32, usize>,
+    pub(super) periods: BTreeMap<u64, PeriodRecord>,
+    pub(super) next_period: u64,
+    /// The policy's timers: key → due time.
+    pub(super) timers: BTreeMap<u32, Nanos>,
+    /// Events still to deliver to the policy.
+    pub(super) queue: VecDeque<Event>,
+    /// Reused buffer for the policy's decisions.
+    pub(super) out: Vec<Decision>,
+    /// Start of the run (time 0 of the policy's clock).
+    pub(super) t0: Instant,
+    /// Memory-bus peak from the machine preset, lines/s.
+    pub(super) bus: Option<f64>,
+    pub(super) meter: Meter,
+    /// Per-CPU (busy, total) jiffies at the last energy sample.
+    pub(super) jiffies: Vec<(u64, u64)>,
+    pub(super) last_sample: Instant,
+    pub(super) trace: Option<ChromeTrace<BufWriter<std::fs::File>>>,
+    /// Policy events delivered.
+    pub(super) events: u64,
+    pub(super) ticks: u64,
+    pub(super) block_ticks: u32,
+    pub(super) counters: Option<RefCell<Box<dyn CounterSource>>>,
+    /// Leader pid of each instance.
+    pub(super) leaders: Vec<i32>,
+    /// Clock ticks per second (`/proc` CPU times).
+    pub(super) hz: f64,
+    /// LLC capacity policies see: the preset's (calibrated: effective) when
+    /// one is given, else what sysfs reports.
+    pub(super) llc: Option<f64>,
+}
+
+/// Nanoseconds from `t0` to `t`.
+pub(super) fn ns_since(t0: Instant, t: Instant) -> Nanos {
+    t.saturating_duration_since(t0).as_nanos() as Nanos
+}
+
+impl Runtime {
+    /// Now on the policy's clock.
+    pub(super) fn now(&self) -> Nanos {
+        ns_since(self.t0, Instant::now())
+    }
+
+    /// Release every tree (thaw, unpin, cgroups removed); with `terminate`
+    /// also send them SIGTERM.
+    pub(super) fn release(&mut self, terminate: bool) {
+        for e in 0..self.instances.len() {
+            let members = self.control.members(&mut self.instances[e].tree);
+            self.control.release(&mut self.instances[e].tree);
+            if terminate {
+                for p in members {
+                    sys::signal(p, libc::SIGTERM);
+                }
+            }
+        }
+        let leaders: Vec<i32> = self.leader_of.keys().copied().collect();
+        crate::control::release_all(&self.control.method, self.control.dir(), &leaders, &self.control.restore);
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.release(false);
+        if let Some(w) = self.watchdog.take() {
+            w.finish();
+        }
+    }
+}

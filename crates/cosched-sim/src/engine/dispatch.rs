@@ -1,0 +1,245 @@
+//! Dispatch and preemption: putting a thread on a context and taking it
+//! off, with their costs (context switch, refills of private caches and of
+//! the LLC data evicted while it was away, migrations), the co-run pair set
+//! of SLITS Fig. 1, trace slices, and the policy's decisions applied.
+
+use super::state::{Engine, Scheduled, StepOutcome, ThreadStatus};
+use cosched_core::policy::Decision;
+use cosched_core::Counters;
+use cosched_machine::TraceSlice;
+
+/// The costs of putting a thread on a context.
+struct StartCosts {
+    /// Stall owed: context switch plus refills, s.
+    debt_s: f64,
+    /// Lines refilled into the private caches.
+    private_refill_lines: f64,
+    /// Lines of private LLC data refilled from memory.
+    llc_refill_lines: f64,
+    /// Private LLC data that survived its absence, MiB.
+    survived_mb: f64,
+    /// Stall of the LLC refill, s.
+    llc_refill_debt_s: f64,
+}
+
+impl Engine<'_, '_> {
+    pub(super) fn mark(&mut self, pairs_thread: u32) {
+        if self.pairs_n == 0 {
+            return;
+        }
+        let n = self.pairs_n;
+        for c in 0..self.ctx_thread.len() {
+            if let Some(u) = self.ctx_thread[c] {
+                if u != pairs_thread {
+                    for (a, b) in [(pairs_thread as usize, u as usize), (u as usize, pairs_thread as usize)] {
+                        let bit = a * n + b;
+                        self.pairs[bit / 64] |= 1 << (bit % 64);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Put runnable thread `t` on context `c` (which must be free).
+    pub(super) fn start(&mut self, t: u32, c: u32) {
+        let s = self.socket_of(c);
+        self.settle_socket(s);
+        let info = self.topo.contexts[c as usize];
+        let (core, llc) = (info.core, info.llc);
+        let cost = self.start_costs(t, c, s);
+        self.charge_refill(t, s, llc, &cost);
+        let now = self.now;
+        let th = &mut self.threads[t as usize];
+        th.debt_s = cost.debt_s + std::mem::take(&mut th.extra_debt_s);
+        th.refill_from_mb = cost.survived_mb;
+        th.refill_debt_s = cost.llc_refill_debt_s;
+        th.occupancy_mb = cost.survived_mb + (th.occupancy_mb - th.left_occupancy_mb).max(0.0);
+        th.status = ThreadStatus::Running(c);
+        th.settled_at = now;
+        th.last_core = Some(core);
+        th.last_llc = Some(llc);
+        self.ctx_thread[c as usize] = Some(t);
+        self.ctx_last[c as usize] = Some(t);
+        self.ctx_since[c as usize] = now;
+        self.core_last[core as usize] = Some(t);
+        if self.core_busy[core as usize] == 0 {
+            self.n_active_cores += 1;
+        }
+        self.core_busy[core as usize] += 1;
+        self.socket_runners[s].push(t);
+        self.socket_dirty[s] = true;
+        self.mark(t);
+    }
+
+    /// What starting thread `t` on context `c` (socket `s`) costs: a context
+    /// switch, refills of the private caches when it changed core or another
+    /// thread ran there, and the LLC refill of its private data evicted while
+    /// it was away; counts switches and migrations.
+    fn start_costs(&mut self, t: u32, c: u32, s: usize) -> StartCosts {
+        let info = self.topo.contexts[c as usize];
+        let (core, llc) = (info.core, info.llc);
+        let mut debt = 0.0;
+        if self.ctx_last[c as usize] != Some(t) {
+            debt += self.machine.costs.context_switch_us * 1e-6;
+            self.switches += 1;
+        }
+        let model = &self.plan.models[self.threads[t as usize].model as usize];
+        let (mlp, footprint) = (model.mlp, model.private_mb + model.shared_mb);
+        // Only data that would have hit must be refilled: what a cache held of a
+        // stream far larger than itself would have been evicted unused anyway.
+        let l2_hit = if model.l2_apki > 0.0 { (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0) } else { 0.0 };
+        let llc_hit = if model.mrc.apki > 0.0 {
+            (1.0 - model.mrc.mpki(self.threads[t as usize].occupancy_mb) / model.mrc.apki).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let th = &self.threads[t as usize];
+        let mut refill_l1 = 0.0;
+        if th.last_core != Some(core) || self.core_last[core as usize] != Some(t) {
+            let private_kb =
+                if self.machine.cache.l2_kb > 0.0 { self.machine.cache.l2_kb } else { self.machine.cache.l1d_kb };
+            refill_l1 = (footprint * 1024.0).min(private_kb) * 1024.0 / 64.0 * l2_hit;
+            debt += refill_l1 * self.machine.cache.llc_hit_cycles / (mlp * self.f_hz);
+            if th.last_core.is_some_and(|k| k != core) {
+                self.migrations += 1;
+            }
+        }
+        // LLC refill of the thread's private data evicted while it was away
+        // (random replacement: a line survives N insertions into a C-line cache
+        // with probability exp(-N/C)). Shared data is kept warm by the job's
+        // other threads and is not charged here.
+        let mut survived = 0.0;
+        let mut refill_llc = 0.0;
+        let mut refill_debt = 0.0;
+        if let Some(prev) = th.last_llc {
+            let survive = if prev == llc {
+                let lines_cap = self.machine.cache.llc_mb * 1024.0 * 1024.0 / 64.0;
+                (-(self.llc_insertions[llc as usize] - th.left_insertions) / lines_cap).exp()
+            } else {
+                0.0
+            };
+            survived = th.left_occupancy_mb * survive;
+            refill_llc = (th.left_occupancy_mb - survived) * 1024.0 * 1024.0 / 64.0 * llc_hit;
+            refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
+            debt += refill_debt;
+        }
+        StartCosts {
+            debt_s: debt,
+            private_refill_lines: refill_l1,
+            llc_refill_lines: refill_llc,
+            survived_mb: survived,
+            llc_refill_debt_s: refill_debt,
+        }
+    }
+
+    /// Count the refills of a start: LLC insertions, memory reads and DRAM
+    /// energy, in the thread's and the socket's counters.
+    fn charge_refill(&mut self, t: u32, s: usize, llc: u32, cost: &StartCosts) {
+        let refill_llc = cost.llc_refill_lines;
+        let refill = Counters {
+            llc_misses: refill_llc,
+            mem_reads: refill_llc,
+            l1_misses: cost.private_refill_lines,
+            ..Default::default()
+        };
+        self.llc_insertions[llc as usize] += refill_llc;
+        self.socket_counters[s].add(&refill);
+        self.energy.dram += refill_llc * self.machine.power.dram_nj_per_line * 1e-9;
+        self.energy.system += refill_llc * self.machine.power.dram_nj_per_line * 1e-9;
+        self.threads[t as usize].counters.add(&refill);
+    }
+
+    /// Take running thread `t` off its context; `to` is its new status.
+    pub(super) fn stop(&mut self, t: u32, to: ThreadStatus) -> u32 {
+        let ThreadStatus::Running(c) = self.threads[t as usize].status else {
+            unreachable!("stop of a thread not running")
+        };
+        let s = self.socket_of(c);
+        self.settle_socket(s);
+        let info = self.topo.contexts[c as usize];
+        let th = &mut self.threads[t as usize];
+        // Private LLC data it leaves behind: all of its share, or, if it was
+        // preempted while still refilling, what it had refilled so far.
+        th.left_occupancy_mb = if th.debt_s > 0.0 && th.refill_debt_s > 0.0 {
+            let done = (1.0 - th.debt_s / th.refill_debt_s).clamp(0.0, 1.0);
+            th.refill_from_mb + (th.private_mb - th.refill_from_mb).max(0.0) * done
+        } else {
+            th.private_mb
+        };
+        th.left_insertions = self.llc_insertions[info.llc as usize];
+        th.status = to;
+        th.generation += 1;
+        self.ctx_thread[c as usize] = None;
+        self.core_busy[info.core as usize] -= 1;
+        if self.core_busy[info.core as usize] == 0 {
+            self.n_active_cores -= 1;
+        }
+        let r = &mut self.socket_runners[s];
+        let pos = r.iter().position(|&x| x == t).expect("runner listed");
+        r.swap_remove(pos);
+        self.socket_dirty[s] = true;
+        if let Some(tr) = self.trace.as_mut() {
+            let job = self.threads[t as usize].job;
+            tr(TraceSlice { ctx: c, thread: t, job, start: self.ctx_since[c as usize], end: self.now });
+        }
+        c
+    }
+
+    pub(super) fn apply(&mut self, d: Decision, policy: &str) -> Result<(), String> {
+        match d {
+            Decision::Run { thread, ctx } => {
+                let (t, c) = (thread.0, ctx.0);
+                if c as usize >= self.ctx_thread.len() || t as usize >= self.threads.len() {
+                    return Err(format!("policy `{policy}` named thread {t} / context {c}, which do not exist"));
+                }
+                match self.threads[t as usize].status {
+                    ThreadStatus::Running(c2) if c2 == c => return Ok(()),
+                    ThreadStatus::Running(_) => {
+                        self.stop(t, ThreadStatus::Runnable);
+                    }
+                    ThreadStatus::Runnable => {}
+                    s => return Err(format!("policy `{policy}` ran thread {t}, which is not runnable ({s:?})")),
+                }
+                if let Some(u) = self.ctx_thread[c as usize] {
+                    self.stop(u, ThreadStatus::Runnable);
+                }
+                self.start(t, c);
+            }
+            Decision::Preempt { ctx } => {
+                if let Some(u) = self.ctx_thread.get(ctx.idx()).copied().flatten() {
+                    self.stop(u, ThreadStatus::Runnable);
+                }
+            }
+            Decision::Idle { .. } => {}
+            Decision::Timer { key, at } => {
+                let k = key as usize;
+                if self.timer_generation.len() <= k {
+                    self.timer_generation.resize(k + 1, 0);
+                }
+                self.timer_generation[k] += 1;
+                if let Some(at) = at {
+                    let g = self.timer_generation[k];
+                    self.push(at.max(self.now), Scheduled::Timer(key, g));
+                }
+            }
+            Decision::Admit { period } => {
+                let Some(t) = self
+                    .threads
+                    .iter()
+                    .position(|th| th.status == ThreadStatus::WaitPeriod && th.period == Some(period))
+                else {
+                    return Err(format!("policy `{policy}` admitted period {}, which is not waiting", period.0));
+                };
+                let mut wakes = vec![];
+                match self.advance(t as u32, &mut wakes) {
+                    StepOutcome::Continue => self.threads[t].status = ThreadStatus::Runnable,
+                    _ => return Err(format!("period {} admitted but its thread cannot compute", period.0)),
+                }
+                for w in wakes {
+                    self.resume(w);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,200 @@
+//! The discrete-event engine (`shared/design.md`, "Engine"): one priority
+//! queue of timed events, one seeded RNG, rates constant between events.
+//! Whenever the set of threads running on a socket changes, the socket is
+//! settled (counters and progress advanced to now) and its contention
+//! re-solved; the next phase end of each of its threads is then exact.
+//!
+//! * [`state`]: the engine's state and the records of threads and jobs;
+//! * [`progress`]: thread progress, program steps and the contention re-solve;
+//! * [`dispatch`]: starting and stopping threads on contexts, their costs,
+//!   and the policy's decisions applied;
+//! * [`view`]: the [`MachineView`](cosched_core::MachineView) offered to the policy;
+//! * this file: the event loop.
+
+mod dispatch;
+mod progress;
+mod state;
+mod timing;
+mod view;
+
+use cosched_core::ids::{Nanos, SECOND};
+use cosched_core::policy::{Energy, Event, Policy};
+use cosched_core::Counters;
+use cosched_machine::{MachineSpec, TraceSlice};
+use state::{Engine, Scheduled, ThreadStatus};
+use std::cmp::Reverse;
+use std::time::Instant;
+
+use crate::plan::Plan;
+
+/// Engine options.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Seed of the engine's RNG (counter noise).
+    pub seed: u64,
+    /// Relative standard deviation of multiplicative noise on counter increments.
+    pub counter_noise: f64,
+    /// Measure the policy's decision time (wall clock: results then differ run to run).
+    pub timing: bool,
+    /// Abort when simulated time passes this many seconds.
+    pub max_time_s: f64,
+    /// Cost of each `pp_begin` / `pp_end` call, charged to the calling thread (RDA Fig. 11).
+    pub pp_cost_ns: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0, pp_cost_ns: 0 }
+    }
+}
+
+/// What one run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// Time the last job finished.
+    pub makespan: Nanos,
+    /// Finish time of each job instance.
+    pub job_finish: Vec<Nanos>,
+    /// Instructions retired, all threads.
+    pub totals: Counters,
+    /// Energy, joules.
+    pub energy: Energy,
+    /// Dispatches of a different thread onto a context.
+    pub context_switches: u64,
+    /// Dispatches onto a different core than the thread last ran on.
+    pub migrations: u64,
+    /// Events delivered to the policy.
+    pub policy_events: u64,
+    /// Share of ordered thread pairs ever co-running, % (SLITS Fig. 1).
+    pub explored_pairs_pct: f64,
+    /// Decision time percentiles (p50, p99), µs, when timed.
+    pub decision_us: Option<(f64, f64)>,
+}
+
+/// Run `plan` on machine `m` under `policy`. `trace` receives every slice.
+pub fn run(
+    m: &MachineSpec,
+    plan: &Plan,
+    mut policy: Box<dyn Policy>,
+    opts: &SimOptions,
+    trace: Option<&mut dyn FnMut(TraceSlice)>,
+) -> Result<RunOutput, String> {
+    let mut engine = Engine::new(m, plan, policy.needs(), opts, trace);
+    let name = policy.name();
+    policy.init(&engine).map_err(|e| format!("policy `{name}`: {e}"))?;
+    let max_t = (opts.max_time_s * SECOND as f64) as Nanos;
+    let mut events = 0u64;
+    while engine.n_done < plan.threads.len() {
+        let (at, ev) = engine.next_live_event(name)?;
+        if at > max_t {
+            return Err(format!("run exceeded the simulated-time limit of {} s", opts.max_time_s));
+        }
+        engine.settle_energy(at);
+        engine.now = at;
+        engine.handle(ev);
+        events += engine.deliver_pending(policy.as_mut(), name)?;
+        engine.solve_dirty();
+    }
+    Ok(engine.finish(events))
+}
+
+impl Engine<'_, '_> {
+    /// The next queued event that is still current (stale step ends and
+    /// cancelled timers are dropped); an error when nothing is left although
+    /// threads are unfinished (the policy stalled).
+    fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, Scheduled), String> {
+        loop {
+            let Some(Reverse((at, _, ev))) = self.queue.pop() else {
+                let n_threads = self.threads.len();
+                let waiting = self.threads.iter().filter(|t| t.status == ThreadStatus::Runnable).count();
+                return Err(format!(
+                    "policy `{policy}` stalled at t={:.6}s: {} threads unfinished, {waiting} runnable but not scheduled, nothing pending",
+                    self.now as f64 * 1e-9,
+                    n_threads - self.n_done
+                ));
+            };
+            let live = match ev {
+                Scheduled::StepEnd(t, g) => self.threads[t as usize].generation == g,
+                Scheduled::Timer(k, g) => self.timer_generation[k as usize] == g,
+                _ => true,
+            };
+            if live {
+                return Ok((at, ev));
+            }
+        }
+    }
+
+    /// Carry out one timed event at `self.now`.
+    fn handle(&mut self, ev: Scheduled) {
+        match ev {
+            Scheduled::Arrive(j) => {
+                for t in self.plan.jobs[j as usize].threads.clone() {
+                    self.resume(t);
+                }
+            }
+            Scheduled::StepEnd(t, _) => {
+                let ThreadStatus::Running(c) = self.threads[t as usize].status else { unreachable!() };
+                let s = self.socket_of(c);
+                self.settle_socket(s);
+                self.threads[t as usize].remaining = 0.0;
+                self.step_done(t);
+            }
+            Scheduled::IoDone(t) => self.resume(t),
+            Scheduled::Timer(k, _) => self.pending.push_back(Event::Timer { key: k }),
+        }
+    }
+
+    /// Deliver the pending events to the policy in order, applying its
+    /// decisions after each (which may queue further events); returns how
+    /// many were delivered.
+    fn deliver_pending(&mut self, policy: &mut dyn Policy, name: &str) -> Result<u64, String> {
+        let mut decisions = std::mem::take(&mut self.decisions_buf);
+        let mut delivered = 0;
+        while let Some(e) = self.pending.pop_front() {
+            decisions.clear();
+            delivered += 1;
+            let t0 = self.decision_times.as_ref().map(|_| Instant::now());
+            policy.on_event(&e, &*self, &mut decisions);
+            if let (Some(h), Some(t0)) = (self.decision_times.as_mut(), t0) {
+                h.add(t0.elapsed().as_nanos() as u64);
+            }
+            for &d in &decisions {
+                self.apply(d, name)?;
+            }
+        }
+        self.decisions_buf = decisions;
+        Ok(delivered)
+    }
+
+    /// Close the open trace slices and sum up the run.
+    fn finish(mut self, events: u64) -> RunOutput {
+        let makespan = self.now;
+        for c in 0..self.ctx_thread.len() {
+            if let Some(t) = self.ctx_thread[c] {
+                self.stop(t, ThreadStatus::Done);
+            }
+        }
+        let mut totals = Counters::default();
+        for th in &self.threads {
+            totals.add(&th.counters);
+        }
+        let pairs_n = self.pairs_n;
+        let explored = if pairs_n > 1 {
+            let set: u64 = self.pairs.iter().map(|w| w.count_ones() as u64).sum();
+            set as f64 * 100.0 / (pairs_n * (pairs_n - 1)) as f64
+        } else {
+            0.0
+        };
+        RunOutput {
+            makespan,
+            job_finish: self.jobs.iter().map(|j| j.finish.unwrap_or(makespan)).collect(),
+            totals,
+            energy: self.energy,
+            context_switches: self.switches,
+            migrations: self.migrations,
+            policy_events: events,
+            explored_pairs_pct: explored,
+            decision_us: self.decision_times.as_ref().map(|h| (h.quantile_us(0.5), h.quantile_us(0.99))),
+        }
+    }
+}

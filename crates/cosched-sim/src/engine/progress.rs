@@ -1,0 +1,260 @@
+//! Thread progress: counters and instructions advanced at the solved rates
+//! ("rates are constant between events"), the program's zero-time steps
+//! (locks, barriers, I/O, progress periods, exit) between compute phases,
+//! and the contention re-solve of every socket whose running set changed.
+
+use super::state::{Engine, Scheduled, StepOutcome, ThreadStatus};
+use crate::contention::Runner;
+use crate::program::Step;
+use cosched_core::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
+use cosched_core::policy::{BlockReason, Event};
+use cosched_core::Counters;
+use rand::Rng;
+
+impl Engine<'_, '_> {
+    /// Advance counters and progress of a running thread to now.
+    pub(super) fn settle_thread(&mut self, t: u32) {
+        let now = self.now;
+        let th = &mut self.threads[t as usize];
+        if th.settled_at >= now {
+            return;
+        }
+        let dt = (now - th.settled_at) as f64 * 1e-9;
+        th.settled_at = now;
+        // Refills interleave with execution: while a debt remains, half of the
+        // time goes to it and half to retiring instructions (so a thread always
+        // progresses, even when its slices are shorter than its refills).
+        let debt = th.debt_s.min(dt * 0.5);
+        th.debt_s -= debt;
+        let prog = dt - debt;
+        let mut inc = th.rate.scaled(prog);
+        inc.cycles = self.f_hz * dt;
+        th.remaining = (th.remaining - inc.instructions).max(0.0);
+        let llc = th.last_llc.expect("running thread has an LLC") as usize;
+        self.llc_insertions[llc] += inc.llc_misses;
+        if self.noise > 0.0 {
+            let sd = self.noise;
+            let mut z =
+                || 1.0 + sd * (self.rng.gen::<f64>() + self.rng.gen::<f64>() + self.rng.gen::<f64>() - 1.5) * 2.0;
+            inc.instructions *= z();
+            inc.llc_accesses *= z();
+            inc.llc_misses *= z();
+            inc.mem_reads *= z();
+            inc.mem_writes *= z();
+            inc.l1_accesses *= z();
+            inc.l1_misses *= z();
+        }
+        let th = &mut self.threads[t as usize];
+        th.counters.add(&inc);
+        let s = self.topo.contexts[match th.status {
+            ThreadStatus::Running(c) => c as usize,
+            _ => unreachable!("settling a thread that is not running"),
+        }]
+        .socket as usize;
+        self.socket_counters[s].add(&inc);
+    }
+
+    pub(super) fn settle_socket(&mut self, s: usize) {
+        for i in 0..self.socket_runners[s].len() {
+            let t = self.socket_runners[s][i];
+            self.settle_thread(t);
+        }
+    }
+
+    pub(super) fn settle_energy(&mut self, to: Nanos) {
+        let dt = (to - self.now) as f64 * 1e-9;
+        self.energy.system += self.power_now.system * dt;
+        self.energy.cpu += self.power_now.cpu * dt;
+        self.energy.dram += self.power_now.dram * dt;
+    }
+
+    /// Run zero-time steps until the thread computes, blocks or exits.
+    pub(super) fn advance(&mut self, t: u32, wakes: &mut Vec<u32>) -> StepOutcome {
+        loop {
+            let th = &mut self.threads[t as usize];
+            let step = th.cursor.next(self.plan, th.class, th.scale);
+            let job = th.job as usize;
+            match step {
+                Step::Compute { model, instructions } => {
+                    th.model = model;
+                    th.remaining = instructions;
+                    return StepOutcome::Continue;
+                }
+                Step::Acquire(l) => {
+                    let l = (self.jobs[job].lock_base + l) as usize;
+                    if self.lock_owner[l].is_none() {
+                        self.lock_owner[l] = Some(t);
+                    } else {
+                        self.lock_waiters[l].push_back(t);
+                        return StepOutcome::Blocked(BlockReason::Lock);
+                    }
+                }
+                Step::Release(l) => {
+                    let l = (self.jobs[job].lock_base + l) as usize;
+                    self.lock_owner[l] = self.lock_waiters[l].pop_front();
+                    if let Some(w) = self.lock_owner[l] {
+                        wakes.push(w);
+                    }
+                }
+                Step::PpBegin(d) => {
+                    th.extra_debt_s += self.pp_cost_s;
+                    if self.needs_pp {
+                        let p = PeriodId(self.next_period);
+                        self.next_period += 1;
+                        th.period = Some(p);
+                        return StepOutcome::WaitPeriod(p, d);
+                    }
+                }
+                Step::PpEnd => {
+                    th.extra_debt_s += self.pp_cost_s;
+                    if let Some(p) = th.period.take() {
+                        self.pending.push_back(Event::PeriodEnd { thread: ThreadId(t), period: p });
+                    }
+                }
+                Step::Io(ns) => {
+                    let at = self.now + ns;
+                    self.push(at, Scheduled::IoDone(t));
+                    return StepOutcome::Blocked(BlockReason::Io);
+                }
+                Step::Barrier => {
+                    let j = &mut self.jobs[job];
+                    j.at_barrier.push(t);
+                    if j.at_barrier.len() as u32 >= j.live {
+                        wakes.extend(j.at_barrier.drain(..).filter(|&w| w != t));
+                    } else {
+                        return StepOutcome::Blocked(BlockReason::Barrier);
+                    }
+                }
+                Step::Exit => {
+                    let j = &mut self.jobs[job];
+                    j.live -= 1;
+                    if j.live == 0 {
+                        j.finish = Some(self.now);
+                    } else if !j.at_barrier.is_empty() && j.at_barrier.len() as u32 >= j.live {
+                        wakes.append(&mut j.at_barrier);
+                    }
+                    self.n_done += 1;
+                    return StepOutcome::Exited;
+                }
+            }
+        }
+    }
+
+    /// Continue a thread that is not running (woken, arrived or admitted).
+    pub(super) fn resume(&mut self, t: u32) {
+        let mut wakes = vec![t];
+        while let Some(w) = wakes.pop() {
+            let out = self.advance(w, &mut wakes);
+            let th = &mut self.threads[w as usize];
+            match out {
+                StepOutcome::Continue => {
+                    th.status = ThreadStatus::Runnable;
+                    let ev = if th.announced {
+                        Event::Runnable { thread: ThreadId(w) }
+                    } else {
+                        th.announced = true;
+                        Event::Arrived { thread: ThreadId(w), job: JobId(th.job) }
+                    };
+                    self.pending.push_back(ev);
+                }
+                StepOutcome::Blocked(_) => th.status = ThreadStatus::Blocked,
+                StepOutcome::WaitPeriod(p, d) => {
+                    th.status = ThreadStatus::WaitPeriod;
+                    self.pending.push_back(Event::PeriodBegin { thread: ThreadId(w), ctx: None, period: p, demand: d });
+                }
+                StepOutcome::Exited => th.status = ThreadStatus::Done,
+            }
+        }
+    }
+
+    /// The running thread `t` finished its compute step.
+    pub(super) fn step_done(&mut self, t: u32) {
+        let mut wakes = vec![];
+        let out = self.advance(t, &mut wakes);
+        let ThreadStatus::Running(c) = self.threads[t as usize].status else { unreachable!() };
+        match out {
+            StepOutcome::Continue => {
+                let th = &mut self.threads[t as usize];
+                th.debt_s += std::mem::take(&mut th.extra_debt_s);
+                let s = self.socket_of(c);
+                self.socket_dirty[s] = true;
+            }
+            StepOutcome::Blocked(reason) => {
+                self.stop(t, ThreadStatus::Blocked);
+                self.pending.push_back(Event::Blocked { thread: ThreadId(t), ctx: CtxId(c), reason });
+            }
+            StepOutcome::WaitPeriod(p, d) => {
+                self.stop(t, ThreadStatus::WaitPeriod);
+                self.pending.push_back(Event::PeriodBegin {
+                    thread: ThreadId(t),
+                    ctx: Some(CtxId(c)),
+                    period: p,
+                    demand: d,
+                });
+            }
+            StepOutcome::Exited => {
+                self.stop(t, ThreadStatus::Done);
+                self.pending.push_back(Event::Exited { thread: ThreadId(t), ctx: CtxId(c) });
+            }
+        }
+        for w in wakes {
+            self.resume(w);
+        }
+    }
+
+    pub(super) fn solve_dirty(&mut self) {
+        for s in 0..self.socket_dirty.len() {
+            if !self.socket_dirty[s] {
+                continue;
+            }
+            self.socket_dirty[s] = false;
+            self.runners_buf.clear();
+            for &t in &self.socket_runners[s] {
+                let th = &self.threads[t as usize];
+                let ThreadStatus::Running(c) = th.status else { unreachable!() };
+                let info = self.topo.contexts[c as usize];
+                self.runners_buf.push(Runner {
+                    model: th.model,
+                    pipe: info.pipe,
+                    core: info.core,
+                    llc: info.llc,
+                    job: th.job,
+                    occupancy_mb: th.occupancy_mb,
+                });
+            }
+            let mut rates = std::mem::take(&mut self.rates_buf);
+            self.socket_bus[s] = self.solver.solve(&self.plan.models, &self.runners_buf, &mut rates);
+            let mut lines = 0.0;
+            for (i, &r) in rates.iter().enumerate() {
+                let t = self.socket_runners[s][i];
+                let model = &self.plan.models[self.threads[t as usize].model as usize];
+                let ips = r.ipc * self.f_hz;
+                let miss = ips * r.mpki / 1000.0;
+                let rate = Counters {
+                    instructions: ips,
+                    cycles: self.f_hz,
+                    llc_accesses: ips * model.mrc.apki / 1000.0,
+                    llc_misses: miss,
+                    mem_reads: miss,
+                    mem_writes: miss * model.wb_ratio,
+                    l1_accesses: ips * model.l1_apki / 1000.0,
+                    l1_misses: ips * model.l2_apki / 1000.0,
+                };
+                lines += miss * (1.0 + model.wb_ratio);
+                let th = &mut self.threads[t as usize];
+                th.rate = rate;
+                th.occupancy_mb = r.occupancy_mb;
+                th.private_mb = r.private_mb;
+                th.generation += 1;
+                let work = th.remaining / ips;
+                let secs = work + th.debt_s.min(work);
+                let at = self.now + (secs * 1e9).ceil() as Nanos;
+                let ev = Scheduled::StepEnd(t, th.generation);
+                self.push(at, ev);
+            }
+            self.rates_buf = rates;
+            self.socket_lines[s] = lines;
+        }
+        self.power_now = self.power.power(self.n_active_cores, self.socket_lines.iter().sum());
+    }
+}

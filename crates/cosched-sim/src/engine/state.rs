@@ -1,0 +1,313 @@
+//! The engine's state: the simulated threads and jobs, what runs where, the
+//! per-socket contention solution, energy, and the queue of timed events.
+
+use super::timing::DecisionTimes;
+use super::SimOptions;
+use crate::contention::{BusState, Rates, Runner, Solver};
+use crate::plan::Plan;
+use crate::program::Cursor;
+use cosched_core::ids::{Nanos, PeriodId};
+use cosched_core::policy::{BlockReason, Decision, Demand, Energy, Event, Needs};
+use cosched_core::{Counters, Topology};
+use cosched_machine::power::{Power, PowerModel};
+use cosched_machine::{MachineSpec, TraceSlice};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// A timed event in the engine's queue (the policy never sees these; it
+/// sees the [`Event`]s they cause).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Scheduled {
+    /// Job `j` arrives: its threads start their programs.
+    Arrive(u32),
+    /// Thread `t` finishes its compute step (valid while its generation matches).
+    StepEnd(u32, u32),
+    /// Thread `t`'s I/O wait ends.
+    IoDone(u32),
+    /// The policy's timer `key` fires (valid while its generation matches).
+    Timer(u32, u32),
+}
+
+/// Where a simulated thread is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum ThreadStatus {
+    /// Its job has not arrived.
+    Pending,
+    /// Waiting for a context.
+    Runnable,
+    /// On context `c`.
+    Running(u32),
+    /// Sleeping (barrier, lock, I/O).
+    Blocked,
+    /// Waiting for its progress period to be admitted (RDA §2.3).
+    WaitPeriod,
+    /// Exited.
+    Done,
+}
+
+/// What a thread's zero-time program steps led to.
+pub(super) enum StepOutcome {
+    /// It computes next.
+    Continue,
+    /// It sleeps.
+    Blocked(BlockReason),
+    /// It asked for a progress period and waits for admission.
+    WaitPeriod(PeriodId, Demand),
+    /// It exited.
+    Exited,
+}
+
+/// One simulated thread: its program position, its current rates and
+/// cumulative counters, and what it left in the caches.
+#[derive(Clone)]
+pub(super) struct SimThread {
+    /// Job instance.
+    pub(super) job: u32,
+    /// Thread class within the job (selects its program).
+    pub(super) class: u32,
+    /// Work scale of this thread (load imbalance).
+    pub(super) scale: f64,
+    /// Position in its program.
+    pub(super) cursor: Cursor,
+    pub(super) status: ThreadStatus,
+    /// `Arrived` was delivered (later wake-ups are `Runnable`).
+    pub(super) announced: bool,
+    /// Phase model of the current compute step.
+    pub(super) model: u32,
+    /// Instructions left in the current compute step.
+    pub(super) remaining: f64,
+    /// Stall still owed (context switch, refills), s.
+    pub(super) debt_s: f64,
+    /// Counter rates per second while running (the contention solution).
+    pub(super) rate: Counters,
+    /// Cumulative counters up to `settled_at`.
+    pub(super) counters: Counters,
+    pub(super) settled_at: Nanos,
+    /// Generation: a `StepEnd` event of an older generation is stale.
+    pub(super) generation: u32,
+    /// LLC share now held, MiB.
+    pub(super) occupancy_mb: f64,
+    /// Private part of that share, MiB.
+    pub(super) private_mb: f64,
+    /// LLC data that survived its absence at the last start, MiB.
+    pub(super) refill_from_mb: f64,
+    /// Stall of the LLC refill charged at the last start, s.
+    pub(super) refill_debt_s: f64,
+    /// Stall owed by API calls made while not running (charged at the next start).
+    pub(super) extra_debt_s: f64,
+    pub(super) last_core: Option<u32>,
+    pub(super) last_llc: Option<u32>,
+    /// Private LLC data it left behind when it last stopped, MiB.
+    pub(super) left_occupancy_mb: f64,
+    /// LLC insertions counted when it left (to age what it left behind).
+    pub(super) left_insertions: f64,
+    /// Its progress period, while in one.
+    pub(super) period: Option<PeriodId>,
+}
+
+/// One job instance: barrier and lock bookkeeping and its finish time.
+pub(super) struct JobState {
+    /// Threads not yet exited.
+    pub(super) live: u32,
+    /// Threads waiting at the current barrier.
+    pub(super) at_barrier: Vec<u32>,
+    /// Index of its first lock in the engine's lock tables.
+    pub(super) lock_base: u32,
+    pub(super) finish: Option<Nanos>,
+}
+
+/// The simulated machine while a run is under way.
+pub(super) struct Engine<'a, 't> {
+    pub(super) machine: &'a MachineSpec,
+    pub(super) plan: &'a Plan,
+    pub(super) topo: Topology,
+    pub(super) power: PowerModel,
+    pub(super) solver: Solver,
+    /// Clock, Hz.
+    pub(super) f_hz: f64,
+    pub(super) now: Nanos,
+    pub(super) threads: Vec<SimThread>,
+    pub(super) jobs: Vec<JobState>,
+    pub(super) lock_owner: Vec<Option<u32>>,
+    pub(super) lock_waiters: Vec<VecDeque<u32>>,
+    /// Thread on each context.
+    pub(super) ctx_thread: Vec<Option<u32>>,
+    /// Thread that last ran on each context (context switches).
+    pub(super) ctx_last: Vec<Option<u32>>,
+    /// Start of the current slice on each context (traces).
+    pub(super) ctx_since: Vec<Nanos>,
+    /// Thread that last ran on each core (private-cache refills).
+    pub(super) core_last: Vec<Option<u32>>,
+    /// Busy contexts on each core.
+    pub(super) core_busy: Vec<u32>,
+    pub(super) n_active_cores: usize,
+    /// Running threads per socket, in the order the contention solver sees them.
+    pub(super) socket_runners: Vec<Vec<u32>>,
+    /// Sockets whose running set changed since their last solve.
+    pub(super) socket_dirty: Vec<bool>,
+    pub(super) socket_bus: Vec<BusState>,
+    /// Cumulative counters of the threads that left each socket.
+    pub(super) socket_counters: Vec<Counters>,
+    /// Memory lines per second moved on each socket's bus.
+    pub(super) socket_lines: Vec<f64>,
+    /// Lines inserted into each LLC so far (ages what absent threads left).
+    pub(super) llc_insertions: Vec<f64>,
+    pub(super) energy: Energy,
+    pub(super) power_now: Power,
+    pub(super) queue: BinaryHeap<Reverse<(Nanos, u64, Scheduled)>>,
+    /// Insertion counter: ties in time leave the queue in insertion order.
+    pub(super) seq: u64,
+    /// Generation of each policy timer key.
+    pub(super) timer_generation: Vec<u32>,
+    /// Events for the policy, delivered in order.
+    pub(super) pending: VecDeque<Event>,
+    pub(super) needs_pp: bool,
+    pub(super) oracle_ok: bool,
+    pub(super) next_period: u32,
+    pub(super) n_done: usize,
+    /// Relative noise on counter increments.
+    pub(super) noise: f64,
+    /// Cost of one progress-period call, s.
+    pub(super) pp_cost_s: f64,
+    pub(super) rng: ChaCha8Rng,
+    pub(super) switches: u64,
+    pub(super) migrations: u64,
+    /// Bit set of ordered thread pairs ever co-running (SLITS Fig. 1).
+    pub(super) pairs: Vec<u64>,
+    /// Threads the pair set covers (0: off).
+    pub(super) pairs_n: usize,
+    pub(super) runners_buf: Vec<Runner>,
+    pub(super) rates_buf: Vec<Rates>,
+    pub(super) trace: Option<&'t mut dyn FnMut(TraceSlice)>,
+    /// Reused buffer for the policy's decisions.
+    pub(super) decisions_buf: Vec<Decision>,
+    /// The policy's decision times, when measured.
+    pub(super) decision_times: Option<DecisionTimes>,
+}
+
+impl<'a, 't> Engine<'a, 't> {
+    /// A machine at time 0 with every job still to arrive.
+    pub(super) fn new(
+        m: &'a MachineSpec,
+        plan: &'a Plan,
+        needs: Needs,
+        opts: &SimOptions,
+        trace: Option<&'t mut dyn FnMut(TraceSlice)>,
+    ) -> Engine<'a, 't> {
+        let topo = m.topology();
+        let n_threads = plan.threads.len();
+        let mut lock_base = 0;
+        let jobs: Vec<JobState> = plan
+            .jobs
+            .iter()
+            .map(|j| {
+                let js =
+                    JobState { live: j.threads.end - j.threads.start, at_barrier: vec![], lock_base, finish: None };
+                lock_base += j.n_locks;
+                js
+            })
+            .collect();
+        let pairs_n = if n_threads <= 4096 { n_threads } else { 0 };
+        let nctx = topo.n_contexts();
+        let n_sockets = topo.n_sockets as usize;
+        let mut engine = Engine {
+            machine: m,
+            plan,
+            power: PowerModel::new(&m.power, topo.n_cores as usize),
+            solver: Solver::new(m),
+            f_hz: m.freq_ghz * 1e9,
+            now: 0,
+            threads: plan.threads.iter().map(|tp| SimThread::new(tp.job, tp.class, tp.scale)).collect(),
+            jobs,
+            lock_owner: vec![None; lock_base as usize],
+            lock_waiters: vec![VecDeque::new(); lock_base as usize],
+            ctx_thread: vec![None; nctx],
+            ctx_last: vec![None; nctx],
+            ctx_since: vec![0; nctx],
+            core_last: vec![None; topo.n_cores as usize],
+            core_busy: vec![0; topo.n_cores as usize],
+            n_active_cores: 0,
+            socket_runners: vec![vec![]; n_sockets],
+            socket_dirty: vec![false; n_sockets],
+            socket_bus: vec![BusState::default(); n_sockets],
+            socket_counters: vec![Counters::default(); n_sockets],
+            socket_lines: vec![0.0; n_sockets],
+            llc_insertions: vec![0.0; topo.n_llc as usize],
+            energy: Energy::default(),
+            power_now: Power::default(),
+            queue: BinaryHeap::new(),
+            seq: 0,
+            timer_generation: vec![],
+            pending: VecDeque::new(),
+            needs_pp: needs.progress_periods,
+            oracle_ok: needs.oracle,
+            next_period: 0,
+            n_done: 0,
+            noise: opts.counter_noise,
+            pp_cost_s: opts.pp_cost_ns as f64 * 1e-9,
+            rng: ChaCha8Rng::seed_from_u64(opts.seed ^ 0x5EED_0FC0_5C4E_D000),
+            switches: 0,
+            migrations: 0,
+            pairs: vec![0; (pairs_n * pairs_n).div_ceil(64)],
+            pairs_n,
+            runners_buf: vec![],
+            rates_buf: vec![],
+            topo,
+            trace,
+            decisions_buf: vec![],
+            decision_times: opts.timing.then(DecisionTimes::new),
+        };
+        for s in 0..engine.socket_bus.len() {
+            engine.socket_bus[s] = BusState { latency_ns: engine.solver.latency_curve().idle_ns(), utilisation: 0.0 };
+        }
+        engine.power_now = engine.power.power(0, 0.0);
+        for (j, jp) in plan.jobs.iter().enumerate() {
+            engine.push(jp.arrival, Scheduled::Arrive(j as u32));
+        }
+        engine
+    }
+
+    /// Queue a timed event.
+    pub(super) fn push(&mut self, at: Nanos, ev: Scheduled) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq, ev)));
+    }
+
+    /// Socket of context `c`.
+    pub(super) fn socket_of(&self, c: u32) -> usize {
+        self.topo.contexts[c as usize].socket as usize
+    }
+}
+
+impl SimThread {
+    /// A thread whose job has not arrived yet.
+    fn new(job: u32, class: u32, scale: f64) -> SimThread {
+        SimThread {
+            job,
+            class,
+            scale,
+            cursor: Cursor::default(),
+            status: ThreadStatus::Pending,
+            announced: false,
+            model: 0,
+            remaining: 0.0,
+            debt_s: 0.0,
+            rate: Counters::default(),
+            counters: Counters::default(),
+            settled_at: 0,
+            generation: 0,
+            occupancy_mb: 0.0,
+            private_mb: 0.0,
+            refill_from_mb: 0.0,
+            refill_debt_s: 0.0,
+            extra_debt_s: 0.0,
+            last_core: None,
+            last_llc: None,
+            left_occupancy_mb: 0.0,
+            left_insertions: 0.0,
+            period: None,
+        }
+    }
+}
