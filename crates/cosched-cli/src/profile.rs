@@ -158,6 +158,12 @@ pub fn run(a: Args) -> Result<(), String> {
                 ]);
             }
             table(&rows);
+            if !rep.periods.is_empty() {
+                println!(
+                    "wrap each period as `int64_t pp = <annotation>; …the period's loop… pp_end(pp);` \
+                     with #include <cosched/pp.h> (pkg-config cosched-pp; scripts/install-pp)"
+                );
+            }
             if let Some((f, pred)) = &rep.growth {
                 println!("working-set growth: WSS = {:.4} + {:.4}·ln(input), R² {:.4}", f.a, f.b, f.r2);
                 if let (Some(x), Some(y)) = (a.predict, pred) {

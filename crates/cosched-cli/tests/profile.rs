@@ -68,3 +68,41 @@ fn bad_traces_and_growth_fits() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("predicted WSS for input 1600: 3.5000"), "{text}");
 }
+
+/// Issue #16, item 2: the suggested annotation compiles against the header.
+#[test]
+fn suggested_annotation_compiles_against_the_c_header() {
+    if !have("cc") {
+        eprintln!("SKIPPED: cc not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cosched-profile-ann-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A 64 KiB array swept 40 times: one period with high reuse.
+    let mut trace = String::from("addr\n");
+    for _ in 0..40 {
+        for i in 0..(64 * 1024 / 8) {
+            trace += &format!("{:#x}\n", 0x1000_0000u64 + i * 8);
+        }
+    }
+    let csv = dir.join("sweep.csv");
+    std::fs::write(&csv, trace).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["profile", csv.to_str().unwrap(), "--trace-format", "csv", "--window", "16384", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ann = v["periods"][0]["annotation"].as_str().expect("a period with an annotation").to_string();
+    assert!(ann.starts_with("pp_begin(COSCHED_PP_LLC, "), "{ann}");
+    let src = dir.join("annotated.c");
+    std::fs::write(
+        &src,
+        format!("#include <stdint.h>\n#include \"cosched/pp.h\"\nint main(void) {{\n  int64_t pp = {ann};\n  return pp_end(pp);\n}}\n"),
+    )
+    .unwrap();
+    let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../include");
+    let cc = Command::new("cc").arg("-fsyntax-only").arg("-Werror").arg("-I").arg(&include).arg(&src).output().unwrap();
+    assert!(cc.status.success(), "`{ann}` does not compile: {}", String::from_utf8_lossy(&cc.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

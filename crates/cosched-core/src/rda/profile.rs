@@ -60,7 +60,8 @@ pub struct Period {
     pub reuse: f64,
     /// Reuse level.
     pub level: Reuse,
-    /// Suggested annotation.
+    /// Suggested annotation: the `pp_begin` call for this period, written
+    /// against the C header `include/cosched/pp.h` (`COSCHED_PP_*` names).
     pub annotation: String,
 }
 
@@ -125,9 +126,9 @@ pub fn periods(w: &[WindowStats], p: &ProfileParams) -> Vec<Period> {
             let (wss, reuse) = (sw / k, sr / k);
             let lv = level(reuse);
             let name = match lv {
-                Reuse::Low => "REUSE_LOW",
-                Reuse::Medium => "REUSE_MEDIUM",
-                Reuse::High => "REUSE_HIGH",
+                Reuse::Low => "COSCHED_PP_REUSE_LOW",
+                Reuse::Medium => "COSCHED_PP_REUSE_MEDIUM",
+                Reuse::High => "COSCHED_PP_REUSE_HIGH",
             };
             out.push(Period {
                 start_window: i,
@@ -137,7 +138,7 @@ pub fn periods(w: &[WindowStats], p: &ProfileParams) -> Vec<Period> {
                 footprint: sf / k,
                 reuse,
                 level: lv,
-                annotation: format!("pp_begin(RESOURCE_LLC, {}, {name})", wss.round() as u64),
+                annotation: format!("pp_begin(COSCHED_PP_LLC, {}, {name})", wss.round() as u64),
             });
             i = j;
         } else {
