@@ -86,7 +86,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let threads = plan.threads.len();
     if threads > topo.n_contexts() {
         return Err(format!(
-            "{}: -: {threads} threads do not fit {} contexts one per context",
+            "{}: {threads} threads do not fit {} contexts one per context",
             a.workload,
             topo.n_contexts()
         ));
@@ -119,7 +119,7 @@ pub fn run(a: Args) -> Result<(), String> {
         let text: String = std::iter::once("sample,gips,predicted\n".to_string())
             .chain(perf.iter().map(|(i, p)| format!("{i},{p},{}\n", SimplePredictor.predict(&plan, &topo, &all[*i]))))
             .collect();
-        std::fs::write(path, text).map_err(|e| format!("{path}: -: {e}"))?;
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
     }
     let kept: Vec<f64> = order.iter().map(|&i| of(i)).collect();
     let sp_threshold = match threshold {
@@ -128,10 +128,10 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         t => t,
     };
-    let r = pot(&kept, sp_threshold, a.confidence).map_err(|e| format!("{}: -: {e}", a.workload))?;
+    let r = pot(&kept, sp_threshold, a.confidence).map_err(|e| format!("{}: {e}", a.workload))?;
     let plain = if a.compare_plain && a.prune > 0.0 {
         let xs: Vec<f64> = (0..all.len()).map(of).collect();
-        Some(pot(&xs, threshold, a.confidence).map_err(|e| format!("{}: -: plain POT: {e}", a.workload))?)
+        Some(pot(&xs, threshold, a.confidence).map_err(|e| format!("{}: plain POT: {e}", a.workload))?)
     } else {
         None
     };

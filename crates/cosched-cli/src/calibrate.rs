@@ -8,7 +8,6 @@ use crate::run::LiveOpts;
 use clap::Args as ClapArgs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::host::Host;
-use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, LINUX};
 use std::path::PathBuf;
 
@@ -47,7 +46,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());
     }
-    let mix = a.check.as_ref().map(|p| Mix::load(p).map_err(|e| e.to_string())).transpose()?;
+    let mix = a.check.as_deref().map(crate::run::load_mix).transpose()?;
     let (spec, measured) = match &a.preset {
         Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
         None => {

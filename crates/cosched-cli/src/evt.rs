@@ -40,11 +40,11 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
 
 /// Read one column of numbers from a CSV file.
 pub fn read_column(file: &str, column: Option<&str>) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: -: cannot read: {e}"))?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
     let rows: Vec<Vec<&str>> =
         text.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').map(str::trim).collect()).collect();
     if rows.is_empty() {
-        return Err(format!("{file}: -: no rows"));
+        return Err(format!("{file}: no rows"));
     }
     let header = rows[0].iter().any(|c| c.parse::<f64>().is_err());
     let body = if header { &rows[1..] } else { &rows[..] };
@@ -56,7 +56,7 @@ pub fn read_column(file: &str, column: Option<&str>) -> Result<Vec<f64>, String>
         },
         None => (0..rows[0].len())
             .find(|&i| body.first().is_some_and(|r| r.get(i).is_some_and(|v| v.parse::<f64>().is_ok())))
-            .ok_or(format!("{file}: -: no numeric column"))?,
+            .ok_or(format!("{file}: no numeric column"))?,
     };
     body.iter()
         .enumerate()
@@ -85,7 +85,7 @@ struct Report {
 pub fn run(a: Args) -> Result<(), String> {
     let xs = read_column(&a.file, a.column.as_deref())?;
     let t = parse_threshold(&a.threshold)?;
-    let r = pot(&xs, t, a.confidence).map_err(|e| format!("{}: -: {e}", a.file))?;
+    let r = pot(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
     let mut sorted = xs.clone();
     sorted.sort_by(f64::total_cmp);
     let rep = Report {

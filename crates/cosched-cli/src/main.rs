@@ -20,8 +20,11 @@ mod profile;
 mod run;
 mod simulate;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Contention-aware scheduling on multicore machines: simulate the papers'
 /// schedulers and baselines on modelled machines and workloads, and run
@@ -60,42 +63,136 @@ enum Cmd {
     Paper(paper::Args),
 }
 
+/// Why a command failed, and with which exit status: 2 for bad input or a
+/// refused run (every error given as a `String`), 1 when the command ran but
+/// a job it ran failed (`cosched run`).
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// Jobs that failed: exit status 1.
+    pub fn jobs(message: String) -> Failure {
+        Failure { code: 1, message }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { code: 2, message }
+    }
+}
+
+/// Set when a write to stdout failed because the reader went away.
+static BROKEN_PIPE: AtomicBool = AtomicBool::new(false);
+
+/// `println!` panics when stdout is a closed pipe (`cosched … | head`):
+/// record it quietly instead of printing a panic; every other panic is
+/// reported as usual.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            BROKEN_PIPE.store(true, Ordering::Relaxed);
+        } else {
+            default(info);
+        }
+    }));
+}
+
+/// One line for a command-line error: clap's message with the lines that
+/// carry its substance (the missing argument, the valid values), then a
+/// pointer to the help of the subcommand at fault.
+fn clap_error_line(e: &clap::Error) -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sub = args.first().filter(|a| !a.starts_with('-')).cloned();
+    let help = match &sub {
+        Some(s) if Cli::command().find_subcommand(s).is_some() => format!("cosched {s} --help"),
+        _ => "cosched --help".to_string(),
+    };
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let cmd = Cli::command();
+        let names: Vec<String> = sub
+            .as_deref()
+            .and_then(|s| cmd.find_subcommand(s))
+            .map(|c| c.get_subcommands().map(|x| x.get_name().to_string()).filter(|n| n != "help").collect())
+            .unwrap_or_default();
+        return if names.is_empty() {
+            format!("a subcommand is required (see `{help}`)")
+        } else {
+            format!("which one? give one of: {} (see `{help}`)", names.join(", "))
+        };
+    }
+    let text = e.render().to_string();
+    let mut parts = vec![];
+    for line in text.lines() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        parts.push(l.trim_start_matches("error: ").to_string());
+    }
+    let body = if parts.is_empty() { "invalid arguments".to_string() } else { parts.join(" ") };
+    format!("{body} (see `{help}`)")
+}
+
+/// Parse the command line; numeric flags accept negative numbers so that
+/// `--seeds -1` gets the flag's own range error, not "unexpected argument".
+fn parse() -> Result<Cli, clap::Error> {
+    let negative = |c: clap::Command| c.allow_negative_numbers(true);
+    let cmd = Cli::command().mut_subcommands(move |c| negative(c).mut_subcommands(negative));
+    Cli::from_arg_matches(&cmd.try_get_matches()?)
+}
+
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(cosched_linux::watchdog::WATCHDOG_ARG) {
         return ExitCode::from(cosched_linux::watchdog::watchdog_main() as u8);
     }
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One line, like every other error: clap's first line plus a pointer to --help.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            eprintln!("error: {first} (see `cosched --help`)");
+            eprintln!("error: {}", clap_error_line(&e));
             return ExitCode::from(2);
         }
     };
-    let r = match cli.cmd {
-        Cmd::List(a) => list::run(a),
-        Cmd::Simulate(a) => simulate::run(a),
-        Cmd::Compare(a) => compare::run(a),
-        Cmd::Paper(a) => paper::run_cmd(a),
-        Cmd::Evt(a) => evt::run(a),
-        Cmd::Doctor(a) => doctor::run(a),
-        Cmd::Profile(a) => profile::run(a),
-        Cmd::Assign(a) => assign::run(a),
-        Cmd::Run(a) => run::run(a),
-        Cmd::Probe(a) => probe::run(a),
-        Cmd::Calibrate(a) => calibrate::run(a),
-    };
-    match r {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
+    quiet_on_broken_pipe();
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli.cmd)));
+    match outcome {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(f)) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
         }
+        // A reader that went away (`| head`): stop quietly with the status of
+        // a process ended by SIGPIPE, as Unix tools do.
+        Err(_) if BROKEN_PIPE.load(Ordering::Relaxed) => ExitCode::from(128 + 13),
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
+
+fn dispatch(cmd: Cmd) -> Result<(), Failure> {
+    match cmd {
+        Cmd::List(a) => list::run(a).map_err(Failure::from),
+        Cmd::Simulate(a) => simulate::run(a).map_err(Failure::from),
+        Cmd::Compare(a) => compare::run(a).map_err(Failure::from),
+        Cmd::Paper(a) => paper::run_cmd(a).map_err(Failure::from),
+        Cmd::Evt(a) => evt::run(a).map_err(Failure::from),
+        Cmd::Doctor(a) => doctor::run(a).map_err(Failure::from),
+        Cmd::Profile(a) => profile::run(a).map_err(Failure::from),
+        Cmd::Assign(a) => assign::run(a).map_err(Failure::from),
+        Cmd::Run(a) => run::run(a),
+        Cmd::Probe(a) => probe::run(a).map_err(Failure::from),
+        Cmd::Calibrate(a) => calibrate::run(a).map_err(Failure::from),
     }
 }

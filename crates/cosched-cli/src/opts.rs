@@ -227,10 +227,7 @@ fn parse_assignment(arg: &str) -> Result<Vec<CtxId>, String> {
     let (file, text) = if arg.contains(',') || arg.parse::<u32>().is_ok() {
         ("--assignment".to_string(), arg.to_string())
     } else {
-        (
-            arg.to_string(),
-            std::fs::read_to_string(arg).map_err(|e| format!("{arg}: -: cannot read assignment file: {e}"))?,
-        )
+        (arg.to_string(), std::fs::read_to_string(arg).map_err(|e| format!("{arg}: cannot read assignment file: {e}"))?)
     };
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())

@@ -5,7 +5,6 @@
 use crate::opts::Format;
 use crate::run::LiveOpts;
 use clap::Args as ClapArgs;
-use cosched_linux::mix::Mix;
 use cosched_linux::probing;
 use std::path::PathBuf;
 
@@ -34,7 +33,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if !(a.pairs.is_finite() && a.pairs > 0.0 && a.pairs <= 1.0) {
         return Err(format!("--pairs: must be in (0, 1], got {}", a.pairs));
     }
-    let mix = Mix::load(&a.workload).map_err(|e| e.to_string())?;
+    let mix = crate::run::load_mix(&a.workload)?;
     let base = a.live.builder()?;
     let profile = probing::probe(&mix, a.pairs, a.seed, base)?;
     let completed = profile.complete(a.seed);

@@ -47,7 +47,7 @@ pub struct Args {
 }
 
 fn parse_addresses(file: &str, fmt: TraceFormat) -> Result<Vec<u64>, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: -: cannot read: {e}"))?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
     let mut out = vec![];
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
@@ -62,7 +62,7 @@ fn parse_addresses(file: &str, fmt: TraceFormat) -> Result<Vec<u64>, String> {
                 let mut parts = l.split_whitespace();
                 match (parts.next(), parts.next()) {
                     (Some("L" | "S" | "M"), Some(rest)) => rest.split(',').next().unwrap_or(""),
-                    _ => return Err(format!("{file}:{}: -: not a lackey line: `{l}`", i + 1)),
+                    _ => return Err(format!("{file}:{}: not a lackey line: `{l}`", i + 1)),
                 }
             }
             TraceFormat::Csv => l.split(',').next().unwrap_or("").trim(),

@@ -2,6 +2,7 @@
 //! `cosched_linux::runtime`), with solo measurement and repetitions.
 
 use crate::opts::Format;
+use crate::Failure;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::ids::MILLI;
 use cosched_core::policies::PolicyOptions;
@@ -42,9 +43,18 @@ pub struct LiveOpts {
     /// Stop a run after this many seconds (every process is released and sent SIGTERM).
     #[arg(long)]
     timeout_s: Option<f64>,
-    /// Write each instance's stdout and stderr to DIR/<instance>.{out,err} (default: discarded).
+    /// Write each instance's stdout and stderr to DIR/<instance>.{out,err} (default: a single
+    /// command's output passes through; a mix's is discarded).
     #[arg(long)]
     output_dir: Option<PathBuf>,
+}
+
+/// Load a mix file and check that every program it names exists, before
+/// anything is launched.
+pub fn load_mix(path: &std::path::Path) -> Result<Mix, String> {
+    let mix = Mix::load(path).map_err(|e| e.to_string())?;
+    mix.check_programs(&path.display().to_string()).map_err(|e| e.to_string())?;
+    Ok(mix)
 }
 
 impl LiveOpts {
@@ -110,6 +120,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// Discard the command's stdout and stderr (a single command's pass through by default).
+    #[arg(long, short = 'q')]
+    quiet: bool,
     /// The command to run (when no --workload).
     #[arg(last = true)]
     cmd: Vec<String>,
@@ -130,12 +143,23 @@ fn method(f: Freezer) -> Result<Method, String> {
     Ok(m)
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+/// `cosched run`: exit status 0 when every job ran and exited 0, 1 when a
+/// job failed (the report is printed first, and the failures are named), 2
+/// for bad input.
+pub fn run(a: Args) -> Result<(), Failure> {
+    let single = a.workload.is_none();
     let mix = match (&a.workload, a.cmd.is_empty()) {
-        (Some(w), true) => Mix::load(w).map_err(|e| e.to_string())?,
-        (None, false) => Mix::single(a.cmd.clone()),
-        (Some(_), false) => return Err("give either --workload FILE or a command after `--`, not both".into()),
-        (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".into()),
+        (Some(w), true) => load_mix(w)?,
+        (None, false) => {
+            if cosched_linux::mix::resolve_program(&a.cmd[0]).is_none() {
+                return Err(format!("command `{}` not found on PATH or beside cosched", a.cmd[0]).into());
+            }
+            Mix::single(a.cmd.clone())
+        }
+        (Some(_), false) => {
+            return Err("give either --workload FILE or a command after `--`, not both".to_string().into())
+        }
+        (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".to_string().into()),
     };
     if a.policy != LINUX {
         cosched_core::policies::find(&a.policy).ok_or_else(|| {
@@ -146,13 +170,16 @@ pub fn run(a: Args) -> Result<(), String> {
             )
         })?;
     }
+    if a.quiet && a.live.output_dir.is_some() {
+        return Err("--quiet and --output-dir: choose one".to_string().into());
+    }
     for (flag, v) in [("--quantum-ms", a.quantum_ms), ("--rda-factor", a.rda_factor)] {
         if !(v.is_finite() && v > 0.0) {
-            return Err(format!("{flag}: must be a positive number, got {v}"));
+            return Err(format!("{flag}: must be a positive number, got {v}").into());
         }
     }
     if a.repeat == 0 {
-        return Err("--repeat: must be at least 1".into());
+        return Err("--repeat: must be at least 1".to_string().into());
     }
     let profile = match &a.profile {
         Some(p) => {
@@ -178,6 +205,7 @@ pub fn run(a: Args) -> Result<(), String> {
         c.trace = trace;
         c.profile = profile.clone();
         c.recorded_counters = a.counters.clone();
+        c.inherit_output = single && !a.quiet;
         c
     };
     let solo: Vec<Option<f64>> = if a.solo {
@@ -197,7 +225,19 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     print(&reports, a.format)?;
     if reports.iter().any(|r| r.interrupted) {
-        return Err("the run was interrupted; every managed process was released".into());
+        return Err("the run was interrupted; every managed process was released".to_string().into());
+    }
+    let failed: Vec<String> = reports
+        .iter()
+        .flat_map(|r| &r.jobs)
+        .filter_map(|j| match (&j.error, j.exit_code) {
+            (Some(e), _) => Some(format!("{} did not start ({e})", j.name)),
+            (None, Some(c)) if c != 0 => Some(format!("{} exited with status {c}", j.name)),
+            _ => None,
+        })
+        .collect();
+    if !failed.is_empty() {
+        return Err(Failure::jobs(format!("{} job(s) failed: {}", failed.len(), failed.join("; "))));
     }
     Ok(())
 }

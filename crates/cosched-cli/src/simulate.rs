@@ -43,16 +43,16 @@ pub fn run(a: Args) -> Result<(), String> {
     let solo = solo_times(&m, &plan, &cfg.sim)?;
     let report = match &a.trace {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| format!("{path}: -: cannot create trace file: {e}"))?;
+            let file = std::fs::File::create(path).map_err(|e| format!("{path}: cannot create trace file: {e}"))?;
             let mut tr = ChromeTrace::new(
                 std::io::BufWriter::new(file),
                 &m.topology(),
                 plan.jobs.iter().map(|j| j.name.clone()).collect(),
             )
-            .map_err(|e| format!("{path}: -: {e}"))?;
+            .map_err(|e| format!("{path}: {e}"))?;
             let mut sink = |s| tr.slice(s);
             let r = simulate(&m, &plan, &cfg, &solo, Some(&mut sink))?;
-            tr.finish().map_err(|e| format!("{path}: -: writing trace: {e}"))?;
+            tr.finish().map_err(|e| format!("{path}: writing trace: {e}"))?;
             r
         }
         None => simulate(&m, &plan, &cfg, &solo, None)?,

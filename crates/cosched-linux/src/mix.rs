@@ -2,6 +2,7 @@
 //!
 //! ```toml
 //! name = "cache-vs-compute"            # optional
+//! description = "two chases, a compute" # optional
 //! [[job]]
 //! name = "chase16"                     # unique
 //! cmd = ["cosched-bench", "chase", "--mb", "16", "--seconds", "8"]
@@ -84,6 +85,9 @@ pub struct Mix {
     /// Name for reports (default: the file stem).
     #[serde(default)]
     pub name: Option<String>,
+    /// One-line description (optional, as in workload files).
+    #[serde(default)]
+    pub description: Option<String>,
     /// The jobs.
     #[serde(rename = "job")]
     pub jobs: Vec<MixJob>,
@@ -130,6 +134,7 @@ impl Mix {
             .unwrap_or_else(|| "cmd".into());
         Mix {
             name: Some(name.clone()),
+            description: None,
             jobs: vec![MixJob { name, cmd, count: 1, cwd: None, env: BTreeMap::new(), solo_s: None, profile: None }],
             base: PathBuf::from("."),
         }
@@ -167,6 +172,26 @@ impl Mix {
                         format!("must be a positive number, got {}", p.mb),
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every job's program must exist (on `PATH`, as a path, or beside the
+    /// `cosched` binary): checked before anything is launched, so a missing
+    /// program refuses the run instead of failing one job midway.
+    pub fn check_programs(&self, file: &str) -> Result<(), ConfigError> {
+        for (i, j) in self.jobs.iter().enumerate() {
+            if resolve_program(&j.cmd[0]).is_none() {
+                return Err(ConfigError::new(
+                    file,
+                    format!("job[{i}].cmd"),
+                    format!(
+                        "program `{}` (job `{}`) not found on PATH or beside cosched; install it, \
+                         or use a mix of cosched-bench jobs (data/mixes/bench-mix.toml)",
+                        j.cmd[0], j.name
+                    ),
+                ));
             }
         }
         Ok(())
@@ -281,13 +306,22 @@ solo_s = 3.5
             (GOOD.replace("\"xz\", \"-9\"", ""), "m.toml: job[1].cmd: must name a program"),
             (GOOD.replace("name = \"xz\"", "name = \"chase\""), "m.toml: job[1].name: `chase` is used twice"),
             (GOOD.replace("mb = 16", "mb = -1"), "m.toml: job[0].profile.mb: must be a positive number, got -1"),
-            ("".to_string(), "m.toml:1: -: missing field `job`"),
+            ("".to_string(), "m.toml: job: required field is missing"),
         ];
         for (src, want) in cases {
             assert_eq!(Mix::parse("m.toml", &src).unwrap_err().to_string(), want);
         }
         let e = Mix::parse("m.toml", &GOOD.replace("count = 2", "cuont = 2")).unwrap_err().to_string();
         assert!(e.starts_with("m.toml:5: cuont: unknown field `cuont`"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_program_is_named_before_launch() {
+        let m = Mix::parse("m.toml", &GOOD.replace("\"xz\", \"-9\"", "\"no-such-program-xyz\"")).unwrap();
+        let e = m.check_programs("m.toml").unwrap_err().to_string();
+        assert!(e.starts_with("m.toml: job[1].cmd: program `no-such-program-xyz` (job `xz`) not found"), "{e}");
+        let described = format!("description = \"a mix\"\n{GOOD}");
+        assert_eq!(Mix::parse("m.toml", &described).unwrap().description.as_deref(), Some("a mix"));
     }
 
     #[test]

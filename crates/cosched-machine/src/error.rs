@@ -25,6 +25,9 @@ impl ConfigError {
         let Some(span) = e.span() else {
             return ConfigError::new(file, "-", msg);
         };
+        if let Some(missing) = msg.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+            return ConfigError::missing_field(file, src, span.start, missing);
+        }
         let line_no = src[..span.start.min(src.len())].matches('\n').count() + 1;
         let line = src.lines().nth(line_no - 1).unwrap_or("").trim();
         let key = line.split('=').next().unwrap_or("").trim().trim_matches(['[', ']']);
@@ -33,9 +36,37 @@ impl ConfigError {
     }
 }
 
+impl ConfigError {
+    /// A required field is missing from the table that starts at byte
+    /// `at` of `src` (0: the top level). Names the field by its path, with
+    /// the index of an array-of-tables entry (`job[1].name`).
+    fn missing_field(file: &str, src: &str, at: usize, name: &str) -> ConfigError {
+        let problem = "required field is missing";
+        let at = at.min(src.len());
+        let header = src[at..].lines().next().unwrap_or("").trim();
+        if at == 0 && !header.starts_with('[') {
+            return ConfigError::new(file, name, problem);
+        }
+        let line_no = src[..at].matches('\n').count() + 1;
+        let table = header.trim_matches(['[', ']']).trim();
+        let path = if header.starts_with("[[") {
+            let index = src[..at].lines().filter(|l| l.trim() == header).count();
+            format!("{table}[{index}].{name}")
+        } else {
+            format!("{table}.{name}")
+        };
+        ConfigError { file: format!("{file}:{line_no}"), field: path, problem: problem.into() }
+    }
+}
+
+/// `file: field: problem`, or `file: problem` when no single field is at fault.
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.field, self.problem)
+        if self.field == "-" || self.field.is_empty() {
+            write!(f, "{}: {}", self.file, self.problem)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.field, self.problem)
+        }
     }
 }
 

@@ -19,7 +19,8 @@ pub fn parse_toml<T: DeserializeOwned>(file: &str, src: &str) -> Result<T, Confi
 pub struct MachineSpec {
     /// Preset name.
     pub name: String,
-    /// One-line description.
+    /// One-line description (optional).
+    #[serde(default)]
     pub description: String,
     /// Where each figure comes from.
     #[serde(default)]

@@ -62,10 +62,10 @@ pub fn run_one(m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions)
 /// Write `rows` (first row the header) as CSV into `dir/name`.
 pub fn write_csv(dir: &Option<String>, name: &str, rows: &[Vec<String>]) -> Result<(), String> {
     let Some(d) = dir else { return Ok(()) };
-    std::fs::create_dir_all(d).map_err(|e| format!("{d}: -: {e}"))?;
+    std::fs::create_dir_all(d).map_err(|e| format!("{d}: {e}"))?;
     let path = format!("{d}/{name}");
     let text: String = rows.iter().map(|r| r.join(",") + "\n").collect();
-    std::fs::write(&path, text).map_err(|e| format!("{path}: -: {e}"))
+    std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))
 }
 
 /// Print rows as a markdown table.

@@ -33,6 +33,9 @@ pub(super) fn launch(
             let file = |ext: &str| std::fs::File::create(d.join(format!("{name}.{ext}"))).map(Stdio::from);
             cmd.stdout(file("out").map_err(|e| e.to_string())?).stderr(file("err").map_err(|e| e.to_string())?);
         }
+        None if cfg.inherit_output => {
+            cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+        }
         None => {
             cmd.stdout(Stdio::null()).stderr(Stdio::null());
         }

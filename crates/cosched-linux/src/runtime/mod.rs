@@ -78,8 +78,11 @@ pub struct RunConfig {
     pub solo: Vec<Option<f64>>,
     /// Stop the run (releasing and terminating every process) after this long.
     pub timeout: Option<Duration>,
-    /// Where each instance's stdout/stderr go (`None`: discarded).
+    /// Where each instance's stdout/stderr go (`None`: see `inherit_output`).
     pub output_dir: Option<PathBuf>,
+    /// Without `output_dir`: pass the instances' stdout/stderr through to
+    /// ours (`cosched run -- CMD`), else discard them.
+    pub inherit_output: bool,
     /// Recorded counter rates to replay (see [`RecordedSource`](crate::counters::RecordedSource)); without
     /// one, hardware counters are used when the machine has them.
     pub recorded_counters: Option<PathBuf>,
@@ -105,6 +108,7 @@ impl RunConfig {
             solo,
             timeout: None,
             output_dir: None,
+            inherit_output: false,
             profile: None,
             recorded_counters: None,
         }

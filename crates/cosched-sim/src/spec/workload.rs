@@ -19,7 +19,8 @@ pub const MAX_THREADS: u32 = 1 << 20;
 pub struct WorkloadSpec {
     /// Preset name.
     pub name: String,
-    /// One-line description.
+    /// One-line description (optional).
+    #[serde(default)]
     pub description: String,
     /// Published figures the preset is built from, with their source.
     #[serde(default)]
