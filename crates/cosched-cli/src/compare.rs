@@ -13,6 +13,14 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 #[derive(ClapArgs)]
+#[command(
+    after_long_help = "Columns: speedup = baseline makespan / policy makespan; makespan_s = last job's finish, s; \
+antt = mean slowdown against solo runs; unfairness = max slowdown / min slowdown; stp = sum of solo/turnaround; \
+energy_j = system energy, J; edp_js = energy x makespan; llc_misses, l1_hits, ctx_switches, migrations = totals; \
+explored_pct = share of thread pairs that ever co-ran (SLITS Fig. 1); decide_p50_us/decide_p99_us = the policy's \
+decision time (wall clock, dropped by --no-timing). Table: mean ±half-width of the 95% interval over seeds. \
+--format csv: <metric>_mean, <metric>_lo, <metric>_hi as numbers (loads with pandas.read_csv)."
+)]
 pub struct Args {
     #[command(flatten)]
     run: RunOpts,
@@ -82,6 +90,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if !names.contains(&a.baseline) {
         names.insert(0, a.baseline.clone());
     }
+    a.run.check_assignment_used(&names)?;
     let seeds: Vec<u64> = (a.seed..a.seed + a.seeds).collect();
     let bar = ProgressBar::new((seeds.len() * (names.len() + 1)) as u64);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}").expect("template"));
@@ -91,7 +100,7 @@ pub fn run(a: Args) -> Result<(), String> {
         .par_iter()
         .map(|&s| {
             let plan = a.run.plan(&m, &w, s)?;
-            let solo = solo_times(&m, &plan, &a.run.sim_opts(s)?)?;
+            let solo = solo_times(&m, &plan, &a.run.sim_opts(s)?).map_err(|e| format!("{}: {e}", a.run.workload))?;
             bar.inc(1);
             Ok((plan, solo))
         })
@@ -107,7 +116,8 @@ pub fn run(a: Args) -> Result<(), String> {
                 sim: a.run.sim_opts(s)?,
                 threads: a.run.threads,
             };
-            let r = simulate(&m, &prepared[si].0, &cfg, &prepared[si].1, None);
+            let r = simulate(&m, &prepared[si].0, &cfg, &prepared[si].1, None)
+                .map_err(|e| format!("{}: {e}", a.run.workload));
             bar.inc(1);
             r
         })
@@ -169,10 +179,52 @@ fn ci(m: &MeanCi, prec: usize) -> String {
     }
 }
 
+/// The CSV for pandas: one row per policy, every metric as three numeric
+/// columns `<metric>_mean`, `<metric>_lo`, `<metric>_hi` (the 95% interval
+/// over seeds; empty where a metric is not defined, e.g. antt without solo runs).
+fn print_csv(c: &Comparison) {
+    type Get = fn(&Row) -> Option<&MeanCi>;
+    let metrics: [(&str, Get); 14] = [
+        ("speedup", |r| Some(&r.speedup)),
+        ("makespan_s", |r| Some(&r.makespan_s)),
+        ("antt", |r| r.antt.as_ref()),
+        ("unfairness", |r| r.unfairness.as_ref()),
+        ("stp", |r| r.stp.as_ref()),
+        ("energy_j", |r| Some(&r.energy_system_j)),
+        ("edp_js", |r| Some(&r.edp)),
+        ("llc_misses", |r| Some(&r.llc_misses)),
+        ("l1_hits", |r| Some(&r.l1_hits)),
+        ("ctx_switches", |r| Some(&r.context_switches)),
+        ("migrations", |r| Some(&r.migrations)),
+        ("explored_pct", |r| Some(&r.explored_permutations_pct)),
+        ("decide_p50_us", |r| r.decision_p50_us.as_ref()),
+        ("decide_p99_us", |r| r.decision_p99_us.as_ref()),
+    ];
+    let mut header = vec!["policy".to_string(), "oracle".into(), "baseline".into(), "seeds".into()];
+    for (name, _) in &metrics {
+        for part in ["mean", "lo", "hi"] {
+            header.push(format!("{name}_{part}"));
+        }
+    }
+    let mut rows = vec![header];
+    for r in &c.policies {
+        let mut row = vec![r.policy.clone(), r.oracle.to_string(), c.baseline.clone(), r.makespan_s.n.to_string()];
+        for (_, get) in &metrics {
+            match get(r) {
+                Some(m) => row.extend([m.mean, m.lo, m.hi].map(|v| format!("{v}"))),
+                None => row.extend(["", "", ""].map(String::from)),
+            }
+        }
+        rows.push(row);
+    }
+    csv(&rows);
+}
+
 fn print(c: &Comparison, format: Format) -> Result<(), String> {
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
-        Format::Csv | Format::Table => {
+        Format::Csv => print_csv(c),
+        Format::Table => {
             let mut rows = vec![vec![
                 "policy".to_string(),
                 format!("speedup_vs_{}", c.baseline),
@@ -205,9 +257,7 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
                     opt(r.decision_p99_us.as_ref().map(|m| m.mean), 2),
                 ]);
             }
-            if format == Format::Csv {
-                csv(&rows);
-            } else {
+            {
                 println!(
                     "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan, mean ±95% CI",
                     c.workload,

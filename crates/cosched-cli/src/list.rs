@@ -85,6 +85,7 @@ pub fn run(a: Args) -> Result<(), String> {
             for i in &items {
                 let extra = match (i.contexts, i.threads, i.oracle) {
                     (Some(c), _, _) => format!("[{c} contexts] "),
+                    (_, Some(1), _) => "[1 thread] ".into(),
                     (_, Some(t), _) => format!("[{t} threads] "),
                     (_, _, Some(true)) => "[oracle] ".into(),
                     _ => String::new(),

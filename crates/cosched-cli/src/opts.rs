@@ -39,9 +39,12 @@ pub struct RunOpts {
     /// Workload preset name or TOML file (`cosched list workloads`).
     #[arg(long, short = 'w', default_value = "spec-mix24")]
     pub workload: String,
-    /// Thread count of the workload's multi-threaded jobs.
+    /// Thread count of the workload's multi-threaded jobs (refused when it has none: see --copies).
     #[arg(long)]
     pub threads: Option<u32>,
+    /// Run N copies of every job of the workload (multiprogrammed copies, e.g. EFS's 4× one benchmark).
+    #[arg(long)]
+    pub copies: Option<u32>,
     /// Time quantum of the round-robin policies, ms.
     #[arg(long, default_value_t = 4.0)]
     pub quantum_ms: f64,
@@ -116,15 +119,56 @@ pub struct RunOpts {
     /// then byte-identical for identical inputs and seeds.
     #[arg(long)]
     pub no_timing: bool,
+    /// Abort a run whose simulated time passes this many seconds.
+    #[arg(long, default_value_t = 3600.0)]
+    pub max_sim_time_s: f64,
 }
 
 impl RunOpts {
+    /// The machine; a machine file's shorthand is noted on stderr.
     pub fn machine(&self) -> Result<MachineSpec, String> {
-        cosched_machine::presets::machine(&self.machine).map_err(|e| e.to_string())
+        let m = cosched_machine::presets::machine(&self.machine).map_err(|e| e.to_string())?;
+        if self.machine.contains('/') || self.machine.ends_with(".toml") {
+            for note in m.notes() {
+                eprintln!("note: {}: {note}", self.machine);
+            }
+        }
+        Ok(m)
     }
 
+    /// The workload, with `--copies` applied.
     pub fn workload(&self) -> Result<WorkloadSpec, String> {
-        presets::workload(&self.workload).map_err(|e| e.to_string())
+        let mut w = presets::workload(&self.workload).map_err(|e| e.to_string())?;
+        if let Some(n) = self.copies {
+            if n == 0 || n > 4096 {
+                return Err(format!("--copies: must be from 1 to 4096, got {n}"));
+            }
+            for j in &mut w.jobs {
+                j.instances *= n;
+            }
+        }
+        if let Some(t) = self.threads {
+            if !w.jobs.iter().any(|j| j.is_scalable()) {
+                return Err(format!(
+                    "--threads {t}: workload `{}` has no multi-threaded job (each of its jobs runs one thread); \
+                     for {t} copies of its jobs use --copies {t}",
+                    w.name
+                ));
+            }
+        }
+        Ok(w)
+    }
+
+    /// `--assignment` is read by `static` only: refuse it when none of
+    /// `policies` would read it, rather than ignore it.
+    pub fn check_assignment_used(&self, policies: &[String]) -> Result<(), String> {
+        if self.assignment.is_some() && !policies.iter().any(|p| p == "static") {
+            return Err(format!(
+                "--assignment: only policy `static` reads it, and {} would ignore it",
+                policies.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        Ok(())
     }
 
     pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<Plan, String> {
@@ -213,12 +257,15 @@ impl RunOpts {
         if !(self.pp_cost_us >= 0.0 && self.pp_cost_us.is_finite()) {
             return Err(format!("--pp-cost-us: must be ≥ 0, got {}", self.pp_cost_us));
         }
+        if !(self.max_sim_time_s.is_finite() && self.max_sim_time_s > 0.0) {
+            return Err(format!("--max-sim-time-s: must be a positive number, got {}", self.max_sim_time_s));
+        }
         Ok(SimOptions {
             seed,
             counter_noise: self.counter_noise,
             timing: !self.no_timing,
             pp_cost_ns: (self.pp_cost_us * 1000.0).round() as u64,
-            ..SimOptions::default()
+            max_time_s: self.max_sim_time_s,
         })
     }
 }

@@ -48,7 +48,7 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         _ => {
             println!(
-                "slowdown of row job beside column job ({:.0}% measured, * = measured, rest FM-completed)",
+                "slowdown of row job beside column job ({:.0}% measured, * = measured, ! = measured below 1, rest FM-completed)",
                 100.0 * profile.density()
             );
             print!("{:<16} {:>8}", "job", "solo s");
@@ -59,12 +59,67 @@ pub fn run(a: Args) -> Result<(), String> {
             for (r, row) in completed.iter().enumerate() {
                 print!("{:<16} {:>8.3}", profile.jobs[r], profile.solo_s[r]);
                 for (c, v) in row.iter().enumerate() {
-                    let m = profile.observed.iter().any(|o| o.job == r && o.next_to == c);
-                    print!(" {:>11.3}{}", v, if m { "*" } else { " " });
+                    let m = profile.observed.iter().find(|o| o.job == r && o.next_to == c);
+                    let mark = match m {
+                        Some(o) if o.slowdown < 1.0 => "!",
+                        Some(_) => "*",
+                        None => " ",
+                    };
+                    print!(" {:>11.3}{mark}", v);
                 }
                 println!();
+            }
+            if let Some(note) = below_one_note(&profile) {
+                println!("{note}");
             }
         }
     }
     Ok(())
+}
+
+/// A measured slowdown below 1 means a job ran faster beside another than
+/// alone: on a shared host that is noise (the solo time and the pair run
+/// were measured at different moments). Flag them, and say how many
+/// repetitions would resolve a 5% slowdown if the noise is at least as large
+/// as the largest such deviation: n ≈ (1.96·d / 0.05)².
+fn below_one_note(profile: &cosched_core::slits::PairProfile) -> Option<String> {
+    let low: Vec<_> = profile.observed.iter().filter(|o| o.slowdown < 1.0).collect();
+    let worst = low.iter().min_by(|a, b| a.slowdown.total_cmp(&b.slowdown))?;
+    let d = 1.0 - worst.slowdown;
+    let reps = ((1.96 * d / 0.05).powi(2)).ceil().max(2.0) as u64;
+    Some(format!(
+        "! {} measured slowdown(s) below 1 (lowest: {} beside {} {:.3}): a job cannot gain from a co-runner, \
+         so this is host noise of at least {:.0}%; measurements this noisy need about {reps} repetitions \
+         of each solo and pair run to resolve a 5% slowdown",
+        low.len(),
+        profile.jobs[worst.job],
+        profile.jobs[worst.next_to],
+        worst.slowdown,
+        100.0 * d
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_core::slits::{PairObservation, PairProfile};
+
+    /// Issue #16, item 9: measured slowdowns below 1 are flagged, with the
+    /// repetitions that would settle them.
+    #[test]
+    fn slowdowns_below_one_are_flagged_with_the_repetitions_needed() {
+        let obs = |job, next_to, slowdown| PairObservation { job, next_to, slowdown };
+        let mut p = PairProfile {
+            jobs: vec!["compute".into(), "xz".into()],
+            solo_s: vec![2.0, 3.0],
+            observed: vec![obs(0, 1, 0.604), obs(1, 0, 1.2)],
+        };
+        let note = below_one_note(&p).expect("a note");
+        assert!(note.contains("1 measured slowdown(s) below 1"), "{note}");
+        assert!(note.contains("compute beside xz 0.604"), "{note}");
+        // d = 0.396: n = ceil((1.96 · 0.396 / 0.05)²) = 241.
+        assert!(note.contains("about 241 repetitions"), "{note}");
+        p.observed = vec![obs(0, 1, 1.1)];
+        assert_eq!(below_one_note(&p), None);
+    }
 }

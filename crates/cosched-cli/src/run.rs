@@ -164,8 +164,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if a.policy != LINUX {
         cosched_core::policies::find(&a.policy).ok_or_else(|| {
             format!(
-                "unknown policy `{}` (known: linux, {})",
+                "unknown policy `{}`{} (known: linux, {})",
                 a.policy,
+                cosched_core::suggest::did_you_mean(
+                    &a.policy,
+                    std::iter::once(LINUX).chain(cosched_core::policies::registry().iter().map(|p| p.name))
+                ),
                 cosched_core::policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
             )
         })?;

@@ -37,10 +37,11 @@ pub fn run(a: Args) -> Result<(), String> {
         threads: a.run.threads,
     };
     cosched_core::policies::make(&cfg.policy, &cfg.policy_opts)?;
+    a.run.check_assignment_used(std::slice::from_ref(&a.policy))?;
     let bar = ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("template"));
     bar.enable_steady_tick(Duration::from_millis(100));
-    let solo = solo_times(&m, &plan, &cfg.sim)?;
+    let solo = solo_times(&m, &plan, &cfg.sim).map_err(|e| format!("{}: {e}", a.run.workload))?;
     let report = match &a.trace {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| format!("{path}: cannot create trace file: {e}"))?;
@@ -51,11 +52,12 @@ pub fn run(a: Args) -> Result<(), String> {
             )
             .map_err(|e| format!("{path}: {e}"))?;
             let mut sink = |s| tr.slice(s);
-            let r = simulate(&m, &plan, &cfg, &solo, Some(&mut sink))?;
+            let r =
+                simulate(&m, &plan, &cfg, &solo, Some(&mut sink)).map_err(|e| format!("{}: {e}", a.run.workload))?;
             tr.finish().map_err(|e| format!("{path}: writing trace: {e}"))?;
             r
         }
-        None => simulate(&m, &plan, &cfg, &solo, None)?,
+        None => simulate(&m, &plan, &cfg, &solo, None).map_err(|e| format!("{}: {e}", a.run.workload))?,
     };
     bar.finish_and_clear();
     print_report(&report, a.format)

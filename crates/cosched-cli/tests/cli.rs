@@ -1,36 +1,9 @@
 //! The `cosched` binary: bad input gives one clear line and exit 2; outputs
 //! are deterministic; the JSON has the documented fields.
 
-use std::process::{Command, Output};
+mod common;
 
-fn cosched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cosched")).args(args).output().expect("run cosched")
-}
-
-fn tmp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("cosched-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
-fn preset(kind: &str, name: &str) -> String {
-    std::fs::read_to_string(format!("{}/../../data/{kind}/{name}.toml", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-/// Exit code 2, exactly one line on stderr containing every `needle`, no panic.
-fn fails_cleanly(args: &[&str], needles: &[&str]) {
-    let o = cosched(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line, got: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
-    }
-    assert!(o.stdout.is_empty(), "nothing on stdout for a failed run");
-}
+use common::{cosched, fails_cleanly, preset, tmp};
 
 #[test]
 fn bad_input_is_one_line_naming_file_field_and_problem() {

@@ -24,6 +24,7 @@ pub mod policy;
 pub mod rda;
 pub mod slits;
 pub mod stats;
+pub mod suggest;
 pub mod topology;
 
 pub use counters::Counters;

@@ -181,12 +181,20 @@ impl Probe {
         v.push(match self.cgroup_version {
             Some(ver) => cap(
                 "cgroups",
-                self.freezer,
-                format!("cgroup v{ver}, freezer {}, cpuset {}", yes(self.freezer), yes(self.cpuset)),
-                if self.freezer {
-                    "whole process trees are frozen and thawed with the freezer"
-                } else {
-                    "no freezer: processes are stopped with SIGSTOP/SIGCONT"
+                self.freezer && self.root,
+                format!(
+                    "cgroup v{ver}, freezer {}, cpuset {}",
+                    match (self.freezer, self.root) {
+                        (true, true) => "yes",
+                        (true, false) => "present but not usable without root",
+                        _ => "no",
+                    },
+                    yes(self.cpuset)
+                ),
+                match (self.freezer, self.root) {
+                    (true, true) => "whole process trees are frozen and thawed with the freezer",
+                    (true, false) => "processes are stopped with SIGSTOP/SIGCONT; run as root to use the freezer",
+                    _ => "no freezer: processes are stopped with SIGSTOP/SIGCONT",
                 },
             ),
             None => cap(

@@ -68,3 +68,22 @@ fn vm_without_pmu_or_rapl_with_cgroup_v1() {
     assert!(rep.iter().find(|c| c.name == "SMT").unwrap().consequence.contains("no SMT"));
     let _ = std::fs::remove_dir_all(&r);
 }
+
+/// Issue #16, item 10: as non-root the freezer is present but not usable,
+/// and the report says one thing, not "freezer yes" and "run as root".
+#[test]
+fn non_root_does_not_claim_a_usable_freezer() {
+    let r = tree("nonroot");
+    write(&r, "sys/devices/system/cpu/online", "0\n");
+    std::fs::create_dir_all(r.join("sys/fs/cgroup/freezer")).unwrap();
+    let p = Probe::at(&r, PmuStatus::Unavailable("x".into()), false);
+    let rep = p.report();
+    let cg = rep.iter().find(|c| c.name == "cgroups").unwrap();
+    assert!(!cg.ok, "{cg:?}");
+    assert!(cg.found.contains("present but not usable without root"), "{}", cg.found);
+    assert!(!cg.found.contains("freezer yes"), "{}", cg.found);
+    assert!(cg.consequence.contains("SIGSTOP/SIGCONT") && cg.consequence.contains("root"), "{}", cg.consequence);
+    let root = Probe::at(&r, PmuStatus::Unavailable("x".into()), true).report();
+    assert!(root.iter().find(|c| c.name == "cgroups").unwrap().ok);
+    let _ = std::fs::remove_dir_all(&r);
+}

@@ -26,7 +26,7 @@ impl ConfigError {
             return ConfigError::new(file, "-", msg);
         };
         if let Some(missing) = msg.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
-            return ConfigError::missing_field(file, src, span.start, missing);
+            return ConfigError::missing_field(file, src, span, missing);
         }
         let line_no = src[..span.start.min(src.len())].matches('\n').count() + 1;
         let line = src.lines().nth(line_no - 1).unwrap_or("").trim();
@@ -37,14 +37,14 @@ impl ConfigError {
 }
 
 impl ConfigError {
-    /// A required field is missing from the table that starts at byte
-    /// `at` of `src` (0: the top level). Names the field by its path, with
-    /// the index of an array-of-tables entry (`job[1].name`).
-    fn missing_field(file: &str, src: &str, at: usize, name: &str) -> ConfigError {
+    /// A required field is missing from the table spanning `span` of `src`
+    /// (an empty span: the top level). Names the field by its path, with the
+    /// index of an array-of-tables entry (`job[1].name`).
+    fn missing_field(file: &str, src: &str, span: std::ops::Range<usize>, name: &str) -> ConfigError {
         let problem = "required field is missing";
-        let at = at.min(src.len());
+        let at = span.start.min(src.len());
         let header = src[at..].lines().next().unwrap_or("").trim();
-        if at == 0 && !header.starts_with('[') {
+        if span.is_empty() || !header.starts_with('[') {
             return ConfigError::new(file, name, problem);
         }
         let line_no = src[..at].matches('\n').count() + 1;

@@ -32,7 +32,8 @@ pub fn read_source(kind: &str, table: &[(&str, &str)], arg: &str) -> Result<(Str
             &format!("{kind} `{arg}`"),
             "-",
             format!(
-                "no such preset (known: {}); a file path must contain `/` or end in .toml",
+                "no such preset{} (known: {}); a file path must contain `/` or end in .toml",
+                cosched_core::suggest::did_you_mean(arg, table.iter().map(|(n, _)| *n)),
                 table.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
             ),
         )),

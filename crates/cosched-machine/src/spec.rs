@@ -121,8 +121,8 @@ pub struct PowerSpec {
     pub system_idle_w: f64,
     /// CPU-package part of the idle power, W.
     pub cpu_idle_w: f64,
-    /// System power added by the 1st, 2nd, … active core (P1, P2, …), W; the last
-    /// value repeats for further cores.
+    /// System power added by the 1st, 2nd, … active core (P1, P2, …), W: one
+    /// value per core, or a single value that every core adds.
     pub core_active_w: Vec<f64>,
     /// Share of each core increment drawn by the CPU package (the rest: fans, VRs, board).
     pub cpu_share_of_active: f64,
@@ -209,6 +209,16 @@ impl MachineSpec {
         if p.core_active_w.is_empty() {
             return Err(c.fail("power.core_active_w", "needs at least one value"));
         }
+        let cores = self.n_cores();
+        if p.core_active_w.len() != 1 && p.core_active_w.len() != cores {
+            return Err(c.fail(
+                "power.core_active_w",
+                format!(
+                    "{} values for {cores} cores: give one value (every core adds the same) or one per core",
+                    p.core_active_w.len()
+                ),
+            ));
+        }
         for (i, w) in p.core_active_w.iter().enumerate() {
             c.non_negative(format!("power.core_active_w[{i}]"), *w)?;
         }
@@ -228,6 +238,25 @@ impl MachineSpec {
             .product()
     }
 
+    /// Number of cores (contexts over pipes × contexts per pipe).
+    pub fn n_cores(&self) -> usize {
+        (self.n_contexts() / (self.topology.pipes_per_core * self.topology.contexts_per_pipe) as usize).max(1)
+    }
+
+    /// Remarks on a valid file worth telling its author (printed by the CLI
+    /// when the machine comes from a file): shorthand that stands for more.
+    pub fn notes(&self) -> Vec<String> {
+        let mut v = vec![];
+        let cores = self.n_cores();
+        if self.power.core_active_w.len() == 1 && cores > 1 {
+            v.push(format!(
+                "power.core_active_w: one value for {cores} cores: every active core adds {} W",
+                self.power.core_active_w[0]
+            ));
+        }
+        v
+    }
+
     /// The topology tree a policy sees.
     pub fn topology(&self) -> Topology {
         let t = &self.topology;
@@ -238,8 +267,7 @@ impl MachineSpec {
     /// increment of each additional active core, one per core.
     pub fn power_table(&self) -> Vec<f64> {
         let p = &self.power;
-        let cores =
-            (self.n_contexts() / (self.topology.pipes_per_core * self.topology.contexts_per_pipe) as usize).max(1);
+        let cores = self.n_cores();
         std::iter::once(p.system_idle_w)
             .chain((0..cores).map(|k| p.core_active_w[k.min(p.core_active_w.len() - 1)]))
             .collect()

@@ -122,7 +122,7 @@ impl Plan {
         let mut total: u64 = 0;
         for job in &w.jobs {
             let n = match threads {
-                Some(t) if job.scalable.unwrap_or(job.n_threads() > 1) => t,
+                Some(t) if job.is_scalable() => t,
                 _ => job.n_threads(),
             };
             total += n as u64 * job.instances as u64;
@@ -141,7 +141,7 @@ impl Plan {
         };
         for (j, job) in w.jobs.iter().enumerate() {
             let n = match threads {
-                Some(t) if job.scalable.unwrap_or(job.n_threads() > 1) => t,
+                Some(t) if job.is_scalable() => t,
                 _ => job.n_threads(),
             };
             let classes: Vec<(String, f64, &Vec<PhaseSpec>)> = if job.classes.is_empty() {

@@ -196,7 +196,8 @@ pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String>
     match find(name) {
         Some(p) => p.make(opts),
         None => Err(format!(
-            "unknown policy `{name}` (known: {})",
+            "unknown policy `{name}`{} (known: {})",
+            crate::suggest::did_you_mean(name, registry().iter().map(|p| p.name)),
             registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
         )),
     }

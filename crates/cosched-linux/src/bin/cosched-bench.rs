@@ -12,7 +12,7 @@
 //! has done N million operations (fixed work: what a mix needs, so that
 //! contention shows up as a longer turnaround).
 //!
-//! Every `--report-ms` it prints `progress <ops/s>`; at the end one JSON line
+//! Every `--report-ms` it prints `progress <N> ops/s`; at the end one JSON line
 //! `{"kind":…,"ops":…,"seconds":…,"ops_per_s":…}`.
 
 use std::hint::black_box;
@@ -27,14 +27,34 @@ struct Opts {
     report_ms: u64,
 }
 
+const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M]";
+
 fn usage() -> ! {
-    eprintln!("usage: cosched-bench pointer-chase|stream|compute [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M]");
+    eprintln!("{USAGE}");
     std::process::exit(2)
+}
+
+/// `--help`: what each benchmark does and what it prints.
+fn help() -> ! {
+    println!(
+        "cosched-bench: micro-benchmarks that report their own progress rate\n\n{USAGE}\n\n\
+         pointer-chase --wss-mb N   dependent loads over a random cycle of N MiB (default 16); latency-bound\n\
+         stream --mb N [--gbs G]    sequential 8-byte reads of an N MiB array, paced to G GB/s when given\n\
+         compute                    an integer mix with no memory traffic\n\
+         --seconds S                run for S seconds of wall time (default 1)\n\
+         --mops N                   or until N million operations are done (fixed work)\n\
+         --report-ms M              print `progress <N> ops/s` every M ms (default 100)\n\n\
+         At the end one JSON line: {{\"kind\", \"ops\", \"seconds\", \"ops_per_s\"}}."
+    );
+    std::process::exit(0)
 }
 
 fn parse() -> Opts {
     let mut a = std::env::args().skip(1);
     let kind = a.next().unwrap_or_else(|| usage());
+    if kind == "--help" || kind == "-h" {
+        help();
+    }
     if !["pointer-chase", "stream", "compute"].contains(&kind.as_str()) {
         eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute)");
         std::process::exit(2);
@@ -83,7 +103,7 @@ fn drive(o: &Opts, batch: u64, mut step: impl FnMut() -> u64) -> (u64, f64) {
         }
         if last.elapsed() >= report {
             let dt = last.elapsed().as_secs_f64();
-            println!("progress {:.0}", (ops - last_ops) as f64 / dt);
+            println!("progress {:.0} ops/s", (ops - last_ops) as f64 / dt);
             last_ops = ops;
             last = Instant::now();
         }

@@ -87,7 +87,10 @@ pub fn run(
     while engine.n_done < plan.threads.len() {
         let (at, ev) = engine.next_live_event(name)?;
         if at > max_t {
-            return Err(format!("run exceeded the simulated-time limit of {} s", opts.max_time_s));
+            return Err(format!(
+                "run exceeded the simulated-time limit of {} s (raise it with --max-sim-time-s)",
+                opts.max_time_s
+            ));
         }
         engine.settle_energy(at);
         engine.now = at;

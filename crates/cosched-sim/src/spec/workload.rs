@@ -260,6 +260,12 @@ impl WorkloadSpec {
 }
 
 impl JobSpec {
+    /// Whether `--threads N` sets this job's thread count (`scalable`,
+    /// default: when it has more than one thread).
+    pub fn is_scalable(&self) -> bool {
+        self.scalable.unwrap_or(self.n_threads() > 1)
+    }
+
     /// Threads per instance.
     pub fn n_threads(&self) -> u32 {
         self.threads.unwrap_or(1)
