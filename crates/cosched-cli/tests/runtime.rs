@@ -29,23 +29,28 @@ fn cpus_allowed(pid: i32) -> Option<String> {
 }
 
 #[test]
-fn a_mix_runs_to_completion_and_a_missing_command_does_not_stop_it() {
+fn a_mix_runs_to_completion_and_a_job_that_cannot_start_does_not_stop_it() {
     let d = tmpdir("mix");
+    // A job whose working directory does not exist: its launch fails at
+    // spawn time, the rest of the mix runs, and the run exits 1 naming it (a
+    // program missing altogether is refused before launch:
+    // tests/first_hour.rs, item 3).
     let mix = d.join("mix.toml");
     std::fs::write(
         &mix,
         format!(
             "[[job]]\nname = \"busy\"\ncmd = [\"sh\", \"-c\", \"{BUSY}\"]\ncount = 3\n\
              [[job]]\nname = \"quick\"\ncmd = [\"true\"]\n\
-             [[job]]\nname = \"ghost\"\ncmd = [\"no-such-command-xyz\"]\n"
+             [[job]]\nname = \"ghost\"\ncmd = [\"true\"]\ncwd = \"no-such-dir\"\n"
         ),
     )
     .unwrap();
     for policy in ["linux", "g-rrs", "cfs", "p-rrs"] {
         let o = cosched(&["run", "-p", policy, "-w", mix.to_str().unwrap(), "--quantum-ms", "20", "--format", "json"]);
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(0), "{policy}: {err}");
-        assert!(err.contains("ghost: command `no-such-command-xyz` not found"), "{err}");
+        assert_eq!(o.status.code(), Some(1), "{policy}: {err}");
+        assert!(err.contains("warning: ghost: cannot start"), "{err}");
+        assert!(err.contains("error: 1 job(s) failed: ghost did not start"), "{err}");
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let jobs = v["jobs"].as_array().unwrap();
         assert_eq!(jobs.len(), 5);
@@ -53,9 +58,16 @@ fn a_mix_runs_to_completion_and_a_missing_command_does_not_stop_it() {
             assert!(j["turnaround_s"].as_f64().unwrap() > 0.0, "{policy}: {j}");
             assert_eq!(j["exit_code"], 0, "{policy}: {j}");
         }
-        assert!(jobs[4]["error"].as_str().unwrap().contains("not found"));
+        assert!(jobs[4]["error"].as_str().unwrap().contains("cannot start"));
         assert!(v["provenance"]["energy"].as_str().is_some());
     }
+    let good = d.join("good.toml");
+    std::fs::write(
+        &good,
+        format!("[[job]]\nname = \"busy\"\ncmd = [\"sh\", \"-c\", \"{BUSY}\"]\ncount = 3\n[[job]]\nname = \"quick\"\ncmd = [\"true\"]\n"),
+    )
+    .unwrap();
+    let mix = good;
     // The trace is Chrome/Perfetto JSON with slices on the contexts, under a policy and under linux.
     for policy in ["g-rrs", "linux"] {
         let trace = d.join(format!("{policy}.json"));
