@@ -317,7 +317,9 @@ solo_s = 3.5
 
     #[test]
     fn a_missing_program_is_named_before_launch() {
-        let m = Mix::parse("m.toml", &GOOD.replace("\"xz\", \"-9\"", "\"no-such-program-xyz\"")).unwrap();
+        let src =
+            GOOD.replace("\"cosched-bench\", \"chase\"", "\"sh\"").replace("\"xz\", \"-9\"", "\"no-such-program-xyz\"");
+        let m = Mix::parse("m.toml", &src).unwrap();
         let e = m.check_programs("m.toml").unwrap_err().to_string();
         assert!(e.starts_with("m.toml: job[1].cmd: program `no-such-program-xyz` (job `xz`) not found"), "{e}");
         let described = format!("description = \"a mix\"\n{GOOD}");
