@@ -13,7 +13,7 @@ use serde::Serialize;
 pub struct Args {
     /// CSV file of measurements (one per row; a header row is optional).
     file: String,
-    /// Column to read (header name or 0-based index; default: the first numeric column).
+    /// Column to read (header name or 0-based index); required when the file has several numeric columns.
     #[arg(long)]
     column: Option<String>,
     /// Threshold: `auto`, a value, or `qQUANTILE` (e.g. q0.9).
@@ -38,8 +38,11 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
     s.parse().map(Threshold::Value).map_err(|_| format!("--threshold: `{s}` is not auto, a number or qQUANTILE"))
 }
 
-/// Read one column of numbers from a CSV file.
-pub fn read_column(file: &str, column: Option<&str>) -> Result<Vec<f64>, String> {
+/// Read one column of numbers from a CSV file; returns the values and the
+/// column's name (its header, or its index without a header row). Without
+/// `column`, the file must have exactly one numeric column: with several
+/// (a run index beside the measurements, say) it refuses and lists them.
+pub fn read_column(file: &str, column: Option<&str>) -> Result<(Vec<f64>, String), String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
     let rows: Vec<Vec<&str>> =
         text.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').map(str::trim).collect()).collect();
@@ -48,17 +51,32 @@ pub fn read_column(file: &str, column: Option<&str>) -> Result<Vec<f64>, String>
     }
     let header = rows[0].iter().any(|c| c.parse::<f64>().is_err());
     let body = if header { &rows[1..] } else { &rows[..] };
+    let name = |i: usize| if header { rows[0].get(i).map_or(i.to_string(), |h| h.to_string()) } else { i.to_string() };
     let col = match column {
         Some(c) => match c.parse::<usize>() {
             Ok(i) => i,
             Err(_) if header => rows[0].iter().position(|h| h == &c).ok_or(format!("{file}: {c}: no such column"))?,
             Err(_) => return Err(format!("{file}: {c}: no header row to look the column up in")),
         },
-        None => (0..rows[0].len())
-            .find(|&i| body.first().is_some_and(|r| r.get(i).is_some_and(|v| v.parse::<f64>().is_ok())))
-            .ok_or(format!("{file}: no numeric column"))?,
+        None => {
+            let numeric: Vec<usize> = (0..rows[0].len())
+                .filter(|&i| body.first().is_some_and(|r| r.get(i).is_some_and(|v| v.parse::<f64>().is_ok())))
+                .collect();
+            match numeric[..] {
+                [] => return Err(format!("{file}: no numeric column")),
+                [i] => i,
+                _ => {
+                    return Err(format!(
+                        "{file}: {} numeric columns ({}): choose one with --column NAME or INDEX",
+                        numeric.len(),
+                        numeric.iter().map(|&i| name(i)).collect::<Vec<_>>().join(", ")
+                    ))
+                }
+            }
+        }
     };
-    body.iter()
+    let values = body
+        .iter()
         .enumerate()
         .map(|(i, r)| {
             let line = i + 1 + header as usize;
@@ -68,12 +86,15 @@ pub fn read_column(file: &str, column: Option<&str>) -> Result<Vec<f64>, String>
                 .filter(|x| x.is_finite())
                 .ok_or(format!("{file}:{line}: column {col}: `{v}` is not a finite number"))
         })
-        .collect()
+        .collect::<Result<Vec<f64>, String>>()?;
+    Ok((values, name(col)))
 }
 
 #[derive(Serialize)]
 struct Report {
     file: String,
+    /// The column read (header name, or index without a header row).
+    column: String,
     n: usize,
     result: PotResult,
     checks: cosched_core::evt::checks::Checks,
@@ -83,13 +104,14 @@ struct Report {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let xs = read_column(&a.file, a.column.as_deref())?;
     let t = parse_threshold(&a.threshold)?;
+    let (xs, column) = read_column(&a.file, a.column.as_deref())?;
     let r = pot(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
     let mut sorted = xs.clone();
     sorted.sort_by(f64::total_cmp);
     let rep = Report {
         file: a.file.clone(),
+        column,
         n: xs.len(),
         checks: check(&xs, 20.min(xs.len() / 4).max(1)),
         mean_excess: mean_excess(&xs, 25),
@@ -107,6 +129,7 @@ fn print_report(rep: &Report, format: Format) -> Result<(), String> {
         Format::Csv | Format::Table => {
             let rows = vec![
                 vec!["quantity".to_string(), "value".into()],
+                vec!["column".into(), rep.column.clone()],
                 vec!["samples".into(), rep.n.to_string()],
                 vec!["threshold".into(), format!("{:.6}", r.threshold)],
                 vec!["exceedances".into(), r.exceedances.to_string()],

@@ -190,6 +190,11 @@ fn evt_and_assign_estimate_bounds_and_reject_bad_input() {
     fails_cleanly(&["evt", &f, "--threshold", "x1"], &["--threshold"]);
     fails_cleanly(&["evt", &tmp("bad.csv", "a\n1\nzz\n"), "--column", "a"], &["bad.csv:3", "zz"]);
     fails_cleanly(&["evt", &tmp("few.csv", "1\n2\n3\n")], &["few.csv", "exceedances"]);
+    // Issue #14: several numeric columns and no --column: refused, listing them
+    // (a run index must never be taken for the measurements).
+    fails_cleanly(&["evt", &f], &["uniform.csv", "2 numeric columns (run, perf)", "--column"]);
+    let o = cosched(&["evt", &f, "--column", "1"]);
+    assert!(String::from_utf8_lossy(&o.stdout).lines().any(|l| l.starts_with("column") && l.ends_with("perf")));
     let o = cosched(&["assign", "--samples", "2500", "--prune", "0.5", "--format", "json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -49,6 +49,9 @@ pub enum PotError {
     },
     /// The fit did not converge (degenerate exceedances).
     NoConvergence,
+    /// The automatic rule found no candidate threshold it could fit; one
+    /// entry per candidate quantile saying why.
+    NoThreshold(Vec<String>),
     /// Bad input (NaN, empty, bad confidence level…).
     BadInput(String),
 }
@@ -63,6 +66,9 @@ impl std::fmt::Display for PotError {
                 write!(f, "the fitted tail is unbounded (shape ξ = {xi:.4} ≥ 0): no finite upper bound")
             }
             PotError::NoConvergence => write!(f, "the GPD fit did not converge (degenerate exceedances)"),
+            PotError::NoThreshold(why) => {
+                write!(f, "no candidate threshold could be fitted ({})", why.join("; "))
+            }
             PotError::BadInput(s) => write!(f, "{s}"),
         }
     }
@@ -214,6 +220,33 @@ pub fn stability_of(sorted: &[f64], total: usize) -> Vec<(f64, f64, f64, f64, us
         .collect()
 }
 
+/// Why each candidate threshold of [`stability_of`] gave no fit (for the
+/// error when none did): too few exceedances, or a fit that failed.
+pub fn candidate_failures(sorted: &[f64], total: usize) -> Vec<String> {
+    CANDIDATES
+        .iter()
+        .map(|&q| {
+            let k = ((1.0 - q) * total as f64).round() as usize;
+            if k >= sorted.len() || k < MIN_EXCEEDANCES {
+                return format!("q{q:.2}: {k} exceedances of {total}, at least {MIN_EXCEEDANCES} needed");
+            }
+            let u = if total == sorted.len() { quantile(sorted, q) } else { sorted[sorted.len() - k - 1] };
+            let y = exceedances(sorted, u);
+            if y.len() < MIN_EXCEEDANCES {
+                let tied = sorted.iter().filter(|&&x| x == u).count();
+                return format!(
+                    "q{q:.2}: only {} values above u = {u} ({tied} tied at u), at least {MIN_EXCEEDANCES} needed",
+                    y.len()
+                );
+            }
+            match fit_gpd(&y) {
+                Some(_) => format!("q{q:.2}: fitted"),
+                None => format!("q{q:.2}: the GPD fit of {} exceedances did not converge", y.len()),
+            }
+        })
+        .collect()
+}
+
 /// The automatic threshold: the lowest candidate whose ξ̂ every higher candidate stays within 0.1 of.
 pub fn auto_threshold(sorted: &[f64]) -> Option<f64> {
     auto_threshold_of(sorted, sorted.len())
@@ -240,18 +273,24 @@ pub fn pot(xs: &[f64], threshold: Threshold, confidence: f64) -> Result<PotResul
     }
     let mut sorted = xs.to_vec();
     sorted.sort_by(f64::total_cmp);
+    if sorted[0] == sorted[sorted.len() - 1] {
+        return Err(PotError::BadInput(format!(
+            "all {} measurements are equal ({}): there is no tail to extrapolate",
+            sorted.len(),
+            sorted[0]
+        )));
+    }
     let u = match threshold {
         Threshold::Value(v) => v,
         Threshold::Quantile(q) if (0.0..1.0).contains(&q) => quantile(&sorted, q),
         Threshold::Quantile(q) => {
             return Err(PotError::BadInput(format!("threshold quantile must be in [0, 1), got {q}")))
         }
-        Threshold::Auto => auto_threshold(&sorted).ok_or(PotError::TooFewExceedances {
-            got: sorted.len().saturating_sub((sorted.len() as f64 * 0.70) as usize),
-            need: MIN_EXCEEDANCES,
-        })?,
+        Threshold::Auto => {
+            auto_threshold(&sorted).ok_or_else(|| PotError::NoThreshold(candidate_failures(&sorted, sorted.len())))?
+        }
         Threshold::AutoPruned { total } => auto_threshold_of(&sorted, total.max(sorted.len()))
-            .ok_or(PotError::TooFewExceedances { got: sorted.len(), need: MIN_EXCEEDANCES })?,
+            .ok_or_else(|| PotError::NoThreshold(candidate_failures(&sorted, total.max(sorted.len()))))?,
     };
     let y = exceedances(&sorted, u);
     if y.len() < MIN_EXCEEDANCES {
@@ -398,5 +437,23 @@ mod tests {
         let heavy: Vec<f64> = (0..3000).map(|_| r.gen_range(1e-9..1.0f64).powf(-0.5)).collect(); // Pareto, ξ = 0.5
         assert!(matches!(pot(&heavy, Threshold::Quantile(0.9), 0.95), Err(PotError::UnboundedTail { .. })));
         assert!(matches!(pot(&[1.0, f64::NAN], Threshold::Auto, 0.95), Err(PotError::BadInput(_))));
+    }
+
+    /// Issue #14: when the automatic rule finds nothing to fit, the error says
+    /// why for each candidate instead of quoting the 70th percentile's count.
+    #[test]
+    fn no_automatic_threshold_explains_each_candidate() {
+        // 1,000 samples, 95% of them tied at the top: every candidate's
+        // threshold sits on the tie, with nothing above it.
+        let xs: Vec<f64> = (0..1000).map(|i| if i < 50 { i as f64 / 50.0 } else { 5.0 }).collect();
+        let e = pot(&xs, Threshold::Auto, 0.95).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, PotError::NoThreshold(ref v) if v.len() == CANDIDATES.len()), "{text}");
+        assert!(text.contains("q0.70: only 0 values above u = 5 (950 tied at u)"), "{text}");
+        assert!(!text.contains("300 exceedances"), "{text}");
+        // Too few samples: the counts quoted are the candidates' own.
+        let few: Vec<f64> = (0..90).map(|i| i as f64).collect();
+        let text = pot(&few, Threshold::Auto, 0.95).unwrap_err().to_string();
+        assert!(text.contains("q0.70: 27 exceedances of 90") && text.contains("q0.96: 4 exceedances of 90"), "{text}");
     }
 }
