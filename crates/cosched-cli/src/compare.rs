@@ -257,17 +257,15 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
                     opt(r.decision_p99_us.as_ref().map(|m| m.mean), 2),
                 ]);
             }
-            {
-                println!(
-                    "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan, mean ±95% CI",
-                    c.workload,
-                    c.machine,
-                    c.threads.map_or("preset".into(), |t| t.to_string()),
-                    c.seeds.len(),
-                    c.baseline
-                );
-                table(&rows);
-            }
+            println!(
+                "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan, mean ±95% CI",
+                c.workload,
+                c.machine,
+                c.threads.map_or("preset".into(), |t| t.to_string()),
+                c.seeds.len(),
+                c.baseline
+            );
+            table(&rows);
         }
     }
     Ok(())

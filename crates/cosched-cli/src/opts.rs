@@ -128,7 +128,7 @@ impl RunOpts {
     /// The machine; a machine file's shorthand is noted on stderr.
     pub fn machine(&self) -> Result<MachineSpec, String> {
         let m = cosched_machine::presets::machine(&self.machine).map_err(|e| e.to_string())?;
-        if self.machine.contains('/') || self.machine.ends_with(".toml") {
+        if cosched_machine::presets::looks_like_path(&self.machine) {
             for note in m.notes() {
                 eprintln!("note: {}: {note}", self.machine);
             }
@@ -136,7 +136,7 @@ impl RunOpts {
         Ok(m)
     }
 
-    /// The workload, with `--copies` applied.
+    /// The workload, with `--copies` applied (`--threads` is checked by `Plan::new`).
     pub fn workload(&self) -> Result<WorkloadSpec, String> {
         let mut w = presets::workload(&self.workload).map_err(|e| e.to_string())?;
         if let Some(n) = self.copies {
@@ -145,15 +145,6 @@ impl RunOpts {
             }
             for j in &mut w.jobs {
                 j.instances *= n;
-            }
-        }
-        if let Some(t) = self.threads {
-            if !w.jobs.iter().any(|j| j.is_scalable()) {
-                return Err(format!(
-                    "--threads {t}: workload `{}` has no multi-threaded job (each of its jobs runs one thread); \
-                     for {t} copies of its jobs use --copies {t}",
-                    w.name
-                ));
             }
         }
         Ok(w)

@@ -47,3 +47,16 @@ fn bad_arguments_exit_2_with_one_line() {
         assert_eq!(String::from_utf8_lossy(&o.stderr).trim().lines().count(), 1);
     }
 }
+
+/// Issue #16, item 10: `--help` explains the benchmarks and exits 0;
+/// progress lines carry their unit.
+#[test]
+fn help_exits_0_and_progress_has_units() {
+    let o = bench(&["--help"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("pointer-chase") && text.contains("ops/s"), "{text}");
+    let o = bench(&["compute", "--seconds", "0.2", "--report-ms", "50"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.lines().any(|l| l.starts_with("progress ") && l.ends_with(" ops/s")), "{text}");
+}

@@ -13,7 +13,9 @@ pub fn machine_names() -> impl Iterator<Item = &'static str> {
     embedded::MACHINES.iter().map(|(n, _)| *n)
 }
 
-fn looks_like_path(s: &str) -> bool {
+/// Whether an input argument names a file (contains `/` or ends in
+/// `.toml`) rather than a preset.
+pub fn looks_like_path(s: &str) -> bool {
     s.contains('/') || s.ends_with(".toml")
 }
 

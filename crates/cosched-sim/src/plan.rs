@@ -119,6 +119,17 @@ impl Plan {
         if threads == Some(0) || threads > Some(max) {
             return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));
         }
+        if let Some(t) = threads.filter(|_| !w.jobs.iter().any(|j| j.is_scalable())) {
+            return Err(ConfigError::new(
+                file,
+                "--threads",
+                format!(
+                    "workload `{}` has no multi-threaded job (each of its jobs runs one thread), so --threads {t} \
+                     would change nothing; for {t} copies of its jobs use --copies {t}",
+                    w.name
+                ),
+            ));
+        }
         let mut total: u64 = 0;
         for job in &w.jobs {
             let n = match threads {
