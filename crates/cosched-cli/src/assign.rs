@@ -129,6 +129,9 @@ pub fn run(a: Args) -> Result<(), String> {
         t => t,
     };
     let r = pot(&kept, sp_threshold, a.confidence).map_err(|e| format!("{}: {e}", a.workload))?;
+    if r.gpd_rejected_everywhere {
+        eprintln!("{}: warning: {}", a.workload, crate::evt::REJECTED);
+    }
     let plain = if a.compare_plain && a.prune > 0.0 {
         let xs: Vec<f64> = (0..all.len()).map(of).collect();
         Some(pot(&xs, threshold, a.confidence).map_err(|e| format!("{}: plain POT: {e}", a.workload))?)

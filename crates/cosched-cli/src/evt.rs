@@ -5,7 +5,7 @@ use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
 use cosched_core::evt::checks::check;
-use cosched_core::evt::pot::{mean_excess, quantile_plot, stability};
+use cosched_core::evt::diagnostics::{diagnostics, quantile_plot, Diagnostics};
 use cosched_core::evt::{pot, PotResult, Threshold};
 use serde::Serialize;
 
@@ -90,6 +90,11 @@ pub fn read_column(file: &str, column: Option<&str>) -> Result<(Vec<f64>, String
     Ok((values, name(col)))
 }
 
+/// The warning printed when the goodness-of-fit test rejects the GPD at every candidate threshold.
+pub const REJECTED: &str = "the Anderson-Darling test rejects a GPD tail at every candidate threshold \
+     (see diagnostics in --format json): the bound extrapolates a tail the data do not show; \
+     clumped measurements (plateaus) are the usual cause";
+
 #[derive(Serialize)]
 struct Report {
     file: String,
@@ -98,8 +103,9 @@ struct Report {
     n: usize,
     result: PotResult,
     checks: cosched_core::evt::checks::Checks,
-    mean_excess: Vec<(f64, f64, usize)>,
-    stability: Vec<(f64, f64, f64, f64, usize)>,
+    /// Candidate thresholds (ξ̂ with its interval, σ*, the Anderson-Darling
+    /// test, ForwardStop) and the mean residual life with its interval.
+    diagnostics: Diagnostics,
     quantile_plot: Vec<(f64, f64)>,
 }
 
@@ -107,6 +113,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let t = parse_threshold(&a.threshold)?;
     let (xs, column) = read_column(&a.file, a.column.as_deref())?;
     let r = pot(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
+    if r.gpd_rejected_everywhere {
+        eprintln!("{}: warning: {}", a.file, REJECTED);
+    }
     let mut sorted = xs.clone();
     sorted.sort_by(f64::total_cmp);
     let rep = Report {
@@ -114,8 +123,7 @@ pub fn run(a: Args) -> Result<(), String> {
         column,
         n: xs.len(),
         checks: check(&xs, 20.min(xs.len() / 4).max(1)),
-        mean_excess: mean_excess(&xs, 25),
-        stability: stability(&sorted),
+        diagnostics: diagnostics(&sorted, sorted.len(), a.confidence),
         quantile_plot: quantile_plot(&xs, &r),
         result: r,
     };

@@ -185,7 +185,14 @@ fn evt_and_assign_estimate_bounds_and_reject_bad_input() {
     let upb = v["result"]["upb"].as_f64().unwrap();
     assert!((9.9..10.2).contains(&upb), "UPB {upb}");
     assert!(v["result"]["fit"]["xi"].as_f64().unwrap() < 0.0);
-    assert!(v["mean_excess"].as_array().unwrap().len() > 5 && v["stability"].as_array().unwrap().len() > 3);
+    let d = &v["diagnostics"];
+    assert!(d["mean_residual_life"].as_array().unwrap().len() > 5 && d["stability"].as_array().unwrap().len() > 3);
+    for s in d["stability"].as_array().unwrap() {
+        let (lo, hi) = (s["xi_lo"].as_f64().unwrap(), s["xi_hi"].as_f64().unwrap());
+        assert!(lo <= s["fit"]["xi"].as_f64().unwrap() && s["fit"]["xi"].as_f64().unwrap() <= hi, "{s}");
+        assert!(s["p_value"].as_f64().is_some() && s["forward_stop"].as_f64().is_some());
+    }
+    assert!(d["chosen"].as_u64().is_some());
     fails_cleanly(&["evt", &f, "--column", "nope"], &["uniform.csv", "nope"]);
     fails_cleanly(&["evt", &f, "--threshold", "x1"], &["--threshold"]);
     fails_cleanly(&["evt", &tmp("bad.csv", "a\n1\nzz\n"), "--column", "a"], &["bad.csv:3", "zz"]);

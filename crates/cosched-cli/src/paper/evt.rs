@@ -42,6 +42,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         "gap best→UPB %".into(),
         "ξ".into(),
         "exceedances".into(),
+        "GPD tail (AD + ForwardStop)".into(),
         "runs p".into(),
         "Ljung-Box p".into(),
     ]];
@@ -77,6 +78,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             format!("{:.2}", r.gap / r.upb * 100.0),
             format!("{:.3}", r.fit.xi),
             r.exceedances.to_string(),
+            if r.gpd_rejected_everywhere { "rejected at every threshold".into() } else { "accepted".into() },
             format!("{:.3}", c.runs_p),
             format!("{:.3}", c.ljung_box_p),
         ]);

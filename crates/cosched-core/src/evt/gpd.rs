@@ -123,8 +123,25 @@ pub fn fit_gpd(y: &[f64]) -> Option<GpdFit> {
     Some(GpdFit { xi, sigma, loglik: ll, n })
 }
 
+/// Profile log-likelihood of the shape: `max_σ ℓ(ξ, σ)` (for the shape's
+/// profile-likelihood interval in the threshold diagnostics). At ξ ≤ −1 the
+/// supremum is reached as σ → −ξ·max y, giving `−n ln(max y)` at ξ = −1.
+pub fn profile_xi(y: &[f64], xi: f64) -> f64 {
+    let n = y.len() as f64;
+    let ymax = y.iter().cloned().fold(0.0, f64::max);
+    let mean = y.iter().sum::<f64>() / n;
+    if xi <= -1.0 {
+        return if xi == -1.0 { -n * ymax.ln() } else { f64::NEG_INFINITY };
+    }
+    let lo = if xi < 0.0 { (-xi * ymax * (1.0 + 1e-9)).ln() } else { (mean * 1e-3).ln() };
+    let hi = (mean.max(ymax) * (1.0 + xi.abs()) * 50.0).ln().max(lo + 1.0);
+    let f = |t: f64| -loglik(y, xi, t.exp());
+    let t = brent_min(&f, lo, hi, 1e-9);
+    loglik(y, xi, t.exp())
+}
+
 /// Brent's minimiser on [a, b] (parabolic interpolation with golden-section fallback).
-fn brent_min(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64, tol: f64) -> f64 {
+pub(crate) fn brent_min(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64, tol: f64) -> f64 {
     const CG: f64 = 0.381_966_011_250_105_1;
     let (mut x, mut w, mut v) = (a + CG * (b - a), a + CG * (b - a), a + CG * (b - a));
     let (mut fx, mut fw, mut fv) = (f(x), f(x), f(x));
