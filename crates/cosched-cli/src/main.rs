@@ -9,6 +9,7 @@ mod assign;
 mod calibrate;
 mod calibrate_check;
 mod compare;
+mod complete;
 mod doctor;
 mod evt;
 mod list;
@@ -47,6 +48,8 @@ enum Cmd {
     Compare(compare::Args),
     /// Peak-Over-Threshold estimate of the best value a population of measurements can reach.
     Evt(evt::Args),
+    /// Complete a sparse matrix (`row,col,value` lines; empty value = predict) with the self-tuning factorization machine.
+    Complete(complete::Args),
     /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
     Assign(assign::Args),
     /// Find progress periods in a memory-access trace (valgrind lackey or CSV) and suggest annotations.
@@ -188,6 +191,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Compare(a) => compare::run(a).map_err(Failure::from),
         Cmd::Paper(a) => paper::run_cmd(a).map_err(Failure::from),
         Cmd::Evt(a) => evt::run(a).map_err(Failure::from),
+        Cmd::Complete(a) => complete::run(a).map_err(Failure::from),
         Cmd::Doctor(a) => doctor::run(a).map_err(Failure::from),
         Cmd::Profile(a) => profile::run(a).map_err(Failure::from),
         Cmd::Assign(a) => assign::run(a).map_err(Failure::from),

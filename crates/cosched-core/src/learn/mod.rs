@@ -1,6 +1,8 @@
-//! Learning: the factorization machine SLITS completes its Thread-Interaction
-//! Matrix with (SLITS §3.3, Eqs. 1-3; Rendle, ICDM 2010).
+//! Learning components: the factorization machine (SLITS §3.3) and the
+//! self-tuning matrix completion built on it (issue #14).
 
+pub mod complete;
 pub mod fm;
 
+pub use complete::{complete, Chosen, Completion, Validation};
 pub use fm::{Fm, FmParams};

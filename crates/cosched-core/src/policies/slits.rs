@@ -125,27 +125,37 @@ impl Slits {
         }
     }
 
-    /// Warm-start the FM from a probed profile (no counters needed): every
-    /// measured job pair becomes TIM observations of every thread pair of
-    /// those jobs on every context, with the objective's statistic computed
-    /// from the slowdown (Contention: the slowdown itself, the contention
-    /// suffered; Fairness: 1/slowdown, progress relative to running alone,
-    /// the analogue of IPC).
+    /// Warm-start the FM from a probed profile (no counters needed): the
+    /// job-level matrix is completed by the self-tuning completion
+    /// ([`PairProfile::complete`], [`crate::learn::complete`]: measured pairs
+    /// as measured, the rest predicted where validation trusts the FM, row +
+    /// column means otherwise), and every job pair becomes TIM observations
+    /// of every thread pair of those jobs on every context, with the
+    /// objective's statistic computed from the slowdown (Contention: the
+    /// slowdown itself, the contention suffered; Fairness: 1/slowdown,
+    /// progress relative to running alone, the analogue of IPC).
     fn train_on_profile(&mut self, view: &dyn MachineView) {
         let (Some(p), Some(fm)) = (self.profile.as_ref(), self.fm.as_mut()) else { return };
+        if p.observed.is_empty() {
+            return;
+        }
         let n = self.n;
         let ctxs = view.topology().n_contexts();
+        let completed = p.complete(self.seed);
+        let job = |t: usize| view.job_of(crate::ids::ThreadId(t as u32)).idx();
         let mut data = vec![];
-        for o in &p.observed {
-            let y = match self.objective {
-                SlitsObjective::Contention => o.slowdown,
-                SlitsObjective::Fairness => 1.0 / o.slowdown,
-            };
-            for w in (0..n).filter(|&t| view.job_of(crate::ids::ThreadId(t as u32)).idx() == o.job) {
-                for r in (0..n).filter(|&t| t != w && view.job_of(crate::ids::ThreadId(t as u32)).idx() == o.next_to) {
-                    self.tim.record(r as u32, w as u32, y);
-                    for c in 0..ctxs {
-                        data.push((features(n, r, w, c).to_vec(), y));
+        for (j, row) in completed.iter().enumerate() {
+            for (k, &slowdown) in row.iter().enumerate() {
+                let y = match self.objective {
+                    SlitsObjective::Contention => slowdown,
+                    SlitsObjective::Fairness => 1.0 / slowdown,
+                };
+                for w in (0..n).filter(|&t| job(t) == j) {
+                    for r in (0..n).filter(|&t| t != w && job(t) == k) {
+                        self.tim.record(r as u32, w as u32, y);
+                        for c in 0..ctxs {
+                            data.push((features(n, r, w, c).to_vec(), y));
+                        }
                     }
                 }
             }

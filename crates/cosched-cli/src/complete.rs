@@ -1,0 +1,134 @@
+//! `cosched complete FILE`: complete a sparse matrix given as `row,col,value`
+//! lines (an empty value marks a cell to predict) with the self-tuning
+//! factorization machine (SLITS §3.3; `cosched_core::learn::complete`), the
+//! same completion SLITS's warm start and `cosched probe` use.
+
+use crate::opts::Format;
+use clap::Args as ClapArgs;
+use cosched_core::learn::{complete, Completion};
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// CSV of `row,col,value` lines (header `row,col,value` optional); ids are any text; an empty value marks a cell to predict.
+    file: String,
+    /// Seed of the validation split, the FM's initialisation and its SGD order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output format of the predictions (`table` prints CSV too).
+    #[arg(long, value_enum, default_value = "csv")]
+    format: Format,
+    /// Also write the fitted model (ids, standardisation, biases, FM weights) as JSON here.
+    #[arg(long)]
+    model_out: Option<String>,
+}
+
+/// The parsed file: row ids, column ids, observed cells, cells to predict.
+struct Input {
+    rows: Vec<String>,
+    cols: Vec<String>,
+    observed: Vec<(usize, usize, f64)>,
+    wanted: Vec<(usize, usize)>,
+}
+
+fn id(ids: &mut Vec<String>, at: &mut HashMap<String, usize>, s: &str) -> usize {
+    *at.entry(s.to_string()).or_insert_with(|| {
+        ids.push(s.to_string());
+        ids.len() - 1
+    })
+}
+
+fn parse(file: &str, text: &str) -> Result<Input, String> {
+    let mut inp = Input { rows: vec![], cols: vec![], observed: vec![], wanted: vec![] };
+    let (mut ra, mut ca) = (HashMap::new(), HashMap::new());
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 3 {
+            return Err(format!("{file}:{n}: expected 3 fields row,col,value, found {}", f.len()));
+        }
+        if n == 1 && f[0].eq_ignore_ascii_case("row") && f[1].eq_ignore_ascii_case("col") {
+            continue;
+        }
+        if f[0].is_empty() || f[1].is_empty() {
+            return Err(format!("{file}:{n}: row and col ids must not be empty"));
+        }
+        let (r, c) = (id(&mut inp.rows, &mut ra, f[0]), id(&mut inp.cols, &mut ca, f[1]));
+        if f[2].is_empty() {
+            inp.wanted.push((r, c));
+            continue;
+        }
+        let v: f64 = f[2]
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| format!("{file}:{n}: value: `{}` is not a finite number", f[2]))?;
+        inp.observed.push((r, c, v));
+    }
+    if inp.observed.is_empty() {
+        return Err(format!("{file}: no observed values (every line's value is empty)"));
+    }
+    Ok(inp)
+}
+
+#[derive(Serialize)]
+struct Cell<'a> {
+    row: &'a str,
+    col: &'a str,
+    value: f64,
+}
+
+#[derive(Serialize)]
+struct Model<'a> {
+    rows: &'a [String],
+    cols: &'a [String],
+    completion: &'a Completion,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let text = std::fs::read_to_string(&a.file).map_err(|e| format!("{}: cannot read: {e}", a.file))?;
+    let inp = parse(&a.file, &text)?;
+    let c = complete(&inp.observed, inp.rows.len(), inp.cols.len(), a.seed).map_err(|e| format!("{}: {e}", a.file))?;
+    let v = &c.validation;
+    let chosen = match &c.chosen {
+        cosched_core::learn::Chosen::Fm { params, epochs } => {
+            format!("FM (k {}, reg {}, {} epochs)", params.k, params.reg_v, epochs)
+        }
+        cosched_core::learn::Chosen::Means { reason } => format!("means ({reason})"),
+    };
+    if v.held_out == 0 {
+        eprintln!("{}: model: {chosen}", a.file);
+    } else {
+        eprintln!(
+            "{}: validation RMSE on {} held-out cells: chosen {chosen} {:.6}; global mean {:.6}; row + column means {:.6}; best FM {:.6}",
+            a.file, v.held_out, v.chosen, v.global_mean, v.row_col_means, v.best_fm
+        );
+    }
+    if let Some(path) = &a.model_out {
+        let m = Model { rows: &inp.rows, cols: &inp.cols, completion: &c };
+        let s = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?;
+        std::fs::write(path, s + "\n").map_err(|e| format!("{path}: cannot write: {e}"))?;
+    }
+    let cells: Vec<Cell> = inp
+        .wanted
+        .iter()
+        .map(|&(r, col)| Cell { row: &inp.rows[r], col: &inp.cols[col], value: c.predict(r, col) })
+        .collect();
+    match a.format {
+        Format::Json => {
+            let out = serde_json::json!({ "predictions": cells, "chosen": c.chosen, "validation": c.validation });
+            println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        }
+        Format::Csv | Format::Table => {
+            println!("row,col,value");
+            for x in &cells {
+                println!("{},{},{}", x.row, x.col, x.value);
+            }
+        }
+    }
+    Ok(())
+}
