@@ -267,13 +267,15 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
         row_col_means: un(v_means),
         best_fm: un(best.0),
     };
-    if v_global < v_means && !(best.0 < v_global) {
+    // NaN-safe: an FM that diverged never wins.
+    let fm_wins = best.0 < v_means.min(v_global) && best.1 > 0;
+    if !fm_wins && v_global < v_means {
         v.chosen = un(v_global);
         let mut c = means_only("validation: the global mean beats row + column means and the FM".into(), v);
         c.biases = (all_biases.0, vec![0.0; rows], vec![0.0; cols]);
         return Ok(c);
     }
-    if !(best.0 < v_means.min(v_global)) || best.1 == 0 {
+    if !fm_wins {
         return Ok(means_only("validation: the FM is no better than row + column means".into(), v));
     }
     v.chosen = un(best.0);
