@@ -94,12 +94,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let inp = parse(&a.file, &text)?;
     let c = complete(&inp.observed, inp.rows.len(), inp.cols.len(), a.seed).map_err(|e| format!("{}: {e}", a.file))?;
     let v = &c.validation;
-    let chosen = match &c.chosen {
-        cosched_core::learn::Chosen::Fm { params, epochs } => {
-            format!("FM (k {}, reg {}, {} epochs)", params.k, params.reg_v, epochs)
-        }
-        cosched_core::learn::Chosen::Means { reason } => format!("means ({reason})"),
-    };
+    let chosen = &c.chosen;
     if v.held_out == 0 {
         eprintln!("{}: model: {chosen}", a.file);
     } else {

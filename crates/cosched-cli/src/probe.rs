@@ -69,6 +69,13 @@ pub fn run(a: Args) -> Result<(), String> {
                 }
                 println!();
             }
+            if let Some(c) = profile.completion(a.seed) {
+                let how = &c.chosen;
+                println!(
+                    "completion: {how}; validation RMSE {:.4} on {} held-out cells",
+                    c.validation.chosen, c.validation.held_out
+                );
+            }
             if let Some(note) = below_one_note(&profile) {
                 println!("{note}");
             }

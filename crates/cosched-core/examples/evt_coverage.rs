@@ -12,6 +12,9 @@ use cosched_core::evt::{pot, Threshold};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod par;
+use par::par_map;
+
 /// A bounded distribution: name, sampler, true endpoint.
 struct Dist {
     name: &'static str,
@@ -110,26 +113,8 @@ fn median(v: &mut [f64]) -> f64 {
 fn main() {
     let reps: usize = std::env::args().nth(1).map_or(200, |s| s.parse().expect("REPLICATES: a number"));
     let jobs: Vec<(usize, usize)> = (0..DISTS.len()).flat_map(|d| (0..SIZES.len()).map(move |s| (d, s))).collect();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut results: Vec<Option<Tally>> = vec![None; jobs.len()];
-    std::thread::scope(|s| {
-        let hs: Vec<_> = (0..workers)
-            .map(|w| {
-                let jobs = &jobs;
-                s.spawn(move || {
-                    (w..jobs.len())
-                        .step_by(workers)
-                        .map(|j| (j, study(&DISTS[jobs[j].0], SIZES[jobs[j].1], reps)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in hs {
-            for (j, t) in h.join().expect("worker") {
-                results[j] = Some(t);
-            }
-        }
-    });
+    let mut results: Vec<Option<Tally>> =
+        par_map(jobs.len(), |j| Some(study(&DISTS[jobs[j].0], SIZES[jobs[j].1], reps)));
     println!("Coverage of the nominal 95% interval of the upper bound, {reps} replicates per row (seeded).");
     println!("Cell: coverage % among replicates with an estimate [median width / fixed q0.95's] (replicates without an estimate).");
     println!();

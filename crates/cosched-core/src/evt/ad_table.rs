@@ -3,13 +3,12 @@
 //! `cargo run --release -p cosched-core --example gen_ad_table`; do not edit.
 
 /// Shapes ξ of the table's rows.
+#[rustfmt::skip]
 pub const AD_XI: [f64; 16] = [-1.0, -0.9, -0.8, -0.7, -0.6, -0.5, -0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5];
 
 /// Upper-tail probabilities P(A² > q) of the table's columns.
-pub const AD_TAIL_PROBS: [f64; 19] = [
-    0.999, 0.995, 0.990, 0.975, 0.950, 0.900, 0.800, 0.700, 0.600, 0.500, 0.400, 0.300, 0.200, 0.100, 0.050, 0.025,
-    0.010, 0.005, 0.001,
-];
+#[rustfmt::skip]
+pub const AD_TAIL_PROBS: [f64; 19] = [0.999, 0.995, 0.990, 0.975, 0.950, 0.900, 0.800, 0.700, 0.600, 0.500, 0.400, 0.300, 0.200, 0.100, 0.050, 0.025, 0.010, 0.005, 0.001];
 
 /// `AD_QUANTILES[i][j]`: the A² value exceeded with probability `AD_TAIL_PROBS[j]` at shape `AD_XI[i]`.
 #[rustfmt::skip]

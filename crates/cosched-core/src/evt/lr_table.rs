@@ -3,12 +3,15 @@
 //! `cargo run --release -p cosched-core --example gen_lr_table`; do not edit.
 
 /// Shapes ξ of the table's rows.
+#[rustfmt::skip]
 pub const LR_XI: [f64; 10] = [-1.0, -0.9, -0.8, -0.7, -0.6, -0.5, -0.4, -0.3, -0.2, -0.1];
 
 /// Confidence levels of the table's columns (P(statistic ≤ quantile)).
+#[rustfmt::skip]
 pub const LR_LEVELS: [f64; 8] = [0.500, 0.800, 0.900, 0.950, 0.975, 0.990, 0.995, 0.999];
 
 /// Exceedance counts of the table's blocks.
+#[rustfmt::skip]
 pub const LR_SIZES: [f64; 5] = [30.0, 60.0, 120.0, 250.0, 500.0];
 
 /// `LR_QUANTILES[s][i][j]`: the statistic's quantile at level `LR_LEVELS[j]` for shape `LR_XI[i]`

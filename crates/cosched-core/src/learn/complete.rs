@@ -62,6 +62,15 @@ pub enum Chosen {
     },
 }
 
+impl std::fmt::Display for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Chosen::Fm { params, epochs } => write!(f, "FM (k {}, reg {}, {epochs} epochs)", params.k, params.reg_v),
+            Chosen::Means { reason } => write!(f, "means ({reason})"),
+        }
+    }
+}
+
 /// What validation measured (RMSE in the input's units, on held-out cells).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Validation {
