@@ -36,7 +36,8 @@ pub fn run(a: Args) -> Result<(), String> {
     let mix = crate::run::load_mix(&a.workload)?;
     let base = a.live.builder()?;
     let profile = probing::probe(&mix, a.pairs, a.seed, base)?;
-    let completed = profile.complete(a.seed);
+    let model = profile.completion(a.seed);
+    let completed = profile.complete_with(model.as_ref());
     if let Some(out) = &a.out {
         let text = serde_json::to_string_pretty(&profile).map_err(|e| e.to_string())?;
         std::fs::write(out, text + "\n").map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
@@ -69,7 +70,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 }
                 println!();
             }
-            if let Some(c) = profile.completion(a.seed) {
+            if let Some(c) = &model {
                 let how = &c.chosen;
                 println!(
                     "completion: {how}; validation RMSE {:.4} on {} held-out cells",

@@ -30,8 +30,10 @@ pub struct Stability {
     /// The candidate and its test.
     #[serde(flatten)]
     pub candidate: Candidate,
-    /// ξ̂'s profile-likelihood interval (NaN without a fit); the lower end is
-    /// −1 when the profile stays inside the cut down to the fit's limit.
+    /// ξ̂'s profile-likelihood interval (NaN without a fit), χ²₁ cut: exact
+    /// only asymptotically and for ξ > −0.5 (the shape's LR is not calibrated
+    /// like the endpoint's); the lower end is −1 when the profile stays
+    /// inside the cut down to the fit's limit.
     pub xi_lo: f64,
     /// Upper end.
     pub xi_hi: f64,

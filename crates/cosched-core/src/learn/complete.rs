@@ -216,13 +216,6 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
         biases: all_biases.clone(),
         fm: None,
     };
-    // Validation folds (seeded shuffle): one 20% hold-out, or 5-fold
-    // cross-validation below 500 cells, where one hold-out is too noisy.
-    let mut order: Vec<usize> = (0..z.len()).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x636f_6d70);
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.gen_range(0..=i));
-    }
     if z.len() < 10 {
         let v = Validation {
             held_out: 0,
@@ -232,6 +225,13 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
             best_fm: f64::NAN,
         };
         return Ok(means_only(format!("{} observed cells: too few to validate an FM (10 needed)", z.len()), v));
+    }
+    // Validation folds (seeded shuffle): one 20% hold-out, or 5-fold
+    // cross-validation below 500 cells, where one hold-out is too noisy.
+    let mut order: Vec<usize> = (0..z.len()).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x636f_6d70);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.gen_range(0..=i));
     }
     let folds: Vec<Fold> = if z.len() < SMALL {
         (0..5).map(|f| Fold::new(&z, &order, |i| i % 5 == f, rows, cols)).collect()
@@ -253,9 +253,9 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
             .collect();
         let r = per.iter().map(|x| x.0).sum::<f64>() / per.len() as f64;
         let e = (per.iter().map(|x| x.1 as f64).sum::<f64>() / per.len() as f64).round() as usize;
-        (r, e, p)
+        (r, e, p, s)
     };
-    let mut tried: Vec<(f64, usize, FmParams)> =
+    let mut tried: Vec<(f64, usize, FmParams, u64)> =
         K_GRID.iter().flat_map(|&k| REG_GRID.iter().map(move |&g| (k, g))).map(|(k, g)| run(k, g, seed)).collect();
     tried.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut best = tried[0];
@@ -288,8 +288,9 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
         return Ok(means_only("validation: the FM is no better than row + column means".into(), v));
     }
     v.chosen = un(best.0);
-    let mut fm = start_fm(rows, cols, best.2, &all_biases, seed);
-    fm.fit(&examples(&z, rows), best.1, seed);
+    // Refit on every observed cell from the winning run's seed.
+    let mut fm = start_fm(rows, cols, best.2, &all_biases, best.3);
+    fm.fit(&examples(&z, rows), best.1, best.3);
     Ok(Completion {
         shape: (rows, cols),
         chosen: Chosen::Fm { params: best.2, epochs: best.1 },
