@@ -26,9 +26,13 @@ pub struct Args {
     #[arg(long)]
     preset: Option<String>,
     /// Run this mix of cosched-bench jobs for real (solo, then together under linux) and simulated
-    /// on the preset (cfs model), and report each job's slowdown prediction error.
+    /// on the preset (under --model), and report each job's slowdown prediction error.
     #[arg(long)]
     check: Option<PathBuf>,
+    /// The simulated fair class the check compares `linux` against: `eevdf` (Linux >= 6.6) or
+    /// `cfs` (before). Default: the host kernel's (from /proc/sys/kernel/osrelease).
+    #[arg(long, value_parser = ["cfs", "eevdf"])]
+    model: Option<String>,
     /// Repetitions of the real mix run in the check (slowdowns averaged).
     #[arg(long, default_value_t = 3)]
     repeat: u32,
@@ -80,15 +84,24 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         let real: Vec<(String, f64)> =
             mix.jobs.iter().zip(&sums).map(|(j, s)| (j.name.clone(), s / a.repeat as f64)).collect();
-        let (sim, skipped) = simulate_mix(mix, &solo, &spec)?;
-        predictions = Some((compare(&real, &sim), skipped));
+        let model = match &a.model {
+            Some(m) => m.clone(),
+            None => {
+                let rel = cosched_linux::host::kernel_release().unwrap_or_default();
+                let m = cosched_linux::host::fair_class_of(&rel).unwrap_or("eevdf");
+                eprintln!("check: kernel {rel}: comparing against the `{m}` model (--model to choose)");
+                m.to_string()
+            }
+        };
+        let (sim, skipped) = simulate_mix(mix, &solo, &spec, &model)?;
+        predictions = Some((compare(&real, &sim), skipped, model));
     }
     match a.format {
         Format::Json => {
             let v = serde_json::json!({
                 "preset": spec,
                 "measurements": measured,
-                "check": predictions.as_ref().map(|(p, s)| serde_json::json!({"predictions": p, "skipped": s})),
+                "check": predictions.as_ref().map(|(p, s, m)| serde_json::json!({"model": m, "predictions": p, "skipped": s})),
             });
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
         }
@@ -115,8 +128,8 @@ pub fn run(a: Args) -> Result<(), String> {
                     spec.memory.bandwidth_gbs
                 );
             }
-            if let Some((p, skipped)) = &predictions {
-                println!("{:<16} {:>14} {:>14} {:>8}", "job", "real slowdown", "sim slowdown", "error");
+            if let Some((p, skipped, model)) = &predictions {
+                println!("{:<16} {:>14} {:>14} {:>8}", "job", "real slowdown", format!("sim ({model})"), "error");
                 for x in p {
                     println!("{:<16} {:>14.3} {:>14.3} {:>7.1}%", x.job, x.real, x.simulated, 100.0 * x.error);
                 }

@@ -1,8 +1,9 @@
 //! The simulator's check against reality (`cosched calibrate --check MIX`):
 //! the same mix of `cosched-bench` jobs runs for real (solo runs, then
 //! together under `linux`) and simulated on the calibrated preset (solo,
-//! then together under the `cfs` model), and each job's slowdown is
-//! compared.
+//! then together under the model of the host kernel's fair class: `eevdf`
+//! from Linux 6.6 on, `cfs` before, or `--model`), and each job's slowdown
+//! is compared.
 //!
 //! Each `cosched-bench` job becomes one simulated phase:
 //! - instructions = operations × [`INSTR_PER_OP`] (an assumption: only the
@@ -119,14 +120,19 @@ pub fn workload_toml(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> (String, Vec
 /// Mean slowdown per mix job, by name.
 pub type JobSlowdowns = Vec<(String, f64)>;
 
-/// Simulated slowdown per modelled mix job under the `cfs` model (mean over instances).
-pub fn simulate_mix(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> Result<(JobSlowdowns, Vec<String>), String> {
+/// Simulated slowdown per modelled mix job under `model` (`cfs` or `eevdf`; mean over instances).
+pub fn simulate_mix(
+    mix: &Mix,
+    solo_s: &[f64],
+    m: &MachineSpec,
+    model: &str,
+) -> Result<(JobSlowdowns, Vec<String>), String> {
     let (text, skipped) = workload_toml(mix, solo_s, m);
     let w = presets::workload_from_toml("calibration-check", &text).map_err(|e| e.to_string())?;
     let plan = Plan::new(&w, m, None, 1, "calibration-check").map_err(|e| e.to_string())?;
     let opts = SimOptions { timing: false, ..SimOptions::default() };
     let solo = solo_times(m, &plan, &opts)?;
-    let cfg = SimRun { policy: "cfs".into(), policy_opts: PolicyOptions::default(), sim: opts, threads: None };
+    let cfg = SimRun { policy: model.into(), policy_opts: PolicyOptions::default(), sim: opts, threads: None };
     let r = simulate(m, &plan, &cfg, &solo, None)?;
     let mut out = vec![];
     for job in &mix.jobs {

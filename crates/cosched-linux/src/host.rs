@@ -83,6 +83,20 @@ impl Host {
     }
 }
 
+/// The fair class of a kernel release string (`uname -r`): `eevdf` from
+/// Linux 6.6 on, `cfs` before; `None` when the string is not `MAJOR.MINOR…`.
+pub fn fair_class_of(release: &str) -> Option<&'static str> {
+    let mut it = release.trim().split(|c: char| !c.is_ascii_digit());
+    let major: u32 = it.next()?.parse().ok()?;
+    let minor: u32 = it.next()?.parse().ok()?;
+    Some(if (major, minor) >= (6, 6) { "eevdf" } else { "cfs" })
+}
+
+/// The running kernel's release (`/proc/sys/kernel/osrelease`).
+pub fn kernel_release() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|s| s.trim().to_string())
+}
+
 /// Parse a sysfs cache size such as `32768K` or `8M`.
 pub fn parse_size(s: &str) -> Option<f64> {
     let s = s.trim();
@@ -97,6 +111,16 @@ pub fn parse_size(s: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fair_class_follows_the_kernel_release() {
+        use super::fair_class_of;
+        assert_eq!(fair_class_of("6.18.0-1-generic"), Some("eevdf"));
+        assert_eq!(fair_class_of("6.6.0"), Some("eevdf"));
+        assert_eq!(fair_class_of("6.5.13-arch1"), Some("cfs"));
+        assert_eq!(fair_class_of("5.15.0-91-generic"), Some("cfs"));
+        assert_eq!(fair_class_of("garbage"), None);
+    }
+
     use super::*;
     use crate::testutil::write;
     use crate::PmuStatus;

@@ -39,6 +39,8 @@ pub struct CfsParams {
     pub wakeup_granularity: Nanos,
     /// Period of the load balancer (4 ms: the MC domain's interval on a 4-core LLC).
     pub balance_interval: Nanos,
+    /// `sysctl_sched_base_slice` before scaling (0.75 ms): EEVDF's request size.
+    pub base_slice: Nanos,
 }
 
 impl Default for CfsParams {
@@ -48,6 +50,7 @@ impl Default for CfsParams {
             min_granularity: 750_000,
             wakeup_granularity: MILLI,
             balance_interval: 4 * MILLI,
+            base_slice: 750_000,
         }
     }
 }
@@ -56,9 +59,9 @@ impl Default for CfsParams {
 pub(crate) struct Rq {
     pub tree: BTreeSet<(u64, u32)>,
     pub curr: Option<ThreadId>,
-    exec_start: Nanos,
-    min_vruntime: u64,
-    load: u64,
+    pub exec_start: Nanos,
+    pub min_vruntime: u64,
+    pub load: u64,
     pub nr: u32,
 }
 
@@ -69,11 +72,27 @@ pub(crate) struct Task {
     pub cpu: u32,
     /// When it last stopped running (or arrived).
     pub last_ran: Nanos,
+    /// EEVDF: virtual deadline (`se->deadline`).
+    pub deadline: u64,
+    /// EEVDF: lag kept while dequeued (`se->vlag`), virtual ns.
+    pub vlag: i64,
+    /// EEVDF RUN_TO_PARITY: picked and not yet through its slice.
+    pub protected: bool,
+}
+
+/// Which fair class the run queues implement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Discipline {
+    /// CFS (Linux 2.6.23 to 6.5): leftmost vruntime, period-derived slices.
+    Cfs,
+    /// EEVDF (Linux ≥ 6.6): earliest eligible virtual deadline (`eevdf.rs`).
+    Eevdf,
 }
 
 /// What a [`Gate`] tells a context about to pick.
 pub(crate) enum Pick {
-    /// CFS's own choice: the leftmost thread.
+    /// The fair class's own choice: the leftmost thread (CFS), or the
+    /// eligible thread with the earliest virtual deadline (EEVDF).
     Leftmost,
     /// This waiting thread, with this slice (default: CFS's).
     Thread(ThreadId, Option<Nanos>),
@@ -103,6 +122,7 @@ impl Gate for Open {
 /// CFS's run queues and tasks, shared by [`Cfs`] and the policies built on it.
 pub(crate) struct CfsCore {
     pub p: CfsParams,
+    pub disc: Discipline,
     pub rqs: Vec<Rq>,
     pub tasks: Vec<Task>,
     pub topo: Option<Topology>,
@@ -125,7 +145,12 @@ impl Cfs {
 
 impl CfsCore {
     pub fn new(p: CfsParams) -> CfsCore {
-        CfsCore { p, rqs: Vec::new(), tasks: Vec::new(), topo: None, balance_key: 0, balancing: false }
+        CfsCore::with(p, Discipline::Cfs)
+    }
+
+    /// Run queues of the given fair class.
+    pub fn with(p: CfsParams, disc: Discipline) -> CfsCore {
+        CfsCore { p, disc, rqs: Vec::new(), tasks: Vec::new(), topo: None, balance_key: 0, balancing: false }
     }
 
     /// Total runnable threads (running or waiting) on the machine.
@@ -150,7 +175,12 @@ impl CfsCore {
         }
     }
 
+    /// Time `t` may run on `c` before the fair class reconsiders: CFS's share
+    /// of the period; EEVDF's remaining request (time to its virtual deadline).
     pub fn slice(&self, c: usize, t: ThreadId) -> Nanos {
+        if self.disc == Discipline::Eevdf {
+            return self.eevdf_remaining(t);
+        }
         let rq = &self.rqs[c];
         let w = self.tasks[t.idx()].weight;
         let s = self.period(rq.nr) * w / rq.load.max(w);
@@ -174,7 +204,7 @@ impl CfsCore {
         }
     }
 
-    fn enqueue(&mut self, c: usize, t: ThreadId) {
+    pub(crate) fn enqueue(&mut self, c: usize, t: ThreadId) {
         let task = &mut self.tasks[t.idx()];
         task.cpu = c as u32;
         let rq = &mut self.rqs[c];
@@ -184,7 +214,7 @@ impl CfsCore {
     }
 
     /// Remove a queued (not running) thread from its tree.
-    fn dequeue_waiting(&mut self, c: usize, t: ThreadId) {
+    pub(crate) fn dequeue_waiting(&mut self, c: usize, t: ThreadId) {
         let task = self.tasks[t.idx()];
         let rq = &mut self.rqs[c];
         rq.tree.remove(&(task.vruntime, t.0));
@@ -210,6 +240,7 @@ impl CfsCore {
             self.idle_balance(c, now);
         }
         let chosen = match gate.choose(c, self, view) {
+            Pick::Leftmost if self.disc == Discipline::Eevdf => self.eevdf_pick(c, false).map(|t| (t, None)),
             Pick::Leftmost => self.rqs[c].tree.first().map(|&(_, t)| (ThreadId(t), None)),
             Pick::Thread(t, slice) => Some((t, slice)),
             Pick::Idle => None,
@@ -222,6 +253,7 @@ impl CfsCore {
                 debug_assert!(removed, "gate chose a thread not waiting on this context");
                 rq.curr = Some(t);
                 rq.exec_start = now;
+                self.tasks[t.idx()].protected = true;
                 let s = slice.unwrap_or_else(|| self.slice(c, t));
                 out.push(Decision::Run { thread: t, ctx: CtxId(c as u32) });
                 out.push(Decision::Timer { key: c as u32, at: Some(now + s) });
@@ -242,9 +274,15 @@ impl CfsCore {
     fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
         let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
         let t = ThreadId(t);
-        self.dequeue_waiting(src, t);
-        let task = &mut self.tasks[t.idx()];
-        task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
+        if self.disc == Discipline::Eevdf {
+            self.eevdf_update_lag(src, t);
+            self.dequeue_waiting(src, t);
+            self.eevdf_place(dst, t, false);
+        } else {
+            self.dequeue_waiting(src, t);
+            let task = &mut self.tasks[t.idx()];
+            task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
+        }
         self.enqueue(dst, t);
         true
     }
@@ -329,6 +367,15 @@ impl CfsCore {
         // check_preempt_wakeup
         self.update_curr(c, now);
         let cur = self.rqs[c].curr.expect("running");
+        if self.disc == Discipline::Eevdf {
+            // check_preempt_wakeup_fair: preempt when the current thread has
+            // used its request or EEVDF would pick the woken one over it.
+            if self.eevdf_update_deadline(cur) || self.eevdf_pick(c, true) == Some(t) {
+                self.put_prev(c, view, gate);
+                self.pick_next(c, view, out, gate);
+            }
+            return;
+        }
         let gran = self.p.wakeup_granularity * NICE_0_LOAD / self.tasks[t.idx()].weight;
         if self.tasks[cur.idx()].vruntime > self.tasks[t.idx()].vruntime + gran {
             self.put_prev(c, view, gate);
@@ -343,6 +390,9 @@ impl CfsCore {
         let now = view.now();
         if let Some(c) = self.rqs.iter().position(|rq| rq.curr == Some(t)) {
             self.update_curr(c, now);
+            if self.disc == Discipline::Eevdf {
+                self.eevdf_update_lag(c, t);
+            }
             let rq = &mut self.rqs[c];
             rq.curr = None;
             rq.load -= self.tasks[t.idx()].weight;
@@ -353,6 +403,10 @@ impl CfsCore {
         } else if let Some(task) = self.tasks.get(t.idx()).copied() {
             let c = task.cpu as usize;
             if self.rqs[c].tree.contains(&(task.vruntime, t.0)) {
+                if self.disc == Discipline::Eevdf {
+                    self.update_curr(c, now);
+                    self.eevdf_update_lag(c, t);
+                }
                 self.dequeue_waiting(c, t);
             }
         }
@@ -366,7 +420,13 @@ impl CfsCore {
         self.p.latency *= factor;
         self.p.min_granularity *= factor;
         self.p.wakeup_granularity *= factor;
+        self.p.base_slice *= factor;
         self.rqs = vec![Rq::default(); n];
+        if self.disc == Discipline::Eevdf {
+            for rq in &mut self.rqs {
+                rq.min_vruntime = super::eevdf::V_ORIGIN;
+            }
+        }
         self.balance_key = n as u32;
         self.topo = Some(topo);
     }
@@ -381,10 +441,23 @@ impl CfsCore {
         match *ev {
             Event::Arrived { thread, .. } => {
                 while self.tasks.len() <= thread.idx() {
-                    self.tasks.push(Task { vruntime: 0, weight: NICE_0_LOAD, cpu: 0, last_ran: now });
+                    self.tasks.push(Task {
+                        vruntime: 0,
+                        weight: NICE_0_LOAD,
+                        cpu: 0,
+                        last_ran: now,
+                        deadline: 0,
+                        vlag: 0,
+                        protected: false,
+                    });
                 }
                 let c = self.select_idlest();
                 self.update_curr(c, now);
+                if self.disc == Discipline::Eevdf {
+                    self.eevdf_place(c, thread, true);
+                    self.place_and_run(c, thread, view, out, gate);
+                    return;
+                }
                 let vslice = self.period(self.rqs[c].nr + 1) / (self.rqs[c].nr as u64 + 1);
                 self.tasks[thread.idx()].vruntime = self.rqs[c].min_vruntime + vslice;
                 self.place_and_run(c, thread, view, out, gate);
@@ -393,6 +466,11 @@ impl CfsCore {
                 let prev = self.tasks[thread.idx()].cpu as usize;
                 let c = self.select_wake(prev);
                 self.update_curr(c, now);
+                if self.disc == Discipline::Eevdf {
+                    self.eevdf_place(c, thread, false);
+                    self.place_and_run(c, thread, view, out, gate);
+                    return;
+                }
                 let task = &mut self.tasks[thread.idx()];
                 if c != prev {
                     task.vruntime =
@@ -410,6 +488,11 @@ impl CfsCore {
             Event::Timer { key } => {
                 let c = key as usize;
                 self.update_curr(c, now);
+                if self.disc == Discipline::Eevdf {
+                    if let Some(t) = self.rqs[c].curr {
+                        self.eevdf_update_deadline(t);
+                    }
+                }
                 if self.rqs[c].tree.is_empty() {
                     if let Some(t) = self.rqs[c].curr {
                         let s = self.slice(c, t);

@@ -4,6 +4,7 @@
 //! and `static` (a fixed assignment, used by the statistical study).
 
 mod cfs;
+mod eevdf;
 mod efs;
 mod g_rrs;
 mod p_rrs;
@@ -16,6 +17,7 @@ mod static_assign;
 mod wss;
 
 pub use cfs::{Cfs, CfsParams};
+pub use eevdf::Eevdf;
 pub use efs::{Efs, EfsParams};
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
@@ -113,6 +115,12 @@ pub fn registry() -> &'static [PolicyInfo] {
             description: "Linux CFS model: per-context vruntime trees, weights, latency/min-granularity slices, wakeup preemption, periodic and idle load balancing",
             oracle: false,
             make: |_| Ok(Box::new(Cfs::new(CfsParams::default()))),
+        },
+        PolicyInfo {
+            name: "eevdf",
+            description: "Linux >= 6.6 fair class: earliest eligible virtual deadline first, lag-preserving placement, run-to-parity, CFS's load balancer",
+            oracle: false,
+            make: |_| Ok(Box::new(Eevdf::new(CfsParams::default()))),
         },
         PolicyInfo {
             name: "efs",

@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn every_baseline_keeps_all_contexts_busy_and_rotates_threads() {
-        for name in ["g-rrs", "p-rrs", "wss", "cfs", "random"] {
+        for name in ["g-rrs", "p-rrs", "wss", "cfs", "eevdf", "random"] {
             let mut p = make(name, &opts()).unwrap();
             let mut s = Script::new(Topology::regular(1, 1, 4, 1, 1), 8, p.as_mut());
             s.arrive_all(p.as_mut());
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn blocked_context_is_refilled_and_no_thread_runs_twice() {
-        for name in ["g-rrs", "p-rrs", "wss", "cfs", "random"] {
+        for name in ["g-rrs", "p-rrs", "wss", "cfs", "eevdf", "random"] {
             let mut p = make(name, &opts()).unwrap();
             let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), 4, p.as_mut());
             s.arrive_all(p.as_mut());
