@@ -39,9 +39,13 @@ pub struct Args {
     /// Confidence level of the interval.
     #[arg(long, default_value_t = 0.95)]
     confidence: f64,
-    /// Seed of the random assignments.
+    /// Seed of the random assignments (and of each measurement's run-to-run variation).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run-to-run variation of each measurement, in units of the published magnitudes (each
+    /// assignment is measured in a run of its own, as on the real machine; 0 = exact model).
+    #[arg(long, default_value_t = 1.0)]
+    noise: f64,
     /// With --prune, also measure every assignment and report plain POT beside SP-POT.
     #[arg(long)]
     compare_plain: bool,
@@ -81,7 +85,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let w = presets::workload(&a.workload).map_err(|e| e.to_string())?;
-    let plan = Plan::new(&w, &m, None, 1, &a.workload).map_err(|e| e.to_string())?;
+    let plan = Plan::varied(&w, &m, None, 1, &a.workload, a.noise).map_err(|e| e.to_string())?;
     let topo = m.topology();
     let threads = plan.threads.len();
     if threads > topo.n_contexts() {
@@ -107,7 +111,14 @@ pub fn run(a: Args) -> Result<(), String> {
     let perf: Vec<(usize, f64)> = to_measure
         .par_iter()
         .map(|&i| {
-            let p = measure(&m, &plan, &all[i])?;
+            let p = if a.noise > 0.0 {
+                // Assignment i is measured in run i: its own draw of the ground truth.
+                let run = a.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64;
+                let pi = Plan::varied(&w, &m, None, run, &a.workload, a.noise).map_err(|e| e.to_string())?;
+                measure(&cosched_sim::variation::machine(&m, a.noise, run), &pi, &all[i])?
+            } else {
+                measure(&m, &plan, &all[i])?
+            };
             bar.inc(1);
             Ok((i, p))
         })

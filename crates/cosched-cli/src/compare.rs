@@ -99,10 +99,10 @@ pub fn run(a: Args) -> Result<(), String> {
     let prepared: Vec<_> = seeds
         .par_iter()
         .map(|&s| {
-            let plan = a.run.plan(&m, &w, s)?;
-            let solo = solo_times(&m, &plan, &a.run.sim_opts(s)?).map_err(|e| format!("{}: {e}", a.run.workload))?;
+            let (ms, plan) = a.run.plan(&m, &w, s)?;
+            let solo = solo_times(&ms, &plan, &a.run.sim_opts(s)?).map_err(|e| format!("{}: {e}", a.run.workload))?;
             bar.inc(1);
-            Ok((plan, solo))
+            Ok((ms, plan, solo))
         })
         .collect::<Result<_, String>>()?;
     let tasks: Vec<(usize, usize)> = (0..seeds.len()).flat_map(|s| (0..names.len()).map(move |p| (s, p))).collect();
@@ -116,8 +116,8 @@ pub fn run(a: Args) -> Result<(), String> {
                 sim: a.run.sim_opts(s)?,
                 threads: a.run.threads,
             };
-            let r = simulate(&m, &prepared[si].0, &cfg, &prepared[si].1, None)
-                .map_err(|e| format!("{}: {e}", a.run.workload));
+            let (ms, plan, solo) = &prepared[si];
+            let r = simulate(ms, plan, &cfg, solo, None).map_err(|e| format!("{}: {e}", a.run.workload));
             bar.inc(1);
             r
         })

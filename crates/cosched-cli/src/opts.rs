@@ -115,6 +115,11 @@ pub struct RunOpts {
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]
     pub counter_noise: f64,
+    /// Run-to-run variation of the ground truth, in units of the published magnitudes (1: each
+    /// seed draws its own machine and program speeds, as repeated real runs differ; 0: the exact
+    /// model). See docs/model.md, "Run-to-run variation".
+    #[arg(long, default_value_t = 1.0)]
+    pub noise: f64,
     /// Do not measure the policies' decision time (wall clock); outputs are
     /// then byte-identical for identical inputs and seeds.
     #[arg(long)]
@@ -162,8 +167,10 @@ impl RunOpts {
         Ok(())
     }
 
-    pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<Plan, String> {
-        Plan::new(w, m, self.threads, seed, &self.workload).map_err(|e| e.to_string())
+    /// The machine and the planned workload as the run seeded `seed` finds them (`--noise`).
+    pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<(MachineSpec, Plan), String> {
+        let plan = Plan::varied(w, m, self.threads, seed, &self.workload, self.noise).map_err(|e| e.to_string())?;
+        Ok((cosched_sim::variation::machine(m, self.noise, seed), plan))
     }
 
     pub fn policy_opts(&self, m: &MachineSpec, seed: u64) -> Result<PolicyOptions, String> {

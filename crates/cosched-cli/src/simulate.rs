@@ -29,7 +29,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), String> {
     let m = a.run.machine()?;
     let w = a.run.workload()?;
-    let plan = a.run.plan(&m, &w, a.seed)?;
+    let (m, plan) = a.run.plan(&m, &w, a.seed)?;
     let cfg = RunConfig {
         policy: a.policy.clone(),
         policy_opts: a.run.policy_opts(&m, a.seed)?,

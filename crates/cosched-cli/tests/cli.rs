@@ -57,6 +57,41 @@ fn same_seed_gives_byte_identical_json_and_another_seed_does_not() {
 }
 
 #[test]
+fn run_to_run_variation_is_seeded_and_noise_zero_is_exact() {
+    // mcf alone has no load imbalance and no policy randomness: any difference
+    // between seeds is the ground truth's run-to-run variation.
+    let makespan = |seed: &str, noise: &str| -> f64 {
+        let o = cosched(&[
+            "simulate",
+            "-m",
+            "i5-2500",
+            "-w",
+            "mcf",
+            "-p",
+            "cfs",
+            "--seed",
+            seed,
+            "--noise",
+            noise,
+            "--format",
+            "json",
+            "--no-timing",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["metrics"]["makespan_s"].as_f64().unwrap()
+    };
+    assert_eq!(makespan("1", "0"), makespan("2", "0"));
+    let runs: Vec<f64> = (1..=8).map(|s| makespan(&s.to_string(), "1")).collect();
+    assert_eq!(runs[0], makespan("1", "1"), "same seed, same run");
+    let mean = runs.iter().sum::<f64>() / runs.len() as f64;
+    let cv = (runs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (runs.len() - 1) as f64).sqrt() / mean;
+    // Published magnitudes give a spread of about 1-2% for a memory-bound program.
+    assert!(cv > 0.002 && cv < 0.05, "coefficient of variation {cv}: {runs:?}");
+    fails_cleanly(&["simulate", "--noise=-1"], &["--noise"]);
+}
+
+#[test]
 fn simulate_json_has_the_documented_fields() {
     let o = cosched(&["simulate", "-w", "water-nsq", "-p", "g-rrs", "--format", "json"]);
     assert!(o.status.success());

@@ -17,6 +17,7 @@ pub mod plan;
 pub mod presets;
 pub mod program;
 pub mod spec;
+pub mod variation;
 
 pub use engine::{run, RunOutput, SimOptions};
 pub use plan::Plan;

@@ -4,6 +4,7 @@
 use crate::model::{LoadedLatency, PhaseModel};
 use crate::spec::workload::{JobSpec, PhaseSpec};
 use crate::spec::WorkloadSpec;
+use crate::variation::Draw;
 use cosched_core::ids::{Nanos, SECOND};
 use cosched_core::policy::{Demand, Resource};
 use cosched_machine::ConfigError;
@@ -99,7 +100,7 @@ fn split_threads(n: u32, shares: &[f64]) -> Vec<u32> {
 }
 
 /// The seed of one job instance's RNG, so solo runs draw what the mix drew.
-fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
+pub(crate) fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
     let mut z = seed ^ ((job as u64) << 32 | instance as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -107,7 +108,8 @@ fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
 }
 
 impl Plan {
-    /// Lay out `w` on `m`. `threads` overrides the thread count of scalable jobs.
+    /// Lay out `w` on `m` with the exact ground truth (no run-to-run
+    /// variation). `threads` overrides the thread count of scalable jobs.
     pub fn new(
         w: &WorkloadSpec,
         m: &MachineSpec,
@@ -115,6 +117,27 @@ impl Plan {
         seed: u64,
         file: &str,
     ) -> Result<Plan, ConfigError> {
+        Plan::varied(w, m, threads, seed, file, 0.0)
+    }
+
+    /// Lay out `w` on `m` as one run of a real machine would find it: each
+    /// job instance's ground truth varied by seeded draws at `noise` times the
+    /// published magnitudes ([`crate::variation`]; 0 = exact).
+    pub fn varied(
+        w: &WorkloadSpec,
+        m: &MachineSpec,
+        threads: Option<u32>,
+        seed: u64,
+        file: &str,
+        noise: f64,
+    ) -> Result<Plan, ConfigError> {
+        if !(noise.is_finite() && (0.0..=crate::variation::MAX_NOISE).contains(&noise)) {
+            return Err(ConfigError::new(
+                file,
+                "--noise",
+                format!("must be from 0 to {}, got {noise}", crate::variation::MAX_NOISE),
+            ));
+        }
         let max = crate::spec::workload::MAX_THREADS;
         if threads == Some(0) || threads > Some(max) {
             return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));
@@ -155,51 +178,83 @@ impl Plan {
                 Some(t) if job.is_scalable() => t,
                 _ => job.n_threads(),
             };
-            let classes: Vec<(String, f64, &Vec<PhaseSpec>)> = if job.classes.is_empty() {
-                vec![("main".into(), 1.0, &job.phases)]
-            } else {
-                job.classes.iter().map(|c| (c.name.clone(), c.share, &c.phases)).collect()
-            };
-            let counts = split_threads(n, &classes.iter().map(|c| c.1).collect::<Vec<_>>());
-            let mut locks = BTreeMap::new();
-            let mut class_ids = vec![];
-            for (k, ((cname, _, phases), &cnt)) in classes.iter().zip(&counts).enumerate() {
-                let first = plan.models.len() as u32;
-                for (p, ph) in phases.iter().enumerate() {
-                    let at = if job.classes.is_empty() {
-                        format!("job[{j}].phase[{p}]")
-                    } else {
-                        format!("job[{j}].class[{k}].phase[{p}]")
-                    };
-                    plan.models.push(PhaseModel::new(ph, m, &lat, cnt, file, &at)?);
-                    let nl = locks.len() as u32;
-                    plan.steps.push(PhaseStep {
-                        name: format!("{cname}/{}", ph.name),
-                        instructions: ph.instructions / cnt.max(1) as f64,
-                        lock: ph.lock.as_ref().map(|l| *locks.entry(l.clone()).or_insert(nl)),
-                        io: (ph.io_ms * 1e6).round() as Nanos,
-                        pp: ph.pp.as_ref().map(|pp| Demand {
-                            resource: pp.resource,
-                            amount: match pp.resource {
-                                Resource::Llc => pp.amount * 1024.0 * 1024.0,
-                                Resource::MemBw => pp.amount * 1e9,
-                            },
-                            reuse: pp.reuse,
-                        }),
-                    });
-                }
-                class_ids.push(plan.classes.len() as u32);
-                plan.classes.push(ClassPlan {
-                    phases: first..plan.models.len() as u32,
-                    iterations: job.n_iterations(),
-                    barrier: job.barrier,
-                });
-            }
+            // Without variation the instances of a job share its classes (and so its
+            // models); with it each instance draws its own ground truth.
+            let mut shared = None;
             for inst in 0..job.instances {
-                plan.add_instance(job, j, inst, seed, &counts, &class_ids, locks.len() as u32);
+                let draw = (noise > 0.0).then(|| Draw::instance(noise, seed, j, inst));
+                let (counts, class_ids, n_locks) = match (&shared, draw) {
+                    (Some(c), None) => Clone::clone(c),
+                    (_, draw) => {
+                        let c = plan.add_classes(job, j, n, m, &lat, file, draw.as_ref())?;
+                        shared = Some(c.clone());
+                        c
+                    }
+                };
+                plan.add_instance(job, j, inst, seed, &counts, &class_ids, n_locks, noise);
             }
         }
         Ok(plan)
+    }
+
+    /// The classes of `job` (with `n` threads per instance), their models
+    /// drawn with `draw` when given: (threads per class, class ids, locks).
+    #[allow(clippy::too_many_arguments)]
+    fn add_classes(
+        &mut self,
+        job: &JobSpec,
+        j: usize,
+        n: u32,
+        m: &MachineSpec,
+        lat: &LoadedLatency,
+        file: &str,
+        draw: Option<&Draw>,
+    ) -> Result<(Vec<u32>, Vec<u32>, u32), ConfigError> {
+        let classes: Vec<(String, f64, &Vec<PhaseSpec>)> = if job.classes.is_empty() {
+            vec![("main".into(), 1.0, &job.phases)]
+        } else {
+            job.classes.iter().map(|c| (c.name.clone(), c.share, &c.phases)).collect()
+        };
+        let counts = split_threads(n, &classes.iter().map(|c| c.1).collect::<Vec<_>>());
+        let mut locks = BTreeMap::new();
+        let mut class_ids = vec![];
+        for (k, ((cname, _, phases), &cnt)) in classes.iter().zip(&counts).enumerate() {
+            let first = self.models.len() as u32;
+            for (p, ph) in phases.iter().enumerate() {
+                let at = if job.classes.is_empty() {
+                    format!("job[{j}].phase[{p}]")
+                } else {
+                    format!("job[{j}].class[{k}].phase[{p}]")
+                };
+                let mut model = PhaseModel::new(ph, m, lat, cnt, file, &at)?;
+                if let Some(d) = draw {
+                    model.vary(d.core, d.miss, m);
+                }
+                self.models.push(model);
+                let nl = locks.len() as u32;
+                self.steps.push(PhaseStep {
+                    name: format!("{cname}/{}", ph.name),
+                    instructions: ph.instructions / cnt.max(1) as f64,
+                    lock: ph.lock.as_ref().map(|l| *locks.entry(l.clone()).or_insert(nl)),
+                    io: (ph.io_ms * 1e6).round() as Nanos,
+                    pp: ph.pp.as_ref().map(|pp| Demand {
+                        resource: pp.resource,
+                        amount: match pp.resource {
+                            Resource::Llc => pp.amount * 1024.0 * 1024.0,
+                            Resource::MemBw => pp.amount * 1e9,
+                        },
+                        reuse: pp.reuse,
+                    }),
+                });
+            }
+            class_ids.push(self.classes.len() as u32);
+            self.classes.push(ClassPlan {
+                phases: first..self.models.len() as u32,
+                iterations: job.n_iterations(),
+                barrier: job.barrier,
+            });
+        }
+        Ok((counts, class_ids, locks.len() as u32))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -212,13 +267,18 @@ impl Plan {
         counts: &[u32],
         class_ids: &[u32],
         n_locks: u32,
+        noise: f64,
     ) {
         let mut rng = ChaCha8Rng::seed_from_u64(instance_seed(seed, j, inst));
+        let mut os = (noise > 0.0).then(|| crate::variation::OsNoise::new(noise, seed, j, inst));
         let id = self.jobs.len() as u32;
         let first = self.threads.len() as u32;
         for (&cnt, &class) in counts.iter().zip(class_ids) {
             for _ in 0..cnt {
-                let scale = if job.jitter > 0.0 { 1.0 + job.jitter * rng.gen_range(-1.0..1.0) } else { 1.0 };
+                let mut scale = if job.jitter > 0.0 { 1.0 + job.jitter * rng.gen_range(-1.0..1.0) } else { 1.0 };
+                if let Some(o) = os.as_mut() {
+                    scale *= o.next_factor();
+                }
                 self.threads.push(ThreadPlan { job: id, class, scale });
             }
         }

@@ -153,6 +153,23 @@ impl PhaseModel {
         model.latency_alone_ns = latency_alone_ns;
         Ok(model)
     }
+    /// This phase as one run finds it (run-to-run variation, `crate::variation`):
+    /// core-bound CPI × `core`, miss-rate curve × `miss` (at most every access a
+    /// miss); the solo IPC, miss rate and latency follow from a solo solve on `m`.
+    pub fn vary(&mut self, core: f64, miss: f64, m: &MachineSpec) {
+        self.cpi_core *= core;
+        let apki = self.mrc.apki;
+        self.mrc.mpki_ref = (self.mrc.mpki_ref * miss).min(apki);
+        self.mrc.mpki_fit = (self.mrc.mpki_fit * miss).min(apki);
+        let mut solver = crate::contention::Solver::new(m);
+        let runner = crate::contention::Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0 };
+        let mut out = vec![];
+        let bus = solver.solve(std::slice::from_ref(self), &[runner], &mut out);
+        self.ipc_alone = out[0].ipc;
+        self.mpki_alone = out[0].mpki;
+        self.latency_alone_ns = bus.latency_ns;
+    }
+
     /// L1 accesses per cycle when alone.
     pub fn l1_rate_alone(&self) -> f64 {
         self.l1_apki / 1000.0 * self.ipc_alone
