@@ -39,8 +39,9 @@ mlp = {mlp}
 """
 
 
-def job(name, desc, sources, threads, iterations, barrier, jitter, classes):
-    """classes: list of (class name, share, [phase strings]) or a single [phase strings]."""
+def job(name, desc, sources, threads, iterations, barrier, jitter, classes, sharing=None):
+    """classes: list of (class name, share, [phase strings]) or a single [phase strings].
+    sharing: (pattern, apki) or (pattern, apki, group size): who exchanges data with whom."""
     out = [f'name = "{name}"', f'description = "{desc}"', "sources = ["]
     out += [f'  "{s}",' for s in sources]
     out += [
@@ -53,6 +54,12 @@ def job(name, desc, sources, threads, iterations, barrier, jitter, classes):
         f"barrier = {'true' if barrier else 'false'}",
         f"jitter = {jitter}",
     ]
+    if sharing:
+        note = f"{sharing[0]} exchange, {sharing[1]} accesses per kilo-instruction to partners' data"
+        out[out.index("]")] = f'  "{note}: {COMM}",\n]'
+        out += ["", "[job.sharing]", f'pattern = "{sharing[0]}"', f"apki = {sharing[1]}"]
+        if len(sharing) > 2:
+            out.append(f"size = {sharing[2]}")
     text = "\n".join(out) + "\n"
     if isinstance(classes[0], str):
         for p in classes:
@@ -66,6 +73,12 @@ def job(name, desc, sources, threads, iterations, barrier, jitter, classes):
 
 
 BIENIA = "Bienia et al., PACT 2008, Table 1"
+# Exchange between threads: the pattern (who reads what whom wrote) follows the
+# published communication characterisations (Barrow-Williams, Fensch & Moore,
+# IISWC 2009; Woo et al., ISCA 1995); its volume, accesses per kilo-instruction
+# to partners' data, maps Bienia's exchange class low/medium/high to 0.5/2/5 [A].
+EXCHANGE = {"low": 0.5, "medium": 2.0, "high": 5.0}
+COMM = "thread-to-thread exchange pattern: Barrow-Williams, Fensch & Moore, IISWC 2009 (communication matrices) [A]"
 RSS = "DAMON evaluation RSS, workload-sources.md §2 [P]"
 EST = "IPC, LLC access/miss rates and miss-curve exponent: estimates consistent with the working-set class [A]"
 
@@ -94,6 +107,7 @@ W = {
         True,
         0.05,
         [phase("swap", 9.0e9 / 40, 0.55, 25.0, 12.0, 0.35, 40, shared=780, mlp=2)],
+        sharing=("all-to-all", EXCHANGE["high"]),
     ),
     "facesim": job(
         "facesim",
@@ -109,6 +123,7 @@ W = {
         True,
         0.10,
         [phase("solve", 2.0e10 / 30, 1.2, 8.0, 2.5, 0.5, 200, shared=100)],
+        sharing=("stencil", EXCHANGE["medium"]),
     ),
     "fluidanimate": job(
         "fluidanimate",
@@ -127,6 +142,7 @@ W = {
             phase("density", 1.0e10 / 40, 1.2, 6.0, 1.5, 0.5, 480, shared=40),
             phase("forces", 1.0e10 / 40, 1.3, 5.0, 1.0, 0.5, 480, shared=40),
         ],
+        sharing=("stencil", EXCHANGE["medium"]),
     ),
     "swaptions": job(
         "swaptions",
@@ -156,6 +172,7 @@ W = {
             ("convolve", 0.6, [phase("convolve", 1.5e10 / 20, 1.6, 3.0, 0.5, 0.5, 10, shared=21)]),
             ("encode", 0.2, [phase("encode", 3.0e9 / 20, 1.0, 8.0, 3.0, 0.5, 10, shared=21)]),
         ],
+        sharing=("pipeline", EXCHANGE["medium"]),
     ),
     "ocean-cont": job(
         "ocean-cont",
@@ -174,6 +191,7 @@ W = {
             ("interior", 0.75, [phase("relax", 8.0e9 / 40, 0.7, 22.0, 12.0, 0.5, 2400, shared=50)]),
             ("boundary", 0.25, [phase("relax", 2.7e9 / 40, 0.6, 26.0, 16.0, 0.5, 800, shared=50)]),
         ],
+        sharing=("stencil", EXCHANGE["medium"]),
     ),
     "ocean-ncont": job(
         "ocean-ncont",
@@ -191,6 +209,7 @@ W = {
             ("interior", 0.75, [phase("relax", 6.0e9 / 40, 0.5, 28.0, 18.0, 0.4, 2800, shared=60)]),
             ("boundary", 0.25, [phase("relax", 2.0e9 / 40, 0.45, 32.0, 22.0, 0.4, 980, shared=60)]),
         ],
+        sharing=("stencil", 3.0),
     ),
     "water-nsq": job(
         "water-nsq",
@@ -208,6 +227,7 @@ W = {
             phase("forces", 2.4e10 / 10, 1.5, 3.0, 0.4, 0.6, 20, shared=9),
             phase("update", 2.4e8 / 10, 1.2, 6.0, 1.0, 0.6, 20, shared=9, extra='\nlock = "molecules"'),
         ],
+        sharing=("all-to-all", 1.0),
     ),
     "fft": job(
         "fft",
@@ -223,8 +243,32 @@ W = {
         0.02,
         [
             phase("fft1d", 5.0e9 / 6, 1.4, 10.0, 2.0, 0.6, 9000, mlp=6),
-            phase("transpose", 2.0e9 / 6, 0.5, 30.0, 20.0, 0.1, 9000, mlp=8),
+            phase("transpose", 2.0e9 / 6, 0.5, 30.0, 20.0, 0.1, 9000, mlp=8, extra="\ncomm_apki = 8.0"),
         ],
+        sharing=("all-to-all", 0.0),
+    ),
+    "ferret": job(
+        "ferret",
+        "PARSEC ferret-like similarity search: a six-stage pipeline (load, segment, extract, index, rank, output) over a shared image database",
+        [
+            "six pipeline stages, the middle four parallel; working set unbounded, sharing high, exchange high: "
+            + f"{BIENIA} [A]",
+            "stage thread shares, database size (300 MB) and per-stage rates are estimates [A]",
+            EST,
+        ],
+        32,
+        20,
+        False,
+        0.05,
+        [
+            ("load", 0.05, [phase("load", 4.0e8 / 20, 1.0, 3.0, 1.0, 0.5, 16, extra="\nio_ms = 0.1")]),
+            ("segment", 0.2, [phase("segment", 3.0e9 / 20, 1.3, 5.0, 1.0, 0.5, 64)]),
+            ("extract", 0.25, [phase("extract", 4.0e9 / 20, 1.5, 4.0, 0.8, 0.5, 64)]),
+            ("index", 0.15, [phase("index", 2.0e9 / 20, 0.9, 15.0, 5.0, 0.4, 32, shared=300)]),
+            ("rank", 0.3, [phase("rank", 5.0e9 / 20, 0.7, 20.0, 8.0, 0.4, 32, shared=300, mlp=3)]),
+            ("output", 0.05, [phase("output", 4.0e8 / 20, 1.0, 2.0, 0.5, 0.5, 8, extra="\nio_ms = 0.1")]),
+        ],
+        sharing=("pipeline", EXCHANGE["high"]),
     ),
     "raytrace": job(
         "raytrace",

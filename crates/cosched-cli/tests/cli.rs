@@ -25,6 +25,15 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,x"], &["--assignment", "thread 1"]);
     fails_cleanly(&["simulate", "-w", "mcf", "-p", "static", "--assignment", "99"], &["context 99"]);
     fails_cleanly(&["simulate", "-p", "no-such-policy"], &["unknown policy", "no-such-policy"]);
+    let vips = preset("workloads", "vips");
+    let w = tmp("badpattern.toml", &vips.replace("pattern = \"pipeline\"", "pattern = \"pipe-line\""));
+    fails_cleanly(&["simulate", "-w", &w], &["badpattern.toml", "pattern", "pipe-line", "stencil"]);
+    let w = tmp("nosize.toml", &vips.replace("pattern = \"pipeline\"", "pattern = \"groups\""));
+    fails_cleanly(&["simulate", "-w", &w], &["nosize.toml", "job[0].sharing.size", "missing"]);
+    let w = tmp("negcomm.toml", &vips.replace("apki = 2.0\n", "apki = -2\n"));
+    fails_cleanly(&["simulate", "-w", &w], &["negcomm.toml", "job[0].sharing.apki"]);
+    let w = tmp("nopattern.toml", &preset("workloads", "mcf").replace("mlp = 2", "mlp = 2\ncomm_apki = 3"));
+    fails_cleanly(&["simulate", "-w", &w], &["nopattern.toml", "job[0].phase[0].comm_apki", "no [job.sharing]"]);
     fails_cleanly(&["simulate", "--threads", "0"], &["--threads"]);
     fails_cleanly(&["simulate", "--quantum-ms=-1"], &["--quantum-ms"]);
     fails_cleanly(&["simulate", "--trace", "/nonexistent-dir/x.json"], &["/nonexistent-dir/x.json"]);

@@ -9,6 +9,9 @@
 //!   rates, each tenant capped at its footprint (water-filling); a job's
 //!   shared data is one tenant fed by all its threads in the domain
 //!   (`workload-sources.md` §3, "Occupancy ∝ insertion rate").
+//! * **Exchange between threads**: a thread's accesses to data its partners
+//!   wrote (`comm_apki`) hit in the LLC for the share of partners running in
+//!   its LLC domain and miss for the rest.
 //! * **Memory bus**: latency from the loaded-latency curve at the socket's
 //!   utilisation; past the sustained maximum the latency is whatever makes
 //!   demand equal the maximum.
@@ -37,6 +40,23 @@ pub struct Runner {
     pub job: u32,
     /// LLC capacity it held at the last solve, MiB (warm start; 0 = none).
     pub occupancy_mb: f64,
+    /// Share of its exchange with partner threads that stays in its LLC
+    /// domain (partners running there), 0-1; the rest misses.
+    pub local: f64,
+}
+
+impl Runner {
+    /// A thread alone on the machine, its partners (if any) beside it: the
+    /// setting a phase's published IPC and miss rates describe.
+    pub fn alone() -> Runner {
+        Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0, local: 1.0 }
+    }
+
+    /// What the solution depends on: phase model, pipe, core, LLC domain, job
+    /// and the local share of its exchange (to 1e-6).
+    fn key(&self) -> [u32; 6] {
+        [self.model, self.pipe, self.core, self.llc, self.job, (self.local * 1e6).round() as u32]
+    }
 }
 
 /// The solution for one runner.
@@ -79,7 +99,7 @@ pub struct Solver {
     s_pipe: Vec<f64>,
     prev_ipc: Vec<f64>,
     tenants: Vec<Tenant>,
-    cache: std::collections::HashMap<Vec<[u32; 5]>, (Vec<Rates>, BusState)>,
+    cache: std::collections::HashMap<Vec<[u32; 6]>, (Vec<Rates>, BusState)>,
     order: Vec<usize>,
 }
 
@@ -140,9 +160,8 @@ impl Solver {
     pub fn solve(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
         self.order.clear();
         self.order.extend(0..runners.len());
-        let key_of = |r: &Runner| [r.model, r.pipe, r.core, r.llc, r.job];
-        self.order.sort_by_key(|&i| key_of(&runners[i]));
-        let key: Vec<[u32; 5]> = self.order.iter().map(|&i| key_of(&runners[i])).collect();
+        self.order.sort_by_key(|&i| runners[i].key());
+        let key: Vec<[u32; 6]> = self.order.iter().map(|&i| runners[i].key()).collect();
         if let Some((rates, bus)) = self.cache.get(&key) {
             out.clear();
             out.resize(runners.len(), Rates::default());
@@ -183,7 +202,7 @@ impl Solver {
         for iter in 0..MAX_ITERS {
             for (i, r) in runners.iter().enumerate() {
                 let m = &models[r.model as usize];
-                let mpki = m.mrc.mpki(self.s_eff[i]);
+                let mpki = m.mrc.mpki(self.s_eff[i]) + m.comm_apki * (1.0 - r.local);
                 out[i].mpki = mpki;
                 self.a[i] = mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu;
                 self.c[i] = mpki / 1000.0 * self.f_ghz / m.mlp;

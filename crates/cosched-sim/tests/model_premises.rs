@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use cosched_core::policies::PolicyOptions;
+use cosched_sim::Plan;
 
 const COMPUTE: &str = "instructions = 2e9\nipc = 1.5\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1";
 
@@ -152,4 +153,48 @@ fn short_time_slices_pay_for_cache_refills() {
     assert!(short.makespan as f64 > 1.05 * long.makespan as f64, "short {} long {}", short.makespan, long.makespan);
     assert!(short.totals.llc_misses > long.totals.llc_misses);
     assert!(short.context_switches > 10 * long.context_switches);
+}
+
+/// Makespans of `ocean-cont` (16 threads, a 4 × 4 stencil) pinned one per core of the 4-socket
+/// SLITS machine, over seeds 1-6 of the run-to-run variation, for an assignment `socket_of(r, c)`.
+fn ocean_makespans(socket_of: impl Fn(u32, u32) -> u32) -> Vec<f64> {
+    let m = machine("xeon-x5550-16c");
+    let w = cosched_sim::presets::workload("ocean-cont").unwrap();
+    (1..=6)
+        .map(|seed| {
+            let p = Plan::varied(&w, &m, Some(16), seed, "ocean-cont", 1.0).unwrap();
+            let mv = cosched_sim::variation::machine(&m, 1.0, seed);
+            let mut used = [0u32; 4];
+            let ctx: Vec<u32> = (0..16)
+                .map(|k| {
+                    let s = socket_of(k / 4, k % 4);
+                    used[s as usize] += 1;
+                    s * 4 + used[s as usize] - 1
+                })
+                .collect();
+            secs(run_static(&mv, &p, &ctx, 1000).makespan)
+        })
+        .collect()
+}
+
+#[test]
+fn stencil_partners_sharing_an_llc_beat_partners_split_across_sockets() {
+    // Partners together: 2 × 2 blocks of the grid per socket (every thread has a neighbour in
+    // its LLC). Split: socket (r + 2c) mod 4, so no neighbour shares an LLC. Same threads, same
+    // cores, same seeds: only who shares a cache with whom differs.
+    let together = ocean_makespans(|r, c| (r / 2) * 2 + c / 2);
+    let split = ocean_makespans(|r, c| (r + 2 * c) % 4);
+    let d: Vec<f64> = together.iter().zip(&split).map(|(a, b)| b / a - 1.0).collect();
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let half = 2.571 * sd / n.sqrt(); // t(0.975, 5)
+    assert!(
+        mean - half > 0.01,
+        "split slower by {:.2}% ± {:.2}% (together {together:?}, split {split:?})",
+        100.0 * mean,
+        100.0 * half
+    );
+    // And the seeds differ (run-to-run variation).
+    assert!(together.windows(2).any(|w| w[0] != w[1]));
 }

@@ -5,6 +5,7 @@
 
 use super::state::{Engine, Scheduled, StepOutcome, ThreadStatus};
 use crate::contention::Runner;
+use crate::plan::Partners;
 use crate::program::Step;
 use cosched_core::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
 use cosched_core::policy::{BlockReason, Event};
@@ -202,6 +203,31 @@ impl Engine<'_, '_> {
         }
     }
 
+    /// Share of running thread `t`'s exchange whose partners run in LLC
+    /// domain `llc` (on socket `s`) right now.
+    fn local_share(&self, s: usize, t: u32, llc: u32) -> f64 {
+        let in_llc = |j: u32| match self.threads[j as usize].status {
+            ThreadStatus::Running(c) => self.topo.contexts[c as usize].llc == llc,
+            _ => false,
+        };
+        match self.plan.threads[t as usize].partners {
+            Partners::None => 1.0,
+            Partners::List { start, len } => self.plan.partners[start as usize..(start + len) as usize]
+                .iter()
+                .filter(|&&(j, _)| in_llc(j))
+                .map(|&(_, w)| w as f64)
+                .sum(),
+            Partners::Group { id, size } => {
+                let near = self.socket_runners[s]
+                    .iter()
+                    .filter(|&&j| j != t && in_llc(j))
+                    .filter(|&&j| matches!(self.plan.threads[j as usize].partners, Partners::Group { id: g, .. } if g == id))
+                    .count();
+                near as f64 / (size.max(2) - 1) as f64
+            }
+        }
+    }
+
     pub(super) fn solve_dirty(&mut self) {
         for s in 0..self.socket_dirty.len() {
             if !self.socket_dirty[s] {
@@ -213,6 +239,11 @@ impl Engine<'_, '_> {
                 let th = &self.threads[t as usize];
                 let ThreadStatus::Running(c) = th.status else { unreachable!() };
                 let info = self.topo.contexts[c as usize];
+                let local = if self.plan.models[th.model as usize].comm_apki > 0.0 {
+                    self.local_share(s, t, info.llc)
+                } else {
+                    1.0
+                };
                 self.runners_buf.push(Runner {
                     model: th.model,
                     pipe: info.pipe,
@@ -220,6 +251,7 @@ impl Engine<'_, '_> {
                     llc: info.llc,
                     job: th.job,
                     occupancy_mb: th.occupancy_mb,
+                    local,
                 });
             }
             let mut rates = std::mem::take(&mut self.rates_buf);
@@ -233,7 +265,7 @@ impl Engine<'_, '_> {
                 let rate = Counters {
                     instructions: ips,
                     cycles: self.f_hz,
-                    llc_accesses: ips * model.mrc.apki / 1000.0,
+                    llc_accesses: ips * (model.mrc.apki + model.comm_apki) / 1000.0,
                     llc_misses: miss,
                     mem_reads: miss,
                     mem_writes: miss * model.wb_ratio,

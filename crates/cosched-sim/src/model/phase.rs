@@ -48,6 +48,9 @@ pub struct PhaseModel {
     pub mpki_alone: f64,
     /// Memory latency alone, ns.
     pub latency_alone_ns: f64,
+    /// Accesses per kilo-instruction to data partner threads wrote (hits
+    /// when they run in its LLC domain; set by the plan from the job's sharing).
+    pub comm_apki: f64,
 }
 
 impl PhaseModel {
@@ -122,6 +125,7 @@ impl PhaseModel {
             wb_ratio: p.wb_ratio,
             mpki_alone,
             latency_alone_ns: 0.0,
+            comm_apki: 0.0,
         };
         let cpi = 1.0 / p.ipc;
         if let Some(r) = &p.measured_on {
@@ -130,7 +134,7 @@ impl PhaseModel {
             model.mlp = model.mlp.max(stall / (MAX_MEM_FRACTION * cpi));
             model.cpi_core = cpi - stall / model.mlp;
             let mut solver = crate::contention::Solver::new(m);
-            let runner = crate::contention::Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0 };
+            let runner = crate::contention::Runner::alone();
             let mut out = vec![];
             let bus = solver.solve(std::slice::from_ref(&model), &[runner], &mut out);
             model.ipc_alone = out[0].ipc;
@@ -162,7 +166,7 @@ impl PhaseModel {
         self.mrc.mpki_ref = (self.mrc.mpki_ref * miss).min(apki);
         self.mrc.mpki_fit = (self.mrc.mpki_fit * miss).min(apki);
         let mut solver = crate::contention::Solver::new(m);
-        let runner = crate::contention::Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0 };
+        let runner = crate::contention::Runner::alone();
         let mut out = vec![];
         let bus = solver.solve(std::slice::from_ref(self), &[runner], &mut out);
         self.ipc_alone = out[0].ipc;

@@ -69,6 +69,42 @@ pub struct JobSpec {
     /// Shorthand for a single class holding every thread.
     #[serde(default, rename = "phase")]
     pub phases: Vec<PhaseSpec>,
+    /// Which threads exchange data with which (thread-to-thread communication).
+    #[serde(default)]
+    pub sharing: Option<SharingSpec>,
+}
+
+/// A thread-to-thread communication pattern (Barrow-Williams, Fensch & Moore,
+/// IISWC 2009: PARSEC/SPLASH-2 communication matrices are rings, stencils,
+/// pipelines, all-to-all and groups). A thread reads data its partners wrote:
+/// an LLC hit when a partner runs in its LLC domain, a miss otherwise
+/// (`docs/model.md`, "Data exchanged between threads").
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharingSpec {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// Accesses to partners' data per kilo-instruction (a phase's `comm_apki` overrides).
+    pub apki: f64,
+    /// `groups`: threads per group (consecutive thread numbers).
+    #[serde(default)]
+    pub size: Option<u32>,
+}
+
+/// Who a thread's partners are (threads numbered within the job instance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// Threads i−1 and i+1 (cyclic).
+    Ring,
+    /// Up, down, left and right neighbours on the most nearly square 2-D grid of the threads (not cyclic: edge threads have fewer).
+    Stencil,
+    /// Classes are stages in file order; a thread exchanges with the threads of the stages next to its own, matched by index.
+    Pipeline,
+    /// Every other thread of the instance, equally.
+    AllToAll,
+    /// Every other thread of its group of `size`.
+    Groups,
 }
 
 fn one() -> u32 {
@@ -145,6 +181,10 @@ pub struct PhaseSpec {
     /// The phase is a declared progress period (RDA §2.2).
     #[serde(default)]
     pub pp: Option<PpSpec>,
+    /// Accesses per kilo-instruction to data written by partner threads
+    /// (default: the job's `sharing.apki`, 0 without sharing).
+    #[serde(default)]
+    pub comm_apki: Option<f64>,
     /// Where `ipc` and `llc_mpki` were measured, when not on the simulated
     /// machine: the core-bound CPI is derived there and the solo IPC on the
     /// simulated machine follows from its cache, latency and bandwidth.
@@ -254,12 +294,50 @@ impl WorkloadSpec {
             for (p, ph) in job.phases.iter().enumerate() {
                 ph.validate(&c, &f(&format!("phase[{p}]")))?;
             }
+            if let Some(sh) = &job.sharing {
+                c.non_negative(f("sharing.apki"), sh.apki)?;
+                match (sh.pattern, sh.size) {
+                    (Pattern::Groups, None) => {
+                        return Err(c.fail(f("sharing.size"), "missing: `groups` needs the threads per group"))
+                    }
+                    (Pattern::Groups, Some(n)) if n < 2 => {
+                        return Err(c.fail(f("sharing.size"), format!("must be at least 2, got {n}")))
+                    }
+                    (Pattern::Groups, _) => {}
+                    (p, Some(_)) => {
+                        return Err(c.fail(f("sharing.size"), format!("only `groups` takes a size, not `{p:?}`")))
+                    }
+                    (Pattern::Pipeline, None) if job.classes.len() < 2 => {
+                        return Err(c.fail(
+                            f("sharing.pattern"),
+                            "`pipeline` needs two or more [[job.class]] (the stages, in order)",
+                        ))
+                    }
+                    _ => {}
+                }
+            } else if let Some((k, p, _)) = job.all_phases().find(|(_, _, ph)| ph.comm_apki.is_some_and(|a| a > 0.0)) {
+                return Err(c.fail(
+                    f(&format!("{k}phase[{p}].comm_apki")),
+                    "exchanges data but the job has no [job.sharing] pattern saying with whom",
+                ));
+            }
         }
         Ok(())
     }
 }
 
 impl JobSpec {
+    /// Every phase with its path prefix (`class[k].` or empty) and index.
+    fn all_phases(&self) -> impl Iterator<Item = (String, usize, &PhaseSpec)> + '_ {
+        let direct = self.phases.iter().enumerate().map(|(p, ph)| (String::new(), p, ph));
+        let classes = self
+            .classes
+            .iter()
+            .enumerate()
+            .flat_map(|(k, cl)| cl.phases.iter().enumerate().map(move |(p, ph)| (format!("class[{k}]."), p, ph)));
+        direct.chain(classes)
+    }
+
     /// Whether `--threads N` sets this job's thread count (`scalable`,
     /// default: when it has more than one thread).
     pub fn is_scalable(&self) -> bool {
@@ -292,6 +370,9 @@ impl JobSpec {
             self.classes = base.classes.clone();
             self.phases = base.phases.clone();
         }
+        if self.sharing.is_none() {
+            self.sharing = base.sharing.clone();
+        }
         self.preset = None;
     }
 }
@@ -312,6 +393,9 @@ impl PhaseSpec {
             c.within(f("l2_apki"), l2, self.llc_apki, self.l1_apki.max(self.llc_apki))?;
         }
         c.non_negative(f("io_ms"), self.io_ms)?;
+        if let Some(a) = self.comm_apki {
+            c.non_negative(f("comm_apki"), a)?;
+        }
         match (self.llc_mpki, self.solo_bus_util) {
             (Some(_), Some(_)) => return Err(c.fail(f("solo_bus_util"), "give llc_mpki or solo_bus_util, not both")),
             (None, None) => {
