@@ -20,6 +20,7 @@ mod probe;
 mod profile;
 mod run;
 mod simulate;
+mod validate;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -64,6 +65,9 @@ enum Cmd {
     Calibrate(calibrate::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
+    /// Every calibration and check point of the machine presets: published figure, simulated value,
+    /// error, tolerance, source, fitted or held out; exit 1 when a point leaves its tolerance.
+    Validate(validate::Args),
 }
 
 /// Why a command failed, and with which exit status: 2 for bad input or a
@@ -75,6 +79,11 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// The command ran and found what it checks failing (`cosched validate`): exit status 1.
+    pub fn check(message: String) -> Failure {
+        Failure { code: 1, message }
+    }
+
     /// Jobs that failed: exit status 1.
     pub fn jobs(message: String) -> Failure {
         Failure { code: 1, message }
@@ -192,6 +201,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Paper(a) => paper::run_cmd(a).map_err(Failure::from),
         Cmd::Evt(a) => evt::run(a).map_err(Failure::from),
         Cmd::Complete(a) => complete::run(a).map_err(Failure::from),
+        Cmd::Validate(a) => validate::run(a),
         Cmd::Doctor(a) => doctor::run(a).map_err(Failure::from),
         Cmd::Profile(a) => profile::run(a).map_err(Failure::from),
         Cmd::Assign(a) => assign::run(a).map_err(Failure::from),

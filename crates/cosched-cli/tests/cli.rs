@@ -267,3 +267,28 @@ fn doctor_reports_every_capability_of_this_machine() {
     }
     assert!(!v["probe"]["llc_domains"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
+    let o = cosched(&["validate", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pts = v.as_array().unwrap();
+    assert!(pts.len() >= 4);
+    for p in pts {
+        for k in ["machine", "name", "published", "simulated", "error", "tolerance", "fitted", "source", "status"] {
+            assert!(p.get(k).is_some(), "missing {k}: {p}");
+        }
+    }
+    let bus = pts.iter().find(|p| p["kind"] == "bus_rate").unwrap();
+    assert_eq!(bus["status"], "pass");
+    // The same point with a wrong published value and no known gap fails with exit 1.
+    let m = preset("machines", "i5-2500").replace("published = 150.0", "published = 300.0");
+    let f = tmp("wrongbus.toml", &m);
+    let o = cosched(&["validate", &f]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("out of tolerance") && err.contains("bus rate"), "{err}");
+    let f = tmp("badkind.toml", &preset("machines", "i5-2500").replace("kind = \"bus_rate\"", "kind = \"bus_rat\""));
+    fails_cleanly(&["validate", &f], &["badkind.toml", "check[0].kind", "unknown kind"]);
+}

@@ -222,6 +222,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
             dram_nj_per_line: 20.0,
         },
         costs: CostSpec::default(),
+        checks: vec![],
     };
     let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
     MachineSpec::from_toml(name, &text).map_err(|e| format!("the derived preset does not validate: {e}"))

@@ -462,7 +462,8 @@ mod tests {
         Plan::new(&w, &m, None, 1, "t.toml").unwrap()
     }
 
-    const ONE: &str = "[[job.phase]]\ninstructions = 1e9\nipc = 1\nllc_apki = 5\nllc_mpki = 1\nmrc_ref_mb = 8\nfootprint_mb = 8";
+    const ONE: &str =
+        "[[job.phase]]\ninstructions = 1e9\nipc = 1\nllc_apki = 5\nllc_mpki = 1\nmrc_ref_mb = 8\nfootprint_mb = 8";
 
     fn partners(p: &Plan, t: usize) -> Vec<(u32, f32)> {
         match p.threads[t].partners {
@@ -479,8 +480,11 @@ mod tests {
         let p = plan_of("pattern = \"stencil\"\napki = 1", ONE, 6); // 2 x 3 grid
         assert_eq!(partners(&p, 0).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 3]);
         assert_eq!(partners(&p, 4).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 3, 5]);
-        let stages = format!("[[job.class]]\nname = \"a\"\nshare = 1\n{}\n[[job.class]]\nname = \"b\"\nshare = 2\n{}",
-            ONE.replace("job.phase", "job.class.phase"), ONE.replace("job.phase", "job.class.phase"));
+        let stages = format!(
+            "[[job.class]]\nname = \"a\"\nshare = 1\n{}\n[[job.class]]\nname = \"b\"\nshare = 2\n{}",
+            ONE.replace("job.phase", "job.class.phase"),
+            ONE.replace("job.phase", "job.class.phase")
+        );
         let p = plan_of("pattern = \"pipeline\"\napki = 1", &stages, 6); // stage a: 0-1, stage b: 2-5
         assert_eq!(partners(&p, 0), vec![(2, 1.0)]);
         assert_eq!(partners(&p, 1), vec![(4, 1.0)]);

@@ -58,7 +58,8 @@ fn pct(new: f64, old: f64) -> f64 {
     (1.0 - new / old) * 100.0
 }
 
-fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, String> {
+/// `n` instances of the EFS synthetic benchmark (§3.2) at solo bus utilisation `u`.
+pub(crate) fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, String> {
     let s = format!(
         "name = \"efs-synthetic-{u}\"\ndescription = \"EFS synthetic at solo bus utilisation {u}\"\n[[job]]\nname = \"syn\"\ninstances = {n}\n\
          [[job.phase]]\ninstructions = {instructions:e}\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\n"
@@ -81,7 +82,7 @@ fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64) -> Result<Pair, String> {
 /// EFS §5.1: the bus rate μ is what a benchmark that only misses achieves:
 /// 1..=cores copies of the synthetic benchmark at solo utilisation 0.99, the
 /// best delivered rate of memory accesses (lines) per second.
-fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
+pub(crate) fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
     let mut best: f64 = 0.0;
     for n in 1..=cores {
         let w = synthetic(0.99, n, 2e8)?;
@@ -92,7 +93,30 @@ fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
     Ok(best)
 }
 
-fn secs(n: u64) -> f64 {
+/// EFS Fig. 4 at solo utilisation `u`: the throughput of `cores` identical
+/// synthetic threads by the EFS model (Eqs. 10-12) and on the simulated machine
+/// (sum of solo time over each thread's time).
+pub(crate) fn fig4_point(m: &MachineSpec, u: f64, cores: u32) -> Result<(f64, f64), String> {
+    let model = solve_interaction(&vec![u; cores as usize], Newton::CONVERGED).map_err(|e| e.to_string())?.throughput;
+    let w = synthetic(u, cores, 4e8)?;
+    let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+    let solo = secs(run_one(m, &p.solo(0), "cfs", &PolicyOptions::default())?.makespan);
+    let all = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+    Ok((model, all.job_finish.iter().map(|&f| solo / secs(f)).sum()))
+}
+
+/// EFS Table 1's serial execution: the instances of `w` one after another on one core.
+pub(crate) fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32) -> Result<RunOutput, String> {
+    let p = Plan::new(w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+    let o = PolicyOptions {
+        assignment: Some(vec![CtxId(0); cores as usize]),
+        quantum: 1000 * SECOND,
+        ..PolicyOptions::default()
+    };
+    run_one(m, &p, "static", &o)
+}
+
+pub(crate) fn secs(n: u64) -> f64 {
     n as f64 / SECOND as f64
 }
 
@@ -111,16 +135,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let utils: Vec<f64> = (1..=9).map(|k| k as f64 / 10.0).chain([0.95]).collect();
     let fig4: Vec<(f64, f64, f64)> = utils
         .par_iter()
-        .map(|&u| {
-            let model =
-                solve_interaction(&vec![u; cores as usize], Newton::CONVERGED).map_err(|e| e.to_string())?.throughput;
-            let w = synthetic(u, cores, 4e8)?;
-            let p = Plan::new(&w, &m, None, 1, "syn").map_err(|e| e.to_string())?;
-            let solo = secs(run_one(&m, &p.solo(0), "cfs", &PolicyOptions::default())?.makespan);
-            let all = run_one(&m, &p, "cfs", &PolicyOptions::default())?;
-            let measured: f64 = all.job_finish.iter().map(|&f| solo / secs(f)).sum();
-            Ok((u, model, measured))
-        })
+        .map(|&u| fig4_point(&m, u, cores).map(|(model, measured)| (u, model, measured)))
         .collect::<Result<_, String>>()?;
     let mut rows = vec![vec![
         "solo bus utilisation".into(),
@@ -142,13 +157,7 @@ pub fn run(a: Args) -> Result<(), String> {
 
     // Table 1: four synthetic instances at maximum bus use.
     let w = synthetic(0.97, cores, 2.5e9)?;
-    let p = Plan::new(&w, &m, None, 1, "syn").map_err(|e| e.to_string())?;
-    let serial_opts = PolicyOptions {
-        assignment: Some(vec![CtxId(0); cores as usize]),
-        quantum: 1000 * SECOND,
-        ..PolicyOptions::default()
-    };
-    let serial = run_one(&m, &p, "static", &serial_opts)?;
+    let serial = serial_run(&m, &w, cores)?;
     let par = pair(&m, &w, mu)?;
     let mut rows = vec![vec!["schedule".into(), "time s".into(), "CPU energy J".into(), "system energy J".into()]];
     for (name, r) in [("serial (CFS, one core)", &serial), ("parallel CFS", &par.cfs), ("parallel EFS", &par.efs)] {

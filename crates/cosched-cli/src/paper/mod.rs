@@ -1,7 +1,7 @@
 //! `cosched paper NAME`: rerun a paper's evaluation on the simulator and print
 //! our figures beside the paper's (markdown on stdout, CSVs with `--out`).
 
-mod efs;
+pub(crate) mod efs;
 mod evt;
 mod perf_fair;
 mod rda;

@@ -1,0 +1,166 @@
+//! `cosched validate`: every calibration and check point of every machine
+//! preset (`[[check]]` in `data/machines/*.toml`) — the published figure, the
+//! simulated value, the error, the tolerance, the source and whether the point
+//! was fitted or held out — as a table or JSON; exit 1 when a point leaves its
+//! tolerance (issue #12 item 7; docs/model.md, "Why trust the simulator").
+//!
+//! Points run on the exact model (`--noise 0`): a calibration point compares
+//! the model with a published mean, not one noisy run with it.
+
+use crate::opts::Format;
+use crate::output::table;
+use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
+use crate::paper::run_one;
+use clap::Args as ClapArgs;
+use cosched_core::policies::PolicyOptions;
+use cosched_machine::spec::CheckPoint;
+use cosched_machine::MachineSpec;
+use cosched_sim::{presets, Plan};
+use rayon::prelude::*;
+use serde::Serialize;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Machine presets or files to validate (default: every preset).
+    machines: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+/// One point's outcome.
+#[derive(Serialize)]
+struct Outcome {
+    machine: String,
+    name: String,
+    kind: String,
+    published: f64,
+    simulated: f64,
+    /// `simulated / published − 1`.
+    error: f64,
+    tolerance: f64,
+    bound: Option<String>,
+    fitted: bool,
+    source: String,
+    /// `pass`, `FAIL`, or `known gap`.
+    status: String,
+    known_gap: Option<String>,
+}
+
+/// The simulated value of point `k` on machine `m`.
+fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
+    let cores = m.n_contexts() as u32;
+    match k.kind.as_str() {
+        "bus_rate" => Ok(measure_mu(m, cores)? / 1e6),
+        "efs_model_fit" => {
+            let n = k.copies.unwrap_or(cores);
+            let errs: Vec<f64> = (1..=9)
+                .into_par_iter()
+                .map(|i| fig4_point(m, i as f64 / 10.0, n).map(|(model, sim)| 100.0 * (model / sim - 1.0).abs()))
+                .collect::<Result<_, String>>()?;
+            Ok(errs.into_iter().fold(0.0, f64::max))
+        }
+        "parallel_over_serial" => {
+            let n = k.copies.unwrap_or(cores);
+            let w = synthetic(0.97, n, 2.5e9)?;
+            let serial = serial_run(m, &w, n)?;
+            let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+            let par = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+            Ok(secs(par.makespan) / secs(serial.makespan))
+        }
+        "throughput_ratio" => {
+            let name = k.workload.as_deref().expect("validated");
+            let rate = |copies: u32| -> Result<f64, String> {
+                let mut w = presets::workload(name).map_err(|e| e.to_string())?;
+                for j in &mut w.jobs {
+                    j.instances = copies;
+                }
+                let p = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
+                let r = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+                Ok(r.totals.instructions / secs(r.makespan))
+            };
+            Ok(rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?)
+        }
+        other => Err(format!("{}: unknown check kind `{other}`", m.name)),
+    }
+}
+
+fn judge(m: &MachineSpec, k: &CheckPoint, simulated: f64) -> Outcome {
+    let error = simulated / k.published - 1.0;
+    let ok = error.abs() <= k.tolerance || (k.bound.as_deref() == Some("upper") && simulated <= k.published);
+    let status = match (ok, &k.known_gap) {
+        (true, _) => "pass",
+        (false, Some(_)) => "known gap",
+        (false, None) => "FAIL",
+    };
+    Outcome {
+        machine: m.name.clone(),
+        name: k.name.clone(),
+        kind: k.kind.clone(),
+        published: k.published,
+        simulated,
+        error,
+        tolerance: k.tolerance,
+        bound: k.bound.clone(),
+        fitted: k.fitted,
+        source: k.source.clone(),
+        status: status.into(),
+        known_gap: if ok { None } else { k.known_gap.clone() },
+    }
+}
+
+pub fn run(a: Args) -> Result<(), crate::Failure> {
+    let names: Vec<String> = if a.machines.is_empty() {
+        cosched_machine::presets::machine_names().map(|s| s.to_string()).collect()
+    } else {
+        a.machines.clone()
+    };
+    let machines: Vec<MachineSpec> = names
+        .iter()
+        .map(|n| cosched_machine::presets::machine(n).map_err(|e| e.to_string()))
+        .collect::<Result<_, String>>()?;
+    let jobs: Vec<(&MachineSpec, &CheckPoint)> =
+        machines.iter().flat_map(|m| m.checks.iter().map(move |k| (m, k))).collect();
+    let outcomes: Vec<Outcome> =
+        jobs.par_iter().map(|&(m, k)| simulate_point(m, k).map(|v| judge(m, k, v))).collect::<Result<_, String>>()?;
+    match a.format {
+        Format::Json => {
+            println!("{}", serde_json::to_string_pretty(&outcomes).map_err(|e| e.to_string())?);
+        }
+        _ => {
+            let mut rows = vec![["machine", "point", "published", "simulated", "error", "tolerance", "use", "status"]
+                .map(String::from)
+                .to_vec()];
+            for o in &outcomes {
+                rows.push(vec![
+                    o.machine.clone(),
+                    o.name.clone(),
+                    format!("{:.4}", o.published),
+                    format!("{:.4}", o.simulated),
+                    format!("{:+.1}%", 100.0 * o.error),
+                    format!("{}{:.0}%", if o.bound.is_some() { "≤ or ±" } else { "±" }, 100.0 * o.tolerance),
+                    if o.fitted { "fitted" } else { "held out" }.into(),
+                    o.status.clone(),
+                ]);
+            }
+            table(&rows);
+            println!();
+            for (i, o) in outcomes.iter().enumerate() {
+                println!("[{}] {}: {}", i + 1, o.name, o.source);
+                if let Some(g) = &o.known_gap {
+                    println!("    known gap: {g}");
+                }
+            }
+        }
+    }
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "FAIL").collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::Failure::check(format!(
+            "{} point(s) out of tolerance: {}",
+            failed.len(),
+            failed.iter().map(|o| format!("{} / {}", o.machine, o.name)).collect::<Vec<_>>().join("; ")
+        )))
+    }
+}
