@@ -93,7 +93,7 @@ pub(crate) enum Discipline {
 pub(crate) enum Pick {
     /// The fair class's own choice: the leftmost thread (CFS), or the
     /// eligible thread with the earliest virtual deadline (EEVDF).
-    Leftmost,
+    Fair,
     /// This waiting thread, with this slice (default: CFS's).
     Thread(ThreadId, Option<Nanos>),
     /// Nothing: leave the context idle.
@@ -110,12 +110,12 @@ pub(crate) trait Gate: Send {
     fn stopped(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
 }
 
-/// Plain CFS: always the leftmost thread.
+/// The plain fair class: always its own choice.
 pub(crate) struct Open;
 
 impl Gate for Open {
     fn choose(&mut self, _c: usize, _core: &CfsCore, _view: &dyn MachineView) -> Pick {
-        Pick::Leftmost
+        Pick::Fair
     }
 }
 
@@ -130,9 +130,9 @@ pub(crate) struct CfsCore {
     balancing: bool,
 }
 
-/// The CFS model.
+/// The Linux fair-class models: `cfs` and `eevdf` (`eevdf.rs`).
 pub struct Cfs {
-    core: CfsCore,
+    pub(crate) core: CfsCore,
     gate: Open,
 }
 
@@ -140,6 +140,11 @@ impl Cfs {
     /// A CFS with the given (unscaled) tunables.
     pub fn new(p: CfsParams) -> Cfs {
         Cfs { core: CfsCore::new(p), gate: Open }
+    }
+
+    /// EEVDF (Linux ≥ 6.6) with the given (unscaled) tunables; `base_slice` is its request size.
+    pub fn eevdf(p: CfsParams) -> Cfs {
+        Cfs { core: CfsCore::with(p, Discipline::Eevdf), gate: Open }
     }
 }
 
@@ -240,8 +245,8 @@ impl CfsCore {
             self.idle_balance(c, now);
         }
         let chosen = match gate.choose(c, self, view) {
-            Pick::Leftmost if self.disc == Discipline::Eevdf => self.eevdf_pick(c, false).map(|t| (t, None)),
-            Pick::Leftmost => self.rqs[c].tree.first().map(|&(_, t)| (ThreadId(t), None)),
+            Pick::Fair if self.disc == Discipline::Eevdf => self.eevdf_pick(c, false).map(|t| (t, None)),
+            Pick::Fair => self.rqs[c].tree.first().map(|&(_, t)| (ThreadId(t), None)),
             Pick::Thread(t, slice) => Some((t, slice)),
             Pick::Idle => None,
         };
@@ -510,7 +515,10 @@ impl CfsCore {
 
 impl Policy for Cfs {
     fn name(&self) -> &'static str {
-        "cfs"
+        match self.core.disc {
+            Discipline::Cfs => "cfs",
+            Discipline::Eevdf => "eevdf",
+        }
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {

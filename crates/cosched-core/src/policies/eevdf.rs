@@ -31,12 +31,12 @@
 //!
 //! Run-queue selection on wake-up and fork, and the load balancer, are the
 //! ones CFS uses (EEVDF replaced the pick, not the balancer), so this shares
-//! [`CfsCore`] with `cfs`. Not modelled: `DELAY_DEQUEUE` and `PREEMPT_SHORT`
-//! (6.12+), custom slices (`sched_attr.sched_runtime`), nice levels.
+//! [`CfsCore`] with `cfs`; the policy is `Cfs::eevdf`. Not modelled:
+//! `DELAY_DEQUEUE` and `PREEMPT_SHORT` (6.12+), custom slices
+//! (`sched_attr.sched_runtime`), nice levels.
 
-use super::cfs::{CfsCore, CfsParams, Discipline, Open, NICE_0_LOAD};
+use super::cfs::{CfsCore, NICE_0_LOAD};
 use crate::ids::{Nanos, ThreadId, MILLI};
-use crate::policy::{Decision, Event, MachineView, Policy};
 
 /// Where every run queue's virtual clock starts, so `V − lag` never goes
 /// below zero (a placement offset only: every comparison is relative).
@@ -73,11 +73,16 @@ impl CfsCore {
 
     /// The run queue's average virtual runtime `V` (`avg_vruntime`).
     pub(crate) fn avg_vruntime(&self, c: usize) -> u64 {
+        self.avg_and_load(c).0
+    }
+
+    /// `V` and the queue's total weight `Σ wᵢ`.
+    fn avg_and_load(&self, c: usize) -> (u64, i128) {
         let (sum, load, base) = self.weighted_vruntime(c);
         if load == 0 {
-            return base;
+            return (base, 0);
         }
-        (base as i128 + sum.div_euclid(load)) as u64
+        ((base as i128 + sum.div_euclid(load)) as u64, load)
     }
 
     /// Whether a thread at virtual runtime `v` is eligible on `c`: `V ≥ v`,
@@ -123,8 +128,8 @@ impl CfsCore {
     /// Place `t` (not yet enqueued) on `c` keeping its lag, and give it a
     /// deadline one request later (half a request when `initial`: a new thread).
     pub(crate) fn eevdf_place(&mut self, c: usize, t: ThreadId, initial: bool) {
-        let v = self.avg_vruntime(c) as i128;
-        let (_, load, _) = self.weighted_vruntime(c);
+        let (v, load) = self.avg_and_load(c);
+        let v = v as i128;
         let w = self.tasks[t.idx()].weight as i128;
         let mut lag = if initial { 0 } else { self.tasks[t.idx()].vlag as i128 };
         if load > 0 {
@@ -160,44 +165,19 @@ impl CfsCore {
     }
 }
 
-/// The EEVDF model (`cosched list policies`: `eevdf`).
-pub struct Eevdf {
-    core: CfsCore,
-    gate: Open,
-}
-
-impl Eevdf {
-    /// An EEVDF with the given (unscaled) tunables; `base_slice` is its request size.
-    pub fn new(p: CfsParams) -> Eevdf {
-        Eevdf { core: CfsCore::with(p, Discipline::Eevdf), gate: Open }
-    }
-}
-
-impl Policy for Eevdf {
-    fn name(&self) -> &'static str {
-        "eevdf"
-    }
-
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
-        self.core.init(view);
-        Ok(())
-    }
-
-    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.core.on_event(ev, view, out, &mut self.gate);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ids::{CtxId, JobId};
+    use crate::policies::cfs::{CfsParams, Open};
     use crate::policies::script::Script;
+    use crate::policies::Cfs;
     use crate::policy::BlockReason;
+    use crate::policy::Event;
     use crate::Topology;
 
-    fn one_cpu(n: usize) -> (Eevdf, Script) {
-        let mut p = Eevdf::new(CfsParams::default());
+    fn one_cpu(n: usize) -> (Cfs, Script) {
+        let mut p = Cfs::eevdf(CfsParams::default());
         let s = Script::new(Topology::regular(1, 1, 1, 1, 1), n, &mut p);
         (p, s)
     }
@@ -205,7 +185,7 @@ mod tests {
     #[test]
     fn base_slice_scales_with_the_cpu_count() {
         for (cpus, want) in [(1, 750_000), (2, 1_500_000), (4, 2_250_000), (8, 3_000_000), (64, 3_000_000)] {
-            let mut p = Eevdf::new(CfsParams::default());
+            let mut p = Cfs::eevdf(CfsParams::default());
             let _s = Script::new(Topology::regular(1, 1, cpus, 1, 1), 1, &mut p);
             assert_eq!(p.core.p.base_slice, want, "{cpus} CPUs");
         }
@@ -341,7 +321,7 @@ mod tests {
 
     #[test]
     fn migration_keeps_lag_and_balances() {
-        let mut p = Eevdf::new(CfsParams::default());
+        let mut p = Cfs::eevdf(CfsParams::default());
         let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), 6, &mut p);
         s.arrive_all(&mut p);
         assert_eq!(s.busy(), 2);

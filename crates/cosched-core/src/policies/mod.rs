@@ -17,7 +17,6 @@ mod static_assign;
 mod wss;
 
 pub use cfs::{Cfs, CfsParams};
-pub use eevdf::Eevdf;
 pub use efs::{Efs, EfsParams};
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
@@ -120,7 +119,7 @@ pub fn registry() -> &'static [PolicyInfo] {
             name: "eevdf",
             description: "Linux >= 6.6 fair class: earliest eligible virtual deadline first, lag-preserving placement, run-to-parity, CFS's load balancer",
             oracle: false,
-            make: |_| Ok(Box::new(Eevdf::new(CfsParams::default()))),
+            make: |_| Ok(Box::new(Cfs::eevdf(CfsParams::default()))),
         },
         PolicyInfo {
             name: "efs",
