@@ -85,7 +85,9 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let w = presets::workload(&a.workload).map_err(|e| e.to_string())?;
-    let plan = Plan::varied(&w, &m, None, 1, &a.workload, a.noise).map_err(|e| e.to_string())?;
+    cosched_sim::variation::check_noise(a.noise).map_err(|e| format!("--noise: {e}"))?;
+    // The exact plan: the predictor's profiles, and every measurement when --noise 0.
+    let plan = Plan::new(&w, &m, None, 1, &a.workload).map_err(|e| e.to_string())?;
     let topo = m.topology();
     let threads = plan.threads.len();
     if threads > topo.n_contexts() {

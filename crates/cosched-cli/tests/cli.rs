@@ -98,6 +98,7 @@ fn run_to_run_variation_is_seeded_and_noise_zero_is_exact() {
     // Published magnitudes give a spread of about 1-2% for a memory-bound program.
     assert!(cv > 0.002 && cv < 0.05, "coefficient of variation {cv}: {runs:?}");
     fails_cleanly(&["simulate", "--noise=-1"], &["--noise"]);
+    fails_cleanly(&["assign", "--noise=nan"], &["--noise"]);
 }
 
 #[test]

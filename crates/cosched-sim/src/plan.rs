@@ -158,13 +158,7 @@ impl Plan {
         file: &str,
         noise: f64,
     ) -> Result<Plan, ConfigError> {
-        if !(noise.is_finite() && (0.0..=crate::variation::MAX_NOISE).contains(&noise)) {
-            return Err(ConfigError::new(
-                file,
-                "--noise",
-                format!("must be from 0 to {}, got {noise}", crate::variation::MAX_NOISE),
-            ));
-        }
+        crate::variation::check_noise(noise).map_err(|e| ConfigError::new(file, "--noise", e))?;
         let max = crate::spec::workload::MAX_THREADS;
         if threads == Some(0) || threads > Some(max) {
             return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));
@@ -209,11 +203,11 @@ impl Plan {
             };
             // Without variation the instances of a job share its classes (and so its
             // models); with it each instance draws its own ground truth.
-            let mut shared = None;
+            let mut shared: Option<(Vec<u32>, Vec<u32>, u32)> = None;
             for inst in 0..job.instances {
                 let draw = (noise > 0.0).then(|| Draw::instance(noise, seed, j, inst));
                 let (counts, class_ids, n_locks) = match (&shared, draw) {
-                    (Some(c), None) => Clone::clone(c),
+                    (Some(c), None) => c.clone(),
                     (_, draw) => {
                         let c = plan.add_classes(job, j, n, m, &lat, file, draw.as_ref())?;
                         shared = Some(c.clone());

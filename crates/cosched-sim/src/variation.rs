@@ -37,6 +37,15 @@ pub const OS_SIGMA: f64 = 0.005;
 /// Largest accepted `--noise` (20× the published magnitudes).
 pub const MAX_NOISE: f64 = 20.0;
 
+/// `Ok` when `noise` is a level this module accepts (0 to [`MAX_NOISE`]).
+pub fn check_noise(noise: f64) -> Result<(), String> {
+    if noise.is_finite() && (0.0..=MAX_NOISE).contains(&noise) {
+        Ok(())
+    } else {
+        Err(format!("must be from 0 to {MAX_NOISE}, got {noise}"))
+    }
+}
+
 /// Keeps variation draws apart from the load-imbalance draws of the same seed.
 const SALT: u64 = 0x005E_ED0F_7A71_A710;
 

@@ -133,12 +133,7 @@ impl PhaseModel {
             let stall = model.mrc.mpki(footprint.min(r.llc_mb)) / 1000.0 * r.latency_ns * r.freq_ghz;
             model.mlp = model.mlp.max(stall / (MAX_MEM_FRACTION * cpi));
             model.cpi_core = cpi - stall / model.mlp;
-            let mut solver = crate::contention::Solver::new(m);
-            let runner = crate::contention::Runner::alone();
-            let mut out = vec![];
-            let bus = solver.solve(std::slice::from_ref(&model), &[runner], &mut out);
-            model.ipc_alone = out[0].ipc;
-            model.latency_alone_ns = bus.latency_ns;
+            model.solve_alone(m);
             return Ok(model);
         }
         let rho = mpki_alone / 1000.0 * (1.0 + p.wb_ratio) * p.ipc * f_hz / mu;
@@ -157,6 +152,7 @@ impl PhaseModel {
         model.latency_alone_ns = latency_alone_ns;
         Ok(model)
     }
+
     /// This phase as one run finds it (run-to-run variation, `crate::variation`):
     /// core-bound CPI × `core`, miss-rate curve × `miss` (at most every access a
     /// miss); the solo IPC, miss rate and latency follow from a solo solve on `m`.
@@ -165,10 +161,14 @@ impl PhaseModel {
         let apki = self.mrc.apki;
         self.mrc.mpki_ref = (self.mrc.mpki_ref * miss).min(apki);
         self.mrc.mpki_fit = (self.mrc.mpki_fit * miss).min(apki);
+        self.solve_alone(m);
+    }
+
+    /// Set the solo IPC, miss rate and latency from a solo solve on `m`.
+    fn solve_alone(&mut self, m: &MachineSpec) {
         let mut solver = crate::contention::Solver::new(m);
-        let runner = crate::contention::Runner::alone();
         let mut out = vec![];
-        let bus = solver.solve(std::slice::from_ref(self), &[runner], &mut out);
+        let bus = solver.solve(std::slice::from_ref(self), &[crate::contention::Runner::alone()], &mut out);
         self.ipc_alone = out[0].ipc;
         self.mpki_alone = out[0].mpki;
         self.latency_alone_ns = bus.latency_ns;
