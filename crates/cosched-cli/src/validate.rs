@@ -13,7 +13,7 @@ use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
 use crate::paper::run_one;
 use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
-use cosched_machine::spec::CheckPoint;
+use cosched_machine::spec::{Bound, CheckKind, CheckPoint};
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
@@ -33,13 +33,13 @@ pub struct Args {
 struct Outcome {
     machine: String,
     name: String,
-    kind: String,
+    kind: CheckKind,
     published: f64,
     simulated: f64,
     /// `simulated / published − 1`.
     error: f64,
     tolerance: f64,
-    bound: Option<String>,
+    bound: Option<Bound>,
     fitted: bool,
     source: String,
     /// `pass`, `FAIL`, or `known gap`.
@@ -50,9 +50,9 @@ struct Outcome {
 /// The simulated value of point `k` on machine `m`.
 fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
     let cores = m.n_contexts() as u32;
-    match k.kind.as_str() {
-        "bus_rate" => Ok(measure_mu(m, cores)? / 1e6),
-        "efs_model_fit" => {
+    match k.kind {
+        CheckKind::BusRate => Ok(measure_mu(m, cores)? / 1e6),
+        CheckKind::EfsModelFit => {
             let n = k.copies.unwrap_or(cores);
             let errs: Vec<f64> = (1..=9)
                 .into_par_iter()
@@ -60,7 +60,7 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
                 .collect::<Result<_, String>>()?;
             Ok(errs.into_iter().fold(0.0, f64::max))
         }
-        "parallel_over_serial" => {
+        CheckKind::ParallelOverSerial => {
             let n = k.copies.unwrap_or(cores);
             let w = synthetic(0.97, n, 2.5e9)?;
             let serial = serial_run(m, &w, n)?;
@@ -68,7 +68,7 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             let par = run_one(m, &p, "cfs", &PolicyOptions::default())?;
             Ok(secs(par.makespan) / secs(serial.makespan))
         }
-        "throughput_ratio" => {
+        CheckKind::ThroughputRatio => {
             let name = k.workload.as_deref().expect("validated");
             let rate = |copies: u32| -> Result<f64, String> {
                 let mut w = presets::workload(name).map_err(|e| e.to_string())?;
@@ -81,13 +81,12 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             };
             Ok(rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?)
         }
-        other => Err(format!("{}: unknown check kind `{other}`", m.name)),
     }
 }
 
 fn judge(m: &MachineSpec, k: &CheckPoint, simulated: f64) -> Outcome {
     let error = simulated / k.published - 1.0;
-    let ok = error.abs() <= k.tolerance || (k.bound.as_deref() == Some("upper") && simulated <= k.published);
+    let ok = error.abs() <= k.tolerance || (k.bound == Some(Bound::Upper) && simulated <= k.published);
     let status = match (ok, &k.known_gap) {
         (true, _) => "pass",
         (false, Some(_)) => "known gap",
@@ -96,12 +95,12 @@ fn judge(m: &MachineSpec, k: &CheckPoint, simulated: f64) -> Outcome {
     Outcome {
         machine: m.name.clone(),
         name: k.name.clone(),
-        kind: k.kind.clone(),
+        kind: k.kind,
         published: k.published,
         simulated,
         error,
         tolerance: k.tolerance,
-        bound: k.bound.clone(),
+        bound: k.bound,
         fitted: k.fitted,
         source: k.source.clone(),
         status: status.into(),

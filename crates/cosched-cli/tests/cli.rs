@@ -291,5 +291,5 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("out of tolerance") && err.contains("bus rate"), "{err}");
     let f = tmp("badkind.toml", &preset("machines", "i5-2500").replace("kind = \"bus_rate\"", "kind = \"bus_rat\""));
-    fails_cleanly(&["validate", &f], &["badkind.toml", "check[0].kind", "unknown kind"]);
+    fails_cleanly(&["validate", &f], &["badkind.toml", "kind", "unknown variant `bus_rat`", "bus_rate"]);
 }

@@ -46,6 +46,32 @@ pub struct MachineSpec {
     pub checks: Vec<CheckPoint>,
 }
 
+/// How `cosched validate` measures a [`CheckPoint`] on the simulated machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    /// M accesses/s a miss-only benchmark reaches at best over 1..=contexts copies (EFS §5.1).
+    BusRate,
+    /// Largest error, %, of the EFS bus model against the machine for `copies`
+    /// (default: every context) identical synthetic threads at solo utilisations
+    /// 0.1-0.9 (EFS Fig. 4).
+    EfsModelFit,
+    /// Time of `copies` synthetic instances at solo bus utilisation 0.97 in
+    /// parallel under `cfs` over one after another on one core (EFS Table 1).
+    ParallelOverSerial,
+    /// Instruction throughput of `copies` instances of `workload` over
+    /// `base_copies` instances, both under `cfs`.
+    ThroughputRatio,
+}
+
+/// Which side of a published bound passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Anything at or below the published value passes.
+    Upper,
+}
+
 /// One published measurement of a machine and how to reproduce it in the
 /// simulator (`cosched validate`, issue #12 item 7).
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -53,14 +79,8 @@ pub struct MachineSpec {
 pub struct CheckPoint {
     /// What is measured, as the paper says it.
     pub name: String,
-    /// How the simulator measures it: `bus_rate` (M accesses/s a miss-only
-    /// benchmark reaches, EFS §5.1), `efs_model_fit` (largest error, %, of the
-    /// EFS bus model against the machine for `cores` identical synthetic threads,
-    /// EFS Fig. 4), `parallel_over_serial` (time of `copies` synthetic instances
-    /// at solo bus utilisation 0.97 run in parallel over one after another, EFS
-    /// Table 1), `throughput_ratio` (instruction throughput of `copies` instances
-    /// of `workload` over `base_copies` instances, both under `cfs`).
-    pub kind: String,
+    /// How the simulator measures it.
+    pub kind: CheckKind,
     /// The published value.
     pub published: f64,
     /// Largest accepted relative error `|simulated/published − 1|`; with
@@ -68,7 +88,7 @@ pub struct CheckPoint {
     pub tolerance: f64,
     /// `upper`: the published value is a bound ("within 10%").
     #[serde(default)]
-    pub bound: Option<String>,
+    pub bound: Option<Bound>,
     /// Where the published value comes from.
     pub source: String,
     /// Whether a preset constant was set from this point (else it is held out).
@@ -210,16 +230,11 @@ impl MachineSpec {
         let c = Check { file };
         for (i, k) in self.checks.iter().enumerate() {
             let f = |s: &str| format!("check[{i}].{s}");
-            const KINDS: [&str; 4] = ["bus_rate", "efs_model_fit", "parallel_over_serial", "throughput_ratio"];
-            if !KINDS.contains(&k.kind.as_str()) {
-                return Err(c.fail(f("kind"), format!("unknown kind `{}` (known: {})", k.kind, KINDS.join(", "))));
-            }
             c.positive(f("published"), k.published)?;
             c.positive(f("tolerance"), k.tolerance)?;
-            if k.bound.as_deref().is_some_and(|b| b != "upper") {
-                return Err(c.fail(f("bound"), "the only bound is `upper`"));
-            }
-            if k.kind == "throughput_ratio" && (k.workload.is_none() || k.copies.is_none() || k.base_copies.is_none()) {
+            if k.kind == CheckKind::ThroughputRatio
+                && (k.workload.is_none() || k.copies.is_none() || k.base_copies.is_none())
+            {
                 return Err(c.fail(f("workload"), "`throughput_ratio` needs workload, copies and base_copies"));
             }
             if k.copies == Some(0) || k.base_copies == Some(0) {
