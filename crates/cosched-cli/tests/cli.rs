@@ -21,6 +21,13 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     fails_cleanly(&["simulate", "-w", &w], &["typo.toml", "ipcc", "unknown field"]);
     let w = tmp("badlatency.toml", &preset("machines", "i5-2500").replace("[0.0, 62.0]", "[0.5, 62.0]"));
     fails_cleanly(&["simulate", "-m", &w], &["badlatency.toml", "memory.loaded_latency"]);
+    let i5 = preset("machines", "i5-2500");
+    let w = tmp("nobanks.toml", &i5.replace("banks = 16", "banks = 0"));
+    fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "at least 1"]);
+    let w = tmp("selfq.toml", &i5.replace("self_queueing = 0.0", "self_queueing = 1.5"));
+    fails_cleanly(&["simulate", "-m", &w], &["selfq.toml", "memory.self_queueing"]);
+    let w = tmp("rowloc.toml", &preset("workloads", "mcf").replace("mlp = 2", "mlp = 2\nrow_locality = 1.2"));
+    fails_cleanly(&["simulate", "-w", &w], &["rowloc.toml", "job[0].phase[0].row_locality"]);
     fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,1"], &["covers 2 threads", "32"]);
     fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,x"], &["--assignment", "thread 1"]);
     fails_cleanly(&["simulate", "-w", "mcf", "-p", "static", "--assignment", "99"], &["context 99"]);

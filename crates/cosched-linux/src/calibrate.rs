@@ -212,6 +212,8 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         memory: MemorySpec {
             bandwidth_gbs: (bw * 100.0).round() / 100.0,
             loaded_latency: LATENCY_SHAPE.iter().map(|[u, f]| [*u, (dram_ns * f * 10.0).round() / 10.0]).collect(),
+            self_queueing: 1.0,
+            dram: None,
         },
         power: PowerSpec {
             system_idle_w: 40.0,

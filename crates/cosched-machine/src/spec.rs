@@ -176,6 +176,33 @@ pub struct MemorySpec {
     /// Loaded-latency curve: `[utilisation of the maximum, latency ns]` pairs,
     /// utilisation from 0 to 1, increasing; interpolated linearly.
     pub loaded_latency: Vec<[f64; 2]>,
+    /// How much of a thread's own traffic counts in the utilisation at which
+    /// it reads the curve: 1 (default) = all of it (a curve measured with one
+    /// loader, Intel MLC style); 0 = none, a thread's own back-to-back
+    /// requests never collide with each other, only with other threads'
+    /// (EFS Eqs. 7-8: ρ_i = U − u_i).
+    #[serde(default = "full")]
+    pub self_queueing: f64,
+    /// DRAM row-buffer interference between concurrent streams; absent = none
+    /// (`docs/model.md`, "DRAM interference").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<DramSpec>,
+}
+
+fn full() -> f64 {
+    1.0
+}
+
+/// DRAM organisation behind one socket's bus, for row-buffer conflicts
+/// between concurrent streams (issue #12 item 4; `docs/model.md`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramSpec {
+    /// Independent banks behind the bus (channels × ranks × banks per rank).
+    pub banks: u32,
+    /// Bank time a row switch costs beyond a row hit: precharge + activate
+    /// (tRP + tRCD), ns.
+    pub switch_ns: f64,
 }
 
 /// Power model: idle plus per-active-core increments (EFS Eq. 13, P0..Pn),
@@ -282,6 +309,13 @@ impl MachineSpec {
             }
         }
         c.positive("memory.loaded_latency[0]", ll[0][1])?;
+        c.within("memory.self_queueing", self.memory.self_queueing, 0.0, 1.0)?;
+        if let Some(d) = &self.memory.dram {
+            if d.banks == 0 {
+                return Err(c.fail("memory.dram.banks", "must be at least 1"));
+            }
+            c.within("memory.dram.switch_ns", d.switch_ns, 0.0, 1000.0)?;
+        }
         let p = &self.power;
         c.non_negative("power.system_idle_w", p.system_idle_w)?;
         c.within("power.cpu_idle_w", p.cpu_idle_w, 0.0, p.system_idle_w)?;

@@ -13,8 +13,12 @@
 //!   wrote (`comm_apki`) hit in the LLC for the share of partners running in
 //!   its LLC domain and miss for the rest.
 //! * **Memory bus**: latency from the loaded-latency curve at the socket's
-//!   utilisation; past the sustained maximum the latency is whatever makes
-//!   demand equal the maximum.
+//!   utilisation (less the thread's own share where the machine's
+//!   `self_queueing` < 1, EFS Eqs. 7-8); past the sustained maximum the
+//!   latency is whatever makes demand equal the maximum.
+//! * **DRAM interference**: concurrent streams break each other's open rows;
+//!   each row switch costs bank time, so the bus delivers less than its
+//!   sustained maximum ([`Solver::row_conflicts`]).
 //!
 //! Occupancy, miss rates, IPC and latency depend on each other; the solver
 //! iterates occupancy (warm-started from the last solution, damped by half
@@ -75,7 +79,7 @@ pub struct Rates {
 /// Socket-level result.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BusState {
-    /// Memory latency, ns.
+    /// Memory latency a newly arriving stream sees (all traffic is others'), ns.
     pub latency_ns: f64,
     /// Bus utilisation (delivered / sustained maximum).
     pub utilisation: f64,
@@ -91,7 +95,17 @@ pub struct Solver {
     issue_width: f64,
     l1_bw: f64,
     lat: LoadedLatency,
+    /// DRAM banks and row-switch time (ns), when the machine models row conflicts.
+    dram: Option<(f64, f64)>,
+    /// Service-time stretch from row conflicts at the current solve (1 = none).
+    stretch: f64,
     // scratch
+    /// Latency each runner sees, ns.
+    l: Vec<f64>,
+    /// Each runner's bus demand at the previous iteration (utilisation).
+    own: Vec<f64>,
+    /// Each runner's memory-level parallelism.
+    mlp: Vec<f64>,
     b: Vec<f64>,
     a: Vec<f64>,
     c: Vec<f64>,
@@ -131,7 +145,12 @@ impl Solver {
             l1_contention: m.core.l1_contention,
             issue_width: m.core.issue_width,
             l1_bw: m.core.l1_accesses_per_cycle,
-            lat: LoadedLatency::new(&m.memory.loaded_latency),
+            lat: LoadedLatency::of(&m.memory),
+            dram: m.memory.dram.as_ref().map(|d| (d.banks as f64, d.switch_ns)),
+            l: vec![],
+            own: vec![],
+            mlp: vec![],
+            stretch: 1.0,
             b: vec![],
             a: vec![],
             c: vec![],
@@ -195,6 +214,13 @@ impl Solver {
         }
         self.a.resize(n, 0.0);
         self.c.resize(n, 0.0);
+        self.l.clear();
+        self.l.resize(n, self.lat.idle_ns());
+        self.own.clear();
+        self.own.resize(n, 0.0);
+        self.mlp.clear();
+        self.mlp.extend(runners.iter().map(|r| models[r.model as usize].mlp));
+        self.stretch = 1.0;
         let mut bus = BusState::default();
         let mut prev_ipc = std::mem::take(&mut self.prev_ipc);
         let mut damp = 1.0;
@@ -207,15 +233,22 @@ impl Solver {
                 self.a[i] = mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu;
                 self.c[i] = mpki / 1000.0 * self.f_ghz / m.mlp;
             }
+            // Row conflicts stretch each line's service: the same traffic is a
+            // higher utilisation, and queueing at a utilisation takes longer.
+            self.stretch = 1.0 + self.row_conflicts(models, runners);
+            if self.stretch > 1.0 {
+                let s = self.stretch;
+                self.a.iter_mut().for_each(|a| *a *= s);
+            }
             bus = self.solve_latency();
-            let l = bus.latency_ns;
             let mut moved = 0.0f64;
             for i in 0..n {
-                let ipc = 1.0 / (self.b[i] + self.c[i] * l);
+                let ipc = 1.0 / (self.b[i] + self.c[i] * self.l[i]);
                 if iter > 0 {
                     moved = moved.max((ipc - prev_ipc[i]).abs() / ipc);
                 }
                 out[i].ipc = ipc;
+                self.own[i] = self.a[i] * ipc;
             }
             if iter > 0 && moved < TOL {
                 break;
@@ -282,8 +315,64 @@ impl Solver {
         (r, d)
     }
 
-    fn solve_latency(&self) -> BusState {
-        let (l0, l1) = (self.lat.idle_ns(), self.lat.saturated_ns());
+    /// DRAM row conflicts between concurrent streams: the extra bus time per
+    /// line, as a share of the sustained line time (0 without `[memory.dram]`).
+    ///
+    /// With `n` streams (the effective number, `(Σd)²/Σd²` over the threads'
+    /// current demands `d`) spread over `B` banks, a stream shares its bank
+    /// with another with probability `p = 1 − (1 − 1/B)^(n−1)`. A controller
+    /// that serves open-row hits first (FR-FCFS) then alternates between the
+    /// sharers' rows every batch of `MLP` requests (what one stream has
+    /// outstanding), each switch costing `switch_ns` of bank time; only the
+    /// `row_locality` share of a stream's accesses had an open row to lose.
+    /// Extra time per line of stream `i`: `h_i · p · switch / MLP_i`, weighted
+    /// by its share of the traffic (`docs/model.md`, "DRAM interference").
+    pub fn row_conflicts(&self, models: &[PhaseModel], runners: &[Runner]) -> f64 {
+        let Some((banks, switch_ns)) = self.dram else { return 0.0 };
+        let (mut sum, mut sum2, mut extra) = (0.0, 0.0, 0.0);
+        for (i, r) in runners.iter().enumerate() {
+            let m = &models[r.model as usize];
+            let d = self.a[i] / (self.b[i] + self.c[i] * self.l[i]);
+            sum += d;
+            sum2 += d * d;
+            extra += d * m.row_locality * switch_ns / m.mlp;
+        }
+        if sum <= 0.0 {
+            return 0.0;
+        }
+        let streams = sum * sum / sum2;
+        let p = 1.0 - (1.0 - 1.0 / banks).powf(streams - 1.0);
+        let line_ns = 1e9 / self.mu;
+        p * extra / sum / line_ns
+    }
+
+    /// Latency at utilisation `r` with the queueing part (above idle)
+    /// stretched by the row-conflict service time.
+    #[inline]
+    fn curve(&self, r: f64) -> f64 {
+        let l0 = self.lat.idle_ns();
+        l0 + self.stretch * (self.lat.ns(r) - l0)
+    }
+
+    /// Bus utilisation demanded by runner `i` at latency `l`.
+    #[inline]
+    fn demand(&self, i: usize, l: f64) -> f64 {
+        self.a[i] / (self.b[i] + self.c[i] * l)
+    }
+
+    /// Solve for the latency every runner sees (into `self.l`) and the bus state.
+    fn solve_latency(&mut self) -> BusState {
+        if self.lat.own_excluded() > 0.0 {
+            return self.solve_latency_per_thread();
+        }
+        let bus = self.solve_latency_shared();
+        self.l.iter_mut().for_each(|l| *l = bus.latency_ns);
+        bus
+    }
+
+    /// Every runner sees the same latency (`self_queueing` = 1).
+    fn solve_latency_shared(&self) -> BusState {
+        let (l0, l1) = (self.lat.idle_ns(), self.curve(1.0));
         if self.rho(l1).0 >= 1.0 {
             // Saturated: find L ≥ l1 with ρ(L) = 1. ρ is convex and decreasing,
             // so Newton from the left converges monotonically.
@@ -308,6 +397,7 @@ impl Solver {
         for _ in 0..100 {
             let (r, dr) = self.rho(x);
             let (ns, slope) = self.lat.ns_and_slope(r);
+            let (ns, slope) = (l0 + self.stretch * (ns - l0), self.stretch * slope);
             let phi = ns - x;
             if phi.abs() < 1e-7 * x {
                 break;
@@ -325,6 +415,46 @@ impl Solver {
             }
         }
         BusState { latency_ns: x, utilisation: self.rho(x).0 }
+    }
+
+    /// Each runner reads the curve at the total utilisation less the
+    /// excluded share of its own, bounded by the closed population (the
+    /// requests outstanding ahead of it, `Σ_j MLP_j − w·MLP_i`, one line time
+    /// each: Little's law): `L_i = min(curve(ρ − w·u_i), L_0 + cap_i) + E`, `ρ` the total
+    /// utilisation and `E` the extra queueing once the bus is saturated. `u_i`
+    /// is the runner's demand from the previous iteration of the outer loop
+    /// (its fixed point is the joint solution), so total demand is decreasing
+    /// in `ρ` and in `E` and each has one root.
+    fn solve_latency_per_thread(&mut self) -> BusState {
+        let w = self.lat.own_excluded();
+        // Closed population: a request never waits behind more than the
+        // requests the others (and, by self_queueing, it) have outstanding.
+        let line_ns = 1e9 * self.stretch / self.mu;
+        let outstanding: f64 = self.mlp.iter().sum();
+        let total = |s: &mut Self, rho: f64, extra: f64| -> f64 {
+            let mut sum = 0.0;
+            for i in 0..s.b.len() {
+                let cap = s.lat.idle_ns() + line_ns * (outstanding - w * s.mlp[i]);
+                let l = s.curve(rho - w * s.own[i]).min(cap) + extra;
+                s.l[i] = l;
+                sum += s.demand(i, l);
+            }
+            sum
+        };
+        let (rho, extra) = if total(self, 1.0, 0.0) >= 1.0 {
+            // Saturated: the extra queueing E that brings demand down to 1.
+            let mut hi = self.curve(1.0).max(1.0);
+            while total(self, 1.0, hi) > 1.0 {
+                hi *= 2.0;
+            }
+            (1.0, root_decreasing(|e| total(self, 1.0, e) - 1.0, 0.0, hi, 1e-9 * hi))
+        } else {
+            (root_decreasing(|r| total(self, r, 0.0) - r, 0.0, 1.0, 1e-12), 0.0)
+        };
+        let sum = total(self, rho, extra);
+        // What a typical access waits: the demand-weighted mean latency.
+        let mean = (0..self.b.len()).map(|i| self.demand(i, self.l[i]) * self.l[i]).sum::<f64>();
+        BusState { latency_ns: if sum > 0.0 { mean / sum } else { self.lat.idle_ns() }, utilisation: rho }
     }
 
     fn occupancy(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates], step: f64) {
@@ -374,6 +504,43 @@ impl Solver {
             self.s_eff[i] += step * (target - self.s_eff[i]);
         }
     }
+}
+
+/// The root of `f`, decreasing on `[lo, hi]` with `f(lo) ≥ 0 ≥ f(hi)`, to
+/// within `tol` (Illinois false position: bisection's safety, near-secant speed).
+fn root_decreasing(mut f: impl FnMut(f64) -> f64, mut lo: f64, mut hi: f64, tol: f64) -> f64 {
+    let (mut flo, mut fhi) = (f(lo), f(hi));
+    if flo <= 0.0 {
+        return lo;
+    }
+    if fhi >= 0.0 {
+        return hi;
+    }
+    let (mut side, mut last) = (0, f64::NAN);
+    for _ in 0..200 {
+        let x = (lo * fhi - hi * flo) / (fhi - flo);
+        let fx = f(x);
+        if fx == 0.0 || hi - lo <= tol || (x - last).abs() <= tol {
+            return x;
+        }
+        last = x;
+        if fx > 0.0 {
+            lo = x;
+            flo = fx;
+            if side == 1 {
+                fhi *= 0.5;
+            }
+            side = 1;
+        } else {
+            hi = x;
+            fhi = fx;
+            if side == -1 {
+                flo *= 0.5;
+            }
+            side = -1;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// Share each LLC domain's capacity among its tenants in proportion to their

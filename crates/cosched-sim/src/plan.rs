@@ -185,7 +185,7 @@ impl Plan {
         if total > max as u64 {
             return Err(ConfigError::new(file, "job", format!("{total} threads in all: at most {max} supported")));
         }
-        let lat = LoadedLatency::new(&m.memory.loaded_latency);
+        let lat = LoadedLatency::of(&m.memory);
         let mut plan = Plan {
             name: w.name.clone(),
             models: vec![],

@@ -198,3 +198,61 @@ fn stencil_partners_sharing_an_llc_beat_partners_split_across_sockets() {
     // And the seeds differ (run-to-run variation).
     assert!(together.windows(2).any(|w| w[0] != w[1]));
 }
+
+/// Lines per second `n` copies of the EFS synthetic benchmark (solo utilisation 0.99, row
+/// locality `h`) draw from machine `m`.
+fn delivered(m: &cosched_machine::MachineSpec, n: usize, h: f64) -> f64 {
+    let ph = format!("{}\nrow_locality = {h}", synthetic(0.99));
+    let jobs: Vec<(String, &str)> = (0..n).map(|i| (format!("s{i}"), ph.as_str())).collect();
+    let jobs: Vec<(&str, &str)> = jobs.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let p = plan(&single_threaded(&jobs), m);
+    let out = run_policy(m, &p, "cfs", PolicyOptions::default());
+    (out.totals.mem_reads + out.totals.mem_writes) / secs(out.makespan)
+}
+
+#[test]
+fn concurrent_streams_lose_bandwidth_to_row_conflicts_by_the_closed_form() {
+    // EFS Table 1's phenomenon (issue #12 item 4): one stream alone keeps its rows open; four
+    // streams on 16 banks break each other's. Saturated, the bus delivers μ / (1 + δ) with
+    // δ = h · p · switch / (MLP · line), p = 1 − (1 − 1/16)^3 for four identical streams.
+    let m = machine("i5-2500");
+    let d = m.memory.dram.clone().expect("the i5-2500 models its DRAM");
+    let mu = m.bus_lines_per_s();
+    let p = 1.0 - (1.0 - 1.0 / d.banks as f64).powi(3);
+    for h in [0.5, 0.9] {
+        let four = delivered(&m, 4, h);
+        let want = mu / (1.0 + h * p * d.switch_ns / (10.0 * 1e9 / mu));
+        assert!((four / want - 1.0).abs() < 0.005, "h {h}: {four:.4e} lines/s vs closed form {want:.4e}");
+        assert!(delivered(&m, 1, h) > 0.98 * mu, "one stream alone loses nothing");
+    }
+    // Without the DRAM model the same four streams get the whole bus.
+    let mut bare = m.clone();
+    bare.memory.dram = None;
+    assert!(delivered(&bare, 4, 0.9) > 0.995 * mu);
+}
+
+#[test]
+fn on_the_efs_machine_a_thread_does_not_queue_behind_its_own_requests() {
+    // i5-2500: self_queueing = 0 (EFS Eqs. 7-8). Alone, any solo utilisation sees the idle
+    // latency, so the synthetic benchmark reaches its rate with MLP 10 up to 0.99 of the bus;
+    // two copies see each other's traffic.
+    let m = machine("i5-2500");
+    assert_eq!(m.memory.self_queueing, 0.0);
+    let solo = plan(&single_threaded(&[("s", &synthetic(0.9))]), &m);
+    assert!((solo.models[0].latency_alone_ns - m.memory.loaded_latency[0][1]).abs() < 1e-9);
+    let two = aggregate_throughput(0.5, 2);
+    // EFS Eq. 10 for two threads at b = 0.5: u² (1 − 1/b) + u (1 − 2u)(1 − 1/b) + 1 − 2u = 0
+    // solved here by bisection.
+    let f = |u: f64| u * u * (1.0 - 2.0) + u * (1.0 - 2.0 * u) * (1.0 - 2.0) + 1.0 - 2.0 * u;
+    let (mut lo, mut hi) = (0.0, 0.5);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let model = 2.0 * lo / 0.5;
+    assert!((two / model - 1.0).abs() < 0.05, "two copies at b = 0.5: {two} vs EFS model {model}");
+}

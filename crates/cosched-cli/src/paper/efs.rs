@@ -62,7 +62,7 @@ fn pct(new: f64, old: f64) -> f64 {
 pub(crate) fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, String> {
     let s = format!(
         "name = \"efs-synthetic-{u}\"\ndescription = \"EFS synthetic at solo bus utilisation {u}\"\n[[job]]\nname = \"syn\"\ninstances = {n}\n\
-         [[job.phase]]\ninstructions = {instructions:e}\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\n"
+         [[job.phase]]\ninstructions = {instructions:e}\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\nrow_locality = 0.9\n"
     );
     presets::workload_from_toml("efs-synthetic", &s).map_err(|e| e.to_string())
 }

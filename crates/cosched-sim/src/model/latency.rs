@@ -4,17 +4,43 @@
 //! utilisation 1 the bus delivers no more: the contention solver finds the
 //! latency at which demand equals the maximum (the plateau), which an
 //! unbounded M/M/1 delay would not produce.
+//!
+//! A thread reads the curve at the utilisation of *other* threads' traffic
+//! plus `self_queueing` times its own (`MemorySpec::self_queueing`): 1 for a
+//! curve measured with one loader, 0 where a thread's own back-to-back
+//! requests do not collide with each other (EFS Eqs. 7-8, ρ_i = U − u_i).
 
 /// A loaded-latency curve.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedLatency {
     pts: Vec<(f64, f64)>,
+    /// 1 − self_queueing: the share of a thread's own utilisation it does not queue behind.
+    own_excluded: f64,
 }
 
 impl LoadedLatency {
-    /// From validated `[utilisation, ns]` points (utilisation 0 … 1, increasing).
+    /// From validated `[utilisation, ns]` points (utilisation 0 … 1,
+    /// increasing); a thread's own traffic counts in full.
     pub fn new(points: &[[f64; 2]]) -> LoadedLatency {
-        LoadedLatency { pts: points.iter().map(|p| (p[0], p[1])).collect() }
+        LoadedLatency { pts: points.iter().map(|p| (p[0], p[1])).collect(), own_excluded: 0.0 }
+    }
+
+    /// The curve of a machine's memory spec, with its `self_queueing`.
+    pub fn of(m: &cosched_machine::spec::MemorySpec) -> LoadedLatency {
+        LoadedLatency { own_excluded: 1.0 - m.self_queueing, ..LoadedLatency::new(&m.loaded_latency) }
+    }
+
+    /// Share of a thread's own utilisation that it does not queue behind
+    /// (`1 − self_queueing`).
+    pub fn own_excluded(&self) -> f64 {
+        self.own_excluded
+    }
+
+    /// Latency a thread of utilisation `own` sees with the bus at total
+    /// utilisation `total`, ns.
+    #[inline]
+    pub fn ns_seen(&self, total: f64, own: f64) -> f64 {
+        self.ns(total - self.own_excluded * own)
     }
 
     /// Latency with the bus at utilisation `rho` (clamped to [0, 1]), ns.
@@ -63,5 +89,17 @@ mod tests {
         assert_eq!(l.ns(0.75), 140.0);
         assert_eq!(l.ns(2.0), 190.0);
         assert_eq!(l.ns(-1.0), 80.0);
+    }
+
+    #[test]
+    fn own_traffic_excluded_by_self_queueing() {
+        let mut spec = cosched_machine::presets::machine("i5-2500").unwrap().memory;
+        spec.loaded_latency = vec![[0.0, 80.0], [1.0, 180.0]];
+        spec.self_queueing = 1.0;
+        assert_eq!(LoadedLatency::of(&spec).ns_seen(0.6, 0.4), 140.0);
+        spec.self_queueing = 0.0;
+        let l = LoadedLatency::of(&spec);
+        assert!((l.ns_seen(0.6, 0.4) - 100.0).abs() < 1e-9);
+        assert_eq!(l.ns_seen(0.4, 0.4), 80.0); // alone: no queueing behind itself
     }
 }

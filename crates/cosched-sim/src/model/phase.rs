@@ -44,6 +44,8 @@ pub struct PhaseModel {
     pub l2_apki: f64,
     /// Written-back lines per miss.
     pub wb_ratio: f64,
+    /// Row-buffer locality of its DRAM accesses alone (0-1).
+    pub row_locality: f64,
     /// MPKI alone on this machine.
     pub mpki_alone: f64,
     /// Memory latency alone, ns.
@@ -123,6 +125,7 @@ impl PhaseModel {
             l1_apki: p.l1_apki,
             l2_apki,
             wb_ratio: p.wb_ratio,
+            row_locality: p.row_locality,
             mpki_alone,
             latency_alone_ns: 0.0,
             comm_apki: 0.0,
@@ -143,7 +146,7 @@ impl PhaseModel {
                 format!("alone it would need {:.0}% of the machine's memory bandwidth (give measured_on if the figures come from another machine)", rho * 100.0),
             ));
         }
-        let latency_alone_ns = lat.ns(rho);
+        let latency_alone_ns = lat.ns_seen(rho, rho);
         let stall = mpki_alone / 1000.0 * latency_alone_ns * m.freq_ghz; // cycles/instr at MLP 1
         if stall / model.mlp > MAX_MEM_FRACTION * cpi {
             model.mlp = stall / (MAX_MEM_FRACTION * cpi);

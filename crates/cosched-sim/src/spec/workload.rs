@@ -165,6 +165,11 @@ pub struct PhaseSpec {
     /// Written-back lines per LLC miss.
     #[serde(default = "default_wb")]
     pub wb_ratio: f64,
+    /// Share of its DRAM accesses that find their row open when it runs
+    /// alone (row-buffer locality): what concurrent streams can destroy
+    /// (`docs/model.md`, "DRAM interference"). Default 0.5 [A].
+    #[serde(default = "half")]
+    pub row_locality: f64,
     /// L1 data accesses per kilo-instruction.
     #[serde(default = "default_l1")]
     pub l1_apki: f64,
@@ -388,6 +393,7 @@ impl PhaseSpec {
         c.non_negative(f("shared_mb"), self.shared_mb)?;
         c.within(f("mlp"), self.mlp, 1.0, 64.0)?;
         c.within(f("wb_ratio"), self.wb_ratio, 0.0, 1.0)?;
+        c.within(f("row_locality"), self.row_locality, 0.0, 1.0)?;
         c.non_negative(f("l1_apki"), self.l1_apki)?;
         if let Some(l2) = self.l2_apki {
             c.within(f("l2_apki"), l2, self.llc_apki, self.l1_apki.max(self.llc_apki))?;
