@@ -113,7 +113,7 @@ fn simulate_json_has_the_documented_fields() {
     let o = cosched(&["simulate", "-w", "water-nsq", "-p", "g-rrs", "--format", "json"]);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for k in ["policy", "machine", "workload", "seed", "metrics", "jobs"] {
+    for k in ["policy", "machine", "workload", "seed", "noise", "metrics", "jobs"] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     let m = &v["metrics"];

@@ -81,6 +81,8 @@ pub struct Report {
     pub threads: Option<u32>,
     /// Seed.
     pub seed: u64,
+    /// Run-to-run variation of the ground truth (`--noise`; 0 = exact model).
+    pub noise: f64,
     /// Metrics.
     pub metrics: Metrics,
     /// Jobs.
@@ -164,6 +166,7 @@ pub fn simulate(
         workload: plan.name.clone(),
         threads: cfg.threads,
         seed: cfg.sim.seed,
+        noise: plan.noise,
         metrics: Metrics {
             run: agg,
             instructions: t.instructions,

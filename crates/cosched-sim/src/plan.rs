@@ -106,6 +106,8 @@ pub struct Plan {
     pub partners: Vec<(u32, f32)>,
     /// Groups handed out so far.
     n_groups: u32,
+    /// Run-to-run variation it was drawn with (`--noise`; 0 = exact model).
+    pub noise: f64,
 }
 
 /// Split `n` threads over classes by share (largest remainder, deterministic).
@@ -195,6 +197,7 @@ impl Plan {
             threads: vec![],
             partners: vec![],
             n_groups: 0,
+            noise,
         };
         for (j, job) in w.jobs.iter().enumerate() {
             let n = match threads {
@@ -426,6 +429,7 @@ impl Plan {
             threads,
             partners,
             n_groups: self.n_groups,
+            noise: self.noise,
         }
     }
 
