@@ -18,7 +18,7 @@
 //!   latency is whatever makes demand equal the maximum.
 //! * **DRAM interference**: concurrent streams break each other's open rows;
 //!   each row switch costs bank time, so the bus delivers less than its
-//!   sustained maximum ([`Solver::row_conflicts`]).
+//!   sustained maximum (`Solver::row_conflicts`).
 //!
 //! Occupancy, miss rates, IPC and latency depend on each other; the solver
 //! iterates occupancy (warm-started from the last solution, damped by half
@@ -327,12 +327,12 @@ impl Solver {
     /// `row_locality` share of a stream's accesses had an open row to lose.
     /// Extra time per line of stream `i`: `h_i · p · switch / MLP_i`, weighted
     /// by its share of the traffic (`docs/model.md`, "DRAM interference").
-    pub fn row_conflicts(&self, models: &[PhaseModel], runners: &[Runner]) -> f64 {
+    fn row_conflicts(&self, models: &[PhaseModel], runners: &[Runner]) -> f64 {
         let Some((banks, switch_ns)) = self.dram else { return 0.0 };
         let (mut sum, mut sum2, mut extra) = (0.0, 0.0, 0.0);
         for (i, r) in runners.iter().enumerate() {
             let m = &models[r.model as usize];
-            let d = self.a[i] / (self.b[i] + self.c[i] * self.l[i]);
+            let d = self.demand(i, self.l[i]);
             sum += d;
             sum2 += d * d;
             extra += d * m.row_locality * switch_ns / m.mlp;
@@ -347,11 +347,18 @@ impl Solver {
     }
 
     /// Latency at utilisation `r` with the queueing part (above idle)
-    /// stretched by the row-conflict service time.
+    /// stretched by the row-conflict service time, and its slope.
+    #[inline]
+    fn curve_and_slope(&self, r: f64) -> (f64, f64) {
+        let l0 = self.lat.idle_ns();
+        let (ns, slope) = self.lat.ns_and_slope(r);
+        (l0 + self.stretch * (ns - l0), self.stretch * slope)
+    }
+
+    /// [`Self::curve_and_slope`] without the slope.
     #[inline]
     fn curve(&self, r: f64) -> f64 {
-        let l0 = self.lat.idle_ns();
-        l0 + self.stretch * (self.lat.ns(r) - l0)
+        self.curve_and_slope(r).0
     }
 
     /// Bus utilisation demanded by runner `i` at latency `l`.
@@ -396,8 +403,7 @@ impl Solver {
         let mut x = l0;
         for _ in 0..100 {
             let (r, dr) = self.rho(x);
-            let (ns, slope) = self.lat.ns_and_slope(r);
-            let (ns, slope) = (l0 + self.stretch * (ns - l0), self.stretch * slope);
+            let (ns, slope) = self.curve_and_slope(r);
             let phi = ns - x;
             if phi.abs() < 1e-7 * x {
                 break;

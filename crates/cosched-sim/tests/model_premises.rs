@@ -256,3 +256,34 @@ fn on_the_efs_machine_a_thread_does_not_queue_behind_its_own_requests() {
     let model = 2.0 * lo / 0.5;
     assert!((two / model - 1.0).abs() < 0.05, "two copies at b = 0.5: {two} vs EFS model {model}");
 }
+
+#[test]
+fn a_queueing_model_bus_never_queues_a_request_behind_more_than_is_outstanding() {
+    // i5-2500 (self_queueing = 0): the M/M/1 curve alone would charge four MLP-2 threads the
+    // latency at the others' utilisation (~0.5, ~140 ns); but only the other three threads'
+    // misses can be ahead of a request, so it waits at most 3·MLP line times (Little's law).
+    let m = machine("i5-2500");
+    let ph =
+        "instructions = 1e9\nipc = 0.3\nllc_apki = 40\nllc_mpki = 30\nmrc_ref_mb = 6\nfootprint_mb = 2000\nmlp = 2";
+    let p = plan(&single_threaded(&[("a", ph)]), &m);
+    let mut solver = cosched_sim::contention::Solver::new(&m);
+    let runners: Vec<_> = (0..4)
+        .map(|i| cosched_sim::contention::Runner { pipe: i, core: i, ..cosched_sim::contention::Runner::alone() })
+        .collect();
+    let mut out = vec![];
+    let bus = solver.solve(&p.models, &runners, &mut out);
+    // Four identical streams: the row-conflict stretch by its closed form, then the cap.
+    let d = m.memory.dram.clone().unwrap();
+    let mlp = p.models[0].mlp;
+    let line_ns = 1e9 / m.bus_lines_per_s();
+    let p4 = 1.0 - (1.0 - 1.0 / d.banks as f64).powi(3);
+    let stretch = 1.0 + p.models[0].row_locality * p4 * d.switch_ns / (mlp * line_ns);
+    let cap = m.memory.loaded_latency[0][1] + 3.0 * mlp * line_ns * stretch;
+    assert!(bus.utilisation < 1.0, "not saturated: {bus:?}");
+    assert!((bus.latency_ns / cap - 1.0).abs() < 1e-4, "latency {} vs cap {cap}", bus.latency_ns);
+    // The open curve alone would charge more: the cap is what binds.
+    let others = bus.utilisation * 0.75;
+    let l0 = m.memory.loaded_latency[0][1];
+    let open = l0 + stretch * (cosched_sim::model::LoadedLatency::of(&m.memory).ns(others) - l0);
+    assert!(open > 1.2 * cap, "open curve {open} vs cap {cap}");
+}
