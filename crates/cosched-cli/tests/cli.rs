@@ -26,7 +26,10 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "at least 1"]);
     let w = tmp("selfq.toml", &i5.replace("self_queueing = 0.0", "self_queueing = 1.5"));
     fails_cleanly(&["simulate", "-m", &w], &["selfq.toml", "memory.self_queueing"]);
-    let w = tmp("rowloc.toml", &preset("workloads", "mcf").replace("mlp = 2", "mlp = 2\nrow_locality = 1.2"));
+    let w = tmp(
+        "rowloc.toml",
+        &preset("workloads", "mcf").replace("wb_ratio = 0.25", "wb_ratio = 0.25\nrow_locality = 1.2"),
+    );
     fails_cleanly(&["simulate", "-w", &w], &["rowloc.toml", "job[0].phase[0].row_locality"]);
     fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,1"], &["covers 2 threads", "32"]);
     fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,x"], &["--assignment", "thread 1"]);
@@ -39,7 +42,8 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     fails_cleanly(&["simulate", "-w", &w], &["nosize.toml", "job[0].sharing.size", "missing"]);
     let w = tmp("negcomm.toml", &vips.replace("apki = 2.0\n", "apki = -2\n"));
     fails_cleanly(&["simulate", "-w", &w], &["negcomm.toml", "job[0].sharing.apki"]);
-    let w = tmp("nopattern.toml", &preset("workloads", "mcf").replace("mlp = 2", "mlp = 2\ncomm_apki = 3"));
+    let w =
+        tmp("nopattern.toml", &preset("workloads", "mcf").replace("wb_ratio = 0.25", "wb_ratio = 0.25\ncomm_apki = 3"));
     fails_cleanly(&["simulate", "-w", &w], &["nopattern.toml", "job[0].phase[0].comm_apki", "no [job.sharing]"]);
     fails_cleanly(&["simulate", "--threads", "0"], &["--threads"]);
     fails_cleanly(&["simulate", "--quantum-ms=-1"], &["--quantum-ms"]);

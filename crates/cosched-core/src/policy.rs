@@ -184,10 +184,11 @@ pub struct Energy {
 
 /// Ground truth only an oracle policy may read (Perf&Fair §7's Oracle).
 pub trait Oracle {
-    /// The thread's IPC were it running alone right now (current phase).
-    fn ipc_alone(&self, thread: ThreadId) -> Option<f64>;
     /// The thread's main-memory bandwidth alone (current phase), transactions (lines) per second.
     fn solo_mem_bandwidth(&self, thread: ThreadId) -> Option<f64>;
+    /// Seconds the work the thread has retired so far would have taken alone,
+    /// phase by phase (Perf&Fair §7's Oracle: progress from IPC-alone traces).
+    fn solo_seconds(&self, thread: ThreadId) -> Option<f64>;
 }
 
 /// The machine as a policy sees it.

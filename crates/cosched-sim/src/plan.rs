@@ -433,6 +433,28 @@ impl Plan {
         }
     }
 
+    /// Whole-run solo rates of a job instance over all its phases: IPC alone
+    /// (total instructions / total solo cycles, the harmonic mean of the phases'
+    /// IPC weighted by instructions) and memory lines (misses and write-backs)
+    /// per instruction. Threads are summed as if each ran alone, so this is the
+    /// single-threaded program's profile (Perf&Fair §6.1's solo IPC and bandwidth).
+    pub fn solo_rates(&self, job: usize) -> (f64, f64) {
+        let jp = &self.jobs[job];
+        let (mut instr, mut cycles, mut lines) = (0.0, 0.0, 0.0);
+        for t in jp.threads.clone() {
+            let tp = self.threads[t as usize];
+            let c = &self.classes[tp.class as usize];
+            for p in c.phases.clone() {
+                let (st, md) = (&self.steps[p as usize], &self.models[p as usize]);
+                let n = st.instructions * c.iterations as f64 * tp.scale;
+                instr += n;
+                cycles += n / md.ipc_alone;
+                lines += n * md.mpki_alone / 1000.0 * (1.0 + md.wb_ratio);
+            }
+        }
+        (instr / cycles, lines / instr)
+    }
+
     /// Total instructions of a job instance.
     pub fn job_instructions(&self, job: usize) -> f64 {
         let jp = &self.jobs[job];

@@ -69,13 +69,12 @@ fn compose(k: usize, n: usize) -> Vec<&'static str> {
     v
 }
 
-/// Solo IPC and solo memory bandwidth (transactions/µs) of a preset on `m`.
-fn solo_profile(m: &MachineSpec, preset: &str) -> Result<(f64, f64), String> {
+/// Whole-run solo IPC, solo memory bandwidth (transactions/µs) and instructions of a preset on `m`.
+fn solo_profile(m: &MachineSpec, preset: &str) -> Result<(f64, f64, f64), String> {
     let w = presets::workload(preset).map_err(|e| e.to_string())?;
     let p = Plan::new(&w, m, None, 1, preset).map_err(|e| e.to_string())?;
-    let md = &p.models[0];
-    let f = m.freq_ghz * 1e9;
-    Ok((md.ipc_alone, md.ipc_alone * f * md.mpki_alone / 1000.0 * (1.0 + md.wb_ratio) / 1e6))
+    let (ipc, lines) = p.solo_rates(0);
+    Ok((ipc, ipc * m.freq_ghz * 1e9 * lines / 1e6, p.job_instructions(0)))
 }
 
 fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(WorkloadSpec, f64), String> {
@@ -86,9 +85,9 @@ fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(Wo
     let mut w = presets::workload_from_toml(name, &s).map_err(|e| e.to_string())?;
     let mut bw = 0.0;
     for (job, p) in w.jobs.iter_mut().zip(progs) {
-        let (ipc, b) = solo_profile(m, p)?;
+        let (ipc, b, instr) = solo_profile(m, p)?;
         bw += b;
-        job.phases[0].instructions = ipc * m.freq_ghz * 1e9 * solo_s;
+        job.scale_work(ipc * m.freq_ghz * 1e9 * solo_s / instr);
     }
     Ok((w, bw / progs.len() as f64 * m.n_contexts() as f64))
 }

@@ -35,6 +35,11 @@ impl Progress {
             _ => self.pending += ipc_co * dt,
         }
     }
+
+    /// Account `solo_s` seconds of solo-equivalent work known exactly (the Oracle's traces).
+    pub fn add_solo(&mut self, solo_s: f64) {
+        self.value += solo_s / UNIT_S;
+    }
 }
 
 #[cfg(test)]

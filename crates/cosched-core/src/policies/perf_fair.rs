@@ -80,7 +80,8 @@ struct Proc {
     bw_time: f64,
     time_run: f64,
     last_scheduled: u64,
-    snap: Option<(Nanos, Counters)>,
+    /// Counters (and, for the Oracle, solo-equivalent seconds) when it was last placed.
+    snap: Option<(Nanos, Counters, Option<f64>)>,
     reserved: bool,
     light: bool,
 }
@@ -117,13 +118,12 @@ impl PerfFair {
     /// Account what `t` did since its snapshot.
     fn account(&mut self, t: ThreadId, view: &dyn MachineView) {
         let now = view.now();
-        let oracle_ipc =
-            if self.variant == Variant::Oracle { view.oracle().and_then(|o| o.ipc_alone(t)) } else { None };
+        let oracle_solo = self.oracle_solo(t, view);
         let Some(c) = view.thread_counters(t) else { return };
         let (validity, llc_thr, mm_thr) = (self.p.validity, self.p.llc_threshold, self.p.mm_threshold);
         let q = self.quantum_no;
         let p = self.proc(t);
-        let Some((at, before)) = p.snap.take() else { return };
+        let Some((at, before, solo_before)) = p.snap.take() else { return };
         let dt = now.saturating_sub(at) as f64 * 1e-9;
         let d = c.since(&before);
         if dt <= 0.0 || d.cycles <= 0.0 {
@@ -145,8 +145,15 @@ impl PerfFair {
         } else {
             p.validity_left = p.validity_left.saturating_sub(1);
         }
-        let alone = oracle_ipc.or(p.estimate);
-        p.progress.add(ipc, dt, alone);
+        match (oracle_solo, solo_before) {
+            (Some(now_s), Some(then_s)) => p.progress.add_solo(now_s - then_s),
+            _ => p.progress.add(ipc, dt, p.estimate),
+        }
+    }
+
+    /// The Oracle's exact solo-equivalent seconds of `t` (None for the other variants).
+    fn oracle_solo(&self, t: ThreadId, view: &dyn MachineView) -> Option<f64> {
+        (self.variant == Variant::Oracle).then(|| view.oracle().and_then(|o| o.solo_seconds(t))).flatten()
     }
 
     fn candidates(&self) -> Vec<Candidate> {
@@ -249,7 +256,8 @@ impl PerfFair {
             }
         }
         for t in next.iter().flatten() {
-            let snap = view.thread_counters(*t).map(|c| (now, c));
+            let solo = self.oracle_solo(*t, view);
+            let snap = view.thread_counters(*t).map(|c| (now, c, solo));
             self.proc(*t).snap = snap;
         }
         self.on_ctx = next;

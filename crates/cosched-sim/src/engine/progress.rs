@@ -31,6 +31,7 @@ impl Engine<'_, '_> {
         let mut inc = th.rate.scaled(prog);
         inc.cycles = self.f_hz * dt;
         th.remaining = (th.remaining - inc.instructions).max(0.0);
+        th.solo_s += inc.instructions / (self.plan.models[th.model as usize].ipc_alone * self.f_hz);
         let llc = th.last_llc.expect("running thread has an LLC") as usize;
         self.llc_insertions[llc] += inc.llc_misses;
         if self.noise > 0.0 {

@@ -84,6 +84,9 @@ pub(super) struct SimThread {
     pub(super) rate: Counters,
     /// Cumulative counters up to `settled_at`.
     pub(super) counters: Counters,
+    /// Solo-equivalent seconds of the work retired up to `settled_at`: each
+    /// phase's instructions at that phase's IPC alone (ground truth, oracle only).
+    pub(super) solo_s: f64,
     pub(super) settled_at: Nanos,
     /// Generation: a `StepEnd` event of an older generation is stale.
     pub(super) generation: u32,
@@ -296,6 +299,7 @@ impl SimThread {
             debt_s: 0.0,
             rate: Counters::default(),
             counters: Counters::default(),
+            solo_s: 0.0,
             settled_at: 0,
             generation: 0,
             occupancy_mb: 0.0,

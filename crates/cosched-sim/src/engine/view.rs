@@ -70,13 +70,14 @@ impl MachineView for Engine<'_, '_> {
 }
 
 impl Oracle for Engine<'_, '_> {
-    fn ipc_alone(&self, thread: ThreadId) -> Option<f64> {
-        let th = self.threads.get(thread.idx())?;
-        Some(self.plan.models[th.model as usize].ipc_alone)
-    }
     fn solo_mem_bandwidth(&self, thread: ThreadId) -> Option<f64> {
         let th = self.threads.get(thread.idx())?;
         let m = &self.plan.models[th.model as usize];
         Some(m.ipc_alone * self.f_hz * m.mpki_alone / 1000.0 * (1.0 + m.wb_ratio))
+    }
+    fn solo_seconds(&self, thread: ThreadId) -> Option<f64> {
+        let th = self.threads.get(thread.idx())?;
+        let ipc_alone = self.plan.models[th.model as usize].ipc_alone;
+        Some(th.solo_s + (self.peek(thread.0).instructions - th.counters.instructions) / (ipc_alone * self.f_hz))
     }
 }

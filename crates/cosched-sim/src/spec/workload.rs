@@ -359,6 +359,21 @@ impl JobSpec {
         self.iterations.unwrap_or(1)
     }
 
+    /// Multiply this job's work by `factor` by repeating its phase list more
+    /// often (iterations × round(factor), at least 1) and scaling every phase's
+    /// instructions by the remainder, so a longer run keeps the program's phase
+    /// lengths and the total is exactly `factor` × today's.
+    pub fn scale_work(&mut self, factor: f64) {
+        let it = self.n_iterations();
+        let new_it = ((it as f64 * factor).round() as u32).max(1);
+        let k = factor * it as f64 / new_it as f64;
+        self.iterations = Some(new_it);
+        let phases = self.phases.iter_mut().chain(self.classes.iter_mut().flat_map(|c| c.phases.iter_mut()));
+        for p in phases {
+            p.instructions *= k;
+        }
+    }
+
     /// Fill what this job leaves unsaid from `base` (a preset's job).
     pub(crate) fn inherit(&mut self, base: &JobSpec) {
         if self.name.is_empty() {
