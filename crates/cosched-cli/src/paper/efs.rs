@@ -1,6 +1,7 @@
 //! `cosched paper efs`: the EFS paper's evaluation (§5) on `i5-2500`.
 
-use super::{markdown, mix, run_one, write_csv};
+use super::table::{Cell, Table};
+use super::{mix, run_one, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
@@ -21,6 +22,8 @@ pub struct Args {
     /// A few benchmarks only (for a quick look).
     #[arg(long)]
     quick: bool,
+    #[command(flatten)]
+    seeds: SeedArgs,
 }
 
 const SPEC: [&str; 28] = [
@@ -72,16 +75,18 @@ struct Pair {
     efs: RunOutput,
 }
 
-fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64) -> Result<Pair, String> {
-    let p = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
+fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64, t: &Trial) -> Result<Pair, String> {
+    let mt = t.machine(m);
+    let p = t.plan(w, &mt)?;
     let mut o = PolicyOptions::default();
     o.efs.mu = Some(mu);
-    Ok(Pair { cfs: run_one(m, &p, "cfs", &o)?, efs: run_one(m, &p, "efs", &o)? })
+    Ok(Pair { cfs: t.run(&mt, &p, "cfs", &o)?, efs: t.run(&mt, &p, "efs", &o)? })
 }
 
 /// EFS §5.1: the bus rate μ is what a benchmark that only misses achieves:
 /// 1..=cores copies of the synthetic benchmark at solo utilisation 0.99, the
-/// best delivered rate of memory accesses (lines) per second.
+/// best delivered rate of memory accesses (lines) per second. Measured once on
+/// the exact model, as the paper measured its machine once.
 pub(crate) fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
     let mut best: f64 = 0.0;
     for n in 1..=cores {
@@ -95,133 +100,169 @@ pub(crate) fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
 
 /// EFS Fig. 4 at solo utilisation `u`: the throughput of `cores` identical
 /// synthetic threads by the EFS model (Eqs. 10-12) and on the simulated machine
-/// (sum of solo time over each thread's time).
-pub(crate) fn fig4_point(m: &MachineSpec, u: f64, cores: u32) -> Result<(f64, f64), String> {
+/// as trial `t` finds it (sum of solo time over each thread's time).
+pub(crate) fn fig4_point(m: &MachineSpec, u: f64, cores: u32, t: &Trial) -> Result<(f64, f64), String> {
     let model = solve_interaction(&vec![u; cores as usize], Newton::CONVERGED).map_err(|e| e.to_string())?.throughput;
     let w = synthetic(u, cores, 4e8)?;
-    let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
-    let solo = secs(run_one(m, &p.solo(0), "cfs", &PolicyOptions::default())?.makespan);
-    let all = run_one(m, &p, "cfs", &PolicyOptions::default())?;
-    Ok((model, all.job_finish.iter().map(|&f| solo / secs(f)).sum()))
+    let mt = t.machine(m);
+    let p = t.plan(&w, &mt)?;
+    let all = t.run(&mt, &p, "cfs", &PolicyOptions::default())?;
+    let measured = (0..p.jobs.len())
+        .map(|j| Ok(secs(t.run(&mt, &p.solo(j), "cfs", &PolicyOptions::default())?.makespan) / secs(all.job_finish[j])))
+        .sum::<Result<f64, String>>()?;
+    Ok((model, measured))
 }
 
 /// EFS Table 1's serial execution: the instances of `w` one after another on one core.
-pub(crate) fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32) -> Result<RunOutput, String> {
-    let p = Plan::new(w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+pub(crate) fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32, t: &Trial) -> Result<RunOutput, String> {
+    let mt = t.machine(m);
+    let p = t.plan(w, &mt)?;
     let o = PolicyOptions {
         assignment: Some(vec![CtxId(0); cores as usize]),
         quantum: 1000 * SECOND,
         ..PolicyOptions::default()
     };
-    run_one(m, &p, "static", &o)
+    t.run(&mt, &p, "static", &o)
 }
 
 pub(crate) fn secs(n: u64) -> f64 {
     n as f64 / SECOND as f64
 }
 
+fn speedup_pct(base: &RunOutput, new: &RunOutput) -> f64 {
+    (secs(base.makespan) / secs(new.makespan) - 1.0) * 100.0
+}
+
+/// Longest / shortest turnaround of a run's jobs.
+fn unfairness(o: &RunOutput) -> f64 {
+    let t: Vec<f64> = o.job_finish.iter().map(|&f| secs(f)).collect();
+    t.iter().cloned().fold(0.0, f64::max) / t.iter().cloned().fold(f64::MAX, f64::min)
+}
+
+/// `f` of every (item, trial), in parallel; result\[i\]\[k\] is item i under trial k.
+fn over_trials<I: Sync, R: Send>(
+    items: &[I],
+    trials: &[Trial],
+    f: impl Fn(&I, &Trial) -> Result<R, String> + Sync,
+) -> Result<Vec<Vec<R>>, String> {
+    let flat: Vec<R> = (0..items.len() * trials.len())
+        .into_par_iter()
+        .map(|k| f(&items[k / trials.len()], &trials[k % trials.len()]))
+        .collect::<Result<_, String>>()?;
+    let mut it = flat.into_iter();
+    Ok(items.iter().map(|_| it.by_ref().take(trials.len()).collect()).collect())
+}
+
+/// Per-trial mean over items of `f` (the "average" rows, with an interval over trials).
+fn per_trial_mean<R>(res: &[Vec<R>], pick: &[usize], f: impl Fn(&R) -> f64) -> Vec<f64> {
+    let n = res.first().map_or(0, |r| r.len());
+    (0..n).map(|k| pick.iter().map(|&i| f(&res[i][k])).sum::<f64>() / pick.len() as f64).collect()
+}
+
 pub fn run(a: Args) -> Result<(), String> {
+    a.seeds.check()?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let cores = m.n_contexts() as u32;
-    println!("# EFS on `{}` (simulated)\n", m.name);
+    let trials = a.seeds.trials();
+    println!(
+        "# EFS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
+        m.name, a.seeds.seeds, a.seeds.noise
+    );
     let mu = measure_mu(&m, cores)?;
     println!(
-        "Bus rate measured with the miss-only micro-benchmark (§5.1): mu = {:.1} M accesses/s (preset's sustained maximum {:.1} M/s; the paper measured 150 M/s on its i5-2500).\n",
+        "Bus rate measured with the miss-only micro-benchmark (§5.1) on the exact model: mu = {:.1} M accesses/s (preset's sustained maximum {:.1} M/s; the paper measured 150 M/s on its i5-2500).\n",
         mu / 1e6,
         m.bus_lines_per_s() / 1e6
     );
 
     // Fig. 4: model prediction vs simulator for `cores` identical synthetic threads.
     let utils: Vec<f64> = (1..=9).map(|k| k as f64 / 10.0).chain([0.95]).collect();
-    let fig4: Vec<(f64, f64, f64)> = utils
-        .par_iter()
-        .map(|&u| fig4_point(&m, u, cores).map(|(model, measured)| (u, model, measured)))
-        .collect::<Result<_, String>>()?;
-    let mut rows = vec![vec![
-        "solo bus utilisation".into(),
-        "model (Eq. 10-12)".into(),
-        "simulator".into(),
-        "model error %".into(),
-    ]];
-    for (u, mo, me) in &fig4 {
-        rows.push(vec![
-            format!("{u:.2}"),
-            format!("{mo:.3}"),
-            format!("{me:.3}"),
-            format!("{:+.1}", (mo / me - 1.0) * 100.0),
-        ]);
+    let fig4 = over_trials(&utils, &trials, |&u, t| fig4_point(&m, u, cores, t))?;
+    let mut t4 = Table::new(&["solo bus utilisation", "model (Eq. 10-12)", "simulator", "model error %"]);
+    for (u, r) in utils.iter().zip(&fig4) {
+        let meas: Vec<f64> = r.iter().map(|x| x.1).collect();
+        let err: Vec<f64> = r.iter().map(|x| (x.0 / x.1 - 1.0) * 100.0).collect();
+        t4.push(vec![format!("{u:.2}").into(), format!("{:.3}", r[0].0).into(), Cell::value(&meas, 3), Cell::diff(&err, 1)]);
     }
     println!("## Fig. 4: throughput of {cores} identical threads\n");
-    markdown(&rows);
-    write_csv(&a.out, "fig4.csv", &rows)?;
+    t4.emit(&a.out, "fig4.csv")?;
 
     // Table 1: four synthetic instances at maximum bus use.
     let w = synthetic(0.97, cores, 2.5e9)?;
-    let serial = serial_run(&m, &w, cores)?;
-    let par = pair(&m, &w, mu)?;
-    let mut rows = vec![vec!["schedule".into(), "time s".into(), "CPU energy J".into(), "system energy J".into()]];
-    for (name, r) in [("serial (CFS, one core)", &serial), ("parallel CFS", &par.cfs), ("parallel EFS", &par.efs)] {
-        rows.push(vec![
+    let t1 = over_trials(&[()], &trials, |_, t| Ok((serial_run(&m, &w, cores, t)?, pair(&m, &w, mu, t)?)))?;
+    let t1 = &t1[0];
+    let mut tab = Table::new(&["schedule", "time s", "CPU energy J", "system energy J"]);
+    let col = |f: &dyn Fn(&(RunOutput, Pair)) -> f64, d| Cell::value(&t1.iter().map(f).collect::<Vec<_>>(), d);
+    let rows: [(&str, &dyn Fn(&(RunOutput, Pair)) -> &RunOutput); 3] = [
+        ("serial (CFS, one core)", &|x| &x.0),
+        ("parallel CFS", &|x| &x.1.cfs),
+        ("parallel EFS", &|x| &x.1.efs),
+    ];
+    for (name, r) in rows {
+        tab.push(vec![
             name.into(),
-            format!("{:.2}", secs(r.makespan)),
-            format!("{:.0}", r.energy.cpu),
-            format!("{:.0}", r.energy.system),
+            col(&|x| secs(r(x).makespan), 2),
+            col(&|x| r(x).energy.cpu, 0),
+            col(&|x| r(x).energy.system, 0),
         ]);
     }
-    rows.push(vec![
-        "EFS over parallel CFS".into(),
-        format!("{:+.1}% speedup", (secs(par.cfs.makespan) / secs(par.efs.makespan) - 1.0) * 100.0),
-        format!("{:.1}% less", pct(par.efs.energy.cpu, par.cfs.energy.cpu)),
-        format!("{:.1}% less", pct(par.efs.energy.system, par.cfs.energy.system)),
+    let d = |f: &dyn Fn(&(RunOutput, Pair)) -> f64| Cell::diff(&t1.iter().map(f).collect::<Vec<_>>(), 1);
+    tab.push(vec![
+        "EFS over parallel CFS: speedup % / CPU and system energy saving %".into(),
+        d(&|x| speedup_pct(&x.1.cfs, &x.1.efs)),
+        d(&|x| pct(x.1.efs.energy.cpu, x.1.cfs.energy.cpu)),
+        d(&|x| pct(x.1.efs.energy.system, x.1.cfs.energy.system)),
+    ]);
+    tab.push(vec![
+        "serial over parallel CFS: speedup %".into(),
+        d(&|x| speedup_pct(&x.1.cfs, &x.0)),
+        "".into(),
+        "".into(),
     ]);
     println!("## Table 1: {cores} synthetic instances at solo bus utilisation 0.97\n");
     println!("Paper: serial 21.84 s / 527 J / 904 J; parallel CFS 27.76 s / 1376 J / 2079 J; parallel EFS 23.48 s / 527 J / 1089 J (19.2% speedup, 61.7% CPU and 47.6% system energy reduction).\n");
-    markdown(&rows);
-    write_csv(&a.out, "table1.csv", &rows)?;
+    tab.emit(&a.out, "table1.csv")?;
 
     // Fig. 8: four instances of each SPEC benchmark.
     let bench: Vec<&str> = if a.quick { vec!["libquantum", "lbm", "mcf", "povray", "gemsfdtd"] } else { SPEC.to_vec() };
-    let fig8: Vec<(&str, Pair)> =
-        bench.par_iter().map(|&b| Ok((b, pair(&m, &mix(b, &[(b, cores)])?, mu)?))).collect::<Result<_, String>>()?;
-    let mut rows = vec![vec![
-        "benchmark".into(),
-        "system energy saving %".into(),
-        "CPU energy saving %".into(),
-        "speedup %".into(),
-    ]];
-    let (mut ss, mut cs, mut sp) = (vec![], vec![], vec![]);
-    for (b, r) in &fig8 {
-        let (s, c) = (pct(r.efs.energy.system, r.cfs.energy.system), pct(r.efs.energy.cpu, r.cfs.energy.cpu));
-        let v = (secs(r.cfs.makespan) / secs(r.efs.makespan) - 1.0) * 100.0;
-        ss.push(s);
-        cs.push(c);
-        sp.push(v);
-        rows.push(vec![b.to_string(), format!("{s:+.1}"), format!("{c:+.1}"), format!("{v:+.1}")]);
+    let fig8 = over_trials(&bench, &trials, |&b, t| pair(&m, &mix(b, &[(b, cores)])?, mu, t))?;
+    let sys = |r: &Pair| pct(r.efs.energy.system, r.cfs.energy.system);
+    let cpu = |r: &Pair| pct(r.efs.energy.cpu, r.cfs.energy.cpu);
+    let spd = |r: &Pair| speedup_pct(&r.cfs, &r.efs);
+    let mut t8 = Table::new(&["benchmark", "system energy saving %", "CPU energy saving %", "speedup %"]);
+    let cells = |rs: &[f64], cs: &[f64], ps: &[f64]| vec![Cell::diff(rs, 1), Cell::diff(cs, 1), Cell::diff(ps, 1)];
+    for (b, r) in bench.iter().zip(&fig8) {
+        let v = |f: &dyn Fn(&Pair) -> f64| r.iter().map(f).collect::<Vec<f64>>();
+        let mut row = vec![Cell::from(*b)];
+        row.extend(cells(&v(&sys), &v(&cpu), &v(&spd)));
+        t8.push(row);
     }
-    let avg = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let affected: Vec<usize> = (0..ss.len()).filter(|&i| ss[i].abs() > 3.0).collect();
-    rows.push(vec![
-        "average".into(),
-        format!("{:+.1}", avg(&ss)),
-        format!("{:+.1}", avg(&cs)),
-        format!("{:+.1}", avg(&sp)),
-    ]);
+    let all: Vec<usize> = (0..bench.len()).collect();
+    let affected: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| (fig8[i].iter().map(sys).sum::<f64>() / trials.len() as f64).abs() > 3.0)
+        .collect();
+    let avg_ss = per_trial_mean(&fig8, &all, sys);
+    let avg_sp = per_trial_mean(&fig8, &all, spd);
+    let mut row = vec![Cell::from("average")];
+    row.extend(cells(&avg_ss, &per_trial_mean(&fig8, &all, cpu), &avg_sp));
+    t8.push(row);
     if !affected.is_empty() {
-        let pick = |v: &[f64]| affected.iter().map(|&i| v[i]).sum::<f64>() / affected.len() as f64;
-        rows.push(vec![
-            format!("affected ({})", affected.len()),
-            format!("{:+.1}", pick(&ss)),
-            format!("{:+.1}", pick(&cs)),
-            format!("{:+.1}", pick(&sp)),
-        ]);
+        let mut row = vec![Cell::from(format!("affected ({}: mean system saving beyond ±3%)", affected.len()))];
+        row.extend(cells(
+            &per_trial_mean(&fig8, &affected, sys),
+            &per_trial_mean(&fig8, &affected, cpu),
+            &per_trial_mean(&fig8, &affected, spd),
+        ));
+        t8.push(row);
     }
     println!("## Fig. 8: EFS over CFS, {cores} instances of each SPEC CPU2006 benchmark\n");
     println!("Paper: system energy −7.7% on average (up to −32.2%, libquantum, with 3.7% slowdown), CPU energy −12.3%, average slowdown 1.9%; 12 of 25 benchmarks affected, −17.6% system energy and 2.1% slowdown on those.\n");
-    markdown(&rows);
-    write_csv(&a.out, "fig8.csv", &rows)?;
+    t8.emit(&a.out, "fig8.csv")?;
 
     // Fig. 9: CFS on 1..cores-1 active cores, and EFS, against CFS on all cores.
-    let mut rows = vec![vec!["scheduler".into(), "system energy saving %".into(), "speedup %".into()]];
+    let mut t9 = Table::new(&["scheduler", "system energy saving %", "speedup %"]);
     for k in 1..cores {
         let mut mk = m.clone();
         mk.topology.sockets = 1;
@@ -229,27 +270,23 @@ pub fn run(a: Args) -> Result<(), String> {
         mk.topology.cores_per_llc = k;
         mk.topology.pipes_per_core = 1;
         mk.topology.contexts_per_pipe = 1;
-        let res: Vec<(f64, f64)> = fig8
-            .par_iter()
-            .map(|(b, full)| {
-                let w = mix(b, &[(b, cores)])?;
-                let p = Plan::new(&w, &mk, None, 1, b).map_err(|e| e.to_string())?;
-                let r = run_one(&mk, &p, "cfs", &PolicyOptions::default())?;
-                Ok((
-                    pct(r.energy.system, full.cfs.energy.system),
-                    (secs(full.cfs.makespan) / secs(r.makespan) - 1.0) * 100.0,
-                ))
-            })
-            .collect::<Result<_, String>>()?;
-        let e: Vec<f64> = res.iter().map(|x| x.0).collect();
-        let s: Vec<f64> = res.iter().map(|x| x.1).collect();
-        rows.push(vec![format!("CFS-{k}"), format!("{:+.1}", avg(&e)), format!("{:+.1}", avg(&s))]);
+        let res = over_trials(&all, &trials, |&i, t| {
+            let b = bench[i];
+            let full = &fig8[i][(t.seed - 1) as usize];
+            let mt = t.machine(&mk);
+            let r = t.run(&mt, &t.plan(&mix(b, &[(b, cores)])?, &mt)?, "cfs", &PolicyOptions::default())?;
+            Ok((pct(r.energy.system, full.cfs.energy.system), speedup_pct(&full.cfs, &r)))
+        })?;
+        t9.push(vec![
+            format!("CFS-{k}").into(),
+            Cell::diff(&per_trial_mean(&res, &all, |x| x.0), 1),
+            Cell::diff(&per_trial_mean(&res, &all, |x| x.1), 1),
+        ]);
     }
-    rows.push(vec!["EFS".into(), format!("{:+.1}", avg(&ss)), format!("{:+.1}", avg(&sp))]);
+    t9.push(vec!["EFS".into(), Cell::diff(&avg_ss, 1), Cell::diff(&avg_sp, 1)]);
     println!("## Fig. 9: CFS restricted to fewer cores vs EFS (averages over the Fig. 8 benchmarks, against CFS on all cores)\n");
     println!("Paper: EFS outperforms every static restriction.\n");
-    markdown(&rows);
-    write_csv(&a.out, "fig9.csv", &rows)?;
+    t9.emit(&a.out, "fig9.csv")?;
 
     // Fig. 10: mixed workloads, including more programs than cores.
     let mixes: Vec<(&str, Vec<(&str, u32)>)> = vec![
@@ -266,46 +303,30 @@ pub fn run(a: Args) -> Result<(), String> {
             vec![("lbm", 2), ("libquantum", 2), ("milc", 2), ("gemsfdtd", 2)],
         ),
     ];
-    let fig10: Vec<(&str, Pair)> = mixes
-        .par_iter()
-        .map(|(name, jobs)| Ok((*name, pair(&m, &mix(name, jobs)?, mu)?)))
-        .collect::<Result<_, String>>()?;
-    let mut rows = vec![vec![
-        "mix".into(),
-        "system energy saving %".into(),
-        "speedup %".into(),
-        "unfairness CFS".into(),
-        "unfairness EFS".into(),
-    ]];
-    let (mut e10, mut s10) = (vec![], vec![]);
-    for (name, r) in &fig10 {
-        let e = pct(r.efs.energy.system, r.cfs.energy.system);
-        let s = (secs(r.cfs.makespan) / secs(r.efs.makespan) - 1.0) * 100.0;
-        e10.push(e);
-        s10.push(s);
-        let unf = |o: &RunOutput| {
-            let t: Vec<f64> = o.job_finish.iter().map(|&f| secs(f)).collect();
-            t.iter().cloned().fold(0.0, f64::max) / t.iter().cloned().fold(f64::MAX, f64::min)
-        };
-        rows.push(vec![
-            name.to_string(),
-            format!("{e:+.1}"),
-            format!("{s:+.1}"),
-            format!("{:.2}", unf(&r.cfs)),
-            format!("{:.2}", unf(&r.efs)),
+    let fig10 = over_trials(&mixes, &trials, |(name, jobs), t| pair(&m, &mix(name, jobs)?, mu, t))?;
+    let mut t10 =
+        Table::new(&["mix", "system energy saving %", "speedup %", "unfairness CFS", "unfairness EFS"]);
+    for ((name, _), r) in mixes.iter().zip(&fig10) {
+        let v = |f: &dyn Fn(&Pair) -> f64| r.iter().map(f).collect::<Vec<f64>>();
+        t10.push(vec![
+            (*name).into(),
+            Cell::diff(&v(&sys), 1),
+            Cell::diff(&v(&spd), 1),
+            Cell::value(&v(&|p| unfairness(&p.cfs)), 2),
+            Cell::value(&v(&|p| unfairness(&p.efs)), 2),
         ]);
     }
-    rows.push(vec![
+    let every: Vec<usize> = (0..mixes.len()).collect();
+    t10.push(vec![
         "average".into(),
-        format!("{:+.1}", avg(&e10)),
-        format!("{:+.1}", avg(&s10)),
-        String::new(),
-        String::new(),
+        Cell::diff(&per_trial_mean(&fig10, &every, sys), 1),
+        Cell::diff(&per_trial_mean(&fig10, &every, spd), 1),
+        "".into(),
+        "".into(),
     ]);
     println!("## Fig. 10: mixed workloads\n");
     println!("Paper: 23.7% average system energy saving and 0.3% speedup on mixes with high resource requirements, also with more programs than cores.\n");
-    markdown(&rows);
-    write_csv(&a.out, "fig10.csv", &rows)?;
+    t10.emit(&a.out, "fig10.csv")?;
     println!("(unfairness here: longest / shortest turnaround of the mix's jobs)");
     Ok(())
 }

@@ -6,6 +6,7 @@ mod evt;
 mod perf_fair;
 mod rda;
 mod slits;
+pub(crate) mod table;
 
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_core::policies::{self, PolicyOptions};
@@ -50,6 +51,63 @@ pub fn mix(name: &str, jobs: &[(&str, u32)]) -> Result<WorkloadSpec, String> {
         s += &format!("[[job]]\npreset = \"{p}\"\ninstances = {n}\n");
     }
     presets::workload_from_toml(name, &s).map_err(|e| e.to_string())
+}
+
+/// `--seeds` and `--noise` of a paper rerun (issue #13).
+#[derive(ClapArgs, Clone, Copy)]
+pub struct SeedArgs {
+    /// Repetitions, each a run of the machine with its own run-to-run variation; tables give mean ±95% interval.
+    #[arg(long, default_value_t = 5)]
+    pub seeds: u64,
+    /// Run-to-run variation of the ground truth (docs/model.md; 0 = exact model, then seeds differ only in policy randomness).
+    #[arg(long, default_value_t = 1.0)]
+    pub noise: f64,
+}
+
+impl SeedArgs {
+    /// Refuse `--seeds 0` and a bad `--noise`.
+    pub fn check(&self) -> Result<(), String> {
+        if self.seeds == 0 {
+            return Err("--seeds: must be at least 1".into());
+        }
+        cosched_sim::variation::check_noise(self.noise).map_err(|e| format!("--noise: {e}"))
+    }
+
+    /// The trials, seeds 1..=N.
+    pub fn trials(&self) -> Vec<Trial> {
+        (1..=self.seeds).map(|seed| Trial { seed, noise: self.noise }).collect()
+    }
+}
+
+/// One repetition of an experiment: the machine and the workloads as the run
+/// seeded `seed` finds them, and runs under that seed.
+#[derive(Clone, Copy)]
+pub struct Trial {
+    /// Seed of the run (variation, policy randomness, counter noise).
+    pub seed: u64,
+    /// Run-to-run variation.
+    pub noise: f64,
+}
+
+impl Trial {
+    /// The machine this run finds (sustained bus bandwidth varied).
+    pub fn machine(&self, m: &MachineSpec) -> MachineSpec {
+        cosched_sim::variation::machine(m, self.noise, self.seed)
+    }
+
+    /// `w` laid out on `m` with this run's variation.
+    pub fn plan(&self, w: &WorkloadSpec, m: &MachineSpec) -> Result<Plan, String> {
+        Plan::varied(w, m, None, self.seed, &w.name, self.noise).map_err(|e| e.to_string())
+    }
+
+    /// One run of `policy` under this seed, with the machine's power table.
+    pub fn run(&self, m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions) -> Result<RunOutput, String> {
+        let mut o = opts.clone();
+        o.seed = self.seed;
+        o.efs.power.get_or_insert_with(|| m.power_table());
+        let sim = SimOptions { seed: self.seed, ..SimOptions::default() };
+        run(m, plan, policies::make(policy, &o)?, &sim, None)
+    }
 }
 
 /// One run of `policy` with the machine's power table, seed 1, no timing.

@@ -265,6 +265,24 @@ pub fn admission_threshold(
     Ok(b)
 }
 
+/// The admission threshold the scheduler acts on: [`admission_threshold`], or,
+/// when its solve fails, the capacity rule `1 − Σ running` (a newcomer is
+/// admitted only if its solo utilisation fits the bus time the running threads
+/// leave free, so a failed solve never admits a thread the bus cannot hold).
+/// The second value says whether the fallback was taken.
+pub fn threshold_or_capacity(
+    running: &[f64],
+    power_now: f64,
+    power_new: f64,
+    objective: Objective,
+    newton: Newton,
+) -> (f64, bool) {
+    match admission_threshold(running, power_now, power_new, objective, newton) {
+        Ok(t) => (t, false),
+        Err(_) => ((1.0 - running.iter().sum::<f64>()).max(0.0), true),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +382,18 @@ mod tests {
             assert!((a / b - 1.0).abs() < 1e-9, "{obj:?}: {a} vs {b}");
         }
         assert_eq!(admission_threshold(&[], 26.6, 49.2, Objective::Energy, Newton::CONVERGED).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn a_failed_solve_falls_back_to_the_free_bus_time() {
+        let strict = Newton { max_iters: 1, tol: 1e-15, accept_unconverged: false };
+        let running = [0.4, 0.3];
+        assert!(admission_threshold(&running, 61.2, 73.5, Objective::Energy, strict).is_err());
+        let (t, fell_back) = threshold_or_capacity(&running, 61.2, 73.5, Objective::Energy, strict);
+        assert!(fell_back);
+        assert!((t - 0.3).abs() < 1e-12, "{t}");
+        let (t, fell_back) = threshold_or_capacity(&running, 61.2, 73.5, Objective::Energy, Newton::CONVERGED);
+        assert!(!fell_back && t > 0.0 && t < 1.0);
     }
 
     #[test]

@@ -22,7 +22,7 @@
 
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
 use crate::counters::Counters;
-use crate::efs::model::{admission_threshold, solo_utilisation, Newton, Objective};
+use crate::efs::model::{solo_utilisation, threshold_or_capacity, Newton, Objective};
 use crate::efs::starvation::{period, Thresholds};
 use crate::efs::Predictor;
 use crate::ids::{Nanos, ThreadId, MILLI};
@@ -139,9 +139,9 @@ impl Gate for EfsGate {
             .map(|t| self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value).clamp(1e-4, 0.999))
             .collect();
         let n = running.len();
-        let threshold =
-            admission_threshold(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton)
-                .unwrap_or(1.0);
+        // A failed solve falls back to the capacity rule, never to admitting everyone.
+        let (threshold, _) =
+            threshold_or_capacity(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton);
         for &(_, t) in &core.rqs[c].tree {
             let t = ThreadId(t);
             let b = self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value);
