@@ -8,7 +8,7 @@ use crate::output::table;
 use clap::Args as ClapArgs;
 use cosched_core::evt::sampling::{falling_factorial, prob_in_top};
 use cosched_core::evt::{pot, PotResult};
-use cosched_sim::assignment::{measure, random_assignment, Predictor, SimplePredictor};
+use cosched_sim::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
 use cosched_sim::{presets, Plan};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
@@ -113,14 +113,8 @@ pub fn run(a: Args) -> Result<(), String> {
     let perf: Vec<(usize, f64)> = to_measure
         .par_iter()
         .map(|&i| {
-            let p = if a.noise > 0.0 {
-                // Assignment i is measured in run i: its own draw of the ground truth.
-                let run = a.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64;
-                let pi = Plan::varied(&w, &m, None, run, &a.workload, a.noise).map_err(|e| e.to_string())?;
-                measure(&cosched_sim::variation::machine(&m, a.noise, run), &pi, &all[i])?
-            } else {
-                measure(&m, &plan, &all[i])?
-            };
+            // Assignment i is measured in run i: its own draw of the ground truth.
+            let p = measure_in_run(&m, &w, &plan, &all[i], sample_run(a.seed, i), a.noise)?;
             bar.inc(1);
             Ok((i, p))
         })

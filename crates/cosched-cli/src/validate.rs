@@ -10,8 +10,8 @@
 use crate::opts::Format;
 use crate::output::table;
 use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
-use crate::paper::Trial;
 use crate::paper::run_one;
+use crate::paper::Trial;
 use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
 use cosched_machine::spec::{Bound, CheckKind, CheckPoint};
@@ -57,7 +57,9 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             let n = k.copies.unwrap_or(cores);
             let errs: Vec<f64> = (1..=9)
                 .into_par_iter()
-                .map(|i| fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0).abs()))
+                .map(|i| {
+                    fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0).abs())
+                })
                 .collect::<Result<_, String>>()?;
             Ok(errs.into_iter().fold(0.0, f64::max))
         }

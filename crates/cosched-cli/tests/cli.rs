@@ -197,16 +197,44 @@ fn trace_is_valid_chrome_trace_json_with_a_track_per_context() {
 #[test]
 fn paper_efs_quick_prints_every_table_and_writes_csvs() {
     let dir = std::env::temp_dir().join(format!("cosched-efs-{}", std::process::id()));
-    let o = cosched(&["paper", "efs", "--quick", "--out", dir.to_str().unwrap()]);
+    let o = cosched(&["paper", "efs", "--quick", "--seeds", "2", "--out", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    for h in ["Fig. 4", "Table 1", "Fig. 8", "Fig. 9", "Fig. 10", "mu = "] {
+    for h in ["Fig. 4", "Table 1", "Fig. 8", "Fig. 9", "Fig. 10", "mu = ", "2 seeds", " ±"] {
         assert!(text.contains(h), "missing {h}");
     }
     for f in ["fig4.csv", "table1.csv", "fig8.csv", "fig9.csv", "fig10.csv"] {
         let csv = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(csv.lines().count() >= 3, "{f}");
+        // Every interval column is numeric: a mean and its 95% half-width.
+        let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let ci: Vec<usize> = (0..head.len()).filter(|&i| head[i].ends_with(" ci95")).collect();
+        assert!(!ci.is_empty(), "{f}: no interval column in {head:?}");
+        for line in csv.lines().skip(1) {
+            let cells: Vec<&str> = line.split(',').collect();
+            for &i in &ci {
+                assert!(cells[i].is_empty() || cells[i].parse::<f64>().is_ok(), "{f}: {line}");
+                assert!(cells[i].is_empty() || cells[i - 1].parse::<f64>().is_ok(), "{f}: {line}");
+            }
+        }
     }
+    fails_cleanly(&["paper", "efs", "--seeds", "0"], &["--seeds", "at least 1"]);
+    fails_cleanly(&["paper", "efs", "--noise", "-1"], &["--noise"]);
+}
+
+#[test]
+fn paper_evt_runs_over_seeds_with_interval_columns() {
+    let dir = std::env::temp_dir().join(format!("cosched-evt-{}", std::process::id()));
+    let o = cosched(&["paper", "evt", "--seeds", "2", "--samples", "1000", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for h in ["2 seeds", "POT success", "SP-POT", "oracle input", "Fig. 9"] {
+        assert!(text.contains(h), "missing {h}");
+    }
+    let pot = std::fs::read_to_string(dir.join("pot.csv")).unwrap();
+    assert!(pot.lines().next().unwrap().contains("UPB ci95"), "{pot}");
+    assert_eq!(pot.lines().count(), 6, "{pot}");
+    fails_cleanly(&["paper", "evt", "--seeds", "0"], &["--seeds"]);
 }
 
 #[test]

@@ -33,6 +33,30 @@ pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64
     Ok(instr / (out.makespan as f64 * 1e-9) / 1e9)
 }
 
+/// Measure `assignment` in a run of its own: the machine and `w` as run `run`
+/// finds them (run-to-run variation `noise`; 0 = the exact `plan`), so repeated
+/// measurements differ as on a real machine (EVT §4's populations are continuous).
+pub fn measure_in_run(
+    m: &MachineSpec,
+    w: &crate::WorkloadSpec,
+    plan: &Plan,
+    assignment: &[CtxId],
+    run: u64,
+    noise: f64,
+) -> Result<f64, String> {
+    if noise > 0.0 {
+        let pi = Plan::varied(w, m, None, run, &w.name, noise).map_err(|e| e.to_string())?;
+        measure(&crate::variation::machine(m, noise, run), &pi, assignment)
+    } else {
+        measure(m, plan, assignment)
+    }
+}
+
+/// The run number of sample `i` of a sample drawn with `seed`.
+pub fn sample_run(seed: u64, i: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64
+}
+
 /// A cheap model of an assignment's performance, used to prune samples (SP-POT, §5).
 pub trait Predictor {
     /// Predicted performance (larger is better; only the order matters).

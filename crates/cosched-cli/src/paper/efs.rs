@@ -75,6 +75,11 @@ struct Pair {
     efs: RunOutput,
 }
 
+/// One trial of Table 1: the serial run and the parallel CFS/EFS pair.
+type Table1Trial = (RunOutput, Pair);
+/// Which run of a Table 1 trial a row shows.
+type Table1Row<'a> = (&'a str, &'a dyn Fn(&Table1Trial) -> &RunOutput);
+
 fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64, t: &Trial) -> Result<Pair, String> {
     let mt = t.machine(m);
     let p = t.plan(w, &mt)?;
@@ -182,7 +187,12 @@ pub fn run(a: Args) -> Result<(), String> {
     for (u, r) in utils.iter().zip(&fig4) {
         let meas: Vec<f64> = r.iter().map(|x| x.1).collect();
         let err: Vec<f64> = r.iter().map(|x| (x.0 / x.1 - 1.0) * 100.0).collect();
-        t4.push(vec![format!("{u:.2}").into(), format!("{:.3}", r[0].0).into(), Cell::value(&meas, 3), Cell::diff(&err, 1)]);
+        t4.push(vec![
+            format!("{u:.2}").into(),
+            format!("{:.3}", r[0].0).into(),
+            Cell::value(&meas, 3),
+            Cell::diff(&err, 1),
+        ]);
     }
     println!("## Fig. 4: throughput of {cores} identical threads\n");
     t4.emit(&a.out, "fig4.csv")?;
@@ -192,12 +202,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let t1 = over_trials(&[()], &trials, |_, t| Ok((serial_run(&m, &w, cores, t)?, pair(&m, &w, mu, t)?)))?;
     let t1 = &t1[0];
     let mut tab = Table::new(&["schedule", "time s", "CPU energy J", "system energy J"]);
-    let col = |f: &dyn Fn(&(RunOutput, Pair)) -> f64, d| Cell::value(&t1.iter().map(f).collect::<Vec<_>>(), d);
-    let rows: [(&str, &dyn Fn(&(RunOutput, Pair)) -> &RunOutput); 3] = [
-        ("serial (CFS, one core)", &|x| &x.0),
-        ("parallel CFS", &|x| &x.1.cfs),
-        ("parallel EFS", &|x| &x.1.efs),
-    ];
+    let col = |f: &dyn Fn(&Table1Trial) -> f64, d| Cell::value(&t1.iter().map(f).collect::<Vec<_>>(), d);
+    let rows: [Table1Row; 3] =
+        [("serial (CFS on one core)", &|x| &x.0), ("parallel CFS", &|x| &x.1.cfs), ("parallel EFS", &|x| &x.1.efs)];
     for (name, r) in rows {
         tab.push(vec![
             name.into(),
@@ -206,7 +213,7 @@ pub fn run(a: Args) -> Result<(), String> {
             col(&|x| r(x).energy.system, 0),
         ]);
     }
-    let d = |f: &dyn Fn(&(RunOutput, Pair)) -> f64| Cell::diff(&t1.iter().map(f).collect::<Vec<_>>(), 1);
+    let d = |f: &dyn Fn(&Table1Trial) -> f64| Cell::diff(&t1.iter().map(f).collect::<Vec<_>>(), 1);
     tab.push(vec![
         "EFS over parallel CFS: speedup % / CPU and system energy saving %".into(),
         d(&|x| speedup_pct(&x.1.cfs, &x.1.efs)),
@@ -304,8 +311,7 @@ pub fn run(a: Args) -> Result<(), String> {
         ),
     ];
     let fig10 = over_trials(&mixes, &trials, |(name, jobs), t| pair(&m, &mix(name, jobs)?, mu, t))?;
-    let mut t10 =
-        Table::new(&["mix", "system energy saving %", "speedup %", "unfairness CFS", "unfairness EFS"]);
+    let mut t10 = Table::new(&["mix", "system energy saving %", "speedup %", "unfairness CFS", "unfairness EFS"]);
     for ((name, _), r) in mixes.iter().zip(&fig10) {
         let v = |f: &dyn Fn(&Pair) -> f64| r.iter().map(f).collect::<Vec<f64>>();
         t10.push(vec![

@@ -117,12 +117,19 @@ pub fn run_one(m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions)
     run(m, plan, policies::make(policy, &o)?, &SimOptions::default(), None)
 }
 
-/// Write `rows` (first row the header) as CSV into `dir/name`.
+/// Write `rows` (first row the header) as CSV into `dir/name` (fields with commas or quotes quoted, RFC 4180).
 pub fn write_csv(dir: &Option<String>, name: &str, rows: &[Vec<String>]) -> Result<(), String> {
     let Some(d) = dir else { return Ok(()) };
     std::fs::create_dir_all(d).map_err(|e| format!("{d}: {e}"))?;
     let path = format!("{d}/{name}");
-    let text: String = rows.iter().map(|r| r.join(",") + "\n").collect();
+    let field = |f: &String| {
+        if f.contains([',', '"', '\n']) {
+            format!("\"{}\"", f.replace('"', "\"\""))
+        } else {
+            f.clone()
+        }
+    };
+    let text: String = rows.iter().map(|r| r.iter().map(field).collect::<Vec<_>>().join(",") + "\n").collect();
     std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))
 }
 
