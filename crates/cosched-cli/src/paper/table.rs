@@ -134,14 +134,14 @@ mod tests {
     #[test]
     fn intervals_become_two_numeric_csv_columns_and_zero_crossings_no_difference() {
         let mut t = Table::new(&["case", "saving %"]);
-        t.push(vec!["a".into(), Cell::diff(&[1.0, 2.0, 3.0], 1)]);
+        t.push(vec!["a".into(), Cell::diff(&[1.9, 2.0, 2.1], 1)]);
         t.push(vec!["b".into(), Cell::diff(&[-1.0, 1.0, 0.5], 1)]);
         t.push(vec!["c".into(), "n/a".into()]);
         let csv = t.csv_rows();
         assert_eq!(csv[0], vec!["case", "saving %", "saving % ci95"]);
-        assert_eq!(csv[1][1], "2");
-        let h: f64 = csv[1][2].parse().unwrap();
-        assert!((h - 4.303 * (1.0f64 / 3.0).sqrt()).abs() < 1e-9, "{h}");
+        let (m, h): (f64, f64) = (csv[1][1].parse().unwrap(), csv[1][2].parse().unwrap());
+        assert!((m - 2.0).abs() < 1e-12, "{m}");
+        assert!((h - 4.303 * 0.1 / 3f64.sqrt()).abs() < 1e-9, "{h}");
         assert_eq!(csv[3], vec!["c", "n/a", ""]);
         let md = t.markdown_rows();
         assert!(!md[1][1].contains("no difference"), "{}", md[1][1]);
