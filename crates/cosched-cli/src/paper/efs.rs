@@ -279,7 +279,8 @@ pub fn run(a: Args) -> Result<(), String> {
         mk.topology.contexts_per_pipe = 1;
         let res = over_trials(&all, &trials, |&i, t| {
             let b = bench[i];
-            let full = &fig8[i][(t.seed - 1) as usize];
+            let k = trials.iter().position(|x| x.seed == t.seed).expect("one of this run's trials");
+            let full = &fig8[i][k];
             let mt = t.machine(&mk);
             let r = t.run(&mt, &t.plan(&mix(b, &[(b, cores)])?, &mt)?, "cfs", &PolicyOptions::default())?;
             Ok((pct(r.energy.system, full.cfs.energy.system), speedup_pct(&full.cfs, &r)))
