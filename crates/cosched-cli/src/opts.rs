@@ -5,7 +5,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
 use cosched_core::learn::FmParams;
-use cosched_core::policies::{EfsParams, PerfFairParams, PolicyOptions, SlitsParams, Trigger};
+use cosched_core::policies::{EfsParams, Pairing, PerfFairParams, PolicyOptions, Scope, SlitsParams, Trigger};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::{presets, Plan, WorkloadSpec};
@@ -91,9 +91,13 @@ pub struct RunOpts {
     /// SLITS: share of picks made with the factorization machine, % (the rest round-robin).
     #[arg(long, default_value_t = 100.0)]
     pub slits_coverage: f64,
-    /// SLITS: disable the factorization machine (the "without FM" ablation: round-robin choice).
+    /// SLITS: how a waiting thread is chosen: fm (the paper), round-robin (the paper's "without FM"),
+    /// random, or oracle (ground-truth co-run contention; an oracle, simulator only).
+    #[arg(long, default_value = "fm")]
+    pub slits_pairing: String,
+    /// SLITS: rank every waiting thread (one global queue) instead of the threads assigned to the idle core (§4.3.1 step ①).
     #[arg(long)]
-    pub slits_no_fm: bool,
+    pub slits_global_queue: bool,
     /// SLITS: periodic rescheduling every this many ms instead of Lazy Reschedule (0 = lazy).
     #[arg(long, default_value_t = 0.0)]
     pub slits_period_ms: f64,
@@ -235,7 +239,8 @@ impl RunOpts {
                         Trigger::Lazy
                     },
                     coverage: self.slits_coverage / 100.0,
-                    use_fm: !self.slits_no_fm,
+                    pairing: Pairing::parse(&self.slits_pairing).map_err(|e| format!("--slits-pairing: {e}"))?,
+                    scope: if self.slits_global_queue { Scope::Global } else { Scope::PerCore },
                     fm: FmParams {
                         k: self.slits_k,
                         learning_rate: self.slits_learning_rate,

@@ -239,12 +239,22 @@ fn paper_evt_runs_over_seeds_with_interval_columns() {
 
 #[test]
 fn paper_slits_and_perf_fair_run_small_and_print_their_tables() {
-    let o = cosched(&["paper", "slits", "--seeds", "1"]);
+    let dir = std::env::temp_dir().join(format!("cosched-slits-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = cosched(&["paper", "slits", "--seeds", "2", "--out", d]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    for h in ["Fig. 3", "Headline", "Figs. 4-5", "Fig. 1", "Figs. 6-8", "FM accuracy", "Decision time"] {
+    for h in
+        ["Fig. 3", "Headline", "Figs. 4-5", "Fig. 1", "Figs. 6-8", "oracle pairing", "FM accuracy", "Decision time"]
+    {
         assert!(text.contains(h), "slits: missing {h}");
     }
+    for f in ["fig3-speedup.csv", "headline.csv", "fig678-ablation.csv", "fm-accuracy-tim.csv"] {
+        let csv = std::fs::read_to_string(dir.join(f)).unwrap();
+        let head = csv.lines().next().unwrap();
+        assert!(head.contains(" ci95"), "{f}: no interval column in {head}");
+    }
+    fails_cleanly(&["paper", "slits", "--seeds", "0"], &["--seeds"]);
     let o = cosched(&["paper", "perf-fair", "--seeds", "1", "--mixes", "2", "--solo-seconds", "4"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
@@ -331,4 +341,19 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     assert!(err.contains("out of tolerance") && err.contains("bus rate"), "{err}");
     let f = tmp("badkind.toml", &preset("machines", "i5-2500").replace("kind = \"bus_rate\"", "kind = \"bus_rat\""));
     fails_cleanly(&["validate", &f], &["badkind.toml", "kind", "unknown variant `bus_rat`", "bus_rate"]);
+}
+
+#[test]
+fn paper_rda_runs_over_seeds_with_interval_columns() {
+    let dir = std::env::temp_dir().join(format!("cosched-rda-{}", std::process::id()));
+    let o = cosched(&["paper", "rda", "--seeds", "2", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Figs. 7-10") && text.contains("Fig. 11"), "{text}");
+    for f in ["figs7-10.csv", "summary.csv", "fig11-overhead.csv"] {
+        let csv = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(csv.lines().next().unwrap().contains(" ci95"), "{f}: {csv}");
+    }
+    fails_cleanly(&["paper", "rda", "--pp-cost-us", "-1"], &["--pp-cost-us"]);
+    fails_cleanly(&["paper", "rda", "--seeds", "0"], &["--seeds"]);
 }

@@ -182,6 +182,15 @@ pub struct Energy {
     pub dram: f64,
 }
 
+/// A thread's ground-truth rates in a hypothetical co-schedule.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CoRun {
+    /// Instructions per cycle.
+    pub ipc: f64,
+    /// LLC misses per kilo-instruction.
+    pub mpki: f64,
+}
+
 /// Ground truth only an oracle policy may read (Perf&Fair §7's Oracle).
 pub trait Oracle {
     /// The thread's main-memory bandwidth alone (current phase), transactions (lines) per second.
@@ -189,6 +198,10 @@ pub trait Oracle {
     /// Seconds the work the thread has retired so far would have taken alone,
     /// phase by phase (Perf&Fair §7's Oracle: progress from IPC-alone traces).
     fn solo_seconds(&self, thread: ThreadId) -> Option<f64>;
+    /// What `thread` (waiting) would do if it ran on `ctx` beside the threads
+    /// running now (whatever runs on `ctx` leaves): the ground truth an
+    /// oracle pairing ranks by (issue #13's SLITS ablation, "ground-truth contention").
+    fn corun(&self, thread: ThreadId, ctx: CtxId) -> Option<CoRun>;
 }
 
 /// The machine as a policy sees it.

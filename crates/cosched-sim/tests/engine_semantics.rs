@@ -152,3 +152,49 @@ fn runs_512_threads_on_16_contexts_with_a_bounded_pair_table() {
     assert_eq!(out.job_finish.len(), 1);
     assert!(out.explored_pairs_pct > 0.0 && out.explored_pairs_pct <= 100.0);
 }
+
+/// Asks the oracle what-if questions when threads arrive, then runs them
+/// one per context: thread 0 on ctx 0, thread 1 on ctx 1.
+struct AskOracle {
+    answers: Arc<Mutex<Vec<cosched_core::policy::CoRun>>>,
+}
+impl Policy for AskOracle {
+    fn name(&self) -> &'static str {
+        "ask-oracle"
+    }
+    fn needs(&self) -> cosched_core::policy::Needs {
+        cosched_core::policy::Needs { oracle: true, ..Default::default() }
+    }
+    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
+        if let Event::Arrived { thread, .. } = *ev {
+            let o = v.oracle().expect("oracle granted");
+            let ask = |t: u32| o.corun(ThreadId(t), CtxId(1)).unwrap();
+            if thread.0 == 0 {
+                self.answers.lock().unwrap().push(ask(0)); // nothing runs: alone
+                out.push(Decision::Run { thread, ctx: CtxId(0) });
+            } else {
+                self.answers.lock().unwrap().push(ask(1)); // beside thread 0 on ctx 0
+                out.push(Decision::Run { thread, ctx: CtxId(1) });
+            }
+        }
+    }
+}
+
+#[test]
+fn the_oracles_what_if_answers_are_the_models_rates() {
+    let m = machine("i5-2500");
+    let heavy = "instructions = 4e9\nipc = 1.2\nllc_apki = 30\nllc_mpki = 20\nmrc_ref_mb = 6\nfootprint_mb = 64";
+    let w = single_threaded(&[("a", heavy), ("b", heavy)]);
+    let p = plan(&w, &m);
+    let answers = Arc::new(Mutex::new(vec![]));
+    let out = run(&m, &p, Box::new(AskOracle { answers: answers.clone() }), &SimOptions::default(), None).unwrap();
+    let a = answers.lock().unwrap().clone();
+    assert_eq!(a.len(), 2);
+    // Alone: the published rates the phase was calibrated to.
+    assert!((a[0].ipc - 1.2).abs() < 0.02, "alone ipc {}", a[0].ipc);
+    assert!((a[0].mpki - 20.0).abs() < 0.5, "alone mpki {}", a[0].mpki);
+    // Beside its twin: slower and missing at least as often, and exactly what the run then measured.
+    assert!(a[1].ipc < a[0].ipc * 0.95 && a[1].mpki >= a[0].mpki - 1e-9, "{a:?}");
+    let measured_ipc = out.totals.instructions / out.totals.cycles; // the twins run side by side throughout
+    assert!((measured_ipc - a[1].ipc).abs() < 0.05 * a[1].ipc, "run {measured_ipc} vs what-if {}", a[1].ipc);
+}

@@ -84,3 +84,34 @@ fn unannotated_threads_are_never_held() {
         cfs.job_finish[plain]
     );
 }
+
+#[test]
+fn each_progress_period_call_stalls_its_thread_for_its_whole_cost() {
+    // One process alone, cut into N periods: the run lasts its compute time plus
+    // 2·N call costs, however short the periods (a call is not refill debt).
+    let m = machine("xeon-e5-2420");
+    let go = |periods: u64, cost_ns: u64| {
+        let w = workload(&format!(
+            "name = \"d\"\ndescription = \"d\"\n[[job]]\nname = \"d\"\niterations = {periods}\n[[job.phase]]\n\
+             instructions = {:e}\nipc = 1.5\nllc_apki = 1\nllc_mpki = 0.1\nmrc_ref_mb = 0.5\nfootprint_mb = 0.5\n\
+             pp = {{ resource = \"llc\", amount = 0.5, reuse = \"high\" }}",
+            1.0e9 / periods as f64
+        ));
+        let p = plan(&w, &m);
+        let o = run(
+            &m,
+            &p,
+            cosched_core::policies::make("rda-strict", &Default::default()).unwrap(),
+            &SimOptions { pp_cost_ns: cost_ns, ..Default::default() },
+            None,
+        )
+        .unwrap();
+        secs(o.makespan)
+    };
+    let base = go(1, 0);
+    for (periods, cost_ns) in [(1000u64, 2_000u64), (100_000, 2_000)] {
+        let t = go(periods, cost_ns);
+        let want = base + 2.0 * periods as f64 * cost_ns as f64 * 1e-9;
+        assert!((t - want).abs() < 0.01 * want, "{periods} periods at {cost_ns} ns: {t} s, want {want} s");
+    }
+}

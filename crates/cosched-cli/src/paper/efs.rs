@@ -1,7 +1,7 @@
 //! `cosched paper efs`: the EFS paper's evaluation (§5) on `i5-2500`.
 
 use super::table::{Cell, Table};
-use super::{mix, run_one, SeedArgs, Trial};
+use super::{mix, over_trials, run_one, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
@@ -9,7 +9,6 @@ use cosched_core::policies::PolicyOptions;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::{presets, Plan, WorkloadSpec};
-use rayon::prelude::*;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -142,20 +141,6 @@ fn speedup_pct(base: &RunOutput, new: &RunOutput) -> f64 {
 fn unfairness(o: &RunOutput) -> f64 {
     let t: Vec<f64> = o.job_finish.iter().map(|&f| secs(f)).collect();
     t.iter().cloned().fold(0.0, f64::max) / t.iter().cloned().fold(f64::MAX, f64::min)
-}
-
-/// `f` of every (item, trial), in parallel; result\[i\]\[k\] is item i under trial k.
-fn over_trials<I: Sync, R: Send>(
-    items: &[I],
-    trials: &[Trial],
-    f: impl Fn(&I, &Trial) -> Result<R, String> + Sync,
-) -> Result<Vec<Vec<R>>, String> {
-    let flat: Vec<R> = (0..items.len() * trials.len())
-        .into_par_iter()
-        .map(|k| f(&items[k / trials.len()], &trials[k % trials.len()]))
-        .collect::<Result<_, String>>()?;
-    let mut it = flat.into_iter();
-    Ok(items.iter().map(|_| it.by_ref().take(trials.len()).collect()).collect())
 }
 
 /// Per-trial mean over items of `f` (the "average" rows, with an interval over trials).

@@ -13,6 +13,7 @@ use cosched_core::policies::{self, PolicyOptions};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
+use rayon::prelude::*;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -97,7 +98,12 @@ impl Trial {
 
     /// `w` laid out on `m` with this run's variation.
     pub fn plan(&self, w: &WorkloadSpec, m: &MachineSpec) -> Result<Plan, String> {
-        Plan::varied(w, m, None, self.seed, &w.name, self.noise).map_err(|e| e.to_string())
+        self.plan_threads(w, m, None)
+    }
+
+    /// As [`Trial::plan`], with the thread count of multi-threaded jobs overridden.
+    pub fn plan_threads(&self, w: &WorkloadSpec, m: &MachineSpec, threads: Option<u32>) -> Result<Plan, String> {
+        Plan::varied(w, m, threads, self.seed, &w.name, self.noise).map_err(|e| e.to_string())
     }
 
     /// One run of `policy` under this seed, with the machine's power table.
@@ -108,6 +114,20 @@ impl Trial {
         let sim = SimOptions { seed: self.seed, ..SimOptions::default() };
         run(m, plan, policies::make(policy, &o)?, &sim, None)
     }
+}
+
+/// `f` of every (item, trial), in parallel; result\[i\]\[k\] is item i under trial k.
+pub fn over_trials<I: Sync, R: Send>(
+    items: &[I],
+    trials: &[Trial],
+    f: impl Fn(&I, &Trial) -> Result<R, String> + Sync,
+) -> Result<Vec<Vec<R>>, String> {
+    let flat: Vec<R> = (0..items.len() * trials.len())
+        .into_par_iter()
+        .map(|k| f(&items[k / trials.len()], &trials[k % trials.len()]))
+        .collect::<Result<_, String>>()?;
+    let mut it = flat.into_iter();
+    Ok(items.iter().map(|_| it.by_ref().take(trials.len()).collect()).collect())
 }
 
 /// One run of `policy` with the machine's power table, seed 1, no timing.

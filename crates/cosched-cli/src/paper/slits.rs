@@ -1,17 +1,20 @@
-//! `cosched paper slits`: the SLITS paper's evaluation (§5-6) on `xeon-x5550-16c`.
-#![allow(clippy::needless_range_loop)] // cells are addressed by (workload, threads, policy, seed) indices
+//! `cosched paper slits`: the SLITS paper's evaluation (§5-6) on `xeon-x5550-16c`,
+//! every cell over seeds with run-to-run variation (mean ±95% interval), plus
+//! the ablations of issue #13 that isolate each mechanism under the same
+//! trigger and seeds (pairing rule, step ①'s per-core filter, trigger).
 
-use super::{markdown, write_csv};
+use super::table::{Cell, Table};
+use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
-use cosched_core::learn::{Fm, FmParams};
-use cosched_core::policies::{self, PolicyOptions, Slits, SlitsObjective, SlitsParams, Trigger};
+use cosched_core::learn::Fm;
+use cosched_core::policies::{
+    self, Observation, Pairing, PolicyOptions, Scope, Slits, SlitsObjective, SlitsParams, Trigger,
+};
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
-use cosched_core::slits::features;
 use cosched_core::stats::geomean;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
-use cosched_sim::{presets, Plan};
-use rayon::prelude::*;
+use cosched_sim::presets;
 use std::sync::{Arc, Mutex};
 
 #[derive(ClapArgs)]
@@ -19,9 +22,8 @@ pub struct Args {
     /// Machine preset or file.
     #[arg(long, default_value = "xeon-x5550-16c")]
     machine: String,
-    /// Seeds per cell.
-    #[arg(long, default_value_t = 3)]
-    seeds: u64,
+    #[command(flatten)]
+    seeds: SeedArgs,
     /// Also write each table as CSV into this directory.
     #[arg(long)]
     out: Option<String>,
@@ -30,30 +32,35 @@ pub struct Args {
     no_timing: bool,
 }
 
-/// A predictor of one sparse input.
-type Predictor<'a> = &'a dyn Fn(&[(usize, f64)]) -> f64;
-
 const WORKLOADS: [&str; 11] = presets::SLITS_WORKLOADS;
-const PARSEC: [&str; 6] = ["blackscholes", "canneal", "facesim", "fluidanimate", "swaptions", "vips"];
-const POLICIES: [&str; 6] = ["g-rrs", "p-rrs", "wss", "cfs", "slits-contention", "slits-fairness"];
+const PARSEC: usize = 6; // the first six of WORKLOADS
+const BASELINES: [&str; 4] = ["g-rrs", "p-rrs", "wss", "cfs"];
+const SLITS: [&str; 2] = ["slits-contention", "slits-fairness"];
 const THREADS: [u32; 3] = [32, 64, 128];
+/// SLITS-(Contention), SLITS-(Fairness) over G-RRS, P-RRS, WSS, CFS, in the
+/// order of §1 ("compared to G-RRS, P-RRS, WSS and CFS"); §6.1 lists the same
+/// numbers "compared with G-RRS, WSS, P-RRS, and CFS respectively".
+const PAPER_HEADLINE: [[f64; 4]; 2] = [[1.27, 1.18, 1.12, 1.09], [1.25, 1.14, 1.09, 1.06]];
 
+/// One run of `policy` on `w` with `threads` threads as trial `t` finds the machine.
 fn one(
     m: &MachineSpec,
+    t: &Trial,
     w: &str,
     threads: u32,
-    seed: u64,
     policy: &str,
     slits: SlitsParams,
     timing: bool,
 ) -> Result<RunOutput, String> {
     let spec = presets::workload(w).map_err(|e| e.to_string())?;
-    let plan = Plan::new(&spec, m, Some(threads), seed, w).map_err(|e| e.to_string())?;
-    let o = PolicyOptions { seed, slits, ..PolicyOptions::default() };
-    run(m, &plan, policies::make(policy, &o)?, &SimOptions { seed, timing, ..SimOptions::default() }, None)
+    let mm = t.machine(m);
+    let plan = t.plan_threads(&spec, &mm, Some(threads))?;
+    let o = PolicyOptions { seed: t.seed, slits, ..PolicyOptions::default() };
+    let sim = SimOptions { seed: t.seed, timing, ..SimOptions::default() };
+    run(&mm, &plan, policies::make(policy, &o)?, &sim, None)
 }
 
-/// Lets the caller read a SLITS policy's Thread-Interaction Matrix after the run.
+/// Lets the caller read a SLITS policy's model and observations after the run.
 struct Shared(Arc<Mutex<Slits>>);
 
 impl Policy for Shared {
@@ -71,235 +78,271 @@ impl Policy for Shared {
     }
 }
 
-fn pct(x: f64) -> String {
-    format!("{:+.1}", (x - 1.0) * 100.0)
+/// `(x - 1) · 100`.
+fn pct(x: f64) -> f64 {
+    (x - 1.0) * 100.0
+}
+
+/// Per trial, the geometric mean over `cells` of `f(cell, trial)`.
+fn geo_per_trial(cells: usize, trials: usize, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+    (0..trials).map(|k| geomean(&(0..cells).map(|c| f(c, k)).collect::<Vec<_>>())).collect()
+}
+
+fn l1_hits(o: &RunOutput) -> f64 {
+    o.totals.l1_accesses - o.totals.l1_misses
+}
+
+fn llc_mpki(o: &RunOutput) -> f64 {
+    o.totals.llc_misses * 1000.0 / o.totals.instructions
+}
+
+/// The ablation variants at 64 threads: name and SLITS-(Contention)'s knobs.
+fn variants() -> Vec<(&'static str, SlitsParams)> {
+    let d = SlitsParams::default;
+    let periodic = |ns| SlitsParams { trigger: Trigger::Periodic(ns), ..d() };
+    vec![
+        ("full SLITS (FM pairing, per-core, Lazy)", d()),
+        ("round-robin pairing (paper's \"without FM\")", SlitsParams { pairing: Pairing::RoundRobin, ..d() }),
+        ("random pairing", SlitsParams { pairing: Pairing::Random, ..d() }),
+        ("oracle pairing (ground-truth contention; oracle)", SlitsParams { pairing: Pairing::Oracle, ..d() }),
+        ("FM pairing, one global queue (no step ①)", SlitsParams { scope: Scope::Global, ..d() }),
+        ("round-robin, one global queue", SlitsParams { scope: Scope::Global, pairing: Pairing::RoundRobin, ..d() }),
+        ("oracle, one global queue (oracle)", SlitsParams { scope: Scope::Global, pairing: Pairing::Oracle, ..d() }),
+        ("periodic 4 ms (paper's \"without Lazy\")", periodic(4_000_000)),
+        ("periodic 0.5 ms", periodic(500_000)),
+        ("periodic 1 ms", periodic(1_000_000)),
+        ("periodic 1.5 ms", periodic(1_500_000)),
+        ("coverage 0%", SlitsParams { coverage: 0.0, ..d() }),
+        ("coverage 25%", SlitsParams { coverage: 0.25, ..d() }),
+        ("coverage 50%", SlitsParams { coverage: 0.5, ..d() }),
+        ("coverage 75%", SlitsParams { coverage: 0.75, ..d() }),
+    ]
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
+    a.seeds.check()?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
-    let seeds: Vec<u64> = (1..=a.seeds).collect();
-    println!("# SLITS on `{}` (simulated, {} seeds per cell)\n", m.name, a.seeds);
-    // Fig. 3 grid.
-    let cells: Vec<(usize, usize, usize, u64)> = (0..WORKLOADS.len())
-        .flat_map(|w| {
-            (0..THREADS.len())
-                .flat_map(move |t| (0..POLICIES.len()).flat_map(move |p| (1..=a.seeds).map(move |s| (w, t, p, s))))
-        })
+    let trials = a.seeds.trials();
+    let nt = trials.len();
+    println!(
+        "# SLITS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
+        m.name, a.seeds.seeds, a.seeds.noise
+    );
+    let policies: Vec<&str> = BASELINES.iter().chain(SLITS.iter()).copied().collect();
+    // Fig. 3 grid: (workload, threads, policy) × trials.
+    let cells: Vec<(usize, usize, usize)> = (0..WORKLOADS.len())
+        .flat_map(|w| (0..THREADS.len()).flat_map(move |t| (0..6).map(move |p| (w, t, p))))
         .collect();
-    let outs: Vec<RunOutput> = cells
-        .par_iter()
-        .map(|&(w, t, p, s)| one(&m, WORKLOADS[w], THREADS[t], s, POLICIES[p], SlitsParams::default(), false))
-        .collect::<Result<_, String>>()?;
-    let at = |w: usize, t: usize, p: usize, s: u64| {
-        &outs[((w * THREADS.len() + t) * POLICIES.len() + p) * a.seeds as usize + (s - 1) as usize]
-    };
-    let mean = |f: &dyn Fn(u64) -> f64| seeds.iter().map(|&s| f(s)).sum::<f64>() / seeds.len() as f64;
-    let mut fig3 = vec![vec!["workload".to_string(), "threads".into()]];
-    fig3[0].extend(POLICIES.iter().skip(1).map(|p| format!("{p} speedup %")));
-    let mut ratios = vec![vec![]; POLICIES.len()]; // speedup over g-rrs per cell
+    let grid = over_trials(&cells, &trials, |&(w, t, p), tr| {
+        one(&m, tr, WORKLOADS[w], THREADS[t], policies[p], SlitsParams::default(), false)
+    })?;
+    let at = |w: usize, t: usize, p: usize, k: usize| &grid[(w * THREADS.len() + t) * 6 + p][k];
+    let speedup = |w, t, p, b, k| at(w, t, b, k).makespan as f64 / at(w, t, p, k).makespan as f64;
+    let n_cells = WORKLOADS.len() * THREADS.len();
+    let cell = |c: usize| (c / THREADS.len(), c % THREADS.len());
+    let mut head: Vec<String> = vec!["workload".into(), "threads".into()];
+    head.extend(policies.iter().skip(1).map(|p| format!("{p} speedup %")));
+    let mut fig3 = Table::new(&head.iter().map(String::as_str).collect::<Vec<_>>());
     for (w, wl) in WORKLOADS.iter().enumerate() {
         for (t, th) in THREADS.iter().enumerate() {
-            let mut row = vec![wl.to_string(), th.to_string()];
-            for p in 1..POLICIES.len() {
-                let r = mean(&|s| at(w, t, 0, s).makespan as f64 / at(w, t, p, s).makespan as f64);
-                ratios[p].push(r);
-                row.push(pct(r));
+            let mut row: Vec<Cell> = vec![(*wl).into(), th.to_string().into()];
+            for p in 1..6 {
+                row.push(Cell::diff(&(0..nt).map(|k| pct(speedup(w, t, p, 0, k))).collect::<Vec<_>>(), 1));
             }
             fig3.push(row);
         }
     }
-    let mut g = vec!["geomean".to_string(), String::new()];
-    g.extend((1..POLICIES.len()).map(|p| pct(geomean(&ratios[p]))));
+    let mut g: Vec<Cell> = vec!["geomean".into(), "".into()];
+    for p in 1..6 {
+        let per = geo_per_trial(n_cells, nt, |c, k| speedup(cell(c).0, cell(c).1, p, 0, k));
+        g.push(Cell::diff(&per.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1));
+    }
     fig3.push(g);
     println!("## Fig. 3: speedup over G-RRS (makespan), 16 cores, 32/64/128 threads\n");
-    markdown(&fig3);
-    write_csv(&a.out, "fig3-speedup.csv", &fig3)?;
-    // Headline: SLITS over each baseline, geomean over all cells.
-    let mut head = vec![vec![
-        "SLITS variant".to_string(),
-        "over G-RRS".into(),
-        "over P-RRS".into(),
-        "over WSS".into(),
-        "over CFS".into(),
-    ]];
-    let paper = [["1.27", "1.18", "1.12", "1.09"], ["1.25", "1.14", "1.09", "1.06"]];
-    for (k, sp) in [4usize, 5].iter().enumerate() {
-        let mut row = vec![POLICIES[*sp].to_string()];
-        for b in 0..4 {
-            let r: Vec<f64> = ratios[*sp]
-                .iter()
-                .zip(if b == 0 { vec![1.0; ratios[*sp].len()] } else { ratios[b].clone() })
-                .map(|(s, base)| s / base)
-                .collect();
-            row.push(format!("{:.3}x (paper {}x)", geomean(&r), paper[k][b]));
-        }
-        head.push(row);
-    }
-    println!("## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n");
-    markdown(&head);
-    write_csv(&a.out, "headline.csv", &head)?;
-    // Fig. 4/5: cache behaviour relative to G-RRS.
-    let mut fig45 = vec![vec!["policy".to_string(), "LLC misses vs G-RRS %".into(), "L1 hits vs G-RRS %".into()]];
-    for p in 1..POLICIES.len() {
-        let (mut llc, mut l1) = (vec![], vec![]);
-        for w in 0..WORKLOADS.len() {
-            for t in 0..THREADS.len() {
-                llc.push(mean(&|s| at(w, t, p, s).totals.llc_misses / at(w, t, 0, s).totals.llc_misses));
-                l1.push(mean(&|s| {
-                    let h = |o: &RunOutput| o.totals.l1_accesses - o.totals.l1_misses;
-                    h(at(w, t, p, s)) / h(at(w, t, 0, s))
-                }));
-            }
-        }
-        fig45.push(vec![POLICIES[p].to_string(), pct(geomean(&llc)), format!("{:+.3}", (geomean(&l1) - 1.0) * 100.0)]);
-    }
-    println!("## Figs. 4-5: cache behaviour (geometric mean over the grid)\n");
-    println!("Paper: SLITS +21.45% L1 D-cache hits and −10.05% cycles in the L3.\n");
-    markdown(&fig45);
-    write_csv(&a.out, "fig45-cache.csv", &fig45)?;
-    // Fig. 1: explored permutations of RS and G-RRS.
-    let mut fig1 =
-        vec![vec!["workload".to_string(), "threads".into(), "random explored %".into(), "g-rrs explored %".into()]];
-    for wl in PARSEC {
-        for th in [32u32, 64] {
-            let r = one(&m, wl, th, 1, "random", SlitsParams::default(), false)?;
-            let g = one(&m, wl, th, 1, "g-rrs", SlitsParams::default(), false)?;
-            fig1.push(vec![
-                wl.into(),
-                th.to_string(),
-                format!("{:.1}", r.explored_pairs_pct),
-                format!("{:.1}", g.explored_pairs_pct),
+    fig3.emit(&a.out, "fig3-speedup.csv")?;
+    // Headline: SLITS over each baseline, geomean over all cells, per trial.
+    let mut head = Table::new(&["SLITS variant", "baseline", "speedup %", "paper"]);
+    for (i, sp) in [4usize, 5].into_iter().enumerate() {
+        for (b, base) in BASELINES.iter().enumerate() {
+            let per = geo_per_trial(n_cells, nt, |c, k| speedup(cell(c).0, cell(c).1, sp, b, k));
+            let paper = PAPER_HEADLINE[i][b];
+            head.push(vec![
+                policies[sp].into(),
+                (*base).into(),
+                Cell::diff(&per.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1),
+                format!("{paper:.2}x ({:+.0}%)", pct(paper)).into(),
             ]);
         }
     }
+    println!("## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n");
+    println!("Paper numbers in §1's order (G-RRS, P-RRS, WSS, CFS); §6.1 gives the same numbers in the order G-RRS, WSS, P-RRS, CFS, so 1.18x and 1.12x may belong the other way round.\n");
+    head.emit(&a.out, "headline.csv")?;
+    // The baselines among themselves: the paper's ratios imply each baseline's speedup over G-RRS.
+    let mut bases = Table::new(&["baseline", "speedup over G-RRS %", "implied by the paper (SLITS-(Contention))"]);
+    for b in 1..4 {
+        let per = geo_per_trial(n_cells, nt, |c, k| speedup(cell(c).0, cell(c).1, b, 0, k));
+        let implied = PAPER_HEADLINE[0][0] / PAPER_HEADLINE[0][b];
+        bases.push(vec![
+            BASELINES[b].into(),
+            Cell::diff(&per.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1),
+            format!("{:+.1}% (1.27 / {:.2})", pct(implied), PAPER_HEADLINE[0][b]).into(),
+        ]);
+    }
+    println!("## Baselines over G-RRS (geometric mean over the grid; the paper gives SLITS's ratios, from which these follow)\n");
+    println!("Implied by §1's order; with §6.1's order P-RRS and WSS swap (+13.4% and +7.6%). Either way every baseline beats G-RRS in the paper.\n");
+    bases.emit(&a.out, "baselines.csv")?;
+    // Figs. 4-5 at 64 threads: the best baseline against the worst SLITS, per workload (§6.2).
+    let t64 = 1;
+    let mut fig45 = Table::new(&["metric (64 threads; worst SLITS vs best baseline)", "change %", "paper"]);
+    type Metric = fn(&RunOutput) -> f64;
+    let metrics: [(&str, Metric, bool, &str); 2] = [
+        ("L1 D-cache hits (Fig. 5)", l1_hits, true, "+21.45% L1 D-cache hits"),
+        ("LLC misses per kilo-instruction (our nearest to Fig. 4)", llc_mpki, false, "-10.05% cycles in the L3"),
+    ];
+    for (name, f, higher_better, paper) in &metrics {
+        let pick = |xs: &mut dyn Iterator<Item = f64>, best: bool| {
+            xs.fold(None, |acc: Option<f64>, x| {
+                Some(acc.map_or(x, |a| if best == *higher_better { a.max(x) } else { a.min(x) }))
+            })
+            .unwrap_or(f64::NAN)
+        };
+        let per = geo_per_trial(WORKLOADS.len(), nt, |w, k| {
+            let best = pick(&mut (0..4).map(|b| f(at(w, t64, b, k))), true);
+            let worst = pick(&mut (4..6).map(|s| f(at(w, t64, s, k))), false);
+            worst / best
+        });
+        fig45.push(vec![
+            (*name).into(),
+            Cell::diff(&per.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 2),
+            (*paper).into(),
+        ]);
+    }
+    println!("## Figs. 4-5: cache behaviour, worst SLITS variant against the best baseline per workload (geometric mean over workloads)\n");
+    fig45.emit(&a.out, "fig45-cache.csv")?;
+    // Fig. 1: explored pairs under RS and G-RRS.
+    let f1: Vec<(usize, u32)> = (0..PARSEC).flat_map(|w| [32u32, 64].map(|t| (w, t))).collect();
+    let explored = over_trials(&f1, &trials, |&(w, th), tr| {
+        let r = one(&m, tr, WORKLOADS[w], th, "random", SlitsParams::default(), false)?;
+        let g = one(&m, tr, WORKLOADS[w], th, "g-rrs", SlitsParams::default(), false)?;
+        Ok((r.explored_pairs_pct, g.explored_pairs_pct))
+    })?;
+    let mut fig1 = Table::new(&["workload", "threads", "random explored %", "g-rrs explored %"]);
+    for (i, &(w, th)) in f1.iter().enumerate() {
+        let r: Vec<f64> = explored[i].iter().map(|x| x.0).collect();
+        let g: Vec<f64> = explored[i].iter().map(|x| x.1).collect();
+        fig1.push(vec![WORKLOADS[w].into(), th.to_string().into(), Cell::value(&r, 1), Cell::value(&g, 1)]);
+    }
     println!("## Fig. 1: share of ordered thread pairs that ever co-ran (sparsity of the TIM)\n");
     println!("Paper: RS and G-RRS explore only a small fraction of the thread permutations (their measure counts placements too, so its fractions are far smaller than pair fractions).\n");
-    markdown(&fig1);
-    write_csv(&a.out, "fig1-explored.csv", &fig1)?;
-    // Figs. 6-8 at 64 threads.
-    let variants: Vec<(&str, SlitsParams, &str)> = vec![
-        ("full SLITS", SlitsParams::default(), "slits-contention"),
-        (
-            "without FM (lazy, round-robin choice)",
-            SlitsParams { use_fm: false, ..Default::default() },
-            "slits-contention",
-        ),
-        (
-            "without Lazy Reschedule (periodic, 4 ms quota)",
-            SlitsParams { trigger: Trigger::Periodic(4_000_000), ..Default::default() },
-            "slits-contention",
-        ),
-        (
-            "periodic 0.5 ms",
-            SlitsParams { trigger: Trigger::Periodic(500_000), ..Default::default() },
-            "slits-contention",
-        ),
-        (
-            "periodic 1 ms",
-            SlitsParams { trigger: Trigger::Periodic(1_000_000), ..Default::default() },
-            "slits-contention",
-        ),
-        (
-            "periodic 1.5 ms",
-            SlitsParams { trigger: Trigger::Periodic(1_500_000), ..Default::default() },
-            "slits-contention",
-        ),
-        ("coverage 0%", SlitsParams { coverage: 0.0, ..Default::default() }, "slits-contention"),
-        ("coverage 25%", SlitsParams { coverage: 0.25, ..Default::default() }, "slits-contention"),
-        ("coverage 50%", SlitsParams { coverage: 0.5, ..Default::default() }, "slits-contention"),
-        ("coverage 75%", SlitsParams { coverage: 0.75, ..Default::default() }, "slits-contention"),
-    ];
-    let vt: Vec<(usize, usize, u64)> = (0..variants.len())
-        .flat_map(|v| (0..WORKLOADS.len()).flat_map(move |w| (1..=a.seeds).map(move |s| (v, w, s))))
-        .collect();
-    let vo: Vec<f64> = vt
-        .par_iter()
-        .map(
-            |&(v, w, s)| Ok(one(&m, WORKLOADS[w], 64, s, variants[v].2, variants[v].1.clone(), false)?.makespan as f64),
-        )
-        .collect::<Result<_, String>>()?;
-    let vat = |v: usize, w: usize, s: u64| vo[(v * WORKLOADS.len() + w) * a.seeds as usize + (s - 1) as usize];
-    let t64 = 1; // index of 64 threads
-    let mut fig68 = vec![vec![
-        "configuration (64 threads)".to_string(),
-        "change vs full SLITS %".into(),
-        "speedup over P-RRS (PARSEC) %".into(),
-    ]];
-    for (v, (name, _, _)) in variants.iter().enumerate() {
-        let vs_full: Vec<f64> = (0..WORKLOADS.len()).map(|w| mean(&|s| vat(0, w, s) / vat(v, w, s))).collect();
-        let over_prrs: Vec<f64> =
-            (0..PARSEC.len()).map(|w| mean(&|s| at(w, t64, 1, s).makespan as f64 / vat(v, w, s))).collect();
-        fig68.push(vec![name.to_string(), pct(geomean(&vs_full)), pct(geomean(&over_prrs))]);
-    }
-    println!("## Figs. 6-8: components, FM coverage, Lazy vs periodic (64 threads; geometric means)\n");
-    println!("Paper: disabling FM or Lazy Reschedule costs 24-33% (FM more); speedup grows about linearly with FM coverage, 0% beats 25%; Lazy beats every periodic window.\n");
-    markdown(&fig68);
-    write_csv(&a.out, "fig678-ablation.csv", &fig68)?;
-    // FM accuracy on a TIM collected in the simulator.
-    let spec = presets::workload("vips").map_err(|e| e.to_string())?;
-    let plan = Plan::new(&spec, &m, Some(128), 1, "vips").map_err(|e| e.to_string())?;
-    let shared = Arc::new(Mutex::new(Slits::new(SlitsObjective::Contention, SlitsParams::default(), 1)));
-    run(&m, &plan, Box::new(Shared(shared.clone())), &SimOptions::default(), None)?;
-    let slits = shared.lock().map_err(|_| "lock")?;
-    let tim = slits.tim();
-    let n = 128;
-    let data: Vec<(Vec<(usize, f64)>, f64)> =
-        tim.iter().map(|((r, w), e)| (features(n, r as usize, w as usize, 0)[..2].to_vec(), e.value)).collect();
-    let (train, test): (Vec<_>, Vec<_>) = data.iter().cloned().enumerate().partition(|(i, _)| i % 5 != 0);
-    let train: Vec<_> = train.into_iter().map(|x| x.1).collect();
-    let test: Vec<_> = test.into_iter().map(|x| x.1).collect();
-    let mut fm = Fm::new(2 * n, FmParams { k: 4, learning_rate: 0.01, reg_w: 0.001, reg_v: 0.01, init_std: 0.05 }, 3);
-    fm.fit(&train, 200, 5);
-    let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;
-    let rmse =
-        |f: Predictor| (test.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / test.len().max(1) as f64).sqrt();
-    let (mut rs, mut rc) = (vec![0.0; 2 * n], vec![0.0; 2 * n]);
-    for (x, y) in &train {
-        for &(i, _) in x {
-            rs[i] += y - mu;
-            rc[i] += 1.0;
-        }
-    }
-    let rowcol =
-        |x: &[(usize, f64)]| mu + x.iter().map(|&(i, _)| if rc[i] > 0.0 { rs[i] / rc[i] } else { 0.0 }).sum::<f64>();
-    let acc = vec![
-        vec![
-            "TIM (vips, 128 threads, LLC MPKI)".to_string(),
-            "entries".into(),
-            "density %".into(),
-            "FM RMSE".into(),
-            "global mean RMSE".into(),
-            "row/col mean RMSE".into(),
-        ],
-        vec![
-            String::new(),
-            tim.len().to_string(),
-            format!("{:.1}", tim.density(n) * 100.0),
-            format!("{:.3}", rmse(&|x| fm.predict(x))),
-            format!("{:.3}", rmse(&|_| mu)),
-            format!("{:.3}", rmse(&rowcol)),
-        ],
-    ];
-    drop(slits);
-    println!("## FM accuracy on a Thread-Interaction Matrix gathered by SLITS in the simulator (held-out 20%)\n");
-    markdown(&acc);
-    write_csv(&a.out, "fm-accuracy-tim.csv", &acc)?;
+    fig1.emit(&a.out, "fig1-explored.csv")?;
+    ablations(&a, &m, &trials, &|w, k| at(w, t64, 1, k).makespan as f64)?;
+    fm_accuracy(&a, &m, &trials)?;
     if a.no_timing {
         return Ok(());
     }
     // Decision time at 16 cores x 128 threads.
-    let mut rows = vec![vec![
-        "policy (16 cores, 128 threads, canneal)".to_string(),
-        "decision p50 µs".into(),
-        "decision p99 µs".into(),
-    ]];
+    let mut rows = Table::new(&["policy (16 cores, 128 threads, canneal)", "decision p50 µs", "decision p99 µs"]);
     for p in ["g-rrs", "slits-contention", "slits-fairness"] {
-        let o = one(&m, "canneal", 128, 1, p, SlitsParams::default(), true)?;
+        let o = one(&m, &trials[0], "canneal", 128, p, SlitsParams::default(), true)?;
         let (p50, p99) = o.decision_us.unwrap_or((f64::NAN, f64::NAN));
-        rows.push(vec![p.to_string(), format!("{p50:.2}"), format!("{p99:.2}")]);
+        rows.push(vec![p.into(), format!("{p50:.2}").into(), format!("{p99:.2}").into()]);
     }
-    println!("## Decision time per scheduling event (wall clock, includes TIM/FM updates)\n");
-    markdown(&rows);
-    write_csv(&a.out, "decision-time.csv", &rows)?;
-    Ok(())
+    println!("## Decision time per scheduling event (wall clock, includes TIM/FM updates; seed 1)\n");
+    rows.emit(&a.out, "decision-time.csv")
+}
+
+/// Figs. 6-8 and issue #13's ablations at 64 threads: every variant of
+/// SLITS-(Contention) under the same seeds; `prrs(w, k)` is P-RRS's makespan.
+fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial], prrs: &dyn Fn(usize, usize) -> f64) -> Result<(), String> {
+    let vs = variants();
+    let items: Vec<(usize, usize)> = (0..vs.len()).flat_map(|v| (0..WORKLOADS.len()).map(move |w| (v, w))).collect();
+    let res = over_trials(&items, trials, |&(v, w), tr| {
+        let o = one(m, tr, WORKLOADS[w], 64, "slits-contention", vs[v].1.clone(), false)?;
+        Ok((o.makespan as f64, llc_mpki(&o)))
+    })?;
+    let at = |v: usize, w: usize, k: usize| res[v * WORKLOADS.len() + w][k];
+    let nt = trials.len();
+    let mut t = Table::new(&[
+        "configuration (SLITS-(Contention), 64 threads)",
+        "speedup vs full SLITS %",
+        "LLC MPKI vs full SLITS %",
+        "speedup over P-RRS (PARSEC) %",
+    ]);
+    for (v, (name, _)) in vs.iter().enumerate() {
+        let speed = geo_per_trial(WORKLOADS.len(), nt, |w, k| at(0, w, k).0 / at(v, w, k).0);
+        let mpki = geo_per_trial(WORKLOADS.len(), nt, |w, k| at(v, w, k).1 / at(0, w, k).1);
+        let prrs = geo_per_trial(PARSEC, nt, |w, k| prrs(w, k) / at(v, w, k).0);
+        let d = |xs: Vec<f64>| Cell::diff(&xs.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1);
+        if v == 0 {
+            t.push(vec![(*name).into(), "reference".into(), "reference".into(), d(prrs)]);
+        } else {
+            t.push(vec![(*name).into(), d(speed), d(mpki), d(prrs)]);
+        }
+    }
+    println!("## Figs. 6-8 and ablations: pairing rule, step ①, trigger, FM coverage (64 threads; geometric means over the 11 workloads)\n");
+    println!("Paper: disabling FM or Lazy Reschedule costs 24.23-32.73% (FM more, §6.3); speedup over P-RRS grows about linearly with FM coverage and 0% beats 25% (§6.4); Lazy beats periodic 0.5/1/1.5 ms by 11.29/10.82/10.93% (§6.5). Every row runs the same trigger and seeds as the first unless it names another; a row whose interval holds 0 is no different from full SLITS.\n");
+    t.emit(&a.out, "fig678-ablation.csv")
+}
+
+/// RMSE of `f` over `data`.
+fn rmse(data: &[Observation], f: impl Fn(&[(usize, f64); 3]) -> f64) -> f64 {
+    (data.iter().map(|(x, y)| (f(x) - y).powi(2)).sum::<f64>() / data.len().max(1) as f64).sqrt()
+}
+
+/// FM accuracy with the scheduler's own model (k = 8, trained online in the
+/// run): every fifth TIM pair is held out of training; the model at the end
+/// of the run predicts the held-out observations.
+fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> {
+    let per = over_trials(&[()], trials, |_, tr| {
+        let spec = presets::workload("vips").map_err(|e| e.to_string())?;
+        let mm = tr.machine(m);
+        let plan = tr.plan_threads(&spec, &mm, Some(128))?;
+        let p = SlitsParams { holdout: 5, ..SlitsParams::default() };
+        let shared = Arc::new(Mutex::new(Slits::new(SlitsObjective::Contention, p, tr.seed)));
+        let sim = SimOptions { seed: tr.seed, ..SimOptions::default() };
+        run(&mm, &plan, Box::new(Shared(shared.clone())), &sim, None)?;
+        let s = shared.lock().map_err(|_| "lock")?;
+        let (train, test) = s.observations();
+        let fm: &Fm = s.model().ok_or("SLITS kept no model")?;
+        let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;
+        let n = 2 * plan.threads.len();
+        let (mut rs, mut rc) = (vec![0.0; n], vec![0.0; n]);
+        for (x, y) in train {
+            for &(i, _) in &x[..2] {
+                rs[i] += y - mu;
+                rc[i] += 1.0;
+            }
+        }
+        let rowcol = |x: &[(usize, f64); 3]| {
+            mu + x[..2].iter().map(|&(i, _)| if rc[i] > 0.0 { rs[i] / rc[i] } else { 0.0 }).sum::<f64>()
+        };
+        Ok([
+            s.tim().density(plan.threads.len()) * 100.0,
+            train.len() as f64,
+            test.len() as f64,
+            rmse(test, |x| fm.predict(x)),
+            rmse(test, |_| mu),
+            rmse(test, rowcol),
+        ])
+    })?;
+    let col = |i: usize| per[0].iter().map(|r| r[i]).collect::<Vec<f64>>();
+    let mut t = Table::new(&[
+        "TIM density %",
+        "trained observations",
+        "held-out observations",
+        "scheduler's FM RMSE",
+        "global mean RMSE",
+        "row/col mean RMSE",
+    ]);
+    t.push(vec![
+        Cell::value(&col(0), 1),
+        Cell::value(&col(1), 0),
+        Cell::value(&col(2), 0),
+        Cell::value(&col(3), 3),
+        Cell::value(&col(4), 3),
+        Cell::value(&col(5), 3),
+    ]);
+    println!("## FM accuracy: the scheduler's own model (k = 8, online SGD with replay) on held-out TIM pairs (vips, 128 threads, LLC MPKI)\n");
+    println!("Every fifth (running, waiting) pair is recorded in the TIM but never trained on; the model as it stands at the end of the run predicts those observations (with the core each was made on).\n");
+    t.emit(&a.out, "fm-accuracy-tim.csv")
 }

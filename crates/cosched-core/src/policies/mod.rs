@@ -23,7 +23,7 @@ pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};
 pub use random::RandomPolicy;
 pub use rda::Rda;
-pub use slits::{Slits, SlitsObjective, SlitsParams, Trigger};
+pub use slits::{Observation, Pairing, Scope, Slits, SlitsObjective, SlitsParams, Trigger};
 pub use static_assign::StaticAssign;
 pub use wss::Wss;
 

@@ -3,7 +3,7 @@
 
 use crate::counters::Counters;
 use crate::ids::{CtxId, JobId, Nanos, ThreadId};
-use crate::policy::{Decision, Energy, Event, MachineView, Policy};
+use crate::policy::{CoRun, Decision, Energy, Event, MachineView, Oracle, Policy};
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
@@ -15,6 +15,21 @@ pub(crate) struct Script {
     pub timers: BTreeMap<u32, Nanos>,
     pub n_threads: usize,
     pub log: Vec<Decision>,
+    /// Scripted ground truth: each thread's LLC MPKI wherever it runs (`Some`: the view has an oracle).
+    pub truth: Option<Vec<f64>>,
+}
+
+impl Oracle for Script {
+    fn solo_mem_bandwidth(&self, _t: ThreadId) -> Option<f64> {
+        None
+    }
+    fn solo_seconds(&self, _t: ThreadId) -> Option<f64> {
+        None
+    }
+    fn corun(&self, t: ThreadId, _c: CtxId) -> Option<CoRun> {
+        let mpki = *self.truth.as_ref()?.get(t.idx())?;
+        Some(CoRun { ipc: 1.0 / (1.0 + mpki), mpki })
+    }
 }
 
 impl MachineView for Script {
@@ -45,11 +60,27 @@ impl MachineView for Script {
     fn bus_lines_per_s(&self) -> Option<f64> {
         None
     }
+    fn oracle(&self) -> Option<&dyn Oracle> {
+        self.truth.as_ref().map(|_| self as &dyn Oracle)
+    }
 }
 
 impl Script {
     pub fn new(topo: Topology, n_threads: usize, p: &mut dyn Policy) -> Script {
-        let s = Script {
+        Script::with_truth(topo, n_threads, None, p)
+    }
+
+    /// A script whose view answers oracle questions from `truth`.
+    pub fn with_truth(topo: Topology, n_threads: usize, truth: Option<Vec<f64>>, p: &mut dyn Policy) -> Script {
+        let s = Script { truth, ..Script::bare(topo, n_threads) };
+        p.init(&s).expect("init");
+        s
+    }
+
+    /// A script no policy has been initialised on (for testing `init` errors).
+    pub fn bare(topo: Topology, n_threads: usize) -> Script {
+        Script {
+            truth: None,
             running: vec![None; topo.n_contexts()],
             topo,
             now: 0,
@@ -57,9 +88,7 @@ impl Script {
             timers: Default::default(),
             n_threads,
             log: vec![],
-        };
-        p.init(&s).expect("init");
-        s
+        }
     }
 
     /// Deliver one event and apply the decisions.
@@ -226,15 +255,7 @@ mod tests {
             s.fire_next_timer(p.as_mut());
         }
         let mut p = make("static", &o).unwrap();
-        let s = Script {
-            topo: Topology::regular(1, 1, 2, 1, 1),
-            now: 0,
-            running: vec![None; 2],
-            runnable: Default::default(),
-            timers: Default::default(),
-            n_threads: 4,
-            log: vec![],
-        };
+        let s = Script::bare(Topology::regular(1, 1, 2, 1, 1), 4);
         let err = p.init(&s).unwrap_err();
         assert!(err.contains("covers 3 threads"), "{err}");
     }
@@ -277,8 +298,61 @@ mod tests {
 mod slits_tests {
     use super::*;
     use crate::learn::{Fm, FmParams};
-    use crate::policies::{Slits, SlitsObjective, SlitsParams};
+    use crate::policies::{Pairing, Scope, Slits, SlitsObjective, SlitsParams};
     use crate::policy::BlockReason;
+
+    fn global() -> SlitsParams {
+        SlitsParams { scope: Scope::Global, ..Default::default() }
+    }
+
+    /// Which thread ctx 1 picks after t1 stalls, for 8 threads on 2 contexts
+    /// (t0 keeps ctx 0), under `pairing` with the given FM biases and truth.
+    fn pick_after_stall(pairing: Pairing, scope: Scope, bias: &[f64], truth: &[f64], seed: u64) -> ThreadId {
+        let n = bias.len();
+        let mut p = Slits::new(SlitsObjective::Contention, SlitsParams { pairing, scope, ..Default::default() }, seed);
+        p.load_model(fm_with(n, 2, bias));
+        let mut s = Script::with_truth(Topology::regular(1, 1, 2, 1, 1), n, Some(truth.to_vec()), &mut p);
+        s.arrive_all(&mut p);
+        s.send(&mut p, Event::Blocked { thread: ThreadId(1), ctx: CtxId(1), reason: BlockReason::Io });
+        s.running[1].unwrap()
+    }
+
+    #[test]
+    fn pairing_rules_are_different_code_paths() {
+        // Queue order puts t2 first; the FM estimates t6 least; the truth says t4.
+        let bias = [0.0, 0.0, 3.0, 2.0, 4.0, 5.0, 1.0, 6.0];
+        let truth = [9.0, 9.0, 8.0, 7.0, 0.5, 6.0, 9.0, 9.0];
+        let g = Scope::Global;
+        assert_eq!(pick_after_stall(Pairing::RoundRobin, g, &bias, &truth, 1), ThreadId(2), "queue order");
+        assert_eq!(pick_after_stall(Pairing::Fm, g, &bias, &truth, 1), ThreadId(6), "least FM estimate");
+        assert_eq!(pick_after_stall(Pairing::Oracle, g, &bias, &truth, 1), ThreadId(4), "least true contention");
+        let random: std::collections::BTreeSet<u32> =
+            (0..30).map(|seed| pick_after_stall(Pairing::Random, g, &bias, &truth, seed).0).collect();
+        assert!(
+            random.len() >= 4 && random.iter().all(|&t| t >= 2),
+            "random picks vary over the waiting threads: {random:?}"
+        );
+    }
+
+    #[test]
+    fn step_one_ranks_only_the_threads_assigned_to_the_idle_core() {
+        // Homes are dealt alternately: odd threads belong to ctx 1. The FM's favourite, t6,
+        // is ctx 0's; per-core SLITS must pick ctx 1's best (t3, bias 2), global SLITS t6.
+        let bias = [0.0, 0.0, 3.0, 2.0, 4.0, 5.0, 1.0, 6.0];
+        let truth = [0.0; 8];
+        assert_eq!(pick_after_stall(Pairing::Fm, Scope::PerCore, &bias, &truth, 1), ThreadId(3));
+        assert_eq!(pick_after_stall(Pairing::Fm, Scope::Global, &bias, &truth, 1), ThreadId(6));
+    }
+
+    #[test]
+    fn oracle_pairing_refuses_a_backend_without_ground_truth() {
+        let mut p =
+            Slits::new(SlitsObjective::Contention, SlitsParams { pairing: Pairing::Oracle, ..Default::default() }, 1);
+        assert!(p.needs().oracle);
+        let s = Script::bare(Topology::regular(1, 1, 2, 1, 1), 4);
+        let e = p.init(&s).unwrap_err();
+        assert!(e.contains("oracle"), "{e}");
+    }
 
     /// An FM whose estimate for waiting thread w is `w0 + bias[w]` (no interactions).
     fn fm_with(n: usize, ctx: usize, bias: &[f64]) -> Fm {
@@ -292,7 +366,7 @@ mod slits_tests {
     #[test]
     fn contention_picks_the_least_contending_waiting_thread() {
         let n = 5;
-        let mut p = Slits::new(SlitsObjective::Contention, SlitsParams::default(), 1);
+        let mut p = Slits::new(SlitsObjective::Contention, global(), 1);
         p.load_model(fm_with(n, 2, &[0.0, 0.0, 5.0, 1.0, 3.0]));
         let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), n, &mut p);
         s.arrive_all(&mut p);
@@ -308,7 +382,7 @@ mod slits_tests {
         let bias: Vec<f64> = (0..n).map(|w| w as f64).collect(); // estimated IPC grows with id
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..40 {
-            let mut p = Slits::new(SlitsObjective::Fairness, SlitsParams::default(), seed);
+            let mut p = Slits::new(SlitsObjective::Fairness, global(), seed);
             p.load_model(fm_with(n, 2, &bias));
             let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), n, &mut p);
             s.arrive_all(&mut p);
@@ -338,7 +412,7 @@ mod slits_tests {
     #[test]
     fn coverage_schedules_the_stated_share_with_the_fm() {
         for (cov, lo, hi) in [(0.0, 0.0, 0.0), (0.5, 0.35, 0.65), (1.0, 0.99, 1.0)] {
-            let mut p = Slits::new(SlitsObjective::Contention, SlitsParams { coverage: cov, ..Default::default() }, 7);
+            let mut p = Slits::new(SlitsObjective::Contention, SlitsParams { coverage: cov, ..global() }, 7);
             let n = 200;
             let mut s = Script::new(Topology::regular(1, 1, 2, 1, 1), n, &mut p);
             s.arrive_all(&mut p);

@@ -18,9 +18,23 @@
 //!   statistic only the minimum serves the stated goal, so we take it.
 //! * Fairness (§4.3.2): estimated IPC averaged the same way; a thread drawn
 //!   at random (seeded) among those below the median.
+//! * Step ① (§4.3.1): only the waiting threads "available to run on the idle
+//!   core" are ranked. §5.3 assigns 2/4/8 threads to each core for SLITS as
+//!   for P-RRS, so each thread gets a home context when it arrives (dealt
+//!   round-robin in spread order, as P-RRS deals them) and a context picks
+//!   among its own waiting threads (`Scope::PerCore`, the default);
+//!   `Scope::Global` ranks every waiting thread (one global queue, kept as an
+//!   ablation).
+//! * Step ② uses what was measured before what is estimated: a running
+//!   thread's TIM entry for the candidate, where observed, stands in for the
+//!   FM's estimate of it (the FM only fills the missing entries, §3.3).
 //! * Coverage (§6.4): a share `coverage` of the picks uses the FM, the rest
-//!   round-robin (FIFO). Ablations (§6.3): `use_fm = false` (lazy trigger,
-//!   round-robin choice); periodic trigger with P-RRS's quantum.
+//!   round-robin (FIFO). Ablations (§6.3, issue #13): the pairing rule is one
+//!   knob under the same trigger — `Pairing::Fm` (the paper), `RoundRobin`
+//!   (the paper's "without FM"), `Random` (a seeded uniform pick) and
+//!   `Oracle` (the simulator's ground-truth co-run statistic, labelled oracle:
+//!   what a perfect predictor would choose); periodic trigger with P-RRS's
+//!   quantum for "without Lazy Reschedule".
 
 use super::slots::Slots;
 use crate::counters::Counters;
@@ -50,15 +64,57 @@ pub enum Trigger {
     Periodic(Nanos),
 }
 
+/// How a waiting thread is chosen for an idle context (the ablation axis of
+/// issue #13; SLITS §6.3 compares only `Fm` with `RoundRobin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pairing {
+    /// The FM's estimate, observed TIM entries first (SLITS §4.3).
+    Fm,
+    /// First in queue order (§6.3 "without FM").
+    RoundRobin,
+    /// A uniformly random candidate (seeded).
+    Random,
+    /// **Oracle**: the ground-truth co-run statistic from the backend
+    /// ([`crate::policy::Oracle::corun`]); needs `Needs::oracle`.
+    Oracle,
+}
+
+impl Pairing {
+    /// Parse `fm`, `round-robin`, `random` or `oracle`.
+    pub fn parse(s: &str) -> Result<Pairing, String> {
+        match s {
+            "fm" => Ok(Pairing::Fm),
+            "round-robin" => Ok(Pairing::RoundRobin),
+            "random" => Ok(Pairing::Random),
+            "oracle" => Ok(Pairing::Oracle),
+            _ => Err(format!("must be fm, round-robin, random or oracle, got '{s}'")),
+        }
+    }
+}
+
+/// Which waiting threads an idle context ranks (SLITS §4.3.1 step ①).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The threads assigned to this context (§5.3: 2/4/8 threads per core).
+    PerCore,
+    /// Every waiting thread (one global queue).
+    Global,
+}
+
 /// SLITS knobs.
 #[derive(Clone, Debug)]
 pub struct SlitsParams {
     /// Trigger.
     pub trigger: Trigger,
-    /// Share of picks made with the FM (0..=1); the rest round-robin.
+    /// Share of picks made with the pairing rule (0..=1); the rest round-robin.
     pub coverage: f64,
-    /// Use the FM at all (false: the "without FM" ablation).
-    pub use_fm: bool,
+    /// Pairing rule (`Fm` is SLITS; the others are ablations).
+    pub pairing: Pairing,
+    /// Step ①: per-core candidates (the paper) or a global queue.
+    pub scope: Scope,
+    /// Accuracy study: hold out of training every TIM pair whose
+    /// `(running·31 + waiting) % holdout == 0` (0 = train on everything).
+    pub holdout: u32,
     /// FM hyper-parameters.
     pub fm: FmParams,
     /// TIM moving-average weight of a new observation.
@@ -72,7 +128,9 @@ impl Default for SlitsParams {
         SlitsParams {
             trigger: Trigger::Lazy,
             coverage: 1.0,
-            use_fm: true,
+            pairing: Pairing::Fm,
+            scope: Scope::PerCore,
+            holdout: 0,
             fm: FmParams::default(),
             tim_alpha: 0.5,
             replay: 4,
@@ -100,7 +158,14 @@ pub struct Slits {
     picks: u64,
     scores: Vec<f64>,
     profile: Option<PairProfile>,
+    home: Vec<Option<CtxId>>,
+    dealt: usize,
+    trained: Vec<Observation>,
+    held_out: Vec<Observation>,
 }
+
+/// One TIM observation as the FM sees it: features (running, waiting, core) and the statistic.
+pub type Observation = ([(usize, f64); 3], f64);
 
 impl Slits {
     /// A SLITS variant with the given knobs and seed.
@@ -122,6 +187,10 @@ impl Slits {
             picks: 0,
             scores: vec![],
             profile: None,
+            home: vec![],
+            dealt: 0,
+            trained: vec![],
+            held_out: vec![],
         }
     }
 
@@ -181,7 +250,13 @@ impl Slits {
         self.fm = Some(fm);
     }
 
-    /// Share of picks made with the FM.
+    /// Accuracy study (`holdout > 0`): the observations the FM trained on and
+    /// the ones held out of training, in arrival order.
+    pub fn observations(&self) -> (&[Observation], &[Observation]) {
+        (&self.trained, &self.held_out)
+    }
+
+    /// Share of picks made with the pairing rule.
     pub fn fm_share(&self) -> f64 {
         if self.picks == 0 {
             0.0
@@ -207,6 +282,13 @@ impl Slits {
         for r in corunners {
             self.tim.record(r, t.0, y);
             let x = features(n, r as usize, t.idx(), c.idx());
+            if self.p.holdout > 0 {
+                if (r as u64 * 31 + t.0 as u64).is_multiple_of(self.p.holdout as u64) {
+                    self.held_out.push((x, y));
+                    continue;
+                }
+                self.trained.push((x, y));
+            }
             if self.history.len() < HISTORY {
                 self.history.push((x, y));
             } else {
@@ -235,19 +317,77 @@ impl Slits {
             .collect()
     }
 
+    /// The context thread `t` is assigned to (dealt at first sight, spread order).
+    fn home_of(&mut self, t: ThreadId) -> CtxId {
+        if let Some(h) = self.home[t.idx()] {
+            return h;
+        }
+        let order = &self.slots.as_ref().expect("init").order;
+        let h = order[self.dealt % order.len()];
+        self.dealt += 1;
+        self.home[t.idx()] = Some(h);
+        h
+    }
+
+    /// Step ①: queue positions of the waiting threads `c` may run.
+    fn candidates(&mut self, c: CtxId) -> Vec<usize> {
+        let queue: Vec<ThreadId> = self.queue.iter().copied().collect();
+        match self.p.scope {
+            Scope::Global => (0..queue.len()).collect(),
+            Scope::PerCore => (0..queue.len()).filter(|&i| self.home_of(queue[i]) == c).collect(),
+        }
+    }
+
+    /// Step ②: for each candidate, the statistic averaged over `running`,
+    /// observed TIM entries first and the FM's estimate for the rest.
+    fn estimate(&mut self, fm_scores: &mut Vec<f64>, running: &[usize], cands: &[usize], c: CtxId) {
+        let Some(fm) = self.fm.as_ref() else { return };
+        mean_over_running(fm, self.n, running, cands, c.idx(), fm_scores);
+        let m = running.len() as f64;
+        for (i, &w) in cands.iter().enumerate() {
+            for &r in running {
+                if let Some(e) = self.tim.get(r as u32, w as u32) {
+                    fm_scores[i] += (e.value - fm.predict(&features(self.n, r, w, c.idx()))) / m;
+                }
+            }
+        }
+    }
+
     /// Index into the queue of the thread to run on idle context `c`.
     fn choose(&mut self, c: CtxId, view: &dyn MachineView) -> Option<usize> {
-        if self.queue.is_empty() {
+        let cands = self.candidates(c);
+        if cands.is_empty() {
             return None;
         }
         self.picks += 1;
         let running: Vec<usize> = self.domain_runners(c, view).into_iter().map(|t| t as usize).collect();
-        let use_fm = self.p.use_fm && !running.is_empty() && self.rng.gen_bool(self.p.coverage.clamp(0.0, 1.0));
-        let Some(fm) = self.fm.as_ref().filter(|_| use_fm) else { return Some(0) };
+        let ranked = match self.p.pairing {
+            Pairing::RoundRobin => false,
+            Pairing::Random => true,
+            Pairing::Fm => self.fm.is_some() && !running.is_empty(),
+            Pairing::Oracle => view.oracle().is_some(),
+        };
+        if !ranked || !self.rng.gen_bool(self.p.coverage.clamp(0.0, 1.0)) {
+            return Some(cands[0]);
+        }
         self.fm_picks += 1;
-        let cands: Vec<usize> = self.queue.iter().map(|t| t.idx()).collect();
+        let threads: Vec<usize> = cands.iter().map(|&i| self.queue[i].idx()).collect();
         let mut scores = std::mem::take(&mut self.scores);
-        mean_over_running(fm, self.n, &running, &cands, c.idx(), &mut scores);
+        match self.p.pairing {
+            Pairing::Random => return Some(cands[self.rng.gen_range(0..cands.len())]),
+            Pairing::Oracle => {
+                let o = view.oracle().expect("checked above");
+                scores.clear();
+                scores.extend(threads.iter().map(|&w| {
+                    let r = o.corun(ThreadId(w as u32), c).unwrap_or_default();
+                    match self.objective {
+                        SlitsObjective::Contention => r.mpki,
+                        SlitsObjective::Fairness => r.ipc,
+                    }
+                }));
+            }
+            _ => self.estimate(&mut scores, &running, &threads, c),
+        }
         let pick = match self.objective {
             SlitsObjective::Contention => {
                 (0..scores.len()).min_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)))
@@ -262,7 +402,7 @@ impl Slits {
             }
         };
         self.scores = scores;
-        pick
+        pick.map(|i| cands[i])
     }
 
     fn dispatch(&mut self, c: CtxId, view: &dyn MachineView, out: &mut Vec<Decision>) {
@@ -300,7 +440,7 @@ impl Policy for Slits {
     }
 
     fn needs(&self) -> Needs {
-        Needs { counters: true, ..Needs::default() }
+        Needs { counters: true, oracle: self.p.pairing == Pairing::Oracle, ..Needs::default() }
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
@@ -308,8 +448,12 @@ impl Policy for Slits {
         self.slots = Some(Slots::new(topo));
         self.n = view.n_threads_total();
         self.snap = vec![None; self.n];
+        self.home = vec![None; self.n];
+        if self.p.pairing == Pairing::Oracle && view.oracle().is_none() {
+            return Err("SLITS with oracle pairing needs the simulator's ground truth (an oracle)".into());
+        }
         let features = 2 * self.n + topo.n_contexts();
-        if self.p.use_fm && self.fm.as_ref().is_none_or(|f| f.n != features) {
+        if self.p.pairing == Pairing::Fm && self.fm.as_ref().is_none_or(|f| f.n != features) {
             self.fm = Some(Fm::new(features, self.p.fm, self.seed));
         }
         self.train_on_profile(view);
@@ -340,5 +484,33 @@ impl Policy for Slits {
             _ => {}
         }
         self.fill_idle(view, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observed_tim_entries_stand_in_for_the_fms_estimates() {
+        let n = 4;
+        let mut p = Slits::new(SlitsObjective::Contention, SlitsParams::default(), 1);
+        p.n = n;
+        let mut fm = Fm::new(2 * n + 2, FmParams { k: 2, ..Default::default() }, 5);
+        fm.w0 = 1.0;
+        p.fm = Some(fm);
+        let fm_only = |p: &mut Slits| {
+            let mut s = vec![];
+            p.estimate(&mut s, &[0, 1], &[2, 3], CtxId(1));
+            s
+        };
+        let before = fm_only(&mut p);
+        // running t0 was observed with waiting t2 at 10: t2's estimate becomes (10 + FM(t1, t2)) / 2.
+        p.tim.record(0, 2, 10.0);
+        let after = fm_only(&mut p);
+        let fm = p.fm.as_ref().unwrap();
+        let want = (10.0 + fm.predict(&features(n, 1, 2, 1))) / 2.0;
+        assert!((after[0] - want).abs() < 1e-12, "{} vs {want}", after[0]);
+        assert_eq!(after[1], before[1], "t3 unobserved: FM only");
     }
 }

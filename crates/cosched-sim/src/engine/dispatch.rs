@@ -50,7 +50,7 @@ impl Engine<'_, '_> {
         self.charge_refill(t, s, llc, &cost);
         let now = self.now;
         let th = &mut self.threads[t as usize];
-        th.debt_s = cost.debt_s + std::mem::take(&mut th.extra_debt_s);
+        th.debt_s = cost.debt_s;
         th.refill_from_mb = cost.survived_mb;
         th.refill_debt_s = cost.llc_refill_debt_s;
         th.occupancy_mb = cost.survived_mb + (th.occupancy_mb - th.left_occupancy_mb).max(0.0);

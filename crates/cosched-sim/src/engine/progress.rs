@@ -25,9 +25,13 @@ impl Engine<'_, '_> {
         // Refills interleave with execution: while a debt remains, half of the
         // time goes to it and half to retiring instructions (so a thread always
         // progresses, even when its slices are shorter than its refills).
-        let debt = th.debt_s.min(dt * 0.5);
+        // A call's stall comes first and retires nothing.
+        let stall = th.stall_s.min(dt);
+        th.stall_s -= stall;
+        let run = dt - stall;
+        let debt = th.debt_s.min(run * 0.5);
         th.debt_s -= debt;
-        let prog = dt - debt;
+        let prog = run - debt;
         let mut inc = th.rate.scaled(prog);
         inc.cycles = self.f_hz * dt;
         th.remaining = (th.remaining - inc.instructions).max(0.0);
@@ -99,7 +103,7 @@ impl Engine<'_, '_> {
                     }
                 }
                 Step::PpBegin(d) => {
-                    th.extra_debt_s += self.pp_cost_s;
+                    th.stall_s += self.pp_cost_s;
                     if self.needs_pp {
                         let p = PeriodId(self.next_period);
                         self.next_period += 1;
@@ -108,7 +112,7 @@ impl Engine<'_, '_> {
                     }
                 }
                 Step::PpEnd => {
-                    th.extra_debt_s += self.pp_cost_s;
+                    th.stall_s += self.pp_cost_s;
                     if let Some(p) = th.period.take() {
                         self.pending.push_back(Event::PeriodEnd { thread: ThreadId(t), period: p });
                     }
@@ -176,8 +180,6 @@ impl Engine<'_, '_> {
         let ThreadStatus::Running(c) = self.threads[t as usize].status else { unreachable!() };
         match out {
             StepOutcome::Continue => {
-                let th = &mut self.threads[t as usize];
-                th.debt_s += std::mem::take(&mut th.extra_debt_s);
                 let s = self.socket_of(c);
                 self.socket_dirty[s] = true;
             }
@@ -206,7 +208,7 @@ impl Engine<'_, '_> {
 
     /// Share of running thread `t`'s exchange whose partners run in LLC
     /// domain `llc` (on socket `s`) right now.
-    fn local_share(&self, s: usize, t: u32, llc: u32) -> f64 {
+    pub(super) fn local_share(&self, s: usize, t: u32, llc: u32) -> f64 {
         let in_llc = |j: u32| match self.threads[j as usize].status {
             ThreadStatus::Running(c) => self.topo.contexts[c as usize].llc == llc,
             _ => false,
@@ -280,7 +282,7 @@ impl Engine<'_, '_> {
                 th.private_mb = r.private_mb;
                 th.generation += 1;
                 let work = th.remaining / ips;
-                let secs = work + th.debt_s.min(work);
+                let secs = th.stall_s + work + th.debt_s.min(work);
                 let at = self.now + (secs * 1e9).ceil() as Nanos;
                 let ev = Scheduled::StepEnd(t, th.generation);
                 self.push(at, ev);

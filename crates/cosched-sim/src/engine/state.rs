@@ -98,8 +98,10 @@ pub(super) struct SimThread {
     pub(super) refill_from_mb: f64,
     /// Stall of the LLC refill charged at the last start, s.
     pub(super) refill_debt_s: f64,
-    /// Stall owed by API calls made while not running (charged at the next start).
-    pub(super) extra_debt_s: f64,
+    /// Serial stall owed by progress-period calls (`pp_cost_ns` each): no
+    /// instruction retires until it is paid, unlike refill debt, which
+    /// interleaves with execution; kept across stops.
+    pub(super) stall_s: f64,
     pub(super) last_core: Option<u32>,
     pub(super) last_llc: Option<u32>,
     /// Private LLC data it left behind when it last stopped, MiB.
@@ -128,6 +130,9 @@ pub(super) struct Engine<'a, 't> {
     pub(super) topo: Topology,
     pub(super) power: PowerModel,
     pub(super) solver: Solver,
+    /// A second solver for an oracle's what-if questions ([`Oracle::corun`]),
+    /// so they never touch the run's own solver or its remembered solutions.
+    pub(super) what_if: std::cell::RefCell<Option<Solver>>,
     /// Clock, Hz.
     pub(super) f_hz: f64,
     pub(super) now: Nanos,
@@ -220,6 +225,7 @@ impl<'a, 't> Engine<'a, 't> {
             plan,
             power: PowerModel::new(&m.power, topo.n_cores as usize),
             solver: Solver::new(m),
+            what_if: std::cell::RefCell::new(None),
             f_hz: m.freq_ghz * 1e9,
             now: 0,
             threads: plan.threads.iter().map(|tp| SimThread::new(tp.job, tp.class, tp.scale)).collect(),
@@ -306,7 +312,7 @@ impl SimThread {
             private_mb: 0.0,
             refill_from_mb: 0.0,
             refill_debt_s: 0.0,
-            extra_debt_s: 0.0,
+            stall_s: 0.0,
             last_core: None,
             last_llc: None,
             left_occupancy_mb: 0.0,

@@ -3,8 +3,9 @@
 //! `Needs::oracle` only, the ground truth ([`Oracle`]).
 
 use super::state::{Engine, ThreadStatus};
+use crate::contention::{Runner, Solver};
 use cosched_core::ids::{CtxId, JobId, Nanos, ThreadId};
-use cosched_core::policy::{Energy, MachineView, Oracle};
+use cosched_core::policy::{CoRun, Energy, MachineView, Oracle};
 use cosched_core::{Counters, Topology};
 
 impl Engine<'_, '_> {
@@ -14,7 +15,8 @@ impl Engine<'_, '_> {
         let mut c = th.counters;
         if let ThreadStatus::Running(_) = th.status {
             let dt = (self.now - th.settled_at) as f64 * 1e-9;
-            let prog = dt - th.debt_s.min(dt * 0.5);
+            let run = dt - th.stall_s.min(dt);
+            let prog = run - th.debt_s.min(run * 0.5);
             let mut inc = th.rate.scaled(prog);
             inc.cycles = self.f_hz * dt;
             c.add(&inc);
@@ -79,5 +81,43 @@ impl Oracle for Engine<'_, '_> {
         let th = self.threads.get(thread.idx())?;
         let ipc_alone = self.plan.models[th.model as usize].ipc_alone;
         Some(th.solo_s + (self.peek(thread.0).instructions - th.counters.instructions) / (ipc_alone * self.f_hz))
+    }
+    fn corun(&self, thread: ThreadId, ctx: CtxId) -> Option<CoRun> {
+        let t = thread.0;
+        let th = self.threads.get(thread.idx())?;
+        let info = *self.topo.contexts.get(ctx.idx())?;
+        let s = info.socket as usize;
+        let runner = |t: u32, c: u32, occupancy_mb: f64| {
+            let i = self.topo.contexts[c as usize];
+            let model = self.threads[t as usize].model;
+            let local =
+                if self.plan.models[model as usize].comm_apki > 0.0 { self.local_share(s, t, i.llc) } else { 1.0 };
+            Runner {
+                model,
+                pipe: i.pipe,
+                core: i.core,
+                llc: i.llc,
+                job: self.threads[t as usize].job,
+                occupancy_mb,
+                local,
+            }
+        };
+        // Everyone running on the socket now, except whoever holds `ctx` (and
+        // `thread` itself if it runs elsewhere), their exchange shares as they are.
+        let mut runners: Vec<Runner> = self.socket_runners[s]
+            .iter()
+            .filter(|&&j| j != t)
+            .filter_map(|&j| match self.threads[j as usize].status {
+                ThreadStatus::Running(c) if c != ctx.0 => Some(runner(j, c, self.threads[j as usize].occupancy_mb)),
+                _ => None,
+            })
+            .collect();
+        runners.push(runner(t, ctx.0, th.occupancy_mb));
+        let mut solver = self.what_if.borrow_mut();
+        let solver = solver.get_or_insert_with(|| Solver::new(self.machine));
+        let mut rates = vec![];
+        solver.solve(&self.plan.models, &runners, &mut rates);
+        let r = rates.last()?;
+        Some(CoRun { ipc: r.ipc, mpki: r.mpki })
     }
 }
