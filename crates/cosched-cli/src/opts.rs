@@ -113,6 +113,9 @@ pub struct RunOpts {
     /// RDA Compromise: oversubscription factor x (capacity may be exceeded up to x times).
     #[arg(long, default_value_t = 2.0)]
     pub rda_factor: f64,
+    /// RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared).
+    #[arg(long, default_value_t = 1.0)]
+    pub rda_declare_scale: f64,
     /// Cost of each pp_begin / pp_end call charged to the calling thread, µs.
     #[arg(long, default_value_t = 0.0)]
     pub pp_cost_us: f64,
@@ -193,6 +196,7 @@ impl RunOpts {
             ("--slits-k", self.slits_k as f64),
             ("--slits-learning-rate", self.slits_learning_rate),
             ("--rda-factor", self.rda_factor),
+            ("--rda-declare-scale", self.rda_declare_scale),
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name}: must be a positive number, got {v}"));
@@ -225,6 +229,7 @@ impl RunOpts {
                 mm_threshold: self.pf_mm_threshold,
             },
             rda_factor: self.rda_factor,
+            rda_declare_scale: self.rda_declare_scale,
             slits: {
                 if !(0.0..=100.0).contains(&self.slits_coverage) {
                     return Err(format!("--slits-coverage: must be in [0, 100], got {}", self.slits_coverage));

@@ -115,3 +115,19 @@ fn each_progress_period_call_stalls_its_thread_for_its_whole_cost() {
         assert!((t - want).abs() < 0.01 * want, "{periods} periods at {cost_ns} ns: {t} s, want {want} s");
     }
 }
+
+#[test]
+fn declarations_scaled_down_admit_more_and_scaled_up_fewer() {
+    // raytrace's Table 2 demands overfill the LLC: halving them lets more threads in
+    // (shorter run), doubling them fewer (longer run); x0.5 Strict is x1 Compromise (x = 2).
+    let m = machine("xeon-e5-2420");
+    let w = cosched_sim::presets::workload("rda-raytrace").unwrap();
+    let p = plan(&w, &m);
+    let go = |policy: &str, x: f64| {
+        let o = cosched_core::policies::PolicyOptions { rda_declare_scale: x, ..Default::default() };
+        run_policy(&m, &p, policy, o).makespan
+    };
+    let (half, one, two) = (go("rda-strict", 0.5), go("rda-strict", 1.0), go("rda-strict", 2.0));
+    assert!(half < one && one < two, "{half} {one} {two}");
+    assert_eq!(half, go("rda-compromise", 1.0));
+}

@@ -128,7 +128,55 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         ]);
     }
     summary.emit(&a.out, "summary.csv")?;
+    declarations(&a, &m, &trials, &|w, k| at(w, 0, k))?;
     fig11(&a, &m, &trials)
+}
+
+/// Issue #13's sensitivity ablation: Strict and Compromise with every
+/// declaration scaled ×0.5 / ×1 / ×2, same seeds; `cfs(w, k)` is the baseline run.
+fn declarations<'a>(
+    a: &Args,
+    m: &cosched_machine::MachineSpec,
+    trials: &[Trial],
+    cfs: &dyn Fn(usize, usize) -> &'a RunOutput,
+) -> Result<(), String> {
+    let scales = [0.5, 1.0, 2.0];
+    let items: Vec<(usize, f64, usize)> = (1..POLICIES.len())
+        .flat_map(|p| scales.iter().flat_map(move |&x| (0..WORKLOADS.len()).map(move |w| (p, x, w))))
+        .collect();
+    let res = over_trials(&items, trials, |&(p, x, w), t| {
+        let wl = presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?;
+        let mm = t.machine(m);
+        let plan = t.plan(&wl, &mm)?;
+        let o = PolicyOptions { seed: t.seed, rda_declare_scale: x, ..PolicyOptions::default() };
+        let sim = SimOptions { seed: t.seed, ..SimOptions::default() };
+        run(&mm, &plan, policies::make(POLICIES[p], &o)?, &sim, None)
+    })?;
+    let nw = WORKLOADS.len();
+    let raytrace = WORKLOADS.iter().position(|w| *w == "rda-raytrace").expect("listed");
+    let mut t = Table::new(&[
+        "policy",
+        "declarations",
+        "mean speedup vs CFS %",
+        "mean system energy saved %",
+        "raytrace speedup %",
+    ]);
+    for (i, &(p, x, _)) in items.iter().enumerate().step_by(nw) {
+        let per = |f: &dyn Fn(usize, usize) -> f64| (0..trials.len()).map(|k| f(i, k)).collect::<Vec<f64>>();
+        let speed = |j: usize, k: usize| (ops(&res[j][k]) / ops(cfs(j - i, k)) - 1.0) * 100.0;
+        let saved = |j: usize, k: usize| (1.0 - res[j][k].energy.system / cfs(j - i, k).energy.system) * 100.0;
+        t.push(vec![
+            POLICIES[p].into(),
+            format!("x{x}").into(),
+            Cell::diff(&per(&|i, k| (i..i + nw).map(|j| speed(j, k)).sum::<f64>() / nw as f64), 1),
+            Cell::diff(&per(&|i, k| (i..i + nw).map(|j| saved(j, k)).sum::<f64>() / nw as f64), 1),
+            Cell::diff(&per(&|i, k| speed(i + raytrace, k)), 1),
+        ]);
+    }
+    println!(
+        "## Sensitivity to wrong declarations: every declared demand scaled (same seeds; means over the 8 workloads)\n"
+    );
+    t.emit(&a.out, "declarations.csv")
 }
 
 /// Fig. 11 (§4.3): one dgemm process, the only user process, under

@@ -51,6 +51,9 @@ pub struct PolicyOptions {
     pub slits: SlitsParams,
     /// RDA Compromise's oversubscription factor x (RDA §3.3; 2 in the paper).
     pub rda_factor: f64,
+    /// RDA: every declared demand is multiplied by this before the predicate
+    /// sees it (issue #13's sensitivity ablation; 1 = as declared).
+    pub rda_declare_scale: f64,
 }
 
 impl Default for PolicyOptions {
@@ -64,6 +67,7 @@ impl Default for PolicyOptions {
             perf_fair: PerfFairParams::default(),
             slits: SlitsParams::default(),
             rda_factor: 2.0,
+            rda_declare_scale: 1.0,
         }
     }
 }
@@ -167,13 +171,16 @@ pub fn registry() -> &'static [PolicyInfo] {
             name: "rda-strict",
             description: "RDA Strict: CFS, but a progress period runs only if its declared demand keeps the resource within capacity, else it waits (RDA §3)",
             oracle: false,
-            make: |_| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Strict))),
+            make: |o| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Strict).declared_times(o.rda_declare_scale))),
         },
         PolicyInfo {
             name: "rda-compromise",
             description: "RDA Compromise: as Strict, up to x times the capacity (x = 2 by default, --rda-factor)",
             oracle: false,
-            make: |o| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Compromise { factor: o.rda_factor }))),
+            make: |o| {
+                let p = crate::rda::RdaPolicy::Compromise { factor: o.rda_factor };
+                Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale)))
+            }
         },
         PolicyInfo {
             name: "random",

@@ -10,7 +10,7 @@
 
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
 use crate::ids::{JobId, ThreadId};
-use crate::policy::{Decision, Event, MachineView, Needs, Policy};
+use crate::policy::{Decision, Demand, Event, MachineView, Needs, Policy};
 use crate::rda::{Monitor, RdaPolicy};
 use std::collections::BTreeSet;
 
@@ -43,6 +43,8 @@ pub struct Rda {
     seen: BTreeSet<ThreadId>,
     /// Waitlisted threads CFS has not seen yet.
     pending_first: BTreeSet<ThreadId>,
+    /// Factor applied to every declared demand (1 = as declared).
+    declare_scale: f64,
 }
 
 impl Rda {
@@ -56,7 +58,15 @@ impl Rda {
             threads_of_job: vec![],
             seen: BTreeSet::new(),
             pending_first: BTreeSet::new(),
+            declare_scale: 1.0,
         }
+    }
+
+    /// Take every declaration as `scale` times what the program declared:
+    /// how sensitive the predicate is to wrong declarations (issue #13).
+    pub fn declared_times(mut self, scale: f64) -> Rda {
+        self.declare_scale = scale;
+        self
     }
 
     /// The progress and resource monitors.
@@ -136,6 +146,7 @@ impl Policy for Rda {
                 if ctx.is_some() {
                     self.core.withdraw(thread, view, out, &mut self.gate);
                 }
+                let demand = Demand { amount: demand.amount * self.declare_scale, ..demand };
                 if self.monitor.as_mut().expect("init").begin(period, thread, demand) {
                     out.push(Decision::Admit { period });
                     self.release(thread, first, view, out);
