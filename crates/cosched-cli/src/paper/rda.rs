@@ -1,5 +1,6 @@
 //! `cosched paper rda`: the RDA paper's evaluation (§4) on `xeon-e5-2420`,
 //! every cell over seeds with run-to-run variation (mean ±95% interval).
+#![allow(clippy::needless_range_loop)] // cells are addressed by (workload, policy, trial) indices
 
 use super::table::{Cell, Table};
 use super::{over_trials, SeedArgs, Trial};
