@@ -12,6 +12,7 @@ pub mod diagnostics;
 pub mod gpd;
 mod lr_table;
 pub mod pot;
+pub mod predict;
 pub mod sampling;
 pub mod threshold;
 
