@@ -1,9 +1,10 @@
 //! `cosched paper perf-fair`: the Perf&Fair paper's evaluation (§6-7) on `xeon-e5645`.
 
-use super::{markdown, write_csv};
+use super::table::{Cell as TCell, Table};
+use super::{markdown, over_trials, write_csv, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_core::stats::{geomean, mean_ci};
+use cosched_core::stats::geomean;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::experiment::solo_times;
@@ -11,7 +12,6 @@ use cosched_sim::{presets, Plan, WorkloadSpec};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -21,9 +21,8 @@ pub struct Args {
     /// Also write each table as CSV into this directory.
     #[arg(long)]
     out: Option<String>,
-    /// Seeds per mix and scheduler (each with 1% counter noise).
-    #[arg(long, default_value_t = 3)]
-    seeds: u64,
+    #[command(flatten)]
+    seeds: SeedArgs,
     /// Seconds of solo execution each process's target instruction count amounts to (the paper: 100).
     #[arg(long, default_value_t = 100.0)]
     solo_seconds: f64,
@@ -107,88 +106,93 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         mixes.push((progs, w, bw));
     }
     mixes.sort_by(|x, y| x.2.total_cmp(&y.2));
-    let plans: Vec<(Plan, Vec<f64>)> = mixes
-        .par_iter()
-        .map(|(_, w, _)| {
-            let p = Plan::new(w, &m, None, 1, &w.name).map_err(|e| e.to_string())?;
-            let solo = solo_times(&m, &p, &SimOptions::default())?;
-            Ok((p, solo))
-        })
-        .collect::<Result<_, String>>()?;
-    let tasks: Vec<(usize, usize, u64)> = (0..mixes.len())
-        .flat_map(|i| (0..SCHEDULERS.len()).flat_map(move |s| (1..=a.seeds).map(move |seed| (i, s, seed))))
-        .collect();
-    let cells: Vec<Cell> = tasks
-        .par_iter()
-        .map(|&(i, s, seed)| {
-            let (plan, solo) = &plans[i];
-            let o = PolicyOptions { seed, ..Default::default() };
-            let sim = SimOptions { seed, counter_noise: 0.01, ..SimOptions::default() };
-            let out = run(&m, plan, policies::make(SCHEDULERS[s], &o)?, &sim, None)?;
-            let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
-            let slow: Vec<f64> = finish.iter().zip(solo).map(|(f, s)| f / s).collect();
-            let unfairness = slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min);
-            Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
-        })
-        .collect::<Result<_, String>>()?;
-    let cell =
-        |i: usize, s: usize, seed: u64| &cells[(i * SCHEDULERS.len() + s) * a.seeds as usize + (seed - 1) as usize];
+    a.seeds.check()?;
+    let trials = a.seeds.trials();
+    let nt = trials.len();
+    // Each trial: the machine and the mix as that run finds them (run-to-run
+    // variation), their solo times measured there, every scheduler under that
+    // seed with 1% counter noise.
+    let ids: Vec<usize> = (0..mixes.len()).collect();
+    let plans = over_trials(&ids, &trials, |&i, t| {
+        let mm = t.machine(&m);
+        let p = t.plan(&mixes[i].1, &mm)?;
+        let solo = solo_times(&mm, &p, &SimOptions { seed: t.seed, ..SimOptions::default() })?;
+        Ok((mm, p, solo))
+    })?;
+    let tasks: Vec<(usize, usize)> =
+        (0..mixes.len()).flat_map(|i| (0..SCHEDULERS.len()).map(move |s| (i, s))).collect();
+    let cells = over_trials(&tasks, &trials, |&(i, s), t: &Trial| {
+        let k = (t.seed - 1) as usize;
+        let (mm, plan, solo) = &plans[i][k];
+        let o = PolicyOptions { seed: t.seed, ..Default::default() };
+        let sim = SimOptions { seed: t.seed, counter_noise: 0.01, ..SimOptions::default() };
+        let out = run(mm, plan, policies::make(SCHEDULERS[s], &o)?, &sim, None)?;
+        let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
+        let slow: Vec<f64> = finish.iter().zip(solo).map(|(f, s)| f / s).collect();
+        let unfairness = slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min);
+        Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
+    })?;
+    let cell = |i: usize, s: usize, k: usize| &cells[i * SCHEDULERS.len() + s][k];
     println!(
-        "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each, {} seeds with 1% counter noise)\n",
+        "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each; {} seeds with run-to-run variation {} and 1% counter noise, mean ±95% interval)\n",
         m.name,
         mixes.len(),
         a.solo_seconds,
-        a.seeds
+        a.seeds.seeds,
+        a.seeds.noise
     );
     // Fig. 1: unfairness (%), Fig. 2: speedup over Linux (%).
-    let mut fig1 = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into()]];
-    fig1[0].extend(SCHEDULERS.iter().map(|s| format!("{s} unfairness %")));
-    let mut fig2 = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into()]];
-    fig2[0].extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
-    let mut unf_g = vec![vec![]; SCHEDULERS.len()];
-    let mut spd_g = vec![vec![]; SCHEDULERS.len()];
+    let mut h1: Vec<String> = vec!["mix".into(), "avg BW_MM trans/µs".into()];
+    h1.extend(SCHEDULERS.iter().map(|s| format!("{s} unfairness %")));
+    let mut h2: Vec<String> = vec!["mix".into(), "avg BW_MM trans/µs".into()];
+    h2.extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
+    let s1: Vec<&str> = h1.iter().map(String::as_str).collect();
+    let s2: Vec<&str> = h2.iter().map(String::as_str).collect();
+    let (mut fig1, mut fig2) = (Table::new(&s1), Table::new(&s2));
+    let unf = |i: usize, s: usize, k: usize| (cell(i, s, k).unfairness - 1.0) * 100.0;
+    let spd = |i: usize, s: usize, k: usize| cell(i, 0, k).makespan / cell(i, s, k).makespan;
     for (i, (_, _, bw)) in mixes.iter().enumerate() {
-        let mut r1 = vec![format!("{}", i + 1), format!("{bw:.1}")];
-        let mut r2 = r1.clone();
+        let mut r1: Vec<TCell> = vec![format!("{}", i + 1).into(), format!("{bw:.1}").into()];
+        let mut r2: Vec<TCell> = vec![format!("{}", i + 1).into(), format!("{bw:.1}").into()];
         for s in 0..SCHEDULERS.len() {
-            let u: Vec<f64> = (1..=a.seeds).map(|sd| (cell(i, s, sd).unfairness - 1.0) * 100.0).collect();
-            let ci = mean_ci(&u);
-            unf_g[s].push(cell(i, s, 1).unfairness);
-            r1.push(format!("{:.1} ±{:.1}", ci.mean, (ci.hi - ci.lo) / 2.0));
+            r1.push(TCell::value(&(0..nt).map(|k| unf(i, s, k)).collect::<Vec<_>>(), 1));
             if s > 0 {
-                let sp: Vec<f64> = (1..=a.seeds).map(|sd| cell(i, 0, sd).makespan / cell(i, s, sd).makespan).collect();
-                let ci = mean_ci(&sp.iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>());
-                spd_g[s].push(sp.iter().sum::<f64>() / sp.len() as f64);
-                r2.push(format!("{:+.1} ±{:.1}", ci.mean, (ci.hi - ci.lo) / 2.0));
+                r2.push(TCell::diff(&(0..nt).map(|k| (spd(i, s, k) - 1.0) * 100.0).collect::<Vec<_>>(), 1));
             }
         }
         fig1.push(r1);
         fig2.push(r2);
     }
-    let mut g1 = vec!["geomean".to_string(), String::new()];
-    g1.extend((0..SCHEDULERS.len()).map(|s| format!("{:.1}", (geomean(&unf_g[s]) - 1.0) * 100.0)));
+    let geo = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
+        (0..nt).map(|k| geomean(&(0..mixes.len()).map(|i| f(i, k)).collect::<Vec<_>>())).collect()
+    };
+    let mut g1: Vec<TCell> = vec!["geomean".into(), "".into()];
+    g1.extend((0..SCHEDULERS.len()).map(|s| {
+        TCell::value(&geo(&|i, k| cell(i, s, k).unfairness).iter().map(|u| (u - 1.0) * 100.0).collect::<Vec<_>>(), 1)
+    }));
     fig1.push(g1);
-    let mut g2 = vec!["geomean".to_string(), String::new()];
-    g2.extend((1..SCHEDULERS.len()).map(|s| format!("{:+.1}", (geomean(&spd_g[s]) - 1.0) * 100.0)));
+    let mut g2: Vec<TCell> = vec!["geomean".into(), "".into()];
+    g2.extend(
+        (1..SCHEDULERS.len())
+            .map(|s| TCell::diff(&geo(&|i, k| spd(i, s, k)).iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>(), 1)),
+    );
     fig2.push(g2);
-    println!("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% CI over seeds\n");
+    println!("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% interval over seeds\n");
     println!("Paper (geometric means): Perf 149%, Linux 33%, Fair 13.5%, Perf&Fair 18.5%, Oracle 3.5%.\n");
-    markdown(&fig1);
-    write_csv(&a.out, "fig1-unfairness.csv", &fig1)?;
-    println!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% CI over seeds\n");
+    fig1.emit(&a.out, "fig1-unfairness.csv")?;
+    println!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n");
     println!("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n");
-    markdown(&fig2);
-    write_csv(&a.out, "fig2-speedup.csv", &fig2)?;
+    fig2.emit(&a.out, "fig2-speedup.csv")?;
     // Fig. 3: remaining processes over time for the mix where the schedulers differ most.
     let spread = |i: usize| {
-        let ms: Vec<f64> = (0..SCHEDULERS.len()).map(|s| cell(i, s, 1).makespan).collect();
+        let ms: Vec<f64> = (0..SCHEDULERS.len()).map(|s| cell(i, s, 0).makespan).collect();
         ms.iter().cloned().fold(0.0, f64::max) / ms.iter().cloned().fold(f64::MAX, f64::min)
     };
     let worst = (0..mixes.len()).max_by(|&x, &y| spread(x).total_cmp(&spread(y))).unwrap_or(0);
     let mut fig3 = vec![vec!["scheduler".to_string(), "first done s".into(), "12 done s".into(), "last done s".into()]];
     let mut curve = vec![vec!["scheduler".to_string(), "time_s".into(), "remaining".into()]];
     for (s, name) in SCHEDULERS.iter().enumerate() {
-        let mut f = cell(worst, s, 1).finish.clone();
+        let mut f = cell(worst, s, 0).finish.clone();
         f.sort_by(f64::total_cmp);
         fig3.push(vec![
             name.to_string(),
