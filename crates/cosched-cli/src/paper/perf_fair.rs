@@ -122,7 +122,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let tasks: Vec<(usize, usize)> =
         (0..mixes.len()).flat_map(|i| (0..SCHEDULERS.len()).map(move |s| (i, s))).collect();
     let cells = over_trials(&tasks, &trials, |&(i, s), t: &Trial| {
-        let k = (t.seed - 1) as usize;
+        let k = trials.iter().position(|x| x.seed == t.seed).expect("a trial of this study");
         let (mm, plan, solo) = &plans[i][k];
         let o = PolicyOptions { seed: t.seed, ..Default::default() };
         let sim = SimOptions { seed: t.seed, counter_noise: 0.01, ..SimOptions::default() };

@@ -3,7 +3,7 @@
 //! runs its queue round-robin with a fixed quantum. Also the engine of
 //! [`super::Wss`] and [`super::StaticAssign`].
 
-use super::slots::Slots;
+use super::slots::{Dealer, Slots};
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::policy::{Decision, Event, MachineView, Policy};
@@ -25,7 +25,7 @@ pub struct PRrs {
     pub(crate) home: Vec<CtxId>,
     pub(crate) slots: Option<Slots>,
     homes: Homes,
-    dealt: usize,
+    dealer: Dealer,
     name: &'static str,
 }
 
@@ -36,7 +36,7 @@ impl PRrs {
     }
 
     pub(crate) fn with_homes(quantum: Nanos, homes: Homes, name: &'static str) -> PRrs {
-        PRrs { quantum, queues: Vec::new(), home: Vec::new(), slots: None, homes, dealt: 0, name }
+        PRrs { quantum, queues: Vec::new(), home: Vec::new(), slots: None, homes, dealer: Dealer::default(), name }
     }
 
     pub(crate) fn home_of(&mut self, t: ThreadId) -> CtxId {
@@ -44,11 +44,7 @@ impl PRrs {
             let slots = self.slots.as_ref().expect("init");
             while self.home.len() <= t.idx() {
                 let h = match &self.homes {
-                    Homes::Dealt => {
-                        let h = slots.order[self.dealt % slots.order.len()];
-                        self.dealt += 1;
-                        h
-                    }
+                    Homes::Dealt => self.dealer.next(&slots.order),
                     Homes::Fixed(a) => a[self.home.len()],
                 };
                 self.home.push(h);

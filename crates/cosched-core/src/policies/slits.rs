@@ -36,7 +36,7 @@
 //!   what a perfect predictor would choose); periodic trigger with P-RRS's
 //!   quantum for "without Lazy Reschedule".
 
-use super::slots::Slots;
+use super::slots::{Dealer, Slots};
 use crate::counters::Counters;
 use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::learn::{Fm, FmParams};
@@ -159,7 +159,7 @@ pub struct Slits {
     scores: Vec<f64>,
     profile: Option<PairProfile>,
     home: Vec<Option<CtxId>>,
-    dealt: usize,
+    dealer: Dealer,
     trained: Vec<Observation>,
     held_out: Vec<Observation>,
 }
@@ -188,7 +188,7 @@ impl Slits {
             scores: vec![],
             profile: None,
             home: vec![],
-            dealt: 0,
+            dealer: Dealer::default(),
             trained: vec![],
             held_out: vec![],
         }
@@ -317,25 +317,17 @@ impl Slits {
             .collect()
     }
 
-    /// The context thread `t` is assigned to (dealt at first sight, spread order).
-    fn home_of(&mut self, t: ThreadId) -> CtxId {
-        if let Some(h) = self.home[t.idx()] {
-            return h;
+    /// Give `t` its home context when it first arrives (dealt in spread order, as P-RRS deals).
+    fn assign_home(&mut self, t: ThreadId) {
+        if self.home[t.idx()].is_none() {
+            self.home[t.idx()] = Some(self.dealer.next(&self.slots.as_ref().expect("init").order));
         }
-        let order = &self.slots.as_ref().expect("init").order;
-        let h = order[self.dealt % order.len()];
-        self.dealt += 1;
-        self.home[t.idx()] = Some(h);
-        h
     }
 
     /// Step ①: queue positions of the waiting threads `c` may run.
-    fn candidates(&mut self, c: CtxId) -> Vec<usize> {
-        let queue: Vec<ThreadId> = self.queue.iter().copied().collect();
-        match self.p.scope {
-            Scope::Global => (0..queue.len()).collect(),
-            Scope::PerCore => (0..queue.len()).filter(|&i| self.home_of(queue[i]) == c).collect(),
-        }
+    fn candidates(&self, c: CtxId) -> Vec<usize> {
+        let mine = |t: &ThreadId| self.p.scope == Scope::Global || self.home[t.idx()] == Some(c);
+        self.queue.iter().enumerate().filter(|(_, t)| mine(t)).map(|(i, _)| i).collect()
     }
 
     /// Step ②: for each candidate, the statistic averaged over `running`,
@@ -371,19 +363,21 @@ impl Slits {
             return Some(cands[0]);
         }
         self.fm_picks += 1;
+        if self.p.pairing == Pairing::Random {
+            return Some(cands[self.rng.gen_range(0..cands.len())]);
+        }
         let threads: Vec<usize> = cands.iter().map(|&i| self.queue[i].idx()).collect();
         let mut scores = std::mem::take(&mut self.scores);
         match self.p.pairing {
-            Pairing::Random => return Some(cands[self.rng.gen_range(0..cands.len())]),
             Pairing::Oracle => {
                 let o = view.oracle().expect("checked above");
                 scores.clear();
                 scores.extend(threads.iter().map(|&w| {
-                    let r = o.corun(ThreadId(w as u32), c).unwrap_or_default();
-                    match self.objective {
+                    // No answer ranks last under either objective (NaN is never below the median or the least).
+                    o.corun(ThreadId(w as u32), c).map_or(f64::NAN, |r| match self.objective {
                         SlitsObjective::Contention => r.mpki,
                         SlitsObjective::Fairness => r.ipc,
-                    }
+                    })
                 }));
             }
             _ => self.estimate(&mut scores, &running, &threads, c),
@@ -467,7 +461,10 @@ impl Policy for Slits {
 
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
         match *ev {
-            Event::Arrived { thread, .. } | Event::Runnable { thread } => self.queue.push_back(thread),
+            Event::Arrived { thread, .. } | Event::Runnable { thread } => {
+                self.assign_home(thread);
+                self.queue.push_back(thread);
+            }
             Event::Blocked { thread, ctx, .. } | Event::Exited { thread, ctx } => {
                 self.observe(thread, ctx, view);
                 self.slots.as_mut().expect("init").vacate(ctx, out);

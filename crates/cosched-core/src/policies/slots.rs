@@ -38,6 +38,22 @@ impl Slots {
     }
 }
 
+/// Deals home contexts round-robin over a fill order (P-RRS's and SLITS's
+/// per-core assignment of threads as they arrive, SLITS §5.2-5.3).
+#[derive(Default)]
+pub(crate) struct Dealer {
+    dealt: usize,
+}
+
+impl Dealer {
+    /// The next home in `order`.
+    pub fn next(&mut self, order: &[CtxId]) -> CtxId {
+        let h = order[self.dealt % order.len()];
+        self.dealt += 1;
+        h
+    }
+}
+
 /// Contexts ordered so consecutive entries sit on different cores first.
 pub(crate) fn spread_order(topo: &Topology) -> Vec<CtxId> {
     let mut seen_in_core = vec![0u32; topo.n_cores as usize];
