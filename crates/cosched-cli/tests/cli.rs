@@ -255,12 +255,24 @@ fn paper_slits_and_perf_fair_run_small_and_print_their_tables() {
         assert!(head.contains(" ci95"), "{f}: no interval column in {head}");
     }
     fails_cleanly(&["paper", "slits", "--seeds", "0"], &["--seeds"]);
-    let o = cosched(&["paper", "perf-fair", "--seeds", "1", "--mixes", "2", "--solo-seconds", "4"]);
+    let pf = std::env::temp_dir().join(format!("cosched-pf-{}", std::process::id()));
+    let p = pf.to_str().unwrap();
+    let o = cosched(&["paper", "perf-fair", "--seeds", "2", "--mixes", "2", "--solo-seconds", "4", "--out", p]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    for h in ["Fig. 1", "Fig. 2", "Fig. 3", "Mixes"] {
+    for h in ["Fig. 1", "Fig. 2", "by bandwidth regime", "Ablation: re-estimation", "Fig. 3", "Mixes"] {
         assert!(text.contains(h), "perf-fair: missing {h}");
     }
+    for f in ["fig1-unfairness.csv", "fig2-speedup.csv", "regimes.csv", "ablation-reestimation.csv"] {
+        let csv = std::fs::read_to_string(pf.join(f)).unwrap();
+        assert!(csv.lines().next().unwrap().contains(" ci95"), "{f}: no interval column");
+    }
+    // The two mixes are composed for the ends of the paper's range, 40 and 140 trans/µs.
+    let mixes = std::fs::read_to_string(pf.join("mixes.csv")).unwrap();
+    let bw: Vec<f64> = mixes.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse().unwrap()).collect();
+    assert!((bw[0] - 40.0).abs() < 15.0 && (bw[1] - 140.0).abs() < 15.0, "{bw:?}");
+    fails_cleanly(&["paper", "perf-fair", "--bw-range", "140:40"], &["--bw-range", "LOW:HIGH"]);
+    let _ = std::fs::remove_dir_all(&pf);
 }
 
 #[test]

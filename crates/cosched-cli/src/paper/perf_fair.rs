@@ -29,11 +29,27 @@ pub struct Args {
     /// Number of mixes (the paper: 13).
     #[arg(long, default_value_t = 13)]
     mixes: usize,
+    /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs
+    /// (solo bandwidth of the 24 processes averaged, × contexts; the paper's mixes span about 40:140).
+    #[arg(long, default_value = "40:140")]
+    bw_range: String,
 }
 
+/// The schedulers compared (label, policy); the last is the re-estimation ablation.
 const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
-const MEMORY: [&str; 9] = ["mcf", "milc", "soplex", "gemsfdtd", "lbm", "libquantum", "bwaves", "leslie3d", "omnetpp"];
-const OTHER: [&str; 19] = [
+/// Label of Perf&Fair with its IPC-alone estimate taken once and never renewed (issue #13 ablation).
+const ONCE: &str = "perf-fair (estimate once)";
+/// The SPEC CPU2006 presets mixes are drawn from.
+const BENCHMARKS: [&str; 28] = [
+    "mcf",
+    "milc",
+    "soplex",
+    "gemsfdtd",
+    "lbm",
+    "libquantum",
+    "bwaves",
+    "leslie3d",
+    "omnetpp",
     "gcc",
     "zeusmp",
     "wrf",
@@ -55,17 +71,52 @@ const OTHER: [&str; 19] = [
     "tonto",
 ];
 
-/// Mix k of n: a share of its 24 processes drawn from the memory-bound
-/// benchmarks, growing from 0 to 1/2 over the mixes (seeded RNG), so that the
-/// mixes' bandwidth spans from light to about the bus's sustained maximum, as
-/// the paper's 13 mixes do (its Appendix 2 composition table is not in the text).
-fn compose(k: usize, n: usize) -> Vec<&'static str> {
+/// Parse `--bw-range LOW:HIGH`.
+fn parse_range(s: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("--bw-range: expected LOW:HIGH transactions/µs with 0 < LOW <= HIGH, got {s:?}");
+    let (l, h) = s.split_once(':').ok_or_else(bad)?;
+    let (l, h): (f64, f64) = (l.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if !(l > 0.0 && l <= h && h.is_finite()) {
+        return Err(bad());
+    }
+    Ok((l, h))
+}
+
+/// Mix k of n: 24 processes whose average solo memory bandwidth × contexts
+/// comes as close as the benchmarks allow to `target` transactions/µs.
+/// Start from 24 light processes (solo bandwidth under the paper's 3.5
+/// trans/µs heavy-sharing threshold, drawn with a seeded RNG), then swap
+/// random light ones for random heavier benchmarks while the mix is below
+/// its target, taking the candidate that lands closest. The paper designed
+/// its 13 mixes to span its bandwidth range this way (Appendix 2, not in the
+/// text); the targets are spread evenly over `--bw-range`.
+fn compose(k: usize, target: f64, solo_bw: &[(&'static str, f64)], contexts: usize) -> Vec<&'static str> {
     let mut rng = ChaCha8Rng::seed_from_u64(0xF00D + k as u64);
-    let heavy = ((12 * k) as f64 / (n.max(2) - 1) as f64).round() as usize;
-    let mut v: Vec<&str> = (0..heavy).map(|_| *MEMORY.choose(&mut rng).expect("nonempty")).collect();
-    v.extend((heavy..24).map(|_| *OTHER.choose(&mut rng).expect("nonempty")));
-    v.sort();
-    v
+    let scale = contexts as f64 / 24.0;
+    let light: Vec<usize> = (0..solo_bw.len()).filter(|&i| solo_bw[i].1 < 3.5).collect();
+    let heavier: Vec<usize> = (0..solo_bw.len()).filter(|&i| solo_bw[i].1 >= 3.5).collect();
+    let mut v: Vec<usize> = (0..24).map(|_| *light.choose(&mut rng).expect("light benchmarks")).collect();
+    let bw = |v: &[usize]| v.iter().map(|&i| solo_bw[i].1).sum::<f64>() * scale;
+    while bw(&v) < target {
+        let slots: Vec<usize> = (0..24).filter(|&j| solo_bw[v[j]].1 < 3.5).collect();
+        let Some(&j) = slots.choose(&mut rng) else { break };
+        let gap = target - bw(&v) + solo_bw[v[j]].1 * scale;
+        // A few random candidates; keep the one whose bandwidth best fills the gap.
+        let fit =
+            |a: &usize, b: &usize| (solo_bw[*a].1 * scale - gap).abs().total_cmp(&(solo_bw[*b].1 * scale - gap).abs());
+        let overshoots = |c: usize| solo_bw[c].1 * scale - gap > gap - solo_bw[v[j]].1 * scale;
+        let mut best = (0..4).map(|_| *heavier.choose(&mut rng).expect("heavy benchmarks")).min_by(fit).expect("four");
+        if overshoots(best) {
+            best = heavier.iter().copied().min_by(fit).expect("heavy benchmarks");
+        }
+        if overshoots(best) {
+            break; // the swap would overshoot by more than it gains
+        }
+        v[j] = best;
+    }
+    let mut names: Vec<&str> = v.iter().map(|&i| solo_bw[i].0).collect();
+    names.sort();
+    names
 }
 
 /// Whole-run solo IPC, solo memory bandwidth (transactions/µs) and instructions of a preset on `m`.
@@ -99,14 +150,21 @@ struct Cell {
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let (lo, hi) = parse_range(&a.bw_range)?;
+    a.seeds.check()?;
+    if a.mixes == 0 {
+        return Err("--mixes: must be at least 1".into());
+    }
+    let solo_bw: Vec<(&str, f64)> =
+        BENCHMARKS.iter().map(|&b| solo_profile(&m, b).map(|p| (b, p.1))).collect::<Result<_, _>>()?;
     let mut mixes = vec![];
     for k in 0..a.mixes {
-        let progs = compose(k, a.mixes);
+        let target = lo + (hi - lo) * k as f64 / (a.mixes.max(2) - 1) as f64;
+        let progs = compose(k, target, &solo_bw, m.n_contexts());
         let (w, bw) = build(&m, &format!("mix{k}"), &progs, a.solo_seconds)?;
         mixes.push((progs, w, bw));
     }
     mixes.sort_by(|x, y| x.2.total_cmp(&y.2));
-    a.seeds.check()?;
     let trials = a.seeds.trials();
     let nt = trials.len();
     // Each trial: the machine and the mix as that run finds them (run-to-run
@@ -119,20 +177,23 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let solo = solo_times(&mm, &p, &SimOptions { seed: t.seed, ..SimOptions::default() })?;
         Ok((mm, p, solo))
     })?;
-    let tasks: Vec<(usize, usize)> =
-        (0..mixes.len()).flat_map(|i| (0..SCHEDULERS.len()).map(move |s| (i, s))).collect();
+    let runs = SCHEDULERS.len() + 1; // the five schedulers, then Perf&Fair estimating once
+    let tasks: Vec<(usize, usize)> = (0..mixes.len()).flat_map(|i| (0..runs).map(move |s| (i, s))).collect();
     let cells = over_trials(&tasks, &trials, |&(i, s), t: &Trial| {
         let k = trials.iter().position(|x| x.seed == t.seed).expect("a trial of this study");
         let (mm, plan, solo) = &plans[i][k];
-        let o = PolicyOptions { seed: t.seed, ..Default::default() };
+        let mut o = PolicyOptions { seed: t.seed, ..Default::default() };
+        if s == SCHEDULERS.len() {
+            o.perf_fair.validity = u32::MAX; // never expires: the first estimate stands
+        }
         let sim = SimOptions { seed: t.seed, counter_noise: 0.01, ..SimOptions::default() };
-        let out = run(mm, plan, policies::make(SCHEDULERS[s], &o)?, &sim, None)?;
+        let out = run(mm, plan, policies::make(SCHEDULERS.get(s).copied().unwrap_or("perf-fair"), &o)?, &sim, None)?;
         let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
         let slow: Vec<f64> = finish.iter().zip(solo).map(|(f, s)| f / s).collect();
         let unfairness = slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min);
         Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
     })?;
-    let cell = |i: usize, s: usize, k: usize| &cells[i * SCHEDULERS.len() + s][k];
+    let cell = |i: usize, s: usize, k: usize| &cells[i * runs + s][k];
     println!(
         "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each; {} seeds with run-to-run variation {} and 1% counter noise, mean ±95% interval)\n",
         m.name,
@@ -163,9 +224,13 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         fig1.push(r1);
         fig2.push(r2);
     }
-    let geo = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
-        (0..nt).map(|k| geomean(&(0..mixes.len()).map(|i| f(i, k)).collect::<Vec<_>>())).collect()
+    let all: Vec<usize> = (0..mixes.len()).collect();
+    // Per seed, the geometric mean of f(mix, seed) over `idx`.
+    let geo_of = |idx: &[usize], f: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
+        (0..nt).map(|k| geomean(&idx.iter().map(|&i| f(i, k)).collect::<Vec<_>>())).collect()
     };
+    let geo = |f: &dyn Fn(usize, usize) -> f64| geo_of(&all, f);
+    let pct = |xs: Vec<f64>| xs.iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>();
     let mut g1: Vec<TCell> = vec!["geomean".into(), "".into()];
     g1.extend((0..SCHEDULERS.len()).map(|s| {
         TCell::value(&geo(&|i, k| cell(i, s, k).unfairness).iter().map(|u| (u - 1.0) * 100.0).collect::<Vec<_>>(), 1)
@@ -183,6 +248,57 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     println!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n");
     println!("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n");
     fig2.emit(&a.out, "fig2-speedup.csv")?;
+    // §7's three bandwidth regimes.
+    let mut h3: Vec<String> = vec!["regime trans/µs".into(), "mixes".into()];
+    h3.extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
+    let s3: Vec<&str> = h3.iter().map(String::as_str).collect();
+    let mut regimes = Table::new(&s3);
+    for (name, lo, hi) in [("below 80", 0.0, 80.0), ("80 to 120", 80.0, 120.0), ("above 120", 120.0, f64::MAX)] {
+        let idx: Vec<usize> = (0..mixes.len()).filter(|&i| mixes[i].2 >= lo && mixes[i].2 < hi).collect();
+        let mut r: Vec<TCell> = vec![name.into(), format!("{}", idx.len()).into()];
+        for s in 1..SCHEDULERS.len() {
+            r.push(if idx.is_empty() { "".into() } else { TCell::diff(&pct(geo_of(&idx, &|i, k| spd(i, s, k))), 1) });
+        }
+        regimes.push(r);
+    }
+    println!("## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n");
+    println!("Paper: below 80 trans/µs Perf and Fair \"reach similar speedup\" and Perf&Fair \"improves the speedups achieved by both\"; between 80 and 120 Perf beats Fair and Perf&Fair reaches \"speedups closely resembling Perf\"; above 120 Perf&Fair \"widely improves the results of both Fair and Linux\" but not Perf's.\n");
+    regimes.emit(&a.out, "regimes.csv")?;
+    // Ablation: the IPC-alone estimate renewed every `validity` quanta vs taken once.
+    let once = SCHEDULERS.len();
+    let p_f = SCHEDULERS.iter().position(|&s| s == "perf-fair").expect("perf-fair is compared");
+    let mut abl = Table::new(&["variant", "unfairness %", "speedup over Linux %"]);
+    for (label, s) in [("perf-fair (re-estimates every 40 quanta)", p_f), (ONCE, once)] {
+        abl.push(vec![
+            label.into(),
+            TCell::value(&pct(geo(&|i, k| cell(i, s, k).unfairness)), 1),
+            TCell::diff(&pct(geo(&|i, k| spd(i, s, k))), 1),
+        ]);
+    }
+    abl.push(vec![
+        "estimate once − re-estimate (points)".into(),
+        TCell::diff(
+            &(0..nt)
+                .map(|k| {
+                    let u = |s: usize| geomean(&all.iter().map(|&i| cell(i, s, k).unfairness).collect::<Vec<_>>());
+                    (u(once) - u(p_f)) * 100.0
+                })
+                .collect::<Vec<_>>(),
+            1,
+        ),
+        TCell::diff(
+            &(0..nt)
+                .map(|k| {
+                    let g = |s: usize| geomean(&all.iter().map(|&i| spd(i, s, k)).collect::<Vec<_>>());
+                    (g(once) - g(p_f)) * 100.0
+                })
+                .collect::<Vec<_>>(),
+            1,
+        ),
+    ]);
+    println!("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n");
+    println!("`{ONCE}` runs one estimation quantum per process and never renews it (`--pf-validity 4294967295`: never expires); the paper renews every 8 s (40 quanta, §3 and Appendix 1).\n");
+    abl.emit(&a.out, "ablation-reestimation.csv")?;
     // Fig. 3: remaining processes over time for the mix where the schedulers differ most.
     let spread = |i: usize| {
         let ms: Vec<f64> = (0..SCHEDULERS.len()).map(|s| cell(i, s, 0).makespan).collect();
