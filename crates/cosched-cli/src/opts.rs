@@ -5,7 +5,9 @@ use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
 use cosched_core::learn::FmParams;
-use cosched_core::policies::{EfsParams, Pairing, PerfFairParams, PolicyOptions, Scope, SlitsParams, Trigger};
+use cosched_core::policies::{
+    Admission, EfsParams, Pairing, PerfFairParams, PolicyOptions, Scope, SlitsParams, Trigger,
+};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::{presets, Plan, WorkloadSpec};
@@ -28,6 +30,17 @@ pub enum EfsObjective {
     Energy,
     /// Energy-delay per work.
     EnergyDelay,
+}
+
+/// What EFS's admission reads (issue #13's ablation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EfsAdmission {
+    /// The paper: predicted solo bandwidths into the collision model.
+    Model,
+    /// Oracle: true solo bandwidths into the collision model.
+    OracleSolo,
+    /// Oracle: the true outcome of each co-schedule.
+    Oracle,
 }
 
 /// Machine, workload and engine options.
@@ -73,6 +86,9 @@ pub struct RunOpts {
     /// EFS: memory-bus rate μ in million accesses per second (default: the machine's sustained maximum).
     #[arg(long)]
     pub efs_mu_m: Option<f64>,
+    /// EFS: what admission reads; `oracle-solo` and `oracle` read the simulator's ground truth (ablation).
+    #[arg(long, value_enum, default_value = "model")]
+    pub efs_admission: EfsAdmission,
     /// Perf&Fair family: performance-and-fairness quantum, ms.
     #[arg(long, default_value_t = 200.0)]
     pub pf_quantum_ms: f64,
@@ -220,6 +236,11 @@ impl RunOpts {
                 },
                 power: Some(m.power_table()),
                 mu: self.efs_mu_m.map(|x| x * 1e6),
+                admission: match self.efs_admission {
+                    EfsAdmission::Model => Admission::Model,
+                    EfsAdmission::OracleSolo => Admission::OracleSolo,
+                    EfsAdmission::Oracle => Admission::Oracle,
+                },
             },
             perf_fair: PerfFairParams {
                 quantum: (self.pf_quantum_ms * MILLI as f64).round() as u64,

@@ -200,10 +200,21 @@ fn paper_efs_quick_prints_every_table_and_writes_csvs() {
     let o = cosched(&["paper", "efs", "--quick", "--seeds", "2", "--out", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    for h in ["Fig. 4", "Table 1", "Fig. 8", "Fig. 9", "Fig. 10", "mu = ", "2 seeds", " ±"] {
+    for h in
+        ["Fig. 4", "Fig. 6", "Fig. 7", "Table 1", "Fig. 8", "Fig. 9", "Fig. 10", "Ablation", "mu = ", "2 seeds", " ±"]
+    {
         assert!(text.contains(h), "missing {h}");
     }
-    for f in ["fig4.csv", "table1.csv", "fig8.csv", "fig9.csv", "fig10.csv"] {
+    for f in [
+        "fig4.csv",
+        "fig6.csv",
+        "fig7.csv",
+        "table1.csv",
+        "fig8.csv",
+        "fig9.csv",
+        "fig10.csv",
+        "ablation-admission.csv",
+    ] {
         let csv = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(csv.lines().count() >= 3, "{f}");
         // Every interval column is numeric: a mean and its 95% half-width.

@@ -198,10 +198,19 @@ pub trait Oracle {
     /// Seconds the work the thread has retired so far would have taken alone,
     /// phase by phase (Perf&Fair §7's Oracle: progress from IPC-alone traces).
     fn solo_seconds(&self, thread: ThreadId) -> Option<f64>;
+    /// The thread's IPC alone in its current phase.
+    fn solo_ipc(&self, thread: ThreadId) -> Option<f64>;
+    /// Every thread that would run on `ctx`'s socket, with its rates, if
+    /// `thread` (when given) ran on `ctx` and whatever runs on `ctx` now left:
+    /// the ground-truth outcome of a hypothetical co-schedule (issue #13's EFS
+    /// ablation admits by it instead of the collision model).
+    fn coschedule(&self, ctx: CtxId, thread: Option<ThreadId>) -> Option<Vec<(ThreadId, CoRun)>>;
     /// What `thread` (waiting) would do if it ran on `ctx` beside the threads
     /// running now (whatever runs on `ctx` leaves): the ground truth an
     /// oracle pairing ranks by (issue #13's SLITS ablation, "ground-truth contention").
-    fn corun(&self, thread: ThreadId, ctx: CtxId) -> Option<CoRun>;
+    fn corun(&self, thread: ThreadId, ctx: CtxId) -> Option<CoRun> {
+        self.coschedule(ctx, Some(thread))?.into_iter().find(|r| r.0 == thread).map(|r| r.1)
+    }
 }
 
 /// The machine as a policy sees it.

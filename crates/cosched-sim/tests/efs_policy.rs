@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use cosched_core::efs::starvation::Thresholds;
-use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::policies::{self, Admission, PolicyOptions};
 use cosched_machine::TraceSlice;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 
@@ -18,9 +18,19 @@ fn traced(
     w: &cosched_sim::WorkloadSpec,
     policy: &str,
 ) -> (RunOutput, Vec<TraceSlice>) {
+    admitting(m, w, policy, Admission::Model)
+}
+
+fn admitting(
+    m: &cosched_machine::MachineSpec,
+    w: &cosched_sim::WorkloadSpec,
+    policy: &str,
+    admission: Admission,
+) -> (RunOutput, Vec<TraceSlice>) {
     let p = plan(w, m);
     let mut o = PolicyOptions::default();
     o.efs.power = Some(m.power_table());
+    o.efs.admission = admission;
     let mut slices = vec![];
     let mut sink = |s: TraceSlice| slices.push(s);
     let out = run(m, &p, policies::make(policy, &o).unwrap(), &SimOptions::default(), Some(&mut sink)).unwrap();
@@ -78,4 +88,29 @@ fn no_thread_waits_longer_than_eq24_under_a_stream_of_bandwidth_hungry_threads()
         }
         assert_eq!(last_end, finish);
     }
+}
+
+/// Issue #13's ablation: admission by the oracle's solo bandwidths or by the
+/// true outcome are different code paths from the model's, and the true
+/// outcome agrees with the model where the answer is clear: serialise four
+/// threads that saturate the bus, run every low-bandwidth thread.
+#[test]
+fn oracle_admissions_differ_from_the_model_and_agree_where_the_answer_is_clear() {
+    let m = machine("i5-2500");
+    let (cfs, _) = traced(&m, &instances("povray", 8), "cfs");
+    let (sat_cfs, _) = traced(&m, &synthetic(0.95, 4), "cfs");
+    for adm in [Admission::OracleSolo, Admission::Oracle] {
+        let (low, _) = admitting(&m, &instances("povray", 8), "efs", adm);
+        assert_eq!(low.job_finish, cfs.job_finish, "{adm:?} on povray");
+        let (sat, slices) = admitting(&m, &synthetic(0.95, 4), "efs", adm);
+        let busy: f64 = slices.iter().map(|s| (s.end - s.start) as f64).sum::<f64>() / sat.makespan as f64;
+        assert!(busy < 2.0 && sat.energy.system < 0.8 * sat_cfs.energy.system, "{adm:?}: busy {busy}");
+    }
+    let w = instances("wrf", 4);
+    let (model, _) = admitting(&m, &w, "efs", Admission::Model);
+    let (solo, _) = admitting(&m, &w, "efs", Admission::OracleSolo);
+    let (truth, _) = admitting(&m, &w, "efs", Admission::Oracle);
+    assert_ne!(model.job_finish, solo.job_finish);
+    assert_ne!(model.job_finish, truth.job_finish);
+    assert_ne!(solo.job_finish, truth.job_finish);
 }

@@ -5,7 +5,7 @@ use super::{mix, over_trials, run_one, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
-use cosched_core::policies::PolicyOptions;
+use cosched_core::policies::{Admission, PolicyOptions};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::{presets, Plan, WorkloadSpec};
@@ -62,11 +62,20 @@ fn pct(new: f64, old: f64) -> f64 {
 
 /// `n` instances of the EFS synthetic benchmark (§3.2) at solo bus utilisation `u`.
 pub(crate) fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, String> {
-    let s = format!(
-        "name = \"efs-synthetic-{u}\"\ndescription = \"EFS synthetic at solo bus utilisation {u}\"\n[[job]]\nname = \"syn\"\ninstances = {n}\n\
-         [[job.phase]]\ninstructions = {instructions:e}\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\nrow_locality = 0.9\n"
-    );
-    presets::workload_from_toml("efs-synthetic", &s).map_err(|e| e.to_string())
+    synthetic_jobs(&format!("efs-synthetic-{u}"), &[(u, n, instructions)])
+}
+
+/// Jobs of the EFS synthetic benchmark (§3.2): `(solo bus utilisation, instances, instructions)` each.
+pub(crate) fn synthetic_jobs(name: &str, jobs: &[(f64, u32, f64)]) -> Result<WorkloadSpec, String> {
+    let mut s = format!("name = \"{name}\"\ndescription = \"EFS synthetic benchmark\"\n");
+    for (k, (u, n, instructions)) in jobs.iter().enumerate() {
+        s += &format!(
+            "[[job]]\nname = \"syn{}\"\ninstances = {n}\n\
+             [[job.phase]]\ninstructions = {instructions:e}\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\nrow_locality = 0.9\n",
+            if jobs.len() == 1 { String::new() } else { k.to_string() }
+        );
+    }
+    presets::workload_from_toml(name, &s).map_err(|e| e.to_string())
 }
 
 struct Pair {
@@ -181,6 +190,8 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     println!("## Fig. 4: throughput of {cores} identical threads\n");
     t4.emit(&a.out, "fig4.csv")?;
+    super::efs_figs::fig6(&m, mu, &trials, &a.out)?;
+    super::efs_figs::fig7(&m, mu, &trials, &a.out)?;
 
     // Table 1: four synthetic instances at maximum bus use.
     let w = synthetic(0.97, cores, 2.5e9)?;
@@ -319,6 +330,82 @@ pub fn run(a: Args) -> Result<(), String> {
     println!("## Fig. 10: mixed workloads\n");
     println!("Paper: 23.7% average system energy saving and 0.3% speedup on mixes with high resource requirements, also with more programs than cores.\n");
     t10.emit(&a.out, "fig10.csv")?;
-    println!("(unfairness here: longest / shortest turnaround of the mix's jobs)");
+    println!("(unfairness here: longest / shortest turnaround of the mix's jobs)\n");
+
+    // Ablation: the same EFS (trigger, starvation, seeds) admitting by what it predicts,
+    // by the true solo bandwidths through its model, and by the true outcome.
+    let items: Vec<(String, WorkloadSpec, &Pair)> = {
+        let mut v = vec![];
+        for (i, b) in bench.iter().enumerate() {
+            for (k, p) in fig8[i].iter().enumerate() {
+                v.push((format!("fig8:{k}"), mix(b, &[(b, cores)])?, p));
+            }
+        }
+        for (i, (name, jobs)) in mixes.iter().enumerate() {
+            for (k, p) in fig10[i].iter().enumerate() {
+                v.push((format!("fig10:{k}"), mix(name, jobs)?, p));
+            }
+        }
+        v
+    };
+    let nt = trials.len();
+    let variants = [
+        ("model (the paper's EFS)", Admission::Model),
+        ("oracle solo bandwidths into the model", Admission::OracleSolo),
+        ("oracle outcome", Admission::Oracle),
+    ];
+    let runs: Vec<Vec<(f64, f64)>> = variants
+        .iter()
+        .map(|&(_, adm)| {
+            use rayon::prelude::*;
+            items
+                .par_iter()
+                .enumerate()
+                .map(|(j, (_, w, base))| {
+                    let t = trials[j % nt];
+                    if adm == Admission::Model {
+                        return Ok((sys(base), spd(base)));
+                    }
+                    let mt = t.machine(&m);
+                    let mut o = PolicyOptions::default();
+                    o.efs.mu = Some(mu);
+                    o.efs.admission = adm;
+                    let r = t.run(&mt, &t.plan(w, &mt)?, "efs", &o)?;
+                    Ok((pct(r.energy.system, base.cfs.energy.system), speedup_pct(&base.cfs, &r)))
+                })
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let n8 = bench.len() * nt;
+    let mut ab = Table::new(&[
+        "EFS admission",
+        "Fig. 8 system energy saving %",
+        "Fig. 8 speedup %",
+        "Fig. 10 system energy saving %",
+        "Fig. 10 speedup %",
+    ]);
+    // Per trial, the mean over the benchmarks (or mixes) of one variant's (saving, speedup).
+    let avg = |r: &[(f64, f64)], range: std::ops::Range<usize>, f: fn(&(f64, f64)) -> f64| -> Vec<f64> {
+        (0..nt)
+            .map(|k| {
+                let xs: Vec<f64> = range.clone().filter(|j| j % nt == k).map(|j| f(&r[j])).collect();
+                xs.iter().sum::<f64>() / xs.len() as f64
+            })
+            .collect()
+    };
+    for ((label, _), r) in variants.iter().zip(&runs) {
+        ab.push(vec![
+            (*label).into(),
+            Cell::diff(&avg(r, 0..n8, |x| x.0), 1),
+            Cell::diff(&avg(r, 0..n8, |x| x.1), 1),
+            Cell::diff(&avg(r, n8..items.len(), |x| x.0), 1),
+            Cell::diff(&avg(r, n8..items.len(), |x| x.1), 1),
+        ]);
+    }
+    println!(
+        "## Ablation: what admission reads (same trigger, starvation rule and seeds; against the same CFS runs)\n"
+    );
+    println!("`oracle solo bandwidths` replaces the counter-based predictor (Eqs. 18-20, 9) by each thread's true solo demand and keeps the collision model (Eqs. 10, 16); `oracle outcome` replaces both by the simulator's answer: run the thread if the true co-schedule costs no more energy per unit of work (Eq. 15) than leaving the core idle. Both read ground truth (oracles).\n");
+    ab.emit(&a.out, "ablation-admission.csv")?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! our figures beside the paper's (markdown on stdout, CSVs with `--out`).
 
 pub(crate) mod efs;
+mod efs_figs;
 mod evt;
 mod perf_fair;
 mod rda;

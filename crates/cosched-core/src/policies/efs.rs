@@ -26,7 +26,22 @@ use crate::efs::model::{solo_utilisation, threshold_or_capacity, Newton, Objecti
 use crate::efs::starvation::{period, Thresholds};
 use crate::efs::Predictor;
 use crate::ids::{Nanos, ThreadId, MILLI};
-use crate::policy::{Decision, Event, MachineView, Needs, Policy};
+use crate::policy::{Decision, Event, MachineView, Needs, Oracle, Policy};
+
+/// What EFS's admission test reads (issue #13's ablation; the paper's EFS is
+/// `Model`). The other two read the simulator's ground truth and are oracles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Admission {
+    /// §4: solo bandwidths predicted from counters (Eqs. 18-20, 9), outcome from the collision model (Eqs. 10, 16).
+    #[default]
+    Model,
+    /// Oracle solo bandwidths (the current phase's true demand ÷ μ) into the same collision model:
+    /// what the model costs when its inputs are exact.
+    OracleSolo,
+    /// Oracle outcome: run the candidate only if the true co-schedule with it costs no more
+    /// (Eq. 15: power over the sum of each thread's speed relative to alone) than without it.
+    Oracle,
+}
 
 /// EFS knobs.
 #[derive(Clone, Debug)]
@@ -43,6 +58,8 @@ pub struct EfsParams {
     pub power: Option<Vec<f64>>,
     /// Bus rate μ in accesses (lines) per second; default: the backend's.
     pub mu: Option<f64>,
+    /// What admission reads (the paper: the model).
+    pub admission: Admission,
 }
 
 impl Default for EfsParams {
@@ -54,6 +71,7 @@ impl Default for EfsParams {
             objective: Objective::Energy,
             power: None,
             mu: None,
+            admission: Admission::Model,
         }
     }
 }
@@ -90,6 +108,38 @@ impl EfsGate {
             self.snap.push(None);
             self.protected_until.push(0);
         }
+    }
+
+    /// A thread's solo bus utilisation as admission sees it: Eq. 20's
+    /// prediction (1/#cores before any), or the oracle's under `OracleSolo`.
+    fn solo(&self, t: ThreadId, view: &dyn MachineView) -> f64 {
+        if self.p.admission == Admission::OracleSolo {
+            if let Some(bw) = view.oracle().and_then(|o| o.solo_mem_bandwidth(t)) {
+                // A demand at or above μ saturates the bus alone (as Eq. 9's estimates never exceed 1).
+                return (bw / self.mu).min(0.999);
+            }
+        }
+        self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value)
+    }
+
+    /// Eq. 15 on the true outcome: the first waiting thread (vruntime order)
+    /// whose co-schedule costs no more than leaving context `c` idle.
+    fn choose_by_truth(&self, c: usize, core: &CfsCore, o: &dyn Oracle, n: usize) -> Pick {
+        let ctx = crate::ids::CtxId(c as u32);
+        // Throughput of Eq. 12 measured: each thread's speed relative to alone.
+        let speed = |runs: &[(ThreadId, crate::policy::CoRun)]| -> f64 {
+            runs.iter().filter_map(|(t, r)| o.solo_ipc(*t).map(|a| r.ipc / a)).sum()
+        };
+        let now = o.coschedule(ctx, None).map_or(0.0, |r| speed(&r));
+        let cost_now = if now > 0.0 { self.p.objective.cost(self.power(n), now) } else { f64::INFINITY };
+        for &(_, t) in &core.rqs[c].tree {
+            let t = ThreadId(t);
+            let with = o.coschedule(ctx, Some(t)).map_or(0.0, |r| speed(&r));
+            if with > 0.0 && self.p.objective.cost(self.power(n + 1), with) <= cost_now {
+                return Pick::Thread(t, None);
+            }
+        }
+        Pick::Idle
     }
 
     /// The longest-starved thread, if it waits on context `c`.
@@ -130,22 +180,19 @@ impl Gate for EfsGate {
                 return Pick::Thread(t, Some(slice));
             }
         }
-        let running: Vec<f64> = core
-            .rqs
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != c)
-            .filter_map(|(_, rq)| rq.curr)
-            .map(|t| self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value).clamp(1e-4, 0.999))
-            .collect();
-        let n = running.len();
+        let others: Vec<ThreadId> =
+            core.rqs.iter().enumerate().filter(|&(i, _)| i != c).filter_map(|(_, rq)| rq.curr).collect();
+        let n = others.len();
+        if let (Admission::Oracle, Some(o)) = (self.p.admission, view.oracle()) {
+            return self.choose_by_truth(c, core, o, n);
+        }
+        let running: Vec<f64> = others.iter().map(|&t| self.solo(t, view).clamp(1e-4, 0.999)).collect();
         // A failed solve falls back to the capacity rule, never to admitting everyone.
         let (threshold, _) =
             threshold_or_capacity(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton);
         for &(_, t) in &core.rqs[c].tree {
             let t = ThreadId(t);
-            let b = self.pred.get(t.idx()).map_or(1.0 / self.cores as f64, |p| p.value);
-            if b <= threshold {
+            if self.solo(t, view) <= threshold {
                 return Pick::Thread(t, None);
             }
         }
@@ -216,11 +263,17 @@ impl Policy for Efs {
     }
 
     fn needs(&self) -> Needs {
-        Needs { counters: true, ..Needs::default() }
+        Needs { counters: true, oracle: self.gate.p.admission != Admission::Model, ..Needs::default() }
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
         self.core.init(view);
+        if self.gate.p.admission != Admission::Model && view.oracle().is_none() {
+            return Err(
+                "efs: --efs-admission oracle/oracle-solo reads the simulator's ground truth; this backend has none"
+                    .into(),
+            );
+        }
         let g = &mut self.gate;
         g.cores = view.topology().n_contexts();
         g.mu = g.p.mu.or(view.bus_lines_per_s()).ok_or("efs needs the memory-bus rate mu (accesses per second)")?;

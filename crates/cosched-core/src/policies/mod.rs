@@ -17,7 +17,7 @@ mod static_assign;
 mod wss;
 
 pub use cfs::{Cfs, CfsParams};
-pub use efs::{Efs, EfsParams};
+pub use efs::{Admission, Efs, EfsParams};
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};

@@ -26,6 +26,12 @@ impl Oracle for Script {
     fn solo_seconds(&self, _t: ThreadId) -> Option<f64> {
         None
     }
+    fn solo_ipc(&self, _t: ThreadId) -> Option<f64> {
+        None
+    }
+    fn coschedule(&self, _c: CtxId, _t: Option<ThreadId>) -> Option<Vec<(ThreadId, CoRun)>> {
+        None // a script knows one thread's contention, not a whole co-schedule
+    }
     fn corun(&self, t: ThreadId, _c: CtxId) -> Option<CoRun> {
         let mpki = *self.truth.as_ref()?.get(t.idx())?;
         Some(CoRun { ipc: 1.0 / (1.0 + mpki), mpki })
@@ -352,6 +358,21 @@ mod slits_tests {
         let s = Script::bare(Topology::regular(1, 1, 2, 1, 1), 4);
         let e = p.init(&s).unwrap_err();
         assert!(e.contains("oracle"), "{e}");
+    }
+
+    #[test]
+    fn efs_oracle_admission_refuses_a_backend_without_ground_truth() {
+        use crate::policies::{Admission, Efs, EfsParams};
+        for admission in [Admission::OracleSolo, Admission::Oracle] {
+            let mut p =
+                Efs::new(EfsParams { admission, power: Some(vec![10.0, 5.0]), mu: Some(1e8), ..Default::default() });
+            assert!(p.needs().oracle);
+            let e = p.init(&Script::bare(Topology::regular(1, 1, 2, 1, 1), 4)).unwrap_err();
+            assert!(e.contains("ground truth"), "{e}");
+        }
+        let mut p = Efs::new(EfsParams { power: Some(vec![10.0, 5.0]), mu: Some(1e8), ..Default::default() });
+        assert!(!p.needs().oracle);
+        p.init(&Script::bare(Topology::regular(1, 1, 2, 1, 1), 4)).unwrap();
     }
 
     /// An FM whose estimate for waiting thread w is `w0 + bias[w]` (no interactions).

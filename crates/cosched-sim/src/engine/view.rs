@@ -82,10 +82,15 @@ impl Oracle for Engine<'_, '_> {
         let ipc_alone = self.plan.models[th.model as usize].ipc_alone;
         Some(th.solo_s + (self.peek(thread.0).instructions - th.counters.instructions) / (ipc_alone * self.f_hz))
     }
-    fn corun(&self, thread: ThreadId, ctx: CtxId) -> Option<CoRun> {
-        let t = thread.0;
+    fn solo_ipc(&self, thread: ThreadId) -> Option<f64> {
         let th = self.threads.get(thread.idx())?;
+        Some(self.plan.models[th.model as usize].ipc_alone)
+    }
+    fn coschedule(&self, ctx: CtxId, thread: Option<ThreadId>) -> Option<Vec<(ThreadId, CoRun)>> {
         let info = *self.topo.contexts.get(ctx.idx())?;
+        if let Some(t) = thread {
+            self.threads.get(t.idx())?;
+        }
         let s = info.socket as usize;
         let runner = |t: u32, c: u32, occupancy_mb: f64| {
             let i = self.topo.contexts[c as usize];
@@ -104,20 +109,24 @@ impl Oracle for Engine<'_, '_> {
         };
         // Everyone running on the socket now, except whoever holds `ctx` (and
         // `thread` itself if it runs elsewhere), their exchange shares as they are.
-        let mut runners: Vec<Runner> = self.socket_runners[s]
-            .iter()
-            .filter(|&&j| j != t)
-            .filter_map(|&j| match self.threads[j as usize].status {
-                ThreadStatus::Running(c) if c != ctx.0 => Some(runner(j, c, self.threads[j as usize].occupancy_mb)),
-                _ => None,
-            })
-            .collect();
-        runners.push(runner(t, ctx.0, th.occupancy_mb));
+        let mut ids = vec![];
+        let mut runners: Vec<Runner> = vec![];
+        for &j in &self.socket_runners[s] {
+            if let ThreadStatus::Running(c) = self.threads[j as usize].status {
+                if c != ctx.0 && Some(ThreadId(j)) != thread {
+                    ids.push(ThreadId(j));
+                    runners.push(runner(j, c, self.threads[j as usize].occupancy_mb));
+                }
+            }
+        }
+        if let Some(t) = thread {
+            ids.push(t);
+            runners.push(runner(t.0, ctx.0, self.threads[t.idx()].occupancy_mb));
+        }
         let mut solver = self.what_if.borrow_mut();
         let solver = solver.get_or_insert_with(|| Solver::new(self.machine));
         let mut rates = vec![];
         solver.solve(&self.plan.models, &runners, &mut rates);
-        let r = rates.last()?;
-        Some(CoRun { ipc: r.ipc, mpki: r.mpki })
+        Some(ids.into_iter().zip(rates).map(|(t, r)| (t, CoRun { ipc: r.ipc, mpki: r.mpki })).collect())
     }
 }
