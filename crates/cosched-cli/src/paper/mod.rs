@@ -6,6 +6,7 @@ mod efs_figs;
 mod evt;
 mod perf_fair;
 mod rda;
+mod rda_growth;
 mod slits;
 pub(crate) mod table;
 

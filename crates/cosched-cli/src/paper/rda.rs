@@ -130,7 +130,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     }
     summary.emit(&a.out, "summary.csv")?;
     declarations(&a, &m, &trials, &|w, k| at(w, 0, k))?;
-    fig11(&a, &m, &trials)
+    fig11(&a, &m, &trials)?;
+    super::rda_growth::fig12(&a.out)?;
+    super::rda_growth::fig13(&m, &trials, &a.out)
 }
 
 /// Issue #13's sensitivity ablation: Strict and Compromise with every
