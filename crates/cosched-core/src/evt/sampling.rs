@@ -46,4 +46,23 @@ mod tests {
         assert_eq!(falling_factorial(5, 2), "20");
         assert_eq!(falling_factorial(20, 20), "2432902008176640000");
     }
+
+    /// Fig. 8's closed form against drawing samples: the share of 20,000
+    /// samples of n uniform ranks holding one in the top p% matches P(A).
+    #[test]
+    fn prob_in_top_matches_simulated_draws() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        for (p, n) in [(1.0, 50u64), (5.0, 20), (10.0, 5)] {
+            let trials = 20_000;
+            let hits = (0..trials).filter(|_| (0..n).any(|_| rng.gen::<f64>() < p / 100.0)).count();
+            let share = hits as f64 / trials as f64;
+            let want = prob_in_top(p, n);
+            // 4 standard errors of a binomial share.
+            assert!(
+                (share - want).abs() < 4.0 * (want * (1.0 - want) / trials as f64).sqrt(),
+                "{p}% n={n}: {share} vs {want}"
+            );
+        }
+    }
 }
