@@ -78,6 +78,16 @@ W = {
         4,
         1.0e7,
     ),
+    # The shared reading (issue #13): the 4 threads of a process render one scene, so Table 2's
+    # working set is the process's, shared: each thread declares and touches a quarter of it.
+    "rda-raytrace-shared": (
+        "SPLASH-2 raytrace, 48 processes x 4 threads, Table 2's working set per process (shared reading)",
+        48,
+        4,
+        [("p1", 5.1, "high"), ("p2", 5.2, "high")],
+        4,
+        1.0e7,
+    ),
     "rda-volrend": (
         "SPLASH-2 volrend, 48 processes x 4 threads",
         48,
@@ -109,7 +119,10 @@ iterations = {iters}
 barrier = {"true" if threads > 1 else "false"}
 jitter = 0.05
 '''
-        for kernel, wss, reuse in periods:
+        # Per-thread share of each period's working set: all of it, or a quarter in the shared reading.
+        share = threads if name.endswith("-shared") else 1
+        for kernel, table_wss, reuse in periods:
+            wss = round(table_wss / share, 6)
             ipc, apki, mpki, alpha, fit = REUSE[reuse]
             text += f'''
 [[job.phase]]
