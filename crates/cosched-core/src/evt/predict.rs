@@ -233,6 +233,15 @@ mod tests {
         let kept: BTreeSet<usize> = measured[60..].iter().map(|m| m.0 - 60).collect();
         let worst_kept = kept.iter().map(|&i| rest[i]).fold(f64::MAX, f64::min);
         assert!(worst_kept >= 7.0 - 1e-9, "{worst_kept}");
+        // The same run against a truth that panics for every assignment it was
+        // not allowed to measure: the predictor itself never reads the truth.
+        let allowed: BTreeSet<usize> = measured.iter().map(|m| m.0).collect();
+        let again = sp_pot_sample(&topo, &labels, &all, 60, 0.75, |i| {
+            assert!(allowed.contains(&i), "the ground truth of pruned assignment {i} was read");
+            truth(&topo, &all[i])
+        })
+        .unwrap();
+        assert_eq!(again.0, measured);
     }
 
     #[test]
