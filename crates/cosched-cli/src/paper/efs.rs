@@ -334,20 +334,16 @@ pub fn run(a: Args) -> Result<(), String> {
 
     // Ablation: the same EFS (trigger, starvation, seeds) admitting by what it predicts,
     // by the true solo bandwidths through its model, and by the true outcome.
-    let items: Vec<(String, WorkloadSpec, &Pair)> = {
-        let mut v = vec![];
-        for (i, b) in bench.iter().enumerate() {
-            for (k, p) in fig8[i].iter().enumerate() {
-                v.push((format!("fig8:{k}"), mix(b, &[(b, cores)])?, p));
-            }
-        }
-        for (i, (name, jobs)) in mixes.iter().enumerate() {
-            for (k, p) in fig10[i].iter().enumerate() {
-                v.push((format!("fig10:{k}"), mix(name, jobs)?, p));
-            }
-        }
-        v
-    };
+    // One item per (workload, trial), Fig. 8's benchmarks first, then Fig. 10's mixes.
+    let mut items: Vec<(WorkloadSpec, &Pair)> = vec![];
+    for (i, b) in bench.iter().enumerate() {
+        let w = mix(b, &[(b, cores)])?;
+        items.extend(fig8[i].iter().map(|p| (w.clone(), p)));
+    }
+    for (i, (name, jobs)) in mixes.iter().enumerate() {
+        let w = mix(name, jobs)?;
+        items.extend(fig10[i].iter().map(|p| (w.clone(), p)));
+    }
     let nt = trials.len();
     let variants = [
         ("model (the paper's EFS)", Admission::Model),
@@ -361,7 +357,7 @@ pub fn run(a: Args) -> Result<(), String> {
             items
                 .par_iter()
                 .enumerate()
-                .map(|(j, (_, w, base))| {
+                .map(|(j, (w, base))| {
                     let t = trials[j % nt];
                     if adm == Admission::Model {
                         return Ok((sys(base), spd(base)));

@@ -6,7 +6,7 @@ use super::efs::{secs, synthetic_jobs};
 use super::table::{Cell, Table};
 use super::{over_trials, write_csv, Trial};
 use cosched_core::counters::Counters;
-use cosched_core::efs::{bus_utilisation, solo_utilisation, thread_utilisation};
+use cosched_core::efs::interval_estimate;
 use cosched_core::ids::{CtxId, Nanos, ThreadId, MILLI};
 use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
@@ -16,8 +16,9 @@ use cosched_sim::engine::{run, SimOptions};
 use std::sync::{Arc, Mutex};
 
 /// Thread i on context i for the whole run; every `window` the scheduler's
-/// own estimates of thread 0's solo utilisation from the window's counter
-/// deltas (Eqs. 18, 19, then Eq. 9; and the additive model's, u_0 itself).
+/// own estimate of thread 0's solo utilisation from the window's counter
+/// deltas (`efs::interval_estimate`, as EFS computes it; and the additive
+/// model's, u_0 itself).
 /// Windows are kept while every thread runs.
 struct SoloProbe {
     mu: f64,
@@ -48,12 +49,8 @@ impl Policy for SoloProbe {
                 if let Some((at, th0, so0)) = self.last {
                     if self.alive == view.n_threads_total() {
                         let dt = (now - at) as f64 * 1e-9;
-                        let (dth, dso) = (th.since(&th0), so.since(&so0));
-                        let acc = dso.mem_reads + dso.mem_writes;
-                        let total = bus_utilisation(acc, self.mu, dt).min(0.999);
-                        let u = thread_utilisation(dth.mem_reads, dso.mem_writes, acc, self.mu, dt).min(total);
-                        let b = if u > 0.0 { solo_utilisation(u, total) } else { 0.0 };
-                        self.out.lock().expect("probe log").push((b, u));
+                        let est = interval_estimate(&th.since(&th0), &so.since(&so0), self.mu, dt);
+                        self.out.lock().expect("probe log").push(est);
                     }
                 }
                 self.last = Some((now, th, so));

@@ -156,6 +156,18 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         // thread classes, topology: what a user has) and with `SimplePredictor` (oracle input).
         let labels: Vec<u32> = plan.threads.iter().map(|t| t.class).collect();
         let budget = a.samples / 20;
+        // One SP-POT row: predictor, pruning, assignments measured, rank correlations, UPB changes.
+        let sp_row = |predictor: &str, prune: f64, measured: usize, rhos: &[f64], diffs: &[f64]| -> Vec<Cell> {
+            vec![
+                app.into(),
+                predictor.into(),
+                format!("{:.0}%", prune * 100.0).into(),
+                measured.to_string().into(),
+                if rhos.is_empty() { "—".into() } else { Cell::value(rhos, 3) },
+                rate(diffs.len(), samples.len()).into(),
+                if diffs.is_empty() { "—".into() } else { Cell::diff(diffs, 3) },
+            ]
+        };
         for prune in [0.5, 0.75, 0.9, 0.95] {
             let (mut diffs, mut rhos, mut measured) = (vec![], vec![], 0);
             for s in &samples {
@@ -170,15 +182,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
                     diffs.push((r.upb / base.upb - 1.0) * 100.0);
                 }
             }
-            t_sp.push(vec![
-                app.into(),
-                "placement (measured budget)".into(),
-                format!("{:.0}%", prune * 100.0).into(),
-                measured.to_string().into(),
-                if rhos.is_empty() { "—".into() } else { Cell::value(&rhos, 3) },
-                rate(diffs.len(), samples.len()).into(),
-                if diffs.is_empty() { "—".into() } else { Cell::diff(&diffs, 3) },
-            ]);
+            t_sp.push(sp_row("placement (measured budget)", prune, measured, &rhos, &diffs));
         }
         for prune in [0.5, 0.75, 0.9, 0.95] {
             let keep = ((1.0 - prune) * a.samples as f64).ceil() as usize;
@@ -198,15 +202,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
                     Some((r.upb / base.upb - 1.0) * 100.0)
                 })
                 .collect();
-            t_sp.push(vec![
-                app.into(),
-                "SimplePredictor (oracle input)".into(),
-                format!("{:.0}%", prune * 100.0).into(),
-                keep.to_string().into(),
-                if rhos.is_empty() { "—".into() } else { Cell::value(&rhos, 3) },
-                rate(diffs.len(), samples.len()).into(),
-                if diffs.is_empty() { "—".into() } else { Cell::diff(&diffs, 3) },
-            ]);
+            t_sp.push(sp_row("SimplePredictor (oracle input)", prune, keep, &rhos, &diffs));
         }
         // Random sampling: best of n draws from each seed's population against that seed's UPB.
         let mut rng = ChaCha8Rng::seed_from_u64(9);

@@ -3,7 +3,7 @@
 use super::table::{Cell as TCell, Table};
 use super::{markdown, over_trials, write_csv, SeedArgs, Trial};
 use clap::Args as ClapArgs;
-use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::policies::{self, PerfFairParams, PolicyOptions};
 use cosched_core::stats::geomean;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
@@ -35,7 +35,7 @@ pub struct Args {
     bw_range: String,
 }
 
-/// The schedulers compared (label, policy); the last is the re-estimation ablation.
+/// The schedulers compared (each run also once more as Perf&Fair estimating once, `ONCE`).
 const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
 /// Label of Perf&Fair with its IPC-alone estimate taken once and never renewed (issue #13 ablation).
 const ONCE: &str = "perf-fair (estimate once)";
@@ -93,12 +93,13 @@ fn parse_range(s: &str) -> Result<(f64, f64), String> {
 fn compose(k: usize, target: f64, solo_bw: &[(&'static str, f64)], contexts: usize) -> Vec<&'static str> {
     let mut rng = ChaCha8Rng::seed_from_u64(0xF00D + k as u64);
     let scale = contexts as f64 / 24.0;
-    let light: Vec<usize> = (0..solo_bw.len()).filter(|&i| solo_bw[i].1 < 3.5).collect();
-    let heavier: Vec<usize> = (0..solo_bw.len()).filter(|&i| solo_bw[i].1 >= 3.5).collect();
+    let heavy = PerfFairParams::default().mm_threshold; // 3.5 trans/µs
+    let light: Vec<usize> = (0..solo_bw.len()).filter(|&i| solo_bw[i].1 < heavy).collect();
+    let heavier: Vec<usize> = (0..solo_bw.len()).filter(|&i| solo_bw[i].1 >= heavy).collect();
     let mut v: Vec<usize> = (0..24).map(|_| *light.choose(&mut rng).expect("light benchmarks")).collect();
     let bw = |v: &[usize]| v.iter().map(|&i| solo_bw[i].1).sum::<f64>() * scale;
     while bw(&v) < target {
-        let slots: Vec<usize> = (0..24).filter(|&j| solo_bw[v[j]].1 < 3.5).collect();
+        let slots: Vec<usize> = (0..24).filter(|&j| solo_bw[v[j]].1 < heavy).collect();
         let Some(&j) = slots.choose(&mut rng) else { break };
         let gap = target - bw(&v) + solo_bw[v[j]].1 * scale;
         // A few random candidates; keep the one whose bandwidth best fills the gap.
@@ -268,33 +269,16 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let once = SCHEDULERS.len();
     let p_f = SCHEDULERS.iter().position(|&s| s == "perf-fair").expect("perf-fair is compared");
     let mut abl = Table::new(&["variant", "unfairness %", "speedup over Linux %"]);
+    let unf_of = |s: usize| pct(geo(&|i, k| cell(i, s, k).unfairness));
+    let spd_of = |s: usize| pct(geo(&|i, k| spd(i, s, k)));
     for (label, s) in [("perf-fair (re-estimates every 40 quanta)", p_f), (ONCE, once)] {
-        abl.push(vec![
-            label.into(),
-            TCell::value(&pct(geo(&|i, k| cell(i, s, k).unfairness)), 1),
-            TCell::diff(&pct(geo(&|i, k| spd(i, s, k))), 1),
-        ]);
+        abl.push(vec![label.into(), TCell::value(&unf_of(s), 1), TCell::diff(&spd_of(s), 1)]);
     }
+    let minus = |a: Vec<f64>, b: Vec<f64>| a.iter().zip(&b).map(|(x, y)| x - y).collect::<Vec<_>>();
     abl.push(vec![
         "estimate once − re-estimate (points)".into(),
-        TCell::diff(
-            &(0..nt)
-                .map(|k| {
-                    let u = |s: usize| geomean(&all.iter().map(|&i| cell(i, s, k).unfairness).collect::<Vec<_>>());
-                    (u(once) - u(p_f)) * 100.0
-                })
-                .collect::<Vec<_>>(),
-            1,
-        ),
-        TCell::diff(
-            &(0..nt)
-                .map(|k| {
-                    let g = |s: usize| geomean(&all.iter().map(|&i| spd(i, s, k)).collect::<Vec<_>>());
-                    (g(once) - g(p_f)) * 100.0
-                })
-                .collect::<Vec<_>>(),
-            1,
-        ),
+        TCell::diff(&minus(unf_of(once), unf_of(p_f)), 1),
+        TCell::diff(&minus(spd_of(once), spd_of(p_f)), 1),
     ]);
     println!("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n");
     println!("`{ONCE}` runs one estimation quantum per process and never renews it (`--pf-validity 4294967295`: never expires); the paper renews every 8 s (40 quanta, §3 and Appendix 1).\n");

@@ -149,15 +149,11 @@ fn top_two(traces: [Vec<u64>; 2]) -> Result<(f64, f64), String> {
 
 /// Fig. 12: profiled working sets, the log fit on the first three inputs, its prediction of the fourth.
 pub fn fig12(out: &Option<String>) -> Result<(), String> {
-    let cases: Vec<(&str, u64, usize)> = WATER
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| ("water", n, k))
-        .chain(OCEAN.iter().enumerate().map(|(k, &n)| ("ocean", n, k)))
-        .collect();
+    let cases: Vec<(&str, u64)> =
+        WATER.iter().map(|&n| ("water", n)).chain(OCEAN.iter().map(|&n| ("ocean", n))).collect();
     let wss: Vec<(f64, f64)> = cases
         .par_iter()
-        .map(|&(app, n, _)| top_two(if app == "water" { water(n) } else { ocean(n) }))
+        .map(|&(app, n)| top_two(if app == "water" { water(n) } else { ocean(n) }))
         .collect::<Result<_, _>>()?;
     let mut tab = Table::new(&[
         "period",

@@ -1,6 +1,9 @@
 //! Estimating bus use from counters (EFS §3.2, Eqs. 18-19) and predicting a
 //! thread's solo bandwidth for its next scheduling interval (§4.1, Eq. 20).
 
+use super::model::solo_utilisation;
+use crate::counters::Counters;
+
 /// Eq. 18: bus utilisation of the chip over `dt` seconds, from its memory
 /// accesses (`accesses_p`), with bus rate `mu` accesses per second.
 pub fn bus_utilisation(accesses_p: f64, mu: f64, dt: f64) -> f64 {
@@ -14,6 +17,19 @@ pub fn thread_utilisation(reads_i: f64, writes_p: f64, accesses_p: f64, mu: f64,
     let reads_p = accesses_p - writes_p;
     let share = if reads_p > 0.0 { reads_i / reads_p } else { 0.0 };
     (reads_i + writes_p * share) / (mu * dt)
+}
+
+/// One interval's estimates for a thread, from the counter deltas of the
+/// thread and of its chip over `dt` seconds: its solo utilisation by Eq. 9
+/// (from Eqs. 18-19 measured under interference) and its measured
+/// utilisation u (what an additive model would take as its solo one).
+/// `(b, u)`; b is 1e-4 when the thread made no memory access.
+pub fn interval_estimate(thread: &Counters, chip: &Counters, mu: f64, dt: f64) -> (f64, f64) {
+    let accesses = chip.mem_reads + chip.mem_writes;
+    let total = bus_utilisation(accesses, mu, dt).min(0.999);
+    let u = thread_utilisation(thread.mem_reads, chip.mem_writes, accesses, mu, dt).min(total);
+    let b = if u > 0.0 { solo_utilisation(u, total).clamp(1e-4, 0.999) } else { 1e-4 };
+    (b, u)
 }
 
 /// Eq. 20: the exponentially windowed predictor of a thread's solo bandwidth.

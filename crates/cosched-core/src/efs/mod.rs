@@ -8,6 +8,6 @@ pub mod estimate;
 pub mod model;
 pub mod starvation;
 
-pub use estimate::{bus_utilisation, thread_utilisation, Predictor};
+pub use estimate::{bus_utilisation, interval_estimate, thread_utilisation, Predictor};
 pub use model::{admission_threshold, solo_utilisation, solve_interaction, Interaction, Newton, Objective, SolveError};
 pub use starvation::Thresholds;

@@ -22,7 +22,7 @@
 
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
 use crate::counters::Counters;
-use crate::efs::model::{solo_utilisation, threshold_or_capacity, Newton, Objective};
+use crate::efs::model::{threshold_or_capacity, Newton, Objective};
 use crate::efs::starvation::{period, Thresholds};
 use crate::efs::Predictor;
 use crate::ids::{Nanos, ThreadId, MILLI};
@@ -217,11 +217,7 @@ impl Gate for EfsGate {
         if dt <= 0.0 {
             return;
         }
-        let (dth, dso) = (th.since(&s.thread), so.since(&s.socket));
-        let accesses = dso.mem_reads + dso.mem_writes;
-        let total = crate::efs::bus_utilisation(accesses, self.mu, dt).min(0.999);
-        let u = crate::efs::thread_utilisation(dth.mem_reads, dso.mem_writes, accesses, self.mu, dt).min(total);
-        let b = if u > 0.0 { solo_utilisation(u, total).clamp(1e-4, 0.999) } else { 1e-4 };
+        let (b, _) = crate::efs::interval_estimate(&th.since(&s.thread), &so.since(&s.socket), self.mu, dt);
         self.pred[t.idx()].update(b, dt);
     }
 }
