@@ -2,16 +2,18 @@
 //! machine and workload over several seeds; speedup against a baseline
 //! measured in the same run (per seed), mean and 95% t-interval.
 
+use crate::error::RunError;
 use crate::opts::{Format, RunOpts};
 use crate::output::{csv, opt, table};
+use crate::sweep::{config, run_batch, Point};
 use clap::Args as ClapArgs;
 use cosched_core::policies;
 use cosched_core::stats::{mean_ci, MeanCi};
-use cosched_sim::experiment::{simulate, solo_times, Report, RunConfig};
+use cosched_sim::experiment::Report;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 
+/// `cosched compare`'s arguments.
 #[derive(ClapArgs)]
 #[command(
     after_long_help = "Columns: speedup = baseline makespan / policy makespan; makespan_s = last job's finish, s; \
@@ -41,8 +43,9 @@ pub struct Args {
     format: Format,
 }
 
+/// One policy's figures over the seeds: mean and 95% interval.
 #[derive(Serialize)]
-struct Row {
+pub struct Row {
     policy: String,
     oracle: bool,
     speedup: MeanCi,
@@ -61,8 +64,9 @@ struct Row {
     decision_p99_us: Option<MeanCi>,
 }
 
+/// A comparison: per-policy summaries and every run's report.
 #[derive(Serialize)]
-struct Comparison {
+pub struct Comparison {
     machine: String,
     workload: String,
     threads: Option<u32>,
@@ -72,59 +76,62 @@ struct Comparison {
     runs: Vec<Report>,
 }
 
-fn default_policies() -> Vec<String> {
+/// Every non-oracle policy that needs no extra input (`cosched compare`'s default).
+pub fn default_policies() -> Vec<String> {
     policies::registry().iter().filter(|p| !p.oracle && p.name != "static").map(|p| p.name.to_string()).collect()
 }
 
+/// `cosched compare`: print the comparison.
 pub fn run(a: Args) -> Result<(), String> {
-    if a.seeds == 0 {
-        return Err("--seeds: must be at least 1".into());
-    }
-    let m = a.run.machine()?;
-    let w = a.run.workload()?;
-    let mut names = a.policies.clone().unwrap_or_else(default_policies);
-    for n in &names {
-        policies::make(n, &a.run.policy_opts(&m, a.seed)?)?;
-    }
-    policies::make(&a.baseline, &a.run.policy_opts(&m, a.seed)?).map_err(|e| format!("--baseline: {e}"))?;
-    if !names.contains(&a.baseline) {
-        names.insert(0, a.baseline.clone());
-    }
-    a.run.check_assignment_used(&names)?;
-    let seeds: Vec<u64> = (a.seed..a.seed + a.seeds).collect();
-    let bar = ProgressBar::new((seeds.len() * (names.len() + 1)) as u64);
+    a.run.machine()?; // a machine file's notes
+    let names = a.policies.clone().unwrap_or_else(default_policies);
+    let bar = ProgressBar::new(0);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}").expect("template"));
-    bar.set_message(format!("{} on {}", w.name, m.name));
-    // Plans and solo references, one per seed.
-    let prepared: Vec<_> = seeds
-        .par_iter()
-        .map(|&s| {
-            let (ms, plan) = a.run.plan(&m, &w, s)?;
-            let solo = solo_times(&ms, &plan, &a.run.sim_opts(s)?).map_err(|e| format!("{}: {e}", a.run.workload))?;
-            bar.inc(1);
-            Ok((ms, plan, solo))
-        })
-        .collect::<Result<_, String>>()?;
-    let tasks: Vec<(usize, usize)> = (0..seeds.len()).flat_map(|s| (0..names.len()).map(move |p| (s, p))).collect();
-    let reports: Vec<Report> = tasks
-        .par_iter()
-        .map(|&(si, pi)| {
-            let s = seeds[si];
-            let cfg = RunConfig {
-                policy: names[pi].clone(),
-                policy_opts: a.run.policy_opts(&m, s)?,
-                sim: a.run.sim_opts(s)?,
-                threads: a.run.threads,
-            };
-            let (ms, plan, solo) = &prepared[si];
-            let r = simulate(ms, plan, &cfg, solo, None).map_err(|e| format!("{}: {e}", a.run.workload));
-            bar.inc(1);
-            r
-        })
-        .collect::<Result<_, String>>()?;
+    bar.set_message(format!("{} on {}", a.run.workload, a.run.machine));
+    let cmp = comparison(&a.run, &names, &a.baseline, a.seed, a.seeds, &|n| bar.inc_length(n as u64), &|| bar.inc(1))?;
     bar.finish_and_clear();
+    print(&cmp, a.format)
+}
+
+/// Every policy of `names` (and `baseline`, first when absent) on `run`'s
+/// machine and workload over `seeds` seeds from `first_seed`: the JSON
+/// `cosched compare --format json` prints and Python's `cosched.compare`
+/// reads. `total` is told how many steps there will be, `tick` each one.
+pub fn comparison(
+    run: &RunOpts,
+    names: &[String],
+    baseline: &str,
+    first_seed: u64,
+    seeds: u64,
+    total: &dyn Fn(usize),
+    tick: &(dyn Fn() + Sync),
+) -> Result<Comparison, RunError> {
+    if seeds == 0 {
+        return Err(RunError::Option("--seeds: must be at least 1".into()));
+    }
+    let m = run.machine_spec()?;
+    run.workload_spec()?;
+    let mut names = names.to_vec();
+    for n in &names {
+        config(run, &m, n, first_seed)?;
+    }
+    config(run, &m, baseline, first_seed).map_err(|e| match e {
+        RunError::Policy(s) => RunError::Policy(format!("--baseline: {s}")),
+        e => e,
+    })?;
+    if !names.iter().any(|n| n == baseline) {
+        names.insert(0, baseline.to_string());
+    }
+    run.check_assignment_used(&names).map_err(RunError::Option)?;
+    let seeds: Vec<u64> = (first_seed..first_seed + seeds).collect();
+    let points: Vec<Point> = seeds
+        .iter()
+        .flat_map(|&seed| names.iter().map(move |p| Point { run: run.clone(), policy: p.clone(), seed }))
+        .collect();
+    total(seeds.len() * (names.len() + 1));
+    let reports = run_batch(&points, tick)?;
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
-    let base = names.iter().position(|n| *n == a.baseline).expect("baseline included");
+    let base = names.iter().position(|n| n == baseline).expect("baseline included");
     let base_runs = runs_of(base);
     let rows: Vec<Row> = (0..names.len())
         .map(|p| {
@@ -159,16 +166,15 @@ pub fn run(a: Args) -> Result<(), String> {
             }
         })
         .collect();
-    let cmp = Comparison {
+    Ok(Comparison {
         machine: m.name.clone(),
-        workload: w.name.clone(),
-        threads: a.run.threads,
-        baseline: a.baseline.clone(),
+        workload: reports[0].workload.clone(),
+        threads: run.threads,
+        baseline: baseline.to_string(),
         seeds,
         policies: rows,
         runs: reports,
-    };
-    print(&cmp, a.format)
+    })
 }
 
 fn ci(m: &MeanCi, prec: usize) -> String {

@@ -1,6 +1,7 @@
 //! Options shared by the subcommands that run simulations (one flattened
 //! struct, so flag names never drift between subcommands).
 
+use crate::error::RunError;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::efs::{Newton, Objective, Thresholds};
 use cosched_core::ids::{CtxId, MICRO, MILLI};
@@ -150,12 +151,19 @@ pub struct RunOpts {
     /// Abort a run whose simulated time passes this many seconds.
     #[arg(long, default_value_t = 3600.0)]
     pub max_sim_time_s: f64,
+    /// The machine's TOML text when it is given in memory (Python's
+    /// `cosched.Machine`); `machine` then only names it in messages.
+    #[arg(skip)]
+    pub machine_toml: Option<String>,
+    /// The workload's TOML text when it is given in memory (Python's `cosched.Workload`).
+    #[arg(skip)]
+    pub workload_toml: Option<String>,
 }
 
 impl RunOpts {
     /// The machine; a machine file's shorthand is noted on stderr.
     pub fn machine(&self) -> Result<MachineSpec, String> {
-        let m = cosched_machine::presets::machine(&self.machine).map_err(|e| e.to_string())?;
+        let m = self.machine_spec()?;
         if cosched_machine::presets::looks_like_path(&self.machine) {
             for note in m.notes() {
                 eprintln!("note: {}: {note}", self.machine);
@@ -164,12 +172,28 @@ impl RunOpts {
         Ok(m)
     }
 
+    /// The machine: the in-memory TOML when given, else the preset or file `machine` names.
+    pub fn machine_spec(&self) -> Result<MachineSpec, RunError> {
+        Ok(match &self.machine_toml {
+            Some(src) => MachineSpec::from_toml(&self.machine, src)?,
+            None => cosched_machine::presets::machine(&self.machine)?,
+        })
+    }
+
     /// The workload, with `--copies` applied (`--threads` is checked by `Plan::new`).
     pub fn workload(&self) -> Result<WorkloadSpec, String> {
-        let mut w = presets::workload(&self.workload).map_err(|e| e.to_string())?;
+        Ok(self.workload_spec()?)
+    }
+
+    /// [`RunOpts::workload`] with the stage that refused it.
+    pub fn workload_spec(&self) -> Result<WorkloadSpec, RunError> {
+        let mut w = match &self.workload_toml {
+            Some(src) => presets::workload_from_toml(&self.workload, src)?,
+            None => presets::workload(&self.workload)?,
+        };
         if let Some(n) = self.copies {
             if n == 0 || n > 4096 {
-                return Err(format!("--copies: must be from 1 to 4096, got {n}"));
+                return Err(RunError::Option(format!("--copies: must be from 1 to 4096, got {n}")));
             }
             for j in &mut w.jobs {
                 j.instances *= n;
@@ -191,8 +215,8 @@ impl RunOpts {
     }
 
     /// The machine and the planned workload as the run seeded `seed` finds them (`--noise`).
-    pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<(MachineSpec, Plan), String> {
-        let plan = Plan::varied(w, m, self.threads, seed, &self.workload, self.noise).map_err(|e| e.to_string())?;
+    pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<(MachineSpec, Plan), RunError> {
+        let plan = Plan::varied(w, m, self.threads, seed, &self.workload, self.noise)?;
         Ok((cosched_sim::variation::machine(m, self.noise, seed), plan))
     }
 

@@ -1,13 +1,17 @@
 //! `cosched simulate`: one policy, one machine, one workload.
 
+use crate::error::RunError;
 use crate::opts::{Format, RunOpts};
 use crate::output::{csv, opt, table};
+use crate::sweep::{config, prepare};
 use clap::Args as ClapArgs;
 use cosched_machine::ChromeTrace;
-use cosched_sim::experiment::{simulate, solo_times, Report, RunConfig};
+use cosched_machine::TraceSlice;
+use cosched_sim::experiment::Report;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 
+/// `cosched simulate`'s arguments.
 #[derive(ClapArgs)]
 pub struct Args {
     #[command(flatten)]
@@ -26,41 +30,45 @@ pub struct Args {
     trace: Option<String>,
 }
 
+/// `cosched simulate`: print one run's report.
 pub fn run(a: Args) -> Result<(), String> {
     let m = a.run.machine()?;
-    let w = a.run.workload()?;
-    let (m, plan) = a.run.plan(&m, &w, a.seed)?;
-    let cfg = RunConfig {
-        policy: a.policy.clone(),
-        policy_opts: a.run.policy_opts(&m, a.seed)?,
-        sim: a.run.sim_opts(a.seed)?,
-        threads: a.run.threads,
-    };
-    cosched_core::policies::make(&cfg.policy, &cfg.policy_opts)?;
-    a.run.check_assignment_used(std::slice::from_ref(&a.policy))?;
+    let cfg = config(&a.run, &m, &a.policy, a.seed)?;
     let bar = ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("template"));
     bar.enable_steady_tick(Duration::from_millis(100));
-    let solo = solo_times(&m, &plan, &cfg.sim).map_err(|e| format!("{}: {e}", a.run.workload))?;
+    let prep = prepare(&a.run, a.seed)?;
     let report = match &a.trace {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| format!("{path}: cannot create trace file: {e}"))?;
             let mut tr = ChromeTrace::new(
                 std::io::BufWriter::new(file),
-                &m.topology(),
-                plan.jobs.iter().map(|j| j.name.clone()).collect(),
+                &prep.varied.topology(),
+                prep.plan.jobs.iter().map(|j| j.name.clone()).collect(),
             )
             .map_err(|e| format!("{path}: {e}"))?;
             let mut sink = |s| tr.slice(s);
-            let r =
-                simulate(&m, &plan, &cfg, &solo, Some(&mut sink)).map_err(|e| format!("{}: {e}", a.run.workload))?;
+            let r = prep.run(&a.run, &cfg, Some(&mut sink))?;
             tr.finish().map_err(|e| format!("{path}: writing trace: {e}"))?;
             r
         }
-        None => simulate(&m, &plan, &cfg, &solo, None).map_err(|e| format!("{}: {e}", a.run.workload))?,
+        None => prep.run(&a.run, &cfg, None)?,
     };
     bar.finish_and_clear();
     print_report(&report, a.format)
+}
+
+/// One policy on one machine and workload: the report `cosched simulate
+/// --format json` prints (Python's `cosched.simulate` returns the same);
+/// `trace` receives every slice of the schedule.
+pub fn report(
+    run: &RunOpts,
+    policy: &str,
+    seed: u64,
+    trace: Option<&mut dyn FnMut(TraceSlice)>,
+) -> Result<Report, RunError> {
+    let cfg = config(run, &run.machine_spec()?, policy, seed)?;
+    prepare(run, seed)?.run(run, &cfg, trace)
 }
 
 fn print_report(r: &Report, format: Format) -> Result<(), String> {

@@ -1,0 +1,46 @@
+//! Why a simulation request failed, by the stage that refused it. The CLI
+//! prints the one line ([`std::fmt::Display`]); the Python bindings raise
+//! one exception class per variant (`cosched.errors`), with the same line.
+
+use cosched_machine::ConfigError;
+use std::fmt;
+
+/// A refused or failed simulation request (`cosched simulate`, `compare`,
+/// Python's `simulate`, `compare`, `sweep`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// A machine or workload input: an unknown preset, an unreadable file, a
+    /// field out of range (file, field and problem, as [`ConfigError`]).
+    Config(ConfigError),
+    /// An option (a flag, a Python keyword knob) malformed or out of range.
+    Option(String),
+    /// An unknown policy, or a policy refusing its options (`static`
+    /// without an assignment).
+    Policy(String),
+    /// The simulation itself stopped: the simulated-time limit, a policy
+    /// that left every thread waiting.
+    Simulation(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Config(e) => write!(f, "{e}"),
+            RunError::Option(s) | RunError::Policy(s) | RunError::Simulation(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<ConfigError> for RunError {
+    fn from(e: ConfigError) -> RunError {
+        RunError::Config(e)
+    }
+}
+
+impl From<RunError> for String {
+    fn from(e: RunError) -> String {
+        e.to_string()
+    }
+}

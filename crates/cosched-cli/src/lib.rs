@@ -1,0 +1,220 @@
+//! The `cosched` front end as a library: the command-line interface (the
+//! `cosched` binary is [`main`]) and the experiment entry points the Python
+//! bindings (`crates/cosched-py`) call, so both front ends run the same code:
+//! [`opts::RunOpts`] turns flags (or Python keyword knobs) into policy and
+//! engine options, [`simulate::report`] runs one policy, [`compare::comparison`]
+//! several over seeds, [`sweep::run_batch`] any grid of runs.
+//!
+//! The front end above every crate: it may import the core, the shared
+//! machine crate and both backends, and it is where the two backends meet
+//! (`calibrate_check`: the simulator's prediction against a real run).
+
+pub mod assign;
+mod calibrate;
+mod calibrate_check;
+pub mod compare;
+pub mod complete;
+mod doctor;
+pub mod error;
+pub mod evt;
+pub mod list;
+pub mod opts;
+mod output;
+mod paper;
+mod probe;
+mod profile;
+mod run;
+pub mod simulate;
+pub mod sweep;
+mod validate;
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::panic::AssertUnwindSafe;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Contention-aware scheduling on multicore machines: simulate the papers'
+/// schedulers and baselines on modelled machines and workloads, and run
+/// them on this Linux machine with real programs.
+#[derive(Parser)]
+#[command(name = "cosched", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List policies, machine presets or workload presets.
+    List(list::Args),
+    /// Run one policy on one machine and workload and report its metrics.
+    Simulate(simulate::Args),
+    /// Run several policies on the same machine and workload, over several
+    /// seeds, with speedups against a baseline measured in the same run.
+    Compare(compare::Args),
+    /// Peak-Over-Threshold estimate of the best value a population of measurements can reach.
+    Evt(evt::Args),
+    /// Complete a sparse matrix (`row,col,value` lines; empty value = predict) with the self-tuning factorization machine.
+    Complete(complete::Args),
+    /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
+    Assign(assign::Args),
+    /// Find progress periods in a memory-access trace (valgrind lackey or CSV) and suggest annotations.
+    Profile(profile::Args),
+    /// What this machine offers the schedulers (counters, RAPL, cgroups, SMT, LLC), and what follows.
+    Doctor(doctor::Args),
+    /// Run real commands on this machine under a policy (user-level scheduler: freeze/thaw, affinity, progress periods).
+    Run(run::Args),
+    /// Co-run probing on this machine: solo and sparse pair runs of a mix's jobs, FM-completed (profiles without a PMU).
+    Probe(probe::Args),
+    /// Measure this machine with cosched-bench and write a machine preset; --check compares simulated and real slowdowns.
+    Calibrate(calibrate::Args),
+    /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
+    Paper(paper::Args),
+    /// Every calibration and check point of the machine presets: published figure, simulated value,
+    /// error, tolerance, source, fitted or held out; exit 1 when a point leaves its tolerance.
+    Validate(validate::Args),
+}
+
+/// Why a command failed, and with which exit status: 2 for bad input or a
+/// refused run (every error given as a `String`), 1 when the command ran but
+/// a job it ran failed (`cosched run`).
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// The command ran and found what it checks failing (`cosched validate`): exit status 1.
+    pub fn check(message: String) -> Failure {
+        Failure { code: 1, message }
+    }
+
+    /// Jobs that failed: exit status 1.
+    pub fn jobs(message: String) -> Failure {
+        Failure { code: 1, message }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { code: 2, message }
+    }
+}
+
+/// Set when a write to stdout failed because the reader went away.
+static BROKEN_PIPE: AtomicBool = AtomicBool::new(false);
+
+/// `println!` panics when stdout is a closed pipe (`cosched … | head`):
+/// record it quietly instead of printing a panic; every other panic is
+/// reported as usual.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            BROKEN_PIPE.store(true, Ordering::Relaxed);
+        } else {
+            default(info);
+        }
+    }));
+}
+
+/// One line for a command-line error: clap's message with the lines that
+/// carry its substance (the missing argument, the valid values), then a
+/// pointer to the help of the subcommand at fault.
+fn clap_error_line(e: &clap::Error) -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sub = args.first().filter(|a| !a.starts_with('-')).cloned();
+    let help = match &sub {
+        Some(s) if Cli::command().find_subcommand(s).is_some() => format!("cosched {s} --help"),
+        _ => "cosched --help".to_string(),
+    };
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let cmd = Cli::command();
+        let names: Vec<String> = sub
+            .as_deref()
+            .and_then(|s| cmd.find_subcommand(s))
+            .map(|c| c.get_subcommands().map(|x| x.get_name().to_string()).filter(|n| n != "help").collect())
+            .unwrap_or_default();
+        return if names.is_empty() {
+            format!("a subcommand is required (see `{help}`)")
+        } else {
+            format!("which one? give one of: {} (see `{help}`)", names.join(", "))
+        };
+    }
+    let text = e.render().to_string();
+    let mut parts = vec![];
+    for line in text.lines() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        parts.push(l.trim_start_matches("error: ").to_string());
+    }
+    let body = if parts.is_empty() { "invalid arguments".to_string() } else { parts.join(" ") };
+    format!("{body} (see `{help}`)")
+}
+
+/// Parse the command line; numeric flags accept negative numbers so that
+/// `--seeds -1` gets the flag's own range error, not "unexpected argument".
+fn parse() -> Result<Cli, clap::Error> {
+    let negative = |c: clap::Command| c.allow_negative_numbers(true);
+    let cmd = Cli::command().mut_subcommands(move |c| negative(c).mut_subcommands(negative));
+    Cli::from_arg_matches(&cmd.try_get_matches()?)
+}
+
+/// The `cosched` command: parse the command line, run the subcommand, print
+/// one `error:` line and return status 2 (bad input) or 1 (failed check or job).
+pub fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(cosched_linux::watchdog::WATCHDOG_ARG) {
+        return ExitCode::from(cosched_linux::watchdog::watchdog_main() as u8);
+    }
+    let cli = match parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("error: {}", clap_error_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    quiet_on_broken_pipe();
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli.cmd)));
+    match outcome {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(f)) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+        // A reader that went away (`| head`): stop quietly with the status of
+        // a process ended by SIGPIPE, as Unix tools do.
+        Err(_) if BROKEN_PIPE.load(Ordering::Relaxed) => ExitCode::from(128 + 13),
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
+
+fn dispatch(cmd: Cmd) -> Result<(), Failure> {
+    match cmd {
+        Cmd::List(a) => list::run(a).map_err(Failure::from),
+        Cmd::Simulate(a) => simulate::run(a).map_err(Failure::from),
+        Cmd::Compare(a) => compare::run(a).map_err(Failure::from),
+        Cmd::Paper(a) => paper::run_cmd(a).map_err(Failure::from),
+        Cmd::Evt(a) => evt::run(a).map_err(Failure::from),
+        Cmd::Complete(a) => complete::run(a).map_err(Failure::from),
+        Cmd::Validate(a) => validate::run(a),
+        Cmd::Doctor(a) => doctor::run(a).map_err(Failure::from),
+        Cmd::Profile(a) => profile::run(a).map_err(Failure::from),
+        Cmd::Assign(a) => assign::run(a).map_err(Failure::from),
+        Cmd::Run(a) => run::run(a),
+        Cmd::Probe(a) => probe::run(a).map_err(Failure::from),
+        Cmd::Calibrate(a) => calibrate::run(a).map_err(Failure::from),
+    }
+}

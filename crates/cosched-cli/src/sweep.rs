@@ -1,0 +1,118 @@
+//! Batches of simulated runs: any list of (options, policy, seed) points run
+//! in parallel, each (options, seed) planned and measured alone once and
+//! shared by every policy run on it. `cosched compare` is one such batch;
+//! Python's `cosched.sweep` sends its grid here, whole or in partitions
+//! (Dask), and gets the same reports either way: a run's report depends on
+//! its point only.
+
+use crate::error::RunError;
+use crate::opts::RunOpts;
+use cosched_core::policies;
+use cosched_machine::{MachineSpec, TraceSlice};
+use cosched_sim::experiment::{simulate, solo_times, Report, RunConfig};
+use cosched_sim::Plan;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// One run of a batch.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Machine, workload and every knob.
+    pub run: RunOpts,
+    /// Policy name.
+    pub policy: String,
+    /// Seed of every random draw of the run.
+    pub seed: u64,
+}
+
+/// What every policy run on one (options, seed) shares: the machine as
+/// published (what a policy may know of it), the machine and the planned
+/// workload as this seed's run finds them (`--noise`), and the jobs' solo
+/// turnarounds on it.
+pub struct Prepared {
+    /// The machine as given (policies read its power table).
+    pub machine: MachineSpec,
+    /// The machine as this seed's run finds it.
+    pub varied: MachineSpec,
+    /// The planned workload.
+    pub plan: Plan,
+    /// Solo turnaround of each job, s.
+    pub solo: Vec<f64>,
+}
+
+/// Plan `run`'s workload for `seed` and measure its jobs alone.
+pub fn prepare(run: &RunOpts, seed: u64) -> Result<Prepared, RunError> {
+    let machine = run.machine_spec()?;
+    let w = run.workload_spec()?;
+    let (varied, plan) = run.plan(&machine, &w, seed)?;
+    let sim = run.sim_opts(seed).map_err(RunError::Option)?;
+    let solo = solo_times(&varied, &plan, &sim).map_err(|e| RunError::Simulation(format!("{}: {e}", run.workload)))?;
+    Ok(Prepared { machine, varied, plan, solo })
+}
+
+/// The policy and engine options of `policy` under `run` for `seed`,
+/// checked: an unknown policy, or one refusing its options, is refused here.
+pub fn config(run: &RunOpts, machine: &MachineSpec, policy: &str, seed: u64) -> Result<RunConfig, RunError> {
+    let cfg = RunConfig {
+        policy: policy.to_string(),
+        policy_opts: run.policy_opts(machine, seed).map_err(RunError::Option)?,
+        sim: run.sim_opts(seed).map_err(RunError::Option)?,
+        threads: run.threads,
+    };
+    policies::make(policy, &cfg.policy_opts).map_err(RunError::Policy)?;
+    run.check_assignment_used(std::slice::from_ref(&cfg.policy)).map_err(RunError::Option)?;
+    Ok(cfg)
+}
+
+impl Prepared {
+    /// Run `cfg` on this plan; `trace` receives every slice of the schedule.
+    pub fn run(
+        &self,
+        run: &RunOpts,
+        cfg: &RunConfig,
+        trace: Option<&mut dyn FnMut(TraceSlice)>,
+    ) -> Result<Report, RunError> {
+        simulate(&self.varied, &self.plan, cfg, &self.solo, trace)
+            .map_err(|e| RunError::Simulation(format!("{}: {e}", run.workload)))
+    }
+}
+
+/// Run every point, in parallel; reports in point order. `tick` is called
+/// once per solo preparation and once per run (a progress bar). On failure,
+/// the error of the first failing point in order (so the answer does not
+/// depend on thread timing).
+pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Report>, RunError> {
+    // Points with identical options and seed share one preparation.
+    let mut keys: HashMap<(String, u64), usize> = HashMap::new();
+    let mut groups: Vec<(usize, u64)> = vec![];
+    let group_of: Vec<usize> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            *keys.entry((format!("{:?}", p.run), p.seed)).or_insert_with(|| {
+                groups.push((i, p.seed));
+                groups.len() - 1
+            })
+        })
+        .collect();
+    let prepared: Vec<Result<Prepared, RunError>> = groups
+        .par_iter()
+        .map(|&(i, seed)| {
+            let r = prepare(&points[i].run, seed);
+            tick();
+            r
+        })
+        .collect();
+    let reports: Vec<Result<Report, RunError>> = points
+        .par_iter()
+        .zip(group_of.par_iter())
+        .map(|(p, &g)| {
+            let prep = prepared[g].as_ref().map_err(Clone::clone)?;
+            let cfg = config(&p.run, &prep.machine, &p.policy, p.seed)?;
+            let r = prep.run(&p.run, &cfg, None);
+            tick();
+            r
+        })
+        .collect();
+    reports.into_iter().collect()
+}
