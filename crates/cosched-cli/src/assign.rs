@@ -2,7 +2,9 @@
 //! machine, the best one found, and the POT estimate of the optimum
 //! (statistical thread assignment §4-6), optionally with SP-POT pruning.
 
+use crate::error::RunError;
 use crate::evt::parse_threshold;
+use cosched_machine::ConfigError;
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
@@ -16,6 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
+/// `cosched assign`'s arguments.
 #[derive(ClapArgs)]
 pub struct Args {
     /// Machine preset or file.
@@ -57,47 +60,96 @@ pub struct Args {
     format: Format,
 }
 
+/// Random assignments, the best measured and the POT estimate of the
+/// optimum (`cosched assign --format json`; Python's `cosched.assign`).
 #[derive(Serialize)]
-struct Report {
-    machine: String,
-    workload: String,
-    threads: usize,
-    population: String,
-    samples: usize,
-    measured: usize,
-    prune: f64,
-    best: f64,
-    best_assignment: Vec<u32>,
-    pot: PotResult,
-    plain_pot: Option<PotResult>,
-    prob_sample_has_top_1pct: f64,
+pub struct Report {
+    /// Machine name.
+    pub machine: String,
+    /// Workload name.
+    pub workload: String,
+    /// Threads placed.
+    pub threads: usize,
+    /// Number of distinct placements (a falling factorial, as text: it may not fit 64 bits).
+    pub population: String,
+    /// Assignments drawn.
+    pub samples: usize,
+    /// Assignments measured (after SP-POT pruning).
+    pub measured: usize,
+    /// Share pruned (§5).
+    pub prune: f64,
+    /// Best measured performance, GIPS.
+    pub best: f64,
+    /// Context of each thread in the best assignment.
+    pub best_assignment: Vec<u32>,
+    /// POT (or SP-POT) estimate of the optimum.
+    pub pot: PotResult,
+    /// With `--compare-plain`: plain POT on every assignment.
+    pub plain_pot: Option<PotResult>,
+    /// Eq. 2: probability that the sample holds one of the top 1% assignments.
+    pub prob_sample_has_top_1pct: f64,
+    /// Every measured assignment: (sample index, GIPS), in sample order.
+    #[serde(skip)]
+    pub measured_perf: Vec<(usize, f64)>,
+    /// The predictor's score of every measured assignment, same order.
+    #[serde(skip)]
+    pub predicted: Vec<f64>,
 }
 
+/// `cosched assign`: print the report (and `--dump` the measurements).
 pub fn run(a: Args) -> Result<(), String> {
+    let bar = ProgressBar::new(0);
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} assignments {elapsed}").expect("template"));
+    let mut dump = |perf: &[(usize, f64)], predicted: &[f64]| -> Result<(), String> {
+        bar.finish_and_clear();
+        let Some(path) = &a.dump else { return Ok(()) };
+        // In sample (measurement) order, with the predictor's score beside the
+        // measurement; written before the estimate, so a failed fit loses nothing.
+        let text: String = std::iter::once("sample,gips,predicted\n".to_string())
+            .chain(perf.iter().zip(predicted).map(|((i, p), q)| format!("{i},{p},{q}\n")))
+            .collect();
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+    };
+    let rep = report(&a, &|n| bar.inc_length(n as u64), &|| bar.inc(1), &mut dump)?;
+    if rep.pot.gpd_rejected_everywhere {
+        eprintln!("{}: warning: {}", a.workload, crate::evt::REJECTED);
+    }
+    print(&rep, a.format)
+}
+
+/// Draw, (prune,) measure and estimate; `total` is told how many
+/// measurements there will be, `tick` each one; `measured` receives every
+/// (sample, GIPS) measured and the predictor's score of each before the estimate.
+pub fn report(
+    a: &Args,
+    total: &dyn Fn(usize),
+    tick: &(dyn Fn() + Sync),
+    measured: &mut dyn FnMut(&[(usize, f64)], &[f64]) -> Result<(), String>,
+) -> Result<Report, RunError> {
     if !(0.0..1.0).contains(&a.prune) {
-        return Err(format!("--prune: must be in [0, 1), got {}", a.prune));
+        return Err(RunError::Option(format!("--prune: must be in [0, 1), got {}", a.prune)));
     }
     if a.samples == 0 {
-        return Err("--samples: must be at least 1".into());
+        return Err(RunError::Option("--samples: must be at least 1".into()));
     }
     if a.predictor != "simple" {
-        return Err(format!("--predictor: unknown predictor `{}` (known: simple)", a.predictor));
+        return Err(RunError::Option(format!("--predictor: unknown predictor `{}` (known: simple)", a.predictor)));
     }
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
-    let w = presets::workload(&a.workload).map_err(|e| e.to_string())?;
-    cosched_sim::variation::check_noise(a.noise).map_err(|e| format!("--noise: {e}"))?;
+    let m = cosched_machine::presets::machine(&a.machine)?;
+    let w = presets::workload(&a.workload)?;
+    cosched_sim::variation::check_noise(a.noise).map_err(|e| RunError::Option(format!("--noise: {e}")))?;
     // The exact plan: the predictor's profiles, and every measurement when --noise 0.
-    let plan = Plan::new(&w, &m, None, 1, &a.workload).map_err(|e| e.to_string())?;
+    let plan = Plan::new(&w, &m, None, 1, &a.workload)?;
     let topo = m.topology();
     let threads = plan.threads.len();
     if threads > topo.n_contexts() {
-        return Err(format!(
-            "{}: {threads} threads do not fit {} contexts one per context",
-            a.workload,
-            topo.n_contexts()
-        ));
+        return Err(RunError::Config(ConfigError::new(
+            &a.workload,
+            "-",
+            format!("{threads} threads do not fit {} contexts one per context", topo.n_contexts()),
+        )));
     }
-    let threshold = parse_threshold(&a.threshold)?;
+    let threshold = parse_threshold(&a.threshold).map_err(RunError::Option)?;
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
     let all: Vec<_> = (0..a.samples).map(|_| random_assignment(&topo, threads, &mut rng)).collect();
     let mut order: Vec<usize> = (0..all.len()).collect();
@@ -108,26 +160,20 @@ pub fn run(a: Args) -> Result<(), String> {
         order.sort();
     }
     let to_measure: Vec<usize> = if a.compare_plain { (0..all.len()).collect() } else { order.clone() };
-    let bar = ProgressBar::new(to_measure.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} assignments {elapsed}").expect("template"));
+    total(to_measure.len());
     let perf: Vec<(usize, f64)> = to_measure
         .par_iter()
         .map(|&i| {
             // Assignment i is measured in run i: its own draw of the ground truth.
-            let p = measure_in_run(&m, &w, &plan, &all[i], sample_run(a.seed, i), a.noise)?;
-            bar.inc(1);
+            let p = measure_in_run(&m, &w, &plan, &all[i], sample_run(a.seed, i), a.noise)
+                .map_err(|e| RunError::Simulation(format!("{}: {e}", a.workload)))?;
+            tick();
             Ok((i, p))
         })
-        .collect::<Result<_, String>>()?;
-    bar.finish_and_clear();
+        .collect::<Result<_, RunError>>()?;
     let of = |i: usize| perf.iter().find(|p| p.0 == i).map(|p| p.1).expect("measured");
-    if let Some(path) = &a.dump {
-        // In sample (measurement) order, with the predictor's score beside the measurement.
-        let text: String = std::iter::once("sample,gips,predicted\n".to_string())
-            .chain(perf.iter().map(|(i, p)| format!("{i},{p},{}\n", SimplePredictor.predict(&plan, &topo, &all[*i]))))
-            .collect();
-        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
-    }
+    let predicted: Vec<f64> = perf.iter().map(|(i, _)| SimplePredictor.predict(&plan, &topo, &all[*i])).collect();
+    measured(&perf, &predicted).map_err(RunError::Option)?;
     let kept: Vec<f64> = order.iter().map(|&i| of(i)).collect();
     let sp_threshold = match threshold {
         cosched_core::evt::Threshold::Auto if a.prune > 0.0 => {
@@ -135,18 +181,19 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         t => t,
     };
-    let r = pot(&kept, sp_threshold, a.confidence).map_err(|e| format!("{}: {e}", a.workload))?;
-    if r.gpd_rejected_everywhere {
-        eprintln!("{}: warning: {}", a.workload, crate::evt::REJECTED);
-    }
+    let r = pot(&kept, sp_threshold, a.confidence)
+        .map_err(|error| RunError::Evt { context: a.workload.clone(), error })?;
     let plain = if a.compare_plain && a.prune > 0.0 {
         let xs: Vec<f64> = (0..all.len()).map(of).collect();
-        Some(pot(&xs, threshold, a.confidence).map_err(|e| format!("{}: plain POT: {e}", a.workload))?)
+        Some(
+            pot(&xs, threshold, a.confidence)
+                .map_err(|error| RunError::Evt { context: format!("{}: plain POT", a.workload), error })?,
+        )
     } else {
         None
     };
     let (bi, best) = order.iter().map(|&i| (i, of(i))).max_by(|x, y| x.1.total_cmp(&y.1)).expect("nonempty");
-    let rep = Report {
+    Ok(Report {
         machine: m.name.clone(),
         workload: w.name.clone(),
         threads,
@@ -159,9 +206,14 @@ pub fn run(a: Args) -> Result<(), String> {
         pot: r,
         plain_pot: plain,
         prob_sample_has_top_1pct: prob_in_top(1.0, a.samples as u64),
-    };
-    match a.format {
-        crate::opts::Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),
+        measured_perf: perf,
+        predicted,
+    })
+}
+
+fn print(rep: &Report, format: Format) -> Result<(), String> {
+    match format {
+        crate::opts::Format::Json => println!("{}", serde_json::to_string_pretty(rep).map_err(|e| e.to_string())?),
         _ => {
             let p = &rep.pot;
             let mut rows = vec![

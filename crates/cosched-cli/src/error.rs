@@ -2,6 +2,7 @@
 //! prints the one line ([`std::fmt::Display`]); the Python bindings raise
 //! one exception class per variant (`cosched.errors`), with the same line.
 
+use cosched_core::evt::PotError;
 use cosched_machine::ConfigError;
 use std::fmt;
 
@@ -20,6 +21,14 @@ pub enum RunError {
     /// The simulation itself stopped: the simulated-time limit, a policy
     /// that left every thread waiting.
     Simulation(String),
+    /// The Peak-Over-Threshold estimate failed (statistical thread
+    /// assignment §4); `context` names the sample (a workload, a file).
+    Evt {
+        /// What the sample was.
+        context: String,
+        /// Why POT gave no estimate.
+        error: PotError,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -27,6 +36,7 @@ impl fmt::Display for RunError {
         match self {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Option(s) | RunError::Policy(s) | RunError::Simulation(s) => write!(f, "{s}"),
+            RunError::Evt { context, error } => write!(f, "{context}: {error}"),
         }
     }
 }

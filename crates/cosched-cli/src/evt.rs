@@ -6,9 +6,10 @@ use crate::output::table;
 use clap::Args as ClapArgs;
 use cosched_core::evt::checks::check;
 use cosched_core::evt::diagnostics::{diagnostics, quantile_plot, Diagnostics};
-use cosched_core::evt::{pot, PotResult, Threshold};
+use cosched_core::evt::{pot, PotError, PotResult, Threshold};
 use serde::Serialize;
 
+/// `cosched evt`'s arguments.
 #[derive(ClapArgs)]
 pub struct Args {
     /// CSV file of measurements (one per row; a header row is optional).
@@ -95,50 +96,67 @@ pub const REJECTED: &str = "the Anderson-Darling test rejects a GPD tail at ever
      (see diagnostics in --format json): the bound extrapolates a tail the data do not show; \
      clumped measurements (plateaus) are the usual cause";
 
+/// A POT analysis of one sample: the estimate, the i.i.d. checks, the
+/// threshold diagnostics and the QQ points (`cosched evt --format json`
+/// without the file and column; Python's `cosched.evt.POT`).
+#[derive(Serialize)]
+pub struct Analysis {
+    /// Sample size.
+    pub n: usize,
+    /// The estimate (§4.1-4.3).
+    pub result: PotResult,
+    /// Runs test, Ljung-Box and ties (§4.4's i.i.d. assumption).
+    pub checks: cosched_core::evt::checks::Checks,
+    /// Candidate thresholds (ξ̂ with its interval, σ*, the Anderson-Darling
+    /// test, ForwardStop) and the mean residual life with its interval.
+    pub diagnostics: Diagnostics,
+    /// GPD quantile plot: (model quantile, observed exceedance) pairs.
+    pub quantile_plot: Vec<(f64, f64)>,
+}
+
+/// Analyse `xs` with threshold rule `t` at `confidence`.
+pub fn analyse(xs: &[f64], t: Threshold, confidence: f64) -> Result<Analysis, PotError> {
+    let r = pot(xs, t, confidence)?;
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Ok(Analysis {
+        n: xs.len(),
+        checks: check(xs, 20.min(xs.len() / 4).max(1)),
+        diagnostics: diagnostics(&sorted, sorted.len(), confidence),
+        quantile_plot: quantile_plot(xs, &r),
+        result: r,
+    })
+}
+
 #[derive(Serialize)]
 struct Report {
     file: String,
     /// The column read (header name, or index without a header row).
     column: String,
-    n: usize,
-    result: PotResult,
-    checks: cosched_core::evt::checks::Checks,
-    /// Candidate thresholds (ξ̂ with its interval, σ*, the Anderson-Darling
-    /// test, ForwardStop) and the mean residual life with its interval.
-    diagnostics: Diagnostics,
-    quantile_plot: Vec<(f64, f64)>,
+    #[serde(flatten)]
+    analysis: Analysis,
 }
 
+/// `cosched evt`: print the analysis of one column of a CSV file.
 pub fn run(a: Args) -> Result<(), String> {
     let t = parse_threshold(&a.threshold)?;
     let (xs, column) = read_column(&a.file, a.column.as_deref())?;
-    let r = pot(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
-    if r.gpd_rejected_everywhere {
+    let analysis = analyse(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
+    if analysis.result.gpd_rejected_everywhere {
         eprintln!("{}: warning: {}", a.file, REJECTED);
     }
-    let mut sorted = xs.clone();
-    sorted.sort_by(f64::total_cmp);
-    let rep = Report {
-        file: a.file.clone(),
-        column,
-        n: xs.len(),
-        checks: check(&xs, 20.min(xs.len() / 4).max(1)),
-        diagnostics: diagnostics(&sorted, sorted.len(), a.confidence),
-        quantile_plot: quantile_plot(&xs, &r),
-        result: r,
-    };
-    print_report(&rep, a.format)
+    print_report(&Report { file: a.file.clone(), column, analysis }, a.format)
 }
 
 fn print_report(rep: &Report, format: Format) -> Result<(), String> {
-    let r = &rep.result;
+    let r = &rep.analysis.result;
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(rep).map_err(|e| e.to_string())?),
         Format::Csv | Format::Table => {
             let rows = vec![
                 vec!["quantity".to_string(), "value".into()],
                 vec!["column".into(), rep.column.clone()],
-                vec!["samples".into(), rep.n.to_string()],
+                vec!["samples".into(), rep.analysis.n.to_string()],
                 vec!["threshold".into(), format!("{:.6}", r.threshold)],
                 vec!["exceedances".into(), r.exceedances.to_string()],
                 vec!["xi".into(), format!("{:.5}", r.fit.xi)],
@@ -148,9 +166,9 @@ fn print_report(rep: &Report, format: Format) -> Result<(), String> {
                 vec![format!("ci{:.0}_hi", r.confidence * 100.0), format!("{:.6}", r.ci.1)],
                 vec!["best_observed".into(), format!("{:.6}", r.best)],
                 vec!["gap".into(), format!("{:.6} ({:.3}%)", r.gap, r.gap / r.upb * 100.0)],
-                vec!["runs_test_p".into(), format!("{:.4}", rep.checks.runs_p)],
-                vec!["ljung_box_p".into(), format!("{:.4}", rep.checks.ljung_box_p)],
-                vec!["tie_share".into(), format!("{:.4}", rep.checks.tie_share)],
+                vec!["runs_test_p".into(), format!("{:.4}", rep.analysis.checks.runs_p)],
+                vec!["ljung_box_p".into(), format!("{:.4}", rep.analysis.checks.ljung_box_p)],
+                vec!["tie_share".into(), format!("{:.4}", rep.analysis.checks.tie_share)],
             ];
             if format == Format::Csv {
                 crate::output::csv(&rows);

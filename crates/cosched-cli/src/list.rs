@@ -6,13 +6,18 @@ use cosched_core::policies;
 use cosched_sim::presets;
 use serde::Serialize;
 
+/// What `cosched list` lists.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum What {
+    /// Scheduling policies (`cosched_core::policies::registry`).
     Policies,
+    /// Machine presets (`data/machines`).
     Machines,
+    /// Workload presets (`data/workloads`).
     Workloads,
 }
 
+/// `cosched list`'s arguments.
 #[derive(ClapArgs)]
 pub struct Args {
     /// What to list.
@@ -22,20 +27,33 @@ pub struct Args {
     format: Format,
 }
 
+/// One listed policy or preset (`cosched list --format json`).
 #[derive(Serialize)]
-struct Item {
-    name: String,
-    description: String,
+pub struct Item {
+    /// Name.
+    pub name: String,
+    /// One line.
+    pub description: String,
+    /// Policies: whether it reads the simulator's ground truth.
     #[serde(skip_serializing_if = "Option::is_none")]
-    oracle: Option<bool>,
+    pub oracle: Option<bool>,
+    /// Machines: hardware contexts.
     #[serde(skip_serializing_if = "Option::is_none")]
-    contexts: Option<usize>,
+    pub contexts: Option<usize>,
+    /// Workloads: threads (all jobs and instances).
     #[serde(skip_serializing_if = "Option::is_none")]
-    threads: Option<u32>,
+    pub threads: Option<u32>,
 }
 
+/// `cosched list`: print the items.
 pub fn run(a: Args) -> Result<(), String> {
-    let items: Vec<Item> = match a.what {
+    let items = items(a.what)?;
+    print(&items, a.format)
+}
+
+/// The policies, machine presets or workload presets.
+pub fn items(what: What) -> Result<Vec<Item>, String> {
+    Ok(match what {
         What::Policies => policies::registry()
             .iter()
             .map(|p| Item {
@@ -71,18 +89,21 @@ pub fn run(a: Args) -> Result<(), String> {
                 })
             })
             .collect::<Result<_, String>>()?,
-    };
-    match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?),
+    })
+}
+
+fn print(items: &[Item], format: Format) -> Result<(), String> {
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(items).map_err(|e| e.to_string())?),
         Format::Csv => {
             println!("name,description");
-            for i in &items {
+            for i in items {
                 println!("{},{}", i.name, crate::output::csv_field(&i.description));
             }
         }
         Format::Table => {
             let w = items.iter().map(|i| i.name.len()).max().unwrap_or(4);
-            for i in &items {
+            for i in items {
                 let extra = match (i.contexts, i.threads, i.oracle) {
                     (Some(c), _, _) => format!("[{c} contexts] "),
                     (_, Some(1), _) => "[1 thread] ".into(),
