@@ -4,12 +4,12 @@
 
 use crate::error::RunError;
 use crate::evt::parse_threshold;
-use cosched_machine::ConfigError;
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
 use cosched_core::evt::sampling::{falling_factorial, prob_in_top};
 use cosched_core::evt::{pot, PotResult};
+use cosched_machine::ConfigError;
 use cosched_sim::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
 use cosched_sim::{presets, Plan};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -181,8 +181,8 @@ pub fn report(
         }
         t => t,
     };
-    let r = pot(&kept, sp_threshold, a.confidence)
-        .map_err(|error| RunError::Evt { context: a.workload.clone(), error })?;
+    let r =
+        pot(&kept, sp_threshold, a.confidence).map_err(|error| RunError::Evt { context: a.workload.clone(), error })?;
     let plain = if a.compare_plain && a.prune > 0.0 {
         let xs: Vec<f64> = (0..all.len()).map(of).collect();
         Some(

@@ -1,0 +1,31 @@
+//! Matrix completion with the self-tuning factorization machine (SLITS
+//! §3.3; `cosched_core::learn::complete`, as `cosched complete`).
+
+use crate::errors::raise;
+use pyo3::prelude::*;
+
+/// Register this module's functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(complete, m)?)?;
+    Ok(())
+}
+
+/// Complete a `rows × cols` matrix from `observed` (row, col, value) cells:
+/// the model's description (chosen, validation) as JSON and the prediction
+/// of every `wanted` (row, col) cell.
+#[pyfunction]
+fn complete(
+    py: Python<'_>,
+    observed: Vec<(usize, usize, f64)>,
+    rows: usize,
+    cols: usize,
+    wanted: Vec<(usize, usize)>,
+    seed: u64,
+) -> PyResult<(String, Vec<f64>)> {
+    let c = py
+        .detach(|| cosched_core::learn::complete(&observed, rows, cols, seed))
+        .map_err(|e| raise("CompletionError", e, &[]))?;
+    let preds = wanted.iter().map(|&(r, k)| c.predict(r, k)).collect();
+    let about = serde_json::json!({ "chosen": c.chosen, "validation": c.validation });
+    Ok((about.to_string(), preds))
+}

@@ -1,0 +1,27 @@
+//! `cosched._cosched`: the Python bindings of cosched (PyO3). A thin layer:
+//! every function parses its arguments exactly as the command line does
+//! (`cosched_cli::opts::parse_flags`) and calls the same library function
+//! as the CLI, so Python's results are the CLI's JSON for the same inputs.
+//! Results cross the boundary as JSON text (the `--format json` shapes),
+//! turned into dicts and DataFrames by the `cosched` package
+//! (`python/cosched`). Binding files mirror the modules they wrap: [`sim`]
+//! (experiments), [`evt`] (statistical thread assignment), [`learn`]
+//! (matrix completion); [`errors`] maps each error variant to its exception
+//! class in `cosched.errors`.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod evt;
+mod learn;
+mod sim;
+
+/// The extension module.
+#[pymodule]
+fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    sim::register(m)?;
+    evt::register(m)?;
+    learn::register(m)?;
+    Ok(())
+}

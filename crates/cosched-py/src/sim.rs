@@ -1,0 +1,211 @@
+//! Experiments on the simulated machine: the lists, machine and workload
+//! specs, one run (`simulate`), a comparison (`compare`) and any batch of
+//! runs (`sweep`), all through `cosched_cli`'s functions.
+
+use crate::errors::run_error;
+use cosched_cli::error::RunError;
+use cosched_cli::opts::{knobs, parse_flags, RunOpts};
+use cosched_cli::sweep::{config, prepare, run_batch, Point};
+use cosched_machine::{ChromeTrace, ConfigError, MachineSpec, TraceSlice};
+use cosched_sim::presets;
+use cosched_sim::WorkloadSpec;
+use pyo3::prelude::*;
+
+/// Register this module's functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(list, m)?)?;
+    m.add_function(wrap_pyfunction!(knob_list, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    Ok(())
+}
+
+fn json<T: serde::Serialize>(v: &T) -> PyResult<String> {
+    serde_json::to_string(v).map_err(|e| run_error(RunError::Simulation(format!("JSON: {e}"))))
+}
+
+/// `cosched list WHAT --format json`: "policies", "machines" or "workloads".
+#[pyfunction]
+fn list(what: &str) -> PyResult<String> {
+    use cosched_cli::list::{items, What};
+    let w = match what {
+        "policies" => What::Policies,
+        "machines" => What::Machines,
+        "workloads" => What::Workloads,
+        other => {
+            return Err(run_error(RunError::Option(format!("list: `{other}` is not policies, machines or workloads"))))
+        }
+    };
+    json(&items(w).map_err(|e| run_error(RunError::Simulation(e)))?)
+}
+
+/// Every knob of the run options (keyword, flag, default, switch, help) as JSON.
+#[pyfunction]
+fn knob_list() -> PyResult<String> {
+    json(&knobs())
+}
+
+/// The run options of `flags` with in-memory machine and workload TOML.
+fn run_opts(flags: &[String], machine: Option<String>, workload: Option<String>) -> Result<RunOpts, RunError> {
+    let mut r: RunOpts = parse_flags(flags)?;
+    r.machine_toml = machine;
+    r.workload_toml = workload;
+    Ok(r)
+}
+
+/// A machine (preset name, file, or `toml` text named `source`) as JSON.
+#[pyfunction]
+#[pyo3(signature = (source, toml=None))]
+fn machine_spec(source: &str, toml: Option<String>) -> PyResult<String> {
+    let m = match toml {
+        Some(t) => MachineSpec::from_toml(source, &t),
+        None => cosched_machine::presets::machine(source),
+    };
+    json(&m.map_err(|e| run_error(e.into()))?)
+}
+
+/// A workload (preset name, file, or `toml` text named `source`) as JSON, presets resolved.
+#[pyfunction]
+#[pyo3(signature = (source, toml=None))]
+fn workload_spec(source: &str, toml: Option<String>) -> PyResult<String> {
+    let w = match toml {
+        Some(t) => presets::workload_from_toml(source, &t),
+        None => presets::workload(source),
+    };
+    json(&w.map_err(|e| run_error(e.into()))?)
+}
+
+/// Spec JSON (as edited in Python) → TOML text, checked by loading it back
+/// exactly as a file would be (`name` is cited in errors).
+fn to_toml<T: serde::Serialize + serde::de::DeserializeOwned>(
+    name: &str,
+    spec_json: &str,
+    load: impl Fn(&str, &str) -> Result<T, ConfigError>,
+) -> PyResult<String> {
+    let spec: T =
+        serde_json::from_str(spec_json).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
+    let text = toml::to_string(&spec).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
+    load(name, &text).map_err(|e| run_error(e.into()))?;
+    Ok(text)
+}
+
+/// A machine spec as JSON → checked TOML text.
+#[pyfunction]
+fn machine_toml(name: &str, spec_json: &str) -> PyResult<String> {
+    to_toml::<MachineSpec>(name, spec_json, MachineSpec::from_toml)
+}
+
+/// A workload spec as JSON → checked TOML text.
+#[pyfunction]
+fn workload_toml(name: &str, spec_json: &str) -> PyResult<String> {
+    to_toml::<WorkloadSpec>(name, spec_json, presets::workload_from_toml)
+}
+
+/// One stretch of a thread on a context: (context, thread, job, start ns, end ns).
+type Slice = (u32, u32, u32, u64, u64);
+
+/// One run: the report JSON (`cosched simulate --format json`), the job
+/// names, and the schedule's slices when `collect`; `trace_path` also
+/// writes the Perfetto trace there.
+#[pyfunction]
+#[pyo3(signature = (flags, machine, workload, policy, seed, collect=false, trace_path=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn simulate(
+    py: Python<'_>,
+    flags: Vec<String>,
+    machine: Option<String>,
+    workload: Option<String>,
+    policy: String,
+    seed: u64,
+    collect: bool,
+    trace_path: Option<String>,
+) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
+    py.detach(|| -> Result<_, RunError> {
+        let run = run_opts(&flags, machine, workload)?;
+        let cfg = config(&run, &run.machine_spec()?, &policy, seed)?;
+        let prep = prepare(&run, seed)?;
+        let names: Vec<String> = prep.plan.jobs.iter().map(|j| j.name.clone()).collect();
+        let mut slices: Vec<Slice> = vec![];
+        let mut file = match &trace_path {
+            Some(path) => {
+                let f = std::fs::File::create(path)
+                    .map_err(|e| RunError::Option(format!("{path}: cannot create trace file: {e}")))?;
+                Some(
+                    ChromeTrace::new(std::io::BufWriter::new(f), &prep.varied.topology(), names.clone())
+                        .map_err(|e| RunError::Option(format!("{path}: {e}")))?,
+                )
+            }
+            None => None,
+        };
+        let mut sink = |s: TraceSlice| {
+            if collect {
+                slices.push((s.ctx, s.thread, s.job, s.start, s.end));
+            }
+            if let Some(t) = file.as_mut() {
+                t.slice(s);
+            }
+        };
+        let want = collect || trace_path.is_some();
+        let r = prep.run(&run, &cfg, if want { Some(&mut sink) } else { None })?;
+        if let (Some(t), Some(path)) = (file, &trace_path) {
+            t.finish().map_err(|e| RunError::Option(format!("{path}: writing trace: {e}")))?;
+        }
+        let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
+        Ok((text, names, slices))
+    })
+    .map_err(run_error)
+}
+
+/// `cosched compare --format json` for these options.
+#[pyfunction]
+#[pyo3(signature = (flags, machine, workload, policies, baseline, seed, seeds))]
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    py: Python<'_>,
+    flags: Vec<String>,
+    machine: Option<String>,
+    workload: Option<String>,
+    policies: Option<Vec<String>>,
+    baseline: String,
+    seed: u64,
+    seeds: u64,
+) -> PyResult<String> {
+    py.detach(|| -> Result<String, RunError> {
+        let run = run_opts(&flags, machine, workload)?;
+        let names = policies.unwrap_or_else(cosched_cli::compare::default_policies);
+        let c = cosched_cli::compare::comparison(&run, &names, &baseline, seed, seeds, &|_| {}, &|| {})?;
+        serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
+    })
+    .map_err(run_error)
+}
+
+/// One point of a sweep: (flags, machine TOML, workload TOML, policy, seed).
+type PointIn = (Vec<String>, Option<String>, Option<String>, String, u64);
+
+/// Run every point (in parallel), reports as JSON in point order;
+/// `progress(n)` is called as runs finish.
+#[pyfunction]
+#[pyo3(signature = (points, progress=None))]
+fn sweep(py: Python<'_>, points: Vec<PointIn>, progress: Option<Py<PyAny>>) -> PyResult<Vec<String>> {
+    py.detach(|| -> Result<Vec<String>, RunError> {
+        let pts: Vec<Point> = points
+            .into_iter()
+            .map(|(flags, m, w, policy, seed)| Ok(Point { run: run_opts(&flags, m, w)?, policy, seed }))
+            .collect::<Result<_, RunError>>()?;
+        let tick = || {
+            if let Some(cb) = &progress {
+                Python::attach(|py| {
+                    let _ = cb.call1(py, (1,));
+                });
+            }
+        };
+        let reports = run_batch(&pts, &tick)?;
+        reports.iter().map(|r| serde_json::to_string(r).map_err(|e| RunError::Simulation(e.to_string()))).collect()
+    })
+    .map_err(run_error)
+}

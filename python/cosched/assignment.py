@@ -1,0 +1,77 @@
+"""Random thread assignments measured on the simulated machine, the best
+found, and the Peak-Over-Threshold estimate of the optimum (statistical
+thread assignment, Secs. 4-6), with SP-POT pruning: ``cosched assign``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from . import _cosched
+from ._knobs import _text
+from .errors import OptionError
+
+__all__ = ["assign", "Assignment"]
+
+_FLAGS = {
+    "samples",
+    "prune",
+    "predictor",
+    "threshold",
+    "confidence",
+    "noise",
+    "compare_plain",
+}
+
+
+class Assignment:
+    """The result: ``report`` (``cosched assign --format json``), ``pot`` (the
+    estimate), ``samples`` (one row per measured assignment: sample, gips,
+    predicted)."""
+
+    def __init__(self, report: dict[str, Any], measured: list[tuple[int, float]], predicted: list[float]) -> None:
+        self.report = report
+        self.samples = pd.DataFrame(measured, columns=["sample", "gips"])
+        self.samples["predicted"] = predicted
+
+    @property
+    def pot(self) -> dict[str, Any]:
+        """The POT (or SP-POT) estimate: upb, ci, threshold, fit, best, gap."""
+        return dict(self.report["pot"])
+
+    @property
+    def best(self) -> float:
+        return float(self.report["best"])
+
+    def __repr__(self) -> str:
+        p = self.report["pot"]
+        return (
+            f"Assignment({self.report['workload']!r} on {self.report['machine']!r}: best {self.best:.5g} GIPS, "
+            f"bound {p['upb']:.5g} [{p['ci'][0]:.5g}, {p['ci'][1]:.5g}])"
+        )
+
+
+def assign(
+    machine: str = "ultrasparc-t2",
+    workload: str = "ipfwd-mem",
+    seed: int = 1,
+    **options: Any,
+) -> Assignment:
+    """Draw ``samples`` random assignments of ``workload``'s threads to
+    ``machine``'s contexts, measure each in a run of its own, and estimate the
+    best performance any assignment reaches. Options as ``cosched assign``'s
+    flags: ``samples=2000``, ``prune=0.0`` (SP-POT share pruned by the
+    predictor), ``threshold="auto"`` (or a value, or ``"q0.9"``),
+    ``confidence=0.95``, ``noise=1.0``, ``compare_plain=False``."""
+    flags = ["--machine", machine, "--workload", workload, "--seed", str(seed)]
+    for k, v in options.items():
+        if k not in _FLAGS:
+            raise OptionError(f"`{k}` is not an option of assign (known: {', '.join(sorted(_FLAGS))})")
+        if isinstance(v, bool):
+            flags += [f"--{k.replace('_', '-')}"] if v else []
+        else:
+            flags += [f"--{k.replace('_', '-')}", _text(v)]
+    text, measured, predicted = _cosched.assign(flags)
+    return Assignment(json.loads(text), measured, predicted)

@@ -1,0 +1,96 @@
+"""Exceptions of cosched: one class per error variant of the library (as
+polars does), each carrying the same one-line message the CLI prints after
+``error:``.
+
+Every class derives from :class:`CoschedError`, and also from the builtin
+that fits (``ValueError`` for bad input, ``RuntimeError`` for a run that
+stopped), so ``except ValueError`` keeps working.
+
+==========================  ===========================================  =====================================
+class                       raised when                                  Rust variant
+==========================  ===========================================  =====================================
+ConfigError                 a machine or workload (preset, TOML file,    ``RunError::Config`` (``ConfigError``)
+                            field) is unknown or out of range
+OptionError                 a knob (keyword) is unknown, malformed or    ``RunError::Option``
+                            out of range
+PolicyError                 an unknown policy, or one refusing its        ``RunError::Policy``
+                            options (``static`` without an assignment)
+SimulationError             the simulation stopped (simulated-time        ``RunError::Simulation``
+                            limit, every thread left waiting)
+TooFewExceedancesError      POT: too few exceedances over the threshold   ``PotError::TooFewExceedances``
+UnboundedTailError          POT: the fitted tail has no finite end        ``PotError::UnboundedTail``
+NoConvergenceError          POT: the GPD fit did not converge             ``PotError::NoConvergence``
+NoThresholdError            POT: no candidate threshold could be fitted   ``PotError::NoThreshold``
+BadSampleError              POT: NaN, empty sample, bad confidence        ``PotError::BadInput``
+CompletionError             matrix completion refused its cells           ``learn::complete`` error
+==========================  ===========================================  =====================================
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CoschedError",
+    "ConfigError",
+    "OptionError",
+    "PolicyError",
+    "SimulationError",
+    "EvtError",
+    "TooFewExceedancesError",
+    "UnboundedTailError",
+    "NoConvergenceError",
+    "NoThresholdError",
+    "BadSampleError",
+    "CompletionError",
+]
+
+
+class CoschedError(Exception):
+    """Base class of every cosched error; ``str(e)`` is the CLI's one line."""
+
+
+class ConfigError(CoschedError, ValueError):
+    """A machine or workload input: ``file``, ``field`` (``-`` when no single field) and ``problem``."""
+
+    file: str = ""
+    field: str = "-"
+    problem: str = ""
+
+
+class OptionError(CoschedError, ValueError):
+    """A knob (a keyword argument, the CLI's flag) unknown, malformed or out of range."""
+
+
+class PolicyError(CoschedError, ValueError):
+    """An unknown policy, or a policy refusing its options."""
+
+
+class SimulationError(CoschedError, RuntimeError):
+    """The simulation itself stopped (the simulated-time limit, a policy leaving every thread waiting)."""
+
+
+class EvtError(CoschedError, ValueError):
+    """The Peak-Over-Threshold estimate failed (statistical thread assignment, Sec. 4)."""
+
+
+class TooFewExceedancesError(EvtError):
+    """Fewer exceedances over the threshold than the GPD fit needs."""
+
+
+class UnboundedTailError(EvtError):
+    """The fitted tail is unbounded (shape >= 0): no finite upper bound exists."""
+
+
+class NoConvergenceError(EvtError):
+    """The GPD fit did not converge (degenerate exceedances)."""
+
+
+class NoThresholdError(EvtError):
+    """The automatic threshold rule found no candidate it could fit."""
+
+
+class BadSampleError(EvtError):
+    """The sample or a parameter is unusable (NaN, empty, confidence outside (0, 1))."""
+
+
+class CompletionError(CoschedError, ValueError):
+    """Matrix completion refused its input (no observed cell, a cell outside the matrix, a non-finite value)."""

@@ -1,0 +1,300 @@
+"""Experiments on the simulated machine: lists of policies and presets,
+editable machines and workloads, one run (:func:`simulate`), a comparison
+over seeds (:func:`compare`).
+
+Every function goes through the same Rust functions as the ``cosched`` CLI,
+so ``simulate(...).report`` is what ``cosched simulate --format json`` prints
+for the same inputs, and ``compare(...)`` what ``cosched compare --format
+json`` prints, as DataFrames.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _cosched
+from ._knobs import known, to_flags
+
+__all__ = [
+    "list_policies",
+    "list_machines",
+    "list_workloads",
+    "knobs",
+    "Machine",
+    "Workload",
+    "Run",
+    "simulate",
+    "compare",
+]
+
+DEFAULT_MACHINE = "xeon-e5645"
+DEFAULT_WORKLOAD = "spec-mix24"
+_RESERVED = ("machine", "workload", "policy", "seed", "seeds", "policies", "baseline", "format", "trace")
+
+
+def _listing(what: str) -> pd.DataFrame:
+    return pd.DataFrame(json.loads(_cosched.list(what)))
+
+
+def list_policies() -> pd.DataFrame:
+    """Every policy: name, description, oracle (reads the simulator's ground truth)."""
+    return _listing("policies")
+
+
+def list_machines() -> pd.DataFrame:
+    """Every machine preset: name, description, contexts."""
+    return _listing("machines")
+
+
+def list_workloads() -> pd.DataFrame:
+    """Every workload preset: name, description, threads."""
+    return _listing("workloads")
+
+
+def knobs() -> pd.DataFrame:
+    """Every keyword knob of :func:`simulate`, :func:`compare` and :func:`cosched.sweep`:
+    name, the CLI flag it stands for, default, switch (True/False knob), help."""
+    return pd.DataFrame(list(known().values()))
+
+
+class _Spec:
+    """A machine or workload description held as nested dicts and lists (the
+    TOML file's structure), editable in place and written back as TOML; the
+    Rust loader checks it on every :meth:`to_toml`."""
+
+    _kind = ""
+
+    def __init__(self, source: str, *, toml: str | None = None) -> None:
+        load = _cosched.machine_spec if self._kind == "machine" else _cosched.workload_spec
+        self.source = source
+        self.spec: dict[str, Any] = json.loads(load(source, toml))
+
+    @classmethod
+    def from_toml(cls, text: str, name: str = "<memory>") -> Any:
+        """Parse TOML text (``name`` is cited in errors)."""
+        return cls(name, toml=text)
+
+    @property
+    def name(self) -> str:
+        """The ``name`` field."""
+        return str(self.spec["name"])
+
+    def __getitem__(self, path: str) -> Any:
+        node: Any = self.spec
+        for part in path.split("."):
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        return node
+
+    def __setitem__(self, path: str, value: Any) -> None:
+        *parents, last = path.split(".")
+        node: Any = self.spec
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+
+    def copy(self) -> Any:
+        """An independent copy."""
+        new = object.__new__(type(self))
+        new.source = self.source
+        new.spec = copy.deepcopy(self.spec)
+        return new
+
+    def to_toml(self) -> str:
+        """The description as TOML, checked by loading it back as a file would be."""
+        dump = _cosched.machine_toml if self._kind == "machine" else _cosched.workload_toml
+        return str(dump(self.name, json.dumps(self.spec)))
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_toml` to ``path`` (loadable by ``cosched --machine/--workload PATH``)."""
+        p = Path(path)
+        p.write_text(self.to_toml())
+        return p
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class Machine(_Spec):
+    """A machine: preset name or TOML file path (``cosched.list_machines()``).
+
+    >>> m = Machine("i5-2500")
+    >>> m["memory.bandwidth_gbs"] *= 0.5   # edit any field by dotted path
+    >>> m.save("/tmp/half-bw.toml")         # doctest: +SKIP
+    """
+
+    _kind = "machine"
+
+    def __init__(self, source: str = DEFAULT_MACHINE, *, toml: str | None = None) -> None:
+        super().__init__(source, toml=toml)
+
+
+class Workload(_Spec):
+    """A workload: preset name or TOML file path (``cosched.list_workloads()``); jobs
+    that copy a preset (``preset = "…"``) come resolved."""
+
+    _kind = "workload"
+
+    def __init__(self, source: str = DEFAULT_WORKLOAD, *, toml: str | None = None) -> None:
+        super().__init__(source, toml=toml)
+
+
+def _input(flag: str, value: str | _Spec) -> tuple[list[str], str | None]:
+    """Flags and in-memory TOML for a machine or workload argument."""
+    if isinstance(value, _Spec):
+        return [flag, value.name], value.to_toml()
+    return [flag, str(value)], None
+
+
+def _inputs(machine: str | Machine, workload: str | Workload, knobs: dict[str, Any]) -> tuple[list[str], Any, Any]:
+    mflags, mtoml = _input("--machine", machine)
+    wflags, wtoml = _input("--workload", workload)
+    return mflags + wflags + to_flags(knobs, reserved=_RESERVED), mtoml, wtoml
+
+
+def _flatten(report: dict[str, Any]) -> dict[str, Any]:
+    """One run's report as one flat row: identity columns, then every metric
+    (nested ones joined with ``_``: ``energy_j_system``, ``decision_time_us_p50``)."""
+    row = {k: report[k] for k in ("policy", "seed", "oracle", "machine", "workload", "threads", "noise")}
+    for k, v in report["metrics"].items():
+        if isinstance(v, dict):
+            row.update({f"{k}_{kk}": vv for kk, vv in v.items()})
+        else:
+            row[k] = v
+    return row
+
+
+def runs_frame(reports: list[dict[str, Any]]) -> pd.DataFrame:
+    """Reports as a DataFrame, one row per run, numeric metric columns (missing values NaN)."""
+    df = pd.DataFrame([_flatten(r) for r in reports])
+    for c in df.columns:
+        if c not in ("policy", "machine", "workload", "oracle"):
+            df[c] = pd.to_numeric(df[c])
+    return df
+
+
+class Run:
+    """One simulated run.
+
+    ``report`` is the full report (``cosched simulate --format json``),
+    ``metrics`` its ``metrics`` dict, ``jobs`` one row per job instance.
+    """
+
+    def __init__(self, report: dict[str, Any], call: tuple[Any, ...]) -> None:
+        self.report = report
+        self._call = call
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """Run metrics, the same keys and values as ``cosched simulate --format json``."""
+        return dict(self.report["metrics"])
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        """One row per job instance: name, threads, turnaround_s, solo_s, slowdown."""
+        return pd.DataFrame(self.report["jobs"], columns=["name", "threads", "turnaround_s", "solo_s", "slowdown"])
+
+    @property
+    def policy(self) -> str:
+        return str(self.report["policy"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.report["seed"])
+
+    def row(self) -> dict[str, Any]:
+        """The run as one flat row (the columns of :func:`compare`'s frame)."""
+        return _flatten(self.report)
+
+    def trace(self, path: str | Path | None = None) -> pd.DataFrame:
+        """The schedule: one row per stretch a thread ran on a context (context,
+        thread, job, job_name, start_s, end_s). With ``path``, also writes the
+        Chrome/Perfetto trace JSON there (open it in ui.perfetto.dev). The run
+        is deterministic, so this reruns it with the same inputs and seed."""
+        flags, mtoml, wtoml, policy, seed = self._call
+        _, names, slices = _cosched.simulate(
+            flags, mtoml, wtoml, policy, seed, collect=True, trace_path=None if path is None else str(path)
+        )
+        df = pd.DataFrame(slices, columns=["context", "thread", "job", "start_ns", "end_ns"])
+        df.insert(3, "job_name", [names[j] for j in df["job"]])
+        df["start_s"] = df.pop("start_ns") * 1e-9
+        df["end_s"] = df.pop("end_ns") * 1e-9
+        return df
+
+    def __repr__(self) -> str:
+        m = self.report["metrics"]
+        return (
+            f"Run({self.policy!r} on {self.report['machine']!r} running {self.report['workload']!r}, "
+            f"seed {self.seed}: makespan {m['makespan_s']:.4f} s, energy {m['energy_j']['system']:.1f} J)"
+        )
+
+
+def simulate(
+    machine: str | Machine = DEFAULT_MACHINE,
+    workload: str | Workload = DEFAULT_WORKLOAD,
+    policy: str = "cfs",
+    seed: int = 1,
+    **knobs: Any,
+) -> Run:
+    """Run ``policy`` on ``machine`` and ``workload`` (preset names, TOML paths,
+    or :class:`Machine` / :class:`Workload` objects) with ``seed``; ``knobs`` are
+    the CLI's flags as keywords (``quantum_ms=4``, ``noise=0``, ``no_timing=True``;
+    see :func:`knobs`)."""
+    flags, mtoml, wtoml = _inputs(machine, workload, knobs)
+    text, _, _ = _cosched.simulate(flags, mtoml, wtoml, policy, seed)
+    return Run(json.loads(text), (flags, mtoml, wtoml, policy, seed))
+
+
+def summary_frame(policies: list[dict[str, Any]]) -> pd.DataFrame:
+    """Per-policy summary rows (mean, 95% interval lo/hi, n) from the comparison JSON."""
+    rows = []
+    for p in policies:
+        row: dict[str, Any] = {"policy": p["policy"], "oracle": p["oracle"]}
+        for k, v in p.items():
+            if isinstance(v, dict):
+                row.update({f"{k}_mean": v["mean"], f"{k}_lo": v["lo"], f"{k}_hi": v["hi"]})
+                row["seeds"] = v["n"]
+            elif v is None and k not in ("policy", "oracle"):
+                row.update({f"{k}_mean": float("nan"), f"{k}_lo": float("nan"), f"{k}_hi": float("nan")})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare(
+    machine: str | Machine = DEFAULT_MACHINE,
+    workload: str | Workload = DEFAULT_WORKLOAD,
+    policies: list[str] | None = None,
+    baseline: str = "cfs",
+    seeds: int = 3,
+    seed: int = 1,
+    **knobs: Any,
+) -> pd.DataFrame:
+    """Every policy (default: every non-oracle policy needing no extra input) on
+    the same machine and workload over ``seeds`` seeds from ``seed``, as
+    ``cosched compare``: one row per (policy, seed) with numeric columns and
+    ``speedup`` (baseline makespan / this makespan, same seed).
+
+    ``df.attrs["summary"]`` holds one row per policy with ``<metric>_mean``,
+    ``_lo``, ``_hi`` (95% t-interval over seeds); ``df.attrs`` also names the
+    ``baseline``, ``machine``, ``workload`` and ``seeds``.
+    """
+    flags, mtoml, wtoml = _inputs(machine, workload, knobs)
+    c = json.loads(_cosched.compare(flags, mtoml, wtoml, policies, baseline, seed, seeds))
+    df = runs_frame(c["runs"])
+    base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
+    df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])
+    df.attrs.update(
+        summary=summary_frame(c["policies"]),
+        baseline=c["baseline"],
+        machine=c["machine"],
+        workload=c["workload"],
+        seeds=c["seeds"],
+    )
+    return df

@@ -1,0 +1,139 @@
+"""Sweeps: a grid of (machine, workload, policy, seed, knobs) runs, locally in
+parallel or on a Dask ``distributed`` cluster, as one DataFrame.
+
+Every run is a pure function of its point (inputs, policy, seed), so the
+result does not depend on where or in which order runs execute: a cluster
+sweep returns exactly the serial frame, row for row. Decision time (wall
+clock) is the one measured quantity; sweeps switch it off unless
+``timing=True``.
+
+Runs that share machine, workload, knobs and seed share their plan and solo
+reference runs within a partition, as ``cosched compare`` does; the grid's
+product puts ``policy`` innermost so they sit together.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from . import _cosched
+from ._knobs import to_flags
+from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
+
+__all__ = ["sweep", "expand", "partition"]
+
+_AXES = ("machine", "workload", "seed", "policy")
+Point = tuple[list[str], str | None, str | None, str, int]
+
+
+def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame) -> list[dict[str, Any]]:
+    """The grid's points. A mapping is a product: each value a list of
+    settings (a scalar is one setting), ``policy`` varying fastest, then
+    ``seed``, then the knobs, then workload and machine. A list of mappings
+    or a DataFrame gives the points one by one."""
+    if isinstance(grid, pd.DataFrame):
+        return [dict(r) for r in grid.to_dict("records")]
+    if not isinstance(grid, Mapping):
+        return [dict(p) for p in grid]
+    axes = {k: (list(v) if isinstance(v, (list, tuple, range)) else [v]) for k, v in grid.items()}
+    knob_keys = [k for k in axes if k not in _AXES]
+    order = [k for k in ("machine", "workload") if k in axes] + knob_keys + [k for k in ("seed", "policy") if k in axes]
+    return [dict(zip(order, combo)) for combo in itertools.product(*(axes[k] for k in order))]
+
+
+def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str]) -> Point:
+    knobs = {k: v for k, v in p.items() if k not in _AXES}
+    if not timing:
+        knobs.setdefault("no_timing", True)
+    flags: list[str] = []
+    specs: list[str | None] = []
+    for flag, key, default in (("--machine", "machine", DEFAULT_MACHINE), ("--workload", "workload", DEFAULT_WORKLOAD)):
+        value = p.get(key, default)
+        if isinstance(value, (Machine, Workload)) and id(value) not in tomls:
+            tomls[id(value)] = value.to_toml()
+        f, _ = _input(flag, value.name if isinstance(value, (Machine, Workload)) else value)
+        flags += f
+        specs.append(tomls[id(value)] if isinstance(value, (Machine, Workload)) else None)
+    return flags + to_flags(knobs), specs[0], specs[1], str(p.get("policy", "cfs")), int(p.get("seed", 1))
+
+
+def partition(n: int, parts: int) -> list[range]:
+    """``n`` points in ``parts`` contiguous ranges of near-equal size."""
+    parts = max(1, min(parts, n))
+    size = math.ceil(n / parts)
+    return [range(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def _run_partition(points: Sequence[Point]) -> list[str]:
+    """One partition (a Dask task): its reports as JSON, in order."""
+    return list(_cosched.sweep(list(points)))
+
+
+def sweep(
+    grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame,
+    client: Any = None,
+    *,
+    partitions: int | None = None,
+    progress: bool = True,
+    timing: bool = False,
+) -> pd.DataFrame:
+    """Run every point of ``grid`` (see :func:`expand`); one row per run, in
+    grid order: the point's knob columns, then the run's identity and metrics
+    (the columns of :func:`cosched.compare`).
+
+    Without ``client``, runs in parallel in this process (Rust threads, one
+    per core). With a ``dask.distributed.Client``, the points are cut into
+    ``partitions`` contiguous tasks (default: 4 per worker thread, at most
+    2,000 points each) run on its workers. ``progress`` shows a tqdm bar.
+    """
+    points = expand(grid)
+    if not points:
+        return pd.DataFrame()
+    tomls: dict[int, str] = {}
+    encoded = [_point(p, timing, tomls) for p in points]
+    bar = _bar(len(points), progress)
+    try:
+        if client is None:
+            reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None)
+        else:
+            reports = _on_cluster(client, encoded, partitions, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    df = runs_frame([json.loads(r) for r in reports])
+    knob_cols = sorted({k for p in points for k in p} - set(_AXES))
+    for i, k in enumerate(knob_cols):
+        df.insert(i, k, [p.get(k) for p in points])
+    return df
+
+
+def _on_cluster(client: Any, points: list[Point], partitions: int | None, bar: Any) -> list[str]:
+    from distributed import as_completed
+
+    if partitions is None:
+        threads = sum(client.nthreads().values()) or 1
+        partitions = max(4 * threads, math.ceil(len(points) / 2000))
+    ranges = partition(len(points), partitions)
+    futures = client.map(_run_partition, [points[r.start : r.stop] for r in ranges], pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    out: list[list[str]] = [[] for _ in ranges]
+    for fut in as_completed(futures):
+        i = index[fut.key]
+        out[i] = fut.result()
+        if bar is not None:
+            bar.update(len(ranges[i]))
+    return [r for part in out for r in part]
+
+
+def _bar(total: int, show: bool) -> Any:
+    if not show:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="run", desc="sweep")
