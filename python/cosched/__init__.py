@@ -31,18 +31,18 @@ from .sim import (
 from .sweep import sweep
 
 __all__ = [
-    "__version__",
-    "errors",
-    "list_policies",
-    "list_machines",
-    "list_workloads",
-    "knobs",
     "Machine",
-    "Workload",
     "Run",
-    "simulate",
-    "compare",
-    "sweep",
+    "Workload",
+    "__version__",
     "assign",
+    "compare",
     "complete",
+    "errors",
+    "knobs",
+    "list_machines",
+    "list_policies",
+    "list_workloads",
+    "simulate",
+    "sweep",
 ]

@@ -13,7 +13,7 @@ from . import _cosched
 from ._knobs import _text
 from .errors import OptionError
 
-__all__ = ["assign", "Assignment"]
+__all__ = ["Assignment", "assign"]
 
 _FLAGS = {
     "samples",

@@ -29,18 +29,18 @@ CompletionError             matrix completion refused its cells           ``lear
 from __future__ import annotations
 
 __all__ = [
-    "CoschedError",
+    "BadSampleError",
+    "CompletionError",
     "ConfigError",
+    "CoschedError",
+    "EvtError",
+    "NoConvergenceError",
+    "NoThresholdError",
     "OptionError",
     "PolicyError",
     "SimulationError",
-    "EvtError",
     "TooFewExceedancesError",
     "UnboundedTailError",
-    "NoConvergenceError",
-    "NoThresholdError",
-    "BadSampleError",
-    "CompletionError",
 ]
 
 

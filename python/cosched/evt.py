@@ -105,7 +105,7 @@ class POT:
         """Candidate thresholds: quantile, threshold, exceedances, xi with its interval, sigma*, AD p-value, ForwardStop."""
         rows = []
         for s in self._fitted()["diagnostics"]["stability"]:
-            c = s["candidate"] if "candidate" in s else s
+            c = s.get("candidate", s)
             rows.append(
                 {
                     "quantile": c["quantile"],
@@ -141,7 +141,9 @@ class POT:
         """Shape xi with its interval at each candidate threshold."""
         ax = _ax(ax)
         s = self.stability()
-        ax.errorbar(s["threshold"], s["xi"], yerr=[s["xi"] - s["xi_lo"], s["xi_hi"] - s["xi"]], fmt="o", ms=3, capsize=2)
+        ax.errorbar(
+            s["threshold"], s["xi"], yerr=[s["xi"] - s["xi_lo"], s["xi_hi"] - s["xi"]], fmt="o", ms=3, capsize=2
+        )
         ax.axvline(self.result["threshold"], color="C3", ls="--", lw=1)
         ax.axhline(0.0, color="grey", lw=0.8)
         ax.set(xlabel="threshold u", ylabel="shape xi", title="Parameter stability")

@@ -14,7 +14,9 @@ from . import _cosched
 __all__ = ["complete"]
 
 
-def complete(frame: pd.DataFrame, seed: int = 1, *, row: str = "row", col: str = "col", value: str = "value") -> pd.DataFrame:
+def complete(
+    frame: pd.DataFrame, seed: int = 1, *, row: str = "row", col: str = "col", value: str = "value"
+) -> pd.DataFrame:
     """Complete a sparse matrix given as a long frame of (row, col, value):
     rows with a value are observed, rows with NaN are predicted. Ids may be
     any hashable values. Returns a copy with ``value`` filled in and a

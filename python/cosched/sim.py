@@ -21,15 +21,15 @@ from . import _cosched
 from ._knobs import known, to_flags
 
 __all__ = [
-    "list_policies",
-    "list_machines",
-    "list_workloads",
-    "knobs",
     "Machine",
-    "Workload",
     "Run",
-    "simulate",
+    "Workload",
     "compare",
+    "knobs",
+    "list_machines",
+    "list_policies",
+    "list_workloads",
+    "simulate",
 ]
 
 DEFAULT_MACHINE = "xeon-e5645"

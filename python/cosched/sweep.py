@@ -26,7 +26,7 @@ from . import _cosched
 from ._knobs import to_flags
 from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
 
-__all__ = ["sweep", "expand", "partition"]
+__all__ = ["expand", "partition", "sweep"]
 
 _AXES = ("machine", "workload", "seed", "policy")
 Point = tuple[list[str], str | None, str | None, str, int]

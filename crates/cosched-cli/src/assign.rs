@@ -117,6 +117,9 @@ pub fn run(a: Args) -> Result<(), String> {
     print(&rep, a.format)
 }
 
+/// Receives every measured (sample, GIPS) and the predictor's score of each.
+pub type Measured<'a> = dyn FnMut(&[(usize, f64)], &[f64]) -> Result<(), String> + 'a;
+
 /// Draw, (prune,) measure and estimate; `total` is told how many
 /// measurements there will be, `tick` each one; `measured` receives every
 /// (sample, GIPS) measured and the predictor's score of each before the estimate.
@@ -124,7 +127,7 @@ pub fn report(
     a: &Args,
     total: &dyn Fn(usize),
     tick: &(dyn Fn() + Sync),
-    measured: &mut dyn FnMut(&[(usize, f64)], &[f64]) -> Result<(), String>,
+    measured: &mut Measured<'_>,
 ) -> Result<Report, RunError> {
     if !(0.0..1.0).contains(&a.prune) {
         return Err(RunError::Option(format!("--prune: must be in [0, 1), got {}", a.prune)));
