@@ -19,6 +19,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
+from typing import BinaryIO
 
 SOCKET_ENV = "COSCHED_PP_SOCKET"
 RESOURCES = ("llc", "membw")
@@ -31,7 +32,7 @@ class PeriodRefused(RuntimeError):
     """The scheduler answered a request with an error."""
 
 
-def _conn() -> tuple[socket.socket, object] | None:
+def _conn() -> tuple[socket.socket, BinaryIO] | None:
     if not hasattr(_local, "conn"):
         path = os.environ.get(SOCKET_ENV)
         _local.conn = None
@@ -42,7 +43,8 @@ def _conn() -> tuple[socket.socket, object] | None:
                 _local.conn = (s, s.makefile("rb"))
             except OSError:
                 _local.conn = None
-    return _local.conn
+    conn: tuple[socket.socket, BinaryIO] | None = _local.conn
+    return conn
 
 
 def _call(line: str) -> str | None:
@@ -58,7 +60,8 @@ def _call(line: str) -> str | None:
     if not reply.endswith(b"\n"):
         _local.conn = None  # the server went away: fail-open from now on
         return None
-    return reply.decode().rstrip("\n")
+    text: str = reply.decode()
+    return text.rstrip("\n")
 
 
 def begin(resource: str, amount: int, reuse: str = "high") -> int:

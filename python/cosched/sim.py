@@ -38,7 +38,7 @@ _RESERVED = ("machine", "workload", "policy", "seed", "seeds", "policies", "base
 
 
 def _listing(what: str) -> pd.DataFrame:
-    return pd.DataFrame(json.loads(_cosched.list(what)))
+    return pd.DataFrame(json.loads(_cosched.listing(what)))
 
 
 def list_policies() -> pd.DataFrame:

@@ -123,7 +123,7 @@ def _on_cluster(client: Any, points: list[Point], partitions: int | None, bar: A
     futures = client.map(_run_partition, [points[r.start : r.stop] for r in ranges], pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
     out: list[list[str]] = [[] for _ in ranges]
-    for fut in as_completed(futures):
+    for fut in as_completed(futures):  # type: ignore[no-untyped-call]
         i = index[fut.key]
         out[i] = fut.result()
         if bar is not None:

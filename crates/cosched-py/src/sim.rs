@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 
 /// Register this module's functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(list, m)?)?;
+    m.add_function(wrap_pyfunction!(listing, m)?)?;
     m.add_function(wrap_pyfunction!(knob_list, m)?)?;
     m.add_function(wrap_pyfunction!(machine_spec, m)?)?;
     m.add_function(wrap_pyfunction!(machine_toml, m)?)?;
@@ -31,7 +31,7 @@ fn json<T: serde::Serialize>(v: &T) -> PyResult<String> {
 
 /// `cosched list WHAT --format json`: "policies", "machines" or "workloads".
 #[pyfunction]
-fn list(what: &str) -> PyResult<String> {
+fn listing(what: &str) -> PyResult<String> {
     use cosched_cli::list::{items, What};
     let w = match what {
         "policies" => What::Policies,

@@ -1,0 +1,99 @@
+"""cosched.errors: every class is raised, with the CLI's one-line message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cosched
+from cosched import errors
+from cosched.evt import POT
+
+
+def test_every_exception_class_is_exercised_here():
+    tested = {
+        "ConfigError",
+        "OptionError",
+        "PolicyError",
+        "SimulationError",
+        "TooFewExceedancesError",
+        "UnboundedTailError",
+        "NoConvergenceError",
+        "NoThresholdError",
+        "BadSampleError",
+        "CompletionError",
+    }
+    leaves = {n for n in errors.__all__ if n not in ("CoschedError", "EvtError")}
+    assert leaves == tested
+    for n in errors.__all__:
+        assert issubclass(getattr(errors, n), errors.CoschedError)
+
+
+def _cli_error(cli, *args: str) -> str:
+    p = cli(*args, check=False)
+    assert p.returncode == 2, p.stderr
+    return p.stderr.strip().removeprefix("error: ")
+
+
+def test_config_error_names_file_field_problem(cli):
+    with pytest.raises(errors.ConfigError) as e:
+        cosched.simulate("nope", "mcf")
+    assert str(e.value) == _cli_error(cli, "simulate", "-m", "nope", "-w", "mcf")
+    assert e.value.file == "machine `nope`" and "no such preset" in e.value.problem
+    m = cosched.Machine("i5-2500")
+    m["memory.bandwidth_gbs"] = -1.0
+    with pytest.raises(errors.ConfigError) as e:
+        m.to_toml()
+    assert e.value.field == "memory.bandwidth_gbs" and "positive" in e.value.problem
+    assert isinstance(e.value, ValueError)
+
+
+def test_option_error_for_unknown_and_out_of_range_knobs(cli):
+    with pytest.raises(errors.OptionError, match="did you mean `quantum_ms`"):
+        cosched.simulate("i5-2500", "mcf", quantm_ms=4)
+    with pytest.raises(errors.OptionError) as e:
+        cosched.simulate("i5-2500", "mcf", quantum_ms=-1)
+    assert str(e.value) == _cli_error(cli, "simulate", "-m", "i5-2500", "-w", "mcf", "--quantum-ms", "-1")
+    with pytest.raises(errors.OptionError):
+        cosched.simulate("i5-2500", "mcf", efs_objective="speed")
+    with pytest.raises(errors.OptionError):
+        cosched.assign(samples=0)
+
+
+def test_policy_error(cli):
+    with pytest.raises(errors.PolicyError) as e:
+        cosched.simulate("i5-2500", "mcf", "cfss")
+    assert str(e.value) == _cli_error(cli, "simulate", "-m", "i5-2500", "-w", "mcf", "-p", "cfss")
+    with pytest.raises(errors.PolicyError, match="assignment"):
+        cosched.simulate("i5-2500", "mcf", "static")
+
+
+def test_simulation_error_on_the_time_limit(cli):
+    with pytest.raises(errors.SimulationError) as e:
+        cosched.simulate("i5-2500", "mcf", max_sim_time_s=0.01)
+    assert str(e.value) == _cli_error(cli, "simulate", "-m", "i5-2500", "-w", "mcf", "--max-sim-time-s", "0.01")
+    assert isinstance(e.value, RuntimeError)
+
+
+def test_evt_errors_one_class_per_variant():
+    rng = np.random.default_rng(1)
+    with pytest.raises(errors.TooFewExceedancesError):
+        POT(rng.uniform(size=50)).fit("q0.99")
+    with pytest.raises(errors.UnboundedTailError, match="unbounded"):
+        POT(rng.pareto(2.0, size=2000)).fit("q0.9")
+    with pytest.raises(errors.NoConvergenceError):
+        # Excesses overflow to infinity: the fit cannot start.
+        POT(np.r_[np.linspace(1.0e308, 1.7e308, 40), -1.7e308]).fit(-1.6e308)
+    with pytest.raises(errors.NoThresholdError):
+        POT(rng.uniform(size=12)).fit("auto")
+    with pytest.raises(errors.BadSampleError):
+        POT([1.0, float("nan")]).fit()
+    with pytest.raises(errors.BadSampleError):
+        POT(rng.uniform(size=500)).fit(confidence=1.5)
+    assert issubclass(errors.UnboundedTailError, errors.EvtError)
+
+
+def test_completion_error():
+    with pytest.raises(errors.CompletionError, match="no observed cells"):
+        cosched.complete(pd.DataFrame({"row": ["a"], "col": ["b"], "value": [np.nan]}))

@@ -1,0 +1,129 @@
+"""cosched.sim: the Python results are the CLI's JSON for the same inputs."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import cosched
+
+
+def test_version_and_lists_match_the_cli(cli):
+    assert cosched.__version__ == cli("--version", parse=False).split()[-1]
+    for what, frame in [
+        ("policies", cosched.list_policies()),
+        ("machines", cosched.list_machines()),
+        ("workloads", cosched.list_workloads()),
+    ]:
+        expected = cli("list", what, "--format", "json")
+        assert list(frame["name"]) == [e["name"] for e in expected]
+        assert list(frame["description"]) == [e["description"] for e in expected]
+    assert cosched.list_policies()["oracle"].dtype == bool
+    assert (cosched.list_machines()["contexts"] > 0).all()
+
+
+def test_simulate_equals_the_cli_json(cli):
+    for machine, workload, policy, knobs, flags in [
+        ("i5-2500", "mcf", "cfs", {}, []),
+        ("xeon-e5645", "spec-mix24", "efs", {"efs_window_ms": 2.0}, ["--efs-window-ms", "2.0"]),
+        (
+            "i5-2500",
+            "spec-mix24",
+            "slits-contention",
+            {"quantum_ms": 8, "noise": 0.5},
+            ["--quantum-ms", "8", "--noise", "0.5"],
+        ),
+    ]:
+        run = cosched.simulate(machine, workload, policy, seed=3, no_timing=True, **knobs)
+        expected = cli(
+            "simulate",
+            "-m",
+            machine,
+            "-w",
+            workload,
+            "-p",
+            policy,
+            "--seed",
+            "3",
+            "--no-timing",
+            "--format",
+            "json",
+            *flags,
+        )
+        assert run.report == expected
+        assert run.metrics == expected["metrics"]
+        assert list(run.jobs["turnaround_s"]) == [j["turnaround_s"] for j in expected["jobs"]]
+
+
+def test_compare_equals_the_cli_json_with_numeric_columns(cli):
+    df = cosched.compare("i5-2500", "mcf", policies=["cfs", "g-rrs", "random"], seeds=3, no_timing=True)
+    expected = cli(
+        "compare",
+        "-m",
+        "i5-2500",
+        "-w",
+        "mcf",
+        "--policies",
+        "cfs,g-rrs,random",
+        "--seeds",
+        "3",
+        "--no-timing",
+        "--format",
+        "json",
+    )
+    assert len(df) == 9 and list(df["policy"][:3]) == ["cfs", "g-rrs", "random"]
+    assert list(df["makespan_s"]) == [r["metrics"]["makespan_s"] for r in expected["runs"]]
+    for c in df.columns:
+        if c not in ("policy", "machine", "workload", "oracle"):
+            assert pd.api.types.is_numeric_dtype(df[c]), c
+    s = df.attrs["summary"]
+    for row, exp in zip(s.to_dict("records"), expected["policies"]):
+        assert row["speedup_mean"] == exp["speedup"]["mean"]
+        assert row["makespan_s_lo"] == exp["makespan_s"]["lo"]
+        assert row["seeds"] == 3
+    # Per-seed speedups average to the summary's.
+    by = df.groupby("policy", sort=False)["speedup"].mean()
+    assert by.to_dict() == pytest.approx(dict(zip(s["policy"], s["speedup_mean"])))
+
+
+def test_machine_and_workload_edit_save_and_reload(tmp_path, cli):
+    m = cosched.Machine("i5-2500")
+    same = cosched.simulate(m, "mcf", no_timing=True)
+    assert same.metrics == cosched.simulate("i5-2500", "mcf", no_timing=True).metrics  # TOML round trip is lossless
+    m["memory.bandwidth_gbs"] = m["memory.bandwidth_gbs"] / 2
+    path = m.save(tmp_path / "half.toml")
+    slower = cosched.simulate(m, "mcf", no_timing=True)
+    assert slower.metrics["makespan_s"] > same.metrics["makespan_s"]
+    # The written file is what the CLI loads.
+    expected = cli("simulate", "-m", str(path), "-w", "mcf", "--no-timing", "--format", "json")
+    assert expected["metrics"] == slower.metrics
+    assert cosched.Machine(str(path))["memory.bandwidth_gbs"] == m["memory.bandwidth_gbs"]
+
+    w = cosched.Workload("mcf")
+    w["job.0.instances"] = 2
+    two = cosched.simulate("i5-2500", w, no_timing=True)
+    assert len(two.jobs) == 2
+    wpath = w.save(tmp_path / "two.toml")
+    assert (
+        cli("simulate", "-m", "i5-2500", "-w", str(wpath), "--no-timing", "--format", "json")["metrics"] == two.metrics
+    )
+    assert cosched.Workload.from_toml(w.to_toml(), "again").spec == w.spec
+
+
+def test_trace_frame_and_perfetto_file(tmp_path):
+    run = cosched.simulate("i5-2500", "spec-mix24", "g-rrs", no_timing=True)
+    tr = run.trace(tmp_path / "t.json")
+    assert list(tr.columns) == ["context", "thread", "job", "job_name", "start_s", "end_s"]
+    assert (tr["end_s"] > tr["start_s"]).all()
+    assert tr["end_s"].max() == pytest.approx(run.metrics["makespan_s"])
+    assert set(tr["job_name"]) == set(run.jobs["name"])
+    events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    assert sum(e["ph"] == "X" for e in events) == len(tr)
+
+
+def test_knobs_list_every_flag_with_defaults():
+    k = cosched.knobs().set_index("name")
+    assert k.loc["quantum_ms", "flag"] == "--quantum-ms" and k.loc["quantum_ms", "default"] == "4"
+    assert bool(k.loc["no_timing", "switch"]) and not bool(k.loc["noise", "switch"])

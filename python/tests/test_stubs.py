@@ -1,0 +1,42 @@
+"""The type stubs (`cosched/_cosched.pyi`) match the extension module, and mypy is clean."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cosched
+from cosched import _cosched
+
+STUB = Path(cosched.__file__).with_name("_cosched.pyi")
+
+
+def _stub_functions() -> dict[str, list[str]]:
+    tree = ast.parse(STUB.read_text())
+    return {n.name: [a.arg for a in n.args.args] for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def test_stub_names_and_parameters_match_the_module():
+    module = {
+        n: getattr(_cosched, n) for n in dir(_cosched) if not n.startswith("_") and callable(getattr(_cosched, n))
+    }
+    stub = _stub_functions()
+    assert set(stub) == set(module)
+    for name, fn in module.items():
+        assert list(inspect.signature(fn).parameters) == stub[name], name
+    assert "__version__" in STUB.read_text() and isinstance(_cosched.__version__, str)
+    assert Path(cosched.__file__).with_name("py.typed").exists()
+
+
+def test_mypy_strict_is_clean():
+    root = Path(__file__).resolve().parents[2]
+    if shutil.which("mypy", path=str(Path(sys.executable).parent)) is None:
+        import pytest
+
+        pytest.skip("mypy is not installed in this environment")
+    p = subprocess.run([sys.executable, "-m", "mypy"], check=False, cwd=root, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
