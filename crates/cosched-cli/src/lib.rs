@@ -128,8 +128,8 @@ fn quiet_on_broken_pipe() {
 /// One line for a command-line error: clap's message with the lines that
 /// carry its substance (the missing argument, the valid values), then a
 /// pointer to the help of the subcommand at fault.
-fn clap_error_line(e: &clap::Error) -> String {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+fn clap_error_line(e: &clap::Error, argv: &[String]) -> String {
+    let args: Vec<String> = argv.iter().skip(1).cloned().collect();
     let sub = args.first().filter(|a| !a.starts_with('-')).cloned();
     let help = match &sub {
         Some(s) if Cli::command().find_subcommand(s).is_some() => format!("cosched {s} --help"),
@@ -163,40 +163,46 @@ fn clap_error_line(e: &clap::Error) -> String {
 
 /// Parse the command line; numeric flags accept negative numbers so that
 /// `--seeds -1` gets the flag's own range error, not "unexpected argument".
-fn parse() -> Result<Cli, clap::Error> {
+fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     let negative = |c: clap::Command| c.allow_negative_numbers(true);
     let cmd = Cli::command().mut_subcommands(move |c| negative(c).mut_subcommands(negative));
-    Cli::from_arg_matches(&cmd.try_get_matches()?)
+    Cli::from_arg_matches(&cmd.try_get_matches_from(argv)?)
 }
 
 /// The `cosched` command: parse the command line, run the subcommand, print
 /// one `error:` line and return status 2 (bad input) or 1 (failed check or job).
 pub fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some(cosched_linux::watchdog::WATCHDOG_ARG) {
-        return ExitCode::from(cosched_linux::watchdog::watchdog_main() as u8);
+    ExitCode::from(main_with(std::env::args().collect()))
+}
+
+/// [`main`] on the given arguments (`argv[0]` is the program name): the
+/// Python package's `cosched` entry point runs the CLI in-process through it.
+pub fn main_with(argv: Vec<String>) -> u8 {
+    if argv.get(1).map(String::as_str) == Some(cosched_linux::watchdog::WATCHDOG_ARG) {
+        return cosched_linux::watchdog::watchdog_main() as u8;
     }
-    let cli = match parse() {
+    let cli = match parse(&argv) {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return ExitCode::SUCCESS;
+            return 0;
         }
         Err(e) => {
-            eprintln!("error: {}", clap_error_line(&e));
-            return ExitCode::from(2);
+            eprintln!("error: {}", clap_error_line(&e, &argv));
+            return 2;
         }
     };
     quiet_on_broken_pipe();
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli.cmd)));
     match outcome {
-        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Ok(())) => 0,
         Ok(Err(f)) => {
             eprintln!("error: {}", f.message);
-            ExitCode::from(f.code)
+            f.code
         }
         // A reader that went away (`| head`): stop quietly with the status of
         // a process ended by SIGPIPE, as Unix tools do.
-        Err(_) if BROKEN_PIPE.load(Ordering::Relaxed) => ExitCode::from(128 + 13),
+        Err(_) if BROKEN_PIPE.load(Ordering::Relaxed) => 128 + 13,
         Err(p) => std::panic::resume_unwind(p),
     }
 }

@@ -22,6 +22,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }
 
@@ -208,4 +209,10 @@ fn sweep(py: Python<'_>, points: Vec<PointIn>, progress: Option<Py<PyAny>>) -> P
         reports.iter().map(|r| serde_json::to_string(r).map_err(|e| RunError::Simulation(e.to_string()))).collect()
     })
     .map_err(run_error)
+}
+
+/// The `cosched` CLI in-process on `argv` (`argv[0]` the program name); its exit status.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| cosched_cli::main_with(argv))
 }
