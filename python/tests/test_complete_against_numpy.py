@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 COSCHED = ROOT / "target" / "release" / "cosched"
-sys.path.insert(0, str(ROOT / "python"))
+sys.path.append(str(ROOT / "python"))  # fm_reference; the installed cosched comes first
 import fm_reference as ref
 
 pytestmark = pytest.mark.skipif(not COSCHED.exists(), reason="build cosched first (scripts/test-all does)")

@@ -13,7 +13,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 COSCHED = ROOT / "target" / "release" / "cosched"
-sys.path.insert(0, str(ROOT / "python"))
 
 from cosched import pp
 
@@ -54,12 +53,13 @@ def test_periods_queue_under_rda_strict(tmp_path):
     assert COSCHED.exists(), "build first: cargo build --release"
     (tmp_path / "client.py").write_text(CLIENT)
     mb = max(1, llc_mb() * 3 // 4)
-    env = {"PYTHONPATH": str(ROOT / "python")}
+    # The clients import the installed package (scripts/test-all: `pip install .` into .venv).
+    env = {"COSCHED_TEST": "1"}
     mix = tmp_path / "mix.toml"
     mix.write_text(
         '[[job]]\nname = "py"\n'
         f'cmd = [{json.dumps(sys.executable)}, "client.py", "{mb}"]\ncount = 2\n'
-        f"env = {{ PYTHONPATH = {json.dumps(env['PYTHONPATH'])} }}\n"
+        f"env = {{ COSCHED_TEST = {json.dumps(env['COSCHED_TEST'])} }}\n"
     )
     out = tmp_path / "out"
     r = subprocess.run(
@@ -94,12 +94,12 @@ def test_a_client_that_vanishes_mid_period_releases_it(tmp_path):
     (tmp_path / "vanish.py").write_text(VANISHER)
     (tmp_path / "client.py").write_text(CLIENT)
     mb = max(1, llc_mb() * 3 // 4)
-    pypath = json.dumps(str(ROOT / "python"))
+    pypath = json.dumps("1")
     exe = json.dumps(sys.executable)
     (tmp_path / "mix.toml").write_text(
-        f'[[job]]\nname = "gone"\ncmd = [{exe}, "vanish.py", "{mb}"]\nenv = {{ PYTHONPATH = {pypath} }}\n'
+        f'[[job]]\nname = "gone"\ncmd = [{exe}, "vanish.py", "{mb}"]\nenv = {{ COSCHED_TEST = {pypath} }}\n'
         f'[[job]]\nname = "next"\ncmd = [{exe}, "-c", "import time; time.sleep(0.2); exec(open(\'client.py\').read())", "{mb}"]\n'
-        f"env = {{ PYTHONPATH = {pypath} }}\n"
+        f"env = {{ COSCHED_TEST = {pypath} }}\n"
     )
     out = tmp_path / "out"
     r = subprocess.run(
