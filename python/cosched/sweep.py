@@ -107,7 +107,8 @@ def sweep(
         if bar is not None:
             bar.close()
     df = runs_frame([json.loads(r) for r in reports])
-    knob_cols = sorted({k for p in points for k in p} - set(_AXES))
+    # Knobs the report already carries (threads, noise) keep the report's column.
+    knob_cols = sorted({k for p in points for k in p} - set(_AXES) - set(df.columns))
     for i, k in enumerate(knob_cols):
         df.insert(i, k, [p.get(k) for p in points])
     return df

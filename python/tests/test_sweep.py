@@ -58,3 +58,8 @@ def test_machine_objects_in_a_grid():
     m["memory.bandwidth_gbs"] = 2.0
     df = cosched.sweep({"machine": [m, "i5-2500"], "workload": "mcf", "policy": "cfs"}, progress=False)
     assert df["makespan_s"][0] > df["makespan_s"][1]
+
+
+def test_knobs_the_report_carries_keep_one_column():
+    df = cosched.sweep({"machine": "i5-2500", "workload": "canneal", "threads": [4, 8], "policy": "cfs"}, progress=False)
+    assert list(df["threads"]) == [4, 8] and list(df.columns).count("threads") == 1

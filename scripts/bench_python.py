@@ -1,0 +1,86 @@
+"""scripts/bench-python: the Python front against the CLI, same runs, same process tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]  # scripts/ (not python/, whose cosched/ would shadow the installed package)
+COSCHED = ROOT / "target" / "release" / "cosched"
+MACHINE, WORKLOAD, THREADS = "xeon-x5550-16c", "canneal", 32
+POLICIES = ["cfs", "g-rrs", "p-rrs", "wss", "eevdf", "efs", "random", "perf-fair", "slits-contention", "rda-strict"]
+
+
+def best_of(n: int, f) -> float:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main() -> None:
+    seeds = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    import cosched
+
+    runs = seeds * len(POLICIES)
+    cli = [
+        str(COSCHED),
+        "compare",
+        "-m",
+        MACHINE,
+        "-w",
+        WORKLOAD,
+        "--threads",
+        str(THREADS),
+        "--policies",
+        ",".join(POLICIES),
+    ]
+    cli += ["--seeds", str(seeds), "--no-timing", "--format", "json"]
+    t_cli = best_of(3, lambda: subprocess.run(cli, check=True, capture_output=True))
+    grid = {
+        "machine": MACHINE,
+        "workload": WORKLOAD,
+        "threads": THREADS,
+        "seed": range(1, seeds + 1),
+        "policy": POLICIES,
+    }
+    t_py = best_of(3, lambda: cosched.sweep(grid, progress=False))
+    print(
+        f"{runs}-run sweep ({MACHINE}, {WORKLOAD} x {THREADS} threads, {len(POLICIES)} policies x {seeds} seeds), best of 3:"
+    )
+    print(f"  CLI (cosched compare, parallel runner): {t_cli:.3f} s")
+    print(f"  Python (cosched.sweep -> DataFrame):    {t_py:.3f} s")
+    print(f"  ratio Python / CLI: {t_py / t_cli:.3f} (target <= 1.10)")
+
+    # Per-call overhead: N sequential simulate() calls against one Rust batch of the same N runs,
+    # both on one thread (RAYON_NUM_THREADS=1 is set by the child below).
+    if os.environ.get("RAYON_NUM_THREADS") != "1":
+        env = dict(os.environ, RAYON_NUM_THREADS="1")
+        subprocess.run([sys.executable, __file__, "--overhead"], check=True, env=env)
+
+
+def overhead() -> None:
+    import cosched
+    from cosched import _cosched
+
+    n = 400
+    flags = ["--machine", "i5-2500", "--workload", "mcf", "--no-timing"]
+    points = [(flags, None, None, "cfs", s) for s in range(1, n + 1)]
+    t_batch = best_of(5, lambda: _cosched.sweep(points))
+    t_calls = best_of(
+        5, lambda: [cosched.simulate("i5-2500", "mcf", "cfs", s, no_timing=True) for s in range(1, n + 1)]
+    )
+    per_run = t_batch / n * 1e3
+    per_call = (t_calls - t_batch) / n * 1e3
+    print(f"simulate() overhead, {n} calls of a {per_run:.3f} ms simulation (one thread, best of 5):")
+    print(f"  Rust batch: {t_batch * 1e3:.1f} ms; Python calls: {t_calls * 1e3:.1f} ms")
+    print(f"  overhead per call beyond the simulation: {per_call:.3f} ms (target < 1 ms)")
+
+
+if __name__ == "__main__":
+    overhead() if sys.argv[1:] == ["--overhead"] else main()
