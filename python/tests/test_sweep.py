@@ -61,5 +61,7 @@ def test_machine_objects_in_a_grid():
 
 
 def test_knobs_the_report_carries_keep_one_column():
-    df = cosched.sweep({"machine": "i5-2500", "workload": "canneal", "threads": [4, 8], "policy": "cfs"}, progress=False)
+    df = cosched.sweep(
+        {"machine": "i5-2500", "workload": "canneal", "threads": [4, 8], "policy": "cfs"}, progress=False
+    )
     assert list(df["threads"]) == [4, 8] and list(df.columns).count("threads") == 1

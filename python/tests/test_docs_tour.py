@@ -1,0 +1,23 @@
+"""docs/python.md's tour runs: every ```python block, in order, in one namespace."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "python.md"
+
+
+def test_the_tour_runs_and_its_asserts_hold(monkeypatch):
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
+    assert len(blocks) >= 10
+    monkeypatch.chdir(DOC.parents[1])  # figures read docs/results from the working tree
+    monkeypatch.delenv("COSCHED_RESULTS", raising=False)
+    ns: dict[str, object] = {}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"{DOC.name} block {i + 1}", "exec"), ns)  # noqa: S102 (the docs are ours)
+    assert os.getcwd() == str(DOC.parents[1])
+    plt.close("all")
