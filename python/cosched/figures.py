@@ -11,7 +11,7 @@ returns the ``ax``. Bars carry their 95% intervals over seeds as error bars.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -141,13 +141,20 @@ def rda_fig7(results: str | Path | None = None, ax: Any = None) -> Any:
     return ax
 
 
+def _ci_lines(ax: Any, lines: Iterable[tuple[str, Any, Any, Any]], fontsize: str = "small", **labels: str) -> Any:
+    """One line with 95% error bars per (label, x, y, ci95); ``labels`` set xlabel, ylabel, title."""
+    for label, x, y, ci in lines:
+        ax.errorbar(x, y, yerr=ci, marker="o", ms=3, capsize=2, label=label)
+    ax.set(**labels)
+    ax.legend(fontsize=fontsize)
+    return ax
+
+
 def _perf_fair_lines(df: pd.DataFrame, suffix: str, ax: Any, ylabel: str, title: str) -> Any:
     x = df["avg BW_MM trans/µs"].to_numpy(float)
-    for name, (v, ci) in _pairs(df, suffix).items():
-        ax.errorbar(x, v, yerr=ci, marker="o", ms=3, capsize=2, label=name)
-    ax.set(xlabel="average memory bandwidth of the mix, transactions/µs", ylabel=ylabel, title=title)
-    ax.legend(fontsize="small")
-    return ax
+    lines = [(name, x, v, ci) for name, (v, ci) in _pairs(df, suffix).items()]
+    xlabel = "average memory bandwidth of the mix, transactions/µs"
+    return _ci_lines(ax, lines, xlabel=xlabel, ylabel=ylabel, title=title)
 
 
 def perf_fair_fig1(results: str | Path | None = None, ax: Any = None) -> Any:
@@ -192,17 +199,13 @@ def evt_fig8(results: str | Path | None = None, ax: Any = None) -> Any:
     df = _csv(results, "evt", "sp-pot.csv")
     ax = _ax(ax)
     col = "UPB difference from POT %"
-    for (app, pred), g in df.groupby(["application", "predictor"], sort=False):
-        share = g["pruned"].str.rstrip("%").astype(float)
-        ax.errorbar(share, g[col], yerr=g[f"{col} ci95"], marker="o", ms=3, capsize=2, label=f"{app} ({pred})")
+    groups = df.groupby(["application", "predictor"], sort=False)
+    lines = [
+        (f"{a} ({p})", g["pruned"].str.rstrip("%").astype(float), g[col], g[f"{col} ci95"]) for (a, p), g in groups
+    ]
     ax.axhline(0.0, color="grey", lw=0.8)
-    ax.set(
-        xlabel="assignments pruned, %",
-        ylabel="UPB difference from POT, %",
-        title="Statistical assignment Fig. 8 (ours): SP-POT",
-    )
-    ax.legend(fontsize="x-small")
-    return ax
+    labels = {"xlabel": "assignments pruned, %", "ylabel": "UPB difference from POT, %"}
+    return _ci_lines(ax, lines, "x-small", title="Statistical assignment Fig. 8 (ours): SP-POT", **labels)
 
 
 def evt_fig9(results: str | Path | None = None, ax: Any = None) -> Any:
@@ -210,16 +213,10 @@ def evt_fig9(results: str | Path | None = None, ax: Any = None) -> Any:
     df = _csv(results, "evt", "random-sampling.csv")
     ax = _ax(ax)
     col = "mean best-of-n gap to UPB %"
-    for app, g in df.groupby("application", sort=False):
-        ax.errorbar(g["n"], g[col], yerr=g[f"{col} ci95"], marker="o", ms=3, capsize=2, label=str(app))
+    lines = [(str(a), g["n"], g[col], g[f"{col} ci95"]) for a, g in df.groupby("application", sort=False)]
     ax.set_xscale("log")
-    ax.set(
-        xlabel="random assignments n",
-        ylabel="gap to the UPB, %",
-        title="Statistical assignment Fig. 9 (ours): random sampling",
-    )
-    ax.legend(fontsize="small")
-    return ax
+    labels = {"xlabel": "random assignments n", "ylabel": "gap to the UPB, %"}
+    return _ci_lines(ax, lines, title="Statistical assignment Fig. 9 (ours): random sampling", **labels)
 
 
 def gantt(trace: pd.DataFrame, ax: Any = None, until_s: float | None = None) -> Any:
