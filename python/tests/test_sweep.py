@@ -65,3 +65,9 @@ def test_knobs_the_report_carries_keep_one_column():
         {"machine": "i5-2500", "workload": "canneal", "threads": [4, 8], "policy": "cfs"}, progress=False
     )
     assert list(df["threads"]) == [4, 8] and list(df.columns).count("threads") == 1
+
+
+def test_progress_bar_counts_every_run(capsys):
+    df = cosched.sweep({"machine": "i5-2500", "workload": "mcf", "seed": [1, 2], "policy": ["cfs", "wss"]})
+    err = capsys.readouterr().err
+    assert len(df) == 4 and "sweep" in err and "4/4" in err

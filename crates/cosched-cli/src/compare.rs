@@ -128,7 +128,7 @@ pub fn comparison(
         .iter()
         .flat_map(|&seed| names.iter().map(move |p| Point { run: run.clone(), policy: p.clone(), seed }))
         .collect();
-    total(seeds.len() * (names.len() + 1));
+    total(points.len());
     let reports = run_batch(&points, tick)?;
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
     let base = names.iter().position(|n| n == baseline).expect("baseline included");

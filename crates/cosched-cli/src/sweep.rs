@@ -78,7 +78,7 @@ impl Prepared {
 }
 
 /// Run every point, in parallel; reports in point order. `tick` is called
-/// once per solo preparation and once per run (a progress bar). On failure,
+/// once per finished run (a progress bar of `points.len()` steps). On failure,
 /// the error of the first failing point in order (so the answer does not
 /// depend on thread timing).
 pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Report>, RunError> {
@@ -95,14 +95,8 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
             })
         })
         .collect();
-    let prepared: Vec<Result<Prepared, RunError>> = groups
-        .par_iter()
-        .map(|&(i, seed)| {
-            let r = prepare(&points[i].run, seed);
-            tick();
-            r
-        })
-        .collect();
+    let prepared: Vec<Result<Prepared, RunError>> =
+        groups.par_iter().map(|&(i, seed)| prepare(&points[i].run, seed)).collect();
     let reports: Vec<Result<Report, RunError>> = points
         .par_iter()
         .zip(group_of.par_iter())
