@@ -1,0 +1,268 @@
+//! Paired comparisons over interleaved rounds (issue #18): a candidate and a
+//! baseline measured once in each round, so the host's drift between rounds
+//! cancels in each round's ratio. The ratio of round i is
+//! `baseline_i / candidate_i` (a speedup: > 1 when the candidate is faster);
+//! the estimate is the geometric mean of the round ratios, its interval the
+//! percentile bootstrap over rounds (rounds resampled with replacement, the
+//! pairing kept).
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// What a paired interval says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The interval lies above 1 and the estimate beyond the smallest effect worth claiming.
+    Faster,
+    /// The interval lies below 1 and the estimate beyond the smallest effect.
+    Slower,
+    /// The interval holds 1, or the estimate lies within the smallest effect worth claiming.
+    NoDifference,
+}
+
+/// A paired ratio with its bootstrap interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairedRatio {
+    /// Geometric mean of the round ratios `baseline_i / candidate_i`.
+    pub ratio: f64,
+    /// Lower end of the interval.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Confidence level.
+    pub confidence: f64,
+    /// Rounds paired.
+    pub rounds: usize,
+    /// What the interval says (see [`Verdict`]).
+    pub verdict: Verdict,
+    /// With no difference: about how many rounds would separate the observed
+    /// mean log-ratio from 0 at this spread (`(z·s/d)²`), or `None` when the
+    /// observed difference is 0 (no number of rounds would).
+    pub rounds_needed: Option<u64>,
+}
+
+/// Round ratios `baseline_i / candidate_i` (pairs with a non-positive or
+/// non-finite side are refused).
+pub fn round_ratios(baseline: &[f64], candidate: &[f64]) -> Result<Vec<f64>, String> {
+    if baseline.len() != candidate.len() {
+        return Err(format!("paired: {} baseline rounds but {} candidate rounds", baseline.len(), candidate.len()));
+    }
+    baseline
+        .iter()
+        .zip(candidate)
+        .enumerate()
+        .map(|(i, (&b, &c))| {
+            if b.is_finite() && c.is_finite() && b > 0.0 && c > 0.0 {
+                Ok(b / c)
+            } else {
+                Err(format!("paired: round {i}: values must be positive, got {b} and {c}"))
+            }
+        })
+        .collect()
+}
+
+/// The paired ratio of `candidate` against `baseline` (same rounds, same
+/// order): geometric mean, percentile-bootstrap interval at `confidence`
+/// from `resamples` seeded resamples of the rounds, and the verdict with
+/// `min_effect` (e.g. 0.01: differences within ±1% are not claimed).
+pub fn paired_ratio(
+    baseline: &[f64],
+    candidate: &[f64],
+    confidence: f64,
+    resamples: usize,
+    min_effect: f64,
+    seed: u64,
+) -> Result<PairedRatio, String> {
+    let r = round_ratios(baseline, candidate)?;
+    if r.is_empty() {
+        return Err("paired: no rounds".into());
+    }
+    if !(confidence > 0.0 && confidence < 1.0) || resamples == 0 || !(min_effect >= 0.0) {
+        return Err("paired: confidence must be in (0, 1), resamples ≥ 1, min_effect ≥ 0".into());
+    }
+    let logs: Vec<f64> = r.iter().map(|x| x.ln()).collect();
+    let n = logs.len();
+    let mean = logs.iter().sum::<f64>() / n as f64;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut means: Vec<f64> =
+        (0..resamples).map(|_| (0..n).map(|_| logs[rng.gen_range(0..n)]).sum::<f64>() / n as f64).collect();
+    means.sort_by(f64::total_cmp);
+    let q = |p: f64| means[((p * resamples as f64).floor() as usize).min(resamples - 1)];
+    let alpha = 1.0 - confidence;
+    let (lo, hi) = (q(alpha / 2.0).exp(), q(1.0 - alpha / 2.0).exp());
+    let ratio = mean.exp();
+    let verdict = if lo > 1.0 && ratio > 1.0 + min_effect {
+        Verdict::Faster
+    } else if hi < 1.0 && ratio < 1.0 - min_effect {
+        Verdict::Slower
+    } else {
+        Verdict::NoDifference
+    };
+    let rounds_needed = match verdict {
+        Verdict::NoDifference => {
+            let sd = if n > 1 {
+                (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+            } else {
+                0.0
+            };
+            let z = normal_quantile(1.0 - alpha / 2.0);
+            (mean.abs() > 0.0 && sd > 0.0).then(|| ((z * sd / mean.abs()).powi(2)).ceil().max(n as f64 + 1.0) as u64)
+        }
+        _ => None,
+    };
+    Ok(PairedRatio { ratio, lo, hi, confidence, rounds: n, verdict, rounds_needed })
+}
+
+/// Standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969683028665376e1,
+        2.209460984245205e2,
+        -2.759285104469687e2,
+        1.383577518672690e2,
+        -3.066479806614716e1,
+        2.506628277459239,
+    ];
+    const B: [f64; 5] =
+        [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+    const C: [f64; 6] = [
+        -7.784894002430293e-3,
+        -3.223964580411365e-1,
+        -2.400758277161838,
+        -2.549732539343734,
+        4.374664141464968,
+        2.938163982698783,
+    ];
+    const D: [f64; 4] = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    if p < 0.02425 {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - 0.02425 {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
+
+/// The order in which `n` policies run in each of `rounds` rounds: a seeded
+/// random permutation per round (Fisher-Yates on a generator seeded by
+/// `seed` and the round), so drift within a round does not land on the same
+/// policy every time, and the same seed gives the same schedule.
+pub fn round_orders(n: usize, rounds: usize, seed: u64) -> Vec<Vec<usize>> {
+    (0..rounds)
+        .map(|r| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                order.swap(i, rng.gen_range(0..=i));
+            }
+            order
+        })
+        .collect()
+}
+
+/// Host drift of each round: the geometric mean over jobs of the round's
+/// solo time against the job's median solo time over all rounds, minus 1
+/// (0.1: the host ran the jobs alone 10% slower than usual that round).
+/// `solo[r][j]` is job j's solo time in round r.
+pub fn round_drift(solo: &[Vec<f64>]) -> Vec<f64> {
+    let jobs = solo.first().map_or(0, Vec::len);
+    let medians: Vec<f64> = (0..jobs)
+        .map(|j| crate::stats::percentile(&solo.iter().map(|r| r[j]).collect::<Vec<_>>(), 50.0).unwrap_or(f64::NAN))
+        .collect();
+    solo.iter()
+        .map(|r| {
+            let rel: Vec<f64> = r.iter().zip(&medians).map(|(x, m)| x / m).collect();
+            crate::stats::geomean(&rel) - 1.0
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_constant_ratio_is_exact() {
+        let p = paired_ratio(&[10.0, 12.0, 11.0], &[5.0, 6.0, 5.5], 0.95, 2000, 0.01, 1).unwrap();
+        assert!((p.ratio - 2.0).abs() < 1e-12 && (p.lo - 2.0).abs() < 1e-12 && (p.hi - 2.0).abs() < 1e-12);
+        assert_eq!(p.verdict, Verdict::Faster);
+        assert_eq!(p.rounds_needed, None);
+    }
+
+    /// Worked by hand: round ratios 2 and 1/2. A bootstrap resample of two
+    /// rounds is {2, 2} (p = 1/4, geometric mean 2), {1/2, 1/2} (1/4, 1/2)
+    /// or mixed (1/2, mean 1); so the geometric mean is 1, the 2.5th
+    /// percentile 1/2 and the 97.5th 2, and the verdict no difference. The
+    /// log-ratios have mean 0: no number of rounds would separate them.
+    #[test]
+    fn hand_computed_two_round_example() {
+        let p = paired_ratio(&[2.0, 1.0], &[1.0, 2.0], 0.95, 20_000, 0.01, 7).unwrap();
+        assert!((p.ratio - 1.0).abs() < 1e-12, "{p:?}");
+        assert!((p.lo - 0.5).abs() < 1e-12 && (p.hi - 2.0).abs() < 1e-12, "{p:?}");
+        assert_eq!(p.verdict, Verdict::NoDifference);
+        assert_eq!(p.rounds_needed, None);
+    }
+
+    #[test]
+    fn a_small_noisy_difference_asks_for_more_rounds() {
+        // Log-ratios 0.05 ± 0.1: (1.96 · sd / 0.05)² rounds would be needed.
+        let b = [1.0, 1.0, 1.0, 1.0];
+        let c: Vec<f64> = [0.15f64, -0.05, 0.15, -0.05].iter().map(|d| (-d).exp()).collect();
+        let p = paired_ratio(&b, &c, 0.95, 4000, 0.01, 3).unwrap();
+        assert_eq!(p.verdict, Verdict::NoDifference, "{p:?}");
+        let sd = (4.0f64 * 0.1f64.powi(2) / 3.0).sqrt();
+        let want = (1.959964 * sd / 0.05).powi(2).ceil() as u64;
+        assert_eq!(p.rounds_needed, Some(want));
+    }
+
+    #[test]
+    fn identical_measurements_are_no_difference() {
+        let x = [3.1, 2.9, 3.3, 3.0, 3.2];
+        let p = paired_ratio(&x, &x, 0.95, 1000, 0.01, 1).unwrap();
+        assert_eq!((p.ratio, p.lo, p.hi, p.verdict), (1.0, 1.0, 1.0, Verdict::NoDifference));
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        assert!(paired_ratio(&[1.0], &[1.0, 2.0], 0.95, 10, 0.0, 1).is_err());
+        assert!(paired_ratio(&[1.0], &[0.0], 0.95, 10, 0.0, 1).is_err());
+        assert!(paired_ratio(&[], &[], 0.95, 10, 0.0, 1).is_err());
+        assert!(paired_ratio(&[1.0], &[1.0], 1.5, 10, 0.0, 1).is_err());
+    }
+
+    #[test]
+    fn orders_are_seeded_permutations_that_vary_by_round() {
+        let a = round_orders(4, 20, 9);
+        assert_eq!(a, round_orders(4, 20, 9));
+        assert_ne!(a, round_orders(4, 20, 10));
+        for o in &a {
+            let mut s = o.clone();
+            s.sort();
+            assert_eq!(s, vec![0, 1, 2, 3]);
+        }
+        assert!(a.iter().any(|o| o[0] != a[0][0]), "the first policy should change between rounds");
+    }
+
+    #[test]
+    fn drift_is_relative_to_each_jobs_median() {
+        let d = round_drift(&[vec![1.0, 2.0], vec![1.0, 2.0], vec![1.21, 2.0 * 1.21]]);
+        assert!(d[0].abs() < 1e-12 && d[1].abs() < 1e-12 && (d[2] - 0.21).abs() < 1e-12, "{d:?}");
+    }
+
+    #[test]
+    fn normal_quantile_matches_known_values() {
+        assert!((normal_quantile(0.975) - 1.959964).abs() < 1e-6);
+        assert!((normal_quantile(0.5)).abs() < 1e-12);
+        assert!((normal_quantile(0.001) + 3.090232).abs() < 1e-6);
+    }
+}
