@@ -23,6 +23,7 @@ mod output;
 mod paper;
 mod probe;
 mod profile;
+mod rounds;
 mod run;
 pub mod simulate;
 pub mod sweep;

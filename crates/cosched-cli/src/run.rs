@@ -2,6 +2,7 @@
 //! `cosched_linux::runtime`), with solo measurement and repetitions.
 
 use crate::opts::Format;
+use crate::rounds;
 use crate::Failure;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::ids::MILLI;
@@ -93,9 +94,22 @@ pub struct Args {
     /// Measure each job's solo turnaround first (alone, under `linux`), so slowdowns and unfairness are reported.
     #[arg(long)]
     solo: bool,
-    /// Repetitions of the run (solo runs are measured once).
+    /// Repetitions of the run (solo runs are measured once); with --policies, the number of interleaved rounds.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
+    /// Compare these policies in interleaved rounds: each round measures the jobs alone, then runs
+    /// every policy once in a seeded random order; paired ratios against --baseline (docs/runtime.md).
+    #[arg(long, value_delimiter = ',', conflicts_with = "policy")]
+    policies: Option<Vec<String>>,
+    /// With --policies: the policy every other is paired with.
+    #[arg(long, default_value = LINUX)]
+    baseline: String,
+    /// With --policies: mark a round whose solo times moved more than this fraction from their medians.
+    #[arg(long, default_value_t = 0.10)]
+    drift_threshold: f64,
+    /// With --policies: the smallest speedup change (fraction) claimed as a difference.
+    #[arg(long, default_value_t = 0.01)]
+    min_effect: f64,
     /// Time quantum of the round-robin policies, ms.
     #[arg(long, default_value_t = 100.0)]
     quantum_ms: f64,
@@ -126,6 +140,21 @@ pub struct Args {
     /// The command to run (when no --workload).
     #[arg(last = true)]
     cmd: Vec<String>,
+}
+
+/// A policy `cosched run` can run: `linux` or one of the registry.
+fn check_policy(p: &str) -> Result<(), String> {
+    if p == LINUX || cosched_core::policies::find(p).is_some() {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown policy `{p}`{} (known: linux, {})",
+        cosched_core::suggest::did_you_mean(
+            p,
+            std::iter::once(LINUX).chain(cosched_core::policies::registry().iter().map(|p| p.name))
+        ),
+        cosched_core::policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+    ))
 }
 
 fn method(f: Freezer) -> Result<Method, String> {
@@ -161,18 +190,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".to_string().into()),
     };
-    if a.policy != LINUX {
-        cosched_core::policies::find(&a.policy).ok_or_else(|| {
-            format!(
-                "unknown policy `{}`{} (known: linux, {})",
-                a.policy,
-                cosched_core::suggest::did_you_mean(
-                    &a.policy,
-                    std::iter::once(LINUX).chain(cosched_core::policies::registry().iter().map(|p| p.name))
-                ),
-                cosched_core::policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-            )
-        })?;
+    let entries = a.policies.clone().unwrap_or_else(|| vec![a.policy.clone()]);
+    for p in entries.iter().chain(a.policies.as_ref().map(|_| &a.baseline)) {
+        check_policy(p)?;
     }
     if a.quiet && a.live.output_dir.is_some() {
         return Err("--quiet and --output-dir: choose one".to_string().into());
@@ -212,6 +232,23 @@ pub fn run(a: Args) -> Result<(), Failure> {
         c.inherit_output = single && !a.quiet;
         c
     };
+    if let Some(policies) = &a.policies {
+        if !(a.drift_threshold > 0.0 && a.min_effect >= 0.0) {
+            return Err("--drift-threshold must be > 0 and --min-effect ≥ 0".to_string().into());
+        }
+        let build = |m: Mix, p: &str| config(m, p, None);
+        let plan = rounds::Plan {
+            policies: policies.clone(),
+            baseline: a.baseline.clone(),
+            rounds: a.repeat as usize,
+            seed: a.seed,
+            drift_threshold: a.drift_threshold,
+            min_effect: a.min_effect,
+            config: &build,
+        };
+        let c = rounds::run(&mix, &plan)?;
+        return rounds::print(&c, a.format).map_err(Failure::from);
+    }
     let solo: Vec<Option<f64>> = if a.solo {
         runtime::solo_turnarounds(&mix, |m, p| config(m, p, None))?
     } else {

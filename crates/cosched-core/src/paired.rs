@@ -2,9 +2,13 @@
 //! baseline measured once in each round, so the host's drift between rounds
 //! cancels in each round's ratio. The ratio of round i is
 //! `baseline_i / candidate_i` (a speedup: > 1 when the candidate is faster);
-//! the estimate is the geometric mean of the round ratios, its interval the
-//! percentile bootstrap over rounds (rounds resampled with replacement, the
-//! pairing kept).
+//! the estimate is the geometric mean of the round ratios. Its interval is
+//! the wider of two: the percentile bootstrap over rounds (rounds resampled
+//! with replacement, the pairing kept) and the Student-t interval of the mean
+//! log-ratio. The bootstrap alone under-covers with few rounds (it treats the
+//! rounds seen as the population: two runs of the same policy on this VM
+//! "differed" by 7.6% at 4 rounds); the t interval carries the small-sample
+//! penalty, and for many rounds the two agree.
 
 use rand::Rng;
 use rand::SeedableRng;
@@ -28,10 +32,14 @@ pub enum Verdict {
 pub struct PairedRatio {
     /// Geometric mean of the round ratios `baseline_i / candidate_i`.
     pub ratio: f64,
-    /// Lower end of the interval.
+    /// Lower end of the interval (the wider of the bootstrap and t intervals).
     pub lo: f64,
     /// Upper end.
     pub hi: f64,
+    /// The percentile-bootstrap interval alone.
+    pub bootstrap: (f64, f64),
+    /// The Student-t interval of the mean log-ratio alone (the bootstrap's for one round).
+    pub t: (f64, f64),
     /// Confidence level.
     pub confidence: f64,
     /// Rounds paired.
@@ -92,7 +100,15 @@ pub fn paired_ratio(
     means.sort_by(f64::total_cmp);
     let q = |p: f64| means[((p * resamples as f64).floor() as usize).min(resamples - 1)];
     let alpha = 1.0 - confidence;
-    let (lo, hi) = (q(alpha / 2.0).exp(), q(1.0 - alpha / 2.0).exp());
+    let bootstrap = (q(alpha / 2.0).exp(), q(1.0 - alpha / 2.0).exp());
+    let sd = if n > 1 { (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
+    let t = if n > 1 {
+        let h = t_quantile(1.0 - alpha / 2.0, n - 1) * sd / (n as f64).sqrt();
+        ((mean - h).exp(), (mean + h).exp())
+    } else {
+        bootstrap
+    };
+    let (lo, hi) = (bootstrap.0.min(t.0), bootstrap.1.max(t.1));
     let ratio = mean.exp();
     let verdict = if lo > 1.0 && ratio > 1.0 + min_effect {
         Verdict::Faster
@@ -113,7 +129,20 @@ pub fn paired_ratio(
         }
         _ => None,
     };
-    Ok(PairedRatio { ratio, lo, hi, confidence, rounds: n, verdict, rounds_needed })
+    Ok(PairedRatio { ratio, lo, hi, bootstrap, t, confidence, rounds: n, verdict, rounds_needed })
+}
+
+/// Student-t quantile with `df` degrees of freedom: exact table at 95%
+/// two-sided ([`crate::stats::t95`]), else the Cornish-Fisher expansion
+/// around the normal quantile (error < 1% for df ≥ 3).
+pub fn t_quantile(p: f64, df: usize) -> f64 {
+    if (p - 0.975).abs() < 1e-12 {
+        return crate::stats::t95(df);
+    }
+    let z = normal_quantile(p);
+    let d = df as f64;
+    let (z3, z5) = (z.powi(3), z.powi(5));
+    z + (z3 + z) / (4.0 * d) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * d * d)
 }
 
 /// Standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9).
@@ -208,7 +237,10 @@ mod tests {
     fn hand_computed_two_round_example() {
         let p = paired_ratio(&[2.0, 1.0], &[1.0, 2.0], 0.95, 20_000, 0.01, 7).unwrap();
         assert!((p.ratio - 1.0).abs() < 1e-12, "{p:?}");
-        assert!((p.lo - 0.5).abs() < 1e-12 && (p.hi - 2.0).abs() < 1e-12, "{p:?}");
+        assert!((p.bootstrap.0 - 0.5).abs() < 1e-12 && (p.bootstrap.1 - 2.0).abs() < 1e-12, "{p:?}");
+        // t: log-ratios ±ln 2, sd ln 2·√2, t(1) = 12.706: exp(±12.706 · ln 2) = 2^±12.706.
+        assert!((p.t.1 - 2f64.powf(12.706)).abs() < 1e-6 * p.t.1 && (p.t.0 * p.t.1 - 1.0).abs() < 1e-9, "{p:?}");
+        assert_eq!((p.lo, p.hi), (p.t.0, p.t.1));
         assert_eq!(p.verdict, Verdict::NoDifference);
         assert_eq!(p.rounds_needed, None);
     }
@@ -264,5 +296,7 @@ mod tests {
         assert!((normal_quantile(0.975) - 1.959964).abs() < 1e-6);
         assert!((normal_quantile(0.5)).abs() < 1e-12);
         assert!((normal_quantile(0.001) + 3.090232).abs() < 1e-6);
+        assert!((t_quantile(0.95, 10) - 1.812461).abs() < 0.01);
+        assert_eq!(t_quantile(0.975, 4), 2.776);
     }
 }

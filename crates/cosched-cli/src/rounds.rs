@@ -1,0 +1,336 @@
+//! `cosched run --policies A,B,C --repeat N`: interleaved rounds on a noisy
+//! host (issue #18). Each round measures the jobs alone (under `linux`), then
+//! runs every policy once in a seeded random order; each policy's makespan is
+//! paired with the baseline's of the same round, so host drift between
+//! rounds cancels in the ratio (`cosched_core::paired`). A round whose solo
+//! times moved more than `--drift-threshold` from their median is marked.
+
+use crate::opts::Format;
+use crate::output::{csv, table};
+use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
+use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_linux::mix::Mix;
+use cosched_linux::runtime::{self, RealReport, RunConfig};
+use serde::Serialize;
+
+/// Bootstrap resamples of the paired intervals.
+pub const RESAMPLES: usize = 10_000;
+
+/// What the rounds are run with.
+pub struct Plan<'a> {
+    /// Entries: policy names (a name given twice is labelled `name#2`).
+    pub policies: Vec<String>,
+    /// The baseline policy (the first entry of that name).
+    pub baseline: String,
+    /// Rounds.
+    pub rounds: usize,
+    /// Seed of the round orders and the bootstrap.
+    pub seed: u64,
+    /// Relative move of a round's solo times that marks it drifted.
+    pub drift_threshold: f64,
+    /// Smallest ratio change claimed as a difference.
+    pub min_effect: f64,
+    /// Builds a run of `mix` under a policy.
+    pub config: &'a dyn Fn(Mix, &str) -> RunConfig,
+}
+
+/// One round.
+#[derive(Serialize)]
+pub struct Round {
+    /// Index from 0.
+    pub round: usize,
+    /// The entries in the order they ran.
+    pub order: Vec<String>,
+    /// Each job's solo turnaround this round, s.
+    pub solo_s: Vec<f64>,
+    /// Geometric-mean move of the solo times from their medians over the rounds (0.1 = 10% slower).
+    pub drift: f64,
+    /// Whether |drift| exceeded the threshold.
+    pub drifted: bool,
+    /// Makespan of each entry (in entry order), s.
+    pub makespan_s: Vec<f64>,
+}
+
+/// One entry's figures over the rounds.
+#[derive(Serialize)]
+pub struct Row {
+    /// Entry label.
+    pub policy: String,
+    /// Makespan, s: mean and 95% t-interval over rounds.
+    pub makespan_s: MeanCi,
+    /// ANTT over rounds (each round's slowdowns against that round's solo times).
+    pub antt: Option<MeanCi>,
+    /// Unfairness (max/min slowdown) over rounds.
+    pub unfairness: Option<MeanCi>,
+    /// System energy, J (measured or modelled, see the runs' provenance).
+    pub energy_system_j: MeanCi,
+    /// Scheduler CPU, % of one core.
+    pub scheduler_cpu_pct: MeanCi,
+    /// Paired speedup against the baseline (`baseline / this` makespan per round); none for the baseline.
+    pub vs_baseline: Option<PairedRatio>,
+    /// The verdict in words.
+    pub verdict: String,
+}
+
+/// The whole comparison (`--format json`).
+#[derive(Serialize)]
+pub struct Interleaved {
+    /// Mix name.
+    pub mix: String,
+    /// Baseline entry.
+    pub baseline: String,
+    /// Rounds run.
+    pub rounds: usize,
+    /// Seed.
+    pub seed: u64,
+    /// Drift threshold.
+    pub drift_threshold: f64,
+    /// Smallest effect claimed.
+    pub min_effect: f64,
+    /// Rounds marked drifted.
+    pub drifted_rounds: Vec<usize>,
+    /// One row per entry.
+    pub policies: Vec<Row>,
+    /// Every round.
+    pub round: Vec<Round>,
+    /// Every run, by round then entry.
+    pub runs: Vec<Vec<RealReport>>,
+}
+
+/// Unique labels: a name given twice becomes `name#2`.
+pub fn labels(policies: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for p in policies {
+        let k = out.iter().filter(|l| l.split('#').next() == Some(p.as_str())).count();
+        out.push(if k == 0 { p.clone() } else { format!("{p}#{}", k + 1) });
+    }
+    out
+}
+
+/// Run the rounds and analyse them.
+pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
+    let mut entries = plan.policies.clone();
+    if !entries.contains(&plan.baseline) {
+        entries.insert(0, plan.baseline.clone());
+    }
+    let names = labels(&entries);
+    let base = entries.iter().position(|p| *p == plan.baseline).expect("baseline entry");
+    let orders = round_orders(entries.len(), plan.rounds, plan.seed);
+    let mut rounds = vec![];
+    let mut runs: Vec<Vec<RealReport>> = vec![];
+    for (r, order) in orders.iter().enumerate() {
+        eprintln!(
+            "round {}/{}: solo runs, then {}",
+            r + 1,
+            plan.rounds,
+            order.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join(", ")
+        );
+        let solo = runtime::solo_turnarounds(mix, plan.config)?;
+        let solo: Vec<f64> = solo
+            .iter()
+            .zip(&mix.jobs)
+            .map(|(s, j)| s.ok_or_else(|| format!("round {}: the solo run of {} failed", r + 1, j.name)))
+            .collect::<Result<_, String>>()?;
+        let mut this: Vec<Option<RealReport>> = (0..entries.len()).map(|_| None).collect();
+        for &i in order {
+            let mut c = (plan.config)(mix.clone(), &entries[i]);
+            c.solo = solo.iter().map(|&s| Some(s)).collect();
+            let rep = runtime::run(c)?;
+            if rep.interrupted {
+                return Err(format!(
+                    "round {}: the run under {} was interrupted; every managed process was released",
+                    r + 1,
+                    names[i]
+                ));
+            }
+            this[i] = Some(rep);
+        }
+        let reps: Vec<RealReport> = this.into_iter().map(|x| x.expect("every entry ran")).collect();
+        rounds.push(Round {
+            round: r,
+            order: order.iter().map(|&i| names[i].clone()).collect(),
+            solo_s: solo,
+            drift: 0.0,
+            drifted: false,
+            makespan_s: reps.iter().map(|x| x.metrics.makespan_s).collect(),
+        });
+        runs.push(reps);
+    }
+    Ok(analyse(mix.name.clone().unwrap_or_else(|| "mix".into()), names, base, rounds, runs, plan))
+}
+
+/// The per-entry figures, the paired ratios and the drift marks of finished rounds.
+pub fn analyse(
+    mix: String,
+    names: Vec<String>,
+    base: usize,
+    mut rounds: Vec<Round>,
+    runs: Vec<Vec<RealReport>>,
+    plan: &Plan,
+) -> Interleaved {
+    let drift = round_drift(&rounds.iter().map(|r| r.solo_s.clone()).collect::<Vec<_>>());
+    for (r, d) in rounds.iter_mut().zip(drift) {
+        r.drift = d;
+        r.drifted = d.abs() > plan.drift_threshold;
+    }
+    let n = rounds.len();
+    let of = |i: usize, f: &dyn Fn(&RealReport) -> Option<f64>| -> Option<MeanCi> {
+        let xs: Option<Vec<f64>> = runs.iter().map(|rs| f(&rs[i])).collect();
+        xs.map(|v| mean_ci(&v))
+    };
+    let policies = (0..names.len())
+        .map(|i| {
+            let vs = (i != base).then(|| {
+                let b: Vec<f64> = rounds.iter().map(|r| r.makespan_s[base]).collect();
+                let c: Vec<f64> = rounds.iter().map(|r| r.makespan_s[i]).collect();
+                paired_ratio(&b, &c, 0.95, RESAMPLES, plan.min_effect, plan.seed ^ i as u64)
+            });
+            let (vs, verdict) = match vs {
+                None => (None, "baseline".to_string()),
+                Some(Err(e)) => (None, e),
+                Some(Ok(p)) => {
+                    let words = verdict_words(&names[i], &names[base], &p, n, plan.min_effect);
+                    (Some(p), words)
+                }
+            };
+            Row {
+                policy: names[i].clone(),
+                makespan_s: of(i, &|r| Some(r.metrics.makespan_s)).expect("makespan"),
+                antt: of(i, &|r| r.metrics.antt),
+                unfairness: of(i, &|r| r.metrics.unfairness),
+                energy_system_j: of(i, &|r| Some(r.metrics.energy_j.system)).expect("energy"),
+                scheduler_cpu_pct: of(i, &|r| Some(r.scheduler_cpu_pct)).expect("cpu"),
+                vs_baseline: vs,
+                verdict,
+            }
+        })
+        .collect();
+    Interleaved {
+        mix,
+        baseline: names[base].clone(),
+        rounds: n,
+        seed: plan.seed,
+        drift_threshold: plan.drift_threshold,
+        min_effect: plan.min_effect,
+        drifted_rounds: rounds.iter().filter(|r| r.drifted).map(|r| r.round).collect(),
+        policies,
+        round: rounds,
+        runs,
+    }
+}
+
+/// One sentence for a paired ratio.
+pub fn verdict_words(name: &str, base: &str, p: &PairedRatio, rounds: usize, min_effect: f64) -> String {
+    let pct = |x: f64| (x - 1.0) * 100.0;
+    let ci = format!("paired 95% interval {:+.1}% to {:+.1}% over {rounds} rounds", pct(p.lo), pct(p.hi));
+    match p.verdict {
+        Verdict::Faster => format!("{name} is {:.1}% faster than {base} ({ci})", pct(p.ratio)),
+        Verdict::Slower => format!("{name} is {:.1}% slower than {base} ({ci})", -pct(p.ratio)),
+        Verdict::NoDifference if (p.ratio - 1.0).abs() <= min_effect => format!(
+            "no difference measurable on this host at {rounds} rounds ({ci}); the estimate {:+.1}% is within the ±{:.0}% not claimed",
+            pct(p.ratio),
+            min_effect * 100.0
+        ),
+        Verdict::NoDifference => match p.rounds_needed {
+            Some(m) => format!(
+                "no difference measurable on this host at {rounds} rounds ({ci}); about {m} rounds would be needed to separate {:+.1}%",
+                pct(p.ratio)
+            ),
+            None => format!("no difference measurable on this host at {rounds} rounds ({ci})"),
+        },
+    }
+}
+
+/// Print the comparison.
+pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
+    let num = |m: Option<&MeanCi>| -> [String; 3] {
+        m.map_or([String::new(), String::new(), String::new()], |m| [m.mean, m.lo, m.hi].map(|v| format!("{v}")))
+    };
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
+        Format::Csv => {
+            let mut head = vec!["policy".to_string(), "baseline".into(), "rounds".into(), "drifted_rounds".into()];
+            for m in ["makespan_s", "antt", "unfairness", "energy_j", "scheduler_cpu_pct", "speedup"] {
+                head.extend(["mean", "lo", "hi"].map(|p| format!("{m}_{p}")));
+            }
+            head.extend(["verdict".to_string(), "rounds_needed".into()]);
+            let mut rows = vec![head];
+            for r in &c.policies {
+                let mut row = vec![
+                    r.policy.clone(),
+                    c.baseline.clone(),
+                    c.rounds.to_string(),
+                    c.drifted_rounds.len().to_string(),
+                ];
+                for m in [
+                    Some(&r.makespan_s),
+                    r.antt.as_ref(),
+                    r.unfairness.as_ref(),
+                    Some(&r.energy_system_j),
+                    Some(&r.scheduler_cpu_pct),
+                ] {
+                    row.extend(num(m));
+                }
+                match &r.vs_baseline {
+                    Some(p) => {
+                        row.extend([p.ratio, p.lo, p.hi].map(|v| format!("{v}")));
+                        row.push(format!("{:?}", p.verdict).to_lowercase());
+                        row.push(p.rounds_needed.map(|m| m.to_string()).unwrap_or_default());
+                    }
+                    None => row.extend(["1", "1", "1", "baseline", ""].map(String::from)),
+                }
+                rows.push(row);
+            }
+            csv(&rows);
+        }
+        Format::Table => {
+            println!(
+                "mix {}: {} rounds, policies in a seeded random order each round (seed {}); speedup = {} makespan / policy makespan, paired per round",
+                c.mix, c.rounds, c.seed, c.baseline
+            );
+            let ci = |m: &MeanCi| format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0);
+            let mut t = vec![vec![
+                "policy".to_string(),
+                "makespan_s".into(),
+                "unfairness".into(),
+                format!("speedup_vs_{}", c.baseline),
+                "95% interval".into(),
+            ]];
+            for r in &c.policies {
+                t.push(vec![
+                    r.policy.clone(),
+                    ci(&r.makespan_s),
+                    r.unfairness.as_ref().map_or("-".into(), ci),
+                    r.vs_baseline.as_ref().map_or("1 (baseline)".into(), |p| format!("{:.3}", p.ratio)),
+                    r.vs_baseline.as_ref().map_or("-".into(), |p| format!("[{:.3}, {:.3}]", p.lo, p.hi)),
+                ]);
+            }
+            table(&t);
+            for r in c.policies.iter().filter(|r| r.vs_baseline.is_some()) {
+                println!("{}: {}", r.policy, r.verdict);
+            }
+            let drift: Vec<String> = c
+                .round
+                .iter()
+                .map(|r| format!("{:+.1}%{}", r.drift * 100.0, if r.drifted { "*" } else { "" }))
+                .collect();
+            println!(
+                "host drift per round (solo times against their medians; * beyond ±{:.0}%): {}",
+                c.drift_threshold * 100.0,
+                drift.join(" ")
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_given_twice_gets_a_second_label() {
+        let l = labels(&["linux".into(), "g-rrs".into(), "linux".into()]);
+        assert_eq!(l, ["linux", "g-rrs", "linux#2"]);
+    }
+}
