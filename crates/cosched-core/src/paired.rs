@@ -88,7 +88,7 @@ pub fn paired_ratio(
     if r.is_empty() {
         return Err("paired: no rounds".into());
     }
-    if !(confidence > 0.0 && confidence < 1.0) || resamples == 0 || !(min_effect >= 0.0) {
+    if !(confidence > 0.0 && confidence < 1.0) || resamples == 0 || min_effect.is_nan() || min_effect < 0.0 {
         return Err("paired: confidence must be in (0, 1), resamples ≥ 1, min_effect ≥ 0".into());
     }
     let logs: Vec<f64> = r.iter().map(|x| x.ln()).collect();
@@ -151,7 +151,7 @@ pub fn normal_quantile(p: f64) -> f64 {
         -3.969683028665376e1,
         2.209460984245205e2,
         -2.759285104469687e2,
-        1.383577518672690e2,
+        1.38357751867269e2,
         -3.066479806614716e1,
         2.506628277459239,
     ];
