@@ -133,8 +133,9 @@ pub struct RunOpts {
     /// RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared).
     #[arg(long, default_value_t = 1.0)]
     pub rda_declare_scale: f64,
-    /// Cost of each pp_begin / pp_end call charged to the calling thread, µs.
-    #[arg(long, default_value_t = 0.0)]
+    /// Cost of each pp_begin / pp_end call charged to the calling thread, µs (default: measured on
+    /// cosched's real runtime by scripts/bench-pp, `cosched_core::rda::MEASURED_PP_CALL_US`).
+    #[arg(long, default_value_t = cosched_core::rda::MEASURED_PP_CALL_US)]
     pub pp_cost_us: f64,
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]

@@ -434,3 +434,57 @@ fn interleaved_rounds_pair_each_policy_with_the_baseline_and_the_same_policy_is_
         assert!(err.contains(&line), "{line} not in {err}");
     }
 }
+
+/// `cosched-bench pp-kernels` under rda-strict: real programs declaring real
+/// periods through the C library. Two instances declaring 1 MiB each fit the
+/// LLC (kvm-epyc-2c: 5.4 MiB) and are admitted at once; declaring 4 MiB each
+/// they do not fit together, so periods wait (frozen) for each other.
+#[test]
+fn rda_strict_admits_real_periods_of_the_pp_kernels_and_makes_oversized_ones_wait() {
+    let bench = std::path::Path::new(env!("CARGO_BIN_EXE_cosched")).with_file_name("cosched-bench");
+    assert!(bench.exists(), "{} missing: cargo test --workspace builds it", bench.display());
+    let d = tmpdir("ppk");
+    for (case, mb, kernels) in [("fit", 1, 100), ("wait", 4, 40)] {
+        let mix = d.join(format!("{case}.toml"));
+        std::fs::write(
+            &mix,
+            format!(
+                "name = \"{case}\"\n[[job]]\nname = \"k\"\ncmd = [\"{}\", \"pp-kernels\", \"--kernels\", \"{kernels}\", \"--wss-mb\", \"{mb}\", \"--mops\", \"8\"]\ncount = 2\n",
+                bench.display()
+            ),
+        )
+        .unwrap();
+        let out = d.join(format!("out-{case}"));
+        let o = cosched(&[
+            "run",
+            "-p",
+            "rda-strict",
+            "-m",
+            "kvm-epyc-2c",
+            "-w",
+            mix.to_str().unwrap(),
+            "--output-dir",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{case}: {}", String::from_utf8_lossy(&o.stderr));
+        let mut waited = 0;
+        for f in std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension() == Some("out".as_ref()))
+        {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let v: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+            assert_eq!(v["served"], true, "{case}: the runtime served the periods: {v}");
+            assert_eq!(v["kernels"], kernels);
+            assert!(v["pp_round_trip_us_p50"].is_null() || v["pp_round_trip_us_p50"].as_f64().unwrap() > 0.0);
+            waited += v["waited"].as_u64().unwrap();
+        }
+        if case == "wait" {
+            assert!(
+                waited >= kernels as u64 / 2,
+                "{case}: oversized periods should wait for each other ({waited} waited)"
+            );
+        }
+    }
+}

@@ -14,8 +14,9 @@ pub struct Args {
     /// Machine preset or file.
     #[arg(long, default_value = "xeon-e5-2420")]
     machine: String,
-    /// Cost of one pp_begin / pp_end call in the overhead study, µs.
-    #[arg(long, default_value_t = 2.0)]
+    /// Cost of one pp_begin / pp_end call in the overhead study, µs (default: measured on cosched's
+    /// real runtime by scripts/bench-pp).
+    #[arg(long, default_value_t = cosched_core::rda::MEASURED_PP_CALL_US)]
     pp_cost_us: f64,
     #[command(flatten)]
     seeds: SeedArgs,
@@ -246,6 +247,6 @@ fn fig11(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result
         "## Fig. 11: overhead of period granularity (one dgemm process alone, rda-strict, {} µs per pp_begin/pp_end call)\n",
         a.pp_cost_us
     );
-    println!("Paper (§4.3): \"a single instance of the kernel was the only active user process run on the host machine with the strict policy active. No runtime overhead is observed when tracking only a single progress period, a 19% performance overhead is incurred when tracking 512 iterations of the middle level loop, and a 59% performance overhead is observed when tracking 512² progress periods.\" The per-call cost is an assumption (`--pp-cost-us`), not a measurement: measuring it on the real runtime is issue #18's `scripts/bench-pp`.\n");
+    println!("Paper (§4.3): \"a single instance of the kernel was the only active user process run on the host machine with the strict policy active. No runtime overhead is observed when tracking only a single progress period, a 19% performance overhead is incurred when tracking 512 iterations of the middle level loop, and a 59% performance overhead is observed when tracking 512² progress periods.\" The per-call cost is the one `scripts/bench-pp` measured on cosched's user-level runtime (half the p50 round trip of one process alone under rda-strict, 322 µs, on the 2-core KVM guest; `docs/results/runtime/pp-cost.json`), not the paper's in-kernel implementation's, which it does not state; `--pp-cost-us` sets another.\n");
     ov.emit(&a.out, "fig11-overhead.csv")
 }

@@ -6,7 +6,15 @@
 //!   of cache lines (latency-bound; rate falls once N exceeds the caches);
 //! * `stream --mb N [--gbs G]`: sequential reads of an N MiB array, paced to G
 //!   GB/s when given (the EFS synthetic benchmark's configurable bandwidth);
-//! * `compute`: an integer mix with no memory traffic.
+//! * `compute`: an integer mix with no memory traffic;
+//! * `pp-kernels --kernels K --wss-mb N --mops M`: K pointer-chase kernels
+//!   over N MiB, M million loads in all, each wrapped in
+//!   `pp_begin(COSCHED_PP_LLC, N MiB, reuse)` / `pp_end` through the C
+//!   library's functions (`cosched-pp`), as an RDA-annotated program
+//!   declares its periods (RDA §2.3). It prints the latency of every call
+//!   pair: `pp_round_trip_us` p50/p99 of the periods admitted at once (the
+//!   call's cost), and how many periods waited (frozen until admitted) and
+//!   for how long.
 //!
 //! Each runs for `--seconds S` of wall time, or, with `--mops N`, until it
 //! has done N million operations (fixed work: what a mix needs, so that
@@ -25,9 +33,11 @@ struct Opts {
     seconds: f64,
     mops: f64,
     report_ms: u64,
+    kernels: u64,
+    reuse: i32,
 }
 
-const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M]";
+const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute|pp-kernels [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M] [--kernels K] [--reuse 0|1|2]";
 
 fn usage() -> ! {
     eprintln!("{USAGE}");
@@ -41,6 +51,8 @@ fn help() -> ! {
          pointer-chase --wss-mb N   dependent loads over a random cycle of N MiB (default 16); latency-bound\n\
          stream --mb N [--gbs G]    sequential 8-byte reads of an N MiB array, paced to G GB/s when given\n\
          compute                    an integer mix with no memory traffic\n\
+         pp-kernels --kernels K     K pointer-chase kernels over --wss-mb N MiB (--mops M in all), each wrapped in\n\
+                                    pp_begin/pp_end (C library); prints the calls' latencies (--reuse 0/1/2, default 2)\n\
          --seconds S                run for S seconds of wall time (default 1)\n\
          --mops N                   or until N million operations are done (fixed work)\n\
          --report-ms M              print `progress <N> ops/s` every M ms (default 100)\n\n\
@@ -55,11 +67,11 @@ fn parse() -> Opts {
     if kind == "--help" || kind == "-h" {
         help();
     }
-    if !["pointer-chase", "stream", "compute"].contains(&kind.as_str()) {
-        eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute)");
+    if !["pointer-chase", "stream", "compute", "pp-kernels"].contains(&kind.as_str()) {
+        eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute, pp-kernels)");
         std::process::exit(2);
     }
-    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, mops: 0.0, report_ms: 100 };
+    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, mops: 0.0, report_ms: 100, kernels: 100, reuse: 2 };
     while let Some(flag) = a.next() {
         let v = a.next().unwrap_or_else(|| usage());
         let num: f64 = v.parse().unwrap_or_else(|_| {
@@ -76,6 +88,8 @@ fn parse() -> Opts {
             "--seconds" => o.seconds = num,
             "--mops" => o.mops = num,
             "--report-ms" => o.report_ms = num as u64,
+            "--kernels" if num >= 1.0 => o.kernels = num as u64,
+            "--reuse" if num <= 2.0 => o.reuse = num as i32,
             _ => usage(),
         }
     }
@@ -111,26 +125,90 @@ fn drive(o: &Opts, batch: u64, mut step: impl FnMut() -> u64) -> (u64, f64) {
     (ops, start.elapsed().as_secs_f64())
 }
 
+/// A random single cycle over the 64-byte lines of `wss_mb` MiB (Sattolo's
+/// algorithm, seeded): index k's successor lives at `lines[k * 8]`.
+fn cycle(wss_mb: f64) -> Vec<usize> {
+    let n = ((wss_mb * 1024.0 * 1024.0 / 64.0) as usize).max(2);
+    let mut next: Vec<usize> = (0..n).collect();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = (x % i as u64) as usize;
+        next.swap(i, j);
+    }
+    let mut lines = vec![0usize; n * 8];
+    for k in 0..n {
+        lines[k * 8] = next[k] * 8;
+    }
+    lines
+}
+
+/// `pp-kernels`: the kernels, each in a progress period; prints the calls' latencies.
+fn pp_kernels(o: &Opts) {
+    use cosched_pp::{pp_begin, pp_end, COSCHED_PP_LLC};
+    let lines = cycle(o.wss_mb);
+    let bytes = (o.wss_mb * 1024.0 * 1024.0) as u64;
+    let per_kernel = ((o.mops.max(0.001) * 1e6) as u64 / o.kernels).max(1);
+    let start = Instant::now();
+    let (mut p, mut ops) = (0usize, 0u64);
+    let (mut immediate, mut waited): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
+    let mut served = true;
+    for _ in 0..o.kernels {
+        let t = Instant::now();
+        let id = pp_begin(COSCHED_PP_LLC, bytes.max(1), o.reuse);
+        let begin = t.elapsed().as_secs_f64() * 1e6;
+        if id < 0 {
+            eprintln!("error: pp_begin refused (code {id})");
+            std::process::exit(1);
+        }
+        served &= id > 0;
+        for _ in 0..per_kernel {
+            p = lines[p];
+        }
+        ops += per_kernel;
+        let t = Instant::now();
+        if pp_end(id) != 0 {
+            eprintln!("error: pp_end failed");
+            std::process::exit(1);
+        }
+        let end = t.elapsed().as_secs_f64() * 1e6;
+        // A begin that took over 1 ms waited for admission (its tree was frozen meanwhile).
+        if begin > 1000.0 {
+            waited.push(begin);
+        } else {
+            immediate.push(begin + end);
+        }
+    }
+    black_box(p);
+    let secs = start.elapsed().as_secs_f64();
+    // JSON null when there is nothing to take a percentile of.
+    let pct = |v: &mut Vec<f64>, q: f64| -> String {
+        if v.is_empty() {
+            return "null".into();
+        }
+        v.sort_by(f64::total_cmp);
+        format!("{:.3}", v[((q * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)])
+    };
+    println!(
+        "{{\"kind\":\"pp-kernels\",\"served\":{served},\"kernels\":{},\"immediate\":{},\"pp_round_trip_us_p50\":{},\"pp_round_trip_us_p99\":{},\"waited\":{},\"wait_us_p50\":{},\"ops\":{ops},\"seconds\":{secs:.6},\"ops_per_s\":{:.1}}}",
+        o.kernels,
+        immediate.len(),
+        pct(&mut immediate, 0.5),
+        pct(&mut immediate, 0.99),
+        waited.len(),
+        pct(&mut waited, 0.5),
+        ops as f64 / secs
+    );
+}
+
 fn main() {
     let o = parse();
     let (ops, secs) = match o.kind.as_str() {
+        "pp-kernels" => return pp_kernels(&o),
         "pointer-chase" => {
-            // A random single cycle over the lines (Sattolo's algorithm), seeded.
-            let n = ((o.wss_mb * 1024.0 * 1024.0 / 64.0) as usize).max(2);
-            let mut next: Vec<usize> = (0..n).collect();
-            let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-            for i in (1..n).rev() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let j = (x % i as u64) as usize;
-                next.swap(i, j);
-            }
-            // One pointer per 64-byte line: index k lives at lines[k * 8].
-            let mut lines = vec![0usize; n * 8];
-            for k in 0..n {
-                lines[k * 8] = next[k] * 8;
-            }
+            let lines = cycle(o.wss_mb);
             let mut p = 0usize;
             drive(&o, 10_000, || {
                 for _ in 0..10_000 {
