@@ -488,3 +488,87 @@ fn rda_strict_admits_real_periods_of_the_pp_kernels_and_makes_oversized_ones_wai
         }
     }
 }
+
+/// Chaos (issue #18): in each seeded round, managed processes are killed and
+/// stopped (then continued) from outside at random moments while a policy
+/// runs them, and the scheduler is SIGKILLed at a random moment; afterwards
+/// no surviving process is frozen, stopped, pinned or in a cgroup of ours.
+#[test]
+fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_held() {
+    let all = online_cpus();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15; // the seed: the same moments every run
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let policies = ["g-rrs", "p-rrs", "cfs", "rda-strict"];
+    for round in 0..20 {
+        let marker = format!("cosched-chaos-{}-{round}", std::process::id());
+        let d = tmpdir(&format!("chaos{round}"));
+        let mix = d.join("mix.toml");
+        std::fs::write(
+            &mix,
+            format!(
+                "[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = 4\n\
+                 [[job]]\nname = \"tree\"\ncmd = [\"sh\", \"-c\", \"sh -c 'while :; do :; done' {marker}-child & wait\", \"{marker}\"]\ncount = 2\n"
+            ),
+        )
+        .unwrap();
+        let policy = policies[round % policies.len()];
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(["run", "-p", policy, "--quantum-ms", "15", "-w", mix.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stopped = vec![];
+        for _ in 0..(2 + next(3)) {
+            std::thread::sleep(Duration::from_millis(30 + next(150)));
+            let pids = marked(&marker);
+            if pids.is_empty() {
+                continue;
+            }
+            let p = pids[next(pids.len() as u64) as usize];
+            match next(3) {
+                0 => {
+                    let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+                }
+                1 => {
+                    let _ = Command::new("kill").args(["-STOP", &p.to_string()]).status();
+                    stopped.push(p);
+                }
+                _ => {
+                    if let Some(q) = stopped.pop() {
+                        let _ = Command::new("kill").args(["-CONT", &q.to_string()]).status();
+                    }
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(next(200)));
+        child.kill().unwrap(); // SIGKILL of the scheduler
+        child.wait().unwrap();
+        // What the outsider stopped, the outsider continues (before or after the scheduler's death).
+        for q in stopped {
+            let _ = Command::new("kill").args(["-CONT", &q.to_string()]).status();
+        }
+        let t = Instant::now();
+        let result = loop {
+            let r: Result<(), String> = marked(&marker).iter().try_for_each(|&p| match released(p, &all) {
+                Err(e) if e == "gone" => Ok(()), // ended meanwhile
+                r => r,
+            });
+            if r.is_ok() || t.elapsed() > Duration::from_secs(5) {
+                break r;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        for p in marked(&marker) {
+            unsafe_kill(p);
+        }
+        if let Err(e) = result {
+            panic!("round {round} ({policy}): {e}");
+        }
+    }
+}
