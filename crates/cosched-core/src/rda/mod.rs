@@ -15,10 +15,10 @@ pub use monitor::{Monitor, RdaPolicy};
 /// Cost of one `pp_begin` or `pp_end` call on cosched's real runtime, µs:
 /// half the median round trip (begin + end, through the C library) of a
 /// process alone under `rda-strict`, measured by `scripts/bench-pp` on the
-/// 2-core KVM development guest on 2026-11-22 (322 µs round trip p50, p99
-/// 378 µs; `docs/results/runtime/pp-cost.json`). The simulator's default
+/// 2-core KVM development guest on 2026-11-22 (137 µs round trip p50, p99
+/// 192 µs; `docs/results/runtime/pp-cost.json`). The simulator's default
 /// `--pp-cost-us`. It is the user-level runtime's cost (a socket to the
-/// scheduler's server thread, the event loop, and a freeze and thaw of the
-/// tree while the policy admits the period), not the paper's in-kernel
+/// scheduler's server thread, the event loop, the policy's admission, and
+/// pinning the tree back on its context), not the paper's in-kernel
 /// implementation's, which the paper does not state (§4.3).
-pub const MEASURED_PP_CALL_US: f64 = 161.0;
+pub const MEASURED_PP_CALL_US: f64 = 69.0;

@@ -16,7 +16,11 @@ impl Runtime {
             self.instances[e].begin_pending = Some(id);
             return;
         };
-        self.take_off_context(e, true);
+        // The tree is blocked in `pp_begin` until the server answers, so it
+        // need not be frozen while the policy decides: freeze it only if the
+        // policy does not put it back on a context (a period admitted at once
+        // then costs no freeze and thaw; scripts/bench-pp measures the call).
+        self.take_off_context(e, false);
         self.instances[e].state = TreeState::PeriodWait;
         let demand = self.periods[&id].demand;
         self.dispatch(Event::PeriodBegin {
@@ -25,6 +29,9 @@ impl Runtime {
             period: PeriodId(id as u32),
             demand,
         });
+        if !matches!(self.instances[e].state, TreeState::Running(_) | TreeState::Done) {
+            self.control.freeze(&mut self.instances[e].tree);
+        }
     }
 
     /// End period `id`: the policy hears `PeriodEnd` if it had admitted it.
