@@ -266,9 +266,19 @@ impl Control {
 }
 
 /// Move every process of `cg` into the root cgroup and remove `cg`.
+/// Move every process of `cg` to `root` and remove `cg`. A process of the
+/// tree may fork while we move (the child is born in `cg`, after we read the
+/// list), so read again until the cgroup is empty (the chaos test of issue
+/// #18 found a child left behind by a single pass).
 fn move_out(root: &Path, cg: &Path) {
-    for p in read_ids(&cg.join("cgroup.procs")) {
-        let _ = std::fs::write(root.join("cgroup.procs"), p.to_string());
+    for _ in 0..200 {
+        let procs = read_ids(&cg.join("cgroup.procs"));
+        if procs.is_empty() {
+            break;
+        }
+        for p in procs {
+            let _ = std::fs::write(root.join("cgroup.procs"), p.to_string());
+        }
     }
     let _ = std::fs::remove_dir(cg);
 }
