@@ -126,3 +126,10 @@ def test_a_client_that_vanishes_mid_period_releases_it(tmp_path):
     nid, _, adm, _ = map(float, (out / "next.out").read_text().split())
     assert int(gone_id) > 0 and nid > 0
     assert adm >= float(gone_t) + 0.25, "the waiting period is admitted only once the vanished one is released"
+
+
+def test_importing_pp_does_not_load_the_analysis_stack():
+    code = (
+        "import sys, cosched.pp; assert 'pandas' not in sys.modules, 'pandas loaded'; import cosched; cosched.simulate"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
