@@ -33,15 +33,17 @@ if TYPE_CHECKING:
         list_workloads,
         simulate,
     )
-    from .sweep import sweep
+    from .sweeps import sweep
 
+# (The module of `sweep` is `sweeps`: a submodule named like a function of
+# the package would replace the function once imported.)
 # The analysis API loads pandas and matplotlib's helpers; it is imported on
 # first use, so that a program under `cosched run` importing only
 # `cosched.pp` starts in tens of milliseconds rather than half a second.
 _LAZY = {
     "assign": ".assignment",
     "complete": ".learn",
-    "sweep": ".sweep",
+    "sweep": ".sweeps",
     **{
         n: ".sim"
         for n in (
