@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
+from .figures import _ax
 
 __all__ = ["POT", "gpd_cdf"]
 
@@ -198,11 +199,3 @@ class POT:
             return f"POT({len(self.samples)} samples, not fitted)"
         r = self.result
         return f"POT({len(self.samples)} samples: UPB {r['upb']:.6g} [{r['ci'][0]:.6g}, {r['ci'][1]:.6g}], xi {r['fit']['xi']:.4f})"
-
-
-def _ax(ax: Any) -> Any:
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
-    return ax

@@ -57,6 +57,7 @@ def _csv(results: str | Path | None, paper: str, name: str) -> pd.DataFrame:
 
 
 def _ax(ax: Any, size: tuple[float, float] = (8.0, 4.0)) -> Any:
+    """``ax``, or the axes of a new figure of ``size`` inches (every plot helper of the package)."""
     if ax is None:
         import matplotlib.pyplot as plt
 

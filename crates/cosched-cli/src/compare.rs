@@ -4,7 +4,7 @@
 
 use crate::error::RunError;
 use crate::opts::{Format, RunOpts};
-use crate::output::{csv, opt, table};
+use crate::output::{ci_cells, csv, opt, table};
 use crate::sweep::{config, run_batch, Point};
 use clap::Args as ClapArgs;
 use cosched_core::policies;
@@ -216,10 +216,7 @@ fn print_csv(c: &Comparison) {
     for r in &c.policies {
         let mut row = vec![r.policy.clone(), r.oracle.to_string(), c.baseline.clone(), r.makespan_s.n.to_string()];
         for (_, get) in &metrics {
-            match get(r) {
-                Some(m) => row.extend([m.mean, m.lo, m.hi].map(|v| format!("{v}"))),
-                None => row.extend(["", "", ""].map(String::from)),
-            }
+            row.extend(ci_cells(get(r)));
         }
         rows.push(row);
     }

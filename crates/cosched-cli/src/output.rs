@@ -38,3 +38,9 @@ pub fn csv(rows: &[Vec<String>]) {
         println!("{}", r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
     }
 }
+
+/// A mean and its 95% interval as three CSV cells (`<metric>_mean`, `_lo`,
+/// `_hi`, numbers for pandas), empty where the metric is not defined.
+pub fn ci_cells(m: Option<&cosched_core::stats::MeanCi>) -> [String; 3] {
+    m.map_or([String::new(), String::new(), String::new()], |m| [m.mean, m.lo, m.hi].map(|v| format!("{v}")))
+}

@@ -6,7 +6,7 @@
 //! times moved more than `--drift-threshold` from their median is marked.
 
 use crate::opts::Format;
-use crate::output::{csv, table};
+use crate::output::{ci_cells, csv, table};
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::stats::{mean_ci, MeanCi};
 use cosched_linux::mix::Mix;
@@ -243,9 +243,6 @@ pub fn verdict_words(name: &str, base: &str, p: &PairedRatio, rounds: usize, min
 
 /// Print the comparison.
 pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
-    let num = |m: Option<&MeanCi>| -> [String; 3] {
-        m.map_or([String::new(), String::new(), String::new()], |m| [m.mean, m.lo, m.hi].map(|v| format!("{v}")))
-    };
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
         Format::Csv => {
@@ -269,7 +266,7 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     Some(&r.energy_system_j),
                     Some(&r.scheduler_cpu_pct),
                 ] {
-                    row.extend(num(m));
+                    row.extend(ci_cells(m));
                 }
                 match &r.vs_baseline {
                     Some(p) => {

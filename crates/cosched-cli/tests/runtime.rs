@@ -144,6 +144,30 @@ fn marked(marker: &str) -> Vec<i32> {
     v
 }
 
+const NONE_FOUND: &str = "no managed process found";
+
+/// Poll for up to 5 s until every process marked `marker` is released (one
+/// that ended meanwhile counts as released): the pids found, or the reason
+/// one is still held ([`NONE_FOUND`] when none is left).
+fn wait_released(marker: &str, all: &str) -> Result<Vec<i32>, String> {
+    let t = Instant::now();
+    loop {
+        let pids = marked(marker);
+        let r = if pids.is_empty() {
+            Err(NONE_FOUND.to_string())
+        } else {
+            pids.iter().try_for_each(|&p| match released(p, all) {
+                Err(e) if e == "gone" => Ok(()),
+                r => r,
+            })
+        };
+        if r.is_ok() || t.elapsed() > Duration::from_secs(5) {
+            return r.map(|_| pids);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn released(pid: i32, all: &str) -> Result<(), String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
     let state = stat[stat.rfind(')').unwrap() + 2..].chars().next().unwrap();
@@ -198,19 +222,7 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
         std::thread::sleep(Duration::from_millis(60 + x % 500));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        let t = Instant::now();
-        let result = loop {
-            let pids = marked(&marker);
-            let r: Result<(), String> = if pids.is_empty() {
-                Err("no managed process found".into())
-            } else {
-                pids.iter().try_for_each(|&p| released(p, &all))
-            };
-            if r.is_ok() || t.elapsed() > Duration::from_secs(5) {
-                break r.map(|_| pids);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        let result = wait_released(&marker, &all);
         let pids = marked(&marker);
         for &p in &pids {
             unsafe_kill(p);
@@ -226,7 +238,7 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
                     assert!(alive.len() >= 5, "round {round}: every tree survives, released: {alive:?}");
                 }
             }
-            Err(e) if freezer == "signals" && e == "no managed process found" => {}
+            Err(e) if freezer == "signals" && e == NONE_FOUND => {}
             Err(e) => panic!("round {round} ({freezer}): {e}"),
         }
     }
@@ -553,16 +565,9 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
         for q in stopped {
             let _ = Command::new("kill").args(["-CONT", &q.to_string()]).status();
         }
-        let t = Instant::now();
-        let result = loop {
-            let r: Result<(), String> = marked(&marker).iter().try_for_each(|&p| match released(p, &all) {
-                Err(e) if e == "gone" => Ok(()), // ended meanwhile
-                r => r,
-            });
-            if r.is_ok() || t.elapsed() > Duration::from_secs(5) {
-                break r;
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        let result = match wait_released(&marker, &all) {
+            Err(e) if e == NONE_FOUND => Ok(vec![]), // every process ended meanwhile
+            r => r,
         };
         for p in marked(&marker) {
             unsafe_kill(p);

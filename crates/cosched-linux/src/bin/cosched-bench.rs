@@ -184,21 +184,17 @@ fn pp_kernels(o: &Opts) {
     black_box(p);
     let secs = start.elapsed().as_secs_f64();
     // JSON null when there is nothing to take a percentile of.
-    let pct = |v: &mut Vec<f64>, q: f64| -> String {
-        if v.is_empty() {
-            return "null".into();
-        }
-        v.sort_by(f64::total_cmp);
-        format!("{:.3}", v[((q * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)])
+    let pct = |v: &[f64], p: f64| -> String {
+        cosched_core::stats::percentile(v, p).map_or("null".into(), |x| format!("{x:.3}"))
     };
     println!(
         "{{\"kind\":\"pp-kernels\",\"served\":{served},\"kernels\":{},\"immediate\":{},\"pp_round_trip_us_p50\":{},\"pp_round_trip_us_p99\":{},\"waited\":{},\"wait_us_p50\":{},\"ops\":{ops},\"seconds\":{secs:.6},\"ops_per_s\":{:.1}}}",
         o.kernels,
         immediate.len(),
-        pct(&mut immediate, 0.5),
-        pct(&mut immediate, 0.99),
+        pct(&immediate, 50.0),
+        pct(&immediate, 99.0),
         waited.len(),
-        pct(&mut waited, 0.5),
+        pct(&waited, 50.0),
         ops as f64 / secs
     );
 }
