@@ -247,7 +247,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             config: &build,
         };
         let c = rounds::run(&mix, &plan)?;
-        return rounds::print(&c, a.format).map_err(Failure::from);
+        rounds::print(&c, a.format)?;
+        // A job that failed in any round fails the comparison, as it fails a single run.
+        return failures(&c.runs.concat());
     }
     let solo: Vec<Option<f64>> = if a.solo {
         runtime::solo_turnarounds(&mix, |m, p| config(m, p, None))?
@@ -268,6 +270,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if reports.iter().any(|r| r.interrupted) {
         return Err("the run was interrupted; every managed process was released".to_string().into());
     }
+    failures(&reports)
+}
+
+/// Exit status 1 naming every job that did not start or exited non-zero in `reports`.
+fn failures(reports: &[RealReport]) -> Result<(), Failure> {
     let failed: Vec<String> = reports
         .iter()
         .flat_map(|r| &r.jobs)

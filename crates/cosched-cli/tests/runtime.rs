@@ -577,3 +577,26 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
         }
     }
 }
+
+#[test]
+fn interleaved_rounds_fail_naming_a_job_that_failed() {
+    let d = tmpdir("rounds-fail");
+    let mix = d.join("bad.toml");
+    std::fs::write(&mix, "name = \"bad\"\n[[job]]\nname = \"nope\"\ncmd = [\"false\"]\n").unwrap();
+    let o = cosched(&[
+        "run",
+        "--policies",
+        "linux,g-rrs",
+        "--repeat",
+        "2",
+        "-w",
+        mix.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: 4 job(s) failed: nope exited with status 1"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["rounds"], 2, "the comparison is printed first");
+}
