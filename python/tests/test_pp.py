@@ -33,12 +33,14 @@ CLIENT = textwrap.dedent(
 )
 
 
-def llc_mb() -> int:
-    for i in range(8):
-        base = Path(f"/sys/devices/system/cpu/cpu0/cache/index{i}")
-        if (base / "level").exists() and (base / "level").read_text().strip() == "3":
-            return int((base / "size").read_text().strip().rstrip("K")) // 1024
-    pytest.skip("no L3 cache reported in sysfs")
+MACHINE = "xeon-e5645"
+
+
+def described_llc_mb(machine: str) -> int:
+    """Whole MiB of LLC in the description the run uses (the preset given with -m), never this host's."""
+    import cosched
+
+    return int(cosched.Machine(machine)["cache.llc_mb"])
 
 
 def test_no_server_is_a_no_op(monkeypatch):
@@ -52,7 +54,7 @@ def test_no_server_is_a_no_op(monkeypatch):
 def test_periods_queue_under_rda_strict(tmp_path):
     assert COSCHED.exists(), "build first: cargo build --release"
     (tmp_path / "client.py").write_text(CLIENT)
-    mb = max(1, llc_mb() * 3 // 4)
+    mb = max(1, described_llc_mb(MACHINE) * 3 // 4)
     # The clients import the installed package (scripts/test-all: `pip install .` into .venv).
     env = {"COSCHED_TEST": "1"}
     mix = tmp_path / "mix.toml"
@@ -63,7 +65,7 @@ def test_periods_queue_under_rda_strict(tmp_path):
     )
     out = tmp_path / "out"
     r = subprocess.run(
-        [str(COSCHED), "run", "-p", "rda-strict", "-m", "xeon-e5645", "-w", str(mix), "--output-dir", str(out)],
+        [str(COSCHED), "run", "-p", "rda-strict", "-m", MACHINE, "-w", str(mix), "--output-dir", str(out)],
         check=False,
         capture_output=True,
         text=True,
@@ -93,7 +95,7 @@ def test_a_client_that_vanishes_mid_period_releases_it(tmp_path):
     assert COSCHED.exists(), "build first: cargo build --release"
     (tmp_path / "vanish.py").write_text(VANISHER)
     (tmp_path / "client.py").write_text(CLIENT)
-    mb = max(1, llc_mb() * 3 // 4)
+    mb = max(1, described_llc_mb(MACHINE) * 3 // 4)
     pypath = json.dumps("1")
     exe = json.dumps(sys.executable)
     (tmp_path / "mix.toml").write_text(
@@ -109,7 +111,7 @@ def test_a_client_that_vanishes_mid_period_releases_it(tmp_path):
             "-p",
             "rda-strict",
             "-m",
-            "xeon-e5645",
+            MACHINE,
             "-w",
             str(tmp_path / "mix.toml"),
             "--output-dir",

@@ -10,6 +10,8 @@ use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::PairProfile;
 use cosched_core::stats::mean_ci;
 use cosched_linux::control::Method;
+use cosched_linux::describe::Description;
+use cosched_linux::host::Host;
 use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
 use std::path::PathBuf;
@@ -33,8 +35,13 @@ pub enum Freezer {
 pub struct LiveOpts {
     /// Machine preset describing this machine (e.g. `kvm-epyc-2c`, or a file from `cosched calibrate`):
     /// its LLC, memory bandwidth and power model feed RDA's monitor, EFS and modelled energy when RAPL is absent.
+    /// Without it the run describes this host from sysfs (contexts, cores, SMT, LLC); every run prints which.
     #[arg(long, short = 'm')]
     machine: Option<String>,
+    /// Without -m: a machine file from `cosched calibrate` giving this host's memory bandwidth, power model
+    /// and effective LLC, beside the topology sysfs reports.
+    #[arg(long, conflicts_with = "machine")]
+    calibration: Option<String>,
     /// Sampling period of the event loop (exits, blocking, energy), ms.
     #[arg(long, default_value_t = 20.0)]
     tick_ms: f64,
@@ -66,6 +73,13 @@ impl LiveOpts {
         }
         let machine =
             self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
+        let calibration =
+            self.calibration.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
+        // The description itself is printed with every report (provenance, `machine description`).
+        let description = Description::of(&Host::live(), machine.as_ref(), calibration.as_ref());
+        for w in &description.warnings {
+            eprintln!("warning: {w}");
+        }
         let method = method(self.freezer)?;
         let exe = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
         let o = self.clone();
@@ -75,6 +89,7 @@ impl LiveOpts {
             c.method = method.clone();
             c.watchdog_exe = Some(exe.clone());
             c.machine = machine.clone();
+            c.calibration = calibration.clone();
             c.timeout = o.timeout_s.map(Duration::from_secs_f64);
             c.output_dir = o.output_dir.clone();
             c

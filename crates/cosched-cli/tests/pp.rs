@@ -46,16 +46,15 @@ fn build_client(dir: &Path) -> PathBuf {
     exe
 }
 
-fn llc_mb() -> u64 {
-    for i in 0..8 {
-        let base = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        if std::fs::read_to_string(format!("{base}/level")).map(|l| l.trim() == "3").unwrap_or(false) {
-            let s = std::fs::read_to_string(format!("{base}/size")).unwrap();
-            let kb: u64 = s.trim().trim_end_matches('K').parse().unwrap();
-            return kb / 1024;
-        }
-    }
-    panic!("this machine reports no L3 cache in sysfs; RDA's LLC monitor needs its size");
+/// The LLC capacity, whole MiB, of the description a run with `machine`
+/// uses: the preset's `cache.llc_mb`, or this host's sysfs L3 without one
+/// (`None`: this host reports no L3, and RDA cannot start without a size).
+fn described_llc_mb(machine: Option<&str>) -> Option<u64> {
+    let bytes = match machine {
+        Some(m) => cosched_machine::presets::machine(m).unwrap().cache.llc_mb * 1024.0 * 1024.0,
+        None => cosched_linux::host::Host::live().llc_bytes?,
+    };
+    Some((bytes / (1024.0 * 1024.0)) as u64)
 }
 
 /// (name, id, t_call, t_admitted, t_end) of each instance.
@@ -85,8 +84,10 @@ fn c_program_periods_wait_under_rda_strict_and_not_under_linux() {
     assert!(o.status.success());
     let f: Vec<String> = String::from_utf8(o.stdout).unwrap().split_whitespace().map(String::from).collect();
     assert_eq!(f[1], "0", "fail-open id");
-    // Two periods of 3/4 of the LLC each: Strict admits one at a time.
-    let mb = (llc_mb() * 3 / 4).max(1);
+    // Two periods of 3/4 of the described LLC each: Strict admits one at a time.
+    // Sized from the description the run uses: the preset given with -m.
+    let machine = "xeon-e5645";
+    let mb = (described_llc_mb(Some(machine)).unwrap() * 3 / 4).max(1);
     let mix = dir.join("mix.toml");
     std::fs::write(
         &mix,
@@ -96,7 +97,7 @@ fn c_program_periods_wait_under_rda_strict_and_not_under_linux() {
     for policy in ["rda-strict", "linux"] {
         let out = dir.join(format!("out-{policy}"));
         let o = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(["run", "-p", policy, "-m", "xeon-e5645", "-w", mix.to_str().unwrap(), "--output-dir"])
+            .args(["run", "-p", policy, "-m", machine, "-w", mix.to_str().unwrap(), "--output-dir"])
             .arg(&out)
             .output()
             .unwrap();
@@ -113,6 +114,42 @@ fn c_program_periods_wait_under_rda_strict_and_not_under_linux() {
             assert!(second.3 < first.4, "linux runs both periods together: {p:?}");
         }
     }
+}
+
+#[test]
+fn without_a_preset_strict_sizes_periods_by_this_hosts_sysfs_llc() {
+    let dir = tmpdir("host");
+    let exe = build_client(&dir);
+    let Some(llc) = described_llc_mb(None) else {
+        // No L3 in sysfs: RDA cannot start and says why, before launching anything.
+        let o = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(["run", "-p", "rda-strict", "--", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("LLC capacity"));
+        return;
+    };
+    let mb = (llc * 3 / 4).max(1);
+    let mix = dir.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!("[[job]]\nname = \"pp\"\ncmd = [\"{}\", \"pp\", \"{mb}\", \"300\"]\ncount = 2\n", exe.display()),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["run", "-p", "rda-strict", "-w", mix.to_str().unwrap(), "--format", "json", "--output-dir"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let desc = report["provenance"]["machine description"].as_str().unwrap();
+    assert!(desc.starts_with("this host (sysfs)") && desc.contains(&format!("LLC {llc}")), "{desc}");
+    let mut p = periods(&out, &["pp#0", "pp#1"]);
+    p.sort_by(|a, b| a.3.partial_cmp(&b.3).unwrap());
+    assert!(p[1].3 >= p[0].4 - 0.01, "the second period is admitted after the first ends: {p:?}");
 }
 
 #[test]

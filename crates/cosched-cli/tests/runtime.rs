@@ -110,6 +110,13 @@ fn bad_runs_fail_with_one_line() {
     let d = tmpdir("bad");
     let bad = d.join("bad.toml");
     std::fs::write(&bad, "[[job]]\nname = \"a\"\ncmd = []\n").unwrap();
+    // Without -m this host is described by sysfs alone: no memory-bus rate, so EFS refuses before launching.
+    let refused = d.join("refused.toml");
+    std::fs::write(&refused, "[[job]]\nname = \"a\"\ncmd = [\"sh\", \"-c\", \"sleep 5\", \"cosched-refused-run\"]\n")
+        .unwrap();
+    let counters = d.join("counters.json");
+    std::fs::write(&counters, r#"{"a": {"instructions": 1e9, "cycles": 1e9, "llc_accesses": 1e7, "llc_misses": 1e6}}"#)
+        .unwrap();
     for (args, needle) in [
         (vec!["run", "-w", bad.to_str().unwrap()], "bad.toml: job[0].cmd: must name a program"),
         (vec!["run", "-p", "nope", "--", "true"], "unknown policy `nope`"),
@@ -117,9 +124,10 @@ fn bad_runs_fail_with_one_line() {
         (vec!["run", "-p", "efs", "--", "true"], "needs per-thread hardware counters"),
         (vec!["run", "--quantum-ms", "0", "--", "true"], "--quantum-ms: must be a positive number"),
         (
-            vec!["run", "-p", "rda-strict", "--", "sh", "-c", "sleep 5", "cosched-refused-run"],
-            "rda needs the memory bandwidth",
+            vec!["run", "-p", "efs", "--counters", counters.to_str().unwrap(), "-w", refused.to_str().unwrap()],
+            "efs needs the memory-bus rate mu",
         ),
+        (vec!["run", "-m", "i5-2500", "--calibration", "kvm-epyc-2c", "--", "true"], "cannot be used with"),
     ] {
         let o = cosched(&args);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -448,15 +456,19 @@ fn interleaved_rounds_pair_each_policy_with_the_baseline_and_the_same_policy_is_
 }
 
 /// `cosched-bench pp-kernels` under rda-strict: real programs declaring real
-/// periods through the C library. Two instances declaring 1 MiB each fit the
-/// LLC (kvm-epyc-2c: 5.4 MiB) and are admitted at once; declaring 4 MiB each
-/// they do not fit together, so periods wait (frozen) for each other.
+/// periods through the C library. Sizes come from the preset the run uses
+/// (kvm-epyc-2c's LLC): two instances declaring under 2/5 of it each fit
+/// together and are admitted at once; declaring 3/4 of it each they do not
+/// fit together, so periods wait (frozen) for each other.
 #[test]
 fn rda_strict_admits_real_periods_of_the_pp_kernels_and_makes_oversized_ones_wait() {
     let bench = std::path::Path::new(env!("CARGO_BIN_EXE_cosched")).with_file_name("cosched-bench");
     assert!(bench.exists(), "{} missing: cargo test --workspace builds it", bench.display());
     let d = tmpdir("ppk");
-    for (case, mb, kernels) in [("fit", 1, 100), ("wait", 4, 40)] {
+    let llc = cosched_machine::presets::machine("kvm-epyc-2c").unwrap().cache.llc_mb;
+    let (fit, wait) = (((llc / 2.5) as u64).max(1), (llc * 0.75) as u64);
+    assert!(2.0 * (fit as f64) < llc && (wait as f64) < llc && 2.0 * (wait as f64) > llc, "LLC {llc} MiB");
+    for (case, mb, kernels) in [("fit", fit, 100), ("wait", wait, 40)] {
         let mix = d.join(format!("{case}.toml"));
         std::fs::write(
             &mix,
@@ -599,4 +611,29 @@ fn interleaved_rounds_fail_naming_a_job_that_failed() {
     assert!(err.contains("error: 4 job(s) failed: nope exited with status 1"), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["rounds"], 2, "the comparison is printed first");
+}
+
+/// Every run names the machine description it used; a preset that
+/// contradicts this host is warned about with both values (issue #28 item 2).
+#[test]
+fn a_run_names_its_description_and_warns_where_a_preset_contradicts_this_host() {
+    let m = cosched_machine::presets::machine("xeon-e5645").unwrap();
+    let host = cosched_linux::host::Host::live();
+    let o = cosched(&["run", "-m", "xeon-e5645", "--format", "json", "--", "true"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let more_contexts = m.n_contexts() > host.topology.n_contexts();
+    assert_eq!(err.contains(&format!("describes {} hardware contexts", m.n_contexts())), more_contexts, "{err}");
+    let llc = m.cache.llc_mb * 1024.0 * 1024.0;
+    let llc_differs = host.llc_bytes.is_some_and(|h| (llc / h - 1.0).abs() > 0.01);
+    assert_eq!(err.contains("this host's sysfs says"), llc_differs, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = v["provenance"]["machine description"].as_str().unwrap();
+    assert!(d.starts_with("preset `xeon-e5645`"), "{d}");
+    // Without -m: this host.
+    let o = cosched(&["run", "--format", "json", "--", "true"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = v["provenance"]["machine description"].as_str().unwrap();
+    assert!(d.starts_with("this host (sysfs)"), "{d}");
+    assert!(d.contains(&format!("{} contexts", host.topology.n_contexts())), "{d}");
 }

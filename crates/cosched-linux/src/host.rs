@@ -22,7 +22,12 @@ pub struct Host {
 impl Host {
     /// Read the live machine.
     pub fn live() -> Host {
-        Host::at(Path::new("/"), &Probe::at(Path::new("/"), crate::PmuStatus::Unavailable(String::new()), false))
+        Host::from_sysfs(Path::new("/"))
+    }
+
+    /// Read the tree under `root` (`/` for this machine, or a recorded one).
+    pub fn from_sysfs(root: &Path) -> Host {
+        Host::at(root, &Probe::at(root, crate::PmuStatus::Unavailable(String::new()), false))
     }
 
     /// Build from a probe of the tree under `root`.
@@ -109,8 +114,109 @@ pub fn parse_size(s: &str) -> Option<f64> {
     Some(num.parse::<f64>().ok()? * mult)
 }
 
+/// Recorded sysfs trees of chosen shapes, laid out as Linux lays them out
+/// (`cpu/online`, `cpuN/topology/*`, `cpuN/cache/indexK/{level,type,size,shared_cpu_list}`),
+/// so host-dependent logic is tested on machines other than the one it runs on.
+pub mod recorded {
+    use super::Host;
+    use std::path::{Path, PathBuf};
+
+    /// A host shape.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Shape {
+        /// Online logical CPUs.
+        pub cpus: u32,
+        /// Two SMT siblings per core (CPUs `c` and `c + cpus/2`, as x86 numbers them).
+        pub smt: bool,
+        /// LLC domains (cores split evenly, each domain its own socket).
+        pub llc_domains: u32,
+        /// L3 size of one domain, KiB; 0 = no L3 reported at all.
+        pub llc_kib: u64,
+    }
+
+    fn put(root: &Path, rel: &str, text: &str) -> std::io::Result<()> {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().expect("relative path"))?;
+        std::fs::write(p, text)
+    }
+
+    fn list(v: &[u32]) -> String {
+        v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    }
+
+    /// Write a sysfs tree of `shape` under `root`.
+    pub fn write(root: &Path, shape: &Shape) -> std::io::Result<()> {
+        let n = shape.cpus.max(1);
+        let per_core = if shape.smt && n % 2 == 0 { 2 } else { 1 };
+        let cores = n / per_core;
+        let domains = shape.llc_domains.clamp(1, cores);
+        let core_of = |c: u32| c % cores;
+        let domain_of = |core: u32| core * domains / cores;
+        put(root, "sys/devices/system/cpu/online", &format!("0-{}\n", n - 1))?;
+        for c in 0..n {
+            let base = format!("sys/devices/system/cpu/cpu{c}");
+            let core = core_of(c);
+            let siblings: Vec<u32> = (0..per_core).map(|k| core + k * cores).collect();
+            put(root, &format!("{base}/topology/thread_siblings_list"), &format!("{}\n", list(&siblings)))?;
+            put(root, &format!("{base}/topology/core_id"), &format!("{core}\n"))?;
+            put(root, &format!("{base}/topology/physical_package_id"), &format!("{}\n", domain_of(core)))?;
+            for (k, (level, kind, size)) in [(1, "Data", "32K"), (1, "Instruction", "32K"), (2, "Unified", "1024K")]
+                .into_iter()
+                .enumerate()
+            {
+                let idx = format!("{base}/cache/index{k}");
+                put(root, &format!("{idx}/level"), &format!("{level}\n"))?;
+                put(root, &format!("{idx}/type"), &format!("{kind}\n"))?;
+                put(root, &format!("{idx}/size"), &format!("{size}\n"))?;
+                put(root, &format!("{idx}/shared_cpu_list"), &format!("{}\n", list(&siblings)))?;
+            }
+            if shape.llc_kib > 0 {
+                let dom = domain_of(core);
+                let members: Vec<u32> = (0..n).filter(|&x| domain_of(core_of(x)) == dom).collect();
+                let idx = format!("{base}/cache/index3");
+                put(root, &format!("{idx}/level"), "3\n")?;
+                put(root, &format!("{idx}/type"), "Unified\n")?;
+                put(root, &format!("{idx}/size"), &format!("{}K\n", shape.llc_kib))?;
+                put(root, &format!("{idx}/shared_cpu_list"), &format!("{}\n", list(&members)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Write `shape` into a fresh temporary folder named by `tag` and read it as a [`Host`].
+    pub fn host(tag: &str, shape: &Shape) -> std::io::Result<(PathBuf, Host)> {
+        let dir = std::env::temp_dir().join(format!("cosched-sysfs-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        write(&dir, shape)?;
+        let h = Host::from_sysfs(&dir);
+        Ok((dir, h))
+    }
+}
+
+/// [`recorded::host`] for unit tests (panics on I/O errors).
+#[cfg(test)]
+pub(crate) fn recorded(tag: &str, shape: &recorded::Shape) -> (std::path::PathBuf, Host) {
+    recorded::host(tag, shape).expect("write a recorded sysfs tree")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn recorded_shapes_read_back_as_written() {
+        use super::recorded::Shape;
+        for (cpus, smt, domains, kib) in [(2, false, 1, 2048), (4, true, 1, 8192), (8, true, 1, 32768), (8, false, 2, 16384), (4, false, 1, 0)] {
+            let (dir, h) = super::recorded("shape", &Shape { cpus, smt, llc_domains: domains, llc_kib: kib });
+            assert_eq!(h.topology.n_contexts(), cpus as usize);
+            assert_eq!(h.topology.n_cores, if smt { cpus / 2 } else { cpus });
+            assert_eq!(h.topology.n_llc, domains);
+            assert_eq!(h.llc_bytes, (kib > 0).then(|| kib as f64 * 1024.0));
+            let mut cpus_seen = h.cpus.clone();
+            cpus_seen.sort();
+            assert_eq!(cpus_seen, (0..cpus).collect::<Vec<_>>());
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
     #[test]
     fn fair_class_follows_the_kernel_release() {
         use super::fair_class_of;

@@ -13,6 +13,7 @@
 
 pub mod calibrate;
 pub mod control;
+pub mod describe;
 pub mod counters;
 pub mod energy;
 pub mod host;

@@ -31,10 +31,10 @@ impl Meter {
                 (Ok(p), _) => (Meter::PerfPower(RefCell::new(p)), "measured (RAPL through perf power events)".to_string()),
                 (Err(_), Some(m)) => (
                     Meter::Model(ModelledEnergy::new(PowerModel::new(&m.power, host.topology.n_cores as usize))),
-                    format!("modelled (no RAPL here; preset `{}` power model, EFS Eq. 13, on measured CPU utilisation, memory traffic unknown)", m.name),
+                    format!("modelled (no RAPL here; `{}` power model, EFS Eq. 13, on measured CPU utilisation, memory traffic unknown)", m.name),
                 ),
                 (Err(_), None) => {
-                    (Meter::None, "unavailable (no RAPL here and no --machine preset to model it)".to_string())
+                    (Meter::None, "unavailable (no RAPL here, and neither a --machine preset nor a --calibration file to model it)".to_string())
                 }
             },
         }

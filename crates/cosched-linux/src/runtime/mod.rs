@@ -72,8 +72,13 @@ pub struct RunConfig {
     pub watchdog_exe: Option<PathBuf>,
     /// Write a Perfetto/Chrome trace here.
     pub trace: Option<PathBuf>,
-    /// Machine preset for modelled quantities (memory bandwidth, power model).
+    /// Machine preset for modelled quantities (LLC, memory bandwidth, power model).
     pub machine: Option<MachineSpec>,
+    /// Without a preset: a `cosched calibrate` file giving this host's memory
+    /// bandwidth, power model and effective LLC ([`Description`](crate::describe::Description)).
+    pub calibration: Option<MachineSpec>,
+    /// The host description (`None`: this machine's sysfs, read at start).
+    pub host: Option<crate::host::Host>,
     /// Solo turnaround per mix job (declared or measured), seconds.
     pub solo: Vec<Option<f64>>,
     /// Stop the run (releasing and terminating every process) after this long.
@@ -105,6 +110,8 @@ impl RunConfig {
             watchdog_exe: None,
             trace: None,
             machine: None,
+            calibration: None,
+            host: None,
             solo,
             timeout: None,
             output_dir: None,
@@ -161,7 +168,7 @@ pub struct RealReport {
 pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     let setup = setup::prepare_policy(&cfg)?;
     let counters_provenance = setup.counters_provenance.clone();
-    let (mut rt, energy_provenance) = setup::start(&cfg, setup)?;
+    let (mut rt, energy_provenance, description) = setup::start(&cfg, setup)?;
     rt.dry_init(&cfg)?;
     let run_tmp = std::env::temp_dir().join(format!("cosched-run-{}", std::process::id()));
     let (tx, rx) = channel();
@@ -176,8 +183,16 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     }
     rt.close_open_slices();
     let scheduler_cpu_s = sys::self_cpu_s() - cpu0;
-    let record =
-        RunRecord { launched, failures, wall_s, scheduler_cpu_s, interrupted, energy_provenance, counters_provenance };
+    let record = RunRecord {
+        launched,
+        failures,
+        wall_s,
+        scheduler_cpu_s,
+        interrupted,
+        energy_provenance,
+        counters_provenance,
+        description,
+    };
     let report = rt.report(&cfg, record)?;
     drop(server);
     drop(rt);

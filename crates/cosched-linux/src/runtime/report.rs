@@ -23,6 +23,8 @@ pub(super) struct RunRecord {
     pub(super) energy_provenance: String,
     /// Provenance of the policy's counters, when it needs counters.
     pub(super) counters_provenance: Option<String>,
+    /// The machine description's line ([`Description::line`](crate::describe::Description::line)).
+    pub(super) description: String,
 }
 
 impl Runtime {
@@ -63,6 +65,7 @@ impl Runtime {
             },
         );
         provenance.insert("energy".into(), rec.energy_provenance);
+        provenance.insert("machine description".into(), rec.description);
         provenance
             .insert("instructions, throughput".into(), "unavailable (the runtime reads no instruction counter)".into());
         if let Some(src) = rec.counters_provenance {

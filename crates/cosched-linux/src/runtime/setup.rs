@@ -10,6 +10,7 @@ use super::view::RuntimeView;
 use super::{RunConfig, LINUX};
 use crate::control::{Control, Method};
 use crate::counters::{CounterSource, PerfSource, RecordedSource};
+use crate::describe::Description;
 use crate::host::Host;
 use crate::sys;
 use crate::watchdog::Watchdog;
@@ -116,20 +117,22 @@ fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWrit
 }
 
 /// Assemble the runtime: freezer, watchdog, subreaper, signal handlers,
-/// energy meter (with its provenance line) and trace; nothing launched yet.
-pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, String), String> {
+/// energy meter (with its provenance line), trace and the machine
+/// description (its line); nothing launched yet.
+pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, String, String), String> {
     let linux = setup.policy.is_none();
     let pp_needed = setup.policy.as_ref().is_some_and(|p| p.needs().progress_periods);
-    let host = Host::live();
+    let host = cfg.host.clone().unwrap_or_else(Host::live);
+    let description = Description::of(&host, cfg.machine.as_ref(), cfg.calibration.as_ref());
     let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() })
         .map_err(|e| format!("cannot set up {}: {e}", cfg.method.label()))?;
     let watchdog = cfg.watchdog_exe.as_deref().map(|exe| spawn_watchdog(exe, &control)).transpose()?;
     sys::become_subreaper();
     signals::install();
-    let (meter, energy_provenance) = Meter::open(cfg.machine.as_ref(), &host);
+    let (meter, energy_provenance) = Meter::open(description.power_model.as_ref(), &host);
     let trace = open_trace(cfg, &host)?;
     let n_ctx = host.topology.n_contexts();
-    let llc = cfg.machine.as_ref().map(|m| m.cache.llc_mb * 1024.0 * 1024.0).or(host.llc_bytes);
+    let llc = description.llc_bytes;
     let rt = Runtime {
         policy_name: cfg.policy.clone(),
         host,
@@ -147,7 +150,7 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
         queue: VecDeque::new(),
         out: vec![],
         t0: Instant::now(),
-        bus: cfg.machine.as_ref().map(|m| m.bus_lines_per_s()),
+        bus: description.bus_lines_per_s,
         meter,
         jiffies: sys::cpu_jiffies(),
         last_sample: Instant::now(),
@@ -160,7 +163,7 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
         hz: sys::clock_ticks(),
         llc,
     };
-    Ok((rt, energy_provenance))
+    Ok((rt, energy_provenance, description.line()))
 }
 
 impl Runtime {
