@@ -132,9 +132,7 @@ pub fn report(
     if !(0.0..1.0).contains(&a.prune) {
         return Err(RunError::Option(format!("--prune: must be in [0, 1), got {}", a.prune)));
     }
-    if a.samples == 0 {
-        return Err(RunError::Option("--samples: must be at least 1".into()));
-    }
+    crate::limits::SAMPLES.check(a.samples as u64).map_err(RunError::Option)?;
     if a.predictor != "simple" {
         return Err(RunError::Option(format!("--predictor: unknown predictor `{}` (known: simple)", a.predictor)));
     }

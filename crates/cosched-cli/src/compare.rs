@@ -106,9 +106,7 @@ pub fn comparison(
     total: &dyn Fn(usize),
     tick: &(dyn Fn() + Sync),
 ) -> Result<Comparison, RunError> {
-    if seeds == 0 {
-        return Err(RunError::Option("--seeds: must be at least 1".into()));
-    }
+    crate::limits::SEEDS.check(seeds).map_err(RunError::Option)?;
     let m = run.machine_spec()?;
     run.workload_spec()?;
     let mut names = names.to_vec();

@@ -152,6 +152,10 @@ pub struct RunOpts {
     /// Abort a run whose simulated time passes this many seconds.
     #[arg(long, default_value_t = 3600.0)]
     pub max_sim_time_s: f64,
+    /// Abort a run after this many engine events (stops a runaway input: a vanishing quantum, billions
+    /// of iterations); the default, 10⁸, is over 1,000× what the presets' runs take.
+    #[arg(long, default_value_t = cosched_sim::engine::DEFAULT_MAX_EVENTS)]
+    pub max_events: u64,
     /// The machine's TOML text when it is given in memory (Python's
     /// `cosched.Machine`); `machine` then only names it in messages.
     #[arg(skip)]
@@ -159,6 +163,9 @@ pub struct RunOpts {
     /// The workload's TOML text when it is given in memory (Python's `cosched.Workload`).
     #[arg(skip)]
     pub workload_toml: Option<String>,
+    /// Print progress lines on stderr during runs longer than a few seconds (`cosched simulate`).
+    #[arg(skip)]
+    pub progress: bool,
 }
 
 impl RunOpts {
@@ -243,6 +250,20 @@ impl RunOpts {
                 return Err(format!("{name}: must be a positive number, got {v}"));
             }
         }
+        for (flag, ms) in [
+            ("--quantum-ms", self.quantum_ms),
+            ("--steal-interval-us", self.steal_interval_us / 1000.0),
+            ("--efs-window-ms", self.efs_window_ms),
+            ("--pf-quantum-ms", self.pf_quantum_ms),
+            ("--pf-estimation-quantum-ms", self.pf_estimation_quantum_ms),
+        ] {
+            crate::limits::check_time_ms(flag, ms)?;
+        }
+        if self.slits_period_ms > 0.0 {
+            crate::limits::check_time_ms("--slits-period-ms", self.slits_period_ms)?;
+        }
+        crate::limits::EFS_NEWTON_ITERS.check(self.efs_newton_iters as u64)?;
+        crate::limits::SLITS_K.check(self.slits_k as u64)?;
         Ok(PolicyOptions {
             seed,
             quantum: (self.quantum_ms * MILLI as f64).round() as u64,
@@ -314,12 +335,17 @@ impl RunOpts {
         if !(self.max_sim_time_s.is_finite() && self.max_sim_time_s > 0.0) {
             return Err(format!("--max-sim-time-s: must be a positive number, got {}", self.max_sim_time_s));
         }
+        if self.max_events == 0 {
+            return Err("--max-events: must be at least 1".into());
+        }
         Ok(SimOptions {
             seed,
             counter_noise: self.counter_noise,
             timing: !self.no_timing,
             pp_cost_ns: (self.pp_cost_us * 1000.0).round() as u64,
             max_time_s: self.max_sim_time_s,
+            max_events: self.max_events,
+            progress: self.progress,
         })
     }
 }

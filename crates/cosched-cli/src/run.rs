@@ -73,8 +73,12 @@ impl LiveOpts {
         }
         let machine =
             self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
-        let calibration =
-            self.calibration.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
+        let calibration = self
+            .calibration
+            .as_deref()
+            .map(cosched_machine::presets::machine)
+            .transpose()
+            .map_err(|e| e.to_string())?;
         // The description itself is printed with every report (provenance, `machine description`).
         let description = Description::of(&Host::live(), machine.as_ref(), calibration.as_ref());
         for w in &description.warnings {
@@ -217,9 +221,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(format!("{flag}: must be a positive number, got {v}").into());
         }
     }
-    if a.repeat == 0 {
-        return Err("--repeat: must be at least 1".to_string().into());
-    }
+    crate::limits::REPEAT.check(a.repeat as u64)?;
     let profile = match &a.profile {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;

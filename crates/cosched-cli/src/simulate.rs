@@ -8,8 +8,6 @@ use clap::Args as ClapArgs;
 use cosched_machine::ChromeTrace;
 use cosched_machine::TraceSlice;
 use cosched_sim::experiment::Report;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::time::Duration;
 
 /// `cosched simulate`'s arguments.
 #[derive(ClapArgs)]
@@ -31,12 +29,11 @@ pub struct Args {
 }
 
 /// `cosched simulate`: print one run's report.
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(mut a: Args) -> Result<(), String> {
+    // Runs longer than a few seconds print progress lines on stderr (the engine's).
+    a.run.progress = true;
     let m = a.run.machine()?;
     let cfg = config(&a.run, &m, &a.policy, a.seed)?;
-    let bar = ProgressBar::new_spinner().with_message(format!("simulating {} on {}", a.policy, m.name));
-    bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("template"));
-    bar.enable_steady_tick(Duration::from_millis(100));
     let prep = prepare(&a.run, a.seed)?;
     let report = match &a.trace {
         Some(path) => {
@@ -54,7 +51,6 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         None => prep.run(&a.run, &cfg, None)?,
     };
-    bar.finish_and_clear();
     print_report(&report, a.format)
 }
 

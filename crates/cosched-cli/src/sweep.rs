@@ -82,6 +82,7 @@ impl Prepared {
 /// the error of the first failing point in order (so the answer does not
 /// depend on thread timing).
 pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Report>, RunError> {
+    crate::limits::SWEEP_POINTS.check(points.len() as u64).map_err(RunError::Option)?;
     // Points with identical options and seed share one preparation.
     let mut keys: HashMap<(String, u64), usize> = HashMap::new();
     let mut groups: Vec<(usize, u64)> = vec![];

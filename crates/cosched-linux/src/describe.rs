@@ -178,8 +178,7 @@ mod tests {
 
     #[test]
     fn calibration_gives_bandwidth_power_and_the_effective_llc() {
-        let (dir, host) =
-            recorded("describe-cal", &rec::Shape { cpus: 2, smt: false, llc_domains: 1, llc_kib: 32768 });
+        let (dir, host) = recorded("describe-cal", &rec::Shape { cpus: 2, smt: false, llc_domains: 1, llc_kib: 32768 });
         let cal = cosched_machine::presets::machine("kvm-epyc-2c").unwrap();
         let d = Description::of(&host, None, Some(&cal));
         assert_eq!(d.llc_bytes, Some(cal.cache.llc_mb * MIB));

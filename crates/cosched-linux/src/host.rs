@@ -160,9 +160,8 @@ pub mod recorded {
             put(root, &format!("{base}/topology/thread_siblings_list"), &format!("{}\n", list(&siblings)))?;
             put(root, &format!("{base}/topology/core_id"), &format!("{core}\n"))?;
             put(root, &format!("{base}/topology/physical_package_id"), &format!("{}\n", domain_of(core)))?;
-            for (k, (level, kind, size)) in [(1, "Data", "32K"), (1, "Instruction", "32K"), (2, "Unified", "1024K")]
-                .into_iter()
-                .enumerate()
+            for (k, (level, kind, size)) in
+                [(1, "Data", "32K"), (1, "Instruction", "32K"), (2, "Unified", "1024K")].into_iter().enumerate()
             {
                 let idx = format!("{base}/cache/index{k}");
                 put(root, &format!("{idx}/level"), &format!("{level}\n"))?;
@@ -204,7 +203,9 @@ mod tests {
     #[test]
     fn recorded_shapes_read_back_as_written() {
         use super::recorded::Shape;
-        for (cpus, smt, domains, kib) in [(2, false, 1, 2048), (4, true, 1, 8192), (8, true, 1, 32768), (8, false, 2, 16384), (4, false, 1, 0)] {
+        for (cpus, smt, domains, kib) in
+            [(2, false, 1, 2048), (4, true, 1, 8192), (8, true, 1, 32768), (8, false, 2, 16384), (4, false, 1, 0)]
+        {
             let (dir, h) = super::recorded("shape", &Shape { cpus, smt, llc_domains: domains, llc_kib: kib });
             assert_eq!(h.topology.n_contexts(), cpus as usize);
             assert_eq!(h.topology.n_cores, if smt { cpus / 2 } else { cpus });

@@ -13,8 +13,8 @@
 
 pub mod calibrate;
 pub mod control;
-pub mod describe;
 pub mod counters;
+pub mod describe;
 pub mod energy;
 pub mod host;
 pub mod mix;

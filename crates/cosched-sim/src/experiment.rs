@@ -92,24 +92,30 @@ pub struct Report {
 /// Solo turnaround of every job instance of `plan` on `m` (identical
 /// instances are simulated once).
 pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec<f64>, String> {
-    let mut seen: Vec<(Vec<(u32, u64)>, f64)> = vec![];
+    let mut seen: std::collections::HashMap<Vec<(u32, u64)>, f64> = std::collections::HashMap::new();
     let mut out = vec![];
+    let started = std::time::Instant::now();
+    let mut next_line = 3.0;
     for j in 0..plan.jobs.len() {
+        if opts.progress && started.elapsed().as_secs_f64() >= next_line {
+            eprintln!("progress: solo runs, {j} of {} jobs", plan.jobs.len());
+            next_line = started.elapsed().as_secs_f64() + 3.0;
+        }
         let jp = &plan.jobs[j];
         let key: Vec<(u32, u64)> = plan.threads[jp.threads.start as usize..jp.threads.end as usize]
             .iter()
             .map(|t| (t.class, t.scale.to_bits()))
             .collect();
-        if let Some((_, t)) = seen.iter().find(|(k, _)| *k == key) {
+        if let Some(t) = seen.get(&key) {
             out.push(*t);
             continue;
         }
         let solo = plan.solo(j);
         let policy = policies::make(SOLO_POLICY, &PolicyOptions::default())?;
-        let o = SimOptions { timing: false, counter_noise: 0.0, ..opts.clone() };
+        let o = SimOptions { timing: false, counter_noise: 0.0, progress: false, ..opts.clone() };
         let r = run(m, &solo, policy, &o, None)?;
         let t = r.job_finish[0] as f64 * 1e-9;
-        seen.push((key, t));
+        seen.insert(key, t);
         out.push(t);
     }
     Ok(out)

@@ -399,9 +399,22 @@ impl Plan {
         let jp = &self.jobs[job];
         let base = jp.threads.start;
         let mut partners = vec![];
+        // Only this job's classes and their phases are copied (renumbered), so
+        // the solo runs of a workload cost O(its size), not O(jobs²).
+        let (mut models, mut steps, mut classes) = (vec![], vec![], vec![]);
+        let mut class_of: BTreeMap<u32, u32> = BTreeMap::new();
         let threads = self.threads[base as usize..jp.threads.end as usize]
             .iter()
             .map(|t| {
+                let class = *class_of.entry(t.class).or_insert_with(|| {
+                    let c = &self.classes[t.class as usize];
+                    let (lo, hi) = (c.phases.start as usize, c.phases.end as usize);
+                    let start = steps.len() as u32;
+                    steps.extend_from_slice(&self.steps[lo..hi]);
+                    models.extend_from_slice(&self.models[lo..hi]);
+                    classes.push(ClassPlan { phases: start..steps.len() as u32, ..c.clone() });
+                    classes.len() as u32 - 1
+                });
                 let p = match t.partners {
                     Partners::List { start, len } => {
                         let at = partners.len() as u32;
@@ -412,14 +425,14 @@ impl Plan {
                     }
                     other => other,
                 };
-                ThreadPlan { job: 0, partners: p, ..*t }
+                ThreadPlan { job: 0, class, partners: p, ..*t }
             })
             .collect::<Vec<_>>();
         Plan {
             name: format!("{}/solo:{}", self.name, jp.name),
-            models: self.models.clone(),
-            steps: self.steps.clone(),
-            classes: self.classes.clone(),
+            models,
+            steps,
+            classes,
             jobs: vec![JobPlan {
                 name: jp.name.clone(),
                 arrival: 0,

@@ -70,9 +70,7 @@ pub struct SeedArgs {
 impl SeedArgs {
     /// Refuse `--seeds 0` and a bad `--noise`.
     pub fn check(&self) -> Result<(), String> {
-        if self.seeds == 0 {
-            return Err("--seeds: must be at least 1".into());
-        }
+        crate::limits::SEEDS.check(self.seeds)?;
         cosched_sim::variation::check_noise(self.noise).map_err(|e| format!("--noise: {e}"))
     }
 

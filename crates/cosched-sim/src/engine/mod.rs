@@ -40,11 +40,34 @@ pub struct SimOptions {
     pub max_time_s: f64,
     /// Cost of each `pp_begin` / `pp_end` call, charged to the calling thread (RDA Fig. 11).
     pub pp_cost_ns: u64,
+    /// Abort after this many engine events (timed events taken from the queue):
+    /// the budget that stops a runaway input (a vanishing quantum, billions of iterations).
+    pub max_events: u64,
+    /// Print a progress line on stderr every few seconds of a run that lasts longer than that.
+    pub progress: bool,
 }
+
+/// Default event budget: 10⁸ engine events, from under a minute to a few
+/// minutes of one core (0.4-5 M events/s measured, depending on threads per
+/// solve). Runs at the presets' default knobs take under 10⁵ (`spec-mix24`
+/// under `cfs`: 34,844 policy events), so the budget stops only runaway
+/// inputs; `--max-events` raises it (docs/formats.md, "Budgets").
+pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
+
+/// Wall-clock seconds before the first progress line, and between lines.
+const PROGRESS_EVERY_S: f64 = 3.0;
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, counter_noise: 0.0, timing: false, max_time_s: 3600.0, pp_cost_ns: 0 }
+        SimOptions {
+            seed: 1,
+            counter_noise: 0.0,
+            timing: false,
+            max_time_s: 3600.0,
+            pp_cost_ns: 0,
+            max_events: DEFAULT_MAX_EVENTS,
+            progress: false,
+        }
     }
 }
 
@@ -84,6 +107,9 @@ pub fn run(
     policy.init(&engine).map_err(|e| format!("policy `{name}`: {e}"))?;
     let max_t = (opts.max_time_s * SECOND as f64) as Nanos;
     let mut events = 0u64;
+    let mut steps = 0u64;
+    let started = Instant::now();
+    let mut next_line = PROGRESS_EVERY_S;
     while engine.n_done < plan.threads.len() {
         let (at, ev) = engine.next_live_event(name)?;
         if at > max_t {
@@ -91,6 +117,29 @@ pub fn run(
                 "run exceeded the simulated-time limit of {} s (raise it with --max-sim-time-s)",
                 opts.max_time_s
             ));
+        }
+        steps += 1;
+        if steps > opts.max_events {
+            return Err(format!(
+                "run exceeded the event budget of {} events at t={:.6} s simulated, {} of {} threads finished \
+                 (raise it with --max-events)",
+                opts.max_events,
+                at as f64 * 1e-9,
+                engine.n_done,
+                plan.threads.len()
+            ));
+        }
+        if opts.progress && steps % 65_536 == 0 {
+            let wall = started.elapsed().as_secs_f64();
+            if wall >= next_line {
+                eprintln!(
+                    "progress: {:.3} s simulated, {steps} events, {} of {} threads finished, {wall:.0} s",
+                    at as f64 * 1e-9,
+                    engine.n_done,
+                    plan.threads.len()
+                );
+                next_line = wall + PROGRESS_EVERY_S;
+            }
         }
         engine.settle_energy(at);
         engine.now = at;

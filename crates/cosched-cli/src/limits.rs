@@ -1,0 +1,100 @@
+//! Bounds on every count a user can type (issue #28 item 3). A count above
+//! its bound is refused before anything is allocated, naming the flag, the
+//! bound and why it is there; what a bound cannot cover streams instead
+//! (`cosched profile` reads its trace in constant memory).
+
+/// One bounded count.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    /// The flag (or Python keyword's flag) the count comes from.
+    pub flag: &'static str,
+    /// Smallest accepted value.
+    pub min: u64,
+    /// Largest accepted value.
+    pub max: u64,
+    /// Why the bound is there (shown with the refusal).
+    pub why: &'static str,
+}
+
+/// Seeds of `compare` and of the paper reruns: each seed is a whole run whose report is kept.
+pub const SEEDS: Bound = Bound {
+    flag: "--seeds",
+    min: 1,
+    max: 10_000,
+    why: "each seed is a whole simulated run kept for the interval; 10,000 seeds already narrow a 95% interval \
+          to 2% of one run's spread",
+};
+
+/// Random assignments drawn by `assign` and `paper evt`.
+pub const SAMPLES: Bound = Bound {
+    flag: "--samples",
+    min: 1,
+    max: 1_000_000,
+    why: "each assignment is one simulated run, and every measurement is kept for the POT fit (the statistical \
+          study uses 5,000)",
+};
+
+/// Real runs of `cosched run --repeat` (or interleaved rounds).
+pub const REPEAT: Bound = Bound {
+    flag: "--repeat",
+    min: 1,
+    max: 1_000,
+    why: "each repetition is a real run of the whole mix, and every report is kept",
+};
+
+/// EFS's Newton iterations for Eq. 10 (0 = to convergence).
+pub const EFS_NEWTON_ITERS: Bound =
+    Bound { flag: "--efs-newton-iters", min: 0, max: 1_000, why: "Eq. 10 converges in under 50 iterations" };
+
+/// SLITS's FM latent dimension k.
+pub const SLITS_K: Bound = Bound {
+    flag: "--slits-k",
+    min: 1,
+    max: 256,
+    why: "each thread keeps k factors per event; the paper's k is 8 and a TIM has far fewer than 256 dimensions",
+};
+
+/// Points of one sweep (Python's `cosched.sweep` grid).
+pub const SWEEP_POINTS: Bound = Bound {
+    flag: "grid",
+    min: 1,
+    max: 1_000_000,
+    why: "every point's report is kept for the DataFrame; split a larger grid into several sweeps",
+};
+
+impl Bound {
+    /// `v` if within the bound, else the one-line refusal.
+    pub fn check(&self, v: u64) -> Result<u64, String> {
+        if (self.min..=self.max).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{}: must be from {} to {}, got {v} ({})", self.flag, self.min, self.max, self.why))
+        }
+    }
+}
+
+/// Every time knob given in ms (or µs) must lie between 1 µs, the shortest
+/// stretch that does work between two context switches, and one hour.
+pub fn check_time_ms(flag: &str, ms: f64) -> Result<(), String> {
+    if ms.is_finite() && (0.001..=3_600_000.0).contains(&ms) {
+        Ok(())
+    } else {
+        Err(format!("{flag}: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {ms}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_past_its_bound_is_refused_with_the_bound_and_why() {
+        assert_eq!(SEEDS.check(3), Ok(3));
+        let e = SEEDS.check(1_000_000_000).unwrap_err();
+        assert!(e.starts_with("--seeds: must be from 1 to 10000, got 1000000000 ("), "{e}");
+        assert!(SAMPLES.check(0).is_err() && SAMPLES.check(SAMPLES.max).is_ok());
+        assert!(check_time_ms("--quantum-ms", 1e-9).unwrap_err().contains("1 µs"));
+        assert!(check_time_ms("--quantum-ms", 4.0).is_ok());
+        assert!(check_time_ms("--quantum-ms", f64::NAN).is_err());
+    }
+}
