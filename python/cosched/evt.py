@@ -17,6 +17,7 @@ the result and draws it. Plot helpers take and return a matplotlib ``ax``.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -57,6 +58,9 @@ class POT:
         self._threshold = str(threshold)
         text = _cosched.pot([float(x) for x in self.samples], self._threshold, float(confidence))
         self.analysis = json.loads(text)
+        for w in self.analysis.get("warnings", []):
+            # A sample that is not independent, a GPD rejected everywhere: the bound is not to be trusted.
+            warnings.warn(w, UserWarning, stacklevel=2)
         return self
 
     def _fitted(self) -> dict[str, Any]:

@@ -130,7 +130,10 @@ pub fn report(
     measured: &mut Measured<'_>,
 ) -> Result<Report, RunError> {
     if !(0.0..1.0).contains(&a.prune) {
-        return Err(RunError::Option(format!("--prune: must be in [0, 1), got {}", a.prune)));
+        return Err(RunError::Option(format!(
+            "--prune: must be in [0, 1), got {}",
+            cosched_core::num::shortest(a.prune)
+        )));
     }
     crate::limits::SAMPLES.check(a.samples as u64).map_err(RunError::Option)?;
     if a.predictor != "simple" {

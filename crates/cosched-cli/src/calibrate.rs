@@ -45,7 +45,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     if !(a.seconds.is_finite() && a.seconds > 0.0) {
-        return Err(format!("--seconds: must be a positive number, got {}", a.seconds));
+        return Err(format!("--seconds: must be a positive number, got {}", cosched_core::num::shortest(a.seconds)));
     }
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());

@@ -6,6 +6,7 @@
 use crate::opts::Format;
 use clap::Args as ClapArgs;
 use cosched_core::learn::{complete, Completion};
+use cosched_core::num::fixed;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -90,7 +91,7 @@ struct Model<'a> {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let text = std::fs::read_to_string(&a.file).map_err(|e| format!("{}: cannot read: {e}", a.file))?;
+    let text = crate::input::read_text(&a.file)?;
     let inp = parse(&a.file, &text)?;
     let c = complete(&inp.observed, inp.rows.len(), inp.cols.len(), a.seed).map_err(|e| format!("{}: {e}", a.file))?;
     let v = &c.validation;
@@ -99,8 +100,13 @@ pub fn run(a: Args) -> Result<(), String> {
         eprintln!("{}: model: {chosen}", a.file);
     } else {
         eprintln!(
-            "{}: validation RMSE on {} held-out cells: chosen {chosen} {:.6}; global mean {:.6}; row + column means {:.6}; best FM {:.6}",
-            a.file, v.held_out, v.chosen, v.global_mean, v.row_col_means, v.best_fm
+            "{}: validation RMSE on {} held-out cells: chosen {chosen} {}; global mean {}; row + column means {}; best FM {}",
+            a.file,
+            v.held_out,
+            fixed(v.chosen, 6),
+            fixed(v.global_mean, 6),
+            fixed(v.row_col_means, 6),
+            fixed(v.best_fm, 6)
         );
     }
     if let Some(path) = &a.model_out {
@@ -121,7 +127,7 @@ pub fn run(a: Args) -> Result<(), String> {
         Format::Csv | Format::Table => {
             println!("row,col,value");
             for x in &cells {
-                println!("{},{},{}", x.row, x.col, x.value);
+                println!("{},{},{}", x.row, x.col, cosched_core::num::shortest(x.value));
             }
         }
     }

@@ -44,7 +44,7 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
 /// `column`, the file must have exactly one numeric column: with several
 /// (a run index beside the measurements, say) it refuses and lists them.
 pub fn read_column(file: &str, column: Option<&str>) -> Result<(Vec<f64>, String), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let text = crate::input::read_text(file)?;
     let rows: Vec<Vec<&str>> =
         text.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').map(str::trim).collect()).collect();
     if rows.is_empty() {
@@ -112,6 +112,10 @@ pub struct Analysis {
     pub diagnostics: Diagnostics,
     /// GPD quantile plot: (model quantile, observed exceedance) pairs.
     pub quantile_plot: Vec<(f64, f64)>,
+    /// What the user must know before trusting the bound (a sample that is
+    /// not independent, a GPD rejected at every threshold); the CLI prints
+    /// them on stderr, Python issues them as `warnings`.
+    pub warnings: Vec<String>,
 }
 
 /// Analyse `xs` with threshold rule `t` at `confidence`.
@@ -119,9 +123,16 @@ pub fn analyse(xs: &[f64], t: Threshold, confidence: f64) -> Result<Analysis, Po
     let r = pot(xs, t, confidence)?;
     let mut sorted = xs.to_vec();
     sorted.sort_by(f64::total_cmp);
+    let checks = check(xs, 20.min(xs.len() / 4).max(1));
+    let warnings = checks
+        .dependence_warning()
+        .into_iter()
+        .chain(r.gpd_rejected_everywhere.then(|| REJECTED.to_string()))
+        .collect();
     Ok(Analysis {
         n: xs.len(),
-        checks: check(xs, 20.min(xs.len() / 4).max(1)),
+        checks,
+        warnings,
         diagnostics: diagnostics(&sorted, sorted.len(), confidence),
         quantile_plot: quantile_plot(xs, &r),
         result: r,
@@ -142,8 +153,8 @@ pub fn run(a: Args) -> Result<(), String> {
     let t = parse_threshold(&a.threshold)?;
     let (xs, column) = read_column(&a.file, a.column.as_deref())?;
     let analysis = analyse(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
-    if analysis.result.gpd_rejected_everywhere {
-        eprintln!("{}: warning: {}", a.file, REJECTED);
+    for w in &analysis.warnings {
+        eprintln!("{}: warning: {w}", a.file);
     }
     print_report(&Report { file: a.file.clone(), column, analysis }, a.format)
 }
@@ -157,15 +168,15 @@ fn print_report(rep: &Report, format: Format) -> Result<(), String> {
                 vec!["quantity".to_string(), "value".into()],
                 vec!["column".into(), rep.column.clone()],
                 vec!["samples".into(), rep.analysis.n.to_string()],
-                vec!["threshold".into(), format!("{:.6}", r.threshold)],
+                vec!["threshold".into(), cosched_core::num::fixed(r.threshold, 6)],
                 vec!["exceedances".into(), r.exceedances.to_string()],
                 vec!["xi".into(), format!("{:.5}", r.fit.xi)],
-                vec!["sigma".into(), format!("{:.6}", r.fit.sigma)],
-                vec!["upb".into(), format!("{:.6}", r.upb)],
-                vec![format!("ci{:.0}_lo", r.confidence * 100.0), format!("{:.6}", r.ci.0)],
-                vec![format!("ci{:.0}_hi", r.confidence * 100.0), format!("{:.6}", r.ci.1)],
-                vec!["best_observed".into(), format!("{:.6}", r.best)],
-                vec!["gap".into(), format!("{:.6} ({:.3}%)", r.gap, r.gap / r.upb * 100.0)],
+                vec!["sigma".into(), cosched_core::num::fixed(r.fit.sigma, 6)],
+                vec!["upb".into(), cosched_core::num::fixed(r.upb, 6)],
+                vec![format!("ci{:.0}_lo", r.confidence * 100.0), cosched_core::num::fixed(r.ci.0, 6)],
+                vec![format!("ci{:.0}_hi", r.confidence * 100.0), cosched_core::num::fixed(r.ci.1, 6)],
+                vec!["best_observed".into(), cosched_core::num::fixed(r.best, 6)],
+                vec!["gap".into(), format!("{} ({:.3}%)", cosched_core::num::fixed(r.gap, 6), r.gap / r.upb * 100.0)],
                 vec!["runs_test_p".into(), format!("{:.4}", rep.analysis.checks.runs_p)],
                 vec!["ljung_box_p".into(), format!("{:.4}", rep.analysis.checks.ljung_box_p)],
                 vec!["tie_share".into(), format!("{:.4}", rep.analysis.checks.tie_share)],

@@ -17,6 +17,7 @@ pub mod complete;
 mod doctor;
 pub mod error;
 pub mod evt;
+mod input;
 pub mod limits;
 pub mod list;
 pub mod opts;

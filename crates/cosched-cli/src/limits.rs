@@ -79,7 +79,10 @@ pub fn check_time_ms(flag: &str, ms: f64) -> Result<(), String> {
     if ms.is_finite() && (0.001..=3_600_000.0).contains(&ms) {
         Ok(())
     } else {
-        Err(format!("{flag}: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {ms}"))
+        Err(format!(
+            "{flag}: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {}",
+            cosched_core::num::shortest(ms)
+        ))
     }
 }
 

@@ -247,7 +247,7 @@ impl RunOpts {
             ("--rda-declare-scale", self.rda_declare_scale),
         ] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(format!("{name}: must be a positive number, got {v}"));
+                return Err(format!("{name}: must be a positive number, got {}", cosched_core::num::shortest(v)));
             }
         }
         for (flag, ms) in [
@@ -299,7 +299,10 @@ impl RunOpts {
             rda_declare_scale: self.rda_declare_scale,
             slits: {
                 if !(0.0..=100.0).contains(&self.slits_coverage) {
-                    return Err(format!("--slits-coverage: must be in [0, 100], got {}", self.slits_coverage));
+                    return Err(format!(
+                        "--slits-coverage: must be in [0, 100], got {}",
+                        cosched_core::num::shortest(self.slits_coverage)
+                    ));
                 }
                 if !(self.slits_period_ms >= 0.0 && self.slits_reg >= 0.0) {
                     return Err("--slits-period-ms and --slits-reg: must be ≥ 0".into());
@@ -327,13 +330,19 @@ impl RunOpts {
 
     pub fn sim_opts(&self, seed: u64) -> Result<SimOptions, String> {
         if !(0.0..=0.5).contains(&self.counter_noise) {
-            return Err(format!("--counter-noise: must be in [0, 0.5], got {}", self.counter_noise));
+            return Err(format!(
+                "--counter-noise: must be in [0, 0.5], got {}",
+                cosched_core::num::shortest(self.counter_noise)
+            ));
         }
         if !(self.pp_cost_us >= 0.0 && self.pp_cost_us.is_finite()) {
-            return Err(format!("--pp-cost-us: must be ≥ 0, got {}", self.pp_cost_us));
+            return Err(format!("--pp-cost-us: must be ≥ 0, got {}", cosched_core::num::shortest(self.pp_cost_us)));
         }
         if !(self.max_sim_time_s.is_finite() && self.max_sim_time_s > 0.0) {
-            return Err(format!("--max-sim-time-s: must be a positive number, got {}", self.max_sim_time_s));
+            return Err(format!(
+                "--max-sim-time-s: must be a positive number, got {}",
+                cosched_core::num::shortest(self.max_sim_time_s)
+            ));
         }
         if self.max_events == 0 {
             return Err("--max-events: must be at least 1".into());
@@ -354,7 +363,7 @@ fn parse_assignment(arg: &str) -> Result<Vec<CtxId>, String> {
     let (file, text) = if arg.contains(',') || arg.parse::<u32>().is_ok() {
         ("--assignment".to_string(), arg.to_string())
     } else {
-        (arg.to_string(), std::fs::read_to_string(arg).map_err(|e| format!("{arg}: cannot read assignment file: {e}"))?)
+        (arg.to_string(), crate::input::read_text(arg)?)
     };
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())

@@ -31,7 +31,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     if !(a.pairs.is_finite() && a.pairs > 0.0 && a.pairs <= 1.0) {
-        return Err(format!("--pairs: must be in (0, 1], got {}", a.pairs));
+        return Err(format!("--pairs: must be in (0, 1], got {}", cosched_core::num::shortest(a.pairs)));
     }
     let mix = crate::run::load_mix(&a.workload)?;
     let base = a.live.builder()?;

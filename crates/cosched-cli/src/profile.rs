@@ -7,6 +7,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::rda::profile::{periods, windows, ProfileParams};
 use cosched_core::rda::LogFit;
 use serde::Serialize;
+use std::io::BufRead;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum TraceFormat {
@@ -46,18 +47,33 @@ pub struct Args {
     format: Format,
 }
 
-fn parse_addresses(file: &str, fmt: TraceFormat) -> Result<Vec<u64>, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    let mut out = vec![];
-    for (i, line) in text.lines().enumerate() {
-        let l = line.trim();
+/// The addresses of a trace, read line by line in constant memory; the
+/// first malformed line stops the stream and is kept in `error`.
+struct Addresses<'a> {
+    file: &'a str,
+    fmt: TraceFormat,
+    lines: std::iter::Enumerate<std::io::Lines<Box<dyn BufRead>>>,
+    error: Option<String>,
+    count: usize,
+}
+
+impl<'a> Addresses<'a> {
+    fn open(file: &'a str, fmt: TraceFormat) -> Result<Addresses<'a>, String> {
+        let f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let reader: Box<dyn BufRead> = Box::new(std::io::BufReader::new(f));
+        Ok(Addresses { file, fmt, lines: reader.lines().enumerate(), error: None, count: 0 })
+    }
+
+    /// The address on line `i` (0-based), `None` for a line without one.
+    fn parse(&self, i: usize, line: &str) -> Result<Option<u64>, String> {
+        let (file, l) = (self.file, line.trim().trim_start_matches('\u{feff}'));
         if l.is_empty() {
-            continue;
+            return Ok(None);
         }
-        let addr = match fmt {
+        let addr = match self.fmt {
             TraceFormat::Lackey => {
                 if l.starts_with("==") || l.starts_with('I') || l.starts_with("--") {
-                    continue;
+                    return Ok(None);
                 }
                 let mut parts = l.split_whitespace();
                 match (parts.next(), parts.next()) {
@@ -67,7 +83,7 @@ fn parse_addresses(file: &str, fmt: TraceFormat) -> Result<Vec<u64>, String> {
             }
             TraceFormat::Csv => l.split(',').next().unwrap_or("").trim(),
         };
-        let parsed = match fmt {
+        let parsed = match self.fmt {
             TraceFormat::Lackey => u64::from_str_radix(addr, 16).ok(),
             TraceFormat::Csv => match addr.strip_prefix("0x").or_else(|| addr.strip_prefix("0X")) {
                 Some(h) => u64::from_str_radix(h, 16).ok(),
@@ -75,12 +91,31 @@ fn parse_addresses(file: &str, fmt: TraceFormat) -> Result<Vec<u64>, String> {
             },
         };
         match parsed {
-            Some(a) => out.push(a),
-            None if i == 0 && matches!(fmt, TraceFormat::Csv) => continue, // header
-            None => return Err(format!("{file}:{}: address: `{addr}` is not an address", i + 1)),
+            Some(a) => Ok(Some(a)),
+            None if i == 0 && matches!(self.fmt, TraceFormat::Csv) => Ok(None), // header
+            None => Err(format!("{file}:{}: address: `{addr}` is not an address", i + 1)),
         }
     }
-    Ok(out)
+}
+
+impl Iterator for Addresses<'_> {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        while self.error.is_none() {
+            let (i, line) = self.lines.next()?;
+            let parsed =
+                line.map_err(|e| format!("{}:{}: cannot read: {e}", self.file, i + 1)).and_then(|l| self.parse(i, &l));
+            match parsed {
+                Ok(Some(a)) => {
+                    self.count += 1;
+                    return Some(a);
+                }
+                Ok(None) => {}
+                Err(e) => self.error = Some(e),
+            }
+        }
+        None
+    }
 }
 
 #[derive(Serialize)]
@@ -119,16 +154,19 @@ pub fn run(a: Args) -> Result<(), String> {
     let (acc, w, found) = if a.trace == "-" && growth.is_some() {
         (0, 0, vec![])
     } else {
-        let addrs = parse_addresses(&a.trace, a.trace_format)?;
+        let mut addrs = Addresses::open(&a.trace, a.trace_format)?;
         let p = ProfileParams {
             window: a.window,
             min_touches: a.min_touches,
             similarity: a.similarity,
             min_windows: a.min_windows,
         };
-        let w = windows(addrs.iter().copied(), &p);
+        let w = windows(&mut addrs, &p);
+        if let Some(e) = addrs.error {
+            return Err(e);
+        }
         let f = periods(&w, &p);
-        (addrs.len(), w.len(), f)
+        (addrs.count, w.len(), f)
     };
     let rep = Report { accesses: acc, windows: w, periods: found, growth };
     match a.format {

@@ -69,7 +69,10 @@ impl LiveOpts {
     /// A run configuration builder for `mix` under `policy` with these options.
     pub fn builder(&self) -> Result<impl Fn(Mix, &str) -> RunConfig, String> {
         if !(self.tick_ms.is_finite() && self.tick_ms > 0.0) {
-            return Err(format!("--tick-ms: must be a positive number, got {}", self.tick_ms));
+            return Err(format!(
+                "--tick-ms: must be a positive number, got {}",
+                cosched_core::num::shortest(self.tick_ms)
+            ));
         }
         let machine =
             self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
@@ -218,7 +221,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
     for (flag, v) in [("--quantum-ms", a.quantum_ms), ("--rda-factor", a.rda_factor)] {
         if !(v.is_finite() && v > 0.0) {
-            return Err(format!("{flag}: must be a positive number, got {v}").into());
+            return Err(format!("{flag}: must be a positive number, got {}", cosched_core::num::shortest(v)).into());
         }
     }
     crate::limits::REPEAT.check(a.repeat as u64)?;

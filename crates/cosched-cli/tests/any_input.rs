@@ -50,3 +50,196 @@ fn a_runaway_workload_ends_at_its_event_budget() {
     assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
     fails_cleanly(&["simulate", "--max-events", "0"], &["--max-events"]);
 }
+
+/// Every numeric leaf of a TOML document, as a path of keys and indices.
+fn numeric_leaves(v: &toml::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                path.push(k.clone());
+                numeric_leaves(x, path, out);
+                path.pop();
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                path.push(i.to_string());
+                numeric_leaves(x, path, out);
+                path.pop();
+            }
+        }
+        toml::Value::Integer(_) | toml::Value::Float(_) => out.push(path.clone()),
+        _ => {}
+    }
+}
+
+fn set(v: &mut toml::Value, path: &[String], x: toml::Value) {
+    let mut at = v;
+    for k in path {
+        at = match at {
+            toml::Value::Table(t) => t.get_mut(k).unwrap(),
+            toml::Value::Array(a) => &mut a[k.parse::<usize>().unwrap()],
+            _ => unreachable!(),
+        };
+    }
+    *at = x;
+}
+
+/// Item 4: every numeric field of a machine and of a workload set to extreme
+/// values is refused with one line naming the file, or gives finite results.
+#[test]
+fn every_numeric_field_at_extreme_values_is_refused_or_gives_finite_results() {
+    let extremes = [
+        toml::Value::Float(1e300),
+        toml::Value::Float(1e-300),
+        toml::Value::Float(-1.0),
+        toml::Value::Float(0.0),
+        toml::Value::Float(-1e300),
+        toml::Value::Float(f64::NAN),
+        toml::Value::Float(f64::INFINITY),
+        toml::Value::Integer(0),
+        toml::Value::Integer(i64::MAX),
+    ];
+    let mut cases = vec![];
+    for (kind, name) in
+        [("machines", "i5-2500"), ("workloads", "mcf"), ("workloads", "canneal"), ("workloads", "efs-synthetic")]
+    {
+        let doc: toml::Value = toml::from_str(&common::preset(kind, name)).unwrap();
+        let mut leaves = vec![];
+        numeric_leaves(&doc, &mut vec![], &mut leaves);
+        assert!(leaves.len() >= 5, "{name}: {leaves:?}");
+        for leaf in &leaves {
+            for (k, x) in extremes.iter().enumerate() {
+                let mut d = doc.clone();
+                set(&mut d, leaf, x.clone());
+                let file = tmp(&format!("extreme-{name}-{}-{k}.toml", leaf.join("_")), &toml::to_string(&d).unwrap());
+                cases.push((kind, name, leaf.join("."), file));
+            }
+        }
+    }
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cases.chunks(cases.len().div_ceil(4)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut bad = vec![];
+                    for (kind, name, leaf, file) in chunk {
+                        let (m, w) =
+                            if *kind == "machines" { (file.as_str(), "mcf") } else { ("i5-2500", file.as_str()) };
+                        let mut args = vec!["simulate", "-m", m, "-w", w, "-p", "cfs", "--max-events", "2000000"];
+                        if *name == "canneal" {
+                            args.extend(["--threads", "4"]);
+                        }
+                        let o = cosched(&[&args[..], &["--format", "json"]].concat());
+                        let err = String::from_utf8_lossy(&o.stderr).to_string();
+                        let out = String::from_utf8_lossy(&o.stdout).to_string();
+                        let ok = match o.status.code() {
+                            Some(2) => {
+                                err.trim_end().lines().count() == 1
+                                    && !err.contains("panicked")
+                                    && err.contains(file.as_str())
+                            }
+                            Some(0) => match serde_json::from_str::<serde_json::Value>(&out) {
+                                Ok(v) => {
+                                    let met = &v["metrics"];
+                                    ["makespan_s", "throughput", "edp"]
+                                        .iter()
+                                        .all(|k| met[k].as_f64().is_some_and(f64::is_finite))
+                                        && !out.contains("NaN")
+                                        && !out.contains("null,\n    \"antt")
+                                }
+                                Err(_) => false,
+                            },
+                            _ => false,
+                        };
+                        if !ok {
+                            bad.push(format!(
+                                "{name} {leaf} ({file}): exit {:?}: {} {}",
+                                o.status.code(),
+                                err.trim(),
+                                &out[..out.len().min(300)]
+                            ));
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{} of {} cases:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// Item 4: completion and POT on values at the edge of f64 give finite,
+/// short numbers (no NaN, no 300-digit decimals).
+#[test]
+fn edge_of_f64_values_give_finite_short_numbers() {
+    let c = tmp("edge-complete.csv", "row,col,value\n0,0,1e154\n0,1,-1e154\n1,0,2\n1,1,\n");
+    let o = cosched(&["complete", &c]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let v: f64 = out.lines().nth(1).unwrap().split(',').nth(2).unwrap().parse().unwrap();
+    assert!(v.is_finite() && !out.contains("NaN"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 80), "{out}");
+    let mut rows = String::from("value\n");
+    let mut x: u64 = 7;
+    for _ in 0..500 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        rows.push_str(&format!("{:e}\n", (u * 2.0 - 1.0) * 1e308));
+    }
+    let e = tmp("edge-evt.csv", &rows);
+    for extra in [vec![], vec!["--threshold=1e308"], vec!["--threshold=-1e308"]] {
+        let o = cosched(&[&["evt", &e][..], &extra[..]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(!err.contains("panicked") && !out.contains("NaN"), "{err}{out}");
+        assert!(err.lines().all(|l| l.len() < 600) && out.lines().all(|l| l.len() < 120), "{extra:?}: {err}{out}");
+    }
+}
+
+/// Item 5: `profile --window 1` has one window per access and nothing past the end.
+#[test]
+fn profile_windows_end_with_the_trace() {
+    let t = tmp("ten.csv", &(1..=10).map(|i| format!("{}\n", i * 64)).collect::<String>());
+    for (window, expect) in [("1", 10), ("10", 1), ("20", 1), ("21", 0)] {
+        let o = cosched(&[
+            "profile",
+            &t,
+            "--trace-format",
+            "csv",
+            "--window",
+            window,
+            "--min-touches",
+            "1",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["windows"], expect, "--window {window}: {v}");
+        assert_eq!(v["accesses"], 10);
+        for p in v["periods"].as_array().unwrap() {
+            assert!(p["start_access"].as_u64().unwrap() < 10 && p["footprint"].as_f64().unwrap() > 0.0, "{p}");
+        }
+    }
+}
+
+/// Item 8: a byte-order mark at the start of a CSV is read past; a sample
+/// that is not independent is warned about on stderr.
+#[test]
+fn spreadsheet_csv_files_and_dependent_samples() {
+    let c = tmp("bom-complete.csv", "\u{feff}row,col,value\n0,0,1\n0,1,2\n1,0,3\n1,1,\n");
+    let o = cosched(&["complete", &c]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let sorted: String =
+        std::iter::once("\u{feff}value\n".to_string()).chain((0..1000).map(|i| format!("{i}\n"))).collect();
+    let e = tmp("bom-sorted.csv", &sorted);
+    let o = cosched(&["evt", &e, "--format", "json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["column"], "value", "the header is `value`, not `\\u{{feff}}value`");
+    assert!(err.contains("not independent") && err.contains("not to be trusted"), "{err}");
+    assert!(v["warnings"][0].as_str().unwrap().contains("not independent"));
+}

@@ -18,6 +18,7 @@ pub mod evt;
 pub mod ids;
 pub mod learn;
 pub mod metrics;
+pub mod num;
 pub mod paired;
 pub mod perf_fair;
 pub mod policies;

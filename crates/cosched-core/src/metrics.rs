@@ -49,7 +49,8 @@ pub struct Aggregate {
 /// Compute the aggregate metrics from job outcomes, makespan and energy.
 pub fn aggregate(jobs: &[JobOutcome], makespan_s: f64, energy: Energy) -> Aggregate {
     let instr: f64 = jobs.iter().map(|j| j.instructions).sum();
-    let slow: Vec<f64> = jobs.iter().filter_map(|j| j.slowdown).collect();
+    // A slowdown that is not a finite positive number (a zero solo time) is no measurement.
+    let slow: Vec<f64> = jobs.iter().filter_map(|j| j.slowdown).filter(|s| s.is_finite() && *s > 0.0).collect();
     let complete = !jobs.is_empty() && slow.len() == jobs.len();
     let (stp, antt, unfairness) = if complete {
         let max = slow.iter().cloned().fold(f64::MIN, f64::max);

@@ -189,7 +189,10 @@ impl RecordedSource {
         for (job, r) in &rates {
             for (field, v) in [("instructions", r.instructions), ("cycles", r.cycles), ("llc_misses", r.llc_misses)] {
                 if !(v.is_finite() && v >= 0.0) {
-                    return Err(format!("{file}: {job}.{field}: must be a non-negative number, got {v}"));
+                    return Err(format!(
+                        "{file}: {job}.{field}: must be a non-negative number, got {}",
+                        cosched_core::num::shortest(v)
+                    ));
                 }
             }
         }

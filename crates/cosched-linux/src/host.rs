@@ -147,7 +147,7 @@ pub mod recorded {
     /// Write a sysfs tree of `shape` under `root`.
     pub fn write(root: &Path, shape: &Shape) -> std::io::Result<()> {
         let n = shape.cpus.max(1);
-        let per_core = if shape.smt && n % 2 == 0 { 2 } else { 1 };
+        let per_core = if shape.smt && n.is_multiple_of(2) { 2 } else { 1 };
         let cores = n / per_core;
         let domains = shape.llc_domains.clamp(1, cores);
         let core_of = |c: u32| c % cores;
@@ -210,7 +210,7 @@ mod tests {
             assert_eq!(h.topology.n_contexts(), cpus as usize);
             assert_eq!(h.topology.n_cores, if smt { cpus / 2 } else { cpus });
             assert_eq!(h.topology.n_llc, domains);
-            assert_eq!(h.llc_bytes, (kib > 0).then(|| kib as f64 * 1024.0));
+            assert_eq!(h.llc_bytes, (kib > 0).then_some(kib as f64 * 1024.0));
             let mut cpus_seen = h.cpus.clone();
             cpus_seen.sort();
             assert_eq!(cpus_seen, (0..cpus).collect::<Vec<_>>());

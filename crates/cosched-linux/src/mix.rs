@@ -169,7 +169,7 @@ impl Mix {
                     return Err(ConfigError::new(
                         file,
                         f("profile.mb"),
-                        format!("must be a positive number, got {}", p.mb),
+                        format!("must be a positive number, got {}", cosched_core::num::shortest(p.mb)),
                     ));
                 }
             }

@@ -1,5 +1,6 @@
 //! Configuration errors: one line naming the file, the field and the problem.
 
+use cosched_core::num::shortest;
 use std::fmt;
 
 /// A problem with an input file (a machine or workload preset, a trace).
@@ -85,7 +86,7 @@ impl Check<'_> {
         if v.is_finite() && v > 0.0 {
             Ok(())
         } else {
-            Err(ConfigError::new(self.file, field, format!("must be a positive number, got {v}")))
+            Err(ConfigError::new(self.file, field, format!("must be a positive number, got {}", shortest(v))))
         }
     }
 
@@ -94,7 +95,7 @@ impl Check<'_> {
         if v.is_finite() && v >= 0.0 {
             Ok(())
         } else {
-            Err(ConfigError::new(self.file, field, format!("must be ≥ 0, got {v}")))
+            Err(ConfigError::new(self.file, field, format!("must be ≥ 0, got {}", shortest(v))))
         }
     }
 
@@ -103,7 +104,25 @@ impl Check<'_> {
         if v.is_finite() && v >= lo && v <= hi {
             Ok(())
         } else {
-            Err(ConfigError::new(self.file, field, format!("must be in [{lo}, {hi}], got {v}")))
+            Err(ConfigError::new(
+                self.file,
+                field,
+                format!("must be in [{}, {}], got {}", shortest(lo), shortest(hi), shortest(v)),
+            ))
+        }
+    }
+
+    /// `v` must be exactly 0 or finite in `[lo, hi]` (a rate below `lo` is
+    /// no measurement, and its square underflows in the model's algebra).
+    pub fn zero_or_within(&self, field: impl Into<String>, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+        if v == 0.0 || (v.is_finite() && v >= lo && v <= hi) {
+            Ok(())
+        } else {
+            Err(ConfigError::new(
+                self.file,
+                field,
+                format!("must be 0 or in [{}, {}], got {}", shortest(lo), shortest(hi), shortest(v)),
+            ))
         }
     }
 

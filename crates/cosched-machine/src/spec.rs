@@ -257,8 +257,8 @@ impl MachineSpec {
         let c = Check { file };
         for (i, k) in self.checks.iter().enumerate() {
             let f = |s: &str| format!("check[{i}].{s}");
-            c.positive(f("published"), k.published)?;
-            c.positive(f("tolerance"), k.tolerance)?;
+            c.within(f("published"), k.published, 1e-9, 1e12)?;
+            c.within(f("tolerance"), k.tolerance, 1e-6, 100.0)?;
             if k.kind == CheckKind::ThroughputRatio
                 && (k.workload.is_none() || k.copies.is_none() || k.base_copies.is_none())
             {
@@ -268,7 +268,9 @@ impl MachineSpec {
                 return Err(c.fail(f("copies"), "must be at least 1"));
             }
         }
-        c.positive("freq_ghz", self.freq_ghz)?;
+        // Physical ranges (issue #28 item 4): wide enough for any machine built,
+        // narrow enough that no result overflows, underflows or divides by zero.
+        c.within("freq_ghz", self.freq_ghz, 0.05, 10.0)?;
         let t = &self.topology;
         for (f, v) in [
             ("topology.sockets", t.sockets),
@@ -284,15 +286,15 @@ impl MachineSpec {
         if self.n_contexts() > 4096 {
             return Err(c.fail("topology", format!("{} contexts: at most 4096 supported", self.n_contexts())));
         }
-        c.positive("cache.l1d_kb", self.cache.l1d_kb)?;
-        c.non_negative("cache.l2_kb", self.cache.l2_kb)?;
-        c.positive("cache.llc_mb", self.cache.llc_mb)?;
-        c.non_negative("cache.llc_hit_cycles", self.cache.llc_hit_cycles)?;
-        c.positive("core.issue_width", self.core.issue_width)?;
-        c.positive("core.l1_accesses_per_cycle", self.core.l1_accesses_per_cycle)?;
-        c.non_negative("core.smt_penalty", self.core.smt_penalty)?;
+        c.within("cache.l1d_kb", self.cache.l1d_kb, 1.0, 16_384.0)?;
+        c.within("cache.l2_kb", self.cache.l2_kb, 0.0, 1_048_576.0)?;
+        c.within("cache.llc_mb", self.cache.llc_mb, 0.0625, 65_536.0)?;
+        c.within("cache.llc_hit_cycles", self.cache.llc_hit_cycles, 0.0, 10_000.0)?;
+        c.within("core.issue_width", self.core.issue_width, 0.1, 64.0)?;
+        c.within("core.l1_accesses_per_cycle", self.core.l1_accesses_per_cycle, 0.1, 64.0)?;
+        c.within("core.smt_penalty", self.core.smt_penalty, 0.0, 100.0)?;
         c.within("core.l1_contention", self.core.l1_contention, 0.0, 10.0)?;
-        c.positive("memory.bandwidth_gbs", self.memory.bandwidth_gbs)?;
+        c.within("memory.bandwidth_gbs", self.memory.bandwidth_gbs, 0.01, 100_000.0)?;
         let ll = &self.memory.loaded_latency;
         if ll.len() < 2 {
             return Err(c.fail("memory.loaded_latency", "needs at least two [utilisation, ns] points"));
@@ -308,16 +310,18 @@ impl MachineSpec {
                 ));
             }
         }
-        c.positive("memory.loaded_latency[0]", ll[0][1])?;
+        for (i, p) in ll.iter().enumerate() {
+            c.within(format!("memory.loaded_latency[{i}]"), p[1], 1.0, 100_000.0)?;
+        }
         c.within("memory.self_queueing", self.memory.self_queueing, 0.0, 1.0)?;
         if let Some(d) = &self.memory.dram {
-            if d.banks == 0 {
-                return Err(c.fail("memory.dram.banks", "must be at least 1"));
+            if d.banks == 0 || d.banks > 1_000_000 {
+                return Err(c.fail("memory.dram.banks", format!("must be from 1 to 1000000, got {}", d.banks)));
             }
             c.within("memory.dram.switch_ns", d.switch_ns, 0.0, 1000.0)?;
         }
         let p = &self.power;
-        c.non_negative("power.system_idle_w", p.system_idle_w)?;
+        c.within("power.system_idle_w", p.system_idle_w, 0.0, 1e6)?;
         c.within("power.cpu_idle_w", p.cpu_idle_w, 0.0, p.system_idle_w)?;
         if p.core_active_w.is_empty() {
             return Err(c.fail("power.core_active_w", "needs at least one value"));
@@ -333,12 +337,12 @@ impl MachineSpec {
             ));
         }
         for (i, w) in p.core_active_w.iter().enumerate() {
-            c.non_negative(format!("power.core_active_w[{i}]"), *w)?;
+            c.within(format!("power.core_active_w[{i}]"), *w, 0.0, 10_000.0)?;
         }
         c.within("power.cpu_share_of_active", p.cpu_share_of_active, 0.0, 1.0)?;
-        c.non_negative("power.dram_static_w", p.dram_static_w)?;
-        c.non_negative("power.dram_nj_per_line", p.dram_nj_per_line)?;
-        c.non_negative("costs.context_switch_us", self.costs.context_switch_us)?;
+        c.within("power.dram_static_w", p.dram_static_w, 0.0, 1e5)?;
+        c.within("power.dram_nj_per_line", p.dram_nj_per_line, 0.0, 10_000.0)?;
+        c.within("costs.context_switch_us", self.costs.context_switch_us, 0.0, 1e6)?;
         Ok(())
     }
 

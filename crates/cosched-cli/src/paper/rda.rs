@@ -59,7 +59,7 @@ fn ops(o: &RunOutput) -> f64 {
 pub fn run_cmd(a: Args) -> Result<(), String> {
     a.seeds.check()?;
     if !(a.pp_cost_us >= 0.0 && a.pp_cost_us.is_finite()) {
-        return Err(format!("--pp-cost-us: must be ≥ 0, got {}", a.pp_cost_us));
+        return Err(format!("--pp-cost-us: must be ≥ 0, got {}", cosched_core::num::shortest(a.pp_cost_us)));
     }
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let trials = a.seeds.trials();

@@ -21,6 +21,24 @@ pub struct Checks {
     pub tie_share: f64,
 }
 
+/// Below this p-value the runs test or Ljung-Box rejects independence.
+pub const DEPENDENCE_P: f64 = 0.01;
+
+impl Checks {
+    /// The warning to give when the sample is not independent (§4.4: POT
+    /// assumes i.i.d. measurements), else `None`.
+    pub fn dependence_warning(&self) -> Option<String> {
+        (self.runs_p < DEPENDENCE_P || self.ljung_box_p < DEPENDENCE_P).then(|| {
+            format!(
+                "the sample is not independent (runs test p = {:.4}, Ljung-Box p = {:.4}, both should be ≥ {DEPENDENCE_P}): \
+                 POT assumes independent measurements, so its bound is not to be trusted; measure the assignments \
+                 in random order, or thin the sample",
+                self.runs_p, self.ljung_box_p
+            )
+        })
+    }
+}
+
 /// Regularised upper incomplete gamma Q(a, x) (series / continued fraction).
 pub fn gamma_q(a: f64, x: f64) -> f64 {
     if x <= 0.0 {

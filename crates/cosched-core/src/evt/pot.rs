@@ -78,7 +78,12 @@ impl std::fmt::Display for PotError {
             PotError::UnboundedTail { xi, tried } => {
                 write!(f, "the fitted tail is unbounded (shape ξ = {xi:.4} ≥ 0): no finite upper bound")?;
                 if !tried.is_empty() {
-                    write!(f, "; thresholds tried: {}", tried.join("; "))?;
+                    // At most four named, so the error stays one readable line.
+                    let more = tried.len().saturating_sub(4);
+                    write!(f, "; thresholds tried: {}", tried[..tried.len() - more].join("; "))?;
+                    if more > 0 {
+                        write!(f, " (+{more} more: --format json lists every candidate)")?;
+                    }
                 }
                 Ok(())
             }

@@ -139,10 +139,18 @@ pub fn describe(cands: &[Candidate], total: usize) -> Vec<String> {
     cands
         .iter()
         .map(|c| match &c.fit {
-            Some(f) => format!("q{:.3} (u = {}): ξ̂ = {:.3}, AD p = {:.3}", c.quantile, c.threshold, f.xi, c.p_value),
+            Some(f) => format!(
+                "q{:.3} (u = {}): ξ̂ = {:.3}, AD p = {:.3}",
+                c.quantile,
+                crate::num::fixed(c.threshold, 4),
+                f.xi,
+                c.p_value
+            ),
             None if c.exceedances < MIN_EXCEEDANCES => format!(
                 "q{:.3}: only {} values above u = {}, at least {MIN_EXCEEDANCES} needed",
-                c.quantile, c.exceedances, c.threshold
+                c.quantile,
+                c.exceedances,
+                crate::num::fixed(c.threshold, 4)
             ),
             None => format!("q{:.3}: the GPD fit of {} exceedances did not converge", c.quantile, c.exceedances),
         })

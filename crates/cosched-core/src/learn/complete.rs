@@ -193,20 +193,25 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
     // Average repeated cells (in first-seen order, so the result is deterministic).
     let mut uniq: Vec<(usize, usize, f64, f64)> = vec![];
     let mut at = std::collections::HashMap::new();
+    // Values near the edge of f64 (|v| > 1e150) are divided by the largest
+    // first, so sums and squares cannot overflow; others are used as they are.
+    let big = cells.iter().map(|c| c.2.abs()).fold(0.0, f64::max);
+    let unit = if big > 1e150 { big } else { 1.0 };
     for &(r, c, v) in cells {
         let i = *at.entry((r, c)).or_insert_with(|| {
             uniq.push((r, c, 0.0, 0.0));
             uniq.len() - 1
         });
-        uniq[i].2 += v;
+        uniq[i].2 += v / unit;
         uniq[i].3 += 1.0;
     }
     let raw: Vec<(usize, usize, f64)> = uniq.iter().map(|u| (u.0, u.1, u.2 / u.3)).collect();
     let n = raw.len() as f64;
-    let mean = raw.iter().map(|c| c.2).sum::<f64>() / n;
-    let sd = (raw.iter().map(|c| (c.2 - mean).powi(2)).sum::<f64>() / n).sqrt();
-    let sd = if sd > 1e-12 * mean.abs().max(1.0) { sd } else { 1.0 };
-    let z: Vec<(usize, usize, f64)> = raw.iter().map(|&(r, c, v)| (r, c, (v - mean) / sd)).collect();
+    let mean_u = raw.iter().map(|c| c.2).sum::<f64>() / n;
+    let sd_u = (raw.iter().map(|c| (c.2 - mean_u).powi(2)).sum::<f64>() / n).sqrt();
+    let sd_u = if sd_u > 1e-12 * mean_u.abs().max(1.0) { sd_u } else { 1.0 };
+    let z: Vec<(usize, usize, f64)> = raw.iter().map(|&(r, c, v)| (r, c, (v - mean_u) / sd_u)).collect();
+    let (mean, sd) = (mean_u * unit, sd_u * unit);
     let all_biases = fit_biases(&z, rows, cols);
     let means_only = |reason: String, v: Validation| Completion {
         shape: (rows, cols),

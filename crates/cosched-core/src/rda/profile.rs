@@ -88,7 +88,9 @@ pub fn windows(addresses: impl IntoIterator<Item = u64>, p: &ProfileParams) -> V
             n = 0;
         }
     }
-    if n >= p.window / 2 {
+    // A trailing partial window counts when it holds at least half a window
+    // (and at least one access: with `window = 1` nothing is left over).
+    if n > 0 && 2 * n >= p.window {
         out.push(close(&counts, n));
     }
     out
@@ -155,6 +157,24 @@ mod tests {
     /// Sweep `bytes` of 8-byte elements `times` times, starting at `base`.
     fn sweep(base: u64, bytes: u64, times: usize) -> impl Iterator<Item = u64> {
         (0..times).flat_map(move |_| (0..bytes / 8).map(move |i| base + i * 8))
+    }
+
+    #[test]
+    fn window_edges_give_no_phantom_windows() {
+        let p = |window| ProfileParams { window, min_touches: 1, similarity: 0.2, min_windows: 3 };
+        let addrs: Vec<u64> = (0..10u64).map(|i| i * 64).collect();
+        // Window 1: one window per access, none past the end.
+        let w = windows(addrs.iter().copied(), &p(1));
+        assert_eq!(w.len(), 10);
+        assert!(w.iter().all(|x| x.footprint == 64.0));
+        let found = periods(&w, &p(1));
+        assert!(found.iter().all(|f| f.end_window < 10 && f.start_access < 10), "{found:?}");
+        // Window = trace length: exactly one window.
+        assert_eq!(windows(addrs.iter().copied(), &p(10)).len(), 1);
+        // Trace shorter than a window: one partial window from half a window up, none below.
+        assert_eq!(windows(addrs.iter().copied(), &p(20)).len(), 1);
+        assert_eq!(windows(addrs.iter().copied(), &p(21)).len(), 0);
+        assert!(windows(std::iter::empty(), &p(1)).is_empty());
     }
 
     #[test]

@@ -129,7 +129,7 @@ pub fn run(
                 plan.threads.len()
             ));
         }
-        if opts.progress && steps % 65_536 == 0 {
+        if opts.progress && steps.is_multiple_of(65_536) {
             let wall = started.elapsed().as_secs_f64();
             if wall >= next_line {
                 eprintln!(

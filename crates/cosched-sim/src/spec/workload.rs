@@ -278,7 +278,7 @@ impl WorkloadSpec {
             if job.iterations == Some(0) {
                 return Err(c.fail(f("iterations"), "must be at least 1"));
             }
-            c.non_negative(f("arrival_s"), job.arrival_s)?;
+            c.within(f("arrival_s"), job.arrival_s, 0.0, 1e6)?;
             c.within(f("jitter"), job.jitter, 0.0, 0.9)?;
             match (job.classes.is_empty(), job.phases.is_empty()) {
                 (true, true) => return Err(c.fail(f("phase"), "a job needs [[job.phase]] or [[job.class]]")),
@@ -288,7 +288,7 @@ impl WorkloadSpec {
                 _ => {}
             }
             for (k, cl) in job.classes.iter().enumerate() {
-                c.positive(f(&format!("class[{k}].share")), cl.share)?;
+                c.within(f(&format!("class[{k}].share")), cl.share, 1e-6, 1e6)?;
                 if cl.phases.is_empty() {
                     return Err(c.fail(f(&format!("class[{k}].phase")), "a class needs at least one phase"));
                 }
@@ -300,7 +300,7 @@ impl WorkloadSpec {
                 ph.validate(&c, &f(&format!("phase[{p}]")))?;
             }
             if let Some(sh) = &job.sharing {
-                c.non_negative(f("sharing.apki"), sh.apki)?;
+                c.within(f("sharing.apki"), sh.apki, 0.0, 1000.0)?;
                 match (sh.pattern, sh.size) {
                     (Pattern::Groups, None) => {
                         return Err(c.fail(f("sharing.size"), "missing: `groups` needs the threads per group"))
@@ -400,22 +400,23 @@ impl JobSpec {
 impl PhaseSpec {
     fn validate(&self, c: &Check, at: &str) -> Result<(), ConfigError> {
         let f = |s: &str| format!("{at}.{s}");
-        c.positive(f("instructions"), self.instructions)?;
-        c.positive(f("ipc"), self.ipc)?;
-        c.non_negative(f("llc_apki"), self.llc_apki)?;
+        // Physical ranges (issue #28 item 4; docs/formats.md gives each with its unit).
+        c.within(f("instructions"), self.instructions, 1.0, 1e15)?;
+        c.within(f("ipc"), self.ipc, 0.001, 64.0)?;
+        c.within(f("llc_apki"), self.llc_apki, 0.0, 1000.0)?;
         c.within(f("mrc_alpha"), self.mrc_alpha, 0.0, 4.0)?;
-        c.non_negative(f("footprint_mb"), self.footprint_mb)?;
-        c.non_negative(f("shared_mb"), self.shared_mb)?;
+        c.within(f("footprint_mb"), self.footprint_mb, 0.0, 1e7)?;
+        c.within(f("shared_mb"), self.shared_mb, 0.0, 1e7)?;
         c.within(f("mlp"), self.mlp, 1.0, 64.0)?;
         c.within(f("wb_ratio"), self.wb_ratio, 0.0, 1.0)?;
         c.within(f("row_locality"), self.row_locality, 0.0, 1.0)?;
-        c.non_negative(f("l1_apki"), self.l1_apki)?;
+        c.within(f("l1_apki"), self.l1_apki, 0.0, 2000.0)?;
         if let Some(l2) = self.l2_apki {
             c.within(f("l2_apki"), l2, self.llc_apki, self.l1_apki.max(self.llc_apki))?;
         }
-        c.non_negative(f("io_ms"), self.io_ms)?;
+        c.within(f("io_ms"), self.io_ms, 0.0, 3.6e6)?;
         if let Some(a) = self.comm_apki {
-            c.non_negative(f("comm_apki"), a)?;
+            c.within(f("comm_apki"), a, 0.0, 1000.0)?;
         }
         match (self.llc_mpki, self.solo_bus_util) {
             (Some(_), Some(_)) => return Err(c.fail(f("solo_bus_util"), "give llc_mpki or solo_bus_util, not both")),
@@ -423,7 +424,7 @@ impl PhaseSpec {
                 return Err(c.fail(f("llc_mpki"), "missing: give llc_mpki (with mrc_ref_mb) or solo_bus_util"))
             }
             (Some(m), None) => {
-                c.non_negative(f("llc_mpki"), m)?;
+                c.zero_or_within(f("llc_mpki"), m, 1e-9, 1000.0)?;
                 if m > self.llc_apki {
                     return Err(c.fail(
                         f("llc_mpki"),
@@ -431,22 +432,22 @@ impl PhaseSpec {
                     ));
                 }
                 match self.mrc_ref_mb {
-                    Some(r) => c.positive(f("mrc_ref_mb"), r)?,
+                    Some(r) => c.within(f("mrc_ref_mb"), r, 0.0625, 65_536.0)?,
                     None => return Err(c.fail(f("mrc_ref_mb"), "missing: the LLC size llc_mpki was measured at")),
                 }
             }
-            (None, Some(u)) => c.within(f("solo_bus_util"), u, 0.0, 0.999)?,
+            (None, Some(u)) => c.zero_or_within(f("solo_bus_util"), u, 1e-9, 0.999)?,
         }
         if let Some(m) = self.llc_mpki_fit {
-            c.non_negative(f("llc_mpki_fit"), m)?;
+            c.within(f("llc_mpki_fit"), m, 0.0, 1000.0)?;
         }
         if let Some(r) = &self.measured_on {
-            c.positive(f("measured_on.freq_ghz"), r.freq_ghz)?;
-            c.positive(f("measured_on.latency_ns"), r.latency_ns)?;
-            c.positive(f("measured_on.llc_mb"), r.llc_mb)?;
+            c.within(f("measured_on.freq_ghz"), r.freq_ghz, 0.05, 10.0)?;
+            c.within(f("measured_on.latency_ns"), r.latency_ns, 1.0, 100_000.0)?;
+            c.within(f("measured_on.llc_mb"), r.llc_mb, 0.0625, 65_536.0)?;
         }
         if let Some(pp) = &self.pp {
-            c.positive(f("pp.amount"), pp.amount)?;
+            c.within(f("pp.amount"), pp.amount, 1e-6, 1e6)?;
         }
         if self.footprint_mb + self.shared_mb <= 0.0 && self.llc_mpki.is_some_and(|m| m > 0.0) {
             return Err(c.fail(f("footprint_mb"), "a phase that misses in the LLC needs a footprint > 0"));

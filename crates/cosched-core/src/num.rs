@@ -1,0 +1,62 @@
+//! Numbers as people read them in messages and tables (issue #28 item 4):
+//! the shortest text that parses back to the same `f64`, in exponent form
+//! when plain digits would be long (`1e-9`, `1e300`, never 300 digits).
+
+/// The shortest round-trip text of `v`: `4`, `0.25`, `1e-9`, `-1e308`,
+/// `NaN`, `inf`.
+pub fn shortest(v: f64) -> String {
+    // `{:?}` is Rust's shortest round-trip form, in exponent notation
+    // outside 1e-5 ≤ |v| < 1e16; only its `.0` on whole numbers is dropped.
+    let s = format!("{v:?}");
+    match s.strip_suffix(".0") {
+        Some(whole) => whole.to_string(),
+        None => s,
+    }
+}
+
+/// `v` with `prec` decimals, in exponent form (`prec` significant decimals)
+/// when plain digits would be longer than a table cell should be
+/// (|v| ≥ 10¹², or 0 < |v| < 10⁻⁴).
+pub fn fixed(v: f64, prec: usize) -> String {
+    let a = v.abs();
+    if v.is_finite() && (a >= 1e12 || (a > 0.0 && a < 1e-4)) {
+        format!("{v:.prec$e}")
+    } else {
+        format!("{v:.prec$}")
+    }
+}
+
+/// `Some(v)` when `v` is finite, so no NaN or infinity is ever printed as a result.
+pub fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortest_round_trips_and_stays_short() {
+        for (v, s) in [
+            (4.0, "4"),
+            (0.25, "0.25"),
+            (1e-9, "1e-9"),
+            (1e300, "1e300"),
+            (-1e308, "-1e308"),
+            (12345.5, "12345.5"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(shortest(v), s);
+        }
+        assert_eq!(fixed(12.5, 3), "12.500");
+        assert_eq!(fixed(-1e308, 3), "-1.000e308");
+        assert_eq!(fixed(2e-9, 2), "2.00e-9");
+        assert_eq!(fixed(0.0, 2), "0.00");
+        for v in [0.1, 1.0 / 3.0, 6.02e23, -2.5e-310, f64::MAX, f64::MIN_POSITIVE] {
+            let s = shortest(v);
+            assert_eq!(s.parse::<f64>().unwrap(), v, "{s}");
+            assert!(s.len() <= 24, "{s}");
+        }
+    }
+}
