@@ -98,6 +98,7 @@ pub struct Report {
 
 /// `cosched assign`: print the report (and `--dump` the measurements).
 pub fn run(a: Args) -> Result<(), String> {
+    crate::output::check_out_file("--dump", a.dump.as_deref().map(std::path::Path::new))?;
     let bar = ProgressBar::new(0);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} assignments {elapsed}").expect("template"));
     let mut dump = |perf: &[(usize, f64)], predicted: &[f64]| -> Result<(), String> {

@@ -44,6 +44,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    crate::output::check_out_file("--out", Some(a.out.as_path()))?;
     if !(a.seconds.is_finite() && a.seconds > 0.0) {
         return Err(format!("--seconds: must be a positive number, got {}", cosched_core::num::shortest(a.seconds)));
     }

@@ -91,6 +91,7 @@ struct Model<'a> {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    crate::output::check_out_file("--model-out", a.model_out.as_deref().map(std::path::Path::new))?;
     let text = crate::input::read_text(&a.file)?;
     let inp = parse(&a.file, &text)?;
     let c = complete(&inp.observed, inp.rows.len(), inp.cols.len(), a.seed).map_err(|e| format!("{}: {e}", a.file))?;

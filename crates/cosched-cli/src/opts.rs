@@ -224,6 +224,8 @@ impl RunOpts {
 
     /// The machine and the planned workload as the run seeded `seed` finds them (`--noise`).
     pub fn plan(&self, m: &MachineSpec, w: &WorkloadSpec, seed: u64) -> Result<(MachineSpec, Plan), RunError> {
+        // A bad --noise is the option's fault, not the workload's.
+        cosched_sim::variation::check_noise(self.noise).map_err(|e| RunError::Option(format!("--noise: {e}")))?;
         let plan = Plan::varied(w, m, self.threads, seed, &self.workload, self.noise)?;
         Ok((cosched_sim::variation::machine(m, self.noise, seed), plan))
     }

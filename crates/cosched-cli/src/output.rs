@@ -44,3 +44,33 @@ pub fn csv(rows: &[Vec<String>]) {
 pub fn ci_cells(m: Option<&cosched_core::stats::MeanCi>) -> [String; 3] {
     m.map_or([String::new(), String::new(), String::new()], |m| [m.mean, m.lo, m.hi].map(|v| format!("{v}")))
 }
+
+/// Check before any work that `dir` (an output folder, created if missing)
+/// can be written, so a long run never ends failing to write (issue #28 item 7).
+pub fn check_out_dir(flag: &str, dir: Option<&str>) -> Result<(), String> {
+    let Some(d) = dir else { return Ok(()) };
+    std::fs::create_dir_all(d).map_err(|e| format!("{flag} {d}: cannot create the folder: {e}"))?;
+    let probe = std::path::Path::new(d).join(format!(".cosched-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| format!("{flag} {d}: cannot write there: {e}"))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Check before any work that the file `path` can be written (its folder
+/// exists and takes a file there); a file that did not exist is not left behind.
+pub fn check_out_file(flag: &str, path: Option<&std::path::Path>) -> Result<(), String> {
+    let Some(p) = path else { return Ok(()) };
+    let existed = p.exists();
+    if p.is_dir() {
+        return Err(format!("{flag} {}: is a folder, not a file", p.display()));
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(p)
+        .map_err(|e| format!("{flag} {}: cannot write there: {e}", p.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(())
+}

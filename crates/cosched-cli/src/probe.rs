@@ -30,6 +30,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    crate::output::check_out_file("--out", a.out.as_deref())?;
     if !(a.pairs.is_finite() && a.pairs > 0.0 && a.pairs <= 1.0) {
         return Err(format!("--pairs: must be in (0, 1], got {}", cosched_core::num::shortest(a.pairs)));
     }

@@ -198,6 +198,8 @@ fn method(f: Freezer) -> Result<Method, String> {
 /// job failed (the report is printed first, and the failures are named), 2
 /// for bad input.
 pub fn run(a: Args) -> Result<(), Failure> {
+    crate::output::check_out_file("--trace", a.trace.as_deref())?;
+    crate::output::check_out_dir("--output-dir", a.live.output_dir.as_deref().and_then(|p| p.to_str()))?;
     let single = a.workload.is_none();
     let mix = match (&a.workload, a.cmd.is_empty()) {
         (Some(w), true) => load_mix(w)?,

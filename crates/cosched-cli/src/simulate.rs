@@ -30,6 +30,7 @@ pub struct Args {
 
 /// `cosched simulate`: print one run's report.
 pub fn run(mut a: Args) -> Result<(), String> {
+    crate::output::check_out_file("--trace", a.trace.as_deref().map(std::path::Path::new))?;
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
     a.run.progress = true;
     let m = a.run.machine()?;

@@ -243,3 +243,29 @@ fn spreadsheet_csv_files_and_dependent_samples() {
     assert!(err.contains("not independent") && err.contains("not to be trusted"), "{err}");
     assert!(v["warnings"][0].as_str().unwrap().contains("not independent"));
 }
+
+/// Item 7: an error blames the option or file at fault, and output paths
+/// are checked before any work is done.
+#[test]
+fn errors_blame_the_right_thing_before_the_work() {
+    let o = cosched(&["simulate", "-m", "i5-2500", "-w", "mcf", "-p", "cfs", "--noise", "-1"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.starts_with("error: --noise: must be from 0"), "the workload is not at fault: {err}");
+    let mix = tmp("nocwd.toml", "[[job]]\nname = \"t\"\ncmd = [\"true\"]\ncwd = \"/no/such/dir\"\n");
+    fails_cleanly(&["run", "-w", &mix], &["nocwd.toml", "job[0].cwd", "/no/such/dir", "not a directory"]);
+    let t = Instant::now();
+    fails_cleanly(&["paper", "efs", "--out", "/proc/x"], &["--out", "/proc/x"]);
+    fails_cleanly(&["paper", "perf-fair", "--out", "/proc/x"], &["--out", "/proc/x"]);
+    assert!(t.elapsed() < Duration::from_secs(5), "refused before running: {:?}", t.elapsed());
+    fails_cleanly(
+        &["assign", "--samples", "10", "--dump", "/nonexistent/dir/x.csv"],
+        &["--dump", "/nonexistent/dir/x.csv"],
+    );
+    let c = tmp("mo.csv", "row,col,value\n0,0,1\n0,1,\n");
+    fails_cleanly(&["complete", &c, "--model-out", "/nonexistent/dir/m.json"], &["--model-out"]);
+    fails_cleanly(
+        &["run", "--trace", "/nonexistent/dir/t.json", "--", "true"],
+        &["--trace", "/nonexistent/dir/t.json"],
+    );
+}

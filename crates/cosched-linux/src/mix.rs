@@ -182,6 +182,18 @@ impl Mix {
     /// program refuses the run instead of failing one job midway.
     pub fn check_programs(&self, file: &str) -> Result<(), ConfigError> {
         for (i, j) in self.jobs.iter().enumerate() {
+            let dir = self.cwd(j);
+            if !dir.is_dir() {
+                return Err(ConfigError::new(
+                    file,
+                    format!("job[{i}].cwd"),
+                    format!(
+                        "`{}` (job `{}`) is not a directory (a relative cwd is from the mix file's folder)",
+                        dir.display(),
+                        j.name
+                    ),
+                ));
+            }
             if resolve_program(&j.cmd[0]).is_none() {
                 return Err(ConfigError::new(
                     file,

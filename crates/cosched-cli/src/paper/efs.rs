@@ -159,6 +159,7 @@ fn per_trial_mean<R>(res: &[Vec<R>], pick: &[usize], f: impl Fn(&R) -> f64) -> V
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    crate::output::check_out_dir("--out", a.out.as_deref())?;
     a.seeds.check()?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let cores = m.n_contexts() as u32;

@@ -61,6 +61,7 @@ fn draw(m: &cosched_machine::MachineSpec, app: &str, n: usize, seed: u64, noise:
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
+    crate::output::check_out_dir("--out", a.out.as_deref())?;
     (SeedArgs { seeds: a.seeds, noise: a.noise }).check()?;
     crate::limits::SAMPLES.check(a.samples as u64)?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;

@@ -150,6 +150,7 @@ struct Cell {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
+    crate::output::check_out_dir("--out", a.out.as_deref())?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let (lo, hi) = parse_range(&a.bw_range)?;
     a.seeds.check()?;

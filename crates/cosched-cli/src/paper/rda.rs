@@ -57,6 +57,7 @@ fn ops(o: &RunOutput) -> f64 {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
+    crate::output::check_out_dir("--out", a.out.as_deref())?;
     a.seeds.check()?;
     if !(a.pp_cost_us >= 0.0 && a.pp_cost_us.is_finite()) {
         return Err(format!("--pp-cost-us: must be ≥ 0, got {}", cosched_core::num::shortest(a.pp_cost_us)));

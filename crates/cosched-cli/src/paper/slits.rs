@@ -120,6 +120,7 @@ fn variants() -> Vec<(&'static str, SlitsParams)> {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
+    crate::output::check_out_dir("--out", a.out.as_deref())?;
     a.seeds.check()?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let trials = a.seeds.trials();
