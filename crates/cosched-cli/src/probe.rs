@@ -14,6 +14,7 @@ pub struct Args {
     #[arg(long, short = 'w')]
     workload: PathBuf,
     /// Share of the job pairs (self-pairs included) to co-run; the factorization machine completes the rest.
+    /// A mix of at most 4 jobs (a matrix of at most 16 cells) is measured whole.
     #[arg(long, default_value_t = 0.5)]
     pairs: f64,
     /// Seed of the pair choice and the FM.

@@ -37,12 +37,38 @@ pub fn probe_contexts(h: &Host) -> Option<(CtxId, CtxId)> {
     None
 }
 
-/// Unordered job pairs (a ≤ b) to measure: a seeded `share` of all, at least one per job.
+/// Matrices of at most this many cells (n² for n jobs) are measured whole:
+/// completing a 2×2 or 4×4 matrix from half its cells predicts from too little.
+pub const WHOLE_MATRIX_CELLS: usize = 16;
+
+/// Unordered job pairs (a ≤ b) to measure: every pair when the matrix has at
+/// most [`WHOLE_MATRIX_CELLS`] cells, else a seeded `share` of all that
+/// includes at least one pair of every job.
 pub fn choose_pairs(n_jobs: usize, share: f64, seed: u64) -> Vec<(usize, usize)> {
     let mut all: Vec<(usize, usize)> = (0..n_jobs).flat_map(|a| (a..n_jobs).map(move |b| (a, b))).collect();
+    if n_jobs * n_jobs <= WHOLE_MATRIX_CELLS {
+        return all;
+    }
     all.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
     let want = ((share.clamp(0.0, 1.0) * all.len() as f64).ceil() as usize).max(n_jobs.min(all.len()));
-    let mut chosen: Vec<(usize, usize)> = all.into_iter().take(want).collect();
+    // First the earliest shuffled pair of each job not yet covered, then the rest in shuffled order.
+    let mut covered = vec![false; n_jobs];
+    let mut chosen: Vec<(usize, usize)> = vec![];
+    for &(a, b) in &all {
+        if !covered[a] || !covered[b] {
+            covered[a] = true;
+            covered[b] = true;
+            chosen.push((a, b));
+        }
+    }
+    for &p in &all {
+        if chosen.len() >= want {
+            break;
+        }
+        if !chosen.contains(&p) {
+            chosen.push(p);
+        }
+    }
     chosen.sort_unstable();
     chosen
 }
@@ -92,12 +118,19 @@ mod tests {
 
     #[test]
     fn pairs_are_a_seeded_sparse_cover() {
-        let p = choose_pairs(4, 0.5, 1);
-        assert_eq!(p.len(), 5); // ceil(0.5 × 10)
-        assert_eq!(p, choose_pairs(4, 0.5, 1));
-        assert!(p.iter().all(|&(a, b)| a <= b && b < 4));
-        assert_eq!(choose_pairs(4, 0.0, 1).len(), 4);
-        assert_eq!(choose_pairs(3, 1.0, 9).len(), 6);
+        let p = choose_pairs(6, 0.5, 1);
+        assert_eq!(p.len(), 11); // ceil(0.5 × 21)
+        assert_eq!(p, choose_pairs(6, 0.5, 1));
+        assert!(p.iter().all(|&(a, b)| a <= b && b < 6));
+        for j in 0..6 {
+            assert!(p.iter().any(|&(a, b)| a == j || b == j), "job {j} covered: {p:?}");
+        }
+        let few = choose_pairs(6, 0.0, 1);
+        assert!(few.len() >= 3 && few.len() <= 6, "{few:?}");
+        assert!((0..6).all(|j| few.iter().any(|&(a, b)| a == j || b == j)), "{few:?}");
+        // Small matrices (n² ≤ 16) are measured whole, whatever the share.
+        assert_eq!(choose_pairs(2, 0.5, 1), vec![(0, 0), (0, 1), (1, 1)]);
+        assert_eq!(choose_pairs(4, 0.1, 3).len(), 10);
     }
 
     #[test]
