@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+import numpy as np
+
 from . import _cosched
-from .errors import OptionError
+from .errors import OptionError, PolicyError
 
 
 @cache
@@ -45,3 +50,63 @@ def _text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(_text(v) for v in value)
     return str(value)
+
+
+_FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+
+
+def python_words(message: str) -> str:
+    """The CLI's message in Python's words: every ``--flag-name`` becomes the
+    keyword ``flag_name`` that stands for it."""
+    return _FLAG.sub(lambda m: m.group(1).replace("-", "_"), message)
+
+
+@contextmanager
+def in_python_words() -> Iterator[None]:
+    """Re-raise an :class:`OptionError` or :class:`PolicyError` from the Rust
+    side with its flags named as Python keywords (``quantum_ms``, not ``--quantum-ms``)."""
+    try:
+        yield
+    except (OptionError, PolicyError) as e:
+        raise type(e)(python_words(str(e))) from None
+
+
+def check_seed(name: str, value: Any) -> int:
+    """A seed: a whole number from 0 to 2**64 - 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) < 2**64:
+        raise OptionError(f"{name}: must be a whole number from 0 to 2**64 - 1, got {value!r}")
+    return int(value)
+
+
+def check_count(name: str, value: Any, low: int = 1) -> int:
+    """A count: a whole number of at least ``low`` (the Rust side bounds it above, naming the bound)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < low:
+        raise OptionError(f"{name}: must be a whole number of at least {low}, got {value!r}")
+    if int(value) >= 2**63:
+        raise OptionError(f"{name}: {value} is too large")
+    return int(value)
+
+
+def check_policies(value: Any) -> list[str] | None:
+    """``policies``: ``None`` (the default set) or a non-empty list of distinct names."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        raise OptionError(
+            f"policies: give a list of policy names such as {value.split(',')!r}, not the string {value!r}"
+        )
+    try:
+        names = list(value)
+    except TypeError:
+        raise OptionError(f"policies: give a list of policy names, got {type(value).__name__}") from None
+    if not names:
+        raise OptionError("policies: the list is empty: give at least one policy (see cosched.list_policies())")
+    for n in names:
+        if not isinstance(n, str):
+            raise OptionError(f"policies: every entry must be a policy name (a string), got {n!r}")
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise OptionError(f"policies: `{n}` is listed twice")
+        seen.add(n)
+    return names

@@ -49,11 +49,22 @@ class CoschedError(Exception):
 
 
 class ConfigError(CoschedError, ValueError):
-    """A machine or workload input: ``file``, ``field`` (``-`` when no single field) and ``problem``."""
+    """A machine or workload input: ``file`` (a path or preset name, without a line
+    suffix), ``line`` (``None`` when not from a file's line), ``field`` (dotted path
+    such as ``job.0.phase.1.ipc`` is written ``job[0].phase[1].ipc``; ``None`` when
+    no single field is at fault) and ``problem``."""
 
     file: str = ""
-    field: str = "-"
+    line: int | None = None
+    field: str | None = None
     problem: str = ""
+
+    @classmethod
+    def of(cls, file: str, field: str | None, problem: str) -> ConfigError:
+        """The error about ``field`` of ``file``, worded as the CLI words it."""
+        e = cls(f"{file}: {field}: {problem}" if field else f"{file}: {problem}")
+        e.file, e.field, e.problem = file, field, problem
+        return e
 
 
 class OptionError(CoschedError, ValueError):

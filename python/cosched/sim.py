@@ -11,14 +11,17 @@ json`` prints, as DataFrames.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from . import _cosched
-from ._knobs import known, to_flags
+from ._knobs import check_count, check_policies, check_seed, in_python_words, known, to_flags
+from .errors import ConfigError
 
 __all__ = [
     "Machine",
@@ -84,21 +87,51 @@ class _Spec:
         """The ``name`` field."""
         return str(self.spec["name"])
 
-    def __getitem__(self, path: str) -> Any:
-        node: Any = self.spec
-        for part in path.split("."):
-            node = node[int(part)] if isinstance(node, list) else node[part]
+    def _walk(self, spec: Any, parts: list[str], path: str) -> Any:
+        """The node at ``parts`` of ``spec``; a missing key or index is a
+        :class:`ConfigError` naming ``path`` and what is there instead."""
+        node: Any = spec
+        for k, part in enumerate(parts):
+            where = ".".join(parts[:k]) or "the top level"
+            if isinstance(node, list):
+                if not part.lstrip("-").isdigit() or not 0 <= int(part) < len(node):
+                    raise ConfigError.of(
+                        self.name, path, f"`{where}` has {len(node)} entries (0 to {len(node) - 1}); no entry `{part}`"
+                    )
+                node = node[int(part)]
+            elif isinstance(node, dict):
+                if part not in node:
+                    close = difflib.get_close_matches(part, list(node), n=1)
+                    hint = f" (did you mean `{close[0]}`?)" if close else ""
+                    raise ConfigError.of(self.name, path, f"no field `{part}` in {where}{hint}")
+                node = node[part]
+            else:
+                raise ConfigError.of(self.name, path, f"`{where}` is a value, not a table or list")
         return node
 
+    def __getitem__(self, path: str) -> Any:
+        return self._walk(self.spec, path.split("."), path)
+
     def __setitem__(self, path: str, value: Any) -> None:
+        """Set the field at dotted ``path`` (list entries by index: ``job.0.instances``).
+        The change is checked at once by the loader, as a file would be; a refused
+        value raises :class:`ConfigError` naming the field and leaves this object as it was."""
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError.of(self.name, path, f"must be a finite number, got {value!r}")
         *parents, last = path.split(".")
-        node: Any = self.spec
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
+        new = copy.deepcopy(self.spec)
+        node = self._walk(new, parents, path)
         if isinstance(node, list):
+            if not last.lstrip("-").isdigit() or not 0 <= int(last) < len(node):
+                raise ConfigError.of(self.name, path, f"has {len(node)} entries (0 to {len(node) - 1}); no entry `{last}`")
             node[int(last)] = value
-        else:
+        elif isinstance(node, dict):
             node[last] = value
+        else:
+            raise ConfigError.of(self.name, path, "the parent is a value, not a table or list")
+        dump = _cosched.machine_toml if self._kind == "machine" else _cosched.workload_toml
+        dump(self.name, json.dumps(new, allow_nan=False))
+        self.spec = new
 
     def copy(self) -> Any:
         """An independent copy."""
@@ -247,8 +280,10 @@ def simulate(
     or :class:`Machine` / :class:`Workload` objects) with ``seed``; ``knobs`` are
     the CLI's flags as keywords (``quantum_ms=4``, ``noise=0``, ``no_timing=True``;
     see :func:`knobs`)."""
-    flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-    text, _, _ = _cosched.simulate(flags, mtoml, wtoml, policy, seed)
+    seed = check_seed("seed", seed)
+    with in_python_words():
+        flags, mtoml, wtoml = _inputs(machine, workload, knobs)
+        text, _, _ = _cosched.simulate(flags, mtoml, wtoml, str(policy), seed)
     return Run(json.loads(text), (flags, mtoml, wtoml, policy, seed))
 
 
@@ -285,8 +320,11 @@ def compare(
     ``_lo``, ``_hi`` (95% t-interval over seeds); ``df.attrs`` also names the
     ``baseline``, ``machine``, ``workload`` and ``seeds``.
     """
-    flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-    c = json.loads(_cosched.compare(flags, mtoml, wtoml, policies, baseline, seed, seeds))
+    policies = check_policies(policies)
+    seed, seeds = check_seed("seed", seed), check_count("seeds", seeds)
+    with in_python_words():
+        flags, mtoml, wtoml = _inputs(machine, workload, knobs)
+        c = json.loads(_cosched.compare(flags, mtoml, wtoml, policies, str(baseline), seed, seeds))
     df = runs_frame(c["runs"])
     base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
     df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])

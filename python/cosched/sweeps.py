@@ -23,12 +23,15 @@ from typing import Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import to_flags
+from ._knobs import check_seed, in_python_words, to_flags
+from .errors import OptionError
 from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
 
 __all__ = ["expand", "partition", "sweep"]
 
 _AXES = ("machine", "workload", "seed", "policy")
+#: Most points one sweep runs (the Rust side's bound, `cosched_cli::limits::SWEEP_POINTS`).
+MAX_POINTS = 1_000_000
 Point = tuple[list[str], str | None, str | None, str, int]
 
 
@@ -39,9 +42,27 @@ def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame)
     or a DataFrame gives the points one by one."""
     if isinstance(grid, pd.DataFrame):
         return [dict(r) for r in grid.to_dict("records")]
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, (Mapping, Iterable)):
+        raise OptionError(
+            "grid: give a mapping of axes to settings ({'policy': ['cfs', 'efs'], 'seed': range(1, 6)}), "
+            f"a list of such mappings or a DataFrame, got {type(grid).__name__} {grid!r:.40}"
+        )
     if not isinstance(grid, Mapping):
-        return [dict(p) for p in grid]
+        points = []
+        for k, p in enumerate(grid):
+            if not isinstance(p, Mapping):
+                raise OptionError(f"grid: point {k} must be a mapping of axis to setting, got {p!r:.40}")
+            points.append(dict(p))
+            if len(points) > MAX_POINTS:
+                raise OptionError(f"grid: more than {MAX_POINTS:,} points: split the sweep into several")
+        return points
     axes = {k: (list(v) if isinstance(v, (list, tuple, range)) else [v]) for k, v in grid.items()}
+    size = math.prod(len(v) for v in axes.values())
+    if size > MAX_POINTS:
+        raise OptionError(
+            f"grid: {size:,} points, at most {MAX_POINTS:,} in one sweep (every report is kept for the frame): "
+            "split the sweep into several"
+        )
     knob_keys = [k for k in axes if k not in _AXES]
     order = [k for k in ("machine", "workload") if k in axes] + knob_keys + [k for k in ("seed", "policy") if k in axes]
     return [dict(zip(order, combo)) for combo in itertools.product(*(axes[k] for k in order))]
@@ -60,7 +81,10 @@ def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str]) -> Point:
         f, _ = _input(flag, value.name if isinstance(value, (Machine, Workload)) else value)
         flags += f
         specs.append(tomls[id(value)] if isinstance(value, (Machine, Workload)) else None)
-    return flags + to_flags(knobs), specs[0], specs[1], str(p.get("policy", "cfs")), int(p.get("seed", 1))
+    policy = p.get("policy", "cfs")
+    if not isinstance(policy, str):
+        raise OptionError(f"policy: must be a policy name (a string), got {policy!r}")
+    return flags + to_flags(knobs), specs[0], specs[1], policy, check_seed("seed", p.get("seed", 1))
 
 
 def partition(n: int, parts: int) -> list[range]:
@@ -99,10 +123,11 @@ def sweep(
     encoded = [_point(p, timing, tomls) for p in points]
     bar = _bar(len(points), progress)
     try:
-        if client is None:
-            reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None)
-        else:
-            reports = _on_cluster(client, encoded, partitions, bar)
+        with in_python_words():
+            if client is None:
+                reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None)
+            else:
+                reports = _on_cluster(client, encoded, partitions, bar)
     finally:
         if bar is not None:
             bar.close()

@@ -107,6 +107,19 @@ pub fn comparison(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Comparison, RunError> {
     crate::limits::SEEDS.check(seeds).map_err(RunError::Option)?;
+    let last_seed = first_seed.checked_add(seeds - 1).ok_or_else(|| {
+        RunError::Option(format!("--seed: {first_seed} + {seeds} seeds passes the largest seed, 2^64 - 1"))
+    })?;
+    if names.is_empty() {
+        return Err(RunError::Option("--policies: give at least one policy".into()));
+    }
+    if let Some((i, n)) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+        return Err(RunError::Option(format!(
+            "--policies: `{n}` is listed twice (entries {} and {})",
+            names.iter().position(|x| x == n).unwrap_or(0) + 1,
+            i + 1
+        )));
+    }
     let m = run.machine_spec()?;
     run.workload_spec()?;
     let mut names = names.to_vec();
@@ -121,7 +134,7 @@ pub fn comparison(
         names.insert(0, baseline.to_string());
     }
     run.check_assignment_used(&names).map_err(RunError::Option)?;
-    let seeds: Vec<u64> = (first_seed..first_seed + seeds).collect();
+    let seeds: Vec<u64> = (first_seed..=last_seed).collect();
     let points: Vec<Point> = seeds
         .iter()
         .flat_map(|&seed| names.iter().map(move |p| Point { run: run.clone(), policy: p.clone(), seed }))

@@ -20,44 +20,84 @@ impl ConfigError {
         ConfigError { file: file.to_string(), field: field.into(), problem: problem.into() }
     }
 
-    /// Turn a TOML parse error into one line with the line number and key.
+    /// Turn a TOML parse error into one line with the line number and the
+    /// dotted path of the key (`job[0].phase[1].ipcc`).
     pub fn from_toml(file: &str, src: &str, e: &toml::de::Error) -> ConfigError {
         let msg = e.message().replace('\n', " ");
         let Some(span) = e.span() else {
             return ConfigError::new(file, "-", msg);
         };
+        let at = span.start.min(src.len());
+        let line_no = src[..at].matches('\n').count() + 1;
+        let table = table_path(src, at);
         if let Some(missing) = msg.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
-            return ConfigError::missing_field(file, src, span, missing);
+            // The span covers the table that lacks the field.
+            let field =
+                if span.is_empty() || table.is_empty() { missing.to_string() } else { format!("{table}.{missing}") };
+            let file = if span.is_empty() { file.to_string() } else { format!("{file}:{line_no}") };
+            return ConfigError { file, field, problem: "required field is missing".into() };
         }
-        let line_no = src[..span.start.min(src.len())].matches('\n').count() + 1;
         let line = src.lines().nth(line_no - 1).unwrap_or("").trim();
-        let key = line.split('=').next().unwrap_or("").trim().trim_matches(['[', ']']);
-        let field = if key.is_empty() { "-".to_string() } else { key.to_string() };
+        let key = if line.starts_with('[') { "" } else { line.split('=').next().unwrap_or("").trim() };
+        let field = match (table.is_empty(), key.is_empty()) {
+            (_, true) if table.is_empty() => "-".to_string(),
+            (_, true) => table,
+            (true, false) => key.to_string(),
+            (false, false) => format!("{table}.{key}"),
+        };
         ConfigError { file: format!("{file}:{line_no}"), field, problem: msg }
     }
 }
 
-impl ConfigError {
-    /// A required field is missing from the table spanning `span` of `src`
-    /// (an empty span: the top level). Names the field by its path, with the
-    /// index of an array-of-tables entry (`job[1].name`).
-    fn missing_field(file: &str, src: &str, span: std::ops::Range<usize>, name: &str) -> ConfigError {
-        let problem = "required field is missing";
-        let at = span.start.min(src.len());
-        let header = src[at..].lines().next().unwrap_or("").trim();
-        if span.is_empty() || !header.starts_with('[') {
-            return ConfigError::new(file, name, problem);
+/// The dotted path, with array-of-tables indices, of the table that holds
+/// byte `at` of `src` (`job[1].phase[0]`; empty at the top level): each
+/// `[[a.b]]` header counts within the current `a` entry.
+fn table_path(src: &str, at: usize) -> String {
+    let mut index: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut current = String::new();
+    let mut offset = 0;
+    for line in src.split_inclusive('\n') {
+        if offset > at {
+            break;
         }
-        let line_no = src[..at].matches('\n').count() + 1;
-        let table = header.trim_matches(['[', ']']).trim();
-        let path = if header.starts_with("[[") {
-            let index = src[..at].lines().filter(|l| l.trim() == header).count();
-            format!("{table}[{index}].{name}")
+        let l = line.trim();
+        let (array, name) = if let Some(n) = l.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            (true, n.trim())
+        } else if let Some(n) = l.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            (false, n.trim())
         } else {
-            format!("{table}.{name}")
+            offset += line.len();
+            continue;
         };
-        ConfigError { file: format!("{file}:{line_no}"), field: path, problem: problem.into() }
+        if array {
+            // A new entry of `name`: its own count goes up, its sub-arrays start again.
+            *index.entry(name.to_string()).or_insert(0) += 1;
+            let prefix = format!("{name}.");
+            for (k, v) in index.iter_mut() {
+                if k.starts_with(&prefix) {
+                    *v = 0;
+                }
+            }
+        }
+        let mut path = String::new();
+        let mut so_far = String::new();
+        for (i, part) in name.split('.').enumerate() {
+            if i > 0 {
+                so_far.push('.');
+                path.push('.');
+            }
+            so_far.push_str(part.trim());
+            path.push_str(part.trim());
+            if let Some(&n) = index.get(&so_far) {
+                if n > 0 {
+                    path.push_str(&format!("[{}]", n - 1));
+                }
+            }
+        }
+        current = path;
+        offset += line.len();
     }
+    current
 }
 
 /// `file: field: problem`, or `file: problem` when no single field is at fault.
@@ -129,5 +169,49 @@ impl Check<'_> {
     /// An error about `field` of this file.
     pub fn fail(&self, field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
         ConfigError::new(self.file, field, problem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(src: &str) -> ConfigError {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Phase {
+            ipc: f64,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Job {
+            name: String,
+            #[serde(default)]
+            phase: Vec<Phase>,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct W {
+            name: String,
+            job: Vec<Job>,
+        }
+        let e = toml::from_str::<W>(src).unwrap_err();
+        ConfigError::from_toml("w.toml", src, &e)
+    }
+
+    #[test]
+    fn errors_name_the_dotted_path_with_indices() {
+        let src = "name = \"w\"\n[[job]]\nname = \"a\"\n[[job.phase]]\nipc = 1\n[[job]]\nname = \"b\"\n\
+                   [[job.phase]]\nipc = 1\n[[job.phase]]\nipcc = 2\n";
+        let e = err(src);
+        assert_eq!(e.field, "job[1].phase[1].ipcc", "{e}");
+        assert_eq!(e.file, "w.toml:11");
+        let e = err("name = \"w\"\n[[job]]\n[[job.phase]]\nipc = 1\n");
+        assert_eq!(e.field, "job[0].name", "{e}");
+        let e = err("nam = \"w\"\n");
+        assert_eq!(e.field, "nam", "{e}");
     }
 }

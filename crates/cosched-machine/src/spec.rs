@@ -215,7 +215,9 @@ pub struct PowerSpec {
     /// CPU-package part of the idle power, W.
     pub cpu_idle_w: f64,
     /// System power added by the 1st, 2nd, … active core (P1, P2, …), W: one
-    /// value per core, or a single value that every core adds.
+    /// value per core, or a single value that every core adds (a number or a
+    /// one-element list).
+    #[serde(deserialize_with = "one_or_many")]
     pub core_active_w: Vec<f64>,
     /// Share of each core increment drawn by the CPU package (the rest: fans, VRs, board).
     pub cpu_share_of_active: f64,
@@ -223,6 +225,20 @@ pub struct PowerSpec {
     pub dram_static_w: f64,
     /// DRAM energy per 64-byte line transferred, nJ.
     pub dram_nj_per_line: f64,
+}
+
+/// A number or a list of numbers, as a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(f64),
+        Many(Vec<f64>),
+    }
+    match OneOrMany::deserialize(d).map_err(|_| serde::de::Error::custom("expected a number or a list of numbers"))? {
+        OneOrMany::One(x) => Ok(vec![x]),
+        OneOrMany::Many(v) => Ok(v),
+    }
 }
 
 /// Scheduling costs.

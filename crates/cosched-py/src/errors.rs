@@ -26,15 +26,34 @@ pub fn raise(class: &str, message: String, attrs: &[(&str, String)]) -> PyErr {
 /// `EvtError` subclass of the POT failure.
 pub fn run_error(e: RunError) -> PyErr {
     match e {
-        RunError::Config(c) => {
-            let msg = c.to_string();
-            raise("ConfigError", msg, &[("file", c.file), ("field", c.field), ("problem", c.problem)])
-        }
+        RunError::Config(c) => config_error(c),
         RunError::Option(s) => raise("OptionError", s, &[]),
         RunError::Policy(s) => raise("PolicyError", s, &[]),
         RunError::Simulation(s) => raise("SimulationError", s, &[]),
         RunError::Evt { context, error } => pot_error(Some(&context), error),
     }
+}
+
+/// `ConfigError` with `file` (without a `:LINE` suffix), `line` (or `None`),
+/// `field` (dotted path, or `None` when no single field is at fault) and `problem`.
+fn config_error(c: cosched_machine::ConfigError) -> PyErr {
+    let msg = c.to_string();
+    let (file, line) = match c.file.rsplit_once(':') {
+        Some((f, l)) if !f.is_empty() && l.parse::<u32>().is_ok() => (f.to_string(), l.parse::<u32>().ok()),
+        _ => (c.file.clone(), None),
+    };
+    let field = (c.field != "-" && !c.field.is_empty()).then(|| c.field.clone());
+    Python::attach(|py| {
+        let made = (|| -> PyResult<PyErr> {
+            let exc = py.import("cosched.errors")?.getattr("ConfigError")?.call1((msg,))?;
+            exc.setattr("file", file)?;
+            exc.setattr("line", line)?;
+            exc.setattr("field", field)?;
+            exc.setattr("problem", c.problem)?;
+            Ok(PyErr::from_value(exc))
+        })();
+        made.unwrap_or_else(|e| e)
+    })
 }
 
 /// The `cosched.errors` class of each [`PotError`] variant.

@@ -88,11 +88,27 @@ fn to_toml<T: serde::Serialize + serde::de::DeserializeOwned>(
     spec_json: &str,
     load: impl Fn(&str, &str) -> Result<T, ConfigError>,
 ) -> PyResult<String> {
-    let spec: T =
+    // JSON → TOML text → the file loader, so a misspelt key or a value out of
+    // range is named by its dotted path exactly as in a file; the generated
+    // text is never seen, so errors cite `name` without a line.
+    let mut value: serde_json::Value =
         serde_json::from_str(spec_json).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
-    let text = toml::to_string(&spec).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
-    load(name, &text).map_err(|e| run_error(e.into()))?;
-    Ok(text)
+    drop_nulls(&mut value);
+    let text = toml::to_string(&value).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
+    let spec: T = load(name, &text).map_err(|e| run_error(ConfigError { file: name.to_string(), ..e }.into()))?;
+    toml::to_string(&spec).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))
+}
+
+/// Remove `null` members (an absent optional field) so the TOML says nothing of them.
+fn drop_nulls(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }
 
 /// A machine spec as JSON → checked TOML text.
