@@ -123,7 +123,9 @@ class _Spec:
         node = self._walk(new, parents, path)
         if isinstance(node, list):
             if not last.lstrip("-").isdigit() or not 0 <= int(last) < len(node):
-                raise ConfigError.of(self.name, path, f"has {len(node)} entries (0 to {len(node) - 1}); no entry `{last}`")
+                raise ConfigError.of(
+                    self.name, path, f"has {len(node)} entries (0 to {len(node) - 1}); no entry `{last}`"
+                )
             node[int(last)] = value
         elif isinstance(node, dict):
             node[last] = value
