@@ -164,6 +164,22 @@ def write(path: str | Path, page: str) -> Path:
     return p
 
 
+def check_writable(path: str | Path) -> None:
+    """Refuse, before any work, an output file that cannot be written (its folder
+    missing or read-only, or a folder in its place); nothing is left behind."""
+    p = Path(path)
+    if p.is_dir():
+        raise CoschedError(f"--out {p}: is a folder, not a file")
+    existed = p.exists()
+    try:
+        with p.open("a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise CoschedError(f"--out {p}: cannot write there: {e.strerror}") from None
+    if not existed:
+        p.unlink()
+
+
 def main(argv: list[str] | None = None) -> int:
     """``cosched report``: exit status 0, or 2 with one ``error:`` line."""
     import matplotlib
@@ -192,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         q.add_argument("-o", "--out", required=True, help="HTML file to write")
     a = ap.parse_args(argv)
     try:
+        check_writable(a.out)
         if a.what == "papers":
             page = papers_html(a.results)
         elif a.what == "compare":

@@ -84,3 +84,21 @@ def test_config_error_file_has_no_line_suffix_and_field_none_when_absent(tmp_pat
     with pytest.raises(errors.ConfigError) as e:
         cosched.simulate("no-such-machine", "mcf")
     assert e.value.field is None and e.value.line is None
+
+
+def test_report_checks_its_output_path_before_running(tmp_path):
+    """Item 7: `cosched report … -o /nonexistent/dir/x.html` fails at once, before the comparison."""
+    import subprocess
+    import sys
+    import time
+
+    t = time.monotonic()
+    r = subprocess.run(
+        [sys.executable, "-m", "cosched.cli", "report", "compare", "--seeds", "5", "-o", "/nonexistent/dir/x.html"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and r.stderr.startswith("error: --out /nonexistent/dir/x.html: cannot write"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert time.monotonic() - t < 20

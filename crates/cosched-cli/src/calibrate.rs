@@ -45,8 +45,11 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--out", Some(a.out.as_path()))?;
-    if !(a.seconds.is_finite() && a.seconds > 0.0) {
-        return Err(format!("--seconds: must be a positive number, got {}", cosched_core::num::shortest(a.seconds)));
+    if !(a.seconds.is_finite() && a.seconds > 0.0 && a.seconds <= 3600.0) {
+        return Err(format!(
+            "--seconds: must be from 0 to 3600 (per measurement), got {}",
+            cosched_core::num::shortest(a.seconds)
+        ));
     }
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());

@@ -68,11 +68,19 @@ pub fn load_mix(path: &std::path::Path) -> Result<Mix, String> {
 impl LiveOpts {
     /// A run configuration builder for `mix` under `policy` with these options.
     pub fn builder(&self) -> Result<impl Fn(Mix, &str) -> RunConfig, String> {
-        if !(self.tick_ms.is_finite() && self.tick_ms > 0.0) {
+        if !(self.tick_ms.is_finite() && (1.0..=10_000.0).contains(&self.tick_ms)) {
             return Err(format!(
-                "--tick-ms: must be a positive number, got {}",
+                "--tick-ms: must be from 1 to 10000 ms, got {}",
                 cosched_core::num::shortest(self.tick_ms)
             ));
+        }
+        if let Some(t) = self.timeout_s {
+            if !(t.is_finite() && t > 0.0 && t <= 1e7) {
+                return Err(format!(
+                    "--timeout-s: must be a positive number of seconds up to 1e7, got {}",
+                    cosched_core::num::shortest(t)
+                ));
+            }
         }
         let machine =
             self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;

@@ -30,6 +30,9 @@ fn counts_past_their_bounds_are_refused_at_once() {
         &["--quantum-ms", "1 µs"],
     );
     fails_cleanly(&["simulate", "-p", "g-rrs", "--quantum-ms", "1e300"], &["--quantum-ms", "1 hour"]);
+    fails_cleanly(&["run", "--timeout-s", "1e300", "--", "true"], &["--timeout-s"]);
+    fails_cleanly(&["run", "--tick-ms", "1e300", "--", "true"], &["--tick-ms", "10000"]);
+    fails_cleanly(&["calibrate", "--seconds", "1e300", "-o", "/tmp/never.toml"], &["--seconds", "3600"]);
     assert!(t.elapsed() < Duration::from_secs(30), "refusals are immediate");
 }
 

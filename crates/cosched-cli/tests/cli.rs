@@ -14,7 +14,7 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     let zero = tmp("zero.toml", &preset("machines", "i5-2500").replace("cores_per_llc = 4", "cores_per_llc = 0"));
     fails_cleanly(&["simulate", "-m", &zero], &["zero.toml", "topology.cores_per_llc", "at least 1"]);
     let neg = tmp("neg.toml", &preset("machines", "i5-2500").replace("llc_mb = 6", "llc_mb = -6"));
-    fails_cleanly(&["simulate", "-m", &neg], &["neg.toml", "cache.llc_mb", "positive"]);
+    fails_cleanly(&["simulate", "-m", &neg], &["neg.toml", "cache.llc_mb", "must be in [0.0625, 65536], got -6"]);
     let w = tmp("negw.toml", &preset("workloads", "mcf").replace("footprint_mb = 1700", "footprint_mb = -3"));
     fails_cleanly(&["simulate", "-w", &w], &["negw.toml", "job[0].phase[0].footprint_mb"]);
     let w = tmp("typo.toml", &preset("workloads", "mcf").replace("ipc = 0.45", "ipcc = 0.45"));
@@ -23,7 +23,7 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     fails_cleanly(&["simulate", "-m", &w], &["badlatency.toml", "memory.loaded_latency"]);
     let i5 = preset("machines", "i5-2500");
     let w = tmp("nobanks.toml", &i5.replace("banks = 16", "banks = 0"));
-    fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "at least 1"]);
+    fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "from 1 to"]);
     let w = tmp("selfq.toml", &i5.replace("self_queueing = 0.0", "self_queueing = 1.5"));
     fails_cleanly(&["simulate", "-m", &w], &["selfq.toml", "memory.self_queueing"]);
     let w = tmp(
@@ -229,7 +229,7 @@ fn paper_efs_quick_prints_every_table_and_writes_csvs() {
             }
         }
     }
-    fails_cleanly(&["paper", "efs", "--seeds", "0"], &["--seeds", "at least 1"]);
+    fails_cleanly(&["paper", "efs", "--seeds", "0"], &["--seeds", "from 1 to 10000"]);
     fails_cleanly(&["paper", "efs", "--noise", "-1"], &["--noise"]);
 }
 

@@ -111,7 +111,7 @@ fn item6_command_line_errors_name_what_is_wrong() {
     fails_cleanly(&["paper"], &["efs", "perf-fair", "slits", "evt", "rda"]);
     fails_cleanly(&["list", "foo"], &["foo", "policies", "machines", "workloads"]);
     fails_cleanly(&["compare", "--seeds", "-1"], &["--seeds", "-1"]);
-    fails_cleanly(&["compare", "--seeds", "0"], &["--seeds: must be at least 1"]);
+    fails_cleanly(&["compare", "--seeds", "0"], &["--seeds: must be from 1 to 10000"]);
     fails_cleanly(&["simulate", "-w", "mfc"], &["did you mean `mcf`?"]);
     fails_cleanly(&["simulate", "-p", "g-rr"], &["did you mean `g-rrs`?"]);
     let o = cosched(&["simulate", "-m", "bogus"]);

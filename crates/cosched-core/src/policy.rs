@@ -225,14 +225,22 @@ pub trait MachineView {
     fn job_of(&self, thread: ThreadId) -> JobId;
     /// Total number of threads the run will have (known up front on both backends).
     fn n_threads_total(&self) -> usize;
-    /// Cumulative counters of a thread; `None` when the backend has no counters.
-    fn thread_counters(&self, thread: ThreadId) -> Option<Counters>;
-    /// Cumulative counters of a socket (all its threads, memory traffic of the bus).
-    fn socket_counters(&self, socket: u32) -> Option<Counters>;
-    /// Cumulative energy, when measured or modelled.
-    fn energy(&self) -> Option<Energy>;
-    /// Memory-bus peak in cache lines per second per socket, when known (EFS μ).
-    fn bus_lines_per_s(&self) -> Option<f64>;
+    /// Cumulative counters of a thread; `None` (the default) when the backend has no counters.
+    fn thread_counters(&self, _thread: ThreadId) -> Option<Counters> {
+        None
+    }
+    /// Cumulative counters of a socket (all its threads, memory traffic of the bus); `None` by default.
+    fn socket_counters(&self, _socket: u32) -> Option<Counters> {
+        None
+    }
+    /// Cumulative energy, when measured or modelled; `None` by default.
+    fn energy(&self) -> Option<Energy> {
+        None
+    }
+    /// Memory-bus peak in cache lines per second per socket, when known (EFS μ); `None` by default.
+    fn bus_lines_per_s(&self) -> Option<f64> {
+        None
+    }
     /// Capacity of one last-level cache, bytes, when known (RDA's resource table).
     fn llc_bytes(&self) -> Option<f64> {
         None

@@ -324,7 +324,7 @@ solo_s = 3.5
             assert_eq!(Mix::parse("m.toml", &src).unwrap_err().to_string(), want);
         }
         let e = Mix::parse("m.toml", &GOOD.replace("count = 2", "cuont = 2")).unwrap_err().to_string();
-        assert!(e.starts_with("m.toml:5: cuont: unknown field `cuont`"), "{e}");
+        assert!(e.starts_with("m.toml:5: job[0].cuont: unknown field `cuont`"), "{e}");
     }
 
     #[test]

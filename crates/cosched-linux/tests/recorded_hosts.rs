@@ -4,9 +4,8 @@
 //! describes it ([`Description::of`]), and policies are driven through a view
 //! of that description. Every size in the checks comes from the description.
 
-use cosched_core::counters::Counters;
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_core::policy::{Decision, Demand, Energy, Event, MachineView, Resource, Reuse};
+use cosched_core::policy::{Decision, Demand, Event, MachineView, Resource, Reuse};
 use cosched_core::{CtxId, JobId, Nanos, PeriodId, ThreadId, Topology};
 use cosched_linux::describe::Description;
 use cosched_linux::host::recorded::{self, Shape};
@@ -45,15 +44,6 @@ impl MachineView for View<'_> {
     }
     fn n_threads_total(&self) -> usize {
         self.n_threads
-    }
-    fn thread_counters(&self, _t: ThreadId) -> Option<Counters> {
-        None
-    }
-    fn socket_counters(&self, _s: u32) -> Option<Counters> {
-        None
-    }
-    fn energy(&self) -> Option<Energy> {
-        None
     }
     fn bus_lines_per_s(&self) -> Option<f64> {
         self.desc.bus_lines_per_s

@@ -1,9 +1,8 @@
 //! A backend-free harness: feed a policy scripted events and apply its
 //! decisions to a table of what runs where, checking each decision is legal.
 
-use crate::counters::Counters;
 use crate::ids::{CtxId, JobId, Nanos, ThreadId};
-use crate::policy::{CoRun, Decision, Energy, Event, MachineView, Oracle, Policy};
+use crate::policy::{CoRun, Decision, Event, MachineView, Oracle, Policy};
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
@@ -53,18 +52,6 @@ impl MachineView for Script {
     }
     fn n_threads_total(&self) -> usize {
         self.n_threads
-    }
-    fn thread_counters(&self, _t: ThreadId) -> Option<Counters> {
-        None
-    }
-    fn socket_counters(&self, _s: u32) -> Option<Counters> {
-        None
-    }
-    fn energy(&self) -> Option<Energy> {
-        None
-    }
-    fn bus_lines_per_s(&self) -> Option<f64> {
-        None
     }
     fn oracle(&self) -> Option<&dyn Oracle> {
         self.truth.as_ref().map(|_| self as &dyn Oracle)

@@ -78,8 +78,18 @@ fn parse() -> Opts {
             eprintln!("error: {flag}: `{v}` is not a number");
             std::process::exit(2)
         });
-        if !(num.is_finite() && num >= 0.0) {
-            eprintln!("error: {flag}: must be ≥ 0, got {v}");
+        // Every count is bounded (issue #28): a working set must fit memory, a run must end.
+        let max = match flag.as_str() {
+            "--wss-mb" | "--mb" => 65_536.0,
+            "--gbs" => 10_000.0,
+            "--seconds" => 86_400.0,
+            "--mops" => 1e9,
+            "--report-ms" => 60_000.0,
+            "--kernels" => 1e6,
+            _ => f64::MAX,
+        };
+        if !(num.is_finite() && num >= 0.0 && num <= max) {
+            eprintln!("error: {flag}: must be from 0 to {max}, got {v}");
             std::process::exit(2);
         }
         match flag.as_str() {
