@@ -110,7 +110,8 @@ class _Spec:
         return node
 
     def __getitem__(self, path: str) -> Any:
-        return self._walk(self.spec, path.split("."), path)
+        """The value at dotted ``path``: a copy, so editing it changes nothing until it is set back."""
+        return copy.deepcopy(self._walk(self.spec, path.split("."), path))
 
     def __setitem__(self, path: str, value: Any) -> None:
         """Set the field at dotted ``path`` (list entries by index: ``job.0.instances``).
@@ -131,8 +132,12 @@ class _Spec:
             node[last] = value
         else:
             raise ConfigError.of(self.name, path, "the parent is a value, not a table or list")
+        try:
+            text = json.dumps(new, allow_nan=False)
+        except ValueError:
+            raise ConfigError.of(self.name, path, "every number must be finite (no NaN or infinity)") from None
         dump = _cosched.machine_toml if self._kind == "machine" else _cosched.workload_toml
-        dump(self.name, json.dumps(new, allow_nan=False))
+        dump(self.name, text)
         self.spec = new
 
     def copy(self) -> Any:

@@ -71,6 +71,12 @@ def test_spec_paths_and_values_are_checked_at_assignment():
         m["freq_ghz"] = 1e300
     assert e.value.field == "freq_ghz" and "1e300" in e.value.problem
     assert m.to_toml() == before, "a refused assignment changes nothing"
+    ll = m["memory.loaded_latency"]  # a copy: editing it changes nothing until set back
+    ll[1] = [0.5, math.nan]
+    assert m.to_toml() == before
+    with pytest.raises(errors.ConfigError, match="finite"):
+        m["memory.loaded_latency"] = ll
+    assert m.to_toml() == before
     m["memory.bandwidth_gbs"] = 5.0
     assert m["memory.bandwidth_gbs"] == 5.0
 

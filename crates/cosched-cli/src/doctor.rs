@@ -2,6 +2,8 @@
 
 use crate::opts::Format;
 use clap::Args as ClapArgs;
+use cosched_linux::describe::Description;
+use cosched_linux::host::Host;
 use cosched_linux::Probe;
 
 #[derive(ClapArgs)]
@@ -14,10 +16,12 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), String> {
     let p = Probe::live();
     let rep = p.report();
+    // What `cosched run` without -m tells policies about this machine.
+    let description = Description::of(&Host::live(), None, None).line();
     match a.format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "probe": p, "report": rep }))
+            serde_json::to_string_pretty(&serde_json::json!({ "probe": p, "report": rep, "description": description }))
                 .map_err(|e| e.to_string())?
         ),
         _ => {
@@ -32,6 +36,7 @@ pub fn run(a: Args) -> Result<(), String> {
                     }
                 }
             }
+            println!("note {:20} without -m, `cosched run` describes this machine as {description}", "description");
             println!(
                 "note {:20} without counters, efs/perf-fair/slits-* run on `cosched run --counters FILE` (recorded rates) and slits-* on `--profile` from `cosched probe`",
                 "runtime"
