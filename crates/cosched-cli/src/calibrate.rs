@@ -3,8 +3,8 @@
 //! slowdowns of a mix with the measured ones.
 
 use crate::calibrate_check::{compare, simulate_mix};
+use crate::live::LiveOpts;
 use crate::opts::Format;
-use crate::run::LiveOpts;
 use clap::Args as ClapArgs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::host::Host;
@@ -54,7 +54,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());
     }
-    let mix = a.check.as_deref().map(crate::run::load_mix).transpose()?;
+    let mix = a.check.as_deref().map(crate::live::load_mix).transpose()?;
     let (spec, measured) = match &a.preset {
         Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
         None => {

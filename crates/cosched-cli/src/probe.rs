@@ -2,8 +2,8 @@
 //! needed), FM-completed into a job-level interaction matrix that
 //! `cosched run --profile` feeds to the SLITS policies.
 
+use crate::live::LiveOpts;
 use crate::opts::Format;
-use crate::run::LiveOpts;
 use clap::Args as ClapArgs;
 use cosched_linux::probing;
 use std::path::PathBuf;
@@ -35,7 +35,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if !(a.pairs.is_finite() && a.pairs > 0.0 && a.pairs <= 1.0) {
         return Err(format!("--pairs: must be in (0, 1], got {}", cosched_core::num::shortest(a.pairs)));
     }
-    let mix = crate::run::load_mix(&a.workload)?;
+    let mix = crate::live::load_mix(&a.workload)?;
     let base = a.live.builder()?;
     let profile = probing::probe(&mix, a.pairs, a.seed, base)?;
     let model = profile.completion(a.seed);

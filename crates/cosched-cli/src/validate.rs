@@ -14,7 +14,7 @@ use crate::paper::run_one;
 use crate::paper::Trial;
 use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
-use cosched_machine::spec::{Bound, CheckKind, CheckPoint};
+use cosched_machine::check::{Bound, CheckKind, CheckPoint};
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;

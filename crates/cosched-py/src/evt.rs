@@ -5,7 +5,7 @@ use crate::errors::{pot_error, run_error};
 use cosched_cli::assign::{report, Args};
 use cosched_cli::error::RunError;
 use cosched_cli::evt::{analyse, parse_threshold};
-use cosched_cli::opts::parse_flags;
+use cosched_cli::knobs::parse_flags;
 use pyo3::prelude::*;
 
 /// Register this module's functions.

@@ -1,6 +1,6 @@
 //! `cosched._cosched`: the Python bindings of cosched (PyO3). A thin layer:
 //! every function parses its arguments exactly as the command line does
-//! (`cosched_cli::opts::parse_flags`) and calls the same library function
+//! (`cosched_cli::knobs::parse_flags`) and calls the same library function
 //! as the CLI, so Python's results are the CLI's JSON for the same inputs.
 //! Results cross the boundary as JSON text (the `--format json` shapes),
 //! turned into dicts and DataFrames by the `cosched` package

@@ -4,7 +4,8 @@
 
 use crate::errors::run_error;
 use cosched_cli::error::RunError;
-use cosched_cli::opts::{knobs, parse_flags, RunOpts};
+use cosched_cli::knobs::{knobs, parse_flags};
+use cosched_cli::opts::RunOpts;
 use cosched_cli::sweep::{config, prepare, run_batch, Point};
 use cosched_machine::{ChromeTrace, ConfigError, MachineSpec, TraceSlice};
 use cosched_sim::presets;
