@@ -36,11 +36,17 @@ CLIENT = textwrap.dedent(
 MACHINE = "xeon-e5645"
 
 
-def described_llc_mb(machine: str) -> int:
-    """Whole MiB of LLC in the description the run uses (the preset given with -m), never this host's."""
+def oversized_pair_mb(machine: str) -> int:
+    """A period size, whole MiB, that fits the LLC of the description the run uses
+    (the preset given with -m, never this host's) alone but not twice: ceil(3/4 LLC)."""
+    import math
+
     import cosched
 
-    return int(cosched.Machine(machine)["cache.llc_mb"])
+    llc = float(cosched.Machine(machine)["cache.llc_mb"])
+    mb = math.ceil(0.75 * llc)
+    assert mb <= llc < 2 * mb, llc
+    return mb
 
 
 def test_no_server_is_a_no_op(monkeypatch):
@@ -54,7 +60,7 @@ def test_no_server_is_a_no_op(monkeypatch):
 def test_periods_queue_under_rda_strict(tmp_path):
     assert COSCHED.exists(), "build first: cargo build --release"
     (tmp_path / "client.py").write_text(CLIENT)
-    mb = max(1, described_llc_mb(MACHINE) * 3 // 4)
+    mb = oversized_pair_mb(MACHINE)
     # The clients import the installed package (scripts/test-all: `pip install .` into .venv).
     env = {"COSCHED_TEST": "1"}
     mix = tmp_path / "mix.toml"
@@ -95,7 +101,7 @@ def test_a_client_that_vanishes_mid_period_releases_it(tmp_path):
     assert COSCHED.exists(), "build first: cargo build --release"
     (tmp_path / "vanish.py").write_text(VANISHER)
     (tmp_path / "client.py").write_text(CLIENT)
-    mb = max(1, described_llc_mb(MACHINE) * 3 // 4)
+    mb = oversized_pair_mb(MACHINE)
     pypath = json.dumps("1")
     exe = json.dumps(sys.executable)
     (tmp_path / "mix.toml").write_text(
