@@ -85,9 +85,14 @@ fn main() {
         let spec = presets::workload(w).unwrap();
         let plan = Plan::new(&spec, &m, Some(128), 1, w).unwrap();
         let t = Instant::now();
-        let out =
-            run(&m, &plan, policies::make("cfs", &PolicyOptions::default()).unwrap(), &SimOptions::default(), None)
-                .unwrap();
+        let out = run(
+            &m,
+            &plan,
+            &mut *policies::make("cfs", &PolicyOptions::default()).unwrap(),
+            &SimOptions::default(),
+            None,
+        )
+        .unwrap();
         let dt = t.elapsed().as_secs_f64();
         events += out.policy_events;
         secs += dt;

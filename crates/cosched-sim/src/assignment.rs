@@ -28,7 +28,7 @@ pub fn random_assignment(topo: &Topology, threads: usize, rng: &mut impl Rng) ->
 /// (GIPS; for the packet-processing workloads, proportional to packets per second).
 pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64, String> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), quantum: 1000 * SECOND, ..Default::default() };
-    let out = run(m, plan, policies::make("static", &o)?, &SimOptions::default(), None)?;
+    let out = run(m, plan, &mut *policies::make("static", &o)?, &SimOptions::default(), None)?;
     let instr: f64 = (0..plan.jobs.len()).map(|j| plan.job_instructions(j)).sum();
     Ok(instr / (out.makespan as f64 * 1e-9) / 1e9)
 }

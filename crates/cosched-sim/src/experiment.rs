@@ -111,9 +111,9 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
             continue;
         }
         let solo = plan.solo(j);
-        let policy = policies::make(SOLO_POLICY, &PolicyOptions::default())?;
+        let mut policy = policies::make(SOLO_POLICY, &PolicyOptions::default())?;
         let o = SimOptions { timing: false, counter_noise: 0.0, progress: false, ..opts.clone() };
-        let r = run(m, &solo, policy, &o, None)?;
+        let r = run(m, &solo, policy.as_mut(), &o, None)?;
         let t = r.job_finish[0] as f64 * 1e-9;
         seen.insert(key, t);
         out.push(t);
@@ -142,9 +142,9 @@ pub fn simulate(
     solo: &[f64],
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<Report, String> {
-    let policy = policies::make(&cfg.policy, &cfg.policy_opts)?;
+    let mut policy = policies::make(&cfg.policy, &cfg.policy_opts)?;
     let oracle = policy.needs().oracle;
-    let out = run(m, plan, policy, &cfg.sim, trace)?;
+    let out = run(m, plan, policy.as_mut(), &cfg.sim, trace)?;
     let jobs: Vec<JobOutcome> = plan
         .jobs
         .iter()

@@ -29,7 +29,7 @@ pub fn plan(w: &WorkloadSpec, m: &MachineSpec) -> Plan {
 }
 
 pub fn run_policy(m: &MachineSpec, p: &Plan, policy: &str, opts: PolicyOptions) -> RunOutput {
-    run(m, p, policies::make(policy, &opts).unwrap(), &SimOptions::default(), None).unwrap()
+    run(m, p, &mut *policies::make(policy, &opts).unwrap(), &SimOptions::default(), None).unwrap()
 }
 
 /// Run with `static`: thread i pinned to `ctx[i]`, with a long quantum.

@@ -33,7 +33,7 @@ fn admitting(
     o.efs.admission = admission;
     let mut slices = vec![];
     let mut sink = |s: TraceSlice| slices.push(s);
-    let out = run(m, &p, policies::make(policy, &o).unwrap(), &SimOptions::default(), Some(&mut sink)).unwrap();
+    let out = run(m, &p, &mut *policies::make(policy, &o).unwrap(), &SimOptions::default(), Some(&mut sink)).unwrap();
     (out, slices)
 }
 

@@ -7,12 +7,11 @@ use cosched_core::ids::{CtxId, Nanos, ThreadId};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::policy::{BlockReason, Decision, Event, MachineView, Policy};
 use cosched_sim::engine::{run, SimOptions};
-use std::sync::{Arc, Mutex};
 
 /// Wraps a policy and records every event with its time.
 struct Recorder {
     inner: Box<dyn Policy>,
-    log: Arc<Mutex<Vec<(Nanos, Event)>>>,
+    log: Vec<(Nanos, Event)>,
 }
 
 impl Policy for Recorder {
@@ -23,7 +22,7 @@ impl Policy for Recorder {
         self.inner.init(v)
     }
     fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.log.lock().unwrap().push((v.now(), *ev));
+        self.log.push((v.now(), *ev));
         self.inner.on_event(ev, v, out)
     }
 }
@@ -39,10 +38,9 @@ fn barrier_job(threads: u32, iterations: u32) -> cosched_sim::WorkloadSpec {
 fn barriers_block_threads_and_release_them_together() {
     let m = machine("xeon-x5550-16c");
     let p = plan(&barrier_job(8, 5), &m);
-    let log = Arc::new(Mutex::new(vec![]));
-    let rec = Recorder { inner: policies::make("cfs", &PolicyOptions::default()).unwrap(), log: log.clone() };
-    let out = run(&m, &p, Box::new(rec), &SimOptions::default(), None).unwrap();
-    let log = log.lock().unwrap();
+    let mut rec = Recorder { inner: policies::make("cfs", &PolicyOptions::default()).unwrap(), log: vec![] };
+    let out = run(&m, &p, &mut rec, &SimOptions::default(), None).unwrap();
+    let log = &rec.log;
     let blocks: Vec<(Nanos, ThreadId)> = log
         .iter()
         .filter_map(|(t, e)| match e {
@@ -107,7 +105,8 @@ fn same_seed_same_run_and_another_seed_another_run() {
         let p = cosched_sim::Plan::new(&w, &m, Some(64), seed, "vips").unwrap();
         let o = PolicyOptions { seed, ..Default::default() };
         let out =
-            run(&m, &p, policies::make(policy, &o).unwrap(), &SimOptions { seed, ..Default::default() }, None).unwrap();
+            run(&m, &p, &mut *policies::make(policy, &o).unwrap(), &SimOptions { seed, ..Default::default() }, None)
+                .unwrap();
         format!("{:?} {:?} {:?} {}", out.makespan, out.job_finish, out.totals, out.context_switches)
     };
     for policy in ["cfs", "random", "wss"] {
@@ -137,7 +136,7 @@ impl Policy for Rogue {
 fn illegal_decisions_and_stalls_are_errors() {
     let m = machine("xeon-x5550-16c");
     let p = plan(&barrier_job(2, 2), &m);
-    let e = run(&m, &p, Box::new(Rogue), &SimOptions::default(), None).unwrap_err();
+    let e = run(&m, &p, &mut Rogue, &SimOptions::default(), None).unwrap_err();
     assert!(e.contains("not runnable") || e.contains("stalled"), "{e}");
 }
 
@@ -156,7 +155,7 @@ fn runs_512_threads_on_16_contexts_with_a_bounded_pair_table() {
 /// Asks the oracle what-if questions when threads arrive, then runs them
 /// one per context: thread 0 on ctx 0, thread 1 on ctx 1.
 struct AskOracle {
-    answers: Arc<Mutex<Vec<cosched_core::policy::CoRun>>>,
+    answers: Vec<cosched_core::policy::CoRun>,
 }
 impl Policy for AskOracle {
     fn name(&self) -> &'static str {
@@ -170,10 +169,10 @@ impl Policy for AskOracle {
             let o = v.oracle().expect("oracle granted");
             let ask = |t: u32| o.corun(ThreadId(t), CtxId(1)).unwrap();
             if thread.0 == 0 {
-                self.answers.lock().unwrap().push(ask(0)); // nothing runs: alone
+                self.answers.push(ask(0)); // nothing runs: alone
                 out.push(Decision::Run { thread, ctx: CtxId(0) });
             } else {
-                self.answers.lock().unwrap().push(ask(1)); // beside thread 0 on ctx 0
+                self.answers.push(ask(1)); // beside thread 0 on ctx 0
                 out.push(Decision::Run { thread, ctx: CtxId(1) });
             }
         }
@@ -186,9 +185,9 @@ fn the_oracles_what_if_answers_are_the_models_rates() {
     let heavy = "instructions = 4e9\nipc = 1.2\nllc_apki = 30\nllc_mpki = 20\nmrc_ref_mb = 6\nfootprint_mb = 64";
     let w = single_threaded(&[("a", heavy), ("b", heavy)]);
     let p = plan(&w, &m);
-    let answers = Arc::new(Mutex::new(vec![]));
-    let out = run(&m, &p, Box::new(AskOracle { answers: answers.clone() }), &SimOptions::default(), None).unwrap();
-    let a = answers.lock().unwrap().clone();
+    let mut asker = AskOracle { answers: vec![] };
+    let out = run(&m, &p, &mut asker, &SimOptions::default(), None).unwrap();
+    let a = asker.answers;
     assert_eq!(a.len(), 2);
     // Alone: the published rates the phase was calibrated to.
     assert!((a[0].ipc - 1.2).abs() < 0.02, "alone ipc {}", a[0].ipc);

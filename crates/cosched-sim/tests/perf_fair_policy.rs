@@ -6,34 +6,33 @@ use cosched_core::ids::{Nanos, ThreadId};
 use cosched_core::policies::{PerfFair, PerfFairParams, Variant};
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_sim::engine::{run, SimOptions};
-use std::sync::{Arc, Mutex};
 
 /// Decisions emitted at each quantum boundary, with its time.
 type BoundaryLog = Vec<(Nanos, Vec<Decision>)>;
 
 /// What one run leaves for the assertions.
-type Outcome = (cosched_sim::Plan, Arc<Mutex<PerfFair>>, BoundaryLog, cosched_sim::RunOutput);
+type Outcome = (cosched_sim::Plan, PerfFair, BoundaryLog, cosched_sim::RunOutput);
 
-/// Shares a PerfFair with the test and logs the decisions of every quantum boundary.
-struct Shared {
-    inner: Arc<Mutex<PerfFair>>,
-    log: Arc<Mutex<BoundaryLog>>,
+/// A PerfFair that logs the decisions of every quantum boundary (read by the test after the run).
+struct Logged {
+    inner: PerfFair,
+    log: BoundaryLog,
 }
 
-impl Policy for Shared {
+impl Policy for Logged {
     fn name(&self) -> &'static str {
-        "shared"
+        "logged"
     }
     fn needs(&self) -> Needs {
-        self.inner.lock().unwrap().needs()
+        self.inner.needs()
     }
     fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
-        self.inner.lock().unwrap().init(v)
+        self.inner.init(v)
     }
     fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.inner.lock().unwrap().on_event(ev, v, out);
+        self.inner.on_event(ev, v, out);
         if matches!(ev, Event::Timer { key: 0 }) {
-            self.log.lock().unwrap().push((v.now(), out.clone()));
+            self.log.push((v.now(), out.clone()));
         }
     }
 }
@@ -69,7 +68,6 @@ fn mix() -> cosched_sim::WorkloadSpec {
 fn progress_error(o: &Outcome) -> f64 {
     let (p, pf, _, _) = o;
     let m = machine("xeon-e5645");
-    let pf = pf.lock().unwrap();
     let errs: Vec<f64> = (0..p.jobs.len())
         .map(|j| {
             let solo_s = p.job_instructions(j) / (p.solo_rates(j).0 * m.freq_ghz * 1e9);
@@ -105,19 +103,15 @@ fn go_with(variant: Variant, params: PerfFairParams, work: f64) -> Outcome {
         j.scale_work(work * 4.0);
     }
     let p = plan(&w, &m);
-    let pf = Arc::new(Mutex::new(PerfFair::new(variant, params)));
-    let log = Arc::new(Mutex::new(vec![]));
-    let out =
-        run(&m, &p, Box::new(Shared { inner: pf.clone(), log: log.clone() }), &SimOptions::default(), None).unwrap();
-    let log = log.lock().unwrap().clone();
-    (p, pf, log, out)
+    let mut logged = Logged { inner: PerfFair::new(variant, params), log: vec![] };
+    let out = run(&m, &p, &mut logged, &SimOptions::default(), None).unwrap();
+    (p, logged.inner, logged.log, out)
 }
 
 #[test]
 fn with_exact_ipc_alone_progress_equals_ground_truth() {
     let (p, pf, _, _) = go(Variant::Oracle);
     let m = machine("xeon-e5645");
-    let pf = pf.lock().unwrap();
     for j in 0..p.jobs.len() {
         let t = p.jobs[j].threads.start;
         let solo_s = p.job_instructions(j) / (p.solo_rates(j).0 * m.freq_ghz * 1e9);

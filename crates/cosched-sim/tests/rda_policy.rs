@@ -7,13 +7,12 @@ use cosched_core::policies::Rda;
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy, Resource};
 use cosched_core::rda::RdaPolicy;
 use cosched_sim::engine::{run, SimOptions};
-use std::sync::{Arc, Mutex};
 
 /// Forwards to an RDA policy and checks its load table after every event.
 struct Checked {
     inner: Rda,
     limit: f64,
-    worst: Arc<Mutex<f64>>,
+    worst: f64,
 }
 
 impl Policy for Checked {
@@ -32,8 +31,7 @@ impl Policy for Checked {
         // A single period may exceed the capacity alone; otherwise the limit holds.
         if m.active() > 1 {
             let ratio = m.usage(Resource::Llc) / m.capacity(Resource::Llc);
-            let mut w = self.worst.lock().unwrap();
-            *w = w.max(ratio);
+            self.worst = self.worst.max(ratio);
             assert!(ratio <= self.limit + 1e-9, "usage {ratio} x capacity");
         }
     }
@@ -53,18 +51,11 @@ fn strict_and_compromise_respect_capacity_and_every_period_runs() {
     let m = machine("xeon-e5-2420");
     let p = plan(&mixed(), &m);
     for (policy, limit) in [(RdaPolicy::Strict, 1.0), (RdaPolicy::Compromise { factor: 2.0 }, 2.0)] {
-        let worst = Arc::new(Mutex::new(0.0));
-        let out = run(
-            &m,
-            &p,
-            Box::new(Checked { inner: Rda::new(policy), limit, worst: worst.clone() }),
-            &SimOptions::default(),
-            None,
-        )
-        .unwrap();
+        let mut checked = Checked { inner: Rda::new(policy), limit, worst: 0.0 };
+        let out = run(&m, &p, &mut checked, &SimOptions::default(), None).unwrap();
         // The run completed: every waitlisted period was admitted and finished.
         assert_eq!(out.job_finish.len(), p.jobs.len());
-        let w = *worst.lock().unwrap();
+        let w = checked.worst;
         assert!(w > 0.5 * limit, "{policy:?}: the limit was approached ({w}), so the check is not vacuous");
     }
 }
@@ -101,7 +92,7 @@ fn each_progress_period_call_stalls_its_thread_for_its_whole_cost() {
         let o = run(
             &m,
             &p,
-            cosched_core::policies::make("rda-strict", &Default::default()).unwrap(),
+            &mut *cosched_core::policies::make("rda-strict", &Default::default()).unwrap(),
             &SimOptions { pp_cost_ns: cost_ns, ..Default::default() },
             None,
         )

@@ -13,7 +13,6 @@ use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_machine::trace::TraceSlice;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
-use std::sync::{Arc, Mutex};
 
 /// Thread i on context i for the whole run; every `window` the scheduler's
 /// own estimate of thread 0's solo utilisation from the window's counter
@@ -25,7 +24,7 @@ struct SoloProbe {
     window: Nanos,
     alive: usize,
     last: Option<(Nanos, Counters, Counters)>,
-    out: Arc<Mutex<Vec<(f64, f64)>>>,
+    out: Vec<(f64, f64)>,
 }
 
 impl Policy for SoloProbe {
@@ -50,7 +49,7 @@ impl Policy for SoloProbe {
                     if self.alive == view.n_threads_total() {
                         let dt = (now - at) as f64 * 1e-9;
                         let est = interval_estimate(&th.since(&th0), &so.since(&so0), self.mu, dt);
-                        self.out.lock().expect("probe log").push(est);
+                        self.out.push(est);
                     }
                 }
                 self.last = Some((now, th, so));
@@ -68,10 +67,9 @@ fn probe(m: &MachineSpec, jobs: &[(f64, u32, f64)], mu: f64, t: &Trial) -> Resul
     let w = synthetic_jobs("efs-fig6", jobs)?;
     let mt = t.machine(m);
     let plan = t.plan(&w, &mt)?;
-    let log = Arc::new(Mutex::new(vec![]));
-    let p = SoloProbe { mu, window: MILLI, alive: 0, last: None, out: log.clone() };
-    run(&mt, &plan, Box::new(p), &SimOptions { seed: t.seed, ..SimOptions::default() }, None)?;
-    let v = log.lock().expect("probe log");
+    let mut p = SoloProbe { mu, window: MILLI, alive: 0, last: None, out: vec![] };
+    run(&mt, &plan, &mut p, &SimOptions { seed: t.seed, ..SimOptions::default() }, None)?;
+    let v = &p.out;
     if v.is_empty() {
         return Err("efs fig. 6: no measurement window while both threads ran".into());
     }
@@ -142,7 +140,7 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
         let r = run(
             &mt,
             &plan,
-            cosched_core::policies::make(pol, &o)?,
+            &mut *cosched_core::policies::make(pol, &o)?,
             &SimOptions { seed: t.seed, ..SimOptions::default() },
             Some(&mut sink),
         )?;

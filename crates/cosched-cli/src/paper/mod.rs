@@ -112,7 +112,7 @@ impl Trial {
         o.seed = self.seed;
         o.efs.power.get_or_insert_with(|| m.power_table());
         let sim = SimOptions { seed: self.seed, ..SimOptions::default() };
-        run(m, plan, policies::make(policy, &o)?, &sim, None)
+        run(m, plan, &mut *policies::make(policy, &o)?, &sim, None)
     }
 }
 
@@ -134,7 +134,7 @@ pub fn over_trials<I: Sync, R: Send>(
 pub fn run_one(m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions) -> Result<RunOutput, String> {
     let mut o = opts.clone();
     o.efs.power.get_or_insert_with(|| m.power_table());
-    run(m, plan, policies::make(policy, &o)?, &SimOptions::default(), None)
+    run(m, plan, &mut *policies::make(policy, &o)?, &SimOptions::default(), None)
 }
 
 /// Write `rows` (first row the header) as CSV into `dir/name` (fields with commas or quotes quoted, RFC 4180).

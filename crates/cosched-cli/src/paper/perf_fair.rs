@@ -189,7 +189,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             o.perf_fair.validity = u32::MAX; // never expires: the first estimate stands
         }
         let sim = SimOptions { seed: t.seed, counter_noise: 0.01, ..SimOptions::default() };
-        let out = run(mm, plan, policies::make(SCHEDULERS.get(s).copied().unwrap_or("perf-fair"), &o)?, &sim, None)?;
+        let out =
+            run(mm, plan, &mut *policies::make(SCHEDULERS.get(s).copied().unwrap_or("perf-fair"), &o)?, &sim, None)?;
         let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
         let slow: Vec<f64> = finish.iter().zip(solo).map(|(f, s)| f / s).collect();
         let unfairness = slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min);

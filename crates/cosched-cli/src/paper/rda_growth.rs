@@ -210,8 +210,13 @@ pub fn fig13(m: &MachineSpec, trials: &[Trial], out: &Option<String>) -> Result<
         let mm = t.machine(m);
         let plan = t.plan(&w, &mm)?;
         let o = PolicyOptions { seed: t.seed, ..PolicyOptions::default() };
-        let r =
-            run(&mm, &plan, policies::make("cfs", &o)?, &SimOptions { seed: t.seed, ..SimOptions::default() }, None)?;
+        let r = run(
+            &mm,
+            &plan,
+            &mut *policies::make("cfs", &o)?,
+            &SimOptions { seed: t.seed, ..SimOptions::default() },
+            None,
+        )?;
         Ok(r.totals.instructions / (r.makespan as f64 * 1e-9))
     })?;
     let mut tab =

@@ -10,12 +10,10 @@ use cosched_core::learn::Fm;
 use cosched_core::policies::{
     self, Observation, Pairing, PolicyOptions, Scope, Slits, SlitsObjective, SlitsParams, Trigger,
 };
-use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_core::stats::geomean;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::presets;
-use std::sync::{Arc, Mutex};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -57,25 +55,7 @@ fn one(
     let plan = t.plan_threads(&spec, &mm, Some(threads))?;
     let o = PolicyOptions { seed: t.seed, slits, ..PolicyOptions::default() };
     let sim = SimOptions { seed: t.seed, timing, ..SimOptions::default() };
-    run(&mm, &plan, policies::make(policy, &o)?, &sim, None)
-}
-
-/// Lets the caller read a SLITS policy's model and observations after the run.
-struct Shared(Arc<Mutex<Slits>>);
-
-impl Policy for Shared {
-    fn name(&self) -> &'static str {
-        "slits-contention"
-    }
-    fn needs(&self) -> Needs {
-        self.0.lock().expect("lock").needs()
-    }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
-        self.0.lock().expect("lock").init(v)
-    }
-    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.0.lock().expect("lock").on_event(ev, v, out)
-    }
+    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None)
 }
 
 /// `(x - 1) · 100`.
@@ -299,10 +279,9 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         let mm = tr.machine(m);
         let plan = tr.plan_threads(&spec, &mm, Some(128))?;
         let p = SlitsParams { holdout: 5, ..SlitsParams::default() };
-        let shared = Arc::new(Mutex::new(Slits::new(SlitsObjective::Contention, p, tr.seed)));
+        let mut s = Slits::new(SlitsObjective::Contention, p, tr.seed);
         let sim = SimOptions { seed: tr.seed, ..SimOptions::default() };
-        run(&mm, &plan, Box::new(Shared(shared.clone())), &sim, None)?;
-        let s = shared.lock().map_err(|_| "lock")?;
+        run(&mm, &plan, &mut s, &sim, None)?;
         let (train, test) = s.observations();
         let fm: &Fm = s.model().ok_or("SLITS kept no model")?;
         let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;

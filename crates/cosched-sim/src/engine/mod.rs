@@ -94,11 +94,12 @@ pub struct RunOutput {
     pub decision_us: Option<(f64, f64)>,
 }
 
-/// Run `plan` on machine `m` under `policy`. `trace` receives every slice.
+/// Run `plan` on machine `m` under `policy`, which is borrowed, so its state
+/// can be read after the run. `trace` receives every slice.
 pub fn run(
     m: &MachineSpec,
     plan: &Plan,
-    mut policy: Box<dyn Policy>,
+    policy: &mut dyn Policy,
     opts: &SimOptions,
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<RunOutput, String> {
@@ -144,7 +145,7 @@ pub fn run(
         engine.settle_energy(at);
         engine.now = at;
         engine.handle(ev);
-        events += engine.deliver_pending(policy.as_mut(), name)?;
+        events += engine.deliver_pending(policy, name)?;
         engine.solve_dirty();
     }
     Ok(engine.finish(events))
