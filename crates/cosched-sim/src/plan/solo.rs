@@ -1,0 +1,96 @@
+//! What one job instance of a plan does alone: the plan holding only that
+//! job (its solo reference run, design note 7), its whole-run solo rates
+//! (Perf&Fair §6.1's IPC alone and bandwidth) and its total instructions.
+
+use super::{ClassPlan, JobPlan, Partners, Plan, ThreadPlan};
+use std::collections::BTreeMap;
+
+impl Plan {
+    /// The same plan holding only job instance `job`, arriving at time 0:
+    /// the solo reference run of that job.
+    pub fn solo(&self, job: usize) -> Plan {
+        let jp = &self.jobs[job];
+        let base = jp.threads.start;
+        let mut partners = vec![];
+        // Only this job's classes and their phases are copied (renumbered), so
+        // the solo runs of a workload cost O(its size), not O(jobs²).
+        let (mut models, mut steps, mut classes) = (vec![], vec![], vec![]);
+        let mut class_of: BTreeMap<u32, u32> = BTreeMap::new();
+        let threads = self.threads[base as usize..jp.threads.end as usize]
+            .iter()
+            .map(|t| {
+                let class = *class_of.entry(t.class).or_insert_with(|| {
+                    let c = &self.classes[t.class as usize];
+                    let (lo, hi) = (c.phases.start as usize, c.phases.end as usize);
+                    let start = steps.len() as u32;
+                    steps.extend_from_slice(&self.steps[lo..hi]);
+                    models.extend_from_slice(&self.models[lo..hi]);
+                    classes.push(ClassPlan { phases: start..steps.len() as u32, ..c.clone() });
+                    classes.len() as u32 - 1
+                });
+                let p = match t.partners {
+                    Partners::List { start, len } => {
+                        let at = partners.len() as u32;
+                        partners.extend(
+                            self.partners[start as usize..(start + len) as usize].iter().map(|&(j, w)| (j - base, w)),
+                        );
+                        Partners::List { start: at, len }
+                    }
+                    other => other,
+                };
+                ThreadPlan { job: 0, class, partners: p, ..*t }
+            })
+            .collect::<Vec<_>>();
+        Plan {
+            name: format!("{}/solo:{}", self.name, jp.name),
+            models,
+            steps,
+            classes,
+            jobs: vec![JobPlan {
+                name: jp.name.clone(),
+                arrival: 0,
+                threads: 0..threads.len() as u32,
+                n_locks: jp.n_locks,
+            }],
+            threads,
+            partners,
+            n_groups: self.n_groups,
+            noise: self.noise,
+        }
+    }
+
+    /// Whole-run solo rates of a job instance over all its phases: IPC alone
+    /// (total instructions / total solo cycles, the harmonic mean of the phases'
+    /// IPC weighted by instructions) and memory lines (misses and write-backs)
+    /// per instruction. Threads are summed as if each ran alone, so this is the
+    /// single-threaded program's profile (Perf&Fair §6.1's solo IPC and bandwidth).
+    pub fn solo_rates(&self, job: usize) -> (f64, f64) {
+        let jp = &self.jobs[job];
+        let (mut instr, mut cycles, mut lines) = (0.0, 0.0, 0.0);
+        for t in jp.threads.clone() {
+            let tp = self.threads[t as usize];
+            let c = &self.classes[tp.class as usize];
+            for p in c.phases.clone() {
+                let (st, md) = (&self.steps[p as usize], &self.models[p as usize]);
+                let n = st.instructions * c.iterations as f64 * tp.scale;
+                instr += n;
+                cycles += n / md.ipc_alone;
+                lines += n * md.mpki_alone / 1000.0 * (1.0 + md.wb_ratio);
+            }
+        }
+        (instr / cycles, lines / instr)
+    }
+
+    /// Total instructions of a job instance.
+    pub fn job_instructions(&self, job: usize) -> f64 {
+        let jp = &self.jobs[job];
+        (jp.threads.start..jp.threads.end)
+            .map(|t| {
+                let tp = self.threads[t as usize];
+                let c = &self.classes[tp.class as usize];
+                let per_iter: f64 = (c.phases.start..c.phases.end).map(|p| self.steps[p as usize].instructions).sum();
+                per_iter * c.iterations as f64 * tp.scale
+            })
+            .sum()
+    }
+}
