@@ -85,8 +85,10 @@ impl LiveOpts {
             .map(cosched_machine::presets::machine)
             .transpose()
             .map_err(|e| e.to_string())?;
+        // Read once: every run of this command (repeats, rounds, probes) uses this host.
         // The description itself is printed with every report (provenance, `machine description`).
-        let description = Description::of(&Host::live(), machine.as_ref(), calibration.as_ref());
+        let host = Host::live();
+        let description = Description::of(&host, machine.as_ref(), calibration.as_ref());
         for w in &description.warnings {
             eprintln!("warning: {w}");
         }
@@ -100,6 +102,7 @@ impl LiveOpts {
             c.watchdog_exe = Some(exe.clone());
             c.machine = machine.clone();
             c.calibration = calibration.clone();
+            c.host = Some(host.clone());
             c.timeout = o.timeout_s.map(Duration::from_secs_f64);
             c.output_dir = o.output_dir.clone();
             c

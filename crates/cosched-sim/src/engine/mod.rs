@@ -47,11 +47,13 @@ pub struct SimOptions {
     pub progress: bool,
 }
 
-/// Default event budget: 10⁸ engine events, from under a minute to a few
-/// minutes of one core (0.4-5 M events/s measured, depending on threads per
-/// solve). Runs at the presets' default knobs take under 10⁵ (`spec-mix24`
-/// under `cfs`: 34,844 policy events), so the budget stops only runaway
-/// inputs; `--max-events` raises it (docs/formats.md, "Budgets").
+/// Default event budget: 10⁸ engine events (timed events taken from the
+/// queue), from about 20 s to 6 min of one core at the 0.26-5 M events/s
+/// measured (a runaway single thread; `spec-mix24` at a 10 µs quantum). Runs
+/// at default knobs fit 5·10⁴ (checked with `--max-events 50000`:
+/// `spec-mix24` under `cfs`, `canneal --threads 128` under
+/// `slits-contention`), so the budget stops only runaway inputs;
+/// `--max-events` raises it (docs/formats.md, "Budgets").
 pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
 
 /// Wall-clock seconds before the first progress line, and between lines.
