@@ -88,7 +88,8 @@ def check_count(name: str, value: Any, low: int = 1) -> int:
 
 
 def check_policies(value: Any) -> list[str] | None:
-    """``policies``: ``None`` (the default set) or a non-empty list of distinct names."""
+    """``policies``: ``None`` (the default set) or a list of names (the Rust side
+    refuses an empty list and a name listed twice, in the same words as the CLI)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -99,14 +100,7 @@ def check_policies(value: Any) -> list[str] | None:
         names = list(value)
     except TypeError:
         raise OptionError(f"policies: give a list of policy names, got {type(value).__name__}") from None
-    if not names:
-        raise OptionError("policies: the list is empty: give at least one policy (see cosched.list_policies())")
     for n in names:
         if not isinstance(n, str):
             raise OptionError(f"policies: every entry must be a policy name (a string), got {n!r}")
-    seen: set[str] = set()
-    for n in names:
-        if n in seen:
-            raise OptionError(f"policies: `{n}` is listed twice")
-        seen.add(n)
     return names

@@ -111,14 +111,16 @@ pub fn comparison(
         RunError::Option(format!("--seed: {first_seed} + {seeds} seeds passes the largest seed, 2^64 - 1"))
     })?;
     if names.is_empty() {
-        return Err(RunError::Option("--policies: give at least one policy".into()));
+        return Err(RunError::Option("--policies: the list is empty: give at least one policy".into()));
     }
-    if let Some((i, n)) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
-        return Err(RunError::Option(format!(
-            "--policies: `{n}` is listed twice (entries {} and {})",
-            names.iter().position(|x| x == n).unwrap_or(0) + 1,
-            i + 1
-        )));
+    for (i, n) in names.iter().enumerate() {
+        if let Some(j) = names[..i].iter().position(|x| x == n) {
+            return Err(RunError::Option(format!(
+                "--policies: `{n}` is listed twice (entries {} and {})",
+                j + 1,
+                i + 1
+            )));
+        }
     }
     let m = run.machine_spec()?;
     run.workload_spec()?;
