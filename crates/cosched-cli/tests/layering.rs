@@ -73,7 +73,7 @@ fn the_shared_machine_crate_sits_on_the_core_only() {
 fn the_core_has_no_io_and_no_pyo3() {
     let all = manifests();
     let (deps, dir) = &all["cosched-core"];
-    let allowed = ["serde", "serde_json", "rand", "rand_chacha"];
+    let allowed = ["serde", "serde_json", "rand", "rand_chacha", "thiserror"];
     let extra: Vec<_> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
     assert!(extra.is_empty(), "cosched-core gained dependencies {extra:?} (allowed: {allowed:?})");
     let forbidden =
@@ -95,4 +95,55 @@ fn the_core_has_no_io_and_no_pyo3() {
         }
     }
     assert!(checked > 20, "only {checked} core sources found");
+}
+
+/// Sources of a crate's `src/`, with their text.
+fn sources(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
+    let mut out = vec![];
+    let mut stack = vec![dir.join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("src dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).expect("source");
+                out.push((p, text));
+            }
+        }
+    }
+    out
+}
+
+/// Issue #29: the backend half of the policy contract (statuses, timers,
+/// validation of decisions) is written once, in `cosched-core/src/dispatch`;
+/// each backend implements its `Backend` trait and applies no decision itself.
+#[test]
+fn the_backend_half_of_the_contract_lives_in_the_core_dispatcher() {
+    let all = manifests();
+    for backend in ["cosched-sim", "cosched-linux"] {
+        let srcs = sources(&all[backend].1);
+        assert!(
+            srcs.iter().any(|(_, t)| t.contains("impl Backend for")),
+            "{backend} does not implement cosched_core::dispatch::Backend"
+        );
+        for (p, text) in &srcs {
+            for line in text.lines() {
+                let applies = line.contains("Decision::") && line.contains("} =>");
+                assert!(
+                    !applies,
+                    "{} matches on a decision itself ({}): leave that to the dispatcher",
+                    p.display(),
+                    line.trim()
+                );
+            }
+        }
+    }
+    let core = sources(&all["cosched-core"].1);
+    let matching: Vec<_> = core
+        .iter()
+        .filter(|(_, t)| t.lines().any(|l| l.contains("Decision::") && l.contains("} =>")))
+        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(matching, ["apply.rs"], "only the dispatcher applies decisions");
 }

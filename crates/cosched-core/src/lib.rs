@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod counters;
+pub mod dispatch;
 pub mod efs;
 pub mod evt;
 pub mod ids;

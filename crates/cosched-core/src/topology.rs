@@ -65,6 +65,15 @@ impl Topology {
         self.contexts.len()
     }
 
+    /// Whether some core has more than one context (SMT; Perf&Fair §5.3 pairs on it).
+    pub fn has_smt(&self) -> bool {
+        let mut per_core = vec![0u32; self.n_cores as usize];
+        self.contexts.iter().any(|c| {
+            per_core[c.core as usize] += 1;
+            per_core[c.core as usize] > 1
+        })
+    }
+
     /// The sharing position of a context.
     #[inline]
     pub fn ctx(&self, c: CtxId) -> &ContextInfo {

@@ -297,6 +297,7 @@ mod tests {
         // (RUN_TO_PARITY), however early its deadline.
         let sleeper = (0..3).map(ThreadId).find(|&t| t != a).unwrap();
         p.core.withdraw(sleeper, &s, &mut vec![], &mut Open);
+        s.withdrawn(sleeper);
         p.core.tasks[sleeper.idx()].vlag = 0;
         s.now += 10_000;
         s.send(&mut p, Event::Runnable { thread: sleeper });

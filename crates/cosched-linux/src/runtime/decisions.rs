@@ -1,26 +1,32 @@
-//! The policy's decisions applied to real process trees: pin to the
-//! context's CPU and thaw, freeze, arm timers, admit progress periods; and
-//! the delivery of events to the policy.
+//! The runtime as a [`Backend`] of the core's dispatcher, which validates
+//! every decision and records statuses: `Run` pins a tree to the context's
+//! CPU and thaws it, a preemption freezes it, `Admit` answers the waiting
+//! `pp_begin`; timers are polled by the event loop. And the delivery of
+//! events to the policy.
 
-use super::state::{Runtime, TreeState};
-use cosched_core::policy::{Decision, Event};
-use cosched_core::{CtxId, ThreadId};
+use super::state::Runtime;
+use cosched_core::dispatch::{deliver, Backend, ContractError, Dispatcher, Status};
+use cosched_core::policy::{Decision, Event, Policy};
+use cosched_core::{CtxId, PeriodId, ThreadId};
 use cosched_machine::TraceSlice;
 
 impl Runtime {
-    /// Deliver an event (and whatever it causes) to the policy.
-    pub(super) fn dispatch(&mut self, ev: Event) {
-        self.queue.push_back(ev);
-        while let Some(ev) = self.queue.pop_front() {
-            let Some(mut policy) = self.policy.take() else { continue };
-            let mut out = std::mem::take(&mut self.out);
-            policy.on_event(&ev, &self.view(), &mut out);
-            self.policy = Some(policy);
-            self.events += 1;
-            for d in out.drain(..) {
-                self.apply(d);
+    /// Deliver every pending event to the policy; a broken contract is kept
+    /// (the event loop then stops the run). Trees that went into a period
+    /// wait and were not run again are frozen afterwards.
+    pub(super) fn dispatch(&mut self) {
+        if self.broken.is_none() && self.d.as_ref().is_some_and(Dispatcher::has_pending) {
+            if let Some(mut policy) = self.policy.take() {
+                if let Err(e) = deliver(self, policy.as_mut()) {
+                    self.broken = Some(e);
+                }
+                self.policy = Some(policy);
             }
-            self.out = out;
+        }
+        for e in std::mem::take(&mut self.freeze_unless_running) {
+            if matches!(self.status(e), Status::WaitPeriod(_) | Status::Runnable) {
+                self.control.freeze(&mut self.instances[e].tree);
+            }
         }
     }
 
@@ -32,63 +38,33 @@ impl Runtime {
         }
     }
 
-    /// Take a tree off its context (frozen, or left thawed when it blocked).
-    pub(super) fn take_off_context(&mut self, e: usize, freeze: bool) {
-        if let TreeState::Running(c) = self.instances[e].state {
-            if self.running[c.idx()] == Some(ThreadId(e as u32)) {
-                self.running[c.idx()] = None;
-            }
+    /// Admit period `id`: answer the waiting `pp_begin` with `OK`; a period
+    /// whose client went away meanwhile ends at once.
+    fn answer_admission(&mut self, id: u64) {
+        let Some(rec) = self.periods.get_mut(&id) else { return };
+        rec.admitted = true;
+        if let Some(r) = rec.reply.take() {
+            let _ = r.send(format!("OK {id}\n"));
         }
-        self.close_slice(e);
-        if freeze {
-            self.control.freeze(&mut self.instances[e].tree);
-        }
-    }
-
-    /// Carry out one decision on the process trees: `Run` pins and thaws
-    /// (freezing whoever held the context), `Preempt` freezes, `Timer` arms
-    /// or cancels, `Admit` answers the waiting `pp_begin`.
-    pub(super) fn apply(&mut self, d: Decision) {
-        match d {
-            Decision::Run { thread, ctx } => self.run_on(thread, ctx),
-            Decision::Preempt { ctx } => {
-                if let Some(u) = self.running.get(ctx.idx()).copied().flatten() {
-                    self.take_off_context(u.idx(), true);
-                    self.instances[u.idx()].state = TreeState::Queued;
-                }
-            }
-            Decision::Idle { .. } => {}
-            Decision::Timer { key, at } => {
-                match at {
-                    Some(t) => self.timers.insert(key, t),
-                    None => self.timers.remove(&key),
-                };
-            }
-            Decision::Admit { period } => self.admit(period.0 as u64),
+        if rec.cancelled {
+            self.end_period(id);
         }
     }
+}
 
-    /// Put instance `thread` on `ctx`: freeze whoever held it, pin the tree
-    /// to the context's CPU and thaw it; deliver a pending exit or
-    /// `pp_begin` now that it is on a context.
-    fn run_on(&mut self, thread: ThreadId, ctx: CtxId) {
+impl Backend for Runtime {
+    fn dispatcher(&mut self) -> &mut Dispatcher {
+        self.d()
+    }
+
+    fn decide(&mut self, policy: &mut dyn Policy, ev: &Event, out: &mut Vec<Decision>) {
+        policy.on_event(ev, &self.view(), out);
+    }
+
+    /// Pin the tree to the context's CPU and thaw it; a `pp_begin` that came
+    /// while it was frozen is delivered now that it runs.
+    fn start(&mut self, thread: ThreadId, ctx: CtxId) {
         let e = thread.idx();
-        if e >= self.instances.len() || ctx.idx() >= self.running.len() || self.instances[e].state == TreeState::Done {
-            return;
-        }
-        if let Some(u) = self.running[ctx.idx()] {
-            if u != thread {
-                self.take_off_context(u.idx(), true);
-                self.instances[u.idx()].state = TreeState::Queued;
-            }
-        }
-        if let TreeState::Running(old) = self.instances[e].state {
-            if old != ctx {
-                self.take_off_context(e, false);
-            }
-        }
-        self.running[ctx.idx()] = Some(thread);
-        self.instances[e].state = TreeState::Running(ctx);
         self.instances[e].idle_ticks = 0;
         let cpu = self.host.cpu(ctx);
         self.control.pin(&mut self.instances[e].tree, &[cpu]);
@@ -96,27 +72,22 @@ impl Runtime {
         if self.instances[e].slice.is_none() {
             self.instances[e].slice = Some((ctx.0, self.now()));
         }
-        if self.instances[e].exit_pending {
-            self.finish_on_ctx(e, ctx);
-        } else if let Some(id) = self.instances[e].begin_pending.take() {
+        if let Some(id) = self.instances[e].begin_pending.pop_front() {
             self.begin_period(e, id);
         }
     }
 
-    /// Admit period `id`: answer the waiting `pp_begin` with `OK`; a period
-    /// whose client went away meanwhile ends at once.
-    fn admit(&mut self, id: u64) {
-        let Some(rec) = self.periods.get_mut(&id) else { return };
-        rec.admitted = true;
-        if let Some(r) = rec.reply.take() {
-            let _ = r.send(format!("OK {id}\n"));
+    /// Close its trace slice; freeze it unless it migrates (it is thawed on
+    /// its new context at once).
+    fn stop(&mut self, thread: ThreadId, _ctx: CtxId, migrating: bool) {
+        self.close_slice(thread.idx());
+        if !migrating {
+            self.control.freeze(&mut self.instances[thread.idx()].tree);
         }
-        let (e, cancelled) = (rec.instance, rec.cancelled);
-        if self.instances[e].state == TreeState::PeriodWait {
-            self.instances[e].state = TreeState::Queued;
-        }
-        if cancelled {
-            self.end_period(id);
-        }
+    }
+
+    fn admit(&mut self, _thread: ThreadId, period: PeriodId) -> Result<(), ContractError> {
+        self.answer_admission(period.0 as u64);
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! to files or discarded, registered with the watchdog and the counter
 //! source before it can be frozen or pinned.
 
-use super::state::{Instance, Runtime, TreeState};
+use super::state::{Instance, Runtime};
 use super::RunConfig;
 use crate::mix::resolve_program;
 use crate::pp::SOCKET_ENV;
@@ -71,11 +71,9 @@ pub(super) fn launch(
         tree,
         start: Instant::now(),
         end: None,
-        state: TreeState::Queued,
         exit_code: None,
         idle_ticks: 0,
-        exit_pending: false,
-        begin_pending: None,
+        begin_pending: Default::default(),
         cpu_s: 0.0,
         run_ns: 0,
         slice: None,

@@ -37,15 +37,15 @@ use crate::control::Method;
 use crate::mix::Mix;
 use crate::pp::{PpMsg, PpServer};
 use crate::sys;
+use cosched_core::dispatch::{ContractError, Dispatcher};
 use cosched_core::metrics::Aggregate;
 use cosched_core::policies::PolicyOptions;
-use cosched_core::policy::Event;
 use cosched_core::slits::PairProfile;
-use cosched_core::ThreadId;
+use cosched_core::{PeriodId, ThreadId};
 use cosched_machine::MachineSpec;
 use report::RunRecord;
 use serde::Serialize;
-use state::{Runtime, TreeState};
+use state::Runtime;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -176,7 +176,17 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
     let cpu0 = sys::self_cpu_s();
     let (launched, failures) = rt.launch_all(&cfg, server.path());
     rt.start_policy(&cfg)?;
-    let interrupted = rt.event_loop(&cfg, &rx);
+    let interrupted = match rt.event_loop(&cfg, &rx) {
+        Ok(i) => i,
+        Err(e) => {
+            rt.release(true);
+            drop(server);
+            drop(rt);
+            let _ = std::fs::remove_dir_all(&run_tmp);
+            signals::restore();
+            return Err(format!("{e}; the run stopped, every managed process released and terminated"));
+        }
+    };
     let wall_s = rt.t0.elapsed().as_secs_f64();
     if interrupted {
         rt.release(true);
@@ -227,42 +237,57 @@ impl Runtime {
         (launched, failures)
     }
 
-    /// Start the policy on the launched trees: `init`, every tree frozen,
-    /// then `Arrived` for each (and its declared progress period). A late
-    /// `init` failure terminates what was launched.
+    /// Start the policy on the launched trees: the contract over them,
+    /// `init`, every tree frozen, then each one's first event (`Arrived`, or
+    /// `PeriodBegin` off a context for a job declared to start in a period).
+    /// A late `init` failure terminates what was launched.
     fn start_policy(&mut self, cfg: &RunConfig) -> Result<(), String> {
         let Some(mut p) = self.policy.take() else { return Ok(()) };
-        let started = p.init(&self.view());
+        let n_ctx = self.host.topology.n_contexts();
+        let started = Dispatcher::new(p.name(), p.needs(), &self.offer, self.job_of.clone(), n_ctx)
+            .map_err(|e| e.to_string())
+            .and_then(|d| {
+                self.d = Some(d);
+                p.init(&self.view())
+            });
         self.policy = Some(p);
         if let Err(e) = started {
             let msg = format!("{}: {e}", self.policy_name);
             self.release(true);
             return Err(msg);
         }
+        for note in self.d().notes().to_vec() {
+            eprintln!("note: {note}");
+        }
         for e in 0..self.instances.len() {
             self.control.freeze(&mut self.instances[e].tree);
         }
         for e in 0..self.instances.len() {
-            let job = self.job_of[e];
-            self.dispatch(Event::Arrived { thread: ThreadId(e as u32), job });
-            if let Some(prof) = &cfg.mix.jobs[self.instances[e].mix_job].profile {
-                if self.pp_needed {
-                    let id = self.new_period(e, None, prof.demand(), None);
-                    self.begin_period(e, id);
+            let declared = cfg.mix.jobs[self.instances[e].mix_job].profile.as_ref().map(|p| p.demand());
+            match declared.filter(|_| self.d().admits_periods()) {
+                Some(demand) => {
+                    let id = self.new_period(e, None, demand, None);
+                    self.d().begin_period(ThreadId(e as u32), PeriodId(id as u32), demand);
                 }
+                None => self.d().wake(ThreadId(e as u32)),
             }
         }
+        self.dispatch();
         Ok(())
     }
 
     /// Serve progress-period requests and tick until every tree is gone;
-    /// returns whether the run was cut short (timeout or signal).
-    fn event_loop(&mut self, cfg: &RunConfig, rx: &Receiver<PpMsg>) -> bool {
+    /// returns whether the run was cut short (timeout or signal), or the
+    /// broken contract that stopped it.
+    fn event_loop(&mut self, cfg: &RunConfig, rx: &Receiver<PpMsg>) -> Result<bool, ContractError> {
         let deadline = cfg.timeout.map(|t| self.t0 + t);
         let mut next_tick = Instant::now() + cfg.tick;
-        while self.instances.iter().any(|e| e.state != TreeState::Done) {
+        while self.instances.iter().any(|e| e.end.is_none()) {
+            if let Some(e) = self.broken.take() {
+                return Err(e);
+            }
             if signals::stop_requested() || deadline.is_some_and(|d| Instant::now() >= d) {
-                return true;
+                return Ok(true);
             }
             let wait = self.next_wake(next_tick.saturating_duration_since(Instant::now()));
             match rx.recv_timeout(wait) {
@@ -271,15 +296,17 @@ impl Runtime {
                     while let Ok(m) = rx.try_recv() {
                         self.on_pp(m);
                     }
+                    self.dispatch();
                 }
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {}
             }
-            if Instant::now() >= next_tick || self.timers.values().any(|&t| t <= self.now()) {
+            let timer_due = self.d.as_ref().and_then(|d| d.next_timer()).is_some_and(|t| t <= self.now());
+            if Instant::now() >= next_tick || timer_due {
                 self.tick();
                 next_tick = Instant::now() + cfg.tick;
             }
         }
-        false
+        self.broken.take().map_or(Ok(false), Err)
     }
 
     /// Close every trace slice still open.

@@ -2,61 +2,55 @@
 //! the [`pp`](crate::pp) server or declared in the mix, the freeze until
 //! the policy admits them, their end, and the exit of a tree with periods open.
 
-use super::state::{PeriodRecord, Runtime, TreeState};
+use super::state::{PeriodRecord, Runtime};
 use crate::pp::PpMsg;
-use cosched_core::policy::{Demand, Event};
-use cosched_core::{CtxId, PeriodId, ThreadId};
+use cosched_core::dispatch::Status;
+use cosched_core::policy::Demand;
+use cosched_core::{PeriodId, ThreadId};
 use std::sync::mpsc::Sender;
 
 impl Runtime {
-    /// A period whose thread is running on a context begins (RDA §2.3): the
-    /// tree is frozen until the policy admits it.
+    /// Instance `e`'s period `id` begins (RDA §2.3) and waits for the
+    /// policy's admission. A tree on a context leaves it; it is blocked in
+    /// `pp_begin` until the server answers, so it need not be frozen while
+    /// the policy decides: it is frozen after the delivery only if the
+    /// policy does not run it again at once (a period admitted at once then
+    /// costs no freeze and thaw; scripts/bench-pp measures the call). A tree
+    /// the policy holds runnable off a context gets it at its next `Run`.
     pub(super) fn begin_period(&mut self, e: usize, id: u64) {
-        let TreeState::Running(ctx) = self.instances[e].state else {
-            self.instances[e].begin_pending = Some(id);
+        if self.status(e) == Status::Runnable {
+            self.instances[e].begin_pending.push_back(id);
             return;
-        };
-        // The tree is blocked in `pp_begin` until the server answers, so it
-        // need not be frozen while the policy decides: freeze it only if the
-        // policy does not put it back on a context (a period admitted at once
-        // then costs no freeze and thaw; scripts/bench-pp measures the call).
-        self.take_off_context(e, false);
-        self.instances[e].state = TreeState::PeriodWait;
-        let demand = self.periods[&id].demand;
-        self.dispatch(Event::PeriodBegin {
-            thread: ThreadId(e as u32),
-            ctx: Some(ctx),
-            period: PeriodId(id as u32),
-            demand,
-        });
-        if !matches!(self.instances[e].state, TreeState::Running(_) | TreeState::Done) {
-            self.control.freeze(&mut self.instances[e].tree);
         }
+        let demand = self.periods[&id].demand;
+        if self.d().begin_period(ThreadId(e as u32), PeriodId(id as u32), demand).is_some() {
+            self.close_slice(e);
+        }
+        self.freeze_unless_running.push(e);
     }
 
     /// End period `id`: the policy hears `PeriodEnd` if it had admitted it.
     pub(super) fn end_period(&mut self, id: u64) {
         if let Some(rec) = self.periods.remove(&id) {
-            if rec.admitted && self.pp_needed {
-                self.dispatch(Event::PeriodEnd { thread: ThreadId(rec.instance as u32), period: PeriodId(id as u32) });
+            if rec.admitted && self.d.is_some() {
+                self.d().end_period(ThreadId(rec.instance as u32), PeriodId(id as u32));
             }
         }
     }
 
-    /// The tree is gone while on `ctx`: end its periods, then `Exited`.
-    pub(super) fn finish_on_ctx(&mut self, e: usize, ctx: CtxId) {
-        self.instances[e].exit_pending = false;
+    /// Instance `e`'s tree is gone: its admitted periods end, then it exits
+    /// (the dispatcher's rule for its status: `Exited` now when on a
+    /// context, at its next `Run` when runnable or waiting, silently when blocked).
+    pub(super) fn tree_gone(&mut self, e: usize) {
         let ids: Vec<u64> =
             self.periods.iter().filter(|(_, r)| r.instance == e && r.admitted).map(|(&i, _)| i).collect();
         for id in ids {
             self.end_period(id);
         }
-        self.close_slice(e);
-        if self.running[ctx.idx()] == Some(ThreadId(e as u32)) {
-            self.running[ctx.idx()] = None;
+        self.instances[e].begin_pending.clear();
+        if self.d().exit(ThreadId(e as u32)).is_some() {
+            self.close_slice(e);
         }
-        self.instances[e].state = TreeState::Done;
-        self.dispatch(Event::Exited { thread: ThreadId(e as u32), ctx });
     }
 
     /// Record a new period of instance `e`; returns its id.
@@ -79,8 +73,7 @@ impl Runtime {
             return Some(e);
         }
         (0..self.instances.len()).find(|&e| {
-            self.instances[e].state != TreeState::Done
-                && self.control.members(&mut self.instances[e].tree).contains(&pid)
+            self.instances[e].end.is_none() && self.control.members(&mut self.instances[e].tree).contains(&pid)
         })
     }
 
@@ -90,26 +83,21 @@ impl Runtime {
     pub(super) fn on_pp(&mut self, msg: PpMsg) {
         match msg {
             PpMsg::Begin { conn, pid, demand, reply } => {
-                let Some(e) = self.instance_of_pid(pid).filter(|&e| self.instances[e].state != TreeState::Done) else {
+                let Some(e) = self.instance_of_pid(pid).filter(|&e| self.instances[e].end.is_none()) else {
                     let _ = reply.send(format!("ERR process {pid} is not managed by this run\n"));
                     return;
                 };
-                if !self.pp_needed {
+                if !self.d.as_ref().is_some_and(|d| d.admits_periods()) {
                     let id = self.new_period(e, Some(conn), demand, None);
                     self.periods.get_mut(&id).expect("just added").admitted = true;
                     let _ = reply.send(format!("OK {id}\n"));
                     return;
                 }
                 let id = self.new_period(e, Some(conn), demand, Some(reply));
-                match self.instances[e].state {
-                    TreeState::Running(_) => self.begin_period(e, id),
-                    TreeState::Blocked => {
-                        self.control.freeze(&mut self.instances[e].tree);
-                        self.instances[e].state = TreeState::Queued;
-                        self.instances[e].begin_pending = Some(id);
-                        self.dispatch(Event::Runnable { thread: ThreadId(e as u32) });
-                    }
-                    _ => self.instances[e].begin_pending = Some(id),
+                match self.status(e) {
+                    Status::Running(_) | Status::Blocked | Status::Runnable => self.begin_period(e, id),
+                    // Another thread of a tree already waiting: after this admission and its next run.
+                    _ => self.instances[e].begin_pending.push_back(id),
                 }
             }
             PpMsg::End { pid, id, reply, .. } => {

@@ -116,7 +116,7 @@ impl Runtime {
             metrics,
             provenance: self.provenance(cfg, rec),
             scheduler_cpu_pct: if wall > 0.0 { 100.0 * sched_cpu / wall } else { 0.0 },
-            policy_events: self.events,
+            policy_events: self.d.as_ref().map_or(0, |d| d.delivered()),
             interrupted,
         })
     }

@@ -14,12 +14,13 @@ use crate::describe::Description;
 use crate::host::Host;
 use crate::sys;
 use crate::watchdog::Watchdog;
+use cosched_core::dispatch::{Offer, Supply};
 use cosched_core::policies;
 use cosched_core::policy::Policy;
 use cosched_core::JobId;
 use cosched_machine::ChromeTrace;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::BufWriter;
 use std::time::Instant;
 
@@ -30,6 +31,8 @@ pub(super) struct PolicySetup {
     pub(super) counters: Option<Box<dyn CounterSource>>,
     /// Provenance of the policy's counters, when it needs counters.
     pub(super) counters_provenance: Option<String>,
+    /// What this machine offers the policy (SMT filled in from the host).
+    pub(super) offer: Offer,
 }
 
 /// Where the counters come from: a recorded stream when given, else the
@@ -46,54 +49,66 @@ fn counter_source(cfg: &RunConfig, linux: bool) -> Result<Option<Box<dyn Counter
     })
 }
 
-/// A policy that needs counters this machine lacks runs on a probed
-/// profile when it can use one; returns the provenance line, or the refusal.
-fn fall_back_to_profile(cfg: &RunConfig, policy: &mut dyn Policy) -> Result<String, String> {
+/// Counters for a policy that needs them: the counter source, else a
+/// probed profile when the policy can use one, else a refusal naming the
+/// way out; with the provenance line.
+fn counters_supply(
+    cfg: &RunConfig,
+    policy: &mut dyn Policy,
+    counters: Option<&dyn CounterSource>,
+) -> Result<(Supply, Option<String>), String> {
+    if let Some(c) = counters {
+        return Ok((Supply::Yes, Some(c.label())));
+    }
     let names: Vec<String> = cfg.mix.jobs.iter().map(|j| j.name.clone()).collect();
     let profile =
         cfg.profile.as_ref().map(|pr| pr.reorder(&names)).transpose().map_err(|e| format!("--profile: {e}"))?;
-    match profile {
-        Some(pr) if policy.use_profile(&pr) => Ok(format!(
-            "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
-            pr.observed.len(),
-            100.0 * pr.density()
-        )),
-        _ => Err(format!(
-            "policy `{}` needs per-thread hardware counters, which this runtime reads only through perf_event_open; \
-             this machine has none ({}); see `cosched doctor`{}",
-            cfg.policy,
-            match crate::probe::live_pmu() {
-                crate::PmuStatus::Available => "the runtime's counter source is not wired for it yet".to_string(),
-                crate::PmuStatus::Unavailable(e) => format!("perf_event_open: {e}"),
-            },
-            if cfg.profile.is_some() {
-                "; this policy cannot use a probed profile instead"
-            } else {
-                "; slits-* can run on a profile from `cosched probe` (--profile)"
-            }
-        )),
-    }
+    Ok(match profile {
+        Some(pr) if policy.use_profile(&pr) => (
+            Supply::Yes,
+            Some(format!(
+                "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
+                pr.observed.len(),
+                100.0 * pr.density()
+            )),
+        ),
+        _ => (
+            Supply::No(format!(
+                "this runtime reads them only through perf_event_open, and this machine has none ({}); \
+                 see `cosched doctor`{}",
+                match crate::probe::live_pmu() {
+                    crate::PmuStatus::Available => "the runtime's counter source is not wired for it yet".to_string(),
+                    crate::PmuStatus::Unavailable(e) => format!("perf_event_open: {e}"),
+                },
+                if cfg.profile.is_some() {
+                    "; this policy cannot use a probed profile instead"
+                } else {
+                    "; slits-* can run on a profile from `cosched probe` (--profile)"
+                }
+            )),
+            None,
+        ),
+    })
 }
 
-/// Build the policy and check this machine can feed it.
+/// Build the policy and work out what this machine offers it (checked
+/// against its needs by [`Runtime::dry_init`] before anything is launched).
 pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, String> {
     let linux = cfg.policy == LINUX;
     let mut policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
     let counters = counter_source(cfg, linux)?;
+    let mut offer = Offer {
+        backend: "this machine",
+        counters: Supply::Yes,
+        energy: Supply::No("the runtime's view gives policies no energy readings (its reports do)".into()),
+        oracle: Supply::No("ground truth exists only in the simulator".into()),
+        smt: false,
+    };
     let mut counters_provenance = None;
-    if let Some(p) = policy.as_mut() {
-        let needs = p.needs();
-        if needs.oracle {
-            return Err(format!("policy `{}` reads ground truth, which only the simulator has", cfg.policy));
-        }
-        if needs.counters {
-            counters_provenance = Some(match &counters {
-                Some(c) => c.label(),
-                None => fall_back_to_profile(cfg, p.as_mut())?,
-            });
-        }
+    if let Some(p) = policy.as_mut().filter(|p| p.needs().counters) {
+        (offer.counters, counters_provenance) = counters_supply(cfg, p.as_mut(), counters.as_deref())?;
     }
-    Ok(PolicySetup { policy, counters, counters_provenance })
+    Ok(PolicySetup { policy, counters, counters_provenance, offer })
 }
 
 /// Start the watchdog and tell it how to release what this run controls.
@@ -121,7 +136,6 @@ fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWrit
 /// description (its line); nothing launched yet.
 pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, String, String), String> {
     let linux = setup.policy.is_none();
-    let pp_needed = setup.policy.as_ref().is_some_and(|p| p.needs().progress_periods);
     let host = cfg.host.clone().unwrap_or_else(Host::live);
     let description = Description::of(&host, cfg.machine.as_ref(), cfg.calibration.as_ref());
     let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() })
@@ -131,7 +145,7 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
     signals::install();
     let (meter, energy_provenance) = Meter::open(description.power_model.as_ref(), &host);
     let trace = open_trace(cfg, &host)?;
-    let n_ctx = host.topology.n_contexts();
+    let smt = host.topology.has_smt();
     let llc = description.llc_bytes;
     let rt = Runtime {
         policy_name: cfg.policy.clone(),
@@ -139,23 +153,21 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
         control,
         watchdog,
         policy: setup.policy,
-        pp_needed,
+        offer: Offer { smt, ..setup.offer },
+        d: None,
+        broken: None,
+        freeze_unless_running: vec![],
         instances: vec![],
         job_of: vec![],
-        running: vec![None; n_ctx],
         leader_of: BTreeMap::new(),
         periods: BTreeMap::new(),
         next_period: 1,
-        timers: BTreeMap::new(),
-        queue: VecDeque::new(),
-        out: vec![],
         t0: Instant::now(),
         bus: description.bus_lines_per_s,
         meter,
         jiffies: sys::cpu_jiffies(),
         last_sample: Instant::now(),
         trace,
-        events: 0,
         ticks: 0,
         block_ticks: cfg.block_ticks.max(1),
         counters: setup.counters.map(RefCell::new),
@@ -168,12 +180,11 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
 
 impl Runtime {
     /// Check the policy can start on this machine before launching anything:
-    /// a dry `init` on the planned instances (a refusal must not leave
-    /// launched processes behind).
+    /// its needs against what this machine offers, and a dry `init` on the
+    /// planned instances (a refusal must not leave launched processes behind).
     pub(super) fn dry_init(&self, cfg: &RunConfig) -> Result<(), String> {
-        if self.policy.is_none() {
-            return Ok(());
-        }
+        let Some(p) = &self.policy else { return Ok(()) };
+        self.offer.gate(p.name(), p.needs()).map_err(|e| e.to_string())?;
         let planned: Vec<JobId> = cfg.mix.instances().iter().map(|i| JobId(i.job as u32)).collect();
         let leaders = vec![0; planned.len()];
         let view = RuntimeView { job_of: &planned, leaders: &leaders, counters: None, ..self.view() };

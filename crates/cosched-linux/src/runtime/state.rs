@@ -9,7 +9,8 @@ use crate::counters::CounterSource;
 use crate::host::Host;
 use crate::sys;
 use crate::watchdog::Watchdog;
-use cosched_core::policy::{Decision, Demand, Event, Policy};
+use cosched_core::dispatch::{ContractError, Dispatcher, Offer, Status};
+use cosched_core::policy::{Demand, Policy};
 use cosched_core::{JobId, Nanos, ThreadId};
 use cosched_machine::ChromeTrace;
 use std::cell::RefCell;
@@ -17,21 +18,6 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::BufWriter;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
-
-/// Where a tree is in its life, as the runtime applies the policy.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum TreeState {
-    /// Runnable, frozen, not on a context.
-    Queued,
-    /// Thawed and pinned to a context.
-    Running(cosched_core::CtxId),
-    /// Thawed, sleeping, not on a context.
-    Blocked,
-    /// Frozen, waiting for admission of a progress period.
-    PeriodWait,
-    /// Finished.
-    Done,
-}
 
 /// One launched instance of a mix job: a managed process tree, which the
 /// policy sees as one thread.
@@ -43,14 +29,12 @@ pub(super) struct Instance {
     pub(super) start: Instant,
     /// When the last process of its tree was gone.
     pub(super) end: Option<Instant>,
-    pub(super) state: TreeState,
     pub(super) exit_code: Option<i32>,
     /// Consecutive ticks with no runnable task while on a context.
     pub(super) idle_ticks: u32,
-    /// The tree is gone but the policy has it off-context: `Exited` on its next `Run`.
-    pub(super) exit_pending: bool,
-    /// A `pp_begin` (declared profile or early request) to deliver at its next `Run`.
-    pub(super) begin_pending: Option<u64>,
+    /// `pp_begin` calls that came while the policy held the tree runnable
+    /// off a context (frozen): delivered at its next `Run`, in order.
+    pub(super) begin_pending: VecDeque<u64>,
     /// CPU time of the leader and the children it reaped (from `wait4`), s.
     pub(super) cpu_s: f64,
     /// The leader thread's time on a CPU at the last tick, ns (`schedstat`).
@@ -81,23 +65,23 @@ pub(super) struct Runtime {
     pub(super) watchdog: Option<Watchdog>,
     /// `None` under `linux` (the kernel schedules).
     pub(super) policy: Option<Box<dyn Policy>>,
-    /// The policy admits progress periods (else they are admitted at once).
-    pub(super) pp_needed: bool,
+    /// What this machine offers the policy (checked before launching).
+    pub(super) offer: Offer,
+    /// The contract (statuses, contexts, timers, events to deliver), from
+    /// the start of the policy on; `None` under `linux`.
+    pub(super) d: Option<Dispatcher>,
+    /// The first broken contract: the run stops and releases everything.
+    pub(super) broken: Option<ContractError>,
+    /// Trees taken off a context into a period wait: frozen after the
+    /// delivery unless the policy ran them again at once.
+    pub(super) freeze_unless_running: Vec<usize>,
     pub(super) instances: Vec<Instance>,
     /// Mix job of each instance, as the policy sees it.
     pub(super) job_of: Vec<JobId>,
-    /// Instance on each context.
-    pub(super) running: Vec<Option<ThreadId>>,
     /// Instance of each tree leader pid.
     pub(super) leader_of: BTreeMap<i32, usize>,
     pub(super) periods: BTreeMap<u64, PeriodRecord>,
     pub(super) next_period: u64,
-    /// The policy's timers: key → due time.
-    pub(super) timers: BTreeMap<u32, Nanos>,
-    /// Events still to deliver to the policy.
-    pub(super) queue: VecDeque<Event>,
-    /// Reused buffer for the policy's decisions.
-    pub(super) out: Vec<Decision>,
     /// Start of the run (time 0 of the policy's clock).
     pub(super) t0: Instant,
     /// Memory-bus peak from the machine preset, lines/s.
@@ -107,8 +91,6 @@ pub(super) struct Runtime {
     pub(super) jiffies: Vec<(u64, u64)>,
     pub(super) last_sample: Instant,
     pub(super) trace: Option<ChromeTrace<BufWriter<std::fs::File>>>,
-    /// Policy events delivered.
-    pub(super) events: u64,
     pub(super) ticks: u64,
     pub(super) block_ticks: u32,
     pub(super) counters: Option<RefCell<Box<dyn CounterSource>>>,
@@ -130,6 +112,21 @@ impl Runtime {
     /// Now on the policy's clock.
     pub(super) fn now(&self) -> Nanos {
         ns_since(self.t0, Instant::now())
+    }
+
+    /// The contract; only called once the policy has started.
+    pub(super) fn d(&mut self) -> &mut Dispatcher {
+        self.d.as_mut().expect("the policy has started")
+    }
+
+    /// Where instance `e` is, as the policy sees it (under `linux`:
+    /// `Runnable` until its tree is gone, then `Done`).
+    pub(super) fn status(&self, e: usize) -> Status {
+        match &self.d {
+            Some(d) => d.status(ThreadId(e as u32)),
+            None if self.instances[e].end.is_some() => Status::Done,
+            None => Status::Runnable,
+        }
     }
 
     /// Release every tree (thaw, unpin, cgroups removed); with `terminate`

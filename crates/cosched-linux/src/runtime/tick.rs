@@ -6,9 +6,11 @@
 
 use super::meter::Meter;
 use super::signals::CHILD_EXITED;
-use super::state::{Runtime, TreeState};
+use super::state::ns_since;
+use super::state::Runtime;
 use crate::sys;
-use cosched_core::policy::{BlockReason, Event};
+use cosched_core::dispatch::Status;
+use cosched_core::policy::BlockReason;
 use cosched_core::ThreadId;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -20,7 +22,7 @@ impl Runtime {
         let jiffies = if matches!(self.meter, Meter::Model(_)) { sys::cpu_jiffies() } else { vec![] };
         let linux = self.policy.is_none();
         for e in 0..self.instances.len() {
-            if self.instances[e].state == TreeState::Done || self.detect_exit(e) {
+            if self.instances[e].end.is_some() || self.detect_exit(e) {
                 continue;
             }
             if linux {
@@ -31,7 +33,10 @@ impl Runtime {
             }
             self.detect_blocking(e);
         }
-        self.fire_timers();
+        if let Some(d) = self.d.as_mut() {
+            d.fire_due(ns_since(self.t0, Instant::now()));
+        }
+        self.dispatch();
         self.sample_energy(jiffies);
     }
 
@@ -50,8 +55,8 @@ impl Runtime {
     }
 
     /// Instance `e`'s leader exited and the last process of its tree is
-    /// gone: record its end and tell the policy (`Exited` at once when it is
-    /// on a context, else at its next `Run`). Returns whether it ended.
+    /// gone: record its end and tell the policy (the dispatcher's exit
+    /// rule). Returns whether it ended.
     fn detect_exit(&mut self, e: usize) -> bool {
         if self.instances[e].exit_code.is_none() || self.instances[e].end.is_some() {
             return false;
@@ -62,19 +67,8 @@ impl Runtime {
         let leader = self.instances[e].tree.leader;
         self.instances[e].end = Some(Instant::now());
         self.leader_of.remove(&leader);
-        if self.policy.is_none() {
-            self.instances[e].state = TreeState::Done;
-            return true;
-        }
-        let state = self.instances[e].state;
-        match state {
-            TreeState::Running(ctx) => self.finish_on_ctx(e, ctx),
-            TreeState::Blocked => {
-                self.instances[e].exit_pending = true;
-                self.instances[e].state = TreeState::Queued;
-                self.dispatch(Event::Runnable { thread: ThreadId(e as u32) });
-            }
-            _ => self.instances[e].exit_pending = true,
+        if self.d.is_some() {
+            self.tree_gone(e);
         }
         true
     }
@@ -83,9 +77,8 @@ impl Runtime {
     /// `Blocked` (left thawed, unpinned); a blocked tree with a runnable task
     /// is frozen and `Runnable` again.
     fn detect_blocking(&mut self, e: usize) {
-        let state = self.instances[e].state;
-        match state {
-            TreeState::Running(ctx) => {
+        match self.status(e) {
+            Status::Running(_) => {
                 // Cheap first: if the leader gained CPU time since the last
                 // tick (`/proc/PID/schedstat`, one small read), the tree ran;
                 // only otherwise read every task's state.
@@ -100,29 +93,17 @@ impl Runtime {
                 }
                 self.instances[e].idle_ticks += 1;
                 if self.instances[e].idle_ticks >= self.block_ticks {
-                    self.take_off_context(e, false);
+                    self.d().block(ThreadId(e as u32), BlockReason::Io);
+                    self.close_slice(e);
                     let restore = self.control.restore.clone();
                     self.control.pin(&mut self.instances[e].tree, &restore);
-                    self.instances[e].state = TreeState::Blocked;
-                    self.dispatch(Event::Blocked { thread: ThreadId(e as u32), ctx, reason: BlockReason::Io });
                 }
             }
-            TreeState::Blocked if self.any_runnable(e) => {
+            Status::Blocked if self.any_runnable(e) => {
                 self.control.freeze(&mut self.instances[e].tree);
-                self.instances[e].state = TreeState::Queued;
-                self.dispatch(Event::Runnable { thread: ThreadId(e as u32) });
+                self.d().wake(ThreadId(e as u32));
             }
             _ => {}
-        }
-    }
-
-    /// Deliver every policy timer that is due.
-    fn fire_timers(&mut self) {
-        let now = self.now();
-        let due: Vec<u32> = self.timers.iter().filter(|(_, &t)| t <= now).map(|(&k, _)| k).collect();
-        for k in due {
-            self.timers.remove(&k);
-            self.dispatch(Event::Timer { key: k });
         }
     }
 
@@ -154,7 +135,7 @@ impl Runtime {
     /// How long the event loop may sleep: until the next tick or the next policy timer.
     pub(super) fn next_wake(&self, tick: Duration) -> Duration {
         let now = self.now();
-        let t = self.timers.values().min().map(|&t| Duration::from_nanos(t.saturating_sub(now))).unwrap_or(tick);
-        t.min(tick)
+        let next = self.d.as_ref().and_then(|d| d.next_timer());
+        next.map(|t| Duration::from_nanos(t.saturating_sub(now))).unwrap_or(tick).min(tick)
     }
 }

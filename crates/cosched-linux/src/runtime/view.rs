@@ -7,6 +7,7 @@ use super::state::Runtime;
 use crate::counters::CounterSource;
 use crate::host::Host;
 use cosched_core::counters::Counters;
+use cosched_core::dispatch::Dispatcher;
 use cosched_core::policy::{Energy, MachineView};
 use cosched_core::{CtxId, JobId, Nanos, ThreadId};
 use std::cell::RefCell;
@@ -15,7 +16,8 @@ use std::cell::RefCell;
 pub(super) struct RuntimeView<'a> {
     pub(super) now: Nanos,
     pub(super) host: &'a Host,
-    pub(super) running: &'a [Option<ThreadId>],
+    /// The contract (who runs where); `None` before the policy starts.
+    pub(super) d: Option<&'a Dispatcher>,
     pub(super) job_of: &'a [JobId],
     pub(super) bus: Option<f64>,
     pub(super) energy: Option<Energy>,
@@ -48,7 +50,7 @@ impl MachineView for RuntimeView<'_> {
         &self.host.topology
     }
     fn running_on(&self, ctx: CtxId) -> Option<ThreadId> {
-        self.running[ctx.idx()]
+        self.d.and_then(|d| d.running_on(ctx))
     }
     fn job_of(&self, thread: ThreadId) -> JobId {
         self.job_of[thread.idx()]
@@ -88,7 +90,7 @@ impl Runtime {
         RuntimeView {
             now: self.now(),
             host: &self.host,
-            running: &self.running,
+            d: self.d.as_ref(),
             job_of: &self.job_of,
             bus: self.bus,
             energy: None,

@@ -1,11 +1,14 @@
 //! Dispatch and preemption: putting a thread on a context and taking it
 //! off, with their costs (context switch, refills of private caches and of
 //! the LLC data evicted while it was away, migrations), the co-run pair set
-//! of SLITS Fig. 1, trace slices, and the policy's decisions applied.
+//! of SLITS Fig. 1, trace slices; and the engine as a
+//! [`Backend`](cosched_core::dispatch::Backend) of the core's dispatcher,
+//! which validates the policy's decisions and calls these.
 
-use super::state::{Engine, Scheduled, StepOutcome, ThreadStatus};
-use cosched_core::policy::Decision;
-use cosched_core::Counters;
+use super::state::{Engine, Scheduled, StepOutcome};
+use cosched_core::dispatch::{Backend, ContractError, Dispatcher};
+use cosched_core::policy::{Decision, Event, Policy};
+use cosched_core::{Counters, CtxId, Nanos, PeriodId, ThreadId};
 use cosched_machine::TraceSlice;
 
 /// The costs of putting a thread on a context.
@@ -28,8 +31,8 @@ impl Engine<'_, '_> {
             return;
         }
         let n = self.pairs_n;
-        for c in 0..self.ctx_thread.len() {
-            if let Some(u) = self.ctx_thread[c] {
+        for c in 0..self.topo.n_contexts() {
+            if let Some(ThreadId(u)) = self.d.running_on(CtxId(c as u32)) {
                 if u != pairs_thread {
                     for (a, b) in [(pairs_thread as usize, u as usize), (u as usize, pairs_thread as usize)] {
                         let bit = a * n + b;
@@ -40,7 +43,8 @@ impl Engine<'_, '_> {
         }
     }
 
-    /// Put runnable thread `t` on context `c` (which must be free).
+    /// Put runnable thread `t` on context `c` (which must be free; the
+    /// dispatcher has recorded it there).
     pub(super) fn start(&mut self, t: u32, c: u32) {
         let s = self.socket_of(c);
         self.settle_socket(s);
@@ -54,11 +58,9 @@ impl Engine<'_, '_> {
         th.refill_from_mb = cost.survived_mb;
         th.refill_debt_s = cost.llc_refill_debt_s;
         th.occupancy_mb = cost.survived_mb + (th.occupancy_mb - th.left_occupancy_mb).max(0.0);
-        th.status = ThreadStatus::Running(c);
         th.settled_at = now;
         th.last_core = Some(core);
         th.last_llc = Some(llc);
-        self.ctx_thread[c as usize] = Some(t);
         self.ctx_last[c as usize] = Some(t);
         self.ctx_since[c as usize] = now;
         self.core_last[core as usize] = Some(t);
@@ -149,11 +151,9 @@ impl Engine<'_, '_> {
         self.threads[t as usize].counters.add(&refill);
     }
 
-    /// Take running thread `t` off its context; `to` is its new status.
-    pub(super) fn stop(&mut self, t: u32, to: ThreadStatus) -> u32 {
-        let ThreadStatus::Running(c) = self.threads[t as usize].status else {
-            unreachable!("stop of a thread not running")
-        };
+    /// Take thread `t` off context `c` (the dispatcher has already
+    /// recorded where it goes).
+    pub(super) fn stop(&mut self, t: u32, c: u32) {
         let s = self.socket_of(c);
         self.settle_socket(s);
         let info = self.topo.contexts[c as usize];
@@ -167,9 +167,7 @@ impl Engine<'_, '_> {
             th.private_mb
         };
         th.left_insertions = self.llc_insertions[info.llc as usize];
-        th.status = to;
         th.generation += 1;
-        self.ctx_thread[c as usize] = None;
         self.core_busy[info.core as usize] -= 1;
         if self.core_busy[info.core as usize] == 0 {
             self.n_active_cores -= 1;
@@ -182,64 +180,40 @@ impl Engine<'_, '_> {
             let job = self.threads[t as usize].job;
             tr(TraceSlice { ctx: c, thread: t, job, start: self.ctx_since[c as usize], end: self.now });
         }
-        c
     }
+}
 
-    pub(super) fn apply(&mut self, d: Decision, policy: &str) -> Result<(), String> {
-        match d {
-            Decision::Run { thread, ctx } => {
-                let (t, c) = (thread.0, ctx.0);
-                if c as usize >= self.ctx_thread.len() || t as usize >= self.threads.len() {
-                    return Err(format!("policy `{policy}` named thread {t} / context {c}, which do not exist"));
-                }
-                match self.threads[t as usize].status {
-                    ThreadStatus::Running(c2) if c2 == c => return Ok(()),
-                    ThreadStatus::Running(_) => {
-                        self.stop(t, ThreadStatus::Runnable);
-                    }
-                    ThreadStatus::Runnable => {}
-                    s => return Err(format!("policy `{policy}` ran thread {t}, which is not runnable ({s:?})")),
-                }
-                if let Some(u) = self.ctx_thread[c as usize] {
-                    self.stop(u, ThreadStatus::Runnable);
-                }
-                self.start(t, c);
-            }
-            Decision::Preempt { ctx } => {
-                if let Some(u) = self.ctx_thread.get(ctx.idx()).copied().flatten() {
-                    self.stop(u, ThreadStatus::Runnable);
-                }
-            }
-            Decision::Idle { .. } => {}
-            Decision::Timer { key, at } => {
-                let k = key as usize;
-                if self.timer_generation.len() <= k {
-                    self.timer_generation.resize(k + 1, 0);
-                }
-                self.timer_generation[k] += 1;
-                if let Some(at) = at {
-                    let g = self.timer_generation[k];
-                    self.push(at.max(self.now), Scheduled::Timer(key, g));
-                }
-            }
-            Decision::Admit { period } => {
-                let Some(t) = self
-                    .threads
-                    .iter()
-                    .position(|th| th.status == ThreadStatus::WaitPeriod && th.period == Some(period))
-                else {
-                    return Err(format!("policy `{policy}` admitted period {}, which is not waiting", period.0));
-                };
-                let mut wakes = vec![];
-                match self.advance(t as u32, &mut wakes) {
-                    StepOutcome::Continue => self.threads[t].status = ThreadStatus::Runnable,
-                    _ => return Err(format!("period {} admitted but its thread cannot compute", period.0)),
-                }
-                for w in wakes {
-                    self.resume(w);
-                }
-            }
+impl Backend for Engine<'_, '_> {
+    fn dispatcher(&mut self) -> &mut Dispatcher {
+        &mut self.d
+    }
+    fn decide(&mut self, policy: &mut dyn Policy, ev: &Event, out: &mut Vec<Decision>) {
+        let t0 = self.decision_times.as_ref().map(|_| std::time::Instant::now());
+        policy.on_event(ev, &*self, out);
+        if let (Some(h), Some(t0)) = (self.decision_times.as_mut(), t0) {
+            h.add(t0.elapsed().as_nanos() as u64);
+        }
+    }
+    fn start(&mut self, t: ThreadId, c: CtxId) {
+        Engine::start(self, t.0, c.0);
+    }
+    fn stop(&mut self, t: ThreadId, c: CtxId, _migrating: bool) {
+        Engine::stop(self, t.0, c.0);
+    }
+    fn admit(&mut self, t: ThreadId, period: PeriodId) -> Result<(), ContractError> {
+        let mut wakes = vec![];
+        if !matches!(self.advance(t.0, &mut wakes), StepOutcome::Continue) {
+            return Err(ContractError::Backend(format!(
+                "period {} admitted, but the program of thread {} does not compute next",
+                period.0, t.0
+            )));
+        }
+        for w in wakes {
+            self.resume(w);
         }
         Ok(())
+    }
+    fn arm(&mut self, key: u32, at: Nanos, generation: u32) {
+        self.push(at.max(self.now), Scheduled::Timer(key, generation));
     }
 }

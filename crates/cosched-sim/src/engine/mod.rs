@@ -17,11 +17,12 @@ mod state;
 mod timing;
 mod view;
 
+use cosched_core::dispatch::deliver;
 use cosched_core::ids::{Nanos, SECOND};
-use cosched_core::policy::{Energy, Event, Policy};
-use cosched_core::Counters;
+use cosched_core::policy::{Energy, Policy};
+use cosched_core::{Counters, CtxId};
 use cosched_machine::{MachineSpec, TraceSlice};
-use state::{Engine, Scheduled, ThreadStatus};
+use state::{Engine, Scheduled};
 use std::cmp::Reverse;
 use std::time::Instant;
 
@@ -94,6 +95,8 @@ pub struct RunOutput {
     pub explored_pairs_pct: f64,
     /// Decision time percentiles (p50, p99), µs, when timed.
     pub decision_us: Option<(f64, f64)>,
+    /// Degraded modes `Needs` gating noted (a policy's mechanism this machine gives nothing to act on).
+    pub notes: Vec<String>,
 }
 
 /// Run `plan` on machine `m` under `policy`, which is borrowed, so its state
@@ -105,15 +108,14 @@ pub fn run(
     opts: &SimOptions,
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<RunOutput, String> {
-    let mut engine = Engine::new(m, plan, policy.needs(), opts, trace);
     let name = policy.name();
+    let mut engine = Engine::new(m, plan, (name, policy.needs()), opts, trace).map_err(|e| e.to_string())?;
     policy.init(&engine).map_err(|e| format!("policy `{name}`: {e}"))?;
     let max_t = (opts.max_time_s * SECOND as f64) as Nanos;
-    let mut events = 0u64;
     let mut steps = 0u64;
     let started = Instant::now();
     let mut next_line = PROGRESS_EVERY_S;
-    while engine.n_done < plan.threads.len() {
+    while engine.d.n_done() < plan.threads.len() {
         let (at, ev) = engine.next_live_event(name)?;
         if at > max_t {
             return Err(format!(
@@ -128,7 +130,7 @@ pub fn run(
                  (raise it with --max-events)",
                 opts.max_events,
                 at as f64 * 1e-9,
-                engine.n_done,
+                engine.d.n_done(),
                 plan.threads.len()
             ));
         }
@@ -138,7 +140,7 @@ pub fn run(
                 eprintln!(
                     "progress: {:.3} s simulated, {steps} events, {} of {} threads finished, {wall:.0} s",
                     at as f64 * 1e-9,
-                    engine.n_done,
+                    engine.d.n_done(),
                     plan.threads.len()
                 );
                 next_line = wall + PROGRESS_EVERY_S;
@@ -147,10 +149,10 @@ pub fn run(
         engine.settle_energy(at);
         engine.now = at;
         engine.handle(ev);
-        events += engine.deliver_pending(policy, name)?;
+        deliver(&mut engine, policy).map_err(|e| e.to_string())?;
         engine.solve_dirty();
     }
-    Ok(engine.finish(events))
+    Ok(engine.finish())
 }
 
 impl Engine<'_, '_> {
@@ -160,17 +162,16 @@ impl Engine<'_, '_> {
     fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, Scheduled), String> {
         loop {
             let Some(Reverse((at, _, ev))) = self.queue.pop() else {
-                let n_threads = self.threads.len();
-                let waiting = self.threads.iter().filter(|t| t.status == ThreadStatus::Runnable).count();
                 return Err(format!(
-                    "policy `{policy}` stalled at t={:.6}s: {} threads unfinished, {waiting} runnable but not scheduled, nothing pending",
+                    "policy `{policy}` stalled at t={:.6}s: {} threads unfinished, {} runnable but not scheduled, nothing pending",
                     self.now as f64 * 1e-9,
-                    n_threads - self.n_done
+                    self.threads.len() - self.d.n_done(),
+                    self.d.n_runnable()
                 ));
             };
             let live = match ev {
                 Scheduled::StepEnd(t, g) => self.threads[t as usize].generation == g,
-                Scheduled::Timer(k, g) => self.timer_generation[k as usize] == g,
+                Scheduled::Timer(k, g) => self.d.timer_live(k, g),
                 _ => true,
             };
             if live {
@@ -188,45 +189,23 @@ impl Engine<'_, '_> {
                 }
             }
             Scheduled::StepEnd(t, _) => {
-                let ThreadStatus::Running(c) = self.threads[t as usize].status else { unreachable!() };
-                let s = self.socket_of(c);
+                let c = self.d.ctx_of(cosched_core::ThreadId(t)).expect("a step ends on a context");
+                let s = self.socket_of(c.0);
                 self.settle_socket(s);
                 self.threads[t as usize].remaining = 0.0;
                 self.step_done(t);
             }
             Scheduled::IoDone(t) => self.resume(t),
-            Scheduled::Timer(k, _) => self.pending.push_back(Event::Timer { key: k }),
+            Scheduled::Timer(k, _) => self.d.fire(k),
         }
-    }
-
-    /// Deliver the pending events to the policy in order, applying its
-    /// decisions after each (which may queue further events); returns how
-    /// many were delivered.
-    fn deliver_pending(&mut self, policy: &mut dyn Policy, name: &str) -> Result<u64, String> {
-        let mut decisions = std::mem::take(&mut self.decisions_buf);
-        let mut delivered = 0;
-        while let Some(e) = self.pending.pop_front() {
-            decisions.clear();
-            delivered += 1;
-            let t0 = self.decision_times.as_ref().map(|_| Instant::now());
-            policy.on_event(&e, &*self, &mut decisions);
-            if let (Some(h), Some(t0)) = (self.decision_times.as_mut(), t0) {
-                h.add(t0.elapsed().as_nanos() as u64);
-            }
-            for &d in &decisions {
-                self.apply(d, name)?;
-            }
-        }
-        self.decisions_buf = decisions;
-        Ok(delivered)
     }
 
     /// Close the open trace slices and sum up the run.
-    fn finish(mut self, events: u64) -> RunOutput {
+    fn finish(mut self) -> RunOutput {
         let makespan = self.now;
-        for c in 0..self.ctx_thread.len() {
-            if let Some(t) = self.ctx_thread[c] {
-                self.stop(t, ThreadStatus::Done);
+        for c in 0..self.topo.n_contexts() as u32 {
+            if let Some(t) = self.d.running_on(CtxId(c)) {
+                self.stop(t.0, c);
             }
         }
         let mut totals = Counters::default();
@@ -247,9 +226,10 @@ impl Engine<'_, '_> {
             energy: self.energy,
             context_switches: self.switches,
             migrations: self.migrations,
-            policy_events: events,
+            policy_events: self.d.delivered(),
             explored_pairs_pct: explored,
             decision_us: self.decision_times.as_ref().map(|h| (h.quantile_us(0.5), h.quantile_us(0.99))),
+            notes: self.d.notes().to_vec(),
         }
     }
 }

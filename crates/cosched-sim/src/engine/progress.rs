@@ -3,18 +3,18 @@
 //! (locks, barriers, I/O, progress periods, exit) between compute phases,
 //! and the contention re-solve of every socket whose running set changed.
 
-use super::state::{Engine, Scheduled, StepOutcome, ThreadStatus};
+use super::state::{Engine, Scheduled, StepOutcome};
 use crate::contention::Runner;
 use crate::plan::Partners;
 use crate::program::Step;
-use cosched_core::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
-use cosched_core::policy::{BlockReason, Event};
+use cosched_core::ids::{Nanos, PeriodId, ThreadId};
+use cosched_core::policy::BlockReason;
 use cosched_core::Counters;
 use rand::Rng;
 
 impl Engine<'_, '_> {
-    /// Advance counters and progress of a running thread to now.
-    pub(super) fn settle_thread(&mut self, t: u32) {
+    /// Advance counters and progress of thread `t`, running on socket `s`, to now.
+    pub(super) fn settle_thread(&mut self, t: u32, s: usize) {
         let now = self.now;
         let th = &mut self.threads[t as usize];
         if th.settled_at >= now {
@@ -50,20 +50,14 @@ impl Engine<'_, '_> {
             inc.l1_accesses *= z();
             inc.l1_misses *= z();
         }
-        let th = &mut self.threads[t as usize];
-        th.counters.add(&inc);
-        let s = self.topo.contexts[match th.status {
-            ThreadStatus::Running(c) => c as usize,
-            _ => unreachable!("settling a thread that is not running"),
-        }]
-        .socket as usize;
+        self.threads[t as usize].counters.add(&inc);
         self.socket_counters[s].add(&inc);
     }
 
     pub(super) fn settle_socket(&mut self, s: usize) {
         for i in 0..self.socket_runners[s].len() {
             let t = self.socket_runners[s][i];
-            self.settle_thread(t);
+            self.settle_thread(t, s);
         }
     }
 
@@ -104,7 +98,7 @@ impl Engine<'_, '_> {
                 }
                 Step::PpBegin(d) => {
                     th.stall_s += self.pp_cost_s;
-                    if self.needs_pp {
+                    if self.d.admits_periods() {
                         let p = PeriodId(self.next_period);
                         self.next_period += 1;
                         th.period = Some(p);
@@ -114,7 +108,7 @@ impl Engine<'_, '_> {
                 Step::PpEnd => {
                     th.stall_s += self.pp_cost_s;
                     if let Some(p) = th.period.take() {
-                        self.pending.push_back(Event::PeriodEnd { thread: ThreadId(t), period: p });
+                        self.d.end_period(ThreadId(t), p);
                     }
                 }
                 Step::Io(ns) => {
@@ -139,36 +133,27 @@ impl Engine<'_, '_> {
                     } else if !j.at_barrier.is_empty() && j.at_barrier.len() as u32 >= j.live {
                         wakes.append(&mut j.at_barrier);
                     }
-                    self.n_done += 1;
                     return StepOutcome::Exited;
                 }
             }
         }
     }
 
-    /// Continue a thread that is not running (woken, arrived or admitted).
+    /// Continue a thread that is not running (arrived or woken).
     pub(super) fn resume(&mut self, t: u32) {
         let mut wakes = vec![t];
         while let Some(w) = wakes.pop() {
             let out = self.advance(w, &mut wakes);
-            let th = &mut self.threads[w as usize];
+            let id = ThreadId(w);
             match out {
-                StepOutcome::Continue => {
-                    th.status = ThreadStatus::Runnable;
-                    let ev = if th.announced {
-                        Event::Runnable { thread: ThreadId(w) }
-                    } else {
-                        th.announced = true;
-                        Event::Arrived { thread: ThreadId(w), job: JobId(th.job) }
-                    };
-                    self.pending.push_back(ev);
-                }
-                StepOutcome::Blocked(_) => th.status = ThreadStatus::Blocked,
+                StepOutcome::Continue => self.d.wake(id),
+                StepOutcome::Blocked(_) => self.d.sleep(id),
                 StepOutcome::WaitPeriod(p, d) => {
-                    th.status = ThreadStatus::WaitPeriod;
-                    self.pending.push_back(Event::PeriodBegin { thread: ThreadId(w), ctx: None, period: p, demand: d });
+                    self.d.begin_period(id, p, d);
                 }
-                StepOutcome::Exited => th.status = ThreadStatus::Done,
+                StepOutcome::Exited => {
+                    self.d.exit(id);
+                }
             }
         }
     }
@@ -177,28 +162,24 @@ impl Engine<'_, '_> {
     pub(super) fn step_done(&mut self, t: u32) {
         let mut wakes = vec![];
         let out = self.advance(t, &mut wakes);
-        let ThreadStatus::Running(c) = self.threads[t as usize].status else { unreachable!() };
+        let id = ThreadId(t);
+        let c = self.d.ctx_of(id).expect("a thread ending a step runs").0;
         match out {
             StepOutcome::Continue => {
                 let s = self.socket_of(c);
                 self.socket_dirty[s] = true;
             }
             StepOutcome::Blocked(reason) => {
-                self.stop(t, ThreadStatus::Blocked);
-                self.pending.push_back(Event::Blocked { thread: ThreadId(t), ctx: CtxId(c), reason });
+                self.d.block(id, reason);
+                self.stop(t, c);
             }
             StepOutcome::WaitPeriod(p, d) => {
-                self.stop(t, ThreadStatus::WaitPeriod);
-                self.pending.push_back(Event::PeriodBegin {
-                    thread: ThreadId(t),
-                    ctx: Some(CtxId(c)),
-                    period: p,
-                    demand: d,
-                });
+                self.d.begin_period(id, p, d);
+                self.stop(t, c);
             }
             StepOutcome::Exited => {
-                self.stop(t, ThreadStatus::Done);
-                self.pending.push_back(Event::Exited { thread: ThreadId(t), ctx: CtxId(c) });
+                self.d.exit(id);
+                self.stop(t, c);
             }
         }
         for w in wakes {
@@ -209,10 +190,7 @@ impl Engine<'_, '_> {
     /// Share of running thread `t`'s exchange whose partners run in LLC
     /// domain `llc` (on socket `s`) right now.
     pub(super) fn local_share(&self, s: usize, t: u32, llc: u32) -> f64 {
-        let in_llc = |j: u32| match self.threads[j as usize].status {
-            ThreadStatus::Running(c) => self.topo.contexts[c as usize].llc == llc,
-            _ => false,
-        };
+        let in_llc = |j: u32| self.d.ctx_of(ThreadId(j)).is_some_and(|c| self.topo.contexts[c.idx()].llc == llc);
         match self.plan.threads[t as usize].partners {
             Partners::None => 1.0,
             Partners::List { start, len } => self.plan.partners[start as usize..(start + len) as usize]
@@ -240,8 +218,8 @@ impl Engine<'_, '_> {
             self.runners_buf.clear();
             for &t in &self.socket_runners[s] {
                 let th = &self.threads[t as usize];
-                let ThreadStatus::Running(c) = th.status else { unreachable!() };
-                let info = self.topo.contexts[c as usize];
+                let c = self.d.ctx_of(ThreadId(t)).expect("a socket's runner runs");
+                let info = self.topo.contexts[c.idx()];
                 let local = if self.plan.models[th.model as usize].comm_apki > 0.0 {
                     self.local_share(s, t, info.llc)
                 } else {

@@ -6,8 +6,9 @@ use super::SimOptions;
 use crate::contention::{BusState, Rates, Runner, Solver};
 use crate::plan::Plan;
 use crate::program::Cursor;
-use cosched_core::ids::{Nanos, PeriodId};
-use cosched_core::policy::{BlockReason, Decision, Demand, Energy, Event, Needs};
+use cosched_core::dispatch::{ContractError, Dispatcher, Offer, Supply};
+use cosched_core::ids::{JobId, Nanos, PeriodId};
+use cosched_core::policy::{BlockReason, Demand, Energy, Needs};
 use cosched_core::{Counters, Topology};
 use cosched_machine::power::{Power, PowerModel};
 use cosched_machine::{MachineSpec, TraceSlice};
@@ -28,23 +29,6 @@ pub(super) enum Scheduled {
     IoDone(u32),
     /// The policy's timer `key` fires (valid while its generation matches).
     Timer(u32, u32),
-}
-
-/// Where a simulated thread is.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum ThreadStatus {
-    /// Its job has not arrived.
-    Pending,
-    /// Waiting for a context.
-    Runnable,
-    /// On context `c`.
-    Running(u32),
-    /// Sleeping (barrier, lock, I/O).
-    Blocked,
-    /// Waiting for its progress period to be admitted (RDA §2.3).
-    WaitPeriod,
-    /// Exited.
-    Done,
 }
 
 /// What a thread's zero-time program steps led to.
@@ -71,9 +55,6 @@ pub(super) struct SimThread {
     pub(super) scale: f64,
     /// Position in its program.
     pub(super) cursor: Cursor,
-    pub(super) status: ThreadStatus,
-    /// `Arrived` was delivered (later wake-ups are `Runnable`).
-    pub(super) announced: bool,
     /// Phase model of the current compute step.
     pub(super) model: u32,
     /// Instructions left in the current compute step.
@@ -140,8 +121,9 @@ pub(super) struct Engine<'a, 't> {
     pub(super) jobs: Vec<JobState>,
     pub(super) lock_owner: Vec<Option<u32>>,
     pub(super) lock_waiters: Vec<VecDeque<u32>>,
-    /// Thread on each context.
-    pub(super) ctx_thread: Vec<Option<u32>>,
+    /// The contract: thread statuses, who holds each context, the policy's
+    /// timers and the events still to deliver.
+    pub(super) d: Dispatcher,
     /// Thread that last ran on each context (context switches).
     pub(super) ctx_last: Vec<Option<u32>>,
     /// Start of the current slice on each context (traces).
@@ -167,14 +149,8 @@ pub(super) struct Engine<'a, 't> {
     pub(super) queue: BinaryHeap<Reverse<(Nanos, u64, Scheduled)>>,
     /// Insertion counter: ties in time leave the queue in insertion order.
     pub(super) seq: u64,
-    /// Generation of each policy timer key.
-    pub(super) timer_generation: Vec<u32>,
-    /// Events for the policy, delivered in order.
-    pub(super) pending: VecDeque<Event>,
-    pub(super) needs_pp: bool,
     pub(super) oracle_ok: bool,
     pub(super) next_period: u32,
-    pub(super) n_done: usize,
     /// Relative noise on counter increments.
     pub(super) noise: f64,
     /// Cost of one progress-period call, s.
@@ -189,22 +165,30 @@ pub(super) struct Engine<'a, 't> {
     pub(super) runners_buf: Vec<Runner>,
     pub(super) rates_buf: Vec<Rates>,
     pub(super) trace: Option<&'t mut dyn FnMut(TraceSlice)>,
-    /// Reused buffer for the policy's decisions.
-    pub(super) decisions_buf: Vec<Decision>,
     /// The policy's decision times, when measured.
     pub(super) decision_times: Option<DecisionTimes>,
 }
 
 impl<'a, 't> Engine<'a, 't> {
-    /// A machine at time 0 with every job still to arrive.
+    /// A machine at time 0 with every job still to arrive, for a policy
+    /// (`name`, `needs`); an error when the simulator cannot meet a need.
     pub(super) fn new(
         m: &'a MachineSpec,
         plan: &'a Plan,
-        needs: Needs,
+        (name, needs): (&'static str, Needs),
         opts: &SimOptions,
         trace: Option<&'t mut dyn FnMut(TraceSlice)>,
-    ) -> Engine<'a, 't> {
+    ) -> Result<Engine<'a, 't>, ContractError> {
         let topo = m.topology();
+        let offer = Offer {
+            backend: "the simulator",
+            counters: Supply::Yes,
+            energy: Supply::Yes,
+            oracle: Supply::Yes,
+            smt: topo.has_smt(),
+        };
+        let jobs = plan.threads.iter().map(|tp| JobId(tp.job)).collect();
+        let d = Dispatcher::new(name, needs, &offer, jobs, topo.n_contexts())?;
         let n_threads = plan.threads.len();
         let mut lock_base = 0;
         let jobs: Vec<JobState> = plan
@@ -232,7 +216,7 @@ impl<'a, 't> Engine<'a, 't> {
             jobs,
             lock_owner: vec![None; lock_base as usize],
             lock_waiters: vec![VecDeque::new(); lock_base as usize],
-            ctx_thread: vec![None; nctx],
+            d,
             ctx_last: vec![None; nctx],
             ctx_since: vec![0; nctx],
             core_last: vec![None; topo.n_cores as usize],
@@ -248,12 +232,8 @@ impl<'a, 't> Engine<'a, 't> {
             power_now: Power::default(),
             queue: BinaryHeap::new(),
             seq: 0,
-            timer_generation: vec![],
-            pending: VecDeque::new(),
-            needs_pp: needs.progress_periods,
             oracle_ok: needs.oracle,
             next_period: 0,
-            n_done: 0,
             noise: opts.counter_noise,
             pp_cost_s: opts.pp_cost_ns as f64 * 1e-9,
             rng: ChaCha8Rng::seed_from_u64(opts.seed ^ 0x5EED_0FC0_5C4E_D000),
@@ -265,7 +245,6 @@ impl<'a, 't> Engine<'a, 't> {
             rates_buf: vec![],
             topo,
             trace,
-            decisions_buf: vec![],
             decision_times: opts.timing.then(DecisionTimes::new),
         };
         for s in 0..engine.socket_bus.len() {
@@ -275,7 +254,7 @@ impl<'a, 't> Engine<'a, 't> {
         for (j, jp) in plan.jobs.iter().enumerate() {
             engine.push(jp.arrival, Scheduled::Arrive(j as u32));
         }
-        engine
+        Ok(engine)
     }
 
     /// Queue a timed event.
@@ -298,8 +277,6 @@ impl SimThread {
             class,
             scale,
             cursor: Cursor::default(),
-            status: ThreadStatus::Pending,
-            announced: false,
             model: 0,
             remaining: 0.0,
             debt_s: 0.0,

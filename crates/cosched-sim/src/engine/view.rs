@@ -2,7 +2,7 @@
 //! where, cumulative counters, energy; and, for policies that declare
 //! `Needs::oracle` only, the ground truth ([`Oracle`]).
 
-use super::state::{Engine, ThreadStatus};
+use super::state::Engine;
 use crate::contention::{Runner, Solver};
 use cosched_core::ids::{CtxId, JobId, Nanos, ThreadId};
 use cosched_core::policy::{CoRun, Energy, MachineView, Oracle};
@@ -13,7 +13,7 @@ impl Engine<'_, '_> {
     pub(super) fn peek(&self, t: u32) -> Counters {
         let th = &self.threads[t as usize];
         let mut c = th.counters;
-        if let ThreadStatus::Running(_) = th.status {
+        if self.d.ctx_of(ThreadId(t)).is_some() {
             let dt = (self.now - th.settled_at) as f64 * 1e-9;
             let run = dt - th.stall_s.min(dt);
             let prog = run - th.debt_s.min(run * 0.5);
@@ -33,7 +33,7 @@ impl MachineView for Engine<'_, '_> {
         &self.topo
     }
     fn running_on(&self, ctx: CtxId) -> Option<ThreadId> {
-        self.ctx_thread.get(ctx.idx()).copied().flatten().map(ThreadId)
+        self.d.running_on(ctx)
     }
     fn job_of(&self, thread: ThreadId) -> JobId {
         JobId(self.threads[thread.idx()].job)
@@ -112,10 +112,10 @@ impl Oracle for Engine<'_, '_> {
         let mut ids = vec![];
         let mut runners: Vec<Runner> = vec![];
         for &j in &self.socket_runners[s] {
-            if let ThreadStatus::Running(c) = self.threads[j as usize].status {
-                if c != ctx.0 && Some(ThreadId(j)) != thread {
+            if let Some(c) = self.d.ctx_of(ThreadId(j)) {
+                if c != ctx && Some(ThreadId(j)) != thread {
                     ids.push(ThreadId(j));
-                    runners.push(runner(j, c, self.threads[j as usize].occupancy_mb));
+                    runners.push(runner(j, c.0, self.threads[j as usize].occupancy_mb));
                 }
             }
         }
