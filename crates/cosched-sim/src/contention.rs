@@ -113,8 +113,13 @@ pub struct Solver {
     s_pipe: Vec<f64>,
     prev_ipc: Vec<f64>,
     tenants: Vec<Tenant>,
-    cache: std::collections::HashMap<Vec<[u32; 6]>, (Vec<Rates>, BusState)>,
+    /// Solutions by co-schedule (Fx hashing: the keys are small integer
+    /// arrays, and SipHash cost 7% of a run's time; nothing iterates the map).
+    cache: rustc_hash::FxHashMap<Vec<[u32; 6]>, (Vec<Rates>, BusState)>,
     order: Vec<usize>,
+    /// Each runner's key, and the co-schedule's (sorted), reused between solves.
+    keys: Vec<[u32; 6]>,
+    key: Vec<[u32; 6]>,
 }
 
 /// Most distinct co-schedules whose solutions are remembered per run (the
@@ -158,8 +163,10 @@ impl Solver {
             s_pipe: vec![],
             prev_ipc: vec![],
             tenants: vec![],
-            cache: std::collections::HashMap::new(),
+            cache: Default::default(),
             order: vec![],
+            keys: vec![],
+            key: vec![],
         }
     }
 
@@ -177,11 +184,15 @@ impl Solver {
     /// of iterating again (it differs from a fresh warm-started solve only
     /// within the solver's 1e-6 tolerance, and deterministically).
     pub fn solve(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
+        self.keys.clear();
+        self.keys.extend(runners.iter().map(Runner::key));
         self.order.clear();
         self.order.extend(0..runners.len());
-        self.order.sort_by_key(|&i| runners[i].key());
-        let key: Vec<[u32; 6]> = self.order.iter().map(|&i| runners[i].key()).collect();
-        if let Some((rates, bus)) = self.cache.get(&key) {
+        let keys = &self.keys;
+        self.order.sort_by_key(|&i| keys[i]);
+        self.key.clear();
+        self.key.extend(self.order.iter().map(|&i| keys[i]));
+        if let Some((rates, bus)) = self.cache.get(self.key.as_slice()) {
             out.clear();
             out.resize(runners.len(), Rates::default());
             for (k, &i) in self.order.iter().enumerate() {
@@ -192,7 +203,7 @@ impl Solver {
         let bus = self.solve_fresh(models, runners, out);
         if self.cache.len() < CACHE_ENTRIES {
             let sorted: Vec<Rates> = self.order.iter().map(|&i| out[i]).collect();
-            self.cache.insert(key, (sorted, bus));
+            self.cache.insert(self.key.clone(), (sorted, bus));
         }
         bus
     }

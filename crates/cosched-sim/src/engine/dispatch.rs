@@ -167,7 +167,6 @@ impl Engine<'_, '_> {
             th.private_mb
         };
         th.left_insertions = self.llc_insertions[info.llc as usize];
-        th.generation += 1;
         self.core_busy[info.core as usize] -= 1;
         if self.core_busy[info.core as usize] == 0 {
             self.n_active_cores -= 1;

@@ -116,7 +116,7 @@ pub fn run(
     let started = Instant::now();
     let mut next_line = PROGRESS_EVERY_S;
     while engine.d.n_done() < plan.threads.len() {
-        let (at, ev) = engine.next_live_event(name)?;
+        let (at, seq, ev) = engine.next_live_event(name)?;
         if at > max_t {
             return Err(format!(
                 "run exceeded the simulated-time limit of {} s (raise it with --max-sim-time-s)",
@@ -148,7 +148,7 @@ pub fn run(
         }
         engine.settle_energy(at);
         engine.now = at;
-        engine.handle(ev);
+        engine.handle(ev, seq);
         deliver(&mut engine, policy).map_err(|e| e.to_string())?;
         engine.solve_dirty();
     }
@@ -159,9 +159,9 @@ impl Engine<'_, '_> {
     /// The next queued event that is still current (stale step ends and
     /// cancelled timers are dropped); an error when nothing is left although
     /// threads are unfinished (the policy stalled).
-    fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, Scheduled), String> {
+    fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, u64, Scheduled), String> {
         loop {
-            let Some(Reverse((at, _, ev))) = self.queue.pop() else {
+            let Some(Reverse((at, seq, ev))) = self.queue.pop() else {
                 return Err(format!(
                     "policy `{policy}` stalled at t={:.6}s: {} threads unfinished, {} runnable but not scheduled, nothing pending",
                     self.now as f64 * 1e-9,
@@ -170,27 +170,31 @@ impl Engine<'_, '_> {
                 ));
             };
             let live = match ev {
-                Scheduled::StepEnd(t, g) => self.threads[t as usize].generation == g,
+                Scheduled::SocketStep(s, g) => self.socket_generation[s as usize] == g,
                 Scheduled::Timer(k, g) => self.d.timer_live(k, g),
                 _ => true,
             };
             if live {
-                return Ok((at, ev));
+                return Ok((at, seq, ev));
             }
         }
     }
 
-    /// Carry out one timed event at `self.now`.
-    fn handle(&mut self, ev: Scheduled) {
+    /// Carry out one timed event at `self.now` (`seq`: its place among events at the same time).
+    fn handle(&mut self, ev: Scheduled, seq: u64) {
         match ev {
             Scheduled::Arrive(j) => {
                 for t in self.plan.jobs[j as usize].threads.clone() {
                     self.resume(t);
                 }
             }
-            Scheduled::StepEnd(t, _) => {
-                let c = self.d.ctx_of(cosched_core::ThreadId(t)).expect("a step ends on a context");
-                let s = self.socket_of(c.0);
+            Scheduled::SocketStep(s, _) => {
+                let s = s as usize;
+                let key = (self.now, seq);
+                let t = *self.socket_runners[s]
+                    .iter()
+                    .find(|&&t| self.threads[t as usize].step_end == key)
+                    .expect("the socket's earliest step end belongs to one of its runners");
                 self.settle_socket(s);
                 self.threads[t as usize].remaining = 0.0;
                 self.step_done(t);

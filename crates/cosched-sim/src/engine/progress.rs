@@ -11,6 +11,7 @@ use cosched_core::ids::{Nanos, PeriodId, ThreadId};
 use cosched_core::policy::BlockReason;
 use cosched_core::Counters;
 use rand::Rng;
+use std::cmp::Reverse;
 
 impl Engine<'_, '_> {
     /// Advance counters and progress of thread `t`, running on socket `s`, to now.
@@ -238,6 +239,7 @@ impl Engine<'_, '_> {
             let mut rates = std::mem::take(&mut self.rates_buf);
             self.socket_bus[s] = self.solver.solve(&self.plan.models, &self.runners_buf, &mut rates);
             let mut lines = 0.0;
+            let mut first: Option<(Nanos, u64)> = None;
             for (i, &r) in rates.iter().enumerate() {
                 let t = self.socket_runners[s][i];
                 let model = &self.plan.models[self.threads[t as usize].model as usize];
@@ -258,12 +260,19 @@ impl Engine<'_, '_> {
                 th.rate = rate;
                 th.occupancy_mb = r.occupancy_mb;
                 th.private_mb = r.private_mb;
-                th.generation += 1;
                 let work = th.remaining / ips;
                 let secs = th.stall_s + work + th.debt_s.min(work);
                 let at = self.now + (secs * 1e9).ceil() as Nanos;
-                let ev = Scheduled::StepEnd(t, th.generation);
-                self.push(at, ev);
+                self.seq += 1;
+                th.step_end = (at, self.seq);
+                if first.is_none_or(|f| th.step_end < f) {
+                    first = Some(th.step_end);
+                }
+            }
+            self.socket_generation[s] += 1;
+            if let Some((at, seq)) = first {
+                let ev = Scheduled::SocketStep(s as u32, self.socket_generation[s]);
+                self.queue.push(Reverse((at, seq, ev)));
             }
             self.rates_buf = rates;
             self.socket_lines[s] = lines;

@@ -23,8 +23,12 @@ use std::collections::{BinaryHeap, VecDeque};
 pub(super) enum Scheduled {
     /// Job `j` arrives: its threads start their programs.
     Arrive(u32),
-    /// Thread `t` finishes its compute step (valid while its generation matches).
-    StepEnd(u32, u32),
+    /// The earliest compute-step end among socket `s`'s runners (valid while
+    /// the socket's generation matches: every re-solve of the socket
+    /// supersedes it). One queue entry per socket instead of one per runner:
+    /// each runner's end keeps the sequence number it would have had, so the
+    /// order of events is unchanged.
+    SocketStep(u32, u32),
     /// Thread `t`'s I/O wait ends.
     IoDone(u32),
     /// The policy's timer `key` fires (valid while its generation matches).
@@ -69,8 +73,9 @@ pub(super) struct SimThread {
     /// phase's instructions at that phase's IPC alone (ground truth, oracle only).
     pub(super) solo_s: f64,
     pub(super) settled_at: Nanos,
-    /// Generation: a `StepEnd` event of an older generation is stale.
-    pub(super) generation: u32,
+    /// When its compute step ends at the current rates, and the sequence
+    /// number that orders ties (set at each re-solve of its socket).
+    pub(super) step_end: (Nanos, u64),
     /// LLC share now held, MiB.
     pub(super) occupancy_mb: f64,
     /// Private part of that share, MiB.
@@ -137,6 +142,8 @@ pub(super) struct Engine<'a, 't> {
     pub(super) socket_runners: Vec<Vec<u32>>,
     /// Sockets whose running set changed since their last solve.
     pub(super) socket_dirty: Vec<bool>,
+    /// Re-solves of each socket so far (the generation of its `SocketStep`).
+    pub(super) socket_generation: Vec<u32>,
     pub(super) socket_bus: Vec<BusState>,
     /// Cumulative counters of the threads that left each socket.
     pub(super) socket_counters: Vec<Counters>,
@@ -224,6 +231,7 @@ impl<'a, 't> Engine<'a, 't> {
             n_active_cores: 0,
             socket_runners: vec![vec![]; n_sockets],
             socket_dirty: vec![false; n_sockets],
+            socket_generation: vec![0; n_sockets],
             socket_bus: vec![BusState::default(); n_sockets],
             socket_counters: vec![Counters::default(); n_sockets],
             socket_lines: vec![0.0; n_sockets],
@@ -284,7 +292,7 @@ impl SimThread {
             counters: Counters::default(),
             solo_s: 0.0,
             settled_at: 0,
-            generation: 0,
+            step_end: (0, 0),
             occupancy_mb: 0.0,
             private_mb: 0.0,
             refill_from_mb: 0.0,
