@@ -78,21 +78,12 @@ fn the_core_has_no_io_and_no_pyo3() {
     assert!(extra.is_empty(), "cosched-core gained dependencies {extra:?} (allowed: {allowed:?})");
     let forbidden =
         ["std::fs", "std::net", "std::process", "std::env", "std::os", "std::io", "Instant", "SystemTime", "pyo3"];
-    let mut stack = vec![dir.join("src")];
     let mut checked = 0;
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("src dir") {
-            let p = e.expect("entry").path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                let text = std::fs::read_to_string(&p).expect("source");
-                for f in forbidden {
-                    assert!(!text.contains(f), "{} uses `{f}`: the core does no I/O", p.display());
-                }
-                checked += 1;
-            }
+    for (p, text) in sources(dir) {
+        for f in forbidden {
+            assert!(!text.contains(f), "{} uses `{f}`: the core does no I/O", p.display());
         }
+        checked += 1;
     }
     assert!(checked > 20, "only {checked} core sources found");
 }
