@@ -114,7 +114,7 @@ def compare_html(df: pd.DataFrame) -> str:
             _mean_ci_chart(s, "speedup", f"speedup vs {df.attrs['baseline']}"),
             "speedup, mean and 95% interval over seeds",
         ),
-        _figure(_mean_ci_chart(s, "energy_system_j", "system energy, J"), "system energy, mean and 95% interval"),
+        _figure(_mean_ci_chart(s, "energy_j", "system energy, J"), "system energy, mean and 95% interval"),
     ]
     return _page(title, [("Summary", [_table(s)]), ("Charts", charts), ("Runs", [_table(df)])])
 
@@ -142,7 +142,7 @@ def sweep_html(df: pd.DataFrame) -> str:
 
     keys = [c for c in df.columns if c not in ("seed",) and df.columns.get_loc(c) < df.columns.get_loc("policy")]
     groups = keys + ["machine", "workload", "policy"]
-    means = df.groupby(groups, sort=False, dropna=False)[["makespan_s", "energy_j_system"]].agg(
+    means = df.groupby(groups, sort=False, dropna=False)[["makespan_s", "energy_j"]].agg(
         ["mean", "std", "count"]
     )
     means.columns = ["_".join(c) for c in means.columns]

@@ -59,6 +59,12 @@ def list_workloads() -> pd.DataFrame:
     return _listing("workloads")
 
 
+def list_metrics() -> pd.DataFrame:
+    """Every metric a frame or command reports: name, description, unit, better
+    (``higher``, ``lower`` or ``neither``); the column names of :func:`compare`'s frames."""
+    return _listing("metrics")
+
+
 def knobs() -> pd.DataFrame:
     """Every keyword knob of :func:`simulate`, :func:`compare` and :func:`cosched.sweep`:
     name, the CLI flag it stands for, default, switch (True/False knob), help."""
@@ -201,13 +207,9 @@ def _inputs(machine: str | Machine, workload: str | Workload, knobs: dict[str, A
 
 def _flatten(report: dict[str, Any]) -> dict[str, Any]:
     """One run's report as one flat row: identity columns, then every metric
-    (nested ones joined with ``_``: ``energy_j_system``, ``decision_time_us_p50``)."""
+    under its registry name (``cosched list metrics``)."""
     row = {k: report[k] for k in ("policy", "seed", "oracle", "machine", "workload", "threads", "noise")}
-    for k, v in report["metrics"].items():
-        if isinstance(v, dict):
-            row.update({f"{k}_{kk}": vv for kk, vv in v.items()})
-        else:
-            row[k] = v
+    row.update(report["metrics"])
     return row
 
 
@@ -272,7 +274,7 @@ class Run:
         m = self.report["metrics"]
         return (
             f"Run({self.policy!r} on {self.report['machine']!r} running {self.report['workload']!r}, "
-            f"seed {self.seed}: makespan {m['makespan_s']:.4f} s, energy {m['energy_j']['system']:.1f} J)"
+            f"seed {self.seed}: makespan {m['makespan_s']:.4f} s, energy {m['energy_j']:.1f} J)"
         )
 
 

@@ -16,6 +16,7 @@ def test_version_and_lists_match_the_cli(cli):
         ("policies", cosched.list_policies()),
         ("machines", cosched.list_machines()),
         ("workloads", cosched.list_workloads()),
+        ("metrics", cosched.list_metrics()),
     ]:
         expected = cli("list", what, "--format", "json")
         assert list(frame["name"]) == [e["name"] for e in expected]
@@ -83,6 +84,13 @@ def test_compare_equals_the_cli_json_with_numeric_columns(cli):
         assert row["speedup_mean"] == exp["speedup"]["mean"]
         assert row["makespan_s_lo"] == exp["makespan_s"]["lo"]
         assert row["seeds"] == 3
+    # One name per metric: every column of both frames is a registry metric
+    # (or a summary column of one, or a label naming the row).
+    metrics = set(cosched.list_metrics()["name"])
+    labels = {"policy", "oracle", "machine", "workload", "seed", "seeds", "threads", "noise"}
+    for c in list(df.columns) + list(s.columns):
+        base = c.rsplit("_", 1)[0] if c.endswith(("_mean", "_lo", "_hi")) else c
+        assert c in labels or base in metrics, f"column {c} is not in cosched.list_metrics()"
     # Per-seed speedups average to the summary's.
     by = df.groupby("policy", sort=False)["speedup"].mean()
     assert by.to_dict() == pytest.approx(dict(zip(s["policy"], s["speedup_mean"])))

@@ -4,7 +4,7 @@
 
 use crate::error::RunError;
 use crate::opts::{Format, RunOpts};
-use crate::output::{ci_cells, csv, opt, table};
+use crate::output::{ci_cells, csv, table};
 use crate::sweep::{config, run_batch, Point};
 use clap::Args as ClapArgs;
 use cosched_core::policies;
@@ -15,14 +15,7 @@ use serde::Serialize;
 
 /// `cosched compare`'s arguments.
 #[derive(ClapArgs)]
-#[command(
-    after_long_help = "Columns: speedup = baseline makespan / policy makespan; makespan_s = last job's finish, s; \
-antt = mean slowdown against solo runs; unfairness = max slowdown / min slowdown; stp = sum of solo/turnaround; \
-energy_j = system energy, J; edp_js = energy x makespan; llc_misses, l1_hits, ctx_switches, migrations = totals; \
-explored_pct = share of thread pairs that ever co-ran (SLITS Fig. 1); decide_p50_us/decide_p99_us = the policy's \
-decision time (wall clock, dropped by --no-timing). Table: mean ±half-width of the 95% interval over seeds. \
---format csv: <metric>_mean, <metric>_lo, <metric>_hi as numbers (loads with pandas.read_csv)."
-)]
+#[command(after_long_help = legend())]
 pub struct Args {
     #[command(flatten)]
     run: RunOpts,
@@ -53,15 +46,63 @@ pub struct Row {
     antt: Option<MeanCi>,
     unfairness: Option<MeanCi>,
     stp: Option<MeanCi>,
-    energy_system_j: MeanCi,
-    edp: MeanCi,
+    energy_j: MeanCi,
+    edp_js: MeanCi,
     llc_misses: MeanCi,
     l1_hits: MeanCi,
-    context_switches: MeanCi,
+    ctx_switches: MeanCi,
     migrations: MeanCi,
-    explored_permutations_pct: MeanCi,
-    decision_p50_us: Option<MeanCi>,
-    decision_p99_us: Option<MeanCi>,
+    explored_pct: MeanCi,
+    decide_p50_us: Option<MeanCi>,
+    decide_p99_us: Option<MeanCi>,
+}
+
+type Get = fn(&Row) -> Option<&MeanCi>;
+
+/// Every summarised metric of a [`Row`], by its registry name, in column order.
+const COLUMNS: [(&str, Get); 14] = [
+    ("speedup", |r| Some(&r.speedup)),
+    ("makespan_s", |r| Some(&r.makespan_s)),
+    ("antt", |r| r.antt.as_ref()),
+    ("unfairness", |r| r.unfairness.as_ref()),
+    ("stp", |r| r.stp.as_ref()),
+    ("energy_j", |r| Some(&r.energy_j)),
+    ("edp_js", |r| Some(&r.edp_js)),
+    ("llc_misses", |r| Some(&r.llc_misses)),
+    ("l1_hits", |r| Some(&r.l1_hits)),
+    ("ctx_switches", |r| Some(&r.ctx_switches)),
+    ("migrations", |r| Some(&r.migrations)),
+    ("explored_pct", |r| Some(&r.explored_pct)),
+    ("decide_p50_us", |r| r.decide_p50_us.as_ref()),
+    ("decide_p99_us", |r| r.decide_p99_us.as_ref()),
+];
+
+/// The table's metric columns and their precision: `(name, digits, interval?)`;
+/// a precision of `None` prints in scientific notation.
+const TABLE: [(&str, Option<usize>, bool); 12] = [
+    ("speedup", Some(3), true),
+    ("makespan_s", Some(4), true),
+    ("antt", Some(3), true),
+    ("unfairness", Some(3), true),
+    ("energy_j", Some(1), false),
+    ("edp_js", Some(2), false),
+    ("llc_misses", None, false),
+    ("ctx_switches", Some(0), false),
+    ("migrations", Some(0), false),
+    ("explored_pct", Some(2), false),
+    ("decide_p50_us", Some(2), false),
+    ("decide_p99_us", Some(2), false),
+];
+
+/// `compare --help`'s column legend, from the metric registry.
+fn legend() -> String {
+    let names: Vec<&str> = COLUMNS.iter().map(|(n, _)| *n).collect();
+    format!(
+        "Columns: {}. Table: mean ±half-width of the 95% interval over seeds (speedup is headed \
+         speedup_vs_<baseline>). --format csv: <metric>_mean, <metric>_lo, <metric>_hi as numbers \
+         (loads with pandas.read_csv). Every metric: cosched list metrics.",
+        cosched_core::metrics::registry::legend(&names)
+    )
 }
 
 /// A comparison: per-policy summaries and every run's report.
@@ -167,15 +208,15 @@ pub fn comparison(
                 antt: fo(&|r| r.metrics.run.antt),
                 unfairness: fo(&|r| r.metrics.run.unfairness),
                 stp: fo(&|r| r.metrics.run.stp),
-                energy_system_j: f(&|r| r.metrics.run.energy_j.system),
-                edp: f(&|r| r.metrics.run.edp),
+                energy_j: f(&|r| r.metrics.run.energy_j),
+                edp_js: f(&|r| r.metrics.run.edp_js),
                 llc_misses: f(&|r| r.metrics.llc_misses),
                 l1_hits: f(&|r| r.metrics.l1_hits),
-                context_switches: f(&|r| r.metrics.context_switches as f64),
+                ctx_switches: f(&|r| r.metrics.ctx_switches as f64),
                 migrations: f(&|r| r.metrics.migrations as f64),
-                explored_permutations_pct: f(&|r| r.metrics.explored_permutations_pct),
-                decision_p50_us: fo(&|r| r.metrics.decision_time_us.p50),
-                decision_p99_us: fo(&|r| r.metrics.decision_time_us.p99),
+                explored_pct: f(&|r| r.metrics.explored_pct),
+                decide_p50_us: fo(&|r| r.metrics.decide_p50_us),
+                decide_p99_us: fo(&|r| r.metrics.decide_p99_us),
             }
         })
         .collect();
@@ -202,25 +243,8 @@ fn ci(m: &MeanCi, prec: usize) -> String {
 /// columns `<metric>_mean`, `<metric>_lo`, `<metric>_hi` (the 95% interval
 /// over seeds; empty where a metric is not defined, e.g. antt without solo runs).
 fn print_csv(c: &Comparison) {
-    type Get = fn(&Row) -> Option<&MeanCi>;
-    let metrics: [(&str, Get); 14] = [
-        ("speedup", |r| Some(&r.speedup)),
-        ("makespan_s", |r| Some(&r.makespan_s)),
-        ("antt", |r| r.antt.as_ref()),
-        ("unfairness", |r| r.unfairness.as_ref()),
-        ("stp", |r| r.stp.as_ref()),
-        ("energy_j", |r| Some(&r.energy_system_j)),
-        ("edp_js", |r| Some(&r.edp)),
-        ("llc_misses", |r| Some(&r.llc_misses)),
-        ("l1_hits", |r| Some(&r.l1_hits)),
-        ("ctx_switches", |r| Some(&r.context_switches)),
-        ("migrations", |r| Some(&r.migrations)),
-        ("explored_pct", |r| Some(&r.explored_permutations_pct)),
-        ("decide_p50_us", |r| r.decision_p50_us.as_ref()),
-        ("decide_p99_us", |r| r.decision_p99_us.as_ref()),
-    ];
     let mut header = vec!["policy".to_string(), "oracle".into(), "baseline".into(), "seeds".into()];
-    for (name, _) in &metrics {
+    for (name, _) in &COLUMNS {
         for part in ["mean", "lo", "hi"] {
             header.push(format!("{name}_{part}"));
         }
@@ -228,7 +252,7 @@ fn print_csv(c: &Comparison) {
     let mut rows = vec![header];
     for r in &c.policies {
         let mut row = vec![r.policy.clone(), r.oracle.to_string(), c.baseline.clone(), r.makespan_s.n.to_string()];
-        for (_, get) in &metrics {
+        for (_, get) in &COLUMNS {
             row.extend(ci_cells(get(r)));
         }
         rows.push(row);
@@ -241,37 +265,24 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
         Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
         Format::Csv => print_csv(c),
         Format::Table => {
-            let mut rows = vec![vec![
-                "policy".to_string(),
-                format!("speedup_vs_{}", c.baseline),
-                "makespan_s".into(),
-                "antt".into(),
-                "unfairness".into(),
-                "energy_j".into(),
-                "edp_js".into(),
-                "llc_misses".into(),
-                "ctx_switches".into(),
-                "migrations".into(),
-                "explored_pct".into(),
-                "decide_p50_us".into(),
-                "decide_p99_us".into(),
-            ]];
+            let mut head = vec!["policy".to_string()];
+            head.extend(TABLE.iter().map(|(n, _, _)| match *n {
+                "speedup" => format!("speedup_vs_{}", c.baseline),
+                n => n.to_string(),
+            }));
+            let mut rows = vec![head];
+            let get = |n: &str| COLUMNS.iter().find(|(c, _)| *c == n).expect("a column of COLUMNS").1;
             for r in &c.policies {
-                rows.push(vec![
-                    format!("{}{}", r.policy, if r.oracle { " [oracle]" } else { "" }),
-                    ci(&r.speedup, 3),
-                    ci(&r.makespan_s, 4),
-                    r.antt.as_ref().map_or("-".into(), |m| ci(m, 3)),
-                    r.unfairness.as_ref().map_or("-".into(), |m| ci(m, 3)),
-                    format!("{:.1}", r.energy_system_j.mean),
-                    format!("{:.2}", r.edp.mean),
-                    format!("{:.3e}", r.llc_misses.mean),
-                    format!("{:.0}", r.context_switches.mean),
-                    format!("{:.0}", r.migrations.mean),
-                    format!("{:.2}", r.explored_permutations_pct.mean),
-                    opt(r.decision_p50_us.as_ref().map(|m| m.mean), 2),
-                    opt(r.decision_p99_us.as_ref().map(|m| m.mean), 2),
-                ]);
+                let mut row = vec![format!("{}{}", r.policy, if r.oracle { " [oracle]" } else { "" })];
+                for (n, prec, interval) in TABLE {
+                    row.push(match (get(n)(r), prec) {
+                        (None, _) => "-".into(),
+                        (Some(m), Some(p)) if interval => ci(m, p),
+                        (Some(m), Some(p)) => format!("{:.p$}", m.mean),
+                        (Some(m), None) => format!("{:.3e}", m.mean),
+                    });
+                }
+                rows.push(row);
             }
             println!(
                 "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan, mean ±95% CI",

@@ -2,6 +2,7 @@
 
 use crate::opts::Format;
 use clap::{Args as ClapArgs, ValueEnum};
+use cosched_core::metrics::registry::{Better, METRICS};
 use cosched_core::policies;
 use cosched_sim::presets;
 use serde::Serialize;
@@ -15,6 +16,8 @@ pub enum What {
     Machines,
     /// Workload presets (`data/workloads`).
     Workloads,
+    /// Every metric a command prints: name, unit, which way is better (`cosched_core::metrics::registry`).
+    Metrics,
 }
 
 /// `cosched list`'s arguments.
@@ -43,6 +46,12 @@ pub struct Item {
     /// Workloads: threads (all jobs and instances).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threads: Option<u32>,
+    /// Metrics: unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<&'static str>,
+    /// Metrics: which way is better.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub better: Option<Better>,
 }
 
 /// `cosched list`: print the items.
@@ -62,6 +71,20 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                 oracle: Some(p.oracle),
                 contexts: None,
                 threads: None,
+                unit: None,
+                better: None,
+            })
+            .collect(),
+        What::Metrics => METRICS
+            .iter()
+            .map(|m| Item {
+                name: m.name.into(),
+                description: m.about.into(),
+                oracle: None,
+                contexts: None,
+                threads: None,
+                unit: Some(m.unit),
+                better: Some(m.better),
             })
             .collect(),
         What::Machines => cosched_machine::presets::machine_names()
@@ -73,6 +96,8 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                     oracle: None,
                     contexts: Some(m.n_contexts()),
                     threads: None,
+                    unit: None,
+                    better: None,
                 })
             })
             .collect::<Result<_, String>>()?,
@@ -86,6 +111,8 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                     oracle: None,
                     contexts: None,
                     threads: Some(threads),
+                    unit: None,
+                    better: None,
                 })
             })
             .collect::<Result<_, String>>()?,
@@ -105,6 +132,15 @@ fn print(items: &[Item], format: Format) -> Result<(), String> {
             let w = items.iter().map(|i| i.name.len()).max().unwrap_or(4);
             for i in items {
                 let extra = match (i.contexts, i.threads, i.oracle) {
+                    _ if i.unit.is_some() => format!(
+                        "[{}{}] ",
+                        i.unit.unwrap_or_default(),
+                        match i.better {
+                            Some(Better::Higher) => ", higher is better",
+                            Some(Better::Lower) => ", lower is better",
+                            _ => "",
+                        }
+                    ),
                     (Some(c), _, _) => format!("[{c} contexts] "),
                     (_, Some(1), _) => "[1 thread] ".into(),
                     (_, Some(t), _) => format!("[{t} threads] "),

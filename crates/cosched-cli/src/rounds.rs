@@ -7,6 +7,7 @@
 
 use crate::opts::Format;
 use crate::output::{ci_cells, csv, table};
+use cosched_core::metrics::registry::SUMMARY_PARTS;
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::stats::{mean_ci, MeanCi};
 use cosched_linux::mix::Mix;
@@ -63,7 +64,7 @@ pub struct Row {
     /// Unfairness (max/min slowdown) over rounds.
     pub unfairness: Option<MeanCi>,
     /// System energy, J (measured or modelled, see the runs' provenance).
-    pub energy_system_j: MeanCi,
+    pub energy_j: MeanCi,
     /// Scheduler CPU, % of one core.
     pub scheduler_cpu_pct: MeanCi,
     /// Paired speedup against the baseline (`baseline / this` makespan per round); none for the baseline.
@@ -198,7 +199,7 @@ pub fn analyse(
                 makespan_s: of(i, &|r| Some(r.metrics.makespan_s)).expect("makespan"),
                 antt: of(i, &|r| r.metrics.antt),
                 unfairness: of(i, &|r| r.metrics.unfairness),
-                energy_system_j: of(i, &|r| Some(r.metrics.energy_j.system)).expect("energy"),
+                energy_j: of(i, &|r| Some(r.metrics.energy_j)).expect("energy"),
                 scheduler_cpu_pct: of(i, &|r| Some(r.scheduler_cpu_pct)).expect("cpu"),
                 vs_baseline: vs,
                 verdict,
@@ -241,17 +242,29 @@ pub fn verdict_words(name: &str, base: &str, p: &PairedRatio, rounds: usize, min
     }
 }
 
+/// `--format csv`'s header: labels, then each metric's mean and interval.
+fn csv_header() -> Vec<String> {
+    let mut head = vec!["policy".to_string(), "baseline".into(), "rounds".into(), "drifted_rounds".into()];
+    for m in ["makespan_s", "antt", "unfairness", "energy_j", "scheduler_cpu_pct", "speedup"] {
+        head.extend(SUMMARY_PARTS.map(|p| format!("{m}_{p}")));
+    }
+    head.extend(["verdict".to_string(), "rounds_needed".into()]);
+    head
+}
+
+/// The table's header.
+fn table_header(baseline: &str) -> Vec<String> {
+    ["policy", "makespan_s", "unfairness", &format!("speedup_vs_{baseline}"), "speedup_lo", "speedup_hi"]
+        .map(String::from)
+        .to_vec()
+}
+
 /// Print the comparison.
 pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
         Format::Csv => {
-            let mut head = vec!["policy".to_string(), "baseline".into(), "rounds".into(), "drifted_rounds".into()];
-            for m in ["makespan_s", "antt", "unfairness", "energy_j", "scheduler_cpu_pct", "speedup"] {
-                head.extend(["mean", "lo", "hi"].map(|p| format!("{m}_{p}")));
-            }
-            head.extend(["verdict".to_string(), "rounds_needed".into()]);
-            let mut rows = vec![head];
+            let mut rows = vec![csv_header()];
             for r in &c.policies {
                 let mut row = vec![
                     r.policy.clone(),
@@ -263,7 +276,7 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     Some(&r.makespan_s),
                     r.antt.as_ref(),
                     r.unfairness.as_ref(),
-                    Some(&r.energy_system_j),
+                    Some(&r.energy_j),
                     Some(&r.scheduler_cpu_pct),
                 ] {
                     row.extend(ci_cells(m));
@@ -286,20 +299,15 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                 c.mix, c.rounds, c.seed, c.baseline
             );
             let ci = |m: &MeanCi| format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0);
-            let mut t = vec![vec![
-                "policy".to_string(),
-                "makespan_s".into(),
-                "unfairness".into(),
-                format!("speedup_vs_{}", c.baseline),
-                "95% interval".into(),
-            ]];
+            let mut t = vec![table_header(&c.baseline)];
             for r in &c.policies {
                 t.push(vec![
                     r.policy.clone(),
                     ci(&r.makespan_s),
                     r.unfairness.as_ref().map_or("-".into(), ci),
                     r.vs_baseline.as_ref().map_or("1 (baseline)".into(), |p| format!("{:.3}", p.ratio)),
-                    r.vs_baseline.as_ref().map_or("-".into(), |p| format!("[{:.3}, {:.3}]", p.lo, p.hi)),
+                    r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.lo)),
+                    r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.hi)),
                 ]);
             }
             table(&t);
@@ -324,6 +332,13 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_column_is_registered() {
+        for c in csv_header().iter().chain(&table_header("linux")) {
+            assert!(cosched_core::metrics::registry::is_known_column(c), "{c}");
+        }
+    }
 
     #[test]
     fn a_policy_given_twice_gets_a_second_label() {

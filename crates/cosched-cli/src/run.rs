@@ -219,7 +219,7 @@ fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
         }
         Format::Csv => {
-            println!("run,policy,job,turnaround_s,solo_s,slowdown,cpu_s,exit_code,error");
+            println!("{}", CSV_COLUMNS.join(","));
             for (k, r) in reports.iter().enumerate() {
                 for j in &r.jobs {
                     let o = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
@@ -241,13 +241,13 @@ fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
             let r = reports.last().expect("at least one run");
             println!("policy {} on mix {} (freezer: {})", r.policy, r.mix, r.freezer);
             println!(
-                "{:<20} {:>12} {:>9} {:>9} {:>8} {:>5}",
-                "job", "turnaround s", "solo s", "slowdown", "cpu s", "exit"
+                "{:<20} {:>12} {:>9} {:>9} {:>8} {:>9}",
+                "job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code"
             );
             for j in &r.jobs {
                 let o = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
                 println!(
-                    "{:<20} {:>12} {:>9} {:>9} {:>8.2} {:>5}{}",
+                    "{:<20} {:>12} {:>9} {:>9} {:>8.2} {:>9}{}",
                     j.name,
                     o(j.turnaround_s, 3),
                     o(j.solo_s, 3),
@@ -268,6 +268,10 @@ fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `cosched run --format csv`'s columns: labels and registry metrics.
+const CSV_COLUMNS: [&str; 9] =
+    ["run", "policy", "job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code", "error"];
 
 /// Mean and 95% interval over repetitions of the headline metrics.
 fn summary(reports: &[RealReport]) -> serde_json::Value {
@@ -291,7 +295,23 @@ fn summary(reports: &[RealReport]) -> serde_json::Value {
         "mean_turnaround_s": fmt(reports.iter().filter_map(mean_turn).collect()),
         "unfairness": fmt(reports.iter().filter_map(|r| r.metrics.unfairness).collect()),
         "antt": fmt(reports.iter().filter_map(|r| r.metrics.antt).collect()),
-        "energy_system_j": fmt(reports.iter().map(|r| r.metrics.energy_j.system).filter(|&e| e > 0.0).collect()),
+        "energy_j": fmt(reports.iter().map(|r| r.metrics.energy_j).filter(|&e| e > 0.0).collect()),
         "scheduler_cpu_pct": fmt(reports.iter().map(|r| r.scheduler_cpu_pct).collect()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_core::metrics::registry::is_known_column;
+
+    #[test]
+    fn every_column_and_summary_key_is_registered() {
+        for c in CSV_COLUMNS {
+            assert!(is_known_column(c), "{c}");
+        }
+        for k in summary(&[]).as_object().unwrap().keys() {
+            assert!(is_known_column(k), "{k}");
+        }
+    }
 }

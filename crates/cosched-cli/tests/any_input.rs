@@ -146,7 +146,7 @@ fn every_numeric_field_at_extreme_values_is_refused_or_gives_finite_results() {
                             Some(0) => match serde_json::from_str::<serde_json::Value>(&out) {
                                 Ok(v) => {
                                     let met = &v["metrics"];
-                                    ["makespan_s", "throughput", "edp"]
+                                    ["makespan_s", "throughput_gips", "edp_js"]
                                         .iter()
                                         .all(|k| met[k].as_f64().is_some_and(f64::is_finite))
                                         && !out.contains("NaN")

@@ -39,8 +39,11 @@ fn listing(what: &str) -> PyResult<String> {
         "policies" => What::Policies,
         "machines" => What::Machines,
         "workloads" => What::Workloads,
+        "metrics" => What::Metrics,
         other => {
-            return Err(run_error(RunError::Option(format!("list: `{other}` is not policies, machines or workloads"))))
+            return Err(run_error(RunError::Option(format!(
+                "list: `{other}` is not policies, machines, workloads or metrics"
+            ))))
         }
     };
     json(&items(w).map_err(|e| run_error(RunError::Simulation(e)))?)

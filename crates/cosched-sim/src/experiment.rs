@@ -17,17 +17,9 @@ use serde::Serialize;
 /// Reference policy of the solo runs.
 pub const SOLO_POLICY: &str = "cfs";
 
-/// Decision-time percentiles.
-#[derive(Clone, Debug, Serialize)]
-pub struct DecisionTime {
-    /// Median, µs (null when not measured).
-    pub p50: Option<f64>,
-    /// 99th percentile, µs (null when not measured).
-    pub p99: Option<f64>,
-}
-
 /// Run metrics as reported (`cosched simulate --format json`, "metrics"):
-/// the shared aggregate figures plus what the simulator counts.
+/// the shared aggregate figures plus what the simulator counts. Every field
+/// is named as in the metric registry (`cosched_core::metrics::registry`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Metrics {
     /// Makespan, throughput, STP, ANTT, unfairness, energy, EDP, instructions per joule.
@@ -40,15 +32,17 @@ pub struct Metrics {
     /// L1 data-cache hits.
     pub l1_hits: f64,
     /// Dispatches of a different thread onto a context.
-    pub context_switches: u64,
+    pub ctx_switches: u64,
     /// Dispatches onto another core than last time.
     pub migrations: u64,
     /// Share of ordered thread pairs that ever co-ran, % (SLITS Fig. 1 sparsity).
-    pub explored_permutations_pct: f64,
+    pub explored_pct: f64,
     /// Events handled by the policy.
     pub policy_events: u64,
-    /// The policy's time per event.
-    pub decision_time_us: DecisionTime,
+    /// The policy's time per event, median, µs (null when not measured).
+    pub decide_p50_us: Option<f64>,
+    /// The policy's time per event, 99th percentile, µs (null when not measured).
+    pub decide_p99_us: Option<f64>,
 }
 
 /// One job in a report.
@@ -178,11 +172,12 @@ pub fn simulate(
             instructions: t.instructions,
             llc_misses: t.llc_misses,
             l1_hits: (t.l1_accesses - t.l1_misses).max(0.0),
-            context_switches: out.context_switches,
+            ctx_switches: out.ctx_switches,
             migrations: out.migrations,
-            explored_permutations_pct: out.explored_pairs_pct,
+            explored_pct: out.explored_pct,
             policy_events: out.policy_events,
-            decision_time_us: DecisionTime { p50: out.decision_us.map(|d| d.0), p99: out.decision_us.map(|d| d.1) },
+            decide_p50_us: out.decision_us.map(|d| d.0),
+            decide_p99_us: out.decision_us.map(|d| d.1),
         },
         jobs: jobs
             .into_iter()

@@ -107,7 +107,7 @@ fn same_seed_same_run_and_another_seed_another_run() {
         let out =
             run(&m, &p, &mut *policies::make(policy, &o).unwrap(), &SimOptions { seed, ..Default::default() }, None)
                 .unwrap();
-        format!("{:?} {:?} {:?} {}", out.makespan, out.job_finish, out.totals, out.context_switches)
+        format!("{:?} {:?} {:?} {}", out.makespan, out.job_finish, out.totals, out.ctx_switches)
     };
     for policy in ["cfs", "random", "wss"] {
         assert_eq!(go(7, policy), go(7, policy), "{policy}");
@@ -149,7 +149,7 @@ fn runs_512_threads_on_16_contexts_with_a_bounded_pair_table() {
     let p = cosched_sim::Plan::new(&w, &m, Some(512), 1, "swaptions").unwrap();
     let out = run_policy(&m, &p, "g-rrs", PolicyOptions::default());
     assert_eq!(out.job_finish.len(), 1);
-    assert!(out.explored_pairs_pct > 0.0 && out.explored_pairs_pct <= 100.0);
+    assert!(out.explored_pct > 0.0 && out.explored_pct <= 100.0);
 }
 
 /// Asks the oracle what-if questions when threads arrive, then runs them

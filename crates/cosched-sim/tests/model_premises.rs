@@ -155,7 +155,7 @@ fn short_time_slices_pay_for_cache_refills() {
     eprintln!("short {} long {}", short.makespan, long.makespan);
     assert!(short.makespan as f64 > 1.05 * long.makespan as f64, "short {} long {}", short.makespan, long.makespan);
     assert!(short.totals.llc_misses > long.totals.llc_misses);
-    assert!(short.context_switches > 10 * long.context_switches);
+    assert!(short.ctx_switches > 10 * long.ctx_switches);
 }
 
 /// Makespans of `ocean-cont` (16 threads, a 4 × 4 stencil) pinned one per core of the 4-socket

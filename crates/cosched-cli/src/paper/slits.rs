@@ -205,7 +205,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let explored = over_trials(&f1, &trials, |&(w, th), tr| {
         let r = one(&m, tr, WORKLOADS[w], th, "random", SlitsParams::default(), false)?;
         let g = one(&m, tr, WORKLOADS[w], th, "g-rrs", SlitsParams::default(), false)?;
-        Ok((r.explored_pairs_pct, g.explored_pairs_pct))
+        Ok((r.explored_pct, g.explored_pct))
     })?;
     let mut fig1 = Table::new(&["workload", "threads", "random explored %", "g-rrs explored %"]);
     for (i, &(w, th)) in f1.iter().enumerate() {

@@ -86,13 +86,13 @@ pub struct RunOutput {
     /// Energy, joules.
     pub energy: Energy,
     /// Dispatches of a different thread onto a context.
-    pub context_switches: u64,
+    pub ctx_switches: u64,
     /// Dispatches onto a different core than the thread last ran on.
     pub migrations: u64,
     /// Events delivered to the policy.
     pub policy_events: u64,
     /// Share of ordered thread pairs ever co-running, % (SLITS Fig. 1).
-    pub explored_pairs_pct: f64,
+    pub explored_pct: f64,
     /// Decision time percentiles (p50, p99), µs, when timed.
     pub decision_us: Option<(f64, f64)>,
     /// Degraded modes `Needs` gating noted (a policy's mechanism this machine gives nothing to act on).
@@ -228,10 +228,10 @@ impl Engine<'_, '_> {
             job_finish: self.jobs.iter().map(|j| j.finish.unwrap_or(makespan)).collect(),
             totals,
             energy: self.energy,
-            context_switches: self.switches,
+            ctx_switches: self.switches,
             migrations: self.migrations,
             policy_events: self.d.delivered(),
-            explored_pairs_pct: explored,
+            explored_pct: explored,
             decision_us: self.decision_times.as_ref().map(|h| (h.quantile_us(0.5), h.quantile_us(0.99))),
             notes: self.d.notes().to_vec(),
         }

@@ -3,6 +3,8 @@
 //! STP and ANTT (Eyerman & Eeckhout, IEEE Micro 2008), unfairness
 //! (max slowdown / min slowdown, Perf&Fair §6), energy and energy-delay.
 
+pub mod registry;
+
 use crate::policy::Energy;
 use serde::Serialize;
 
@@ -31,19 +33,30 @@ pub struct Aggregate {
     /// Time until the last job finished, seconds.
     pub makespan_s: f64,
     /// Instructions retired per second of makespan, in billions (GIPS).
-    pub throughput: f64,
+    pub throughput_gips: f64,
     /// System throughput: Σ 1/slowdown.
     pub stp: Option<f64>,
     /// Average normalised turnaround time: mean slowdown.
     pub antt: Option<f64>,
     /// Max slowdown / min slowdown.
     pub unfairness: Option<f64>,
-    /// Energy, joules.
-    pub energy_j: Energy,
+    /// System (wall) energy, joules.
+    pub energy_j: f64,
+    /// CPU package energy, joules.
+    pub energy_cpu_j: f64,
+    /// DRAM energy, joules.
+    pub energy_dram_j: f64,
     /// Energy-delay product: system energy × makespan (J·s).
-    pub edp: f64,
+    pub edp_js: f64,
     /// Instructions per joule of system energy.
     pub instructions_per_joule: f64,
+}
+
+impl Aggregate {
+    /// The three energy figures as one [`Energy`].
+    pub fn energy(&self) -> Energy {
+        Energy { system: self.energy_j, cpu: self.energy_cpu_j, dram: self.energy_dram_j }
+    }
 }
 
 /// Compute the aggregate metrics from job outcomes, makespan and energy.
@@ -61,12 +74,14 @@ pub fn aggregate(jobs: &[JobOutcome], makespan_s: f64, energy: Energy) -> Aggreg
     };
     Aggregate {
         makespan_s,
-        throughput: if makespan_s > 0.0 { instr / makespan_s / 1e9 } else { 0.0 },
+        throughput_gips: if makespan_s > 0.0 { instr / makespan_s / 1e9 } else { 0.0 },
         stp,
         antt,
         unfairness,
-        energy_j: energy,
-        edp: energy.system * makespan_s,
+        energy_j: energy.system,
+        energy_cpu_j: energy.cpu,
+        energy_dram_j: energy.dram,
+        edp_js: energy.system * makespan_s,
         instructions_per_joule: if energy.system > 0.0 { instr / energy.system } else { 0.0 },
     }
 }
@@ -93,8 +108,8 @@ mod tests {
         assert!((a.stp.unwrap() - 0.75).abs() < 1e-12);
         assert!((a.antt.unwrap() - 3.0).abs() < 1e-12);
         assert!((a.unfairness.unwrap() - 2.0).abs() < 1e-12);
-        assert!((a.edp - 40.0).abs() < 1e-12);
-        assert!((a.throughput - 0.5).abs() < 1e-12);
+        assert!((a.edp_js - 40.0).abs() < 1e-12);
+        assert!((a.throughput_gips - 0.5).abs() < 1e-12);
         assert!((a.instructions_per_joule - 2e8).abs() < 1e-3);
     }
 }
