@@ -58,6 +58,10 @@ def test_option_error_for_unknown_and_out_of_range_knobs(cli):
     assert str(e.value) == cli_text.replace("--quantum-ms", "quantum_ms")
     with pytest.raises(errors.OptionError):
         cosched.simulate("i5-2500", "mcf", efs_objective="speed")
+    # A knob the policy does not read is refused, naming the policies that read it.
+    with pytest.raises(errors.OptionError) as e:
+        cosched.simulate("i5-2500", "mcf", "cfs", quantum_ms=7)
+    assert str(e.value).startswith("quantum_ms: policy `cfs` does not read it; it is read by g-rrs"), str(e.value)
     with pytest.raises(errors.OptionError):
         cosched.assign(samples=0)
 

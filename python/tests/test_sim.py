@@ -33,8 +33,8 @@ def test_simulate_equals_the_cli_json(cli):
             "i5-2500",
             "spec-mix24",
             "slits-contention",
-            {"quantum_ms": 8, "noise": 0.5},
-            ["--quantum-ms", "8", "--noise", "0.5"],
+            {"slits_k": 4, "noise": 0.5},
+            ["--slits-k", "4", "--noise", "0.5"],
         ),
     ]:
         run = cosched.simulate(machine, workload, policy, seed=3, no_timing=True, **knobs)

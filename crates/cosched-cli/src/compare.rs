@@ -5,7 +5,7 @@
 use crate::error::RunError;
 use crate::opts::{Format, RunOpts};
 use crate::output::{ci_cells, csv, table};
-use crate::sweep::{config, run_batch, Point};
+use crate::sweep::{config_among, run_batch, Point};
 use clap::Args as ClapArgs;
 use cosched_core::policies;
 use cosched_core::stats::{mean_ci, MeanCi};
@@ -119,7 +119,7 @@ pub struct Comparison {
 
 /// Every non-oracle policy that needs no extra input (`cosched compare`'s default).
 pub fn default_policies() -> Vec<String> {
-    policies::registry().iter().filter(|p| !p.oracle && p.name != "static").map(|p| p.name.to_string()).collect()
+    policies::registry().iter().filter(|p| !p.oracle && !p.needs_input()).map(|p| p.name.to_string()).collect()
 }
 
 /// `cosched compare`: print the comparison.
@@ -166,17 +166,19 @@ pub fn comparison(
     let m = run.machine_spec()?;
     run.workload_spec()?;
     let mut names = names.to_vec();
-    for n in &names {
-        config(run, &m, n, first_seed)?;
-    }
-    config(run, &m, baseline, first_seed).map_err(|e| match e {
-        RunError::Policy(s) => RunError::Policy(format!("--baseline: {s}")),
-        e => e,
-    })?;
     if !names.iter().any(|n| n == baseline) {
         names.insert(0, baseline.to_string());
     }
-    run.check_assignment_used(&names).map_err(RunError::Option)?;
+    let among: Vec<&str> = names.iter().map(String::as_str).collect();
+    for n in &names {
+        config_among(run, n, first_seed, &among).map_err(|e| match e {
+            RunError::Policy(s) if n == baseline => RunError::Policy(format!("--baseline: {s}")),
+            e => e,
+        })?;
+    }
+    for note in run.policy_opts(&among, first_seed).map_err(RunError::Option)?.1 {
+        eprintln!("note: {note}");
+    }
     let seeds: Vec<u64> = (first_seed..=last_seed).collect();
     let points: Vec<Point> = seeds
         .iter()

@@ -25,6 +25,7 @@ mod live;
 pub mod opts;
 mod output;
 mod paper;
+pub mod policy_knobs;
 mod probe;
 mod profile;
 mod rounds;

@@ -4,6 +4,7 @@ use crate::opts::Format;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::metrics::registry::{Better, METRICS};
 use cosched_core::policies;
+use cosched_core::policies::knob::KnobSpec;
 use cosched_sim::presets;
 use serde::Serialize;
 
@@ -52,6 +53,19 @@ pub struct Item {
     /// Metrics: which way is better.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub better: Option<Better>,
+    /// Policies: the knobs it reads, as declared next to its code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knobs: Option<Vec<ListedKnob>>,
+}
+
+/// A policy's knob in `cosched list policies --format json`: its declaration and flag.
+#[derive(Serialize)]
+pub struct ListedKnob {
+    /// The command-line flag (`--quantum-ms`); the Python keyword is `name`.
+    pub flag: String,
+    /// The declaration.
+    #[serde(flatten)]
+    pub spec: &'static KnobSpec,
 }
 
 /// `cosched list`: print the items.
@@ -73,6 +87,7 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                 threads: None,
                 unit: None,
                 better: None,
+                knobs: Some(p.knobs().map(|k| ListedKnob { flag: k.flag(), spec: k }).collect()),
             })
             .collect(),
         What::Metrics => METRICS
@@ -85,6 +100,7 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                 threads: None,
                 unit: Some(m.unit),
                 better: Some(m.better),
+                knobs: None,
             })
             .collect(),
         What::Machines => cosched_machine::presets::machine_names()
@@ -98,6 +114,7 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                     threads: None,
                     unit: None,
                     better: None,
+                    knobs: None,
                 })
             })
             .collect::<Result<_, String>>()?,
@@ -113,6 +130,7 @@ pub fn items(what: What) -> Result<Vec<Item>, String> {
                     threads: Some(threads),
                     unit: None,
                     better: None,
+                    knobs: None,
                 })
             })
             .collect::<Result<_, String>>()?,

@@ -3,10 +3,10 @@
 
 use crate::live::{load_mix, LiveOpts};
 use crate::opts::Format;
+use crate::policy_knobs::RealKnobs;
 use crate::rounds;
 use crate::Failure;
 use clap::Args as ClapArgs;
-use cosched_core::ids::MILLI;
 use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::PairProfile;
 use cosched_core::stats::mean_ci;
@@ -42,12 +42,9 @@ pub struct Args {
     /// With --policies: the smallest speedup change (fraction) claimed as a difference.
     #[arg(long, default_value_t = 0.01)]
     min_effect: f64,
-    /// Time quantum of the round-robin policies, ms.
-    #[arg(long, default_value_t = 100.0)]
-    quantum_ms: f64,
-    /// RDA Compromise's oversubscription factor x.
-    #[arg(long, default_value_t = 2.0)]
-    rda_factor: f64,
+    /// Every policy's knobs, as the policies declare them (the real runtime's defaults).
+    #[command(flatten)]
+    knobs: RealKnobs,
     /// Seed of randomised policies.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -89,6 +86,22 @@ fn check_policy(p: &str) -> Result<(), String> {
     ))
 }
 
+/// The options every policy of the run is built from: the declared knobs at
+/// the real runtime's defaults, with those given; a knob none of the run's
+/// policies reads is refused, one only some read is noted on stderr.
+fn policy_options(a: &Args) -> Result<PolicyOptions, String> {
+    let mut entries: Vec<&str> = match &a.policies {
+        Some(p) => p.iter().map(String::as_str).chain([a.baseline.as_str()]).collect(),
+        None => vec![a.policy.as_str()],
+    };
+    entries.dedup();
+    let (opts, notes) = a.knobs.options(&entries, a.seed)?;
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+    Ok(opts)
+}
+
 /// `cosched run`: exit status 0 when every job ran and exited 0, 1 when a
 /// job failed (the report is printed first, and the failures are named), 2
 /// for bad input.
@@ -116,11 +129,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if a.quiet && a.live.output_dir.is_some() {
         return Err("--quiet and --output-dir: choose one".to_string().into());
     }
-    for (flag, v) in [("--quantum-ms", a.quantum_ms), ("--rda-factor", a.rda_factor)] {
-        if !(v.is_finite() && v > 0.0) {
-            return Err(format!("{flag}: must be a positive number, got {}", cosched_core::num::shortest(v)).into());
-        }
-    }
+    let opts = policy_options(&a)?;
     crate::limits::REPEAT.check(a.repeat as u64)?;
     let profile = match &a.profile {
         Some(p) => {
@@ -135,14 +144,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let base = a.live.builder()?;
     let config = |mix: Mix, policy: &str, trace: Option<PathBuf>| -> RunConfig {
         let mut c = base(mix, policy);
-        c.opts = PolicyOptions {
-            seed: a.seed,
-            quantum: (a.quantum_ms * MILLI as f64) as u64,
-            rda_factor: a.rda_factor,
-            ..PolicyOptions::default()
-        };
-        // EFS's power table (Eq. 13) comes from the machine preset, as in the simulator.
-        c.opts.efs.power = c.machine.as_ref().map(|m| m.power_table());
+        // EFS's power table (Eq. 13) comes through the machine view, from the description.
+        c.opts = opts.clone();
         c.trace = trace;
         c.profile = profile.clone();
         c.recorded_counters = a.counters.clone();
@@ -304,6 +307,50 @@ fn summary(reports: &[RealReport]) -> serde_json::Value {
 mod tests {
     use super::*;
     use cosched_core::metrics::registry::is_known_column;
+
+    fn args(flags: &[&str]) -> Args {
+        crate::knobs::parse_flags(&flags.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn every_knob_flag_reaches_the_options_the_runtime_is_given() {
+        let o = policy_options(&args(&["-p", "efs", "--efs-window-ms", "5", "--", "true"])).unwrap();
+        assert_eq!(o.efs.window, 5 * cosched_core::ids::MILLI);
+        assert_eq!(
+            policy_options(&args(&["-p", "g-rrs", "--", "true"])).unwrap().quantum,
+            100 * cosched_core::ids::MILLI
+        );
+        for k in cosched_core::policies::knob::all() {
+            let reader = cosched_core::policies::knob::readers(k.name)[0];
+            let value = match k.kind {
+                cosched_core::policies::knob::Kind::Switch => None,
+                cosched_core::policies::knob::Kind::Choice { choices } => Some(choices[choices.len() - 1].to_string()),
+                cosched_core::policies::knob::Kind::Text => Some("0".into()),
+                _ => {
+                    Some(
+                        k.default
+                            .parse::<f64>()
+                            .map_or("3".into(), |d| if d == 0.0 { "1".into() } else { d.to_string() }),
+                    )
+                }
+            };
+            let mut f = vec!["-p".to_string(), reader.into(), k.flag()];
+            f.extend(value);
+            f.extend(["--".into(), "true".into()]);
+            let a: Args = crate::knobs::parse_flags(&f).unwrap();
+            assert_eq!(a.knobs.given(), [k.name], "{f:?}");
+            policy_options(&a).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_knob_the_policy_does_not_read_is_refused() {
+        let e = policy_options(&args(&["-p", "cfs", "--quantum-ms", "7", "--", "true"])).unwrap_err();
+        assert!(e.starts_with("--quantum-ms: policy `cfs` does not read it"), "{e}");
+        let e = policy_options(&args(&["-p", "linux", "--efs-window-ms", "2", "--", "true"])).unwrap_err();
+        assert!(e.contains("read by efs"), "{e}");
+        assert!(policy_options(&args(&["--policies", "g-rrs,cfs", "--quantum-ms", "7", "--", "true"])).is_ok());
+    }
 
     #[test]
     fn every_column_and_summary_key_is_registered() {

@@ -33,8 +33,8 @@ pub fn run(mut a: Args) -> Result<(), String> {
     crate::output::check_out_file("--trace", a.trace.as_deref().map(std::path::Path::new))?;
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
     a.run.progress = true;
-    let m = a.run.machine()?;
-    let cfg = config(&a.run, &m, &a.policy, a.seed)?;
+    a.run.machine()?; // a machine file's notes
+    let cfg = config(&a.run, &a.policy, a.seed)?;
     let prep = prepare(&a.run, a.seed)?;
     let report = match &a.trace {
         Some(path) => {
@@ -64,7 +64,8 @@ pub fn report(
     seed: u64,
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<Report, RunError> {
-    let cfg = config(run, &run.machine_spec()?, policy, seed)?;
+    run.machine_spec()?;
+    let cfg = config(run, policy, seed)?;
     prepare(run, seed)?.run(run, &cfg, trace)
 }
 

@@ -52,15 +52,25 @@ pub fn prepare(run: &RunOpts, seed: u64) -> Result<Prepared, RunError> {
 
 /// The policy and engine options of `policy` under `run` for `seed`,
 /// checked: an unknown policy, or one refusing its options, is refused here.
-pub fn config(run: &RunOpts, machine: &MachineSpec, policy: &str, seed: u64) -> Result<RunConfig, RunError> {
+/// A knob `policy` does not read is refused, naming the policies that do.
+pub fn config(run: &RunOpts, policy: &str, seed: u64) -> Result<RunConfig, RunError> {
+    config_among(run, policy, seed, &[policy])
+}
+
+/// As [`config`] for `policy` run beside `among` with the same options
+/// (`compare`, a sweep): a knob is refused only when none of `among` reads it.
+pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
+    if policies::find(policy).is_none() {
+        policies::make(policy, &Default::default()).map_err(RunError::Policy)?;
+    }
+    let (policy_opts, _notes) = run.policy_opts(among, seed).map_err(RunError::Option)?;
     let cfg = RunConfig {
         policy: policy.to_string(),
-        policy_opts: run.policy_opts(machine, seed).map_err(RunError::Option)?,
+        policy_opts,
         sim: run.sim_opts(seed).map_err(RunError::Option)?,
         threads: run.threads,
     };
     policies::make(policy, &cfg.policy_opts).map_err(RunError::Policy)?;
-    run.check_assignment_used(std::slice::from_ref(&cfg.policy)).map_err(RunError::Option)?;
     Ok(cfg)
 }
 
@@ -96,6 +106,14 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
             })
         })
         .collect();
+    // The policies run with each set of options: a knob only some of them read applies to those.
+    let mut among: HashMap<String, Vec<&str>> = HashMap::new();
+    for p in points {
+        let e = among.entry(format!("{:?}", p.run)).or_default();
+        if !e.contains(&p.policy.as_str()) {
+            e.push(&p.policy);
+        }
+    }
     let prepared: Vec<Result<Prepared, RunError>> =
         groups.par_iter().map(|&(i, seed)| prepare(&points[i].run, seed)).collect();
     let reports: Vec<Result<Report, RunError>> = points
@@ -103,7 +121,7 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
         .zip(group_of.par_iter())
         .map(|(p, &g)| {
             let prep = prepared[g].as_ref().map_err(Clone::clone)?;
-            let cfg = config(&p.run, &prep.machine, &p.policy, p.seed)?;
+            let cfg = config_among(&p.run, &p.policy, p.seed, &among[&format!("{:?}", p.run)])?;
             let r = prep.run(&p.run, &cfg, None);
             tick();
             r

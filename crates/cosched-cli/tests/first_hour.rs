@@ -82,7 +82,7 @@ fn item4_workload_and_mix_files() {
 #[test]
 fn item5_threads_copies_and_assignment_are_never_ignored() {
     fails_cleanly(&["simulate", "-w", "mcf", "-m", "i5-2500", "--threads", "4"], &["--threads 4", "--copies 4"]);
-    fails_cleanly(&["simulate", "-p", "cfs", "--assignment", "0,1"], &["--assignment", "`static`", "`cfs`"]);
+    fails_cleanly(&["simulate", "-p", "cfs", "--assignment", "0,1"], &["--assignment", "`cfs`", "read by static"]);
     let o = cosched(&[
         "simulate",
         "-w",

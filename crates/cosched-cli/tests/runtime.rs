@@ -52,7 +52,10 @@ fn a_mix_runs_to_completion_and_a_job_that_cannot_start_does_not_stop_it() {
     )
     .unwrap();
     for policy in ["linux", "g-rrs", "cfs", "p-rrs"] {
-        let o = cosched(&["run", "-p", policy, "-w", mix.to_str().unwrap(), "--quantum-ms", "20", "--format", "json"]);
+        // A knob only the round-robin policies read is given to those only (others refuse it).
+        let quantum: &[&str] = if policy.ends_with("rrs") { &["--quantum-ms", "20"] } else { &[] };
+        let o =
+            cosched(&[&["run", "-p", policy, "-w", mix.to_str().unwrap(), "--format", "json"][..], quantum].concat());
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{policy}: {err}");
         assert!(err.contains("warning: ghost: cannot start"), "{err}");
@@ -128,7 +131,8 @@ fn bad_runs_fail_with_one_line() {
         (vec!["run", "-p", "nope", "--", "true"], "unknown policy `nope`"),
         (vec!["run"], "nothing to run"),
         (vec!["run", "-p", "efs", "--", "true"], "needs per-thread hardware counters"),
-        (vec!["run", "--quantum-ms", "0", "--", "true"], "--quantum-ms: must be a positive number"),
+        (vec!["run", "--quantum-ms", "0", "--", "true"], "--quantum-ms: must be from 0.001 ms (1 µs)"),
+        (vec!["run", "-p", "cfs", "--quantum-ms", "5", "--", "true"], "--quantum-ms: policy `cfs` does not read it"),
         (
             vec!["run", "-p", "efs", "--counters", counters.to_str().unwrap(), "-w", refused.to_str().unwrap()],
             "efs needs the memory-bus rate mu",
@@ -570,7 +574,8 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
         .unwrap();
         let policy = policies[round % policies.len()];
         let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(["run", "-p", policy, "--quantum-ms", "15", "-w", mix.to_str().unwrap()])
+            .args(["run", "-p", policy, "-w", mix.to_str().unwrap()])
+            .args(if policy.ends_with("rrs") { &["--quantum-ms", "15"][..] } else { &[] })
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

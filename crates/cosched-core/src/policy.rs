@@ -241,6 +241,11 @@ pub trait MachineView {
     fn bus_lines_per_s(&self) -> Option<f64> {
         None
     }
+    /// The machine's power table P0, P1, … in W (EFS Eq. 13: idle system, then
+    /// each further active core), when the machine description has one; `None` by default.
+    fn power_table(&self) -> Option<Vec<f64>> {
+        None
+    }
     /// Capacity of one last-level cache, bytes, when known (RDA's resource table).
     fn llc_bytes(&self) -> Option<f64> {
         None

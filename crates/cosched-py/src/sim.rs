@@ -148,7 +148,8 @@ fn simulate(
 ) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
     py.detach(|| -> Result<_, RunError> {
         let run = run_opts(&flags, machine, workload)?;
-        let cfg = config(&run, &run.machine_spec()?, &policy, seed)?;
+        run.machine_spec()?;
+        let cfg = config(&run, &policy, seed)?;
         let prep = prepare(&run, seed)?;
         let names: Vec<String> = prep.plan.jobs.iter().map(|j| j.name.clone()).collect();
         let mut slices: Vec<Slice> = vec![];

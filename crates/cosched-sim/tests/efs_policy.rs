@@ -29,7 +29,6 @@ fn admitting(
 ) -> (RunOutput, Vec<TraceSlice>) {
     let p = plan(w, m);
     let mut o = PolicyOptions::default();
-    o.efs.power = Some(m.power_table());
     o.efs.admission = admission;
     let mut slices = vec![];
     let mut sink = |s: TraceSlice| slices.push(s);

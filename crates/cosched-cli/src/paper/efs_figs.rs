@@ -133,7 +133,6 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
         let plan = t.plan(&w, &mt)?;
         let mut o = PolicyOptions::default();
         o.efs.mu = Some(mu);
-        o.efs.power.get_or_insert_with(|| mt.power_table());
         o.seed = t.seed;
         let mut slices = vec![];
         let mut sink = |s: TraceSlice| slices.push(s);

@@ -106,11 +106,10 @@ impl Trial {
         Plan::varied(w, m, threads, self.seed, &w.name, self.noise).map_err(|e| e.to_string())
     }
 
-    /// One run of `policy` under this seed, with the machine's power table.
+    /// One run of `policy` under this seed (EFS reads the power table from the machine view).
     pub fn run(&self, m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions) -> Result<RunOutput, String> {
         let mut o = opts.clone();
         o.seed = self.seed;
-        o.efs.power.get_or_insert_with(|| m.power_table());
         let sim = SimOptions { seed: self.seed, ..SimOptions::default() };
         run(m, plan, &mut *policies::make(policy, &o)?, &sim, None)
     }
@@ -130,11 +129,9 @@ pub fn over_trials<I: Sync, R: Send>(
     Ok(items.iter().map(|_| it.by_ref().take(trials.len()).collect()).collect())
 }
 
-/// One run of `policy` with the machine's power table, seed 1, no timing.
+/// One run of `policy`, seed 1, no timing.
 pub fn run_one(m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions) -> Result<RunOutput, String> {
-    let mut o = opts.clone();
-    o.efs.power.get_or_insert_with(|| m.power_table());
-    run(m, plan, &mut *policies::make(policy, &o)?, &SimOptions::default(), None)
+    run(m, plan, &mut *policies::make(policy, opts)?, &SimOptions::default(), None)
 }
 
 /// Write `rows` (first row the header) as CSV into `dir/name` (fields with commas or quotes quoted, RFC 4180).

@@ -7,6 +7,7 @@ mod cfs;
 mod eevdf;
 mod efs;
 mod g_rrs;
+pub mod knob;
 mod p_rrs;
 mod perf_fair;
 mod random;
@@ -24,15 +25,19 @@ pub use perf_fair::{PerfFair, PerfFairParams, Variant};
 pub use random::RandomPolicy;
 pub use rda::Rda;
 pub use slits::{Observation, Pairing, Scope, Slits, SlitsObjective, SlitsParams, Trigger};
-pub use static_assign::StaticAssign;
+pub use static_assign::{parse_assignment, StaticAssign};
 pub use wss::Wss;
 
 use crate::ids::{CtxId, Nanos, MICRO, MILLI};
 use crate::policy::Policy;
+use knob::{ms_to_ns, KnobSpec, KnobValues};
 use serde::Serialize;
 
-/// Options shared by every policy (one flattened struct, so flag names never
-/// drift between siblings). Each policy reads the ones it documents.
+/// The typed parameters every policy is built from, one group per policy
+/// family (each group's fields are declared as knobs next to the policy's
+/// code, and [`PolicyOptions::from_knobs`] fills them). Machine-derived inputs
+/// (power table, bus rate, LLC size) are not here: policies read them from
+/// the machine view.
 #[derive(Clone, Debug)]
 pub struct PolicyOptions {
     /// Seed for policies that draw random numbers.
@@ -72,6 +77,27 @@ impl Default for PolicyOptions {
     }
 }
 
+impl PolicyOptions {
+    /// The options the knobs `v` give, seeded `seed` (each family's
+    /// `from_knobs` reads its own declarations).
+    pub fn from_knobs(v: &KnobValues, seed: u64) -> Result<PolicyOptions, String> {
+        Ok(PolicyOptions {
+            seed,
+            quantum: ms_to_ns(v.float(slots::QUANTUM_MS.name)),
+            steal_interval: (v.float(wss::STEAL_INTERVAL_US.name) * MICRO as f64).round() as u64,
+            assignment: v
+                .text(static_assign::ASSIGNMENT.name)
+                .map(|a| parse_assignment(&static_assign::ASSIGNMENT.flag(), a))
+                .transpose()?,
+            efs: EfsParams::from_knobs(v),
+            perf_fair: PerfFairParams::from_knobs(v),
+            slits: SlitsParams::from_knobs(v)?,
+            rda_factor: v.float(rda::FACTOR.name),
+            rda_declare_scale: v.float(rda::DECLARE_SCALE.name),
+        })
+    }
+}
+
 /// A registry entry.
 #[derive(Clone, Copy, Serialize)]
 pub struct PolicyInfo {
@@ -81,11 +107,25 @@ pub struct PolicyInfo {
     pub description: &'static str,
     /// Whether it reads ground truth (reported as an oracle).
     pub oracle: bool,
+    /// The knobs it reads, in groups declared next to the code that reads them.
+    #[serde(skip)]
+    knob_groups: &'static [&'static [KnobSpec]],
     #[serde(skip)]
     make: fn(&PolicyOptions) -> Result<Box<dyn Policy>, String>,
 }
 
 impl PolicyInfo {
+    /// The knobs it reads.
+    pub fn knobs(&self) -> impl Iterator<Item = &'static KnobSpec> {
+        self.knob_groups.iter().flat_map(|g| g.iter())
+    }
+
+    /// Whether it needs an input that has no default (a text knob without
+    /// one: `static`'s assignment).
+    pub fn needs_input(&self) -> bool {
+        self.knobs().any(|k| k.default.is_empty() && matches!(k.kind, knob::Kind::Text))
+    }
+
     /// Build the policy.
     pub fn make(&self, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String> {
         (self.make)(opts)
@@ -99,84 +139,98 @@ pub fn registry() -> &'static [PolicyInfo] {
             name: "g-rrs",
             description: "Global round-robin: one FIFO queue feeding every idle context, fixed quantum (SLITS §5.2)",
             oracle: false,
+            knob_groups: &[&[slots::QUANTUM_MS]],
             make: |o| Ok(Box::new(GRrs::new(o))),
         },
         PolicyInfo {
             name: "p-rrs",
             description: "Per-core round-robin: threads dealt to per-context queues at arrival, fixed quantum (SLITS §5.2)",
             oracle: false,
+            knob_groups: &[&[slots::QUANTUM_MS]],
             make: |o| Ok(Box::new(PRrs::new(o))),
         },
         PolicyInfo {
             name: "wss",
             description: "Work stealing: per-context round-robin; periodically a random thief with an empty queue steals from a random victim (SLITS §5.2)",
             oracle: false,
+            knob_groups: &[&[slots::QUANTUM_MS, wss::STEAL_INTERVAL_US]],
             make: |o| Ok(Box::new(Wss::new(o))),
         },
         PolicyInfo {
             name: "cfs",
             description: "Linux CFS model: per-context vruntime trees, weights, latency/min-granularity slices, wakeup preemption, periodic and idle load balancing",
             oracle: false,
+            knob_groups: &[],
             make: |_| Ok(Box::new(Cfs::new(CfsParams::default()))),
         },
         PolicyInfo {
             name: "eevdf",
             description: "Linux >= 6.6 fair class: earliest eligible virtual deadline first, lag-preserving placement, run-to-parity, CFS's load balancer",
             oracle: false,
+            knob_groups: &[],
             make: |_| Ok(Box::new(Cfs::eevdf(CfsParams::default()))),
         },
         PolicyInfo {
             name: "efs",
             description: "EFS: CFS that runs a thread only when the memory-bus collision model says it saves energy, else leaves the core idle; starvation-free (EFS §4)",
             oracle: false,
+            knob_groups: &[&efs::KNOBS],
             make: |o| Ok(Box::new(Efs::new(o.efs.clone()))),
         },
         PolicyInfo {
             name: "perf-fair",
             description: "Perf&Fair: progress accounting with IPC-alone estimation quanta, OATR fitness restricted to processes behind in progress, L1-bandwidth SMT pairing (Perf&Fair §5)",
             oracle: false,
+            knob_groups: &[&perf_fair::KNOBS],
             make: |o| Ok(Box::new(PerfFair::new(Variant::PerfFair, o.perf_fair.clone()))),
         },
         PolicyInfo {
             name: "perf",
             description: "Perf: bandwidth fitness only, longest-unscheduled process forced in, L1 pairing (Perf&Fair §7 comparison point)",
             oracle: false,
+            knob_groups: &[&perf_fair::KNOBS],
             make: |o| Ok(Box::new(PerfFair::new(Variant::Perf, o.perf_fair.clone()))),
         },
         PolicyInfo {
             name: "fair",
             description: "Fair: estimation quanta and lowest progress first, L1 pairing (Perf&Fair §7 comparison point)",
             oracle: false,
+            knob_groups: &[&perf_fair::KNOBS],
             make: |o| Ok(Box::new(PerfFair::new(Variant::Fair, o.perf_fair.clone()))),
         },
         PolicyInfo {
             name: "perf-fair-oracle",
             description: "Perf&Fair with offline standalone IPC and the Ideal Average Bandwidth from ground truth (Perf&Fair §7 Oracle)",
             oracle: true,
+            knob_groups: &[&perf_fair::KNOBS],
             make: |o| Ok(Box::new(PerfFair::new(Variant::Oracle, o.perf_fair.clone()))),
         },
         PolicyInfo {
             name: "slits-contention",
             description: "SLITS-(Contention): TIM of LLC misses completed by a factorization machine, Lazy Reschedule, least estimated contention first (SLITS §4.3.1)",
             oracle: false,
+            knob_groups: &[&slits::KNOBS],
             make: |o| Ok(Box::new(Slits::new(SlitsObjective::Contention, o.slits.clone(), o.seed))),
         },
         PolicyInfo {
             name: "slits-fairness",
             description: "SLITS-(Fairness): TIM of IPC completed by a factorization machine, Lazy Reschedule, random thread below the median estimated IPC (SLITS §4.3.2)",
             oracle: false,
+            knob_groups: &[&slits::KNOBS],
             make: |o| Ok(Box::new(Slits::new(SlitsObjective::Fairness, o.slits.clone(), o.seed))),
         },
         PolicyInfo {
             name: "rda-strict",
             description: "RDA Strict: CFS, but a progress period runs only if its declared demand keeps the resource within capacity, else it waits (RDA §3)",
             oracle: false,
+            knob_groups: &[&[rda::DECLARE_SCALE]],
             make: |o| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Strict).declared_times(o.rda_declare_scale))),
         },
         PolicyInfo {
             name: "rda-compromise",
             description: "RDA Compromise: as Strict, up to x times the capacity (x = 2 by default, --rda-factor)",
             oracle: false,
+            knob_groups: &[&[rda::FACTOR, rda::DECLARE_SCALE]],
             make: |o| {
                 let p = crate::rda::RdaPolicy::Compromise { factor: o.rda_factor };
                 Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale)))
@@ -186,12 +240,14 @@ pub fn registry() -> &'static [PolicyInfo] {
             name: "random",
             description: "Random: an idle or expiring context takes a uniformly random waiting thread (SLITS §2 RS)",
             oracle: false,
+            knob_groups: &[&[slots::QUANTUM_MS]],
             make: |o| Ok(Box::new(RandomPolicy::new(o))),
         },
         PolicyInfo {
             name: "static",
             description: "Static assignment: each thread pinned to a given context, round-robin among threads sharing one (statistical study §3)",
             oracle: false,
+            knob_groups: &[&[slots::QUANTUM_MS, static_assign::ASSIGNMENT]],
             make: |o| {
                 let a = o.assignment.clone().ok_or("static: needs an assignment (--assignment)")?;
                 Ok(Box::new(StaticAssign::new(a, o.quantum)))

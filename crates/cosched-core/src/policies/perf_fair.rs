@@ -21,6 +21,7 @@
 //! mid-quantum stays idle until the next quantum (as the user-level scheduler
 //! does); the predicted bandwidth of a process that never ran is 0.
 
+use super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, POSITIVE, TIME_MS};
 use crate::counters::Counters;
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
 use crate::perf_fair::{allocate, estimation_select, oatr, pf_select, Candidate, Progress};
@@ -62,6 +63,68 @@ impl Default for PerfFairParams {
             validity: 40,
             llc_threshold: 19.0,
             mm_threshold: 3.5,
+        }
+    }
+}
+
+/// The Perf&Fair family's knobs (§3, §5; defaults are the paper's).
+pub const KNOBS: [KnobSpec; 5] = [
+    KnobSpec {
+        name: "pf_quantum_ms",
+        kind: TIME_MS,
+        default: "200",
+        real_default: "",
+        unit: "ms",
+        doc: "Perf&Fair family: performance-and-fairness quantum",
+        paper: "Perf&Fair §5",
+    },
+    KnobSpec {
+        name: "pf_estimation_quantum_ms",
+        kind: TIME_MS,
+        default: "100",
+        real_default: "",
+        unit: "ms",
+        doc: "Perf&Fair family: IPC-estimation quantum",
+        paper: "Perf&Fair §4",
+    },
+    KnobSpec {
+        name: "pf_validity",
+        kind: Kind::Int { min: 1, max: 1_000_000 },
+        default: "40",
+        real_default: "",
+        unit: "quanta",
+        doc: "Perf&Fair family: quanta an IPC-alone estimate stays valid",
+        paper: "Perf&Fair §4",
+    },
+    KnobSpec {
+        name: "pf_llc_threshold",
+        kind: POSITIVE,
+        default: "19",
+        real_default: "",
+        unit: "trans/µs",
+        doc: "Perf&Fair family: LLC transactions/µs above which a process is heavy-sharing",
+        paper: "Perf&Fair §5.2",
+    },
+    KnobSpec {
+        name: "pf_mm_threshold",
+        kind: POSITIVE,
+        default: "3.5",
+        real_default: "",
+        unit: "trans/µs",
+        doc: "Perf&Fair family: memory transactions/µs above which a process is heavy-sharing",
+        paper: "Perf&Fair §5.2",
+    },
+];
+
+impl PerfFairParams {
+    /// The parameters the knobs [`KNOBS`] give.
+    pub fn from_knobs(v: &KnobValues) -> PerfFairParams {
+        PerfFairParams {
+            quantum: ms_to_ns(v.float("pf_quantum_ms")),
+            estimation_quantum: ms_to_ns(v.float("pf_estimation_quantum_ms")),
+            validity: v.int("pf_validity") as u32,
+            llc_threshold: v.float("pf_llc_threshold"),
+            mm_threshold: v.float("pf_mm_threshold"),
         }
     }
 }

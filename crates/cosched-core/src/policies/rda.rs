@@ -9,10 +9,33 @@
 //! one may need (holding them could deadlock the pool; a reading we chose).
 
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
+use super::knob::{KnobSpec, POSITIVE};
 use crate::ids::{JobId, ThreadId};
 use crate::policy::{Decision, Demand, Event, MachineView, Needs, Policy};
 use crate::rda::{Monitor, RdaPolicy};
 use std::collections::BTreeSet;
+
+/// `rda_factor`: Compromise's oversubscription factor x (§3.3; 2 in the paper).
+pub const FACTOR: KnobSpec = KnobSpec {
+    name: "rda_factor",
+    kind: POSITIVE,
+    default: "2",
+    real_default: "",
+    unit: "",
+    doc: "RDA Compromise: oversubscription factor x (capacity may be exceeded up to x times)",
+    paper: "RDA §3.3",
+};
+
+/// `rda_declare_scale`: every declared demand times this (issue #13's sensitivity ablation).
+pub const DECLARE_SCALE: KnobSpec = KnobSpec {
+    name: "rda_declare_scale",
+    kind: POSITIVE,
+    default: "1",
+    real_default: "",
+    unit: "",
+    doc: "RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared)",
+    paper: "RDA §3.2 (declarations); ablation of issue 13",
+};
 
 /// Threads of a held process are skipped, except those inside an admitted
 /// period: they hold resources, and holding them could deadlock the pool.

@@ -5,6 +5,21 @@ use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::policy::Decision;
 use crate::topology::Topology;
 
+use super::knob::{KnobSpec, TIME_MS};
+
+/// `quantum_ms`: the fixed quantum of the round-robin policies (G-RRS, P-RRS,
+/// WSS, random, static). 4 ms on the simulator; 100 ms on the real runtime,
+/// where each switch is a freeze and thaw of a process tree.
+pub const QUANTUM_MS: KnobSpec = KnobSpec {
+    name: "quantum_ms",
+    kind: TIME_MS,
+    default: "4",
+    real_default: "100",
+    unit: "ms",
+    doc: "time quantum of the round-robin policies",
+    paper: "SLITS §5.2 (G-RRS, P-RRS, WSS)",
+};
+
 /// The policy's own record of what runs where, plus the quantum timers.
 pub(crate) struct Slots {
     /// Thread on each context.

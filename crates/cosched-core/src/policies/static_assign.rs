@@ -1,8 +1,33 @@
 //! `static`: a fixed thread → context assignment (the statistical study's
 //! thread assignments, §3). Threads sharing a context take turns round-robin.
 
+use super::knob::{Kind, KnobSpec};
 use super::p_rrs::{Homes, PRrs};
 use crate::ids::{CtxId, Nanos};
+
+/// `assignment`: thread `i` runs on context `assignment[i]` (no default: `static` needs it).
+pub const ASSIGNMENT: KnobSpec = KnobSpec {
+    name: "assignment",
+    kind: Kind::Text,
+    default: "",
+    real_default: "",
+    unit: "",
+    doc:
+        "thread -> context assignment for `static`: comma-separated context ids (thread 0 first) or a file holding them",
+    paper: "statistical study §3",
+};
+
+/// The assignment in `text` (context ids separated by commas or white space);
+/// `source` names where it came from in the error.
+pub fn parse_assignment(source: &str, text: &str) -> Result<Vec<CtxId>, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .enumerate()
+        .map(|(i, s)| {
+            s.parse::<u32>().map(CtxId).map_err(|_| format!("{source}: thread {i}: `{s}` is not a context id"))
+        })
+        .collect()
+}
 
 /// The static-assignment policy: P-RRS with given homes.
 pub struct StaticAssign;

@@ -7,12 +7,24 @@
 //! thread that would wait longest there), and a thief that is idle starts the
 //! stolen thread at once.
 
+use super::knob::{Kind, KnobSpec};
 use super::p_rrs::PRrs;
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos};
 use crate::policy::{Decision, Event, MachineView, Policy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// `steal_interval_us`: how often a random thief tries to steal (§5.2).
+pub const STEAL_INTERVAL_US: KnobSpec = KnobSpec {
+    name: "steal_interval_us",
+    kind: Kind::Float { min: 1.0, max: 3.6e9 },
+    default: "500",
+    real_default: "",
+    unit: "µs",
+    doc: "interval between work-stealing attempts",
+    paper: "SLITS §5.2 (WSS)",
+};
 
 /// The WSS policy.
 pub struct Wss {

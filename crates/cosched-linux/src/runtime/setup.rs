@@ -164,6 +164,7 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
         next_period: 1,
         t0: Instant::now(),
         bus: description.bus_lines_per_s,
+        power_table: description.power_model.as_ref().map(|m| m.power_table()),
         meter,
         jiffies: sys::cpu_jiffies(),
         last_sample: Instant::now(),

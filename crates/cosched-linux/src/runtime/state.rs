@@ -86,6 +86,8 @@ pub(super) struct Runtime {
     pub(super) t0: Instant,
     /// Memory-bus peak from the machine preset, lines/s.
     pub(super) bus: Option<f64>,
+    /// EFS Eq. 13's power table of the machine description (preset or calibration), when there is one.
+    pub(super) power_table: Option<Vec<f64>>,
     pub(super) meter: Meter,
     /// Per-CPU (busy, total) jiffies at the last energy sample.
     pub(super) jiffies: Vec<(u64, u64)>,

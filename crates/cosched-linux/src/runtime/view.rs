@@ -20,6 +20,7 @@ pub(super) struct RuntimeView<'a> {
     pub(super) d: Option<&'a Dispatcher>,
     pub(super) job_of: &'a [JobId],
     pub(super) bus: Option<f64>,
+    pub(super) power_table: Option<&'a [f64]>,
     pub(super) energy: Option<Energy>,
     pub(super) counters: Option<&'a RefCell<Box<dyn CounterSource>>>,
     pub(super) leaders: &'a [i32],
@@ -79,6 +80,9 @@ impl MachineView for RuntimeView<'_> {
     fn bus_lines_per_s(&self) -> Option<f64> {
         self.bus
     }
+    fn power_table(&self) -> Option<Vec<f64>> {
+        self.power_table.map(<[f64]>::to_vec)
+    }
     fn llc_bytes(&self) -> Option<f64> {
         self.llc
     }
@@ -93,6 +97,7 @@ impl Runtime {
             d: self.d.as_ref(),
             job_of: &self.job_of,
             bus: self.bus,
+            power_table: self.power_table.as_deref(),
             energy: None,
             counters: self.counters.as_ref(),
             leaders: &self.leaders,

@@ -59,6 +59,9 @@ impl MachineView for Engine<'_, '_> {
     fn bus_lines_per_s(&self) -> Option<f64> {
         Some(self.machine.bus_lines_per_s())
     }
+    fn power_table(&self) -> Option<Vec<f64>> {
+        Some(self.machine.power_table())
+    }
     fn llc_bytes(&self) -> Option<f64> {
         Some(self.machine.cache.llc_mb * 1024.0 * 1024.0)
     }

@@ -20,61 +20,17 @@
 //!   re-run task selection (the paper tracks each core's lowest requirement
 //!   in O(1); scanning 4–16 queues is as cheap here).
 
+mod params;
+
+pub use params::{Admission, EfsParams, KNOBS};
+
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
 use crate::counters::Counters;
-use crate::efs::model::{threshold_or_capacity, Newton, Objective};
-use crate::efs::starvation::{period, Thresholds};
+use crate::efs::model::threshold_or_capacity;
+use crate::efs::starvation::period;
 use crate::efs::Predictor;
-use crate::ids::{Nanos, ThreadId, MILLI};
+use crate::ids::{Nanos, ThreadId};
 use crate::policy::{Decision, Event, MachineView, Needs, Oracle, Policy};
-
-/// What EFS's admission test reads (issue #13's ablation; the paper's EFS is
-/// `Model`). The other two read the simulator's ground truth and are oracles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Admission {
-    /// §4: solo bandwidths predicted from counters (Eqs. 18-20, 9), outcome from the collision model (Eqs. 10, 16).
-    #[default]
-    Model,
-    /// Oracle solo bandwidths (the current phase's true demand ÷ μ) into the same collision model:
-    /// what the model costs when its inputs are exact.
-    OracleSolo,
-    /// Oracle outcome: run the candidate only if the true co-schedule with it costs no more
-    /// (Eq. 15: power over the sum of each thread's speed relative to alone) than without it.
-    Oracle,
-}
-
-/// EFS knobs.
-#[derive(Clone, Debug)]
-pub struct EfsParams {
-    /// Predictor window t0 (Eq. 20; 1 ms in the paper).
-    pub window: Nanos,
-    /// Starvation constants c_l, c_g (20 and 5).
-    pub thresholds: Thresholds,
-    /// Newton variant for Eq. 10.
-    pub newton: Newton,
-    /// What Eq. 15 compares.
-    pub objective: Objective,
-    /// Power table P0, P1, … (Eq. 13, W); the last increment repeats.
-    pub power: Option<Vec<f64>>,
-    /// Bus rate μ in accesses (lines) per second; default: the backend's.
-    pub mu: Option<f64>,
-    /// What admission reads (the paper: the model).
-    pub admission: Admission,
-}
-
-impl Default for EfsParams {
-    fn default() -> Self {
-        EfsParams {
-            window: MILLI,
-            thresholds: Thresholds::default(),
-            newton: Newton::PAPER,
-            objective: Objective::Energy,
-            power: None,
-            mu: None,
-            admission: Admission::Model,
-        }
-    }
-}
 
 #[derive(Clone, Copy)]
 struct Snapshot {
@@ -273,7 +229,9 @@ impl Policy for Efs {
         let g = &mut self.gate;
         g.cores = view.topology().n_contexts();
         g.mu = g.p.mu.or(view.bus_lines_per_s()).ok_or("efs needs the memory-bus rate mu (accesses per second)")?;
-        let table = g.p.power.clone().ok_or("efs needs the machine's power table P0, P1, … (EFS Eq. 13)")?;
+        let table = g.p.power.clone().or_else(|| view.power_table()).ok_or(
+            "efs needs the machine's power table P0, P1, … (EFS Eq. 13): give the machine a description with one",
+        )?;
         if table.len() < 2 || table.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
             return Err("efs: the power table needs P0 and at least one non-negative increment".into());
         }

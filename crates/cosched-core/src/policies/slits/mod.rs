@@ -36,10 +36,14 @@
 //!   what a perfect predictor would choose); periodic trigger with P-RRS's
 //!   quantum for "without Lazy Reschedule".
 
+mod params;
+
+pub use params::{Pairing, Scope, SlitsParams, Trigger, KNOBS};
+
 use super::slots::{Dealer, Slots};
 use crate::counters::Counters;
-use crate::ids::{CtxId, Nanos, ThreadId};
-use crate::learn::{Fm, FmParams};
+use crate::ids::{CtxId, ThreadId};
+use crate::learn::Fm;
 use crate::policy::{Decision, Event, MachineView, Needs, Policy};
 use crate::slits::{features, mean_over_running, PairProfile, Tim};
 use rand::{Rng, SeedableRng};
@@ -53,89 +57,6 @@ pub enum SlitsObjective {
     Contention,
     /// IPC; random among the threads estimated below the median.
     Fairness,
-}
-
-/// When contexts are rescheduled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trigger {
-    /// Only when the running thread stalls or exits (Lazy Reschedule).
-    Lazy,
-    /// Also every given interval (the periodic alternative).
-    Periodic(Nanos),
-}
-
-/// How a waiting thread is chosen for an idle context (the ablation axis of
-/// issue #13; SLITS §6.3 compares only `Fm` with `RoundRobin`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pairing {
-    /// The FM's estimate, observed TIM entries first (SLITS §4.3).
-    Fm,
-    /// First in queue order (§6.3 "without FM").
-    RoundRobin,
-    /// A uniformly random candidate (seeded).
-    Random,
-    /// **Oracle**: the ground-truth co-run statistic from the backend
-    /// ([`crate::policy::Oracle::corun`]); needs `Needs::oracle`.
-    Oracle,
-}
-
-impl Pairing {
-    /// Parse `fm`, `round-robin`, `random` or `oracle`.
-    pub fn parse(s: &str) -> Result<Pairing, String> {
-        match s {
-            "fm" => Ok(Pairing::Fm),
-            "round-robin" => Ok(Pairing::RoundRobin),
-            "random" => Ok(Pairing::Random),
-            "oracle" => Ok(Pairing::Oracle),
-            _ => Err(format!("must be fm, round-robin, random or oracle, got '{s}'")),
-        }
-    }
-}
-
-/// Which waiting threads an idle context ranks (SLITS §4.3.1 step ①).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// The threads assigned to this context (§5.3: 2/4/8 threads per core).
-    PerCore,
-    /// Every waiting thread (one global queue).
-    Global,
-}
-
-/// SLITS knobs.
-#[derive(Clone, Debug)]
-pub struct SlitsParams {
-    /// Trigger.
-    pub trigger: Trigger,
-    /// Share of picks made with the pairing rule (0..=1); the rest round-robin.
-    pub coverage: f64,
-    /// Pairing rule (`Fm` is SLITS; the others are ablations).
-    pub pairing: Pairing,
-    /// Step ①: per-core candidates (the paper) or a global queue.
-    pub scope: Scope,
-    /// Accuracy study: hold out of training every TIM pair whose
-    /// `(running·31 + waiting) % holdout == 0` (0 = train on everything).
-    pub holdout: u32,
-    /// FM hyper-parameters.
-    pub fm: FmParams,
-    /// TIM moving-average weight of a new observation.
-    pub tim_alpha: f64,
-    /// Earlier observations replayed per new one (bounds the update cost).
-    pub replay: usize,
-}
-
-impl Default for SlitsParams {
-    fn default() -> Self {
-        SlitsParams {
-            trigger: Trigger::Lazy,
-            coverage: 1.0,
-            pairing: Pairing::Fm,
-            scope: Scope::PerCore,
-            holdout: 0,
-            fm: FmParams::default(),
-            tim_alpha: 0.5,
-            replay: 4,
-        }
-    }
 }
 
 const HISTORY: usize = 512;
@@ -487,6 +408,7 @@ impl Policy for Slits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::FmParams;
 
     #[test]
     fn observed_tim_entries_stand_in_for_the_fms_estimates() {
