@@ -142,9 +142,7 @@ def sweep_html(df: pd.DataFrame) -> str:
 
     keys = [c for c in df.columns if c not in ("seed",) and df.columns.get_loc(c) < df.columns.get_loc("policy")]
     groups = keys + ["machine", "workload", "policy"]
-    means = df.groupby(groups, sort=False, dropna=False)[["makespan_s", "energy_j"]].agg(
-        ["mean", "std", "count"]
-    )
+    means = df.groupby(groups, sort=False, dropna=False)[["makespan_s", "energy_j"]].agg(["mean", "std", "count"])
     means.columns = ["_".join(c) for c in means.columns]
     means = means.reset_index()
     fig, ax = plt.subplots(figsize=(9, 4), layout="constrained")

@@ -29,8 +29,10 @@ def test_expand_puts_policy_innermost_and_keeps_explicit_points():
 def test_local_sweep_equals_one_simulate_per_point():
     df = cosched.sweep(GRID, progress=False)
     assert len(df) == 24 and list(df.columns[:1]) == ["quantum_ms"]
+    # A knob reaches the policies that read it (cfs does not read quantum_ms; simulate refuses it there).
+    reads = {p["name"]: {k["name"] for k in p["knobs"]} for p in cosched.list_policies().to_dict("records")}
     for p, row in zip(expand(GRID), df.to_dict("records")):
-        knobs = {k: v for k, v in p.items() if k not in ("machine", "workload", "policy", "seed")}
+        knobs = {k: v for k, v in p.items() if k in reads[p["policy"]]}
         run = cosched.simulate(p["machine"], p["workload"], p["policy"], p["seed"], no_timing=True, **knobs)
         assert row["makespan_s"] == run.metrics["makespan_s"]
         assert row["quantum_ms"] == p["quantum_ms"] and row["workload"] == p["workload"]
