@@ -72,6 +72,10 @@ def test_policy_error(cli):
     assert str(e.value) == _cli_error(cli, "simulate", "-m", "i5-2500", "-w", "mcf", "-p", "cfss")
     with pytest.raises(errors.PolicyError, match="assignment"):
         cosched.simulate("i5-2500", "mcf", "static")
+    # A policy refusing the machine at init (here: an assignment naming a
+    # context the machine lacks) is a PolicyError, not a simulation failure.
+    with pytest.raises(errors.PolicyError, match="context 99"):
+        cosched.simulate("i5-2500", "mcf", "static", assignment="99")
 
 
 def test_simulation_error_on_the_time_limit(cli):

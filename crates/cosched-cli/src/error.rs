@@ -2,8 +2,11 @@
 //! prints the one line ([`std::fmt::Display`]); the Python bindings raise
 //! one exception class per variant (`cosched.errors`), with the same line.
 
+use cosched_core::dispatch::ContractError;
 use cosched_core::evt::PotError;
+use cosched_core::policies::PolicyError;
 use cosched_machine::ConfigError;
+use cosched_sim::SimError;
 use std::fmt;
 
 /// A refused or failed simulation request (`cosched simulate`, `compare`,
@@ -49,8 +52,41 @@ impl From<ConfigError> for RunError {
     }
 }
 
+impl From<PolicyError> for RunError {
+    fn from(e: PolicyError) -> RunError {
+        RunError::Policy(e.to_string())
+    }
+}
+
+impl RunError {
+    /// A simulated run's failure, by kind, with `context` (the workload) in
+    /// front: the policy's refusal or its asking for what the simulator lacks
+    /// is a policy error, a stall or a passed budget a simulation error.
+    pub fn from_sim(e: SimError, context: &str) -> RunError {
+        let line = format!("{context}: {e}");
+        match e {
+            SimError::Policy { .. } | SimError::Contract(ContractError::Unsupported { .. }) => RunError::Policy(line),
+            _ => RunError::Simulation(line),
+        }
+    }
+}
+
 impl From<RunError> for String {
     fn from(e: RunError) -> String {
         e.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_refusal_is_a_policy_error_whichever_stage_found_it() {
+        let refused = SimError::Policy { policy: "efs".into(), error: PolicyError::Refused("no power table".into()) };
+        assert_eq!(RunError::from_sim(refused, "w"), RunError::Policy("w: policy `efs`: no power table".into()));
+        let stalled = SimError::Stalled { policy: "x".into(), t_s: 1.0, unfinished: 2, runnable: 1 };
+        assert!(matches!(RunError::from_sim(stalled, "w"), RunError::Simulation(_)));
+        assert!(matches!(RunError::from_sim(SimError::TimeLimit { limit_s: 1.0 }, "w"), RunError::Simulation(_)));
     }
 }

@@ -46,7 +46,7 @@ pub fn prepare(run: &RunOpts, seed: u64) -> Result<Prepared, RunError> {
     let w = run.workload_spec()?;
     let (varied, plan) = run.plan(&machine, &w, seed)?;
     let sim = run.sim_opts(seed).map_err(RunError::Option)?;
-    let solo = solo_times(&varied, &plan, &sim).map_err(|e| RunError::Simulation(format!("{}: {e}", run.workload)))?;
+    let solo = solo_times(&varied, &plan, &sim).map_err(|e| RunError::from_sim(e, &run.workload))?;
     Ok(Prepared { machine, varied, plan, solo })
 }
 
@@ -61,7 +61,7 @@ pub fn config(run: &RunOpts, policy: &str, seed: u64) -> Result<RunConfig, RunEr
 /// (`compare`, a sweep): a knob is refused only when none of `among` reads it.
 pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
     if policies::find(policy).is_none() {
-        policies::make(policy, &Default::default()).map_err(RunError::Policy)?;
+        policies::make(policy, &Default::default())?;
     }
     let (policy_opts, _notes) = run.policy_opts(among, seed).map_err(RunError::Option)?;
     let cfg = RunConfig {
@@ -70,7 +70,7 @@ pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> R
         sim: run.sim_opts(seed).map_err(RunError::Option)?,
         threads: run.threads,
     };
-    policies::make(policy, &cfg.policy_opts).map_err(RunError::Policy)?;
+    policies::make(policy, &cfg.policy_opts)?;
     Ok(cfg)
 }
 
@@ -82,8 +82,7 @@ impl Prepared {
         cfg: &RunConfig,
         trace: Option<&mut dyn FnMut(TraceSlice)>,
     ) -> Result<Report, RunError> {
-        simulate(&self.varied, &self.plan, cfg, &self.solo, trace)
-            .map_err(|e| RunError::Simulation(format!("{}: {e}", run.workload)))
+        simulate(&self.varied, &self.plan, cfg, &self.solo, trace).map_err(|e| RunError::from_sim(e, &run.workload))
     }
 }
 

@@ -11,6 +11,7 @@
 
 use crate::counters::Counters;
 use crate::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
+use crate::policies::PolicyError;
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 
@@ -265,7 +266,7 @@ pub trait Policy: Send {
         Needs::default()
     }
     /// Called once before the first event; an error aborts the run.
-    fn init(&mut self, _view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, _view: &dyn MachineView) -> Result<(), PolicyError> {
         Ok(())
     }
     /// Offer a profile measured by co-run probing (jobs in the run's

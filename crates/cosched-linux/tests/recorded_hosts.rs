@@ -122,7 +122,7 @@ fn strict_admits_by_the_described_llc_on_every_recorded_shape() {
             assert!(desc.llc_bytes.is_none() && desc.line().contains("LLC unknown"), "{tag}: {}", desc.line());
             let mut p = policies::make("rda-strict", &PolicyOptions::default()).unwrap();
             let v = View { host: &host, desc: &desc, running: vec![None; shape.cpus as usize], n_threads: 1 };
-            let e = p.init(&v).unwrap_err();
+            let e = p.init(&v).unwrap_err().to_string();
             assert!(e.contains("LLC capacity"), "{tag}: {e}");
         } else {
             assert_eq!(desc.llc_bytes, Some(shape.llc_kib as f64 * 1024.0), "{tag}");

@@ -6,7 +6,7 @@
 //! alone on the same machine under the `cfs` model: the time it takes when
 //! nothing else competes, as a user would measure it on Linux.
 
-use crate::engine::{run, SimOptions};
+use crate::engine::{run, SimError, SimOptions};
 use crate::plan::Plan;
 use cosched_core::metrics::{aggregate, Aggregate, JobOutcome};
 use cosched_core::policies::{self, PolicyOptions};
@@ -85,7 +85,7 @@ pub struct Report {
 
 /// Solo turnaround of every job instance of `plan` on `m` (identical
 /// instances are simulated once).
-pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec<f64>, String> {
+pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec<f64>, SimError> {
     let mut seen: std::collections::HashMap<Vec<(u32, u64)>, f64> = std::collections::HashMap::new();
     let mut out = vec![];
     let started = std::time::Instant::now();
@@ -105,7 +105,7 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
             continue;
         }
         let solo = plan.solo(j);
-        let mut policy = policies::make(SOLO_POLICY, &PolicyOptions::default())?;
+        let mut policy = make(SOLO_POLICY, &PolicyOptions::default())?;
         let o = SimOptions { timing: false, counter_noise: 0.0, progress: false, ..opts.clone() };
         let r = run(m, &solo, policy.as_mut(), &o, None)?;
         let t = r.job_finish[0] as f64 * 1e-9;
@@ -113,6 +113,11 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
         out.push(t);
     }
     Ok(out)
+}
+
+/// The policy `name` with `opts`, or its refusal as a [`SimError::Policy`].
+fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn cosched_core::policy::Policy>, SimError> {
+    policies::make(name, opts).map_err(|error| SimError::Policy { policy: name.to_string(), error })
 }
 
 /// Everything one run needs besides machine and plan.
@@ -135,8 +140,8 @@ pub fn simulate(
     cfg: &RunConfig,
     solo: &[f64],
     trace: Option<&mut dyn FnMut(TraceSlice)>,
-) -> Result<Report, String> {
-    let mut policy = policies::make(&cfg.policy, &cfg.policy_opts)?;
+) -> Result<Report, SimError> {
+    let mut policy = make(&cfg.policy, &cfg.policy_opts)?;
     let oracle = policy.needs().oracle;
     let out = run(m, plan, policy.as_mut(), &cfg.sim, trace)?;
     let jobs: Vec<JobOutcome> = plan

@@ -19,6 +19,6 @@ pub mod program;
 pub mod spec;
 pub mod variation;
 
-pub use engine::{run, RunOutput, SimOptions};
+pub use engine::{run, RunOutput, SimError, SimOptions};
 pub use plan::Plan;
 pub use spec::WorkloadSpec;

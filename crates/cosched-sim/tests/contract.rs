@@ -22,7 +22,7 @@ impl Policy for Rogue {
     fn needs(&self) -> Needs {
         self.inner.needs()
     }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
         self.inner.init(v)
     }
     fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
@@ -36,7 +36,7 @@ fn run_rogue(bad: fn(&Event) -> Option<Decision>) -> String {
     let w = cosched_sim::presets::workload("fluidanimate").expect("preset");
     let p = plan(&w, &m);
     let mut rogue = Rogue { inner: make("cfs", &PolicyOptions::default()).unwrap(), bad };
-    run(&m, &p, &mut rogue, &SimOptions::default(), None).unwrap_err()
+    run(&m, &p, &mut rogue, &SimOptions::default(), None).unwrap_err().to_string()
 }
 
 #[test]

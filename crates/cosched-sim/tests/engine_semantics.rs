@@ -18,7 +18,7 @@ impl Policy for Recorder {
     fn name(&self) -> &'static str {
         "recorder"
     }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
         self.inner.init(v)
     }
     fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
@@ -137,6 +137,8 @@ fn illegal_decisions_and_stalls_are_errors() {
     let m = machine("xeon-x5550-16c");
     let p = plan(&barrier_job(2, 2), &m);
     let e = run(&m, &p, &mut Rogue, &SimOptions::default(), None).unwrap_err();
+    assert!(matches!(e, cosched_sim::SimError::Contract(_) | cosched_sim::SimError::Stalled { .. }), "{e:?}");
+    let e = e.to_string();
     assert!(e.contains("not runnable") || e.contains("stalled"), "{e}");
 }
 

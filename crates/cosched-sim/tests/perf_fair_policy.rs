@@ -26,7 +26,7 @@ impl Policy for Logged {
     fn needs(&self) -> Needs {
         self.inner.needs()
     }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
         self.inner.init(v)
     }
     fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {

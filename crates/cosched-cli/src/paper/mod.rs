@@ -111,7 +111,7 @@ impl Trial {
         let mut o = opts.clone();
         o.seed = self.seed;
         let sim = SimOptions { seed: self.seed, ..SimOptions::default() };
-        run(m, plan, &mut *policies::make(policy, &o)?, &sim, None)
+        run(m, plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
     }
 }
 
@@ -131,7 +131,7 @@ pub fn over_trials<I: Sync, R: Send>(
 
 /// One run of `policy`, seed 1, no timing.
 pub fn run_one(m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions) -> Result<RunOutput, String> {
-    run(m, plan, &mut *policies::make(policy, opts)?, &SimOptions::default(), None)
+    run(m, plan, &mut *policies::make(policy, opts)?, &SimOptions::default(), None).map_err(String::from)
 }
 
 /// Write `rows` (first row the header) as CSV into `dir/name` (fields with commas or quotes quoted, RFC 4180).

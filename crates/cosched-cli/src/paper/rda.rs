@@ -48,7 +48,7 @@ fn go(
     let plan = t.plan(w, &mm)?;
     let o = PolicyOptions { seed: t.seed, ..PolicyOptions::default() };
     let sim = SimOptions { seed: t.seed, pp_cost_ns, ..SimOptions::default() };
-    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None)
+    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
 }
 
 /// Work rate: instructions per second of the run.
@@ -156,7 +156,7 @@ fn declarations<'a>(
         let plan = t.plan(&wl, &mm)?;
         let o = PolicyOptions { seed: t.seed, rda_declare_scale: x, ..PolicyOptions::default() };
         let sim = SimOptions { seed: t.seed, ..SimOptions::default() };
-        run(&mm, &plan, &mut *policies::make(POLICIES[p], &o)?, &sim, None)
+        run(&mm, &plan, &mut *policies::make(POLICIES[p], &o)?, &sim, None).map_err(String::from)
     })?;
     let nw = WORKLOADS.len();
     let raytrace = WORKLOADS.iter().position(|w| *w == "rda-raytrace").expect("listed");

@@ -55,7 +55,7 @@ fn one(
     let plan = t.plan_threads(&spec, &mm, Some(threads))?;
     let o = PolicyOptions { seed: t.seed, slits, ..PolicyOptions::default() };
     let sim = SimOptions { seed: t.seed, timing, ..SimOptions::default() };
-    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None)
+    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
 }
 
 /// `(x - 1) · 100`.

@@ -5,6 +5,7 @@
 use super::slots::Slots;
 use super::PolicyOptions;
 use crate::ids::{Nanos, ThreadId};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
 use std::collections::VecDeque;
 
@@ -38,7 +39,7 @@ impl Policy for GRrs {
         "g-rrs"
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.slots = Some(Slots::new(view.topology()));
         Ok(())
     }

@@ -6,6 +6,7 @@
 mod cfs;
 mod eevdf;
 mod efs;
+mod error;
 mod g_rrs;
 pub mod knob;
 mod p_rrs;
@@ -19,6 +20,7 @@ mod wss;
 
 pub use cfs::{Cfs, CfsParams};
 pub use efs::{Admission, Efs, EfsParams};
+pub use error::PolicyError;
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};
@@ -111,7 +113,7 @@ pub struct PolicyInfo {
     #[serde(skip)]
     knob_groups: &'static [&'static [KnobSpec]],
     #[serde(skip)]
-    make: fn(&PolicyOptions) -> Result<Box<dyn Policy>, String>,
+    make: fn(&PolicyOptions) -> Result<Box<dyn Policy>, PolicyError>,
 }
 
 impl PolicyInfo {
@@ -127,7 +129,7 @@ impl PolicyInfo {
     }
 
     /// Build the policy.
-    pub fn make(&self, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String> {
+    pub fn make(&self, opts: &PolicyOptions) -> Result<Box<dyn Policy>, PolicyError> {
         (self.make)(opts)
     }
 }
@@ -262,14 +264,14 @@ pub fn find(name: &str) -> Option<&'static PolicyInfo> {
 }
 
 /// Build a policy by name, or explain which names exist.
-pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, String> {
+pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, PolicyError> {
     match find(name) {
         Some(p) => p.make(opts),
-        None => Err(format!(
-            "unknown policy `{name}`{} (known: {})",
-            crate::suggest::did_you_mean(name, registry().iter().map(|p| p.name)),
-            registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-        )),
+        None => Err(PolicyError::Unknown {
+            name: name.to_string(),
+            hint: crate::suggest::did_you_mean(name, registry().iter().map(|p| p.name)),
+            known: registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+        }),
     }
 }
 

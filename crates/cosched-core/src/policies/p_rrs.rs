@@ -6,6 +6,7 @@
 use super::slots::{Dealer, Slots};
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos, ThreadId};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
 use std::collections::VecDeque;
 
@@ -96,16 +97,16 @@ impl Policy for PRrs {
         self.name
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.setup(view);
         if let Homes::Fixed(a) = &self.homes {
             let n = view.n_threads_total();
             if a.len() < n {
-                return Err(format!("the assignment covers {} threads but the workload has {n}", a.len()));
+                return Err(format!("the assignment covers {} threads but the workload has {n}", a.len()).into());
             }
             let nc = view.topology().n_contexts();
             if let Some(bad) = a.iter().find(|c| c.idx() >= nc) {
-                return Err(format!("the assignment names context {} but the machine has {nc}", bad.0));
+                return Err(format!("the assignment names context {} but the machine has {nc}", bad.0).into());
             }
         }
         Ok(())

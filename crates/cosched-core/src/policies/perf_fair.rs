@@ -25,6 +25,7 @@ use super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, POSITIVE, TIME_MS};
 use crate::counters::Counters;
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
 use crate::perf_fair::{allocate, estimation_select, oatr, pf_select, Candidate, Progress};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Needs, Policy};
 
 /// Which scheduler of the Perf&Fair study.
@@ -342,7 +343,7 @@ impl Policy for PerfFair {
         Needs { counters: true, smt: true, oracle: self.variant == Variant::Oracle, ..Needs::default() }
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         let topo = view.topology();
         self.on_ctx = vec![None; topo.n_contexts()];
         self.cores = vec![vec![]; topo.n_cores as usize];

@@ -5,6 +5,7 @@
 use super::slots::Slots;
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos, ThreadId};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -38,7 +39,7 @@ impl Policy for RandomPolicy {
         "random"
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.slots = Some(Slots::new(view.topology()));
         Ok(())
     }

@@ -11,6 +11,7 @@
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
 use super::knob::{KnobSpec, POSITIVE};
 use crate::ids::{JobId, ThreadId};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Demand, Event, MachineView, Needs, Policy};
 use crate::rda::{Monitor, RdaPolicy};
 use std::collections::BTreeSet;
@@ -139,7 +140,7 @@ impl Policy for Rda {
         Needs { progress_periods: true, ..Needs::default() }
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.core.init(view);
         let llc_bytes = view.llc_bytes().ok_or("rda needs the LLC capacity of the machine")?;
         // Unknown bandwidth (a real host described by sysfs alone): bandwidth

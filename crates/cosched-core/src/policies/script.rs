@@ -278,7 +278,7 @@ mod tests {
         }
         let mut p = make("static", &o).unwrap();
         let s = Script::bare(Topology::regular(1, 1, 2, 1, 1), 4);
-        let err = p.init(&s).unwrap_err();
+        let err = p.init(&s).unwrap_err().to_string();
         assert!(err.contains("covers 3 threads"), "{err}");
     }
 
@@ -372,7 +372,7 @@ mod slits_tests {
             Slits::new(SlitsObjective::Contention, SlitsParams { pairing: Pairing::Oracle, ..Default::default() }, 1);
         assert!(p.needs().oracle);
         let s = Script::bare(Topology::regular(1, 1, 2, 1, 1), 4);
-        let e = p.init(&s).unwrap_err();
+        let e = p.init(&s).unwrap_err().to_string();
         assert!(e.contains("oracle"), "{e}");
     }
 
@@ -383,7 +383,7 @@ mod slits_tests {
             let mut p =
                 Efs::new(EfsParams { admission, power: Some(vec![10.0, 5.0]), mu: Some(1e8), ..Default::default() });
             assert!(p.needs().oracle);
-            let e = p.init(&Script::bare(Topology::regular(1, 1, 2, 1, 1), 4)).unwrap_err();
+            let e = p.init(&Script::bare(Topology::regular(1, 1, 2, 1, 1), 4)).unwrap_err().to_string();
             assert!(e.contains("ground truth"), "{e}");
         }
         let mut p = Efs::new(EfsParams { power: Some(vec![10.0, 5.0]), mu: Some(1e8), ..Default::default() });

@@ -11,6 +11,7 @@ use super::knob::{Kind, KnobSpec};
 use super::p_rrs::PRrs;
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -66,7 +67,7 @@ impl Policy for Wss {
         "wss"
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.inner.setup(view);
         self.steal_key = view.topology().n_contexts() as u32;
         Ok(())

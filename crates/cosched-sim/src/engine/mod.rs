@@ -12,6 +12,7 @@
 //! * this file: the event loop.
 
 mod dispatch;
+mod error;
 mod progress;
 mod state;
 mod timing;
@@ -22,6 +23,7 @@ use cosched_core::ids::{Nanos, SECOND};
 use cosched_core::policy::{Energy, Policy};
 use cosched_core::{Counters, CtxId};
 use cosched_machine::{MachineSpec, TraceSlice};
+pub use error::SimError;
 use state::{Engine, Scheduled};
 use std::cmp::Reverse;
 use std::time::Instant;
@@ -107,10 +109,10 @@ pub fn run(
     policy: &mut dyn Policy,
     opts: &SimOptions,
     trace: Option<&mut dyn FnMut(TraceSlice)>,
-) -> Result<RunOutput, String> {
+) -> Result<RunOutput, SimError> {
     let name = policy.name();
-    let mut engine = Engine::new(m, plan, (name, policy.needs()), opts, trace).map_err(|e| e.to_string())?;
-    policy.init(&engine).map_err(|e| format!("policy `{name}`: {e}"))?;
+    let mut engine = Engine::new(m, plan, (name, policy.needs()), opts, trace)?;
+    policy.init(&engine).map_err(|error| SimError::Policy { policy: name.to_string(), error })?;
     let max_t = (opts.max_time_s * SECOND as f64) as Nanos;
     let mut steps = 0u64;
     let started = Instant::now();
@@ -118,21 +120,16 @@ pub fn run(
     while engine.d.n_done() < plan.threads.len() {
         let (at, seq, ev) = engine.next_live_event(name)?;
         if at > max_t {
-            return Err(format!(
-                "run exceeded the simulated-time limit of {} s (raise it with --max-sim-time-s)",
-                opts.max_time_s
-            ));
+            return Err(SimError::TimeLimit { limit_s: opts.max_time_s });
         }
         steps += 1;
         if steps > opts.max_events {
-            return Err(format!(
-                "run exceeded the event budget of {} events at t={:.6} s simulated, {} of {} threads finished \
-                 (raise it with --max-events)",
-                opts.max_events,
-                at as f64 * 1e-9,
-                engine.d.n_done(),
-                plan.threads.len()
-            ));
+            return Err(SimError::EventBudget {
+                budget: opts.max_events,
+                t_s: at as f64 * 1e-9,
+                done: engine.d.n_done(),
+                threads: plan.threads.len(),
+            });
         }
         if opts.progress && steps.is_multiple_of(65_536) {
             let wall = started.elapsed().as_secs_f64();
@@ -149,7 +146,7 @@ pub fn run(
         engine.settle_energy(at);
         engine.now = at;
         engine.handle(ev, seq);
-        deliver(&mut engine, policy).map_err(|e| e.to_string())?;
+        deliver(&mut engine, policy)?;
         engine.solve_dirty();
     }
     Ok(engine.finish())
@@ -159,15 +156,15 @@ impl Engine<'_, '_> {
     /// The next queued event that is still current (stale step ends and
     /// cancelled timers are dropped); an error when nothing is left although
     /// threads are unfinished (the policy stalled).
-    fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, u64, Scheduled), String> {
+    fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, u64, Scheduled), SimError> {
         loop {
             let Some(Reverse((at, seq, ev))) = self.queue.pop() else {
-                return Err(format!(
-                    "policy `{policy}` stalled at t={:.6}s: {} threads unfinished, {} runnable but not scheduled, nothing pending",
-                    self.now as f64 * 1e-9,
-                    self.threads.len() - self.d.n_done(),
-                    self.d.n_runnable()
-                ));
+                return Err(SimError::Stalled {
+                    policy: policy.to_string(),
+                    t_s: self.now as f64 * 1e-9,
+                    unfinished: self.threads.len() - self.d.n_done(),
+                    runnable: self.d.n_runnable(),
+                });
             };
             let live = match ev {
                 Scheduled::SocketStep(s, g) => self.socket_generation[s as usize] == g,

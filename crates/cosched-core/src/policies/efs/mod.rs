@@ -30,6 +30,7 @@ use crate::efs::model::threshold_or_capacity;
 use crate::efs::starvation::period;
 use crate::efs::Predictor;
 use crate::ids::{Nanos, ThreadId};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Needs, Oracle, Policy};
 
 #[derive(Clone, Copy)]
@@ -218,7 +219,7 @@ impl Policy for Efs {
         Needs { counters: true, oracle: self.gate.p.admission != Admission::Model, ..Needs::default() }
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.core.init(view);
         if self.gate.p.admission != Admission::Model && view.oracle().is_none() {
             return Err(

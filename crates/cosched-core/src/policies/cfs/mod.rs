@@ -20,7 +20,10 @@
 //! Task selection goes through a [`Gate`]; plain CFS uses [`Open`] (the
 //! leftmost thread), EFS (§4.2) its own.
 
+mod balance;
+
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
+use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
 use crate::topology::Topology;
 use std::collections::BTreeSet;
@@ -275,86 +278,6 @@ impl CfsCore {
         }
     }
 
-    /// Move one waiting thread from `src` to `dst`, renormalising its vruntime.
-    fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
-        let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
-        let t = ThreadId(t);
-        if self.disc == Discipline::Eevdf {
-            self.eevdf_update_lag(src, t);
-            self.dequeue_waiting(src, t);
-            self.eevdf_place(dst, t, false);
-        } else {
-            self.dequeue_waiting(src, t);
-            let task = &mut self.tasks[t.idx()];
-            task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
-        }
-        self.enqueue(dst, t);
-        true
-    }
-
-    fn idle_balance(&mut self, c: usize, now: Nanos) {
-        let topo = self.topo.as_ref().expect("init");
-        let llc = topo.contexts[c].llc;
-        let mut best: Option<(bool, u32, usize)> = None;
-        for (i, rq) in self.rqs.iter().enumerate() {
-            if i == c || rq.tree.is_empty() {
-                continue;
-            }
-            let key = (topo.contexts[i].llc == llc, rq.nr, usize::MAX - i);
-            if best.is_none_or(|b| key > b) {
-                best = Some(key);
-            }
-        }
-        if let Some((_, _, inv)) = best {
-            let src = usize::MAX - inv;
-            self.update_curr(src, now);
-            self.migrate_one(src, c);
-        }
-    }
-
-    fn periodic_balance(&mut self, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
-        let now = view.now();
-        let topo = self.topo.clone().expect("init");
-        for pass_llc in (0..topo.n_llc).map(Some).chain(std::iter::once(None)) {
-            let members: Vec<usize> =
-                (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
-            for _ in 0..members.len() {
-                let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
-                let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
-                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2 || self.rqs[busiest].tree.is_empty() {
-                    break;
-                }
-                self.update_curr(busiest, now);
-                self.migrate_one(busiest, idlest);
-                if self.rqs[idlest].curr.is_none() {
-                    self.pick_next(idlest, view, out, gate);
-                }
-            }
-        }
-    }
-
-    fn select_idlest(&self) -> usize {
-        let topo = self.topo.as_ref().expect("init");
-        // Prefer a context whose whole core is idle, then the fewest runnable threads.
-        (0..self.rqs.len())
-            .min_by_key(|&i| {
-                let core = topo.contexts[i].core;
-                let core_busy =
-                    (0..self.rqs.len()).filter(|&j| topo.contexts[j].core == core).map(|j| self.rqs[j].nr).sum::<u32>();
-                (self.rqs[i].nr, core_busy, i)
-            })
-            .expect("contexts")
-    }
-
-    fn select_wake(&self, prev: usize) -> usize {
-        if self.rqs[prev].nr == 0 {
-            return prev;
-        }
-        let topo = self.topo.as_ref().expect("init");
-        let llc = topo.contexts[prev].llc;
-        (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
-    }
-
     fn place_and_run(
         &mut self,
         c: usize,
@@ -521,7 +444,7 @@ impl Policy for Cfs {
         }
     }
 
-    fn init(&mut self, view: &dyn MachineView) -> Result<(), String> {
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.core.init(view);
         Ok(())
     }

@@ -1,0 +1,89 @@
+//! CFS's load balancing (the model of Linux's `load_balance`, `select_idle_sibling`
+//! and newidle balancing): where a waking or new thread goes, what an idle
+//! context pulls, and the periodic pass that evens out run-queue lengths.
+
+use super::{CfsCore, Discipline, Gate};
+use crate::ids::{Nanos, ThreadId};
+use crate::policy::{Decision, MachineView};
+
+impl CfsCore {
+    /// Move one waiting thread from `src` to `dst`, renormalising its vruntime.
+    pub(super) fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
+        let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
+        let t = ThreadId(t);
+        if self.disc == Discipline::Eevdf {
+            self.eevdf_update_lag(src, t);
+            self.dequeue_waiting(src, t);
+            self.eevdf_place(dst, t, false);
+        } else {
+            self.dequeue_waiting(src, t);
+            let task = &mut self.tasks[t.idx()];
+            task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
+        }
+        self.enqueue(dst, t);
+        true
+    }
+
+    pub(super) fn idle_balance(&mut self, c: usize, now: Nanos) {
+        let topo = self.topo.as_ref().expect("init");
+        let llc = topo.contexts[c].llc;
+        let mut best: Option<(bool, u32, usize)> = None;
+        for (i, rq) in self.rqs.iter().enumerate() {
+            if i == c || rq.tree.is_empty() {
+                continue;
+            }
+            let key = (topo.contexts[i].llc == llc, rq.nr, usize::MAX - i);
+            if best.is_none_or(|b| key > b) {
+                best = Some(key);
+            }
+        }
+        if let Some((_, _, inv)) = best {
+            let src = usize::MAX - inv;
+            self.update_curr(src, now);
+            self.migrate_one(src, c);
+        }
+    }
+
+    pub(super) fn periodic_balance(&mut self, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
+        let now = view.now();
+        let topo = self.topo.clone().expect("init");
+        for pass_llc in (0..topo.n_llc).map(Some).chain(std::iter::once(None)) {
+            let members: Vec<usize> =
+                (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
+            for _ in 0..members.len() {
+                let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
+                let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
+                if self.rqs[busiest].nr < self.rqs[idlest].nr + 2 || self.rqs[busiest].tree.is_empty() {
+                    break;
+                }
+                self.update_curr(busiest, now);
+                self.migrate_one(busiest, idlest);
+                if self.rqs[idlest].curr.is_none() {
+                    self.pick_next(idlest, view, out, gate);
+                }
+            }
+        }
+    }
+
+    pub(super) fn select_idlest(&self) -> usize {
+        let topo = self.topo.as_ref().expect("init");
+        // Prefer a context whose whole core is idle, then the fewest runnable threads.
+        (0..self.rqs.len())
+            .min_by_key(|&i| {
+                let core = topo.contexts[i].core;
+                let core_busy =
+                    (0..self.rqs.len()).filter(|&j| topo.contexts[j].core == core).map(|j| self.rqs[j].nr).sum::<u32>();
+                (self.rqs[i].nr, core_busy, i)
+            })
+            .expect("contexts")
+    }
+
+    pub(super) fn select_wake(&self, prev: usize) -> usize {
+        if self.rqs[prev].nr == 0 {
+            return prev;
+        }
+        let topo = self.topo.as_ref().expect("init");
+        let llc = topo.contexts[prev].llc;
+        (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
+    }
+}

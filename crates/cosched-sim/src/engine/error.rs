@@ -1,0 +1,64 @@
+//! Why a simulated run stopped (issue 29 item 4): the policy refused, it
+//! broke the contract, it stalled, or the run passed its budget. Typed, so
+//! the CLI and Python map each kind once (a policy's refusal is a
+//! `PolicyError` in Python, not a simulation failure).
+
+use cosched_core::dispatch::ContractError;
+use cosched_core::policies::PolicyError;
+use thiserror::Error;
+
+/// A simulated run that did not finish.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum SimError {
+    /// The policy could not be built or refused the machine at `init`.
+    #[error("policy `{policy}`: {error}")]
+    Policy {
+        /// Policy name.
+        policy: String,
+        /// Its refusal.
+        error: PolicyError,
+    },
+    /// The policy broke the contract (`cosched_core::dispatch`), or asked for what the simulator lacks.
+    #[error("{0}")]
+    Contract(#[from] ContractError),
+    /// Nothing was left to happen while threads were unfinished.
+    #[error(
+        "policy `{policy}` stalled at t={t_s:.6}s: {unfinished} threads unfinished, {runnable} runnable but not scheduled, nothing pending"
+    )]
+    Stalled {
+        /// Policy name.
+        policy: String,
+        /// Simulated time, s.
+        t_s: f64,
+        /// Threads not finished.
+        unfinished: usize,
+        /// Of those, runnable.
+        runnable: usize,
+    },
+    /// The simulated-time limit (`--max-sim-time-s`) passed.
+    #[error("run exceeded the simulated-time limit of {limit_s} s (raise it with --max-sim-time-s)")]
+    TimeLimit {
+        /// The limit, s.
+        limit_s: f64,
+    },
+    /// The event budget (`--max-events`) ran out.
+    #[error(
+        "run exceeded the event budget of {budget} events at t={t_s:.6} s simulated, {done} of {threads} threads finished (raise it with --max-events)"
+    )]
+    EventBudget {
+        /// The budget.
+        budget: u64,
+        /// Simulated time, s.
+        t_s: f64,
+        /// Threads finished.
+        done: usize,
+        /// Threads in all.
+        threads: usize,
+    },
+}
+
+impl From<SimError> for String {
+    fn from(e: SimError) -> String {
+        e.to_string()
+    }
+}
