@@ -1,7 +1,8 @@
 //! Bounds on every count a user can type (issue #28 item 3). A count above
 //! its bound is refused before anything is allocated, naming the flag, the
 //! bound and why it is there; what a bound cannot cover streams instead
-//! (`cosched profile` reads its trace in constant memory).
+//! (`cosched profile` reads its trace in constant memory). The policies'
+//! knobs carry their own ranges (`cosched_core::policies::knob`).
 
 /// One bounded count.
 #[derive(Clone, Copy, Debug)]
@@ -42,18 +43,6 @@ pub const REPEAT: Bound = Bound {
     why: "each repetition is a real run of the whole mix, and every report is kept",
 };
 
-/// EFS's Newton iterations for Eq. 10 (0 = to convergence).
-pub const EFS_NEWTON_ITERS: Bound =
-    Bound { flag: "--efs-newton-iters", min: 0, max: 1_000, why: "Eq. 10 converges in under 50 iterations" };
-
-/// SLITS's FM latent dimension k.
-pub const SLITS_K: Bound = Bound {
-    flag: "--slits-k",
-    min: 1,
-    max: 256,
-    why: "each thread keeps k factors per event; the paper's k is 8 and a TIM has far fewer than 256 dimensions",
-};
-
 /// Points of one sweep (Python's `cosched.sweep` grid).
 pub const SWEEP_POINTS: Bound = Bound {
     flag: "grid",
@@ -73,19 +62,6 @@ impl Bound {
     }
 }
 
-/// Every time knob given in ms (or µs) must lie between 1 µs, the shortest
-/// stretch that does work between two context switches, and one hour.
-pub fn check_time_ms(flag: &str, ms: f64) -> Result<(), String> {
-    if ms.is_finite() && (0.001..=3_600_000.0).contains(&ms) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{flag}: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {}",
-            cosched_core::num::shortest(ms)
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,8 +72,5 @@ mod tests {
         let e = SEEDS.check(1_000_000_000).unwrap_err();
         assert!(e.starts_with("--seeds: must be from 1 to 10000, got 1000000000 ("), "{e}");
         assert!(SAMPLES.check(0).is_err() && SAMPLES.check(SAMPLES.max).is_ok());
-        assert!(check_time_ms("--quantum-ms", 1e-9).unwrap_err().contains("1 µs"));
-        assert!(check_time_ms("--quantum-ms", 4.0).is_ok());
-        assert!(check_time_ms("--quantum-ms", f64::NAN).is_err());
     }
 }

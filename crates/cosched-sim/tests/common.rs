@@ -45,3 +45,45 @@ pub fn run_static(m: &MachineSpec, p: &Plan, ctx: &[u32], quantum_ms: u64) -> Ru
 pub fn secs(n: u64) -> f64 {
     n as f64 * 1e-9
 }
+
+/// A policy that forwards every call to `inner` and then lets `after` see
+/// the event, the machine and the decisions `inner` made (to log, check or
+/// add to them). Reports itself as `name`.
+pub struct Watched<P, F> {
+    /// Name in messages.
+    pub name: &'static str,
+    /// The policy under test.
+    pub inner: P,
+    /// Called after each of `inner`'s events.
+    pub after: F,
+}
+
+impl<P, F> cosched_core::policy::Policy for Watched<P, F>
+where
+    P: cosched_core::policy::Policy,
+    F: FnMut(
+            &P,
+            &cosched_core::policy::Event,
+            &dyn cosched_core::policy::MachineView,
+            &mut Vec<cosched_core::policy::Decision>,
+        ) + Send,
+{
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn needs(&self) -> cosched_core::policy::Needs {
+        self.inner.needs()
+    }
+    fn init(&mut self, v: &dyn cosched_core::policy::MachineView) -> Result<(), cosched_core::policies::PolicyError> {
+        self.inner.init(v)
+    }
+    fn on_event(
+        &mut self,
+        ev: &cosched_core::policy::Event,
+        v: &dyn cosched_core::policy::MachineView,
+        out: &mut Vec<cosched_core::policy::Decision>,
+    ) {
+        self.inner.on_event(ev, v, out);
+        (self.after)(&self.inner, ev, v, out);
+    }
+}

@@ -4,38 +4,21 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::{make, PolicyOptions};
-use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
+use cosched_core::policies::{Cfs, CfsParams};
+use cosched_core::policy::{Decision, Event, MachineView};
 use cosched_core::PeriodId;
 use cosched_sim::engine::{run, SimOptions};
-
-/// Forwards to CFS, and after the first `Blocked` event adds one illegal decision.
-struct Rogue {
-    inner: Box<dyn Policy>,
-    bad: fn(&Event) -> Option<Decision>,
-}
-
-impl Policy for Rogue {
-    fn name(&self) -> &'static str {
-        "rogue"
-    }
-    fn needs(&self) -> Needs {
-        self.inner.needs()
-    }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
-        self.inner.init(v)
-    }
-    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.inner.on_event(ev, v, out);
-        out.extend((self.bad)(ev));
-    }
-}
 
 fn run_rogue(bad: fn(&Event) -> Option<Decision>) -> String {
     let m = machine("xeon-e5645");
     let w = cosched_sim::presets::workload("fluidanimate").expect("preset");
     let p = plan(&w, &m);
-    let mut rogue = Rogue { inner: make("cfs", &PolicyOptions::default()).unwrap(), bad };
+    // CFS, with one illegal decision added where `bad` says.
+    let mut rogue = Watched {
+        name: "rogue",
+        inner: Cfs::new(CfsParams::default()),
+        after: |_: &Cfs, ev: &Event, _: &dyn MachineView, out: &mut Vec<Decision>| out.extend(bad(ev)),
+    };
     run(&m, &p, &mut rogue, &SimOptions::default(), None).unwrap_err().to_string()
 }
 

@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use cosched_core::ids::{Nanos, ThreadId};
 use cosched_core::policies::{PerfFair, PerfFairParams, Variant};
-use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
+use cosched_core::policy::{Decision, Event, MachineView};
 use cosched_sim::engine::{run, SimOptions};
 
 /// Decisions emitted at each quantum boundary, with its time.
@@ -12,30 +12,6 @@ type BoundaryLog = Vec<(Nanos, Vec<Decision>)>;
 
 /// What one run leaves for the assertions.
 type Outcome = (cosched_sim::Plan, PerfFair, BoundaryLog, cosched_sim::RunOutput);
-
-/// A PerfFair that logs the decisions of every quantum boundary (read by the test after the run).
-struct Logged {
-    inner: PerfFair,
-    log: BoundaryLog,
-}
-
-impl Policy for Logged {
-    fn name(&self) -> &'static str {
-        "logged"
-    }
-    fn needs(&self) -> Needs {
-        self.inner.needs()
-    }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
-        self.inner.init(v)
-    }
-    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.inner.on_event(ev, v, out);
-        if matches!(ev, Event::Timer { key: 0 }) {
-            self.log.push((v.now(), out.clone()));
-        }
-    }
-}
 
 fn mix() -> cosched_sim::WorkloadSpec {
     let mut s = String::from("name = \"m\"\ndescription = \"d\"\n");
@@ -103,9 +79,19 @@ fn go_with(variant: Variant, params: PerfFairParams, work: f64) -> Outcome {
         j.scale_work(work * 4.0);
     }
     let p = plan(&w, &m);
-    let mut logged = Logged { inner: PerfFair::new(variant, params), log: vec![] };
+    // The decisions of every quantum boundary (timer key 0), read after the run.
+    let mut log: BoundaryLog = vec![];
+    let mut logged = Watched {
+        name: "logged",
+        inner: PerfFair::new(variant, params),
+        after: |_: &PerfFair, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>| {
+            if matches!(ev, Event::Timer { key: 0 }) {
+                log.push((v.now(), out.clone()));
+            }
+        },
+    };
     let out = run(&m, &p, &mut logged, &SimOptions::default(), None).unwrap();
-    (p, logged.inner, logged.log, out)
+    (p, logged.inner, log, out)
 }
 
 #[test]

@@ -4,38 +4,9 @@
 mod common;
 use common::*;
 use cosched_core::policies::Rda;
-use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy, Resource};
+use cosched_core::policy::{Decision, Event, MachineView, Resource};
 use cosched_core::rda::RdaPolicy;
 use cosched_sim::engine::{run, SimOptions};
-
-/// Forwards to an RDA policy and checks its load table after every event.
-struct Checked {
-    inner: Rda,
-    limit: f64,
-    worst: f64,
-}
-
-impl Policy for Checked {
-    fn name(&self) -> &'static str {
-        "checked"
-    }
-    fn needs(&self) -> Needs {
-        self.inner.needs()
-    }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
-        self.inner.init(v)
-    }
-    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
-        self.inner.on_event(ev, v, out);
-        let m = self.inner.monitor().unwrap();
-        // A single period may exceed the capacity alone; otherwise the limit holds.
-        if m.active() > 1 {
-            let ratio = m.usage(Resource::Llc) / m.capacity(Resource::Llc);
-            self.worst = self.worst.max(ratio);
-            assert!(ratio <= self.limit + 1e-9, "usage {ratio} x capacity");
-        }
-    }
-}
 
 fn mixed() -> cosched_sim::WorkloadSpec {
     let mut w = workload(
@@ -51,11 +22,25 @@ fn strict_and_compromise_respect_capacity_and_every_period_runs() {
     let m = machine("xeon-e5-2420");
     let p = plan(&mixed(), &m);
     for (policy, limit) in [(RdaPolicy::Strict, 1.0), (RdaPolicy::Compromise { factor: 2.0 }, 2.0)] {
-        let mut checked = Checked { inner: Rda::new(policy), limit, worst: 0.0 };
+        // The load table is checked after every event.
+        let mut worst = 0.0f64;
+        let mut checked = Watched {
+            name: "checked",
+            inner: Rda::new(policy),
+            after: |rda: &Rda, _: &Event, _: &dyn MachineView, _: &mut Vec<Decision>| {
+                let m = rda.monitor().unwrap();
+                // A single period may exceed the capacity alone; otherwise the limit holds.
+                if m.active() > 1 {
+                    let ratio = m.usage(Resource::Llc) / m.capacity(Resource::Llc);
+                    worst = worst.max(ratio);
+                    assert!(ratio <= limit + 1e-9, "usage {ratio} x capacity");
+                }
+            },
+        };
         let out = run(&m, &p, &mut checked, &SimOptions::default(), None).unwrap();
         // The run completed: every waitlisted period was admitted and finished.
         assert_eq!(out.job_finish.len(), p.jobs.len());
-        let w = checked.worst;
+        let w = worst;
         assert!(w > 0.5 * limit, "{policy:?}: the limit was approached ({w}), so the check is not vacuous");
     }
 }

@@ -95,6 +95,10 @@ fn run<B: Backend + ?Sized>(b: &mut B, t: ThreadId, ctx: CtxId) -> Result<(), Co
             b.stop(t, c, true);
         }
         Status::Runnable => {}
+        // The policy has not yet been told what happened to `t` (its
+        // `Blocked`, `Exited` or `PeriodBegin` is still queued): the decision
+        // is stale, not illegal, and is dropped; the queued event follows.
+        _ if disp.news_pending(t) => return Ok(()),
         state => return Err(ContractError::NotRunnable { policy: disp.policy, thread: t, state }),
     }
     let disp = b.dispatcher();

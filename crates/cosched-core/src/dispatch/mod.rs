@@ -10,7 +10,11 @@
 //! One rule per case, on every backend (docs/design-notes.md, note 29):
 //! * `Run` of a thread that is not runnable, `Admit` of a period nobody
 //!   waits in, and any decision naming a thread or context that does not
-//!   exist end the run with a [`ContractError`]; `Run` of a thread already
+//!   exist end the run with a [`ContractError`], except a `Run` made before
+//!   the policy was told why the thread is no longer runnable (its
+//!   `Blocked`, `Exited` or `PeriodBegin` still queued, as when a real
+//!   process exits while an earlier event is being handled): that one is
+//!   stale and dropped; `Run` of a thread already
 //!   on that context changes nothing; `Run` of a thread running elsewhere
 //!   migrates it; whoever held the context stays runnable.
 //! * A thread's first event is `Arrived`, or `PeriodBegin { ctx: None }`
@@ -309,6 +313,19 @@ impl Dispatcher {
         self.exit_pending[t.idx()] = false;
         self.n_done += 1;
         self.pending.push_back(Event::Exited { thread: t, ctx });
+    }
+
+    /// Whether an event about `t` is queued but not yet delivered.
+    fn news_pending(&self, t: ThreadId) -> bool {
+        self.pending.iter().any(|e| match *e {
+            Event::Arrived { thread, .. }
+            | Event::Runnable { thread }
+            | Event::Blocked { thread, .. }
+            | Event::Exited { thread, .. }
+            | Event::PeriodBegin { thread, .. }
+            | Event::PeriodEnd { thread, .. } => thread == t,
+            Event::Timer { .. } => false,
+        })
     }
 
     /// Next event to deliver.

@@ -171,6 +171,31 @@ fn run_is_accepted_only_for_runnable_threads() {
 }
 
 #[test]
+fn a_run_made_before_the_policy_heard_of_an_exit_or_block_is_dropped_not_refused() {
+    // The real runtime can notice a process exit (or block) while an earlier
+    // event is still queued: the policy answers that event from a view in which
+    // the thread still runs. Its Run is stale, and the queued news follows it.
+    for news in ["exit", "block"] {
+        let mut f = in_state("running");
+        let t0 = ThreadId(0);
+        f.d.pending.push_back(Event::Timer { key: u32::MAX });
+        match news {
+            "exit" => assert_eq!(f.d.exit(t0), Some(CtxId(0))),
+            _ => assert_eq!(f.d.block(t0, BlockReason::Lock), Some(CtxId(0))),
+        }
+        let mut p = policy(vec![Decision::Run { thread: t0, ctx: CtxId(1) }]);
+        assert_eq!(deliver(&mut f, &mut p), Ok(2), "{news}");
+        assert!(f.log.is_empty(), "{news}: nothing started or stopped: {:?}", f.log);
+        assert_eq!(f.d.running_on(CtxId(1)), Some(ThreadId(1)), "{news}: context 1 keeps its thread");
+        assert!(matches!(p.heard[1], Event::Exited { .. } | Event::Blocked { .. }), "{news}: {:?}", p.heard);
+    }
+    // With nothing queued about the thread, the same Run is a contract error.
+    let mut f = in_state("done");
+    let r = answer(&mut f, &mut policy(vec![Decision::Run { thread: ThreadId(0), ctx: CtxId(1) }]));
+    assert!(matches!(r, Err(ContractError::NotRunnable { .. })), "{r:?}");
+}
+
+#[test]
 fn run_onto_an_occupied_context_preempts_and_migration_moves() {
     let mut f = in_state("running");
     // Thread 0 runs on 0, thread 1 on 1: run 0 on 1.

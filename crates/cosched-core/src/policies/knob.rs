@@ -85,7 +85,7 @@ impl KnobSpec {
                 let unit =
                     if self.unit.is_empty() || self.unit == "1" { String::new() } else { format!(" {}", self.unit) };
                 Err(match (min, max) {
-                    (0.001, 3_600_000.0) if self.unit == "ms" => {
+                    (MIN_TIME_MS, MAX_TIME_MS) if self.unit == "ms" => {
                         format!("{flag}: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {}", shortest(v))
                     }
                     (m, x) if m == f64::MIN_POSITIVE && x == f64::MAX => {
@@ -264,8 +264,12 @@ pub fn unread(given: &[&str], policies: &[&str]) -> Result<Vec<String>, String> 
     Ok(notes)
 }
 
+/// The shortest time knob, ms: 1 µs, the shortest stretch that does work between two switches.
+pub const MIN_TIME_MS: f64 = 0.001;
+/// The longest time knob, ms: one hour.
+pub const MAX_TIME_MS: f64 = 3_600_000.0;
 /// A time knob in ms, from 1 µs to one hour (every quantum, window and interval).
-pub const TIME_MS: Kind = Kind::Float { min: 0.001, max: 3_600_000.0 };
+pub const TIME_MS: Kind = Kind::Float { min: MIN_TIME_MS, max: MAX_TIME_MS };
 
 /// Any positive number.
 pub const POSITIVE: Kind = Kind::Float { min: f64::MIN_POSITIVE, max: f64::MAX };

@@ -1,7 +1,7 @@
 //! SLITS's parameters and the knobs that set them (SLITS §3.4, §4.3, §6.3-6.4;
 //! the policy itself is in `mod.rs`).
 
-use super::super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, POSITIVE, TIME_MS};
+use super::super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, MAX_TIME_MS, MIN_TIME_MS, POSITIVE};
 use crate::ids::Nanos;
 use crate::learn::FmParams;
 
@@ -119,7 +119,7 @@ pub const KNOBS: [KnobSpec; 7] = [
     },
     KnobSpec {
         name: "slits_period_ms",
-        kind: Kind::Float { min: 0.0, max: 3_600_000.0 },
+        kind: Kind::Float { min: 0.0, max: MAX_TIME_MS },
         default: "0",
         real_default: "",
         unit: "ms",
@@ -132,7 +132,7 @@ pub const KNOBS: [KnobSpec; 7] = [
         default: "8",
         real_default: "",
         unit: "",
-        doc: "SLITS: FM latent dimension k",
+        doc: "SLITS: FM latent dimension k (the paper's is 8; each thread keeps k factors per event)",
         paper: "SLITS §3.3",
     },
     KnobSpec {
@@ -159,9 +159,9 @@ impl SlitsParams {
     /// The parameters the knobs [`KNOBS`] give.
     pub fn from_knobs(v: &KnobValues) -> Result<SlitsParams, String> {
         let period = v.float("slits_period_ms");
-        if period > 0.0 && TIME_MS_MIN > period {
+        if period > 0.0 && period < MIN_TIME_MS {
             return Err(format!(
-                "--slits-period-ms: must be 0 (lazy) or at least {TIME_MS_MIN} ms (1 µs), got {period}"
+                "--slits-period-ms: must be 0 (lazy) or at least {MIN_TIME_MS} ms (1 µs), got {period}"
             ));
         }
         Ok(SlitsParams {
@@ -179,8 +179,3 @@ impl SlitsParams {
         })
     }
 }
-
-const TIME_MS_MIN: f64 = match TIME_MS {
-    Kind::Float { min, .. } => min,
-    _ => 0.0,
-};
