@@ -5,7 +5,7 @@
 //! [`Backend`](cosched_core::dispatch::Backend) of the core's dispatcher,
 //! which validates the policy's decisions and calls these.
 
-use super::state::{Engine, Scheduled, StepOutcome};
+use super::state::{Engine, StepOutcome};
 use cosched_core::dispatch::{Backend, ContractError, Dispatcher};
 use cosched_core::policy::{Decision, Event, Policy};
 use cosched_core::{Counters, CtxId, Nanos, PeriodId, ThreadId};
@@ -213,6 +213,7 @@ impl Backend for Engine<'_, '_> {
         Ok(())
     }
     fn arm(&mut self, key: u32, at: Nanos, generation: u32) {
-        self.push(at.max(self.now), Scheduled::Timer(key, generation));
+        self.seq += 1;
+        self.queue.arm(key, at.max(self.now), self.seq, generation);
     }
 }

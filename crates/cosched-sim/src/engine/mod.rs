@@ -14,6 +14,7 @@
 mod dispatch;
 mod error;
 mod progress;
+mod queue;
 mod state;
 mod timing;
 mod view;
@@ -25,7 +26,6 @@ use cosched_core::{Counters, CtxId};
 use cosched_machine::{MachineSpec, TraceSlice};
 pub use error::SimError;
 use state::{Engine, Scheduled};
-use std::cmp::Reverse;
 use std::time::Instant;
 
 use crate::plan::Plan;
@@ -153,12 +153,12 @@ pub fn run(
 }
 
 impl Engine<'_, '_> {
-    /// The next queued event that is still current (stale step ends and
-    /// cancelled timers are dropped); an error when nothing is left although
+    /// The next queued event that is still current (timers cancelled since
+    /// they were armed are dropped); an error when nothing is left although
     /// threads are unfinished (the policy stalled).
     fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, u64, Scheduled), SimError> {
         loop {
-            let Some(Reverse((at, seq, ev))) = self.queue.pop() else {
+            let Some((at, seq, ev)) = self.queue.pop() else {
                 return Err(SimError::Stalled {
                     policy: policy.to_string(),
                     t_s: self.now as f64 * 1e-9,
@@ -166,8 +166,8 @@ impl Engine<'_, '_> {
                     runnable: self.d.n_runnable(),
                 });
             };
+            // A timer the policy cancelled since it was armed is dropped.
             let live = match ev {
-                Scheduled::SocketStep(s, g) => self.socket_generation[s as usize] == g,
                 Scheduled::Timer(k, g) => self.d.timer_live(k, g),
                 _ => true,
             };
@@ -185,7 +185,7 @@ impl Engine<'_, '_> {
                     self.resume(t);
                 }
             }
-            Scheduled::SocketStep(s, _) => {
+            Scheduled::SocketStep(s) => {
                 let s = s as usize;
                 let key = (self.now, seq);
                 let t = *self.socket_runners[s]

@@ -11,7 +11,6 @@ use cosched_core::ids::{Nanos, PeriodId, ThreadId};
 use cosched_core::policy::BlockReason;
 use cosched_core::Counters;
 use rand::Rng;
-use std::cmp::Reverse;
 
 impl Engine<'_, '_> {
     /// Advance counters and progress of thread `t`, running on socket `s`, to now.
@@ -269,11 +268,7 @@ impl Engine<'_, '_> {
                     first = Some(th.step_end);
                 }
             }
-            self.socket_generation[s] += 1;
-            if let Some((at, seq)) = first {
-                let ev = Scheduled::SocketStep(s as u32, self.socket_generation[s]);
-                self.queue.push(Reverse((at, seq, ev)));
-            }
+            self.queue.set_socket(s, first);
             self.rates_buf = rates;
             self.socket_lines[s] = lines;
         }

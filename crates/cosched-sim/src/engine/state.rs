@@ -1,6 +1,7 @@
 //! The engine's state: the simulated threads and jobs, what runs where, the
 //! per-socket contention solution, energy, and the queue of timed events.
 
+use super::queue::EventQueue;
 use super::timing::DecisionTimes;
 use super::SimOptions;
 use crate::contention::{BusState, Rates, Runner, Solver};
@@ -14,8 +15,7 @@ use cosched_machine::power::{Power, PowerModel};
 use cosched_machine::{MachineSpec, TraceSlice};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// A timed event in the engine's queue (the policy never sees these; it
 /// sees the [`Event`]s they cause).
@@ -23,12 +23,11 @@ use std::collections::{BinaryHeap, VecDeque};
 pub(super) enum Scheduled {
     /// Job `j` arrives: its threads start their programs.
     Arrive(u32),
-    /// The earliest compute-step end among socket `s`'s runners (valid while
-    /// the socket's generation matches: every re-solve of the socket
-    /// supersedes it). One queue entry per socket instead of one per runner:
-    /// each runner's end keeps the sequence number it would have had, so the
-    /// order of events is unchanged.
-    SocketStep(u32, u32),
+    /// The earliest compute-step end among socket `s`'s runners (one queue
+    /// slot per socket, which every re-solve of the socket overwrites; each
+    /// runner's end keeps the sequence number it would have had, so the
+    /// order of events is that of one entry per runner).
+    SocketStep(u32),
     /// Thread `t`'s I/O wait ends.
     IoDone(u32),
     /// The policy's timer `key` fires (valid while its generation matches).
@@ -142,8 +141,6 @@ pub(super) struct Engine<'a, 't> {
     pub(super) socket_runners: Vec<Vec<u32>>,
     /// Sockets whose running set changed since their last solve.
     pub(super) socket_dirty: Vec<bool>,
-    /// Re-solves of each socket so far (the generation of its `SocketStep`).
-    pub(super) socket_generation: Vec<u32>,
     pub(super) socket_bus: Vec<BusState>,
     /// Cumulative counters of the threads that left each socket.
     pub(super) socket_counters: Vec<Counters>,
@@ -153,7 +150,7 @@ pub(super) struct Engine<'a, 't> {
     pub(super) llc_insertions: Vec<f64>,
     pub(super) energy: Energy,
     pub(super) power_now: Power,
-    pub(super) queue: BinaryHeap<Reverse<(Nanos, u64, Scheduled)>>,
+    pub(super) queue: EventQueue,
     /// Insertion counter: ties in time leave the queue in insertion order.
     pub(super) seq: u64,
     pub(super) oracle_ok: bool,
@@ -231,14 +228,13 @@ impl<'a, 't> Engine<'a, 't> {
             n_active_cores: 0,
             socket_runners: vec![vec![]; n_sockets],
             socket_dirty: vec![false; n_sockets],
-            socket_generation: vec![0; n_sockets],
             socket_bus: vec![BusState::default(); n_sockets],
             socket_counters: vec![Counters::default(); n_sockets],
             socket_lines: vec![0.0; n_sockets],
             llc_insertions: vec![0.0; topo.n_llc as usize],
             energy: Energy::default(),
             power_now: Power::default(),
-            queue: BinaryHeap::new(),
+            queue: EventQueue::new(n_sockets),
             seq: 0,
             oracle_ok: needs.oracle,
             next_period: 0,
@@ -265,10 +261,10 @@ impl<'a, 't> Engine<'a, 't> {
         Ok(engine)
     }
 
-    /// Queue a timed event.
+    /// Queue an arrival or an I/O end.
     pub(super) fn push(&mut self, at: Nanos, ev: Scheduled) {
         self.seq += 1;
-        self.queue.push(Reverse((at, self.seq, ev)));
+        self.queue.push(at, self.seq, ev);
     }
 
     /// Socket of context `c`.
