@@ -57,9 +57,20 @@ impl Runner {
     }
 
     /// What the solution depends on: phase model, pipe, core, LLC domain, job
-    /// and the local share of its exchange (to 1e-6).
-    fn key(&self) -> [u32; 6] {
-        [self.model, self.pipe, self.core, self.llc, self.job, (self.local * 1e6).round() as u32]
+    /// and the local share of its exchange (to 1e-6), packed into one integer
+    /// whose order is the lexicographic order of those six fields (pipes,
+    /// cores and LLC domains number fewer than 4096: the machine loader's
+    /// bound on contexts).
+    fn key(&self) -> u128 {
+        let local = (self.local * 1e6).round() as u32;
+        debug_assert!(self.pipe < 1 << 12 && self.core < 1 << 12 && self.llc < 1 << 12 && local < 1 << 20);
+        let local = local as u128;
+        (self.model as u128) << 88
+            | (self.pipe as u128) << 76
+            | (self.core as u128) << 64
+            | (self.llc as u128) << 52
+            | (self.job as u128) << 20
+            | local
     }
 }
 
@@ -115,11 +126,11 @@ pub struct Solver {
     tenants: Vec<Tenant>,
     /// Solutions by co-schedule (Fx hashing: the keys are small integer
     /// arrays, and SipHash cost 7% of a run's time; nothing iterates the map).
-    cache: rustc_hash::FxHashMap<Vec<[u32; 6]>, (Vec<Rates>, BusState)>,
+    cache: rustc_hash::FxHashMap<Vec<u128>, (Vec<Rates>, BusState)>,
     order: Vec<usize>,
     /// Each runner's key, and the co-schedule's (sorted), reused between solves.
-    keys: Vec<[u32; 6]>,
-    key: Vec<[u32; 6]>,
+    keys: Vec<u128>,
+    key: Vec<u128>,
 }
 
 /// Most distinct co-schedules whose solutions are remembered per run (the

@@ -141,7 +141,8 @@ impl Engine<'_, '_> {
 
     /// Continue a thread that is not running (arrived or woken).
     pub(super) fn resume(&mut self, t: u32) {
-        let mut wakes = vec![t];
+        let mut wakes = std::mem::take(&mut self.wake_buf);
+        wakes.push(t);
         while let Some(w) = wakes.pop() {
             let out = self.advance(w, &mut wakes);
             let id = ThreadId(w);
@@ -156,6 +157,7 @@ impl Engine<'_, '_> {
                 }
             }
         }
+        self.wake_buf = wakes;
     }
 
     /// The running thread `t` finished its compute step.

@@ -168,6 +168,8 @@ pub(super) struct Engine<'a, 't> {
     pub(super) pairs_n: usize,
     pub(super) runners_buf: Vec<Runner>,
     pub(super) rates_buf: Vec<Rates>,
+    /// Threads still to continue in [`Engine::resume`] (reused).
+    pub(super) wake_buf: Vec<u32>,
     pub(super) trace: Option<&'t mut dyn FnMut(TraceSlice)>,
     /// The policy's decision times, when measured.
     pub(super) decision_times: Option<DecisionTimes>,
@@ -247,6 +249,7 @@ impl<'a, 't> Engine<'a, 't> {
             pairs_n,
             runners_buf: vec![],
             rates_buf: vec![],
+            wake_buf: vec![],
             topo,
             trace,
             decision_times: opts.timing.then(DecisionTimes::new),
