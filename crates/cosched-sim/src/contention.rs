@@ -122,6 +122,9 @@ pub struct Solver {
     c: Vec<f64>,
     s_eff: Vec<f64>,
     s_pipe: Vec<f64>,
+    /// Occupancy at which each runner's miss curve was last read, and the value.
+    mrc_at: Vec<f64>,
+    mrc_mpki: Vec<f64>,
     prev_ipc: Vec<f64>,
     tenants: Vec<Tenant>,
     /// Solutions by co-schedule (Fx hashing: the keys are small integer
@@ -172,6 +175,8 @@ impl Solver {
             c: vec![],
             s_eff: vec![],
             s_pipe: vec![],
+            mrc_at: vec![],
+            mrc_mpki: vec![],
             prev_ipc: vec![],
             tenants: vec![],
             cache: Default::default(),
@@ -236,6 +241,10 @@ impl Solver {
         }
         self.a.resize(n, 0.0);
         self.c.resize(n, 0.0);
+        self.mrc_at.clear();
+        self.mrc_at.resize(n, f64::NAN);
+        self.mrc_mpki.clear();
+        self.mrc_mpki.resize(n, 0.0);
         self.l.clear();
         self.l.resize(n, self.lat.idle_ns());
         self.own.clear();
@@ -250,7 +259,14 @@ impl Solver {
         for iter in 0..MAX_ITERS {
             for (i, r) in runners.iter().enumerate() {
                 let m = &models[r.model as usize];
-                let mpki = m.mrc.mpki(self.s_eff[i]) + m.comm_apki * (1.0 - r.local);
+                // The miss curve is a power law (one `powf`); a runner whose
+                // occupancy did not move since the last iteration (a capped
+                // tenant, or one converged) reuses its value.
+                if self.s_eff[i].to_bits() != self.mrc_at[i].to_bits() {
+                    self.mrc_at[i] = self.s_eff[i];
+                    self.mrc_mpki[i] = m.mrc.mpki(self.s_eff[i]);
+                }
+                let mpki = self.mrc_mpki[i] + m.comm_apki * (1.0 - r.local);
                 out[i].mpki = mpki;
                 self.a[i] = mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu;
                 self.c[i] = mpki / 1000.0 * self.f_ghz / m.mlp;
