@@ -108,6 +108,14 @@ impl From<String> for Failure {
     }
 }
 
+/// A real run refused at setup or stopped by a contract break: exit status 2
+/// (its managed processes are already released).
+impl From<cosched_linux::runtime::RuntimeError> for Failure {
+    fn from(e: cosched_linux::runtime::RuntimeError) -> Failure {
+        Failure { code: 2, message: e.to_string() }
+    }
+}
+
 /// Set when a write to stdout failed because the reader went away.
 static BROKEN_PIPE: AtomicBool = AtomicBool::new(false);
 

@@ -188,7 +188,7 @@ pub fn analyse(
             });
             let (vs, verdict) = match vs {
                 None => (None, "baseline".to_string()),
-                Some(Err(e)) => (None, e),
+                Some(Err(e)) => (None, e.to_string()),
                 Some(Ok(p)) => {
                     let words = verdict_words(&names[i], &names[base], &p, n, plan.min_effect);
                     (Some(p), words)

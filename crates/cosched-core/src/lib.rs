@@ -12,6 +12,19 @@
 //! `crates/cosched-cli/tests/layering.rs` keeps it that way.
 #![warn(missing_docs)]
 
+/// `impl From<$t> for String`: the command line, where typed errors end,
+/// keeps its messages as text (`?` converts them).
+macro_rules! error_to_text {
+    ($($t:ty),*) => {$(
+        impl From<$t> for String {
+            fn from(e: $t) -> String {
+                e.to_string()
+            }
+        }
+    )*};
+}
+pub(crate) use error_to_text;
+
 pub mod counters;
 pub mod dispatch;
 pub mod efs;

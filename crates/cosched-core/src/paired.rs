@@ -53,11 +53,42 @@ pub struct PairedRatio {
     pub rounds_needed: Option<u64>,
 }
 
+/// Rounds a paired comparison refuses.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PairedError {
+    /// The two sides have different numbers of rounds.
+    #[error("paired: {baseline} baseline rounds but {candidate} candidate rounds")]
+    Lengths {
+        /// Baseline rounds.
+        baseline: usize,
+        /// Candidate rounds.
+        candidate: usize,
+    },
+    /// A round with a non-positive or non-finite side.
+    #[error("paired: round {round}: values must be positive, got {baseline} and {candidate}")]
+    NotPositive {
+        /// The round.
+        round: usize,
+        /// Its baseline value.
+        baseline: f64,
+        /// Its candidate value.
+        candidate: f64,
+    },
+    /// No rounds at all.
+    #[error("paired: no rounds")]
+    Empty,
+    /// Confidence, resamples or minimum effect out of range.
+    #[error("paired: confidence must be in (0, 1), resamples ≥ 1, min_effect ≥ 0")]
+    Parameters,
+}
+
+crate::error_to_text!(PairedError);
+
 /// Round ratios `baseline_i / candidate_i` (pairs with a non-positive or
 /// non-finite side are refused).
-pub fn round_ratios(baseline: &[f64], candidate: &[f64]) -> Result<Vec<f64>, String> {
+pub fn round_ratios(baseline: &[f64], candidate: &[f64]) -> Result<Vec<f64>, PairedError> {
     if baseline.len() != candidate.len() {
-        return Err(format!("paired: {} baseline rounds but {} candidate rounds", baseline.len(), candidate.len()));
+        return Err(PairedError::Lengths { baseline: baseline.len(), candidate: candidate.len() });
     }
     baseline
         .iter()
@@ -67,7 +98,7 @@ pub fn round_ratios(baseline: &[f64], candidate: &[f64]) -> Result<Vec<f64>, Str
             if b.is_finite() && c.is_finite() && b > 0.0 && c > 0.0 {
                 Ok(b / c)
             } else {
-                Err(format!("paired: round {i}: values must be positive, got {b} and {c}"))
+                Err(PairedError::NotPositive { round: i, baseline: b, candidate: c })
             }
         })
         .collect()
@@ -84,13 +115,13 @@ pub fn paired_ratio(
     resamples: usize,
     min_effect: f64,
     seed: u64,
-) -> Result<PairedRatio, String> {
+) -> Result<PairedRatio, PairedError> {
     let r = round_ratios(baseline, candidate)?;
     if r.is_empty() {
-        return Err("paired: no rounds".into());
+        return Err(PairedError::Empty);
     }
     if !(confidence > 0.0 && confidence < 1.0) || resamples == 0 || min_effect.is_nan() || min_effect < 0.0 {
-        return Err("paired: confidence must be in (0, 1), resamples ≥ 1, min_effect ≥ 0".into());
+        return Err(PairedError::Parameters);
     }
     let logs: Vec<f64> = r.iter().map(|x| x.ln()).collect();
     let n = logs.len();

@@ -26,6 +26,20 @@ use serde::Serialize;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
+/// Calibration that could not measure or could not turn its measurements
+/// into a machine description.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CalibrateError {
+    /// A `cosched-bench` kernel did not start or gave no result.
+    #[error("{0}")]
+    Bench(String),
+    /// The measurements do not determine a valid machine description.
+    #[error("{0}")]
+    Derive(String),
+}
+
+crate::error_to_text!(CalibrateError);
+
 /// Working sets of the latency sweep, MiB.
 pub const LATENCY_SIZES_MB: [f64; 12] = [0.125, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 128.0];
 /// Working sets of the co-run sweep, MiB.
@@ -51,8 +65,9 @@ pub struct Measurements {
 }
 
 /// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
-fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, String> {
-    let prog = resolve_program("cosched-bench").ok_or("cosched-bench not found (build it: cargo build --release)")?;
+fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
+    let prog = resolve_program("cosched-bench")
+        .ok_or_else(|| CalibrateError::Bench("cosched-bench not found (build it: cargo build --release)".into()))?;
     let mut cmd = Command::new(prog);
     cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::null());
     // SAFETY: sched_setaffinity on the child itself, async-signal-safe.
@@ -64,16 +79,16 @@ fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, String> {
             Ok(())
         });
     }
-    cmd.spawn().map_err(|e| format!("cannot start cosched-bench: {e}"))
+    cmd.spawn().map_err(|e| CalibrateError::Bench(format!("cannot start cosched-bench: {e}")))
 }
 
-fn rate(child: std::process::Child) -> Result<f64, String> {
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+fn rate(child: std::process::Child) -> Result<f64, CalibrateError> {
+    let out = child.wait_with_output().map_err(|e| CalibrateError::Bench(e.to_string()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let last = text.lines().last().unwrap_or("");
-    let v: serde_json::Value =
-        serde_json::from_str(last).map_err(|_| format!("cosched-bench printed no result: {last}"))?;
-    v["ops_per_s"].as_f64().ok_or_else(|| "cosched-bench result lacks ops_per_s".into())
+    let v: serde_json::Value = serde_json::from_str(last)
+        .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
+    v["ops_per_s"].as_f64().ok_or_else(|| CalibrateError::Bench("cosched-bench result lacks ops_per_s".into()))
 }
 
 fn args(kind: &str, mb: f64, seconds: f64) -> Vec<String> {
@@ -81,7 +96,7 @@ fn args(kind: &str, mb: f64, seconds: f64) -> Vec<String> {
 }
 
 /// Measure this machine (`seconds` per data point).
-pub fn measure(host: &Host, seconds: f64, progress: &dyn Fn(&str)) -> Result<Measurements, String> {
+pub fn measure(host: &Host, seconds: f64, progress: &dyn Fn(&str)) -> Result<Measurements, CalibrateError> {
     let cpus = &host.cpus;
     let c0 = cpus[0];
     let c1 = crate::probing::probe_contexts(host).map(|(_, b)| host.cpu(b));
@@ -155,10 +170,11 @@ pub fn effective_llc_mb(latency: &[(f64, f64)], l2_kb: f64) -> Option<(f64, f64)
 }
 
 /// Turn measurements into a machine preset named `name`.
-pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, String> {
+pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, CalibrateError> {
+    let derive = |why: &str| CalibrateError::Derive(why.to_string());
     let (llc_mb, plateau_ns) = effective_llc_mb(&m.latency, m.l2_kb)
-        .ok_or("the latency curve shows no cache cliff between L2 and DRAM; cannot place the LLC")?;
-    let dram_ns = m.latency.last().map(|x| x.1).ok_or("no latency measured")?;
+        .ok_or_else(|| derive("the latency curve shows no cache cliff between L2 and DRAM; cannot place the LLC"))?;
+    let dram_ns = m.latency.last().map(|x| x.1).ok_or_else(|| derive("no latency measured"))?;
     let bw = m.bandwidth.iter().map(|b| b.1).fold(0.0, f64::max);
     let t = &host.topology;
     let smt = t.contexts_per_core() as u32;
@@ -226,8 +242,9 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         costs: CostSpec::default(),
         checks: vec![],
     };
-    let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
-    MachineSpec::from_toml(name, &text).map_err(|e| format!("the derived preset does not validate: {e}"))
+    let text = toml::to_string(&spec).map_err(|e| CalibrateError::Derive(e.to_string()))?;
+    MachineSpec::from_toml(name, &text)
+        .map_err(|e| CalibrateError::Derive(format!("the derived preset does not validate: {e}")))
 }
 
 fn hostname() -> String {

@@ -21,12 +21,31 @@ use perf_event::{Builder, Counter};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// A counter source that cannot deliver: the PMU refused, or a recorded
+/// stream is unreadable or lacks a job.
+#[derive(Debug, thiserror::Error)]
+pub enum CounterError {
+    /// `perf_event_open` (or enabling an event) failed.
+    #[error("perf_event_open{0}")]
+    Perf(String),
+    /// A recorded-counters file: unreadable, malformed, or without a job's rates.
+    #[error("{file}: {problem}")]
+    File {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+crate::error_to_text!(CounterError);
+
 /// A source of cumulative per-tree counters.
 pub trait CounterSource {
     /// How the counters are obtained, for the report's provenance.
     fn label(&self) -> String;
     /// Start counting tree `thread` (leader `pid`, mix job `job`).
-    fn attach(&mut self, thread: usize, pid: i32, job: &str) -> Result<(), String>;
+    fn attach(&mut self, thread: usize, pid: i32, job: &str) -> Result<(), CounterError>;
     /// Cumulative counters of tree `thread`; `cpu_s` is its CPU time so far.
     fn read(&mut self, thread: usize, cpu_s: f64) -> Option<Counters>;
     /// Readings that were multiplexed so far.
@@ -82,16 +101,13 @@ pub struct PerfSource {
 
 impl PerfSource {
     /// Whether this machine can open the first event at all (for a clear refusal up front).
-    pub fn available() -> Result<(), String> {
-        builder(Ev::Instructions).build().map(|_| ()).map_err(|e| format!("perf_event_open: {e}"))
+    pub fn available() -> Result<(), CounterError> {
+        builder(Ev::Instructions).build().map(|_| ()).map_err(|e| CounterError::Perf(format!(": {e}")))
     }
 
     /// Each event the runtime reads and whether this machine opens it (`cosched doctor`).
-    pub fn event_support() -> Vec<(String, Result<(), String>)> {
-        EVENTS
-            .iter()
-            .map(|&ev| (format!("{ev:?}"), builder(ev).build().map(|_| ()).map_err(|e| e.to_string())))
-            .collect()
+    pub fn event_support() -> Vec<(String, Result<(), std::io::Error>)> {
+        EVENTS.iter().map(|&ev| (format!("{ev:?}"), builder(ev).build().map(|_| ()))).collect()
     }
 }
 
@@ -100,7 +116,7 @@ impl CounterSource for PerfSource {
         "measured (perf_event_open per tree, inherited by children, scaled by time_enabled/time_running)".into()
     }
 
-    fn attach(&mut self, thread: usize, pid: i32, _job: &str) -> Result<(), String> {
+    fn attach(&mut self, thread: usize, pid: i32, _job: &str) -> Result<(), CounterError> {
         let mut v = vec![];
         for ev in EVENTS {
             let mut c = builder(ev)
@@ -108,8 +124,8 @@ impl CounterSource for PerfSource {
                 .inherit(true)
                 .enabled(true)
                 .build()
-                .map_err(|e| format!("perf_event_open({ev:?}) on {pid}: {e}"))?;
-            c.enable().map_err(|e| e.to_string())?;
+                .map_err(|e| CounterError::Perf(format!("({ev:?}) on {pid}: {e}")))?;
+            c.enable().map_err(|e| CounterError::Perf(format!("({ev:?}) on {pid}: enable: {e}")))?;
             v.push((ev, c));
         }
         self.trees.insert(thread, v);
@@ -181,18 +197,19 @@ pub struct RecordedSource {
 
 impl RecordedSource {
     /// Load `{ "<mix job>": { "instructions": …, "cycles": …, … }, … }` (JSON).
-    pub fn load(path: &std::path::Path) -> Result<RecordedSource, String> {
+    pub fn load(path: &std::path::Path) -> Result<RecordedSource, CounterError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let bad = |problem: String| CounterError::File { file: file.clone(), problem };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
         let rates: BTreeMap<String, Rates> =
-            serde_json::from_str(&text).map_err(|e| format!("{file}: not a recorded-counters file: {e}"))?;
+            serde_json::from_str(&text).map_err(|e| bad(format!("not a recorded-counters file: {e}")))?;
         for (job, r) in &rates {
             for (field, v) in [("instructions", r.instructions), ("cycles", r.cycles), ("llc_misses", r.llc_misses)] {
                 if !(v.is_finite() && v >= 0.0) {
-                    return Err(format!(
-                        "{file}: {job}.{field}: must be a non-negative number, got {}",
+                    return Err(bad(format!(
+                        "{job}.{field}: must be a non-negative number, got {}",
                         cosched_core::num::shortest(v)
-                    ));
+                    )));
                 }
             }
         }
@@ -202,9 +219,9 @@ impl RecordedSource {
 
 impl RecordedSource {
     /// Check that every job of a run has rates (before anything is launched).
-    pub fn covers(&self, jobs: &[String]) -> Result<(), String> {
+    pub fn covers(&self, jobs: &[String]) -> Result<(), CounterError> {
         match jobs.iter().find(|j| !self.rates.contains_key(*j)) {
-            Some(j) => Err(format!("{}: no rates for job `{j}`", self.file)),
+            Some(j) => Err(CounterError::File { file: self.file.clone(), problem: format!("no rates for job `{j}`") }),
             None => Ok(()),
         }
     }
@@ -215,8 +232,11 @@ impl CounterSource for RecordedSource {
         format!("recorded (rates per CPU-second from {}, replayed against each tree's measured CPU time)", self.file)
     }
 
-    fn attach(&mut self, thread: usize, _pid: i32, job: &str) -> Result<(), String> {
-        let r = self.rates.get(job).ok_or_else(|| format!("{}: no rates for job `{job}`", self.file))?;
+    fn attach(&mut self, thread: usize, _pid: i32, job: &str) -> Result<(), CounterError> {
+        let r = self.rates.get(job).ok_or_else(|| CounterError::File {
+            file: self.file.clone(),
+            problem: format!("no rates for job `{job}`"),
+        })?;
         let per_s = Counters {
             instructions: r.instructions,
             cycles: r.cycles,
@@ -254,13 +274,17 @@ mod tests {
         std::fs::write(&p, r#"{"chase": {"instructions": 1e9, "cycles": 2e9, "llc_misses": 5e6}}"#).unwrap();
         let mut s = RecordedSource::load(&p).unwrap();
         s.attach(0, 1, "chase").unwrap();
-        assert!(s.attach(1, 1, "other").unwrap_err().contains("no rates for job `other`"));
+        assert!(s.attach(1, 1, "other").unwrap_err().to_string().contains("no rates for job `other`"));
         let c = s.read(0, 0.5).unwrap();
         assert_eq!((c.instructions, c.cycles, c.llc_misses, c.mem_reads), (5e8, 1e9, 2.5e6, 2.5e6));
         std::fs::write(&p, r#"{"chase": {"instructions": -1, "cycles": 2e9}}"#).unwrap();
-        assert!(RecordedSource::load(&p).err().unwrap().contains("chase.instructions: must be a non-negative number"));
+        assert!(RecordedSource::load(&p)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("chase.instructions: must be a non-negative number"));
         std::fs::write(&p, r#"{"chase": {"instrs": 1}}"#).unwrap();
-        assert!(RecordedSource::load(&p).err().unwrap().contains("not a recorded-counters file"));
+        assert!(RecordedSource::load(&p).err().unwrap().to_string().contains("not a recorded-counters file"));
         let _ = std::fs::remove_file(p);
     }
 
@@ -280,7 +304,7 @@ mod tests {
                 std::hint::black_box(x);
                 assert!(s.read(0, 0.0).unwrap().instructions > 0.0);
             }
-            Err(e) => assert!(e.starts_with("perf_event_open: "), "{e}"),
+            Err(e) => assert!(e.to_string().starts_with("perf_event_open: "), "{e}"),
         }
     }
 }

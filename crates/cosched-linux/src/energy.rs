@@ -99,9 +99,18 @@ pub struct PerfPower {
     ram: Vec<(perf_event::Counter, f64)>,
 }
 
+/// Why RAPL cannot be read through perf's power events on this machine.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct PowerUnavailable(pub String);
+
 impl PerfPower {
     /// Open the counters, or say why not.
-    pub fn open() -> Result<PerfPower, String> {
+    pub fn open() -> Result<PerfPower, PowerUnavailable> {
+        Self::open_events().map_err(PowerUnavailable)
+    }
+
+    fn open_events() -> Result<PerfPower, String> {
         let pmu = Path::new("/sys/bus/event_source/devices/power");
         let cpus = std::fs::read_to_string(pmu.join("cpumask"))
             .ok()
@@ -219,7 +228,7 @@ mod tests {
     fn perf_power_opens_or_explains() {
         match PerfPower::open() {
             Ok(mut p) => assert!(p.energy().cpu >= 0.0),
-            Err(e) => assert!(e.contains("power"), "{e}"),
+            Err(e) => assert!(e.0.contains("power"), "{e}"),
         }
     }
 

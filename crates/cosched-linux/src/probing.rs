@@ -21,6 +21,27 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+/// Co-run probing that could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// This machine lacks two cores sharing a last-level cache.
+    #[error("co-run probing needs two cores sharing a last-level cache; this machine has fewer")]
+    NoSharedLlc,
+    /// A probing run was refused or stopped.
+    #[error("{0}")]
+    Run(#[from] crate::runtime::RuntimeError),
+    /// A job of a probing run did not finish.
+    #[error("{job}: {why}")]
+    Job {
+        /// The job.
+        job: String,
+        /// What happened to it.
+        why: String,
+    },
+}
+
+crate::error_to_text!(ProbeError);
+
 /// Share of a job's turnaround its partner must cover for its slowdown to count.
 pub const CLEAN_OVERLAP: f64 = 0.9;
 
@@ -75,19 +96,25 @@ pub fn choose_pairs(n_jobs: usize, share: f64, seed: u64) -> Vec<(usize, usize)>
 
 /// Probe `mix` (its jobs, one instance each): `base` supplies the freezer,
 /// watchdog and tick; progress lines go to stderr.
-pub fn probe(mix: &Mix, share: f64, seed: u64, base: impl Fn(Mix, &str) -> RunConfig) -> Result<PairProfile, String> {
+pub fn probe(
+    mix: &Mix,
+    share: f64,
+    seed: u64,
+    base: impl Fn(Mix, &str) -> RunConfig,
+) -> Result<PairProfile, ProbeError> {
     let host = Host::live();
-    let (c0, c1) = probe_contexts(&host)
-        .ok_or("co-run probing needs two cores sharing a last-level cache; this machine has fewer")?;
-    let run_pinned = |m: Mix, ctxs: Vec<CtxId>| -> Result<Vec<f64>, String> {
+    let (c0, c1) = probe_contexts(&host).ok_or(ProbeError::NoSharedLlc)?;
+    let run_pinned = |m: Mix, ctxs: Vec<CtxId>| -> Result<Vec<f64>, ProbeError> {
         let mut cfg = base(m, "static");
         cfg.opts.assignment = Some(ctxs);
         let r = runtime::run(cfg)?;
         r.jobs
             .iter()
             .map(|j| {
-                j.turnaround_s
-                    .ok_or_else(|| format!("{}: {}", j.name, j.error.clone().unwrap_or("did not finish".into())))
+                j.turnaround_s.ok_or_else(|| ProbeError::Job {
+                    job: j.name.clone(),
+                    why: j.error.clone().unwrap_or("did not finish".into()),
+                })
             })
             .collect()
     };

@@ -24,7 +24,7 @@ fn complete(
 ) -> PyResult<(String, Vec<f64>)> {
     let c = py
         .detach(|| cosched_core::learn::complete(&observed, rows, cols, seed))
-        .map_err(|e| raise("CompletionError", e, &[]))?;
+        .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;
     let preds = wanted.iter().map(|&(r, k)| c.predict(r, k)).collect();
     let about = serde_json::json!({ "chosen": c.chosen, "validation": c.validation });
     Ok((about.to_string(), preds))

@@ -3,7 +3,7 @@
 //! performance measured by simulating them under `static`, and cheap
 //! predictors for sample pruning (SP-POT).
 
-use crate::engine::{run, SimOptions};
+use crate::engine::{run, SimError, SimOptions};
 use crate::plan::Plan;
 use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::{self, PolicyOptions};
@@ -26,9 +26,11 @@ pub fn random_assignment(topo: &Topology, threads: usize, rng: &mut impl Rng) ->
 
 /// Performance of an assignment: instructions retired per second of makespan
 /// (GIPS; for the packet-processing workloads, proportional to packets per second).
-pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64, String> {
+pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64, SimError> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), quantum: 1000 * SECOND, ..Default::default() };
-    let out = run(m, plan, &mut *policies::make("static", &o)?, &SimOptions::default(), None)?;
+    let mut policy =
+        policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
+    let out = run(m, plan, &mut *policy, &SimOptions::default(), None)?;
     let instr: f64 = (0..plan.jobs.len()).map(|j| plan.job_instructions(j)).sum();
     Ok(instr / (out.makespan as f64 * 1e-9) / 1e9)
 }
@@ -43,9 +45,9 @@ pub fn measure_in_run(
     assignment: &[CtxId],
     run: u64,
     noise: f64,
-) -> Result<f64, String> {
+) -> Result<f64, SimError> {
     if noise > 0.0 {
-        let pi = Plan::varied(w, m, None, run, &w.name, noise).map_err(|e| e.to_string())?;
+        let pi = Plan::varied(w, m, None, run, &w.name, noise)?;
         measure(&crate::variation::machine(m, noise, run), &pi, assignment)
     } else {
         measure(m, plan, assignment)

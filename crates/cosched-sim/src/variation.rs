@@ -37,12 +37,17 @@ pub const OS_SIGMA: f64 = 0.005;
 /// Largest accepted `--noise` (20× the published magnitudes).
 pub const MAX_NOISE: f64 = 20.0;
 
+/// A run-to-run variation level outside 0 to [`MAX_NOISE`].
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("must be from 0 to {MAX_NOISE}, got {0}")]
+pub struct NoiseError(pub f64);
+
 /// `Ok` when `noise` is a level this module accepts (0 to [`MAX_NOISE`]).
-pub fn check_noise(noise: f64) -> Result<(), String> {
+pub fn check_noise(noise: f64) -> Result<(), NoiseError> {
     if noise.is_finite() && (0.0..=MAX_NOISE).contains(&noise) {
         Ok(())
     } else {
-        Err(format!("must be from 0 to {MAX_NOISE}, got {noise}"))
+        Err(NoiseError(noise))
     }
 }
 

@@ -55,7 +55,7 @@ fn draw(m: &cosched_machine::MachineSpec, app: &str, n: usize, seed: u64, noise:
         .par_iter()
         .enumerate()
         .map(|(i, x)| measure_in_run(m, &w, &plan, x, sample_run(seed, i), noise))
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, cosched_sim::SimError>>()?;
     let pot = pot(&perf, Threshold::Auto, 0.95).map_err(|e| e.to_string());
     Ok(Sample { all, perf, pot })
 }

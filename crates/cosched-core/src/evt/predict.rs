@@ -13,6 +13,19 @@
 use crate::ids::CtxId;
 use crate::topology::Topology;
 
+/// Why a placement predictor (SP-POT, §5) could not be fitted.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PredictError {
+    /// Fewer than two measured assignments.
+    #[error("the predictor needs at least two measured assignments")]
+    TooFew,
+    /// The features of the measured assignments do not determine a fit.
+    #[error("the placement features are degenerate")]
+    Degenerate,
+}
+
+crate::error_to_text!(PredictError);
+
 /// Ridge penalty on the standardised features.
 const LAMBDA: f64 = 1e-3;
 
@@ -56,9 +69,13 @@ pub fn features(topo: &Topology, labels: &[u32], classes: usize, a: &[CtxId]) ->
 
 impl PlacementPredictor {
     /// Fit on measured `(assignment, performance)` pairs.
-    pub fn fit(topo: &Topology, labels: &[u32], measured: &[(&[CtxId], f64)]) -> Result<PlacementPredictor, String> {
+    pub fn fit(
+        topo: &Topology,
+        labels: &[u32],
+        measured: &[(&[CtxId], f64)],
+    ) -> Result<PlacementPredictor, PredictError> {
         if measured.len() < 2 {
-            return Err("the predictor needs at least two measured assignments".into());
+            return Err(PredictError::TooFew);
         }
         let classes = labels.iter().map(|&c| c as usize + 1).max().unwrap_or(1);
         let xs: Vec<Vec<f64>> = measured.iter().map(|(a, _)| features(topo, labels, classes, a)).collect();
@@ -104,12 +121,12 @@ impl PlacementPredictor {
 }
 
 /// Gaussian elimination with partial pivoting on an augmented `d × (d+1)` system.
-fn solve(mut a: Vec<Vec<f64>>) -> Result<Vec<f64>, String> {
+fn solve(mut a: Vec<Vec<f64>>) -> Result<Vec<f64>, PredictError> {
     let d = a.len();
     for col in 0..d {
         let piv = (col..d).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs())).expect("rows");
         if a[piv][col].abs() < 1e-12 {
-            return Err("the placement features are degenerate".into());
+            return Err(PredictError::Degenerate);
         }
         a.swap(col, piv);
         let pivot_row = a[col].clone();
@@ -169,7 +186,7 @@ pub fn sp_pot_sample(
     budget: usize,
     prune: f64,
     mut measure: impl FnMut(usize) -> f64,
-) -> Result<SpPotSample, String> {
+) -> Result<SpPotSample, PredictError> {
     let budget = budget.min(all.len());
     let mut measured: Vec<(usize, f64)> = (0..budget).map(|i| (i, measure(i))).collect();
     let train: Vec<(&[CtxId], f64)> = measured.iter().map(|&(i, y)| (all[i].as_slice(), y)).collect();
@@ -257,6 +274,7 @@ mod tests {
     fn too_few_measurements_are_an_error() {
         let (topo, labels, all) = sample(10);
         let e = PlacementPredictor::fit(&topo, &labels, &[(all[0].as_slice(), 1.0)]).unwrap_err();
-        assert!(e.contains("two"), "{e}");
+        assert_eq!(e, PredictError::TooFew);
+        assert!(e.to_string().contains("two"), "{e}");
     }
 }

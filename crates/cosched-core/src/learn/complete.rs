@@ -178,17 +178,49 @@ fn train_early(
     best
 }
 
+/// Observed cells a completion refuses.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CompletionError {
+    /// No cell observed.
+    #[error("no observed cells: nothing to learn from")]
+    Empty,
+    /// A cell's row or column is outside the matrix.
+    #[error("cell ({row}, {col}) outside the {rows} × {cols} matrix")]
+    Outside {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+        /// Rows of the matrix.
+        rows: usize,
+        /// Columns of the matrix.
+        cols: usize,
+    },
+    /// A cell's value is NaN or infinite.
+    #[error("cell ({row}, {col}): value {value} is not a finite number")]
+    NotFinite {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+        /// Its value.
+        value: f64,
+    },
+}
+
+crate::error_to_text!(CompletionError);
+
 /// Complete a `rows × cols` matrix from observed `cells` (row, col, value).
 /// Errors name what is wrong (no cells, a non-finite value, an index out of range).
-pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Completion, String> {
+pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Completion, CompletionError> {
     if cells.is_empty() {
-        return Err("no observed cells: nothing to learn from".into());
+        return Err(CompletionError::Empty);
     }
     if let Some(c) = cells.iter().find(|c| c.0 >= rows || c.1 >= cols) {
-        return Err(format!("cell ({}, {}) outside the {rows} × {cols} matrix", c.0, c.1));
+        return Err(CompletionError::Outside { row: c.0, col: c.1, rows, cols });
     }
     if let Some(c) = cells.iter().find(|c| !c.2.is_finite()) {
-        return Err(format!("cell ({}, {}): value {} is not a finite number", c.0, c.1, c.2));
+        return Err(CompletionError::NotFinite { row: c.0, col: c.1, value: c.2 });
     }
     // Average repeated cells (in first-seen order, so the result is deterministic).
     let mut uniq: Vec<(usize, usize, f64, f64)> = vec![];

@@ -10,6 +10,43 @@ use crate::num::shortest;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A knob's value or use refused: one line naming the flag.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum KnobError {
+    /// The text is not a value of the knob's kind, or lies outside its range.
+    #[error("{flag}: {problem}")]
+    Invalid {
+        /// The flag (`--quantum-ms`) or the file the value came from.
+        flag: String,
+        /// What is wrong, with the value given.
+        problem: String,
+    },
+    /// No policy declares a knob of this name.
+    #[error("`{name}` is not a policy knob")]
+    Unknown {
+        /// The name given.
+        name: String,
+    },
+    /// None of the chosen policies reads the knob (issue 29 item 3).
+    #[error(
+        "{flag}: {} {} {} not read it; it is read by {}",
+        if policies.len() == 1 { "policy" } else { "policies" },
+        policies.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+        if policies.len() == 1 { "does" } else { "do" },
+        readers.join(", ")
+    )]
+    NotRead {
+        /// The knob's flag.
+        flag: String,
+        /// The policies chosen.
+        policies: Vec<String>,
+        /// The policies that do read it.
+        readers: Vec<&'static str>,
+    },
+}
+
+crate::error_to_text!(KnobError);
+
 /// What values a knob takes.
 #[derive(Clone, Copy, Debug, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -74,50 +111,46 @@ impl KnobSpec {
     }
 
     /// `text` checked against the declaration.
-    pub fn parse(&self, text: &str) -> Result<Value, String> {
+    pub fn parse(&self, text: &str) -> Result<Value, KnobError> {
         let flag = self.flag();
+        let invalid = |problem: String| KnobError::Invalid { flag: flag.clone(), problem };
         match self.kind {
             Kind::Float { min, max } => {
-                let v: f64 = text.trim().parse().map_err(|_| format!("{flag}: `{text}` is not a number"))?;
+                let v: f64 = text.trim().parse().map_err(|_| invalid(format!("`{text}` is not a number")))?;
                 if v.is_finite() && v >= min && v <= max {
                     return Ok(Value::Float(v));
                 }
                 let unit =
                     if self.unit.is_empty() || self.unit == "1" { String::new() } else { format!(" {}", self.unit) };
-                Err(match (min, max) {
+                Err(invalid(match (min, max) {
                     (MIN_TIME_MS, MAX_TIME_MS) if self.unit == "ms" => {
-                        format!("{flag}: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {}", shortest(v))
+                        format!("must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {}", shortest(v))
                     }
                     (m, x) if m == f64::MIN_POSITIVE && x == f64::MAX => {
-                        format!("{flag}: must be a positive number, got {}", shortest(v))
+                        format!("must be a positive number, got {}", shortest(v))
                     }
-                    (m, x) if x == f64::MAX => format!("{flag}: must be ≥ {}{unit}, got {}", shortest(m), shortest(v)),
-                    _ => format!(
-                        "{flag}: must be from {} to {}{unit}, got {}",
-                        shortest(min),
-                        shortest(max),
-                        shortest(v)
-                    ),
-                })
+                    (m, x) if x == f64::MAX => format!("must be ≥ {}{unit}, got {}", shortest(m), shortest(v)),
+                    _ => format!("must be from {} to {}{unit}, got {}", shortest(min), shortest(max), shortest(v)),
+                }))
             }
             Kind::Int { min, max } => {
-                let v: u64 = text.trim().parse().map_err(|_| format!("{flag}: `{text}` is not a whole number"))?;
+                let v: u64 = text.trim().parse().map_err(|_| invalid(format!("`{text}` is not a whole number")))?;
                 if (min..=max).contains(&v) {
                     Ok(Value::Int(v))
                 } else {
-                    Err(format!("{flag}: must be from {min} to {max}, got {v}"))
+                    Err(invalid(format!("must be from {min} to {max}, got {v}")))
                 }
             }
             Kind::Switch => match text {
                 "true" => Ok(Value::Switch(true)),
                 "false" => Ok(Value::Switch(false)),
-                _ => Err(format!("{flag}: is a switch: true or false, got `{text}`")),
+                _ => Err(invalid(format!("is a switch: true or false, got `{text}`"))),
             },
             Kind::Choice { choices } => {
                 if choices.contains(&text) {
                     Ok(Value::Text(text.to_string()))
                 } else {
-                    Err(format!("{flag}: must be {}, got `{text}`", choices.join(", ")))
+                    Err(invalid(format!("must be {}, got `{text}`", choices.join(", "))))
                 }
             }
             Kind::Text => Ok(Value::Text(text.to_string())),
@@ -162,8 +195,8 @@ impl KnobValues {
     }
 
     /// Set knob `name` from `text`, as given by the user.
-    pub fn set(&mut self, name: &str, text: &str) -> Result<(), String> {
-        let k = spec(name).ok_or_else(|| format!("`{name}` is not a policy knob"))?;
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), KnobError> {
+        let k = spec(name).ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
         self.values.insert(k.name, k.parse(text)?);
         self.given.insert(k.name);
         Ok(())
@@ -242,20 +275,18 @@ pub fn readers(name: &str) -> Vec<&'static str> {
 /// The knobs `given` that none of `policies` reads: the one-line refusal
 /// naming the policies that do read each, or, when some of `policies` read
 /// every given knob, one note per knob that only some of them read.
-pub fn unread(given: &[&str], policies: &[&str]) -> Result<Vec<String>, String> {
+pub fn unread(given: &[&str], policies: &[&str]) -> Result<Vec<String>, KnobError> {
     let mut notes = vec![];
     for &k in given {
         let who = readers(k);
         let flag = spec(k).map_or_else(|| format!("--{k}"), KnobSpec::flag);
         let reading: Vec<&str> = policies.iter().copied().filter(|p| who.contains(p)).collect();
         if reading.is_empty() {
-            let names = policies.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ");
-            return Err(format!(
-                "{flag}: {} {names} {} not read it; it is read by {}",
-                if policies.len() == 1 { "policy" } else { "policies" },
-                if policies.len() == 1 { "does" } else { "do" },
-                who.join(", ")
-            ));
+            return Err(KnobError::NotRead {
+                flag,
+                policies: policies.iter().map(|p| p.to_string()).collect(),
+                readers: who,
+            });
         }
         if reading.len() < policies.len() {
             notes.push(format!("{flag} applies to {} only", reading.join(", ")));
@@ -335,21 +366,27 @@ mod tests {
     fn values_outside_the_declaration_are_refused_naming_the_flag() {
         let mut v = KnobValues::defaults(false);
         assert_eq!(
-            v.set("quantum_ms", "0").unwrap_err(),
+            v.set("quantum_ms", "0").unwrap_err().to_string(),
             "--quantum-ms: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got 0"
         );
-        assert_eq!(v.set("rda_factor", "-1").unwrap_err(), "--rda-factor: must be a positive number, got -1");
-        assert_eq!(v.set("slits_k", "x").unwrap_err(), "--slits-k: `x` is not a whole number");
-        assert!(v.set("efs_objective", "speed").unwrap_err().contains("energy, energy-delay"));
+        assert_eq!(
+            v.set("rda_factor", "-1").unwrap_err().to_string(),
+            "--rda-factor: must be a positive number, got -1"
+        );
+        assert_eq!(v.set("slits_k", "x").unwrap_err().to_string(), "--slits-k: `x` is not a whole number");
+        assert!(v.set("efs_objective", "speed").unwrap_err().to_string().contains("energy, energy-delay"));
         assert!(v.set("no_such", "1").is_err());
     }
 
     #[test]
     fn an_unread_knob_is_refused_naming_its_readers_or_noted_when_some_read_it() {
-        let e = unread(&["quantum_ms"], &["cfs"]).unwrap_err();
+        let e = unread(&["quantum_ms"], &["cfs"]).unwrap_err().to_string();
         assert_eq!(e, "--quantum-ms: policy `cfs` does not read it; it is read by g-rrs, p-rrs, wss, random, static");
         assert_eq!(unread(&["quantum_ms"], &["cfs", "g-rrs"]).unwrap(), ["--quantum-ms applies to g-rrs only"]);
         assert!(unread(&["efs_window_ms"], &["efs"]).unwrap().is_empty());
-        assert!(unread(&["assignment"], &["cfs", "efs"]).unwrap_err().contains("policies `cfs`, `efs` do not read it"));
+        assert!(unread(&["assignment"], &["cfs", "efs"])
+            .unwrap_err()
+            .to_string()
+            .contains("policies `cfs`, `efs` do not read it"));
     }
 }

@@ -32,7 +32,7 @@ pub use wss::Wss;
 
 use crate::ids::{CtxId, Nanos, MICRO, MILLI};
 use crate::policy::Policy;
-use knob::{ms_to_ns, KnobSpec, KnobValues};
+use knob::{ms_to_ns, KnobError, KnobSpec, KnobValues};
 use serde::Serialize;
 
 /// The typed parameters every policy is built from, one group per policy
@@ -82,7 +82,7 @@ impl Default for PolicyOptions {
 impl PolicyOptions {
     /// The options the knobs `v` give, seeded `seed` (each family's
     /// `from_knobs` reads its own declarations).
-    pub fn from_knobs(v: &KnobValues, seed: u64) -> Result<PolicyOptions, String> {
+    pub fn from_knobs(v: &KnobValues, seed: u64) -> Result<PolicyOptions, KnobError> {
         Ok(PolicyOptions {
             seed,
             quantum: ms_to_ns(v.float(slots::QUANTUM_MS.name)),

@@ -1,7 +1,7 @@
 //! `static`: a fixed thread → context assignment (the statistical study's
 //! thread assignments, §3). Threads sharing a context take turns round-robin.
 
-use super::knob::{Kind, KnobSpec};
+use super::knob::{Kind, KnobError, KnobSpec};
 use super::p_rrs::{Homes, PRrs};
 use crate::ids::{CtxId, Nanos};
 
@@ -19,12 +19,15 @@ pub const ASSIGNMENT: KnobSpec = KnobSpec {
 
 /// The assignment in `text` (context ids separated by commas or white space);
 /// `source` names where it came from in the error.
-pub fn parse_assignment(source: &str, text: &str) -> Result<Vec<CtxId>, String> {
+pub fn parse_assignment(source: &str, text: &str) -> Result<Vec<CtxId>, KnobError> {
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .enumerate()
         .map(|(i, s)| {
-            s.parse::<u32>().map(CtxId).map_err(|_| format!("{source}: thread {i}: `{s}` is not a context id"))
+            s.parse::<u32>().map(CtxId).map_err(|_| KnobError::Invalid {
+                flag: source.to_string(),
+                problem: format!("thread {i}: `{s}` is not a context id"),
+            })
         })
         .collect()
 }

@@ -29,12 +29,51 @@ pub enum Request {
     End(u64),
 }
 
+/// A request line the server refuses (its reply to the client names the problem).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WireError {
+    /// Longer than [`MAX_LINE`].
+    #[error("line longer than {MAX_LINE} bytes")]
+    TooLong,
+    /// Not UTF-8 text.
+    #[error("not UTF-8")]
+    NotUtf8,
+    /// A resource other than `llc` or `membw`.
+    #[error("unknown resource `{0}` (llc, membw)")]
+    Resource(String),
+    /// An amount that is not a whole number.
+    #[error("amount `{0}` is not a positive integer")]
+    Amount(String),
+    /// An amount of zero.
+    #[error("amount must be positive")]
+    ZeroAmount,
+    /// A reuse other than `low`, `medium` or `high`.
+    #[error("unknown reuse `{0}` (low, medium, high)")]
+    Reuse(String),
+    /// A period id that is not a positive whole number.
+    #[error("period id `{0}` is not a positive integer")]
+    Id(String),
+    /// A known verb with the wrong number of arguments.
+    #[error("{verb} takes {usage}")]
+    Arity {
+        /// `BEGIN` or `END`.
+        verb: &'static str,
+        /// Its arguments.
+        usage: &'static str,
+    },
+    /// A verb other than `BEGIN` or `END`.
+    #[error("unknown request `{0}` (BEGIN, END)")]
+    Verb(String),
+}
+
+crate::error_to_text!(WireError);
+
 /// Decode one request line (without or with its trailing newline).
-pub fn decode(line: &[u8]) -> Result<Request, String> {
+pub fn decode(line: &[u8]) -> Result<Request, WireError> {
     if line.len() > MAX_LINE {
-        return Err(format!("line longer than {MAX_LINE} bytes"));
+        return Err(WireError::TooLong);
     }
-    let text = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_string())?;
+    let text = std::str::from_utf8(line).map_err(|_| WireError::NotUtf8)?;
     let mut it = text.trim_end_matches(['\n', '\r']).split(' ');
     let verb = it.next().unwrap_or("");
     let args: Vec<&str> = it.collect();
@@ -43,28 +82,27 @@ pub fn decode(line: &[u8]) -> Result<Request, String> {
             let resource = match *res {
                 "llc" => Resource::Llc,
                 "membw" => Resource::MemBw,
-                r => return Err(format!("unknown resource `{}` (llc, membw)", clip(r))),
+                r => return Err(WireError::Resource(clip(r).to_string())),
             };
-            let amount: u64 =
-                amount.parse().map_err(|_| format!("amount `{}` is not a positive integer", clip(amount)))?;
+            let amount: u64 = amount.parse().map_err(|_| WireError::Amount(clip(amount).to_string()))?;
             if amount == 0 {
-                return Err("amount must be positive".into());
+                return Err(WireError::ZeroAmount);
             }
             let reuse = match *reuse {
                 "low" => Reuse::Low,
                 "medium" => Reuse::Medium,
                 "high" => Reuse::High,
-                r => return Err(format!("unknown reuse `{}` (low, medium, high)", clip(r))),
+                r => return Err(WireError::Reuse(clip(r).to_string())),
             };
             Ok(Request::Begin(Demand { resource, amount: amount as f64, reuse }))
         }
         ("END", [id]) => match id.parse::<u64>() {
             Ok(id) if id > 0 => Ok(Request::End(id)),
-            _ => Err(format!("period id `{}` is not a positive integer", clip(id))),
+            _ => Err(WireError::Id(clip(id).to_string())),
         },
-        ("BEGIN", _) => Err("BEGIN takes 3 arguments: resource amount reuse".into()),
-        ("END", _) => Err("END takes 1 argument: id".into()),
-        (v, _) => Err(format!("unknown request `{}` (BEGIN, END)", clip(v))),
+        ("BEGIN", _) => Err(WireError::Arity { verb: "BEGIN", usage: "3 arguments: resource amount reuse" }),
+        ("END", _) => Err(WireError::Arity { verb: "END", usage: "1 argument: id" }),
+        (v, _) => Err(WireError::Verb(clip(v).to_string())),
     }
 }
 
@@ -116,7 +154,7 @@ mod tests {
             (b"\xff\xfe", "not UTF-8"),
             (b"", "unknown request `` (BEGIN, END)"),
         ] {
-            assert_eq!(decode(bad), Err(why.to_string()));
+            assert_eq!(decode(bad).map_err(|e| e.to_string()), Err(why.to_string()));
         }
         assert!(decode(&[b'A'; MAX_LINE + 1]).is_err());
     }

@@ -8,6 +8,13 @@
 use crate::learn::{complete, Completion};
 use serde::{Deserialize, Serialize};
 
+/// A run's job that a pair profile does not cover.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("the profile has no job `{0}`")]
+pub struct MissingJob(pub String);
+
+crate::error_to_text!(MissingJob);
+
 /// One probed pair: `job` slowed by `slowdown` when co-running with `next_to`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairObservation {
@@ -78,10 +85,10 @@ impl PairProfile {
     }
 
     /// Reorder to `names` (a run's jobs in its own order); `Err` names a job the profile lacks.
-    pub fn reorder(&self, names: &[String]) -> Result<PairProfile, String> {
+    pub fn reorder(&self, names: &[String]) -> Result<PairProfile, MissingJob> {
         let idx: Vec<usize> = names
             .iter()
-            .map(|n| self.jobs.iter().position(|j| j == n).ok_or_else(|| format!("the profile has no job `{n}`")))
+            .map(|n| self.jobs.iter().position(|j| j == n).ok_or_else(|| MissingJob(n.clone())))
             .collect::<Result<_, _>>()?;
         let back = |old: usize| idx.iter().position(|&i| i == old);
         Ok(PairProfile {
@@ -149,6 +156,6 @@ mod tests {
         let q = p.reorder(&["b".into(), "a".into()]).unwrap();
         assert_eq!(q.solo_s, vec![2.0, 1.0]);
         assert_eq!(q.observed[0], PairObservation { job: 1, next_to: 0, slowdown: 1.5 });
-        assert_eq!(p.reorder(&["c".into()]).unwrap_err(), "the profile has no job `c`");
+        assert_eq!(p.reorder(&["c".into()]).unwrap_err().to_string(), "the profile has no job `c`");
     }
 }

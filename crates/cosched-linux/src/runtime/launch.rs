@@ -53,7 +53,9 @@ pub(super) fn launch(
         .watchdog
         .as_mut()
         .map_or(Ok(()), |w| w.tell(&format!("leader {pid}")).map_err(|e| format!("watchdog: {e}")))
-        .and_then(|_| rt.counters.as_ref().map_or(Ok(()), |src| src.borrow_mut().attach(idx, pid, &j.name)));
+        .and_then(|_| {
+            rt.counters.as_ref().map_or(Ok(()), |src| src.borrow_mut().attach(idx, pid, &j.name).map_err(String::from))
+        });
     if let Err(e) = registered {
         for p in rt.control.members(&mut tree) {
             sys::signal(p, libc::SIGKILL);

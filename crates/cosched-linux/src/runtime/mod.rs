@@ -23,6 +23,7 @@
 //! * this file: the configuration, the report types and the event loop.
 
 mod decisions;
+mod error;
 mod launch;
 mod meter;
 mod periods;
@@ -32,6 +33,8 @@ mod signals;
 mod state;
 mod tick;
 mod view;
+
+pub use error::RuntimeError;
 
 use crate::control::Method;
 use crate::mix::Mix;
@@ -165,14 +168,15 @@ pub struct RealReport {
 }
 
 /// Run a mix under a policy until every tree is gone; returns the report.
-pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
+pub fn run(cfg: RunConfig) -> Result<RealReport, RuntimeError> {
     let setup = setup::prepare_policy(&cfg)?;
     let counters_provenance = setup.counters_provenance.clone();
     let (mut rt, energy_provenance, description) = setup::start(&cfg, setup)?;
     rt.dry_init(&cfg)?;
     let run_tmp = std::env::temp_dir().join(format!("cosched-run-{}", std::process::id()));
     let (tx, rx) = channel();
-    let server = PpServer::start(&run_tmp, tx).map_err(|e| format!("cannot start the progress-period server: {e}"))?;
+    let server = PpServer::start(&run_tmp, tx)
+        .map_err(|e| RuntimeError::Host(format!("cannot start the progress-period server: {e}")))?;
     let cpu0 = sys::self_cpu_s();
     let (launched, failures) = rt.launch_all(&cfg, server.path());
     rt.start_policy(&cfg)?;
@@ -184,7 +188,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, String> {
             drop(rt);
             let _ = std::fs::remove_dir_all(&run_tmp);
             signals::restore();
-            return Err(format!("{e}; the run stopped, every managed process released and terminated"));
+            return Err(RuntimeError::Contract(e));
         }
     };
     let wall_s = rt.t0.elapsed().as_secs_f64();
@@ -241,7 +245,7 @@ impl Runtime {
     /// `init`, every tree frozen, then each one's first event (`Arrived`, or
     /// `PeriodBegin` off a context for a job declared to start in a period).
     /// A late `init` failure terminates what was launched.
-    fn start_policy(&mut self, cfg: &RunConfig) -> Result<(), String> {
+    fn start_policy(&mut self, cfg: &RunConfig) -> Result<(), RuntimeError> {
         let Some(mut p) = self.policy.take() else { return Ok(()) };
         let n_ctx = self.host.topology.n_contexts();
         let started = Dispatcher::new(p.name(), p.needs(), &self.offer, self.job_of.clone(), n_ctx)
@@ -252,9 +256,8 @@ impl Runtime {
             });
         self.policy = Some(p);
         if let Err(e) = started {
-            let msg = format!("{}: {e}", self.policy_name);
             self.release(true);
-            return Err(msg);
+            return Err(RuntimeError::Policy { policy: self.policy_name.clone(), problem: e });
         }
         for note in self.d().notes().to_vec() {
             eprintln!("note: {note}");
@@ -321,7 +324,7 @@ impl Runtime {
 
 /// Solo turnaround of each job of `mix` (one instance alone, under `linux`),
 /// `None` where the run failed; `config` builds each run's configuration.
-pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> Result<Vec<Option<f64>>, String> {
+pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> Result<Vec<Option<f64>>, RuntimeError> {
     let mut out = vec![];
     for j in 0..mix.jobs.len() {
         eprintln!("solo: {} …", mix.jobs[j].name);

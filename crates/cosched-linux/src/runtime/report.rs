@@ -3,6 +3,7 @@
 //! (measured, modelled or unavailable, and why).
 
 use super::state::Runtime;
+use super::RuntimeError;
 use super::{RealJob, RealReport, RunConfig};
 use crate::sys;
 use cosched_core::metrics::{aggregate, JobOutcome};
@@ -77,7 +78,7 @@ impl Runtime {
     }
 
     /// Sum up the run (the trace is finished here too).
-    pub(super) fn report(&mut self, cfg: &RunConfig, mut rec: RunRecord) -> Result<RealReport, String> {
+    pub(super) fn report(&mut self, cfg: &RunConfig, mut rec: RunRecord) -> Result<RealReport, RuntimeError> {
         let mut jobs = self.job_rows(cfg, &rec.launched);
         for j in &jobs {
             if let Some(code) = j.exit_code.filter(|&c| c != 0) {
@@ -104,7 +105,7 @@ impl Runtime {
         let energy = self.energy().unwrap_or_default();
         let metrics = aggregate(&outcomes, makespan, energy);
         if let Some(tr) = self.trace.take() {
-            tr.finish().map_err(|e| format!("trace: {e}"))?;
+            tr.finish().map_err(|e| RuntimeError::Input(format!("trace: {e}")))?;
         }
         let linux = self.policy.is_none();
         let (wall, sched_cpu, interrupted) = (rec.wall_s, rec.scheduler_cpu_s, rec.interrupted);

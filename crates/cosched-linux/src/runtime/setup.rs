@@ -7,6 +7,7 @@ use super::meter::Meter;
 use super::signals;
 use super::state::Runtime;
 use super::view::RuntimeView;
+use super::RuntimeError;
 use super::{RunConfig, LINUX};
 use crate::control::{Control, Method};
 use crate::counters::{CounterSource, PerfSource, RecordedSource};
@@ -37,7 +38,7 @@ pub(super) struct PolicySetup {
 
 /// Where the counters come from: a recorded stream when given, else the
 /// PMU through perf when this machine has one (never under `linux`).
-fn counter_source(cfg: &RunConfig, linux: bool) -> Result<Option<Box<dyn CounterSource>>, String> {
+fn counter_source(cfg: &RunConfig, linux: bool) -> Result<Option<Box<dyn CounterSource>>, RuntimeError> {
     Ok(match &cfg.recorded_counters {
         Some(p) => {
             let src = RecordedSource::load(p)?;
@@ -56,13 +57,17 @@ fn counters_supply(
     cfg: &RunConfig,
     policy: &mut dyn Policy,
     counters: Option<&dyn CounterSource>,
-) -> Result<(Supply, Option<String>), String> {
+) -> Result<(Supply, Option<String>), RuntimeError> {
     if let Some(c) = counters {
         return Ok((Supply::Yes, Some(c.label())));
     }
     let names: Vec<String> = cfg.mix.jobs.iter().map(|j| j.name.clone()).collect();
-    let profile =
-        cfg.profile.as_ref().map(|pr| pr.reorder(&names)).transpose().map_err(|e| format!("--profile: {e}"))?;
+    let profile = cfg
+        .profile
+        .as_ref()
+        .map(|pr| pr.reorder(&names))
+        .transpose()
+        .map_err(|e| RuntimeError::Input(format!("--profile: {e}")))?;
     Ok(match profile {
         Some(pr) if policy.use_profile(&pr) => (
             Supply::Yes,
@@ -93,7 +98,7 @@ fn counters_supply(
 
 /// Build the policy and work out what this machine offers it (checked
 /// against its needs by [`Runtime::dry_init`] before anything is launched).
-pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, String> {
+pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, RuntimeError> {
     let linux = cfg.policy == LINUX;
     let mut policy = if linux { None } else { Some(policies::make(&cfg.policy, &cfg.opts)?) };
     let counters = counter_source(cfg, linux)?;
@@ -112,34 +117,38 @@ pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, String> {
 }
 
 /// Start the watchdog and tell it how to release what this run controls.
-fn spawn_watchdog(exe: &std::path::Path, control: &Control) -> Result<Watchdog, String> {
-    let mut w = Watchdog::spawn(exe).map_err(|e| format!("cannot start the watchdog: {e}"))?;
+fn spawn_watchdog(exe: &std::path::Path, control: &Control) -> Result<Watchdog, RuntimeError> {
+    let mut w = Watchdog::spawn(exe).map_err(|e| RuntimeError::Host(format!("cannot start the watchdog: {e}")))?;
     let restore: Vec<String> = control.restore.iter().map(u32::to_string).collect();
-    w.tell(&format!("method {}", control.method.encode())).map_err(|e| format!("watchdog: {e}"))?;
+    let told = |e: std::io::Error| RuntimeError::Host(format!("watchdog: {e}"));
+    w.tell(&format!("method {}", control.method.encode())).map_err(told)?;
     if let Some(d) = control.dir() {
-        w.tell(&format!("dir {}", d.display())).map_err(|e| format!("watchdog: {e}"))?;
+        w.tell(&format!("dir {}", d.display())).map_err(told)?;
     }
-    w.tell(&format!("restore {}", restore.join(","))).map_err(|e| format!("watchdog: {e}"))?;
+    w.tell(&format!("restore {}", restore.join(","))).map_err(told)?;
     Ok(w)
 }
 
 /// Open the trace file, one named track per CPU of this host.
-fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWriter<std::fs::File>>>, String> {
+fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWriter<std::fs::File>>>, RuntimeError> {
     let Some(p) = &cfg.trace else { return Ok(None) };
-    let f = std::fs::File::create(p).map_err(|e| format!("{}: cannot write trace: {e}", p.display()))?;
+    let f = std::fs::File::create(p)
+        .map_err(|e| RuntimeError::Input(format!("{}: cannot write trace: {e}", p.display())))?;
     let names = cfg.mix.instances().into_iter().map(|i| i.name).collect();
-    ChromeTrace::new(BufWriter::new(f), &host.topology, names).map(Some).map_err(|e| format!("{}: {e}", p.display()))
+    ChromeTrace::new(BufWriter::new(f), &host.topology, names)
+        .map(Some)
+        .map_err(|e| RuntimeError::Input(format!("{}: {e}", p.display())))
 }
 
 /// Assemble the runtime: freezer, watchdog, subreaper, signal handlers,
 /// energy meter (with its provenance line), trace and the machine
 /// description (its line); nothing launched yet.
-pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, String, String), String> {
+pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, String, String), RuntimeError> {
     let linux = setup.policy.is_none();
     let host = cfg.host.clone().unwrap_or_else(Host::live);
     let description = Description::of(&host, cfg.machine.as_ref(), cfg.calibration.as_ref());
     let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() })
-        .map_err(|e| format!("cannot set up {}: {e}", cfg.method.label()))?;
+        .map_err(|e| RuntimeError::Host(format!("cannot set up {}: {e}", cfg.method.label())))?;
     let watchdog = cfg.watchdog_exe.as_deref().map(|exe| spawn_watchdog(exe, &control)).transpose()?;
     sys::become_subreaper();
     signals::install();
@@ -183,12 +192,14 @@ impl Runtime {
     /// Check the policy can start on this machine before launching anything:
     /// its needs against what this machine offers, and a dry `init` on the
     /// planned instances (a refusal must not leave launched processes behind).
-    pub(super) fn dry_init(&self, cfg: &RunConfig) -> Result<(), String> {
+    pub(super) fn dry_init(&self, cfg: &RunConfig) -> Result<(), RuntimeError> {
         let Some(p) = &self.policy else { return Ok(()) };
-        self.offer.gate(p.name(), p.needs()).map_err(|e| e.to_string())?;
+        self.offer.gate(p.name(), p.needs()).map_err(RuntimeError::Refused)?;
         let planned: Vec<JobId> = cfg.mix.instances().iter().map(|i| JobId(i.job as u32)).collect();
         let leaders = vec![0; planned.len()];
         let view = RuntimeView { job_of: &planned, leaders: &leaders, counters: None, ..self.view() };
-        policies::make(&cfg.policy, &cfg.opts)?.init(&view).map_err(|e| format!("{}: {e}", cfg.policy))
+        policies::make(&cfg.policy, &cfg.opts)?
+            .init(&view)
+            .map_err(|e| RuntimeError::Policy { policy: cfg.policy.clone(), problem: e.to_string() })
     }
 }

@@ -18,6 +18,9 @@ pub enum SimError {
         /// Its refusal.
         error: PolicyError,
     },
+    /// The machine or workload could not be laid out (a varied plan, issue "trust").
+    #[error("{0}")]
+    Config(#[from] cosched_machine::ConfigError),
     /// The policy broke the contract (`cosched_core::dispatch`), or asked for what the simulator lacks.
     #[error("{0}")]
     Contract(#[from] ContractError),

@@ -163,7 +163,7 @@ impl Plan {
         file: &str,
         noise: f64,
     ) -> Result<Plan, ConfigError> {
-        crate::variation::check_noise(noise).map_err(|e| ConfigError::new(file, "--noise", e))?;
+        crate::variation::check_noise(noise).map_err(|e| ConfigError::new(file, "--noise", e.to_string()))?;
         let max = crate::spec::workload::MAX_THREADS;
         if threads == Some(0) || threads > Some(max) {
             return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));

@@ -1,7 +1,7 @@
 //! SLITS's parameters and the knobs that set them (SLITS §3.4, §4.3, §6.3-6.4;
 //! the policy itself is in `mod.rs`).
 
-use super::super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, MAX_TIME_MS, MIN_TIME_MS, POSITIVE};
+use super::super::knob::{ms_to_ns, Kind, KnobError, KnobSpec, KnobValues, MAX_TIME_MS, MIN_TIME_MS, POSITIVE};
 use crate::ids::Nanos;
 use crate::learn::FmParams;
 
@@ -31,13 +31,16 @@ pub enum Pairing {
 
 impl Pairing {
     /// Parse `fm`, `round-robin`, `random` or `oracle`.
-    pub fn parse(s: &str) -> Result<Pairing, String> {
+    pub fn parse(s: &str) -> Result<Pairing, KnobError> {
         match s {
             "fm" => Ok(Pairing::Fm),
             "round-robin" => Ok(Pairing::RoundRobin),
             "random" => Ok(Pairing::Random),
             "oracle" => Ok(Pairing::Oracle),
-            _ => Err(format!("must be fm, round-robin, random or oracle, got '{s}'")),
+            _ => Err(KnobError::Invalid {
+                flag: "--slits-pairing".into(),
+                problem: format!("must be fm, round-robin, random or oracle, got '{s}'"),
+            }),
         }
     }
 }
@@ -157,12 +160,13 @@ pub const KNOBS: [KnobSpec; 7] = [
 
 impl SlitsParams {
     /// The parameters the knobs [`KNOBS`] give.
-    pub fn from_knobs(v: &KnobValues) -> Result<SlitsParams, String> {
+    pub fn from_knobs(v: &KnobValues) -> Result<SlitsParams, KnobError> {
         let period = v.float("slits_period_ms");
         if period > 0.0 && period < MIN_TIME_MS {
-            return Err(format!(
-                "--slits-period-ms: must be 0 (lazy) or at least {MIN_TIME_MS} ms (1 µs), got {period}"
-            ));
+            return Err(KnobError::Invalid {
+                flag: "--slits-period-ms".into(),
+                problem: format!("must be 0 (lazy) or at least {MIN_TIME_MS} ms (1 µs), got {period}"),
+            });
         }
         Ok(SlitsParams {
             trigger: if period > 0.0 { Trigger::Periodic(ms_to_ns(period)) } else { Trigger::Lazy },

@@ -1,0 +1,43 @@
+//! Why a real run did not start or stopped (issue 29 item 4), by stage, so
+//! the CLI maps each kind once. Every path that returns one has already
+//! released (thawed and unpinned) whatever the run had launched.
+
+use crate::counters::CounterError;
+use cosched_core::dispatch::ContractError;
+use cosched_core::policies::PolicyError;
+use thiserror::Error;
+
+/// A real run refused or stopped.
+#[derive(Debug, Error)]
+pub enum RuntimeError {
+    /// The policy could not be built, refused this machine at `init`, or
+    /// needs what this machine does not offer.
+    #[error("{policy}: {problem}")]
+    Policy {
+        /// Policy name.
+        policy: String,
+        /// Its refusal.
+        problem: String,
+    },
+    /// The policy needs what this machine does not offer (counters, energy, an oracle).
+    #[error("{0}")]
+    Refused(ContractError),
+    /// An unknown policy or options it refuses (before anything starts).
+    #[error("{0}")]
+    Build(#[from] PolicyError),
+    /// An input file: recorded counters, a probed profile, the trace file.
+    #[error("{0}")]
+    Input(String),
+    /// The counter source (`--recorded-counters`, the PMU).
+    #[error("{0}")]
+    Counters(#[from] CounterError),
+    /// This host could not be set up: cgroups, the watchdog, the
+    /// progress-period server.
+    #[error("{0}")]
+    Host(String),
+    /// The policy broke the contract during the run.
+    #[error("{0}; the run stopped, every managed process released and terminated")]
+    Contract(ContractError),
+}
+
+crate::error_to_text!(RuntimeError);
