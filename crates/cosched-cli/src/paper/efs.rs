@@ -1,5 +1,6 @@
 //! `cosched paper efs`: the EFS paper's evaluation (§5) on `i5-2500`.
 
+use super::efs_figs::{pct, per_trial_mean, speedup_pct, unfairness};
 use super::table::{Cell, Table};
 use super::{mix, over_trials, run_one, SeedArgs, Trial};
 use clap::Args as ClapArgs;
@@ -55,10 +56,6 @@ const SPEC: [&str; 28] = [
     "xalancbmk",
     "zeusmp",
 ];
-
-fn pct(new: f64, old: f64) -> f64 {
-    (1.0 - new / old) * 100.0
-}
 
 /// `n` instances of the EFS synthetic benchmark (§3.2) at solo bus utilisation `u`.
 pub(crate) fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, String> {
@@ -140,22 +137,6 @@ pub(crate) fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32, t: &Tria
 
 pub(crate) fn secs(n: u64) -> f64 {
     n as f64 / SECOND as f64
-}
-
-fn speedup_pct(base: &RunOutput, new: &RunOutput) -> f64 {
-    (secs(base.makespan) / secs(new.makespan) - 1.0) * 100.0
-}
-
-/// Longest / shortest turnaround of a run's jobs.
-fn unfairness(o: &RunOutput) -> f64 {
-    let t: Vec<f64> = o.job_finish.iter().map(|&f| secs(f)).collect();
-    t.iter().cloned().fold(0.0, f64::max) / t.iter().cloned().fold(f64::MAX, f64::min)
-}
-
-/// Per-trial mean over items of `f` (the "average" rows, with an interval over trials).
-fn per_trial_mean<R>(res: &[Vec<R>], pick: &[usize], f: impl Fn(&R) -> f64) -> Vec<f64> {
-    let n = res.first().map_or(0, |r| r.len());
-    (0..n).map(|k| pick.iter().map(|&i| f(&res[i][k])).sum::<f64>() / pick.len() as f64).collect()
 }
 
 pub fn run(a: Args) -> Result<(), String> {

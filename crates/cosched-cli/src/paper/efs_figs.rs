@@ -13,6 +13,7 @@ use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_machine::trace::TraceSlice;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
+use cosched_sim::RunOutput;
 
 /// Thread i on context i for the whole run; every `window` the scheduler's
 /// own estimate of thread 0's solo utilisation from the window's counter
@@ -170,4 +171,26 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
     println!("Paper: \"all four cores are busy all of the time on CFS, whereas EFS makes sure only one instance is active at any time\". Timeline of seed 1 (0.1 ms steps): `fig7-timeline.csv`.\n");
     tab.emit(out, "fig7.csv")?;
     write_csv(out, "fig7-timeline.csv", &curve)
+}
+
+/// Saving of `new` against `old`, % (EFS Figs. 8-10).
+pub(super) fn pct(new: f64, old: f64) -> f64 {
+    (1.0 - new / old) * 100.0
+}
+
+/// Speed-up of `new` over `base` in makespan, %.
+pub(super) fn speedup_pct(base: &RunOutput, new: &RunOutput) -> f64 {
+    (secs(base.makespan) / secs(new.makespan) - 1.0) * 100.0
+}
+
+/// Longest / shortest turnaround of a run's jobs.
+pub(super) fn unfairness(o: &RunOutput) -> f64 {
+    let t: Vec<f64> = o.job_finish.iter().map(|&f| secs(f)).collect();
+    t.iter().cloned().fold(0.0, f64::max) / t.iter().cloned().fold(f64::MAX, f64::min)
+}
+
+/// Per-trial mean over items of `f` (the "average" rows, with an interval over trials).
+pub(super) fn per_trial_mean<R>(res: &[Vec<R>], pick: &[usize], f: impl Fn(&R) -> f64) -> Vec<f64> {
+    let n = res.first().map_or(0, |r| r.len());
+    (0..n).map(|k| pick.iter().map(|&i| f(&res[i][k])).sum::<f64>() / pick.len() as f64).collect()
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the `cosched` binary's integration tests.
 #![allow(dead_code)]
 
+pub mod real;
+
 use std::process::{Command, Output};
 
 pub fn cosched(args: &[&str]) -> Output {

@@ -3,5 +3,6 @@
 //! `cosched-machine`.
 
 pub mod workload;
+mod workload_checks;
 
 pub use workload::WorkloadSpec;
