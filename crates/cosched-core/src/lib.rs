@@ -13,7 +13,9 @@
 #![warn(missing_docs)]
 
 /// `impl From<$t> for String`: the command line, where typed errors end,
-/// keeps its messages as text (`?` converts them).
+/// keeps its messages as text (`?` converts them). Used by every crate
+/// below the CLI for its error types.
+#[macro_export]
 macro_rules! error_to_text {
     ($($t:ty),*) => {$(
         impl From<$t> for String {
@@ -23,7 +25,6 @@ macro_rules! error_to_text {
         }
     )*};
 }
-pub(crate) use error_to_text;
 
 pub mod counters;
 pub mod dispatch;

@@ -38,7 +38,7 @@ pub enum CalibrateError {
     Derive(String),
 }
 
-crate::error_to_text!(CalibrateError);
+cosched_core::error_to_text!(CalibrateError);
 
 /// Working sets of the latency sweep, MiB.
 pub const LATENCY_SIZES_MB: [f64; 12] = [0.125, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 128.0];

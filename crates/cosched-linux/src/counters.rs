@@ -38,7 +38,7 @@ pub enum CounterError {
     },
 }
 
-crate::error_to_text!(CounterError);
+cosched_core::error_to_text!(CounterError);
 
 /// A source of cumulative per-tree counters.
 pub trait CounterSource {

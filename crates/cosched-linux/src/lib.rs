@@ -11,19 +11,6 @@
 //! simulator with this machine lives in the CLI (`calibrate --check`).
 #![warn(missing_docs)]
 
-/// `impl From<$t> for String`: the command line, where typed errors end,
-/// keeps its messages as text (`?` converts them).
-macro_rules! error_to_text {
-    ($($t:ty),*) => {$(
-        impl From<$t> for String {
-            fn from(e: $t) -> String {
-                e.to_string()
-            }
-        }
-    )*};
-}
-pub(crate) use error_to_text;
-
 pub mod calibrate;
 pub mod control;
 pub mod counters;

@@ -40,4 +40,4 @@ pub enum RuntimeError {
     Contract(ContractError),
 }
 
-crate::error_to_text!(RuntimeError);
+cosched_core::error_to_text!(RuntimeError);

@@ -60,8 +60,4 @@ pub enum SimError {
     },
 }
 
-impl From<SimError> for String {
-    fn from(e: SimError) -> String {
-        e.to_string()
-    }
-}
+cosched_core::error_to_text!(SimError);
