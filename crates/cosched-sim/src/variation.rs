@@ -21,7 +21,6 @@
 //! A job's solo reference is run on the same draws as the mix (like its load
 //! imbalance), so a slowdown measures contention, not the luck of the draw.
 
-use crate::plan::instance_seed;
 use cosched_machine::MachineSpec;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -49,6 +48,14 @@ pub fn check_noise(noise: f64) -> Result<(), NoiseError> {
     } else {
         Err(NoiseError(noise))
     }
+}
+
+/// The seed of one job instance's RNG, so solo runs draw what the mix drew.
+pub(crate) fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
+    let mut z = seed ^ ((job as u64) << 32 | instance as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Keeps variation draws apart from the load-imbalance draws of the same seed.

@@ -13,10 +13,26 @@
 //! context's slice timer at every pick. Sequence numbers are unique, so the
 //! merged order is exactly the single heap's.
 
-use super::state::Scheduled;
 use cosched_core::ids::Nanos;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// A timed event in the engine's queue (the policy never sees these; it
+/// sees the [`Event`]s they cause).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Scheduled {
+    /// Job `j` arrives: its threads start their programs.
+    Arrive(u32),
+    /// The earliest compute-step end among socket `s`'s runners (one queue
+    /// slot per socket, which every re-solve of the socket overwrites; each
+    /// runner's end keeps the sequence number it would have had, so the
+    /// order of events is that of one entry per runner).
+    SocketStep(u32),
+    /// Thread `t`'s I/O wait ends.
+    IoDone(u32),
+    /// The policy's timer `key` fires (valid while its generation matches).
+    Timer(u32, u32),
+}
 
 /// Events in (time, sequence) order; see the module doc.
 #[derive(Default)]

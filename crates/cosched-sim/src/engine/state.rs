@@ -2,6 +2,7 @@
 //! per-socket contention solution, energy, and the queue of timed events.
 
 use super::queue::EventQueue;
+pub(super) use super::queue::Scheduled;
 use super::timing::DecisionTimes;
 use super::SimOptions;
 use crate::contention::{BusState, Rates, Runner, Solver};
@@ -16,23 +17,6 @@ use cosched_machine::{MachineSpec, TraceSlice};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
-
-/// A timed event in the engine's queue (the policy never sees these; it
-/// sees the [`Event`]s they cause).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Scheduled {
-    /// Job `j` arrives: its threads start their programs.
-    Arrive(u32),
-    /// The earliest compute-step end among socket `s`'s runners (one queue
-    /// slot per socket, which every re-solve of the socket overwrites; each
-    /// runner's end keeps the sequence number it would have had, so the
-    /// order of events is that of one entry per runner).
-    SocketStep(u32),
-    /// Thread `t`'s I/O wait ends.
-    IoDone(u32),
-    /// The policy's timer `key` fires (valid while its generation matches).
-    Timer(u32, u32),
-}
 
 /// What a thread's zero-time program steps led to.
 pub(super) enum StepOutcome {

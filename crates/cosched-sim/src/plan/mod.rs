@@ -7,7 +7,7 @@ mod solo;
 use crate::model::{LoadedLatency, PhaseModel};
 use crate::spec::workload::{JobSpec, PhaseSpec};
 use crate::spec::WorkloadSpec;
-use crate::variation::Draw;
+use crate::variation::{instance_seed, Draw};
 use cosched_core::ids::{Nanos, SECOND};
 use cosched_core::policy::{Demand, Resource};
 use cosched_machine::ConfigError;
@@ -129,14 +129,6 @@ fn split_threads(n: u32, shares: &[f64]) -> Vec<u32> {
         left -= 1;
     }
     got
-}
-
-/// The seed of one job instance's RNG, so solo runs draw what the mix drew.
-pub(crate) fn instance_seed(seed: u64, job: usize, instance: u32) -> u64 {
-    let mut z = seed ^ ((job as u64) << 32 | instance as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl Plan {
