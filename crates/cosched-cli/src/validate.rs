@@ -16,6 +16,7 @@ use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
 use cosched_machine::check::{Bound, CheckKind, CheckPoint};
 use cosched_machine::MachineSpec;
+use cosched_sim::assignment::{measure, random_assignment};
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -46,6 +47,8 @@ struct Outcome {
     /// `pass`, `FAIL`, or `known gap`.
     status: String,
     known_gap: Option<String>,
+    /// What the model lacks, for a known gap.
+    missing_mechanism: Option<String>,
 }
 
 /// The simulated value of point `k` on machine `m`.
@@ -84,7 +87,35 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             };
             Ok(rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?)
         }
+        CheckKind::AssignmentSpread => {
+            let mut widest: f64 = 0.0;
+            for name in k.workloads.as_deref().expect("validated") {
+                widest = widest.max(assignment_spread(m, name, k.samples.unwrap_or(1000))?);
+            }
+            Ok(widest)
+        }
     }
+}
+
+/// Best over worst performance, less 1, among `samples` uniformly random
+/// assignments of workload `name` (seeded, exact model).
+fn assignment_spread(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, String> {
+    use rand::SeedableRng;
+    let w = presets::workload(name).map_err(|e| e.to_string())?;
+    let plan = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
+    let topo = m.topology();
+    if plan.threads.len() > topo.n_contexts() {
+        return Err(format!(
+            "{name}: {} threads on {} contexts: an assignment needs one context per thread",
+            plan.threads.len(),
+            topo.n_contexts()
+        ));
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let all: Vec<_> = (0..samples).map(|_| random_assignment(&topo, plan.threads.len(), &mut rng)).collect();
+    let perf: Vec<f64> = all.par_iter().map(|a| measure(m, &plan, a)).collect::<Result<_, _>>()?;
+    let (lo, hi) = perf.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    Ok(hi / lo - 1.0)
 }
 
 /// Points run on the exact model: one run, no run-to-run variation.
@@ -111,6 +142,7 @@ fn judge(m: &MachineSpec, k: &CheckPoint, simulated: f64) -> Outcome {
         source: k.source.clone(),
         status: status.into(),
         known_gap: if ok { None } else { k.known_gap.clone() },
+        missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
     }
 }
 
@@ -130,7 +162,18 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
         jobs.par_iter().map(|&(m, k)| simulate_point(m, k).map(|v| judge(m, k, v))).collect::<Result<_, String>>()?;
     match a.format {
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&outcomes).map_err(|e| e.to_string())?);
+            // The points, then one entry per machine without any (status `no points`).
+            let mut all: Vec<serde_json::Value> = outcomes
+                .iter()
+                .map(|o| serde_json::to_value(o).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
+            all.extend(
+                machines
+                    .iter()
+                    .filter(|m| m.checks.is_empty())
+                    .map(|m| serde_json::json!({ "machine": m.name, "status": "no points" })),
+            );
+            println!("{}", serde_json::to_string_pretty(&all).map_err(|e| e.to_string())?);
         }
         _ => {
             let mut rows = vec![["machine", "point", "published", "simulated", "error", "tolerance", "use", "status"]
@@ -155,7 +198,28 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
                 if let Some(g) = &o.known_gap {
                     println!("    known gap: {g}");
                 }
+                if let Some(g) = &o.missing_mechanism {
+                    println!("    missing mechanism: {g}");
+                }
             }
+            for m in machines.iter().filter(|m| m.checks.is_empty()) {
+                println!(
+                    "{}: no points (nothing published about this machine is checked; its figures are not validated)",
+                    m.name
+                );
+            }
+            let count = |s: &str| outcomes.iter().filter(|o| o.status == s).count();
+            let held = outcomes.iter().filter(|o| !o.fitted).count();
+            println!(
+                "\n{} points on {} of {} machines ({} fitted, {held} held out): {} pass, {} known gap, {} FAIL",
+                outcomes.len(),
+                machines.iter().filter(|m| !m.checks.is_empty()).count(),
+                machines.len(),
+                outcomes.len() - held,
+                count("pass"),
+                count("known gap"),
+                count("FAIL")
+            );
         }
     }
     let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "FAIL").collect();

@@ -336,9 +336,13 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     let o = cosched(&["validate", "--format", "json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let pts = v.as_array().unwrap();
+    let (pts, bare): (Vec<_>, Vec<_>) = v.as_array().unwrap().iter().partition(|p| p["status"] != "no points");
     assert!(pts.len() >= 4);
-    for p in pts {
+    // A machine without points is listed as such, never silently skipped.
+    let presets = cosched_machine::presets::machine_names().count();
+    let covered: std::collections::BTreeSet<&str> = pts.iter().map(|p| p["machine"].as_str().unwrap()).collect();
+    assert_eq!(covered.len() + bare.len(), presets, "{bare:?}");
+    for p in &pts {
         for k in ["machine", "name", "published", "simulated", "error", "tolerance", "fitted", "source", "status"] {
             assert!(p.get(k).is_some(), "missing {k}: {p}");
         }
@@ -354,6 +358,23 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     assert!(err.contains("out of tolerance") && err.contains("bus rate"), "{err}");
     let f = tmp("badkind.toml", &preset("machines", "i5-2500").replace("kind = \"bus_rate\"", "kind = \"bus_rat\""));
     fails_cleanly(&["validate", &f], &["badkind.toml", "kind", "unknown variant `bus_rat`", "bus_rate"]);
+    // A known gap must name the mechanism the model lacks (issue #30).
+    let m = preset("machines", "i5-2500");
+    let cut = m.lines().filter(|l| !l.starts_with("missing_mechanism")).collect::<Vec<_>>().join("\n");
+    let f = tmp("nomechanism.toml", &cut);
+    fails_cleanly(&["validate", &f], &["nomechanism.toml", "missing_mechanism", "must name the mechanism"]);
+}
+
+#[test]
+fn validate_of_a_machine_without_points_says_so() {
+    let m = preset("machines", "i5-2500");
+    let bare = m.split("[[check]]").next().unwrap().to_string();
+    let f = tmp("nopoints.toml", &bare);
+    let o = cosched(&["validate", &f]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(": no points"), "{out}");
+    assert!(out.contains("0 points on 0 of 1 machines"), "{out}");
 }
 
 #[test]

@@ -20,6 +20,11 @@ pub enum CheckKind {
     /// Instruction throughput of `copies` instances of `workload` over
     /// `base_copies` instances, both under `cfs`.
     ThroughputRatio,
+    /// Spread of performance between thread assignments of one workload:
+    /// the largest, over `workloads`, of best / worst − 1 among `samples`
+    /// uniformly random assignments (statistical thread assignment §3, "variation
+    /// of up to 49% between different thread assignments of the same workload").
+    AssignmentSpread,
 }
 
 /// Which side of a published bound passes.
@@ -60,8 +65,22 @@ pub struct CheckPoint {
     /// Instances of the reference measurement (`throughput_ratio`).
     #[serde(default)]
     pub base_copies: Option<u32>,
+    /// Workload presets (`assignment_spread`).
+    #[serde(default)]
+    pub workloads: Option<Vec<String>>,
+    /// Random assignments drawn per workload (`assignment_spread`, default 1,000).
+    #[serde(default)]
+    pub samples: Option<u32>,
     /// A point known to be out of tolerance, with the reason (reported, and
     /// not failing `cosched validate` while the model gap it names is open).
     #[serde(default)]
     pub known_gap: Option<String>,
+    /// The mechanism the model lacks that a known gap needs (issue #30: a
+    /// non-reproduction the model cannot act on is a gap of the model, and
+    /// names what is missing); required with `known_gap`.
+    #[serde(default)]
+    pub missing_mechanism: Option<String>,
 }
+
+/// Most random assignments an `assignment_spread` point may draw per workload.
+pub const MAX_SPREAD_SAMPLES: u32 = 100_000;

@@ -222,6 +222,23 @@ impl MachineSpec {
             if k.copies == Some(0) || k.base_copies == Some(0) {
                 return Err(c.fail(f("copies"), "must be at least 1"));
             }
+            if k.kind == CheckKind::AssignmentSpread && k.workloads.as_ref().is_none_or(|w| w.is_empty()) {
+                return Err(c.fail(f("workloads"), "`assignment_spread` needs at least one workload"));
+            }
+            if let Some(n) = k.samples {
+                if !(2..=crate::check::MAX_SPREAD_SAMPLES).contains(&n) {
+                    return Err(c.fail(
+                        f("samples"),
+                        format!("must be from 2 to {}, got {n}", crate::check::MAX_SPREAD_SAMPLES),
+                    ));
+                }
+            }
+            if k.known_gap.is_some() && k.missing_mechanism.as_deref().is_none_or(|m| m.trim().is_empty()) {
+                return Err(c.fail(
+                    f("missing_mechanism"),
+                    "a known gap must name the mechanism the model lacks (issue #30); a gap without one is a failure",
+                ));
+            }
         }
         // Physical ranges (issue #28 item 4): wide enough for any machine built,
         // narrow enough that no result overflows, underflows or divides by zero.
