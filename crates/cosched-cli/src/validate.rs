@@ -87,6 +87,7 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             };
             Ok(rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?)
         }
+        CheckKind::LinuxUnfairness => linux_unfairness(m),
         CheckKind::AssignmentSpread => {
             let mut widest: f64 = 0.0;
             for name in k.workloads.as_deref().expect("validated") {
@@ -95,6 +96,23 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             Ok(widest)
         }
     }
+}
+
+/// Perf&Fair Fig. 1's Linux: geometric mean over the study's mixes of
+/// max/min slowdown − 1 under `cfs` (exact model, seed 1).
+fn linux_unfairness(m: &MachineSpec) -> Result<f64, String> {
+    let mixes = crate::paper::perf_fair::mixes(m, 13, (40.0, 140.0), 100.0)?;
+    let logs: Vec<f64> = mixes
+        .par_iter()
+        .map(|(_, w, _)| {
+            let p = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
+            let solo = cosched_sim::experiment::solo_times(m, &p, &cosched_sim::SimOptions::default())?;
+            let out = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+            let finish: Vec<f64> = out.job_finish.iter().map(|&f| secs(f)).collect();
+            Ok(crate::paper::perf_fair::unfairness(&finish, &solo).ln())
+        })
+        .collect::<Result<_, String>>()?;
+    Ok((logs.iter().sum::<f64>() / logs.len() as f64).exp() - 1.0)
 }
 
 /// Best over worst performance, less 1, among `samples` uniformly random

@@ -25,6 +25,10 @@ pub enum CheckKind {
     /// uniformly random assignments (statistical thread assignment §3, "variation
     /// of up to 49% between different thread assignments of the same workload").
     AssignmentSpread,
+    /// Geometric mean over the Perf&Fair study's 13 mixes (24 SPEC CPU2006
+    /// processes, 40-140 transactions/µs, `cosched paper perf-fair`'s
+    /// defaults) of max/min slowdown − 1 under `cfs` (Perf&Fair §7, Fig. 1's Linux).
+    LinuxUnfairness,
 }
 
 /// Which side of a published bound passes.

@@ -4,7 +4,7 @@
 pub(crate) mod efs;
 mod efs_figs;
 mod evt;
-mod perf_fair;
+pub(crate) mod perf_fair;
 mod rda;
 mod rda_growth;
 mod slits;

@@ -143,6 +143,33 @@ fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(Wo
     Ok((w, bw / progs.len() as f64 * m.n_contexts() as f64))
 }
 
+/// The study's mixes on `m`: `n` mixes of 24 SPEC CPU2006 processes with
+/// average bandwidth targets spread evenly over `lo..hi` transactions/µs,
+/// each process's work worth `solo_s` seconds alone; sorted by bandwidth.
+/// Each: its programs, its workload and its average bandwidth (× contexts).
+pub(crate) type Mix = (Vec<&'static str>, WorkloadSpec, f64);
+
+/// See [`Mix`].
+pub(crate) fn mixes(m: &MachineSpec, n: usize, (lo, hi): (f64, f64), solo_s: f64) -> Result<Vec<Mix>, String> {
+    let solo_bw: Vec<(&str, f64)> =
+        BENCHMARKS.iter().map(|&b| solo_profile(m, b).map(|p| (b, p.1))).collect::<Result<_, _>>()?;
+    let mut mixes = vec![];
+    for k in 0..n {
+        let target = lo + (hi - lo) * k as f64 / (n.max(2) - 1) as f64;
+        let progs = compose(k, target, &solo_bw, m.n_contexts());
+        let (w, bw) = build(m, &format!("mix{k}"), &progs, solo_s)?;
+        mixes.push((progs, w, bw));
+    }
+    mixes.sort_by(|x, y| x.2.total_cmp(&y.2));
+    Ok(mixes)
+}
+
+/// Max slowdown over min slowdown of one run's jobs (Perf&Fair §7, Fig. 1).
+pub(crate) fn unfairness(finish_s: &[f64], solo_s: &[f64]) -> f64 {
+    let slow: Vec<f64> = finish_s.iter().zip(solo_s).map(|(f, s)| f / s).collect();
+    slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min)
+}
+
 struct Cell {
     makespan: f64,
     unfairness: f64,
@@ -157,16 +184,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     if a.mixes == 0 {
         return Err("--mixes: must be at least 1".into());
     }
-    let solo_bw: Vec<(&str, f64)> =
-        BENCHMARKS.iter().map(|&b| solo_profile(&m, b).map(|p| (b, p.1))).collect::<Result<_, _>>()?;
-    let mut mixes = vec![];
-    for k in 0..a.mixes {
-        let target = lo + (hi - lo) * k as f64 / (a.mixes.max(2) - 1) as f64;
-        let progs = compose(k, target, &solo_bw, m.n_contexts());
-        let (w, bw) = build(&m, &format!("mix{k}"), &progs, a.solo_seconds)?;
-        mixes.push((progs, w, bw));
-    }
-    mixes.sort_by(|x, y| x.2.total_cmp(&y.2));
+    let mixes = mixes(&m, a.mixes, (lo, hi), a.solo_seconds)?;
     let trials = a.seeds.trials();
     let nt = trials.len();
     // Each trial: the machine and the mix as that run finds them (run-to-run
@@ -192,8 +210,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let out =
             run(mm, plan, &mut *policies::make(SCHEDULERS.get(s).copied().unwrap_or("perf-fair"), &o)?, &sim, None)?;
         let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
-        let slow: Vec<f64> = finish.iter().zip(solo).map(|(f, s)| f / s).collect();
-        let unfairness = slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min);
+        let unfairness = unfairness(&finish, solo);
         Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
     })?;
     let cell = |i: usize, s: usize, k: usize| &cells[i * runs + s][k];
