@@ -101,7 +101,8 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
 /// Perf&Fair Fig. 1's Linux: geometric mean over the study's mixes of
 /// max/min slowdown − 1 under `cfs` (exact model, seed 1).
 fn linux_unfairness(m: &MachineSpec) -> Result<f64, String> {
-    let mixes = crate::paper::perf_fair::mixes(m, 13, (40.0, 140.0), 100.0)?;
+    use crate::paper::perf_fair::{mixes, parse_range, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
+    let mixes = mixes(m, PAPER_MIXES, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?;
     let logs: Vec<f64> = mixes
         .par_iter()
         .map(|(_, w, _)| {

@@ -24,16 +24,23 @@ pub struct Args {
     #[command(flatten)]
     seeds: SeedArgs,
     /// Seconds of solo execution each process's target instruction count amounts to (the paper: 100).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = PAPER_SOLO_S)]
     solo_seconds: f64,
     /// Number of mixes (the paper: 13).
-    #[arg(long, default_value_t = 13)]
+    #[arg(long, default_value_t = PAPER_MIXES)]
     mixes: usize,
     /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs
     /// (solo bandwidth of the 24 processes averaged, × contexts; the paper's mixes span about 40:140).
-    #[arg(long, default_value = "40:140")]
+    #[arg(long, default_value = PAPER_BW_RANGE)]
     bw_range: String,
 }
+
+/// The paper's study: "a set of thirteen mixes composed of twenty-four SPEC CPU2006 benchmarks" (§6) ...
+pub(crate) const PAPER_MIXES: usize = 13;
+/// ... spanning about 40-140 transactions/µs of average bandwidth (the span of its mixes, §7.2) ...
+pub(crate) const PAPER_BW_RANGE: &str = "40:140";
+/// ... each benchmark's work what it executes "during 100 seconds in standalone execution" (§2).
+pub(crate) const PAPER_SOLO_S: f64 = 100.0;
 
 /// The schedulers compared (each run also once more as Perf&Fair estimating once, `ONCE`).
 const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
@@ -72,7 +79,7 @@ const BENCHMARKS: [&str; 28] = [
 ];
 
 /// Parse `--bw-range LOW:HIGH`.
-fn parse_range(s: &str) -> Result<(f64, f64), String> {
+pub(crate) fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let bad = || format!("--bw-range: expected LOW:HIGH transactions/µs with 0 < LOW <= HIGH, got {s:?}");
     let (l, h) = s.split_once(':').ok_or_else(bad)?;
     let (l, h): (f64, f64) = (l.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
