@@ -26,8 +26,13 @@ use std::collections::BTreeMap;
 #[derive(Debug, thiserror::Error)]
 pub enum CounterError {
     /// `perf_event_open` (or enabling an event) failed.
-    #[error("perf_event_open{0}")]
-    Perf(String),
+    #[error("perf_event_open{event}: {error}")]
+    Perf {
+        /// The event and the process (`(Instructions) on 123`), empty for the first probe.
+        event: String,
+        /// What the kernel said.
+        error: String,
+    },
     /// A recorded-counters file: unreadable, malformed, or without a job's rates.
     #[error("{file}: {problem}")]
     File {
@@ -102,7 +107,10 @@ pub struct PerfSource {
 impl PerfSource {
     /// Whether this machine can open the first event at all (for a clear refusal up front).
     pub fn available() -> Result<(), CounterError> {
-        builder(Ev::Instructions).build().map(|_| ()).map_err(|e| CounterError::Perf(format!(": {e}")))
+        builder(Ev::Instructions)
+            .build()
+            .map(|_| ())
+            .map_err(|e| CounterError::Perf { event: String::new(), error: e.to_string() })
     }
 
     /// Each event the runtime reads and whether this machine opens it (`cosched doctor`).
@@ -124,8 +132,11 @@ impl CounterSource for PerfSource {
                 .inherit(true)
                 .enabled(true)
                 .build()
-                .map_err(|e| CounterError::Perf(format!("({ev:?}) on {pid}: {e}")))?;
-            c.enable().map_err(|e| CounterError::Perf(format!("({ev:?}) on {pid}: enable: {e}")))?;
+                .map_err(|e| CounterError::Perf { event: format!("({ev:?}) on {pid}"), error: e.to_string() })?;
+            c.enable().map_err(|e| CounterError::Perf {
+                event: format!("({ev:?}) on {pid}"),
+                error: format!("enable: {e}"),
+            })?;
             v.push((ev, c));
         }
         self.trees.insert(thread, v);

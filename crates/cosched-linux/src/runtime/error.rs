@@ -25,9 +25,9 @@ pub enum RuntimeError {
     /// An unknown policy or options it refuses (before anything starts).
     #[error("{0}")]
     Build(#[from] PolicyError),
-    /// An input file: recorded counters, a probed profile, the trace file.
+    /// A file the run reads or writes: a probed profile, the trace.
     #[error("{0}")]
-    Input(String),
+    File(String),
     /// The counter source (`--recorded-counters`, the PMU).
     #[error("{0}")]
     Counters(#[from] CounterError),

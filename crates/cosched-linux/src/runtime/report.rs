@@ -105,7 +105,7 @@ impl Runtime {
         let energy = self.energy().unwrap_or_default();
         let metrics = aggregate(&outcomes, makespan, energy);
         if let Some(tr) = self.trace.take() {
-            tr.finish().map_err(|e| RuntimeError::Input(format!("trace: {e}")))?;
+            tr.finish().map_err(|e| RuntimeError::File(format!("trace: {e}")))?;
         }
         let linux = self.policy.is_none();
         let (wall, sched_cpu, interrupted) = (rec.wall_s, rec.scheduler_cpu_s, rec.interrupted);

@@ -67,7 +67,7 @@ fn counters_supply(
         .as_ref()
         .map(|pr| pr.reorder(&names))
         .transpose()
-        .map_err(|e| RuntimeError::Input(format!("--profile: {e}")))?;
+        .map_err(|e| RuntimeError::File(format!("--profile: {e}")))?;
     Ok(match profile {
         Some(pr) if policy.use_profile(&pr) => (
             Supply::Yes,
@@ -133,11 +133,11 @@ fn spawn_watchdog(exe: &std::path::Path, control: &Control) -> Result<Watchdog, 
 fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWriter<std::fs::File>>>, RuntimeError> {
     let Some(p) = &cfg.trace else { return Ok(None) };
     let f = std::fs::File::create(p)
-        .map_err(|e| RuntimeError::Input(format!("{}: cannot write trace: {e}", p.display())))?;
+        .map_err(|e| RuntimeError::File(format!("{}: cannot write trace: {e}", p.display())))?;
     let names = cfg.mix.instances().into_iter().map(|i| i.name).collect();
     ChromeTrace::new(BufWriter::new(f), &host.topology, names)
         .map(Some)
-        .map_err(|e| RuntimeError::Input(format!("{}: {e}", p.display())))
+        .map_err(|e| RuntimeError::File(format!("{}: {e}", p.display())))
 }
 
 /// Assemble the runtime: freezer, watchdog, subreaper, signal handlers,
