@@ -49,13 +49,16 @@ struct Outcome {
     known_gap: Option<String>,
     /// What the model lacks, for a known gap.
     missing_mechanism: Option<String>,
+    /// The values the simulated one is the largest of (`assignment_spread`: each workload).
+    detail: Option<String>,
 }
 
-/// The simulated value of point `k` on machine `m`.
-fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
+/// The simulated value of point `k` on machine `m`, with the parts it is
+/// the largest of where it is one (each workload's spread).
+fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), String> {
     let cores = m.n_contexts() as u32;
     match k.kind {
-        CheckKind::BusRate => Ok(measure_mu(m, cores)? / 1e6),
+        CheckKind::BusRate => Ok((measure_mu(m, cores)? / 1e6, None)),
         CheckKind::EfsModelFit => {
             let n = k.copies.unwrap_or(cores);
             let errs: Vec<f64> = (1..=9)
@@ -64,7 +67,7 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
                     fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0).abs())
                 })
                 .collect::<Result<_, String>>()?;
-            Ok(errs.into_iter().fold(0.0, f64::max))
+            Ok((errs.into_iter().fold(0.0, f64::max), None))
         }
         CheckKind::ParallelOverSerial => {
             let n = k.copies.unwrap_or(cores);
@@ -72,7 +75,7 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
             let serial = serial_run(m, &w, n, &EXACT)?;
             let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
             let par = run_one(m, &p, "cfs", &PolicyOptions::default())?;
-            Ok(secs(par.makespan) / secs(serial.makespan))
+            Ok((secs(par.makespan) / secs(serial.makespan), None))
         }
         CheckKind::ThroughputRatio => {
             let name = k.workload.as_deref().expect("validated");
@@ -85,15 +88,17 @@ fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<f64, String> {
                 let r = run_one(m, &p, "cfs", &PolicyOptions::default())?;
                 Ok(r.totals.instructions / secs(r.makespan))
             };
-            Ok(rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?)
+            Ok((rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?, None))
         }
-        CheckKind::LinuxUnfairness => linux_unfairness(m),
+        CheckKind::LinuxUnfairness => Ok((linux_unfairness(m)?, None)),
         CheckKind::AssignmentSpread => {
-            let mut widest: f64 = 0.0;
+            let mut parts = vec![];
             for name in k.workloads.as_deref().expect("validated") {
-                widest = widest.max(assignment_spread(m, name, k.samples.unwrap_or(1000))?);
+                parts.push((name, assignment_spread(m, name, k.samples.unwrap_or(1000))?));
             }
-            Ok(widest)
+            let widest = parts.iter().map(|p| p.1).fold(0.0, f64::max);
+            let each = parts.iter().map(|(n, v)| format!("{n} {v:.3}")).collect::<Vec<_>>().join(", ");
+            Ok((widest, Some(format!("per workload: {each}"))))
         }
     }
 }
@@ -140,7 +145,7 @@ fn assignment_spread(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, S
 /// Points run on the exact model: one run, no run-to-run variation.
 const EXACT: Trial = Trial { seed: 1, noise: 0.0 };
 
-fn judge(m: &MachineSpec, k: &CheckPoint, simulated: f64) -> Outcome {
+fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<String>)) -> Outcome {
     let error = simulated / k.published - 1.0;
     let ok = error.abs() <= k.tolerance || (k.bound == Some(Bound::Upper) && simulated <= k.published);
     let status = match (ok, &k.known_gap) {
@@ -162,6 +167,7 @@ fn judge(m: &MachineSpec, k: &CheckPoint, simulated: f64) -> Outcome {
         status: status.into(),
         known_gap: if ok { None } else { k.known_gap.clone() },
         missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
+        detail,
     }
 }
 
@@ -214,6 +220,9 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
             println!();
             for (i, o) in outcomes.iter().enumerate() {
                 println!("[{}] {}: {}", i + 1, o.name, o.source);
+                if let Some(d) = &o.detail {
+                    println!("    simulated {d}");
+                }
                 if let Some(g) = &o.known_gap {
                     println!("    known gap: {g}");
                 }
