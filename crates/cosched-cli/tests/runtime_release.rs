@@ -16,15 +16,7 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
         let marker = format!("cosched-failsafe-{}-{round}", std::process::id());
         // Two trees (one forks a child), three plain loops: more than the contexts, so some are frozen.
         let d = tmpdir(&format!("kill{round}"));
-        let mix = d.join("mix.toml");
-        std::fs::write(
-            &mix,
-            format!(
-                "[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = 3\n\
-                 [[job]]\nname = \"tree\"\ncmd = [\"sh\", \"-c\", \"sh -c 'while :; do :; done' {marker}-child & wait\", \"{marker}\"]\ncount = 2\n"
-            ),
-        )
-        .unwrap();
+        let mix = spinning_mix(&d, &marker, 3);
         let v2 = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
             .iter()
             .any(|p| std::path::Path::new(p).join("cgroup.controllers").exists());
@@ -125,15 +117,7 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
     for round in 0..20 {
         let marker = format!("cosched-chaos-{}-{round}", std::process::id());
         let d = tmpdir(&format!("chaos{round}"));
-        let mix = d.join("mix.toml");
-        std::fs::write(
-            &mix,
-            format!(
-                "[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = 4\n\
-                 [[job]]\nname = \"tree\"\ncmd = [\"sh\", \"-c\", \"sh -c 'while :; do :; done' {marker}-child & wait\", \"{marker}\"]\ncount = 2\n"
-            ),
-        )
-        .unwrap();
+        let mix = spinning_mix(&d, &marker, 4);
         let policy = policies[round % policies.len()];
         let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
             .args(["run", "-p", policy, "-w", mix.to_str().unwrap()])

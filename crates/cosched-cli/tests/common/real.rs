@@ -83,3 +83,18 @@ pub fn released(pid: i32, all: &str) -> Result<(), String> {
 pub fn unsafe_kill(pid: i32) {
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
 }
+
+/// A mix file in `dir`: `loops` endless shell loops and two trees (a shell
+/// whose child loops), every process's command line marked `marker`.
+pub fn spinning_mix(dir: &std::path::Path, marker: &str, loops: u32) -> std::path::PathBuf {
+    let mix = dir.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!(
+            "[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = {loops}\n\
+             [[job]]\nname = \"tree\"\ncmd = [\"sh\", \"-c\", \"sh -c 'while :; do :; done' {marker}-child & wait\", \"{marker}\"]\ncount = 2\n"
+        ),
+    )
+    .unwrap();
+    mix
+}
