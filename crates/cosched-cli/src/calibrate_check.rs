@@ -89,16 +89,7 @@ pub fn workload_toml(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> (String, Vec
         let ipc = instr / (solo_s[j] * m.freq_ghz * 1e9);
         let c = m.cache.llc_mb;
         let phase = match b.kind.as_str() {
-            "pointer-chase" => {
-                let apki = 1000.0 / INSTR_PER_OP;
-                let ratio = (1.0 - c / b.wss_mb).max(0.01);
-                format!(
-                    "llc_apki = {apki}\nllc_mpki = {}\nmrc_ref_mb = {c}\nmrc_alpha = 1.0\nllc_mpki_fit = {}\nfootprint_mb = {}\nmlp = 1\nl1_apki = {apki}\n",
-                    apki * ratio,
-                    apki * 0.01,
-                    b.wss_mb
-                )
-            }
+            "pointer-chase" => chase_phase(b.wss_mb, c),
             "stream" => {
                 let apki = 1000.0 / INSTR_PER_OP / 8.0;
                 format!(
@@ -115,6 +106,19 @@ pub fn workload_toml(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> (String, Vec
         ));
     }
     (out, skipped)
+}
+
+/// The memory behaviour of a `cosched-bench` pointer chase over `wss_mb` MiB
+/// on a machine whose effective LLC is `llc_mb` (phase fields without
+/// `instructions` and `ipc`; see the module doc).
+pub fn chase_phase(wss_mb: f64, llc_mb: f64) -> String {
+    let apki = 1000.0 / INSTR_PER_OP;
+    let ratio = (1.0 - llc_mb / wss_mb).max(0.01);
+    format!(
+        "llc_apki = {apki}\nllc_mpki = {}\nmrc_ref_mb = {llc_mb}\nmrc_alpha = 1.0\nllc_mpki_fit = {}\nfootprint_mb = {wss_mb}\nmlp = 1\nl1_apki = {apki}\n",
+        apki * ratio,
+        apki * 0.01,
+    )
 }
 
 /// Mean slowdown per mix job, by name.

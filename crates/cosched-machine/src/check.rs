@@ -29,6 +29,55 @@ pub enum CheckKind {
     /// processes, 40-140 transactions/µs, `cosched paper perf-fair`'s
     /// defaults) of max/min slowdown − 1 under `cfs` (Perf&Fair §7, Fig. 1's Linux).
     LinuxUnfairness,
+    /// Aggregate throughput (sum of solo time / co-run time) of `copies`
+    /// identical EFS synthetic threads at solo bus utilisation `utilisation`
+    /// under `cfs` (EFS Fig. 4's measured curve).
+    AggregateThroughput,
+    /// Mean power, W, of `copies` EFS synthetic instances at solo bus
+    /// utilisation 0.97 run one after another on one core (`serial = true`)
+    /// or in parallel under `cfs`, over the whole system or the CPU package
+    /// (`domain`; EFS Table 1's energy over its time).
+    MeanPower,
+    /// Loads/s of two pointer chases over `footprint_mb` each, one per core,
+    /// over one alone (`cosched calibrate`'s co-run measurement); the chase's
+    /// solo rate `solo_rate_m` (M loads/s) fixes its solo IPC.
+    ChaseCorun,
+    /// Largest, over `workloads`, of 1 − performance of the load-balanced
+    /// assignment (threads spread over cores, then pipes, then strands) over
+    /// the best of `samples` random assignments (statistical thread assignment
+    /// §1: load balancing "up to 48%" below the optimal). The best sample is
+    /// a lower bound of the optimum, so the loss is a lower bound too.
+    BalancerLoss,
+    /// Mean over `workloads` of the relative standard deviation of the
+    /// makespan under `cfs` over `samples` seeds of the run-to-run variation
+    /// at `--noise 1` (RDA §5: "The average standard deviation between all
+    /// runs is 2%").
+    RunToRunSd,
+    /// Largest, over `workloads` run with `threads` threads under `g-rrs` and
+    /// `random`, of the share, %, of all sets of co-running threads (one per
+    /// context: C(threads, contexts)) that the run ever has running at once
+    /// (SLITS §2.2, Fig. 1: "explored thread permutations").
+    ExploredPermutations,
+}
+
+/// Which statistic of EFS Fig. 4's model errors an `efs_model_fit` point reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// Largest |error|, % ("within 10%").
+    Max,
+    /// Standard deviation of the signed error, % ("the standard deviation of the error is 3.3%").
+    Sd,
+}
+
+/// What a `mean_power` point meters (EFS Table 1's two columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerDomain {
+    /// The whole system at the wall (EFS's external meter).
+    System,
+    /// The CPU package (EFS's RAPL reading).
+    Cpu,
 }
 
 /// Which side of a published bound passes.
@@ -37,6 +86,8 @@ pub enum CheckKind {
 pub enum Bound {
     /// Anything at or below the published value passes.
     Upper,
+    /// Anything at or above the published value passes ("scales well").
+    Lower,
 }
 
 /// One published measurement of a machine and how to reproduce it in the
@@ -75,6 +126,31 @@ pub struct CheckPoint {
     /// Random assignments drawn per workload (`assignment_spread`, default 1,000).
     #[serde(default)]
     pub samples: Option<u32>,
+    /// Statistic of the model errors (`efs_model_fit`; default `max`).
+    #[serde(default)]
+    pub statistic: Option<Statistic>,
+    /// Solo bus utilisation of the synthetic threads (`aggregate_throughput`).
+    #[serde(default)]
+    pub utilisation: Option<f64>,
+    /// One instance after another on one core, else in parallel (`mean_power`).
+    #[serde(default)]
+    pub serial: Option<bool>,
+    /// What is metered (`mean_power`).
+    #[serde(default)]
+    pub domain: Option<PowerDomain>,
+    /// Mean over the this many most unfair mixes instead of the geometric
+    /// mean over all (`linux_unfairness`).
+    #[serde(default)]
+    pub top: Option<u32>,
+    /// Working set of each pointer chase, MiB (`chase_corun`).
+    #[serde(default)]
+    pub footprint_mb: Option<f64>,
+    /// Measured solo rate of the chase, M loads/s (`chase_corun`).
+    #[serde(default)]
+    pub solo_rate_m: Option<f64>,
+    /// Threads per workload (`explored_permutations`).
+    #[serde(default)]
+    pub threads: Option<u32>,
     /// A point known to be out of tolerance, with the reason (reported, and
     /// not failing `cosched validate` while the model gap it names is open).
     #[serde(default)]
@@ -88,3 +164,63 @@ pub struct CheckPoint {
 
 /// Most random assignments an `assignment_spread` point may draw per workload.
 pub const MAX_SPREAD_SAMPLES: u32 = 100_000;
+
+/// Most threads an `explored_permutations` point may run (sets are bitsets of this many bits).
+pub const MAX_PERMUTATION_THREADS: u32 = 256;
+
+impl CheckPoint {
+    /// The first field this point's kind needs and lacks or has out of range,
+    /// with what is wrong, for the loader's one-line error.
+    pub fn missing(&self) -> Option<(&'static str, String)> {
+        let need = |ok: bool, field: &'static str, what: &str| (!ok).then(|| (field, what.to_string()));
+        let has_workloads = self.workloads.as_ref().is_some_and(|w| !w.is_empty());
+        let kind_needs = match self.kind {
+            CheckKind::ThroughputRatio => need(
+                self.workload.is_some() && self.copies.is_some() && self.base_copies.is_some(),
+                "workload",
+                "`throughput_ratio` needs workload, copies and base_copies",
+            ),
+            CheckKind::AssignmentSpread | CheckKind::BalancerLoss | CheckKind::RunToRunSd => {
+                need(has_workloads, "workloads", "this kind needs at least one workload")
+            }
+            CheckKind::ExploredPermutations => {
+                need(has_workloads, "workloads", "this kind needs at least one workload").or_else(|| {
+                    need(
+                        self.threads.is_some_and(|t| (2..=MAX_PERMUTATION_THREADS).contains(&t)),
+                        "threads",
+                        &format!("`explored_permutations` needs threads from 2 to {MAX_PERMUTATION_THREADS}"),
+                    )
+                })
+            }
+            CheckKind::AggregateThroughput => need(
+                self.utilisation.is_some_and(|u| u > 0.0 && u < 1.0),
+                "utilisation",
+                "`aggregate_throughput` needs a solo bus utilisation strictly between 0 and 1",
+            ),
+            CheckKind::MeanPower => {
+                need(self.serial.is_some() && self.domain.is_some(), "domain", "`mean_power` needs serial and domain")
+            }
+            CheckKind::ChaseCorun => need(
+                self.footprint_mb.is_some_and(|f| f > 0.0 && f <= 1e6),
+                "footprint_mb",
+                "`chase_corun` needs footprint_mb, MiB, above 0 and at most 1e6",
+            )
+            .or_else(|| {
+                need(
+                    self.solo_rate_m.is_some_and(|r| r > 0.0 && r <= 1e6),
+                    "solo_rate_m",
+                    "`chase_corun` needs solo_rate_m, M loads/s, above 0 and at most 1e6",
+                )
+            }),
+            _ => None,
+        };
+        kind_needs.or_else(|| match (self.copies, self.base_copies, self.samples, self.top) {
+            (Some(0), _, _, _) | (_, Some(0), _, _) => Some(("copies", "must be at least 1".into())),
+            (_, _, Some(n), _) if !(2..=MAX_SPREAD_SAMPLES).contains(&n) => {
+                Some(("samples", format!("must be from 2 to {MAX_SPREAD_SAMPLES}, got {n}")))
+            }
+            (_, _, _, Some(0)) => Some(("top", "must be at least 1".into())),
+            _ => None,
+        })
+    }
+}

@@ -2,7 +2,7 @@
 //! resources, memory bus, power and costs (`shared/design.md`, "The simulated
 //! machine"), as written in `data/machines/*.toml`.
 
-use crate::check::{CheckKind, CheckPoint};
+use crate::check::CheckPoint;
 use crate::error::{Check, ConfigError};
 use cosched_core::Topology;
 use serde::de::DeserializeOwned;
@@ -214,24 +214,8 @@ impl MachineSpec {
             let f = |s: &str| format!("check[{i}].{s}");
             c.within(f("published"), k.published, 1e-9, 1e12)?;
             c.within(f("tolerance"), k.tolerance, 1e-6, 100.0)?;
-            if k.kind == CheckKind::ThroughputRatio
-                && (k.workload.is_none() || k.copies.is_none() || k.base_copies.is_none())
-            {
-                return Err(c.fail(f("workload"), "`throughput_ratio` needs workload, copies and base_copies"));
-            }
-            if k.copies == Some(0) || k.base_copies == Some(0) {
-                return Err(c.fail(f("copies"), "must be at least 1"));
-            }
-            if k.kind == CheckKind::AssignmentSpread && k.workloads.as_ref().is_none_or(|w| w.is_empty()) {
-                return Err(c.fail(f("workloads"), "`assignment_spread` needs at least one workload"));
-            }
-            if let Some(n) = k.samples {
-                if !(2..=crate::check::MAX_SPREAD_SAMPLES).contains(&n) {
-                    return Err(c.fail(
-                        f("samples"),
-                        format!("must be from 2 to {}, got {n}", crate::check::MAX_SPREAD_SAMPLES),
-                    ));
-                }
+            if let Some((field, what)) = k.missing() {
+                return Err(c.fail(f(field), what));
             }
             if k.known_gap.is_some() && k.missing_mechanism.as_deref().is_none_or(|m| m.trim().is_empty()) {
                 return Err(c.fail(

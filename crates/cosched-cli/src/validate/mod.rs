@@ -7,17 +7,15 @@
 //! Points run on the exact model (`--noise 0`): a calibration point compares
 //! the model with a published mean, not one noisy run with it.
 
+mod measure;
+mod sample;
+
 use crate::opts::Format;
 use crate::output::table;
-use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
-use crate::paper::run_one;
-use crate::paper::Trial;
 use clap::Args as ClapArgs;
-use cosched_core::policies::PolicyOptions;
 use cosched_machine::check::{Bound, CheckKind, CheckPoint};
 use cosched_machine::MachineSpec;
-use cosched_sim::assignment::{measure, random_assignment};
-use cosched_sim::{presets, Plan};
+use measure::simulate_point;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -28,6 +26,44 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// Print the Markdown table docs/model.md carries (between its
+    /// `validate:begin` and `validate:end` markers) instead.
+    #[arg(long)]
+    doc: bool,
+}
+
+/// The Markdown table of `outcomes` that docs/model.md carries, so the
+/// docs quote a rerun (a test compares the two).
+pub fn doc_table(outcomes: &[serde_json::Value]) -> String {
+    let mut out =
+        String::from("| machine | point | published | simulated | use | status |\n|---|---|---|---|---|---|\n");
+    for o in outcomes {
+        let status = match o["missing_mechanism"].as_str() {
+            Some(m) if o["status"] == "known gap" => format!("known gap; missing: {m}"),
+            _ => o["status"].as_str().unwrap_or("").to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            o["machine"].as_str().unwrap_or(""),
+            o["name"].as_str().unwrap_or("").replace('|', "/"),
+            short(o["published"].as_f64().unwrap_or(f64::NAN)),
+            short(o["simulated"].as_f64().unwrap_or(f64::NAN)),
+            if o["fitted"] == true { "fitted" } else { "held out" },
+            status.replace('|', "/"),
+        ));
+    }
+    out
+}
+
+/// Four significant digits, no trailing zeros.
+fn short(v: f64) -> String {
+    let digits = (3 - v.abs().max(1e-12).log10().floor() as i32).clamp(0, 8) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 /// One point's outcome.
@@ -53,101 +89,14 @@ struct Outcome {
     detail: Option<String>,
 }
 
-/// The simulated value of point `k` on machine `m`, with the parts it is
-/// the largest of where it is one (each workload's spread).
-fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), String> {
-    let cores = m.n_contexts() as u32;
-    match k.kind {
-        CheckKind::BusRate => Ok((measure_mu(m, cores)? / 1e6, None)),
-        CheckKind::EfsModelFit => {
-            let n = k.copies.unwrap_or(cores);
-            let errs: Vec<f64> = (1..=9)
-                .into_par_iter()
-                .map(|i| {
-                    fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0).abs())
-                })
-                .collect::<Result<_, String>>()?;
-            Ok((errs.into_iter().fold(0.0, f64::max), None))
-        }
-        CheckKind::ParallelOverSerial => {
-            let n = k.copies.unwrap_or(cores);
-            let w = synthetic(0.97, n, 2.5e9)?;
-            let serial = serial_run(m, &w, n, &EXACT)?;
-            let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
-            let par = run_one(m, &p, "cfs", &PolicyOptions::default())?;
-            Ok((secs(par.makespan) / secs(serial.makespan), None))
-        }
-        CheckKind::ThroughputRatio => {
-            let name = k.workload.as_deref().expect("validated");
-            let rate = |copies: u32| -> Result<f64, String> {
-                let mut w = presets::workload(name).map_err(|e| e.to_string())?;
-                for j in &mut w.jobs {
-                    j.instances = copies;
-                }
-                let p = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
-                let r = run_one(m, &p, "cfs", &PolicyOptions::default())?;
-                Ok(r.totals.instructions / secs(r.makespan))
-            };
-            Ok((rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?, None))
-        }
-        CheckKind::LinuxUnfairness => Ok((linux_unfairness(m)?, None)),
-        CheckKind::AssignmentSpread => {
-            let mut parts = vec![];
-            for name in k.workloads.as_deref().expect("validated") {
-                parts.push((name, assignment_spread(m, name, k.samples.unwrap_or(1000))?));
-            }
-            let widest = parts.iter().map(|p| p.1).fold(0.0, f64::max);
-            let each = parts.iter().map(|(n, v)| format!("{n} {v:.3}")).collect::<Vec<_>>().join(", ");
-            Ok((widest, Some(format!("per workload: {each}"))))
-        }
-    }
-}
-
-/// Perf&Fair Fig. 1's Linux: geometric mean over the study's mixes of
-/// max/min slowdown − 1 under `cfs` (exact model, seed 1).
-fn linux_unfairness(m: &MachineSpec) -> Result<f64, String> {
-    use crate::paper::perf_fair::{mixes, parse_range, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
-    let mixes = mixes(m, PAPER_MIXES, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?;
-    let logs: Vec<f64> = mixes
-        .par_iter()
-        .map(|(_, w, _)| {
-            let p = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
-            let solo = cosched_sim::experiment::solo_times(m, &p, &cosched_sim::SimOptions::default())?;
-            let out = run_one(m, &p, "cfs", &PolicyOptions::default())?;
-            let finish: Vec<f64> = out.job_finish.iter().map(|&f| secs(f)).collect();
-            Ok(crate::paper::perf_fair::unfairness(&finish, &solo).ln())
-        })
-        .collect::<Result<_, String>>()?;
-    Ok((logs.iter().sum::<f64>() / logs.len() as f64).exp() - 1.0)
-}
-
-/// Best over worst performance, less 1, among `samples` uniformly random
-/// assignments of workload `name` (seeded, exact model).
-fn assignment_spread(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, String> {
-    use rand::SeedableRng;
-    let w = presets::workload(name).map_err(|e| e.to_string())?;
-    let plan = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
-    let topo = m.topology();
-    if plan.threads.len() > topo.n_contexts() {
-        return Err(format!(
-            "{name}: {} threads on {} contexts: an assignment needs one context per thread",
-            plan.threads.len(),
-            topo.n_contexts()
-        ));
-    }
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    let all: Vec<_> = (0..samples).map(|_| random_assignment(&topo, plan.threads.len(), &mut rng)).collect();
-    let perf: Vec<f64> = all.par_iter().map(|a| measure(m, &plan, a)).collect::<Result<_, _>>()?;
-    let (lo, hi) = perf.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
-    Ok(hi / lo - 1.0)
-}
-
-/// Points run on the exact model: one run, no run-to-run variation.
-const EXACT: Trial = Trial { seed: 1, noise: 0.0 };
-
 fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<String>)) -> Outcome {
     let error = simulated / k.published - 1.0;
-    let ok = error.abs() <= k.tolerance || (k.bound == Some(Bound::Upper) && simulated <= k.published);
+    let ok = error.abs() <= k.tolerance
+        || match k.bound {
+            Some(Bound::Upper) => simulated <= k.published,
+            Some(Bound::Lower) => simulated >= k.published,
+            None => false,
+        };
     let status = match (ok, &k.known_gap) {
         (true, _) => "pass",
         (false, Some(_)) => "known gap",
@@ -185,6 +134,12 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
         machines.iter().flat_map(|m| m.checks.iter().map(move |k| (m, k))).collect();
     let outcomes: Vec<Outcome> =
         jobs.par_iter().map(|&(m, k)| simulate_point(m, k).map(|v| judge(m, k, v))).collect::<Result<_, String>>()?;
+    if a.doc {
+        let all: Vec<serde_json::Value> =
+            outcomes.iter().map(|o| serde_json::to_value(o).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+        print!("{}", doc_table(&all));
+        return Ok(());
+    }
     match a.format {
         Format::Json => {
             // The points, then one entry per machine without any (status `no points`).
@@ -211,7 +166,15 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
                     format!("{:.4}", o.published),
                     format!("{:.4}", o.simulated),
                     format!("{:+.1}%", 100.0 * o.error),
-                    format!("{}{:.0}%", if o.bound.is_some() { "≤ or ±" } else { "±" }, 100.0 * o.tolerance),
+                    format!(
+                        "{}{:.0}%",
+                        match o.bound {
+                            Some(Bound::Upper) => "≤ or ±",
+                            Some(Bound::Lower) => "≥ or ±",
+                            None => "±",
+                        },
+                        100.0 * o.tolerance
+                    ),
                     if o.fitted { "fitted" } else { "held out" }.into(),
                     o.status.clone(),
                 ]);

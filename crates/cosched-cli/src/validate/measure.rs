@@ -1,0 +1,165 @@
+//! How `cosched validate` measures each kind of point on the simulated
+//! machine (`CheckKind`'s doc names the published figure each reproduces).
+//! The sampling kinds (assignments, seeds, co-running sets) are in
+//! `sample.rs`.
+
+use super::sample;
+use crate::calibrate_check::{chase_phase, INSTR_PER_OP};
+use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
+use crate::paper::run_one;
+use crate::paper::Trial;
+use cosched_core::policies::PolicyOptions;
+use cosched_machine::check::{CheckKind, CheckPoint, PowerDomain, Statistic};
+use cosched_machine::MachineSpec;
+use cosched_sim::{presets, Plan};
+use rayon::prelude::*;
+
+/// Points run on the exact model: one run, no run-to-run variation.
+pub(super) const EXACT: Trial = Trial { seed: 1, noise: 0.0 };
+
+/// A simulated value, with the parts it summarises where it summarises
+/// several (each workload's value).
+pub(super) type Measured = (f64, Option<String>);
+
+/// The simulated value of point `k` on machine `m`.
+pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured, String> {
+    let cores = m.n_contexts() as u32;
+    let copies = k.copies.unwrap_or(cores);
+    match k.kind {
+        CheckKind::BusRate => Ok((measure_mu(m, cores)? / 1e6, None)),
+        CheckKind::EfsModelFit => Ok((efs_model_error(m, copies, k.statistic.unwrap_or(Statistic::Max))?, None)),
+        CheckKind::AggregateThroughput => {
+            Ok((fig4_point(m, k.utilisation.expect("validated"), copies, &EXACT)?.1, None))
+        }
+        CheckKind::ParallelOverSerial => {
+            let (serial, par) = table1_runs(m, copies)?;
+            Ok((secs(par.makespan) / secs(serial.makespan), None))
+        }
+        CheckKind::MeanPower => {
+            let (serial, par) = table1_runs(m, copies)?;
+            let r = if k.serial.expect("validated") { serial } else { par };
+            let joules = match k.domain.expect("validated") {
+                PowerDomain::System => r.energy.system,
+                PowerDomain::Cpu => r.energy.cpu,
+            };
+            Ok((joules / secs(r.makespan), None))
+        }
+        CheckKind::ThroughputRatio => {
+            let name = k.workload.as_deref().expect("validated");
+            let rate = |copies: u32| -> Result<f64, String> {
+                let mut w = presets::workload(name).map_err(|e| e.to_string())?;
+                for j in &mut w.jobs {
+                    j.instances = copies;
+                }
+                let p = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
+                let r = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+                Ok(r.totals.instructions / secs(r.makespan))
+            };
+            Ok((rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?, None))
+        }
+        CheckKind::LinuxUnfairness => Ok((linux_unfairness(m, k.top)?, None)),
+        CheckKind::ChaseCorun => {
+            Ok((chase_corun(m, k.footprint_mb.expect("validated"), k.solo_rate_m.expect("validated"))?, None))
+        }
+        CheckKind::AssignmentSpread => largest(k, |name| sample::assignment_spread(m, name, k.samples.unwrap_or(1000))),
+        CheckKind::BalancerLoss => largest(k, |name| sample::balancer_loss(m, name, k.samples.unwrap_or(1000))),
+        CheckKind::RunToRunSd => {
+            let parts = each(k, |name| sample::run_to_run_sd(m, name, k.samples.unwrap_or(8)))?;
+            let mean = parts.iter().map(|p| p.1).sum::<f64>() / parts.len() as f64;
+            Ok((mean, Some(format!("per workload: {}", listed(&parts)))))
+        }
+        CheckKind::ExploredPermutations => {
+            let threads = k.threads.expect("validated");
+            largest(k, |name| sample::explored_permutations(m, name, threads))
+        }
+    }
+}
+
+/// `f` of each of the point's workloads.
+fn each(k: &CheckPoint, f: impl Fn(&str) -> Result<f64, String> + Sync) -> Result<Vec<(String, f64)>, String> {
+    k.workloads.as_deref().expect("validated").par_iter().map(|n| Ok((n.clone(), f(n)?))).collect()
+}
+
+/// The largest `f` over the point's workloads, with each workload's value.
+fn largest(k: &CheckPoint, f: impl Fn(&str) -> Result<f64, String> + Sync) -> Result<Measured, String> {
+    let parts = each(k, f)?;
+    let widest = parts.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+    Ok((widest, Some(format!("per workload: {}", listed(&parts)))))
+}
+
+fn listed(parts: &[(String, f64)]) -> String {
+    parts.iter().map(|(n, v)| format!("{n} {v:.4}")).collect::<Vec<_>>().join(", ")
+}
+
+/// EFS Fig. 4: the bus model's error, %, against the simulated machine for
+/// `n` synthetic threads at solo utilisations 0.1-0.9, largest or s.d.
+fn efs_model_error(m: &MachineSpec, n: u32, stat: Statistic) -> Result<f64, String> {
+    let errs: Vec<f64> = (1..=9)
+        .into_par_iter()
+        .map(|i| fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0)))
+        .collect::<Result<_, String>>()?;
+    Ok(match stat {
+        Statistic::Max => errs.iter().fold(0.0, |a, e| f64::max(a, e.abs())),
+        Statistic::Sd => {
+            let mean = errs.iter().sum::<f64>() / errs.len() as f64;
+            (errs.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (errs.len() - 1) as f64).sqrt()
+        }
+    })
+}
+
+/// EFS Table 1's serial and parallel (`cfs`) runs of `n` synthetic
+/// instances at solo bus utilisation 0.97.
+fn table1_runs(
+    m: &MachineSpec,
+    n: u32,
+) -> Result<(cosched_sim::engine::RunOutput, cosched_sim::engine::RunOutput), String> {
+    let w = synthetic(0.97, n, 2.5e9)?;
+    let serial = serial_run(m, &w, n, &EXACT)?;
+    let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+    Ok((serial, run_one(m, &p, "cfs", &PolicyOptions::default())?))
+}
+
+/// Perf&Fair Fig. 1's Linux: max/min slowdown − 1 under `cfs` per mix of
+/// the study (exact model, seed 1), as the geometric mean over all mixes or
+/// the arithmetic mean over the `top` most unfair.
+fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, String> {
+    use crate::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
+    let mixes = mixes(m, PAPER_MIXES, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?;
+    let mut ratio: Vec<f64> = mixes
+        .par_iter()
+        .map(|(_, w, _)| {
+            let p = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
+            let solo = cosched_sim::experiment::solo_times(m, &p, &cosched_sim::SimOptions::default())?;
+            let out = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+            let finish: Vec<f64> = out.job_finish.iter().map(|&f| secs(f)).collect();
+            Ok(unfairness(&finish, &solo))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(match top {
+        None => (ratio.iter().map(|r| r.ln()).sum::<f64>() / ratio.len() as f64).exp() - 1.0,
+        Some(t) => {
+            ratio.sort_by(|a, b| b.total_cmp(a));
+            let t = (t as usize).min(ratio.len());
+            ratio[..t].iter().map(|r| r - 1.0).sum::<f64>() / t as f64
+        }
+    })
+}
+
+/// Two pointer chases over `wss_mb` MiB each, one per core, modelled as
+/// `cosched calibrate --check` models them (solo IPC from the measured solo
+/// rate `solo_rate_m` M loads/s): loads/s of the pair over one alone.
+fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, String> {
+    let ops = 20e6;
+    let ipc = INSTR_PER_OP * solo_rate_m * 1e6 / (m.freq_ghz * 1e9);
+    let text = format!(
+        "name = \"chase\"\n[[job]]\nname = \"chase\"\ninstances = 2\n[[job.phase]]\ninstructions = {}\nipc = {ipc}\n{}",
+        ops * INSTR_PER_OP,
+        chase_phase(wss_mb, m.cache.llc_mb)
+    );
+    let w = presets::workload_from_toml("chase", &text).map_err(|e| e.to_string())?;
+    let p = Plan::new(&w, m, None, 1, "chase").map_err(|e| e.to_string())?;
+    let solo = secs(run_one(m, &p.solo(0), "cfs", &PolicyOptions::default())?.makespan);
+    let pair = run_one(m, &p, "cfs", &PolicyOptions::default())?;
+    let mean = pair.job_finish.iter().map(|&f| secs(f)).sum::<f64>() / pair.job_finish.len() as f64;
+    Ok(solo / mean)
+}
