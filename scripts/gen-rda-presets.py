@@ -78,8 +78,9 @@ W = {
         4,
         1.0e7,
     ),
-    # The shared reading (issue #13): the 4 threads of a process render one scene, so Table 2's
-    # working set is the process's, shared: each thread declares and touches a quarter of it.
+    # The shared reading (issues #13, #30 item 2c): the 4 threads of a process render one scene,
+    # so Table 2's working set is the process's, one copy shared by its threads (`shared_mb`):
+    # every thread reads all of it, each declares a quarter (the process declares it once).
     "rda-raytrace-shared": (
         "SPLASH-2 raytrace, 48 processes x 4 threads, Table 2's working set per process (shared reading)",
         48,
@@ -97,6 +98,10 @@ W = {
         1.0e7,
     ),
 }
+
+
+# Private data of one raytrace thread in the shared reading (its ray stack and tile buffers), MB [A].
+PRIVATE_MB = 0.1
 
 
 def main():
@@ -119,11 +124,18 @@ iterations = {iters}
 barrier = {"true" if threads > 1 else "false"}
 jitter = 0.05
 '''
-        # Per-thread share of each period's working set: all of it, or a quarter in the shared reading.
-        share = threads if name.endswith("-shared") else 1
+        # Shared reading: one copy of the scene per process (`shared_mb`), which every thread reads
+        # (its miss curve is over the whole scene), plus PRIVATE_MB of its own per thread [A];
+        # each thread declares a quarter. Otherwise every thread has the whole working set.
+        shared = name.endswith("-shared")
         for kernel, table_wss, reuse in periods:
-            wss = round(table_wss / share, 6)
+            declared = round(table_wss / threads, 6) if shared else table_wss
             ipc, apki, mpki, alpha, fit = REUSE[reuse]
+            data = (
+                f"footprint_mb = {PRIVATE_MB * threads}\nshared_mb = {table_wss}"
+                if shared
+                else f"footprint_mb = {table_wss * threads}"
+            )
             text += f'''
 [[job.phase]]
 name = "{kernel}"
@@ -131,12 +143,12 @@ instructions = {instr * threads:e}
 ipc = {ipc}
 llc_apki = {apki}
 llc_mpki = {mpki}
-mrc_ref_mb = {wss / 2}
+mrc_ref_mb = {table_wss / 2}
 mrc_alpha = {alpha}
 llc_mpki_fit = {fit}
-footprint_mb = {wss * threads}
+{data}
 mlp = 4
-pp = {{ resource = "llc", amount = {wss}, reuse = "{reuse}" }}
+pp = {{ resource = "llc", amount = {declared}, reuse = "{reuse}" }}
 '''
         (out / f"{name}.toml").write_text(text)
     print(f"wrote {len(W)} presets to {out}")

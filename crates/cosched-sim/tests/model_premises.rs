@@ -290,3 +290,39 @@ fn a_queueing_model_bus_never_queues_a_request_behind_more_than_is_outstanding()
     let open = l0 + stretch * (cosched_sim::model::LoadedLatency::of(&m.memory).ns(others) - l0);
     assert!(open > 1.2 * cap, "open curve {open} vs cap {cap}");
 }
+
+#[test]
+fn a_shared_raytrace_scene_is_one_copy_in_the_llc() {
+    // Issue #30 item 2c: the four threads of an `rda-raytrace-shared` process render one scene;
+    // together they hold one copy of it (plus their private data), where the per-thread reading
+    // holds one per thread.
+    let m = machine("xeon-e5-2420");
+    let held = |name: &str| {
+        let mut w = cosched_sim::presets::workload(name).unwrap();
+        w.jobs[0].instances = 1;
+        let p = plan(&w, &m);
+        let mut solver = cosched_sim::contention::Solver::new(&m);
+        let runners: Vec<_> = p
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, _)| cosched_sim::contention::Runner {
+                model: 0, // the first kernel's phase
+                pipe: 2 * i as u32,
+                core: i as u32,
+                ..cosched_sim::contention::Runner::alone()
+            })
+            .collect();
+        let mut out = vec![];
+        solver.solve(&p.models, &runners, &mut out);
+        let private: f64 = out.iter().map(|r| r.private_mb).sum();
+        let shared = out[0].occupancy_mb - out[0].private_mb;
+        (p.models[0].shared_mb, shared, private)
+    };
+    let (scene, shared, private) = held("rda-raytrace-shared");
+    assert!(scene > 1.0, "the shared reading declares its scene as shared data: {scene}");
+    assert!((shared - scene).abs() < 1e-6, "one copy of the {scene} MB scene held: {shared}");
+    assert!(private < scene / 4.0, "private data is small beside the scene: {private}");
+    let (_, _, per_thread) = held("rda-raytrace");
+    assert!(per_thread > 2.0 * (shared + private), "the per-thread reading holds a copy each: {per_thread}");
+}
