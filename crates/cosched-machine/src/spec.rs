@@ -100,6 +100,19 @@ pub struct CoreSpec {
     /// pairing heavy with light L1 users beats heavy with heavy).
     #[serde(default = "default_l1_contention")]
     pub l1_contention: f64,
+    /// Whether threads on one core exchange data through its L1: a thread's
+    /// accesses to data an SMT sibling wrote hit there (issue #30 item 2a);
+    /// `false` is the ablation (they hit in the LLC as from any other core).
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub l1_exchange: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn default_l1_contention() -> f64 {

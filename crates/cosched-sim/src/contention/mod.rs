@@ -11,7 +11,9 @@
 //!   (`workload-sources.md` §3, "Occupancy ∝ insertion rate").
 //! * **Exchange between threads**: a thread's accesses to data its partners
 //!   wrote (`comm_apki`) hit in the LLC for the share of partners running in
-//!   its LLC domain and miss for the rest.
+//!   its LLC domain and miss for the rest; the share written by partners on
+//!   its own core (SMT siblings, sharing its L1 and L2) hits in the L1 and
+//!   saves the LLC hit's latency (`core.l1_exchange`).
 //! * **Memory bus**: latency from the loaded-latency curve at the socket's
 //!   utilisation (less the thread's own share where the machine's
 //!   `self_queueing` < 1, EFS Eqs. 7-8); past the sustained maximum the
@@ -50,32 +52,40 @@ pub struct Runner {
     /// Share of its exchange with partner threads that stays in its LLC
     /// domain (partners running there), 0-1; the rest misses.
     pub local: f64,
+    /// Share of its exchange with partners running on its own core (SMT
+    /// siblings: their writes are in the L1 and L2 it shares), 0 to `local`;
+    /// those accesses hit in the L1 instead of the LLC.
+    pub on_core: f64,
 }
 
 impl Runner {
     /// A thread alone on the machine, its partners (if any) beside it: the
     /// setting a phase's published IPC and miss rates describe.
     pub fn alone() -> Runner {
-        Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0, local: 1.0 }
+        Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0, local: 1.0, on_core: 0.0 }
     }
 
     /// What the solution depends on: phase model, pipe, core, LLC domain, job
     /// and the local share of its exchange (to 1e-6), packed into one integer
     /// whose order is the lexicographic order of those six fields (pipes,
     /// cores and LLC domains number fewer than 4096: the machine loader's
-    /// bound on contexts).
-    fn key(&self) -> u128 {
+    /// bound on contexts), and the on-core share of its exchange (to 1e-6).
+    fn key(&self) -> Key {
         let local = (self.local * 1e6).round() as u32;
         debug_assert!(self.pipe < 1 << 12 && self.core < 1 << 12 && self.llc < 1 << 12 && local < 1 << 20);
         let local = local as u128;
-        (self.model as u128) << 88
+        let packed = (self.model as u128) << 88
             | (self.pipe as u128) << 76
             | (self.core as u128) << 64
             | (self.llc as u128) << 52
             | (self.job as u128) << 20
-            | local
+            | local;
+        (packed, (self.on_core * 1e6).round() as u32)
     }
 }
+
+/// A runner's co-schedule key (`Runner::key`).
+type Key = (u128, u32);
 
 /// The solution for one runner.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -108,6 +118,9 @@ pub struct Solver {
     l1_contention: f64,
     issue_width: f64,
     l1_bw: f64,
+    /// Cycles an exchange access saves when its writer shares the core (the
+    /// LLC hit latency).
+    exchange_hit_cycles: f64,
     lat: LoadedLatency,
     /// DRAM banks and row-switch time (ns), when the machine models row conflicts.
     dram: Option<(f64, f64)>,
@@ -132,11 +145,11 @@ pub struct Solver {
     tenants: Vec<Tenant>,
     /// Solutions by co-schedule (Fx hashing: the keys are small integer
     /// arrays, and SipHash cost 7% of a run's time; nothing iterates the map).
-    cache: rustc_hash::FxHashMap<Vec<u128>, (Vec<Rates>, BusState)>,
+    cache: rustc_hash::FxHashMap<Vec<Key>, (Vec<Rates>, BusState)>,
     order: Vec<usize>,
     /// Each runner's key, and the co-schedule's (sorted), reused between solves.
-    keys: Vec<u128>,
-    key: Vec<u128>,
+    keys: Vec<Key>,
+    key: Vec<Key>,
 }
 
 /// Most distinct co-schedules whose solutions are remembered per run (the
@@ -153,6 +166,10 @@ struct Tenant {
     fixed: bool,
 }
 
+/// Largest share of a thread's core-bound CPI that exchange hitting in the
+/// L1 may save [A] (the LLC hits it replaces are part of that CPI alone).
+pub const MAX_EXCHANGE_SAVING: f64 = 0.5;
+
 const MAX_ITERS: usize = 40;
 const TOL: f64 = 1e-6;
 
@@ -167,6 +184,7 @@ impl Solver {
             l1_contention: m.core.l1_contention,
             issue_width: m.core.issue_width,
             l1_bw: m.core.l1_accesses_per_cycle,
+            exchange_hit_cycles: m.cache.llc_hit_cycles,
             lat: LoadedLatency::of(&m.memory),
             dram: m.memory.dram.as_ref().map(|d| (d.banks as f64, d.switch_ns)),
             l: vec![],
@@ -339,7 +357,12 @@ impl Solver {
             let own = mi.l1_rate_alone() / self.l1_bw;
             let issue_u = issue / (self.issue_width * s_pipe);
             let l1 = (1.0 + self.l1_contention * (l1_u * l1_u - own * own)).max(l1_pen);
-            self.b.push(mi.cpi_core * s_pipe * issue_u.max(1.0) * l1.max(1.0));
+            let b = mi.cpi_core * s_pipe * issue_u.max(1.0) * l1.max(1.0);
+            // Exchange with partners on this core hits in the L1: the LLC hit
+            // latency it paid alone (partners beside it in the LLC) is saved,
+            // overlapped as its misses are (MLP), at most MAX_EXCHANGE_SAVING of b.
+            let save = mi.comm_apki / 1000.0 * self.exchange_hit_cycles * ri.on_core / mi.mlp;
+            self.b.push(b - save.min(MAX_EXCHANGE_SAVING * b));
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::plan::Partners;
 use crate::program::Step;
 use cosched_core::ids::{Nanos, PeriodId, ThreadId};
 use cosched_core::policy::BlockReason;
+use cosched_core::topology::ContextInfo;
 use cosched_core::Counters;
 use rand::Rng;
 
@@ -192,22 +193,47 @@ impl Engine<'_, '_> {
     /// Share of running thread `t`'s exchange whose partners run in LLC
     /// domain `llc` (on socket `s`) right now.
     pub(super) fn local_share(&self, s: usize, t: u32, llc: u32) -> f64 {
-        let in_llc = |j: u32| self.d.ctx_of(ThreadId(j)).is_some_and(|c| self.topo.contexts[c.idx()].llc == llc);
+        self.partner_share(s, t, |c| c.llc == llc)
+    }
+
+    /// Share of running thread `t`'s exchange whose partners run on core
+    /// `core` (on socket `s`) right now: its SMT siblings' writes, in the L1
+    /// they share.
+    pub(super) fn core_share(&self, s: usize, t: u32, core: u32) -> f64 {
+        self.partner_share(s, t, |c| c.core == core)
+    }
+
+    /// Share of running thread `t`'s exchange whose partners run (on socket
+    /// `s`) on a context `near` accepts.
+    fn partner_share(&self, s: usize, t: u32, near: impl Fn(&ContextInfo) -> bool) -> f64 {
+        let runs_near = |j: u32| self.d.ctx_of(ThreadId(j)).is_some_and(|c| near(&self.topo.contexts[c.idx()]));
         match self.plan.threads[t as usize].partners {
             Partners::None => 1.0,
             Partners::List { start, len } => self.plan.partners[start as usize..(start + len) as usize]
                 .iter()
-                .filter(|&&(j, _)| in_llc(j))
+                .filter(|&&(j, _)| runs_near(j))
                 .map(|&(_, w)| w as f64)
                 .sum(),
             Partners::Group { id, size } => {
-                let near = self.socket_runners[s]
+                let n = self.socket_runners[s]
                     .iter()
-                    .filter(|&&j| j != t && in_llc(j))
+                    .filter(|&&j| j != t && runs_near(j))
                     .filter(|&&j| matches!(self.plan.threads[j as usize].partners, Partners::Group { id: g, .. } if g == id))
                     .count();
-                near as f64 / (size.max(2) - 1) as f64
+                n as f64 / (size.max(2) - 1) as f64
             }
+        }
+    }
+
+    /// The exchange shares (in its LLC domain, on its core) of running thread
+    /// `t` on context `info`: (1, 0) when it exchanges nothing; the on-core
+    /// share is 0 when the machine's `core.l1_exchange` is off (the ablation).
+    pub(super) fn exchange_shares(&self, s: usize, t: u32, model: u32, info: &ContextInfo) -> (f64, f64) {
+        if self.plan.models[model as usize].comm_apki > 0.0 {
+            let on_core = if self.machine.core.l1_exchange { self.core_share(s, t, info.core) } else { 0.0 };
+            (self.local_share(s, t, info.llc), on_core)
+        } else {
+            (1.0, 0.0)
         }
     }
 
@@ -222,11 +248,7 @@ impl Engine<'_, '_> {
                 let th = &self.threads[t as usize];
                 let c = self.d.ctx_of(ThreadId(t)).expect("a socket's runner runs");
                 let info = self.topo.contexts[c.idx()];
-                let local = if self.plan.models[th.model as usize].comm_apki > 0.0 {
-                    self.local_share(s, t, info.llc)
-                } else {
-                    1.0
-                };
+                let (local, on_core) = self.exchange_shares(s, t, th.model, &info);
                 self.runners_buf.push(Runner {
                     model: th.model,
                     pipe: info.pipe,
@@ -235,6 +257,7 @@ impl Engine<'_, '_> {
                     job: th.job,
                     occupancy_mb: th.occupancy_mb,
                     local,
+                    on_core,
                 });
             }
             let mut rates = std::mem::take(&mut self.rates_buf);
@@ -243,18 +266,19 @@ impl Engine<'_, '_> {
             let mut first: Option<(Nanos, u64)> = None;
             for (i, &r) in rates.iter().enumerate() {
                 let t = self.socket_runners[s][i];
+                let on_core = self.runners_buf[i].on_core;
                 let model = &self.plan.models[self.threads[t as usize].model as usize];
                 let ips = r.ipc * self.f_hz;
                 let miss = ips * r.mpki / 1000.0;
                 let rate = Counters {
                     instructions: ips,
                     cycles: self.f_hz,
-                    llc_accesses: ips * (model.mrc.apki + model.comm_apki) / 1000.0,
+                    llc_accesses: ips * (model.mrc.apki + model.comm_apki * (1.0 - on_core)) / 1000.0,
                     llc_misses: miss,
                     mem_reads: miss,
                     mem_writes: miss * model.wb_ratio,
                     l1_accesses: ips * model.l1_apki / 1000.0,
-                    l1_misses: ips * model.l2_apki / 1000.0,
+                    l1_misses: ips * (model.l2_apki - model.comm_apki * on_core).max(0.0) / 1000.0,
                 };
                 lines += miss * (1.0 + model.wb_ratio);
                 let th = &mut self.threads[t as usize];

@@ -98,8 +98,7 @@ impl Oracle for Engine<'_, '_> {
         let runner = |t: u32, c: u32, occupancy_mb: f64| {
             let i = self.topo.contexts[c as usize];
             let model = self.threads[t as usize].model;
-            let local =
-                if self.plan.models[model as usize].comm_apki > 0.0 { self.local_share(s, t, i.llc) } else { 1.0 };
+            let (local, on_core) = self.exchange_shares(s, t, model, &i);
             Runner {
                 model,
                 pipe: i.pipe,
@@ -108,6 +107,7 @@ impl Oracle for Engine<'_, '_> {
                 job: self.threads[t as usize].job,
                 occupancy_mb,
                 local,
+                on_core,
             }
         };
         // Everyone running on the socket now, except whoever holds `ctx` (and
