@@ -58,6 +58,11 @@ pub enum CheckKind {
     /// context: C(threads, contexts)) that the run ever has running at once
     /// (SLITS §2.2, Fig. 1: "explored thread permutations").
     ExploredPermutations,
+    /// IPC of `workload` alone on this machine altered to its first phase's
+    /// `measured_on` reference (clock, idle memory latency, LLC; bandwidth
+    /// ample), i.e. where its published IPC was measured (docs/model.md,
+    /// "Programs measured elsewhere").
+    SoloIpc,
 }
 
 /// Which statistic of EFS Fig. 4's model errors an `efs_model_fit` point reports.
@@ -175,6 +180,7 @@ impl CheckPoint {
         let need = |ok: bool, field: &'static str, what: &str| (!ok).then(|| (field, what.to_string()));
         let has_workloads = self.workloads.as_ref().is_some_and(|w| !w.is_empty());
         let kind_needs = match self.kind {
+            CheckKind::SoloIpc => need(self.workload.is_some(), "workload", "`solo_ipc` needs a workload"),
             CheckKind::ThroughputRatio => need(
                 self.workload.is_some() && self.copies.is_some() && self.base_copies.is_some(),
                 "workload",

@@ -57,6 +57,7 @@ pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured
             };
             Ok((rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?, None))
         }
+        CheckKind::SoloIpc => Ok((solo_ipc_at_reference(m, k.workload.as_deref().expect("validated"))?, None)),
         CheckKind::LinuxUnfairness => Ok((linux_unfairness(m, k.top)?, None)),
         CheckKind::ChaseCorun => {
             Ok((chase_corun(m, k.footprint_mb.expect("validated"), k.solo_rate_m.expect("validated"))?, None))
@@ -162,4 +163,30 @@ fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, St
     let pair = run_one(m, &p, "cfs", &PolicyOptions::default())?;
     let mean = pair.job_finish.iter().map(|&f| secs(f)).sum::<f64>() / pair.job_finish.len() as f64;
     Ok(solo / mean)
+}
+
+/// Sustained bandwidth of the reference machine a `solo_ipc` point runs on,
+/// GB/s: ample for one thread (a Skylake-SP socket has six DDR4 channels) [A].
+const REFERENCE_BANDWIDTH_GBS: f64 = 200.0;
+
+/// IPC of workload `name` alone on `m` altered to the `measured_on`
+/// reference of its first phase (clock, idle latency, LLC).
+fn solo_ipc_at_reference(m: &MachineSpec, name: &str) -> Result<f64, String> {
+    let w = presets::workload(name).map_err(|e| e.to_string())?;
+    let reference =
+        w.jobs.iter().flat_map(|j| j.all_phases()).find_map(|(_, _, ph)| ph.measured_on.clone()).ok_or_else(|| {
+            format!("{name}: no phase has measured_on, so there is no reference machine to run it on")
+        })?;
+    let mut r = m.clone();
+    r.freq_ghz = reference.freq_ghz;
+    r.cache.llc_mb = reference.llc_mb;
+    let idle = r.memory.loaded_latency[0][1];
+    for p in r.memory.loaded_latency.iter_mut() {
+        p[1] *= reference.latency_ns / idle;
+    }
+    r.memory.bandwidth_gbs = REFERENCE_BANDWIDTH_GBS;
+    r.memory.dram = None;
+    let p = Plan::new(&w, &r, None, 1, name).map_err(|e| e.to_string())?;
+    let out = run_one(&r, &p, "cfs", &PolicyOptions::default())?;
+    Ok(out.totals.instructions / out.totals.cycles)
 }

@@ -6,7 +6,7 @@ use cosched_machine::error::{Check, ConfigError};
 
 impl JobSpec {
     /// Every phase with its path prefix (`class[k].` or empty) and index.
-    pub(super) fn all_phases(&self) -> impl Iterator<Item = (String, usize, &PhaseSpec)> + '_ {
+    pub fn all_phases(&self) -> impl Iterator<Item = (String, usize, &PhaseSpec)> + '_ {
         let direct = self.phases.iter().enumerate().map(|(p, ph)| (String::new(), p, ph));
         let classes = self
             .classes
