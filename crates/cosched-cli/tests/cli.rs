@@ -372,6 +372,16 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     let m = preset("machines", "kvm-epyc-2c").replacen("solo_rate_m = 75.7\n", "", 1);
     let f = tmp("nochase.toml", &m);
     fails_cleanly(&["validate", &f], &["nochase.toml", "check[0].solo_rate_m", "M loads/s"]);
+    // Counts a user types are bounded before anything runs.
+    let m = preset("machines", "i5-2500").replacen("copies = 4", "copies = 5000", 1);
+    let f = tmp("manycopies.toml", &m);
+    fails_cleanly(&["validate", &f], &["manycopies.toml", "copies", "from 1 to 4096"]);
+    let m = preset("machines", "xeon-e5-2420").replacen("samples = 8", "samples = 5000", 1);
+    let f = tmp("manyseeds.toml", &m);
+    fails_cleanly(&["validate", &f], &["manyseeds.toml", "samples", "at most 1000"]);
+    let m = preset("machines", "kvm-epyc-2c").replacen("solo_rate_m = 75.7", "solo_rate_m = 90000", 1);
+    let f = tmp("fastchase.toml", &m);
+    fails_cleanly(&["validate", &f], &["kvm-epyc-2c", "solo_rate_m", "issue width"]);
 }
 
 #[test]

@@ -170,6 +170,12 @@ pub struct CheckPoint {
 /// Most random assignments an `assignment_spread` point may draw per workload.
 pub const MAX_SPREAD_SAMPLES: u32 = 100_000;
 
+/// Most instances a point may run (`copies`, `base_copies`): the machine loader's bound on contexts.
+pub const MAX_COPIES: u32 = 4096;
+
+/// Most seeds a `run_to_run_sd` point may run (each a whole run of its workloads).
+pub const MAX_SEEDS: u32 = 1000;
+
 /// Most threads an `explored_permutations` point may run (sets are bitsets of this many bits).
 pub const MAX_PERMUTATION_THREADS: u32 = 256;
 
@@ -220,8 +226,14 @@ impl CheckPoint {
             }),
             _ => None,
         };
+        let copies_out = |c: Option<u32>| c.is_some_and(|c| c == 0 || c > MAX_COPIES);
+        let seeds_out = self.kind == CheckKind::RunToRunSd && self.samples.is_some_and(|n| n > MAX_SEEDS);
+        if seeds_out {
+            return Some(("samples", format!("`run_to_run_sd` runs the workload once per seed: at most {MAX_SEEDS}")));
+        }
         kind_needs.or_else(|| match (self.copies, self.base_copies, self.samples, self.top) {
-            (Some(0), _, _, _) | (_, Some(0), _, _) => Some(("copies", "must be at least 1".into())),
+            _ if copies_out(self.copies) => Some(("copies", format!("must be from 1 to {MAX_COPIES}"))),
+            _ if copies_out(self.base_copies) => Some(("base_copies", format!("must be from 1 to {MAX_COPIES}"))),
             (_, _, Some(n), _) if !(2..=MAX_SPREAD_SAMPLES).contains(&n) => {
                 Some(("samples", format!("must be from 2 to {MAX_SPREAD_SAMPLES}, got {n}")))
             }

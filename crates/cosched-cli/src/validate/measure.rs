@@ -152,6 +152,12 @@ fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, String> {
 fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, String> {
     let ops = 20e6;
     let ipc = INSTR_PER_OP * solo_rate_m * 1e6 / (m.freq_ghz * 1e9);
+    if ipc > m.core.issue_width {
+        return Err(format!(
+            "{}: chase_corun solo_rate_m = {solo_rate_m} M loads/s would need IPC {ipc:.2} at {} GHz, above the issue width {}",
+            m.name, m.freq_ghz, m.core.issue_width
+        ));
+    }
     let text = format!(
         "name = \"chase\"\n[[job]]\nname = \"chase\"\ninstances = 2\n[[job.phase]]\ninstructions = {}\nipc = {ipc}\n{}",
         ops * INSTR_PER_OP,

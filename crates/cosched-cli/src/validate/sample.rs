@@ -54,28 +54,34 @@ pub(super) fn assignment_spread(m: &MachineSpec, name: &str, samples: u32) -> Re
 /// one per pipe before any pipe gets a second strand (the even spread of
 /// Linux's and Solaris's balancers the statistical study compares with).
 pub(super) fn balanced_order(topo: &Topology) -> Vec<CtxId> {
-    let rank = |c: usize, same: &dyn Fn(usize) -> bool| (0..c).filter(|&d| same(d)).count();
-    let ctx = &topo.contexts;
-    let mut keyed: Vec<((usize, usize, usize, u32), CtxId)> = (0..ctx.len())
-        .map(|c| {
-            let strand = rank(c, &|d| ctx[d].pipe == ctx[c].pipe);
-            let pipe = rank(c, &|d| ctx[d].core == ctx[c].core && ctx[d].pipe != ctx[c].pipe && is_first(ctx, d));
-            let core = rank(c, &|d| ctx[d].llc == ctx[c].llc && ctx[d].core != ctx[c].core && is_first_of_core(ctx, d));
-            ((strand, pipe, core, ctx[c].llc), CtxId(c as u32))
+    use std::collections::HashMap;
+    // Ranks in order of first appearance: a context's strand within its pipe,
+    // its pipe among its core's, its core among its LLC domain's.
+    let (mut strands, mut pipes_of_core, mut pipe_rank) = (HashMap::new(), HashMap::new(), HashMap::new());
+    let (mut cores_of_llc, mut core_rank) = (HashMap::new(), HashMap::new());
+    let mut keyed: Vec<((usize, usize, usize, u32), CtxId)> = topo
+        .contexts
+        .iter()
+        .enumerate()
+        .map(|(c, x)| {
+            let seen = strands.entry(x.pipe).or_insert(0usize);
+            let strand = *seen;
+            *seen += 1;
+            let pipe = *pipe_rank.entry(x.pipe).or_insert_with(|| {
+                let n = pipes_of_core.entry(x.core).or_insert(0usize);
+                *n += 1;
+                *n - 1
+            });
+            let core = *core_rank.entry(x.core).or_insert_with(|| {
+                let n = cores_of_llc.entry(x.llc).or_insert(0usize);
+                *n += 1;
+                *n - 1
+            });
+            ((strand, pipe, core, x.llc), CtxId(c as u32))
         })
         .collect();
     keyed.sort_by_key(|k| k.0);
     keyed.into_iter().map(|k| k.1).collect()
-}
-
-/// Whether context `d` is its pipe's first.
-fn is_first(ctx: &[cosched_core::topology::ContextInfo], d: usize) -> bool {
-    (0..d).all(|e| ctx[e].pipe != ctx[d].pipe)
-}
-
-/// Whether context `d` is its core's first.
-fn is_first_of_core(ctx: &[cosched_core::topology::ContextInfo], d: usize) -> bool {
-    (0..d).all(|e| ctx[e].core != ctx[d].core)
 }
 
 /// 1 − performance of the load-balanced assignment of workload `name` over
