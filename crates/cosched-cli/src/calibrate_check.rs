@@ -11,8 +11,9 @@
 //!   the solo time, which is fitted exactly through the phase's solo IPC);
 //! - solo IPC from the measured solo turnaround at the preset's clock;
 //! - pointer chase over W MiB: every operation one LLC access (W above L2),
-//!   one miss outstanding (MLP 1), miss-rate curve anchored at the
-//!   effective LLC C with the random-access miss ratio 1 − C/W and α = 1;
+//!   one miss outstanding (MLP 1), `access = "random"`: the miss ratio at
+//!   the LLC share it holds comes from the machine's measured latency sweep
+//!   (`cache.latency_curve`, issue #31 item 2), or `1 − share/W` without one;
 //! - stream: one LLC access per 64-byte line, MLP 10, misses at every size;
 //! - compute: no memory traffic.
 //!
@@ -89,7 +90,7 @@ pub fn workload_toml(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> (String, Vec
         let ipc = instr / (solo_s[j] * m.freq_ghz * 1e9);
         let c = m.cache.llc_mb;
         let phase = match b.kind.as_str() {
-            "pointer-chase" => chase_phase(b.wss_mb, c),
+            "pointer-chase" => chase_phase(b.wss_mb),
             "stream" => {
                 let apki = 1000.0 / INSTR_PER_OP / 8.0;
                 format!(
@@ -109,16 +110,11 @@ pub fn workload_toml(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> (String, Vec
 }
 
 /// The memory behaviour of a `cosched-bench` pointer chase over `wss_mb` MiB
-/// on a machine whose effective LLC is `llc_mb` (phase fields without
-/// `instructions` and `ipc`; see the module doc).
-pub fn chase_phase(wss_mb: f64, llc_mb: f64) -> String {
+/// (phase fields without `instructions` and `ipc`; see the module doc): one
+/// LLC access per operation, random over the working set.
+pub fn chase_phase(wss_mb: f64) -> String {
     let apki = 1000.0 / INSTR_PER_OP;
-    let ratio = (1.0 - llc_mb / wss_mb).max(0.01);
-    format!(
-        "llc_apki = {apki}\nllc_mpki = {}\nmrc_ref_mb = {llc_mb}\nmrc_alpha = 1.0\nllc_mpki_fit = {}\nfootprint_mb = {wss_mb}\nmlp = 1\nl1_apki = {apki}\n",
-        apki * ratio,
-        apki * 0.01,
-    )
+    format!("llc_apki = {apki}\naccess = \"random\"\nfootprint_mb = {wss_mb}\nmlp = 1\nl1_apki = {apki}\n")
 }
 
 /// Mean slowdown per mix job, by name.

@@ -82,6 +82,12 @@ pub struct CacheSpec {
     pub llc_mb: f64,
     /// LLC hit latency, cycles (cost of refilling private caches from the LLC).
     pub llc_hit_cycles: f64,
+    /// Measured dependent-load latency against working set, `[MiB, ns]`
+    /// pairs in increasing MiB (`cosched calibrate`'s pointer-chase sweep):
+    /// where present, phases with `access = "random"` take their miss ratio
+    /// from it (issue #31 item 2; docs/model.md, "Random access").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_curve: Option<Vec<[f64; 2]>>,
 }
 
 /// Core resources shared by the contexts of a core or pipe.
@@ -259,6 +265,18 @@ impl MachineSpec {
         c.within("cache.l2_kb", self.cache.l2_kb, 0.0, 1_048_576.0)?;
         c.within("cache.llc_mb", self.cache.llc_mb, 0.0625, 65_536.0)?;
         c.within("cache.llc_hit_cycles", self.cache.llc_hit_cycles, 0.0, 10_000.0)?;
+        if let Some(curve) = &self.cache.latency_curve {
+            if curve.len() < 2 {
+                return Err(c.fail("cache.latency_curve", "needs at least two [MiB, ns] points"));
+            }
+            for (i, [mb, ns]) in curve.iter().enumerate() {
+                c.within(format!("cache.latency_curve[{i}][0]"), *mb, 1e-3, 1e6)?;
+                c.within(format!("cache.latency_curve[{i}][1]"), *ns, 0.01, 1e5)?;
+            }
+            if curve.windows(2).any(|w| w[1][0] <= w[0][0]) {
+                return Err(c.fail("cache.latency_curve", "working sets (MiB) must increase from point to point"));
+            }
+        }
         c.within("core.issue_width", self.core.issue_width, 0.1, 64.0)?;
         c.within("core.l1_accesses_per_cycle", self.core.l1_accesses_per_cycle, 0.1, 64.0)?;
         c.within("core.smt_penalty", self.core.smt_penalty, 0.0, 100.0)?;

@@ -94,3 +94,66 @@ fn exchange_in_the_l1_saves_time_only_through_the_llc_hits_it_replaces() {
     let ablated = pinned(&off, &[0, 2]);
     assert_eq!(on, ablated);
 }
+
+/// A random-access chase over `mb` MiB: one LLC access per 4 instructions, MLP 1.
+fn chase(mb: f64, copies: u32, ipc: f64) -> String {
+    format!(
+        "name = \"chase\"\n[[job]]\nname = \"chase\"\ninstances = {copies}\n[[job.phase]]\ninstructions = 4e7\nipc = {ipc}\nllc_apki = 250\naccess = \"random\"\nfootprint_mb = {mb}\nmlp = 1\nl1_apki = 250\n"
+    )
+}
+
+#[test]
+fn the_random_access_miss_ratio_reproduces_the_recorded_latency_sweep() {
+    // Issue #31 item 2: on the whole LLC, a random chase over W pays the sweep's latency at W:
+    // an LLC hit plus the miss ratio times the memory latency.
+    let m = machine("kvm-epyc-2c");
+    let curve = m.cache.latency_curve.clone().expect("the calibrated preset records its sweep");
+    let r = cosched_sim::model::RandomMisses::of(&m);
+    let (l_llc, l_mem) = (m.cache.llc_hit_cycles / m.freq_ghz, m.memory.loaded_latency[0][1]);
+    let mut worst: f64 = 0.0;
+    for &[mb, ns] in &curve {
+        worst = worst.max(ns);
+        if worst < l_llc {
+            continue; // private-cache hits: below what the LLC model describes
+        }
+        let modelled = l_llc + r.ratio(mb, m.cache.llc_mb) * l_mem;
+        assert!((modelled / worst - 1.0).abs() < 1e-9, "{mb} MiB: {modelled} ns vs the sweep's {worst}");
+    }
+    // Holding half of what it held alone halves its hits.
+    let (w, c) = (8.0, m.cache.llc_mb);
+    let h0 = 1.0 - r.ratio(w, c);
+    assert!((1.0 - r.ratio(w, c / 2.0) - h0 / 2.0).abs() < 1e-12);
+    // Without a sweep, the analytic 1 - held/W.
+    let mut bare = m.clone();
+    bare.cache.latency_curve = None;
+    let a = cosched_sim::model::RandomMisses::of(&bare);
+    assert!((a.ratio(8.0, 2.0) - 0.75).abs() < 1e-12 && a.ratio(2.0, 4.0) == 0.0);
+}
+
+#[test]
+fn two_random_chases_sharing_the_llc_slow_down_as_the_sweep_says() {
+    // Each chase's solo time per load is the sweep's latency (an LLC hit's worth of core time
+    // plus its misses); two split the LLC evenly, and each pays the misses of half the cache.
+    let m = machine("kvm-epyc-2c");
+    let r = cosched_sim::model::RandomMisses::of(&m);
+    let (l_llc, l_mem, c) = (m.cache.llc_hit_cycles / m.freq_ghz, m.memory.loaded_latency[0][1], m.cache.llc_mb);
+    for mb in [4.0, 8.0, 16.0] {
+        let solo_ns = l_llc + r.ratio(mb, mb.min(c)) * l_mem;
+        let ipc = 4.0 / (solo_ns * m.freq_ghz);
+        let w = workload(&chase(mb, 2, ipc));
+        let p = plan(&w, &m);
+        let loads = 4e7 / 4.0;
+        let solo = secs(run_static(&m, &p.solo(0), &[0], 1000).makespan) / loads;
+        assert!((solo * 1e9 / solo_ns - 1.0).abs() < 0.01, "{mb} MiB alone: {} ns vs {solo_ns}", solo * 1e9);
+        let pair = secs(run_static(&m, &p, &[0, 1], 1000).job_finish[0]) / loads;
+        let want = solo_ns + (r.ratio(mb, c / 2.0) - r.ratio(mb, mb.min(c))) * l_mem;
+        assert!((pair * 1e9 / want - 1.0).abs() < 0.03, "{mb} MiB co-run: {} ns a load vs {want} ns", pair * 1e9);
+    }
+}
+
+#[test]
+fn a_random_access_phase_refuses_a_miss_rate_curve() {
+    let bad = chase(4.0, 1, 0.2).replace("access = \"random\"", "access = \"random\"\nllc_mpki = 3\nmrc_ref_mb = 4");
+    let e = cosched_sim::presets::workload_from_toml("bad.toml", &bad).unwrap_err().to_string();
+    assert!(e.contains("bad.toml") && e.contains("access") && e.contains("llc_mpki"), "{e}");
+}

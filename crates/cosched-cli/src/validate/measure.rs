@@ -161,7 +161,7 @@ fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, St
     let text = format!(
         "name = \"chase\"\n[[job]]\nname = \"chase\"\ninstances = 2\n[[job.phase]]\ninstructions = {}\nipc = {ipc}\n{}",
         ops * INSTR_PER_OP,
-        chase_phase(wss_mb, m.cache.llc_mb)
+        chase_phase(wss_mb)
     );
     let w = presets::workload_from_toml("chase", &text).map_err(|e| e.to_string())?;
     let p = Plan::new(&w, m, None, 1, "chase").map_err(|e| e.to_string())?;

@@ -6,5 +6,5 @@ pub mod mrc;
 pub mod phase;
 
 pub use latency::LoadedLatency;
-pub use mrc::MissRateCurve;
+pub use mrc::{MissRateCurve, RandomMisses};
 pub use phase::PhaseModel;

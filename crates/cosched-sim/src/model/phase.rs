@@ -15,8 +15,8 @@
 //! `docs/model.md`.
 
 use super::latency::LoadedLatency;
-use super::mrc::MissRateCurve;
-use crate::spec::workload::PhaseSpec;
+use super::mrc::{MissRateCurve, RandomMisses};
+use crate::spec::workload::{Access, PhaseSpec};
 use cosched_machine::error::{Check, ConfigError};
 use cosched_machine::MachineSpec;
 
@@ -72,6 +72,15 @@ impl PhaseModel {
         let private_mb = p.footprint_mb / n;
         let footprint = private_mb + p.shared_mb;
         let mrc = match (p.llc_mpki, p.solo_bus_util) {
+            _ if p.access == Some(Access::Random) => MissRateCurve {
+                mpki_ref: 0.0,
+                ref_mb: 1.0,
+                alpha: 0.0,
+                footprint_mb: footprint,
+                mpki_fit: 0.0,
+                apki: p.llc_apki,
+                random: Some(RandomMisses::of(m)),
+            },
             (_, Some(u)) => {
                 // EFS synthetic: every LLC access misses; the miss rate alone is u·μ.
                 let mpki = 1000.0 * u * mu / (p.ipc * f_hz * (1.0 + p.wb_ratio));
@@ -82,6 +91,7 @@ impl PhaseModel {
                     footprint_mb: footprint.max(1e6),
                     mpki_fit: mpki,
                     apki: mpki.max(p.llc_apki),
+                    random: None,
                 }
             }
             (Some(mpki), None) => {
@@ -96,6 +106,7 @@ impl PhaseModel {
                     footprint_mb: footprint,
                     mpki_fit: fit,
                     apki: p.llc_apki,
+                    random: None,
                 }
             }
             (None, None) => return Err(c.fail(format!("{at}.llc_mpki"), "missing")),
@@ -164,6 +175,9 @@ impl PhaseModel {
         let apki = self.mrc.apki;
         self.mrc.mpki_ref = (self.mrc.mpki_ref * miss).min(apki);
         self.mrc.mpki_fit = (self.mrc.mpki_fit * miss).min(apki);
+        if let Some(r) = &mut self.mrc.random {
+            r.scale *= miss;
+        }
         self.solve_alone(m);
     }
 

@@ -190,11 +190,27 @@ pub struct PhaseSpec {
     /// (default: the job's `sharing.apki`, 0 without sharing).
     #[serde(default)]
     pub comm_apki: Option<f64>,
+    /// `random`: the phase accesses its footprint uniformly at random (a
+    /// pointer chase, a hash table): its LLC miss ratio is that of a random
+    /// access pattern at the capacity it holds, from the machine's measured
+    /// `cache.latency_curve` where it has one (issue #31 item 2), else
+    /// `1 − held / footprint`; `llc_mpki`, `mrc_*` and `solo_bus_util` are
+    /// then not given.
+    #[serde(default)]
+    pub access: Option<Access>,
     /// Where `ipc` and `llc_mpki` were measured, when not on the simulated
     /// machine: the core-bound CPI is derived there and the solo IPC on the
     /// simulated machine follows from its cache, latency and bandwidth.
     #[serde(default)]
     pub measured_on: Option<MeasuredOn>,
+}
+
+/// A phase's access pattern where it is not described by a miss-rate curve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Uniformly random over the footprint (docs/model.md, "Random access").
+    Random,
 }
 
 /// The machine a phase's published figures come from.

@@ -91,7 +91,18 @@ impl PhaseSpec {
         if let Some(a) = self.comm_apki {
             c.within(f("comm_apki"), a, 0.0, 1000.0)?;
         }
+        let random = self.access == Some(super::workload::Access::Random);
+        if random && (self.llc_mpki.is_some() || self.solo_bus_util.is_some() || self.mrc_ref_mb.is_some()) {
+            return Err(c.fail(
+                f("access"),
+                "a random-access phase takes its misses from the machine: give no llc_mpki, mrc_ref_mb or solo_bus_util",
+            ));
+        }
+        if random && self.footprint_mb + self.shared_mb <= 0.0 {
+            return Err(c.fail(f("footprint_mb"), "a random-access phase needs a footprint > 0"));
+        }
         match (self.llc_mpki, self.solo_bus_util) {
+            _ if random => {}
             (Some(_), Some(_)) => return Err(c.fail(f("solo_bus_util"), "give llc_mpki or solo_bus_util, not both")),
             (None, None) => {
                 return Err(c.fail(f("llc_mpki"), "missing: give llc_mpki (with mrc_ref_mb) or solo_bus_util"))
