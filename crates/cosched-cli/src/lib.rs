@@ -12,6 +12,7 @@
 pub mod assign;
 mod calibrate;
 mod calibrate_check;
+mod characterise;
 pub mod compare;
 pub mod complete;
 mod doctor;
@@ -75,6 +76,8 @@ enum Cmd {
     Probe(probe::Args),
     /// Measure this machine with cosched-bench and write a machine preset; --check compares simulated and real slowdowns.
     Calibrate(calibrate::Args),
+    /// Characterise a mix's commands without a PMU (alone, beside cache pirates and bandwidth bandits) into a workload file the simulator runs.
+    Characterise(characterise::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
     /// Every calibration and check point of the machine presets: published figure, simulated value,
@@ -236,5 +239,6 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Run(a) => run::run(a),
         Cmd::Probe(a) => probe::run(a).map_err(Failure::from),
         Cmd::Calibrate(a) => calibrate::run(a).map_err(Failure::from),
+        Cmd::Characterise(a) => characterise::run(a).map_err(Failure::from),
     }
 }

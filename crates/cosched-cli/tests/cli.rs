@@ -423,3 +423,29 @@ fn paper_rda_runs_over_seeds_with_interval_columns() {
     fails_cleanly(&["paper", "rda", "--pp-cost-us", "-1"], &["--pp-cost-us"]);
     fails_cleanly(&["paper", "rda", "--seeds", "0"], &["--seeds"]);
 }
+
+#[test]
+fn characterise_refuses_bad_input_with_one_line() {
+    let rec = tmp(
+        "rec.json",
+        r#"{"machine": "kvm-epyc-2c-nov24", "date": "2026-11-24", "jobs": [{"name": "x", "cmd": ["x"], "solo_s": 1.0, "solo_spread": 0.0, "pirates": [], "bandits": []}]}"#,
+    );
+    let out = tmp("char-out.toml", "");
+    fails_cleanly(
+        &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out],
+        &["x", "no co-runs to fit"],
+    );
+    let bad = tmp("rec-bad.json", &std::fs::read_to_string(&rec).unwrap().replace("\"date\"", "\"when\""));
+    fails_cleanly(
+        &["characterise", "--from-record", &bad, "-m", "kvm-epyc-2c-nov24", "-o", &out],
+        &["rec-bad.json", "when"],
+    );
+    fails_cleanly(
+        &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--repeat", "0"],
+        &["--repeat", "from 1 to 100"],
+    );
+    fails_cleanly(
+        &["characterise", "--from-record", &rec, "-m", "xeon-e5645", "-o", &out],
+        &["xeon-e5645", "contexts 0 and 1"],
+    );
+}

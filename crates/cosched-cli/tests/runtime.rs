@@ -345,3 +345,50 @@ fn a_run_names_its_description_and_warns_where_a_preset_contradicts_this_host() 
     assert!(d.starts_with("this host (sysfs)"), "{d}");
     assert!(d.contains(&format!("{} contexts", host.topology.n_contexts())), "{d}");
 }
+
+#[test]
+fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs() {
+    // Issue #31 item 1, end to end on this machine (asserts the pipeline, not the accuracy).
+    let d = tmpdir("characterise");
+    let mix = d.join("mix.toml");
+    std::fs::write(
+        &mix,
+        "[[job]]\nname = \"count\"\ncmd = [\"sh\", \"-c\", \"i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\"]\n",
+    )
+    .unwrap();
+    let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
+    let o = cosched(&[
+        "characterise",
+        "-w",
+        mix.to_str().unwrap(),
+        "-m",
+        "kvm-epyc-2c-nov24",
+        "-o",
+        out.to_str().unwrap(),
+        "--record",
+        rec.to_str().unwrap(),
+        "--repeat",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    let job = &r["jobs"][0];
+    assert_eq!(job["pirates"].as_array().unwrap().len(), 4);
+    assert_eq!(job["bandits"].as_array().unwrap().len(), 2);
+    assert!(job["solo_s"].as_f64().unwrap() > 0.0);
+    // The workload file runs on the simulator, and fitting the record again gives the same file.
+    let o = cosched(&["simulate", "-m", "kvm-epyc-2c-nov24", "-w", out.to_str().unwrap(), "-p", "cfs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let again = d.join("again.toml");
+    let o = cosched(&[
+        "characterise",
+        "--from-record",
+        rec.to_str().unwrap(),
+        "-m",
+        "kvm-epyc-2c-nov24",
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+}

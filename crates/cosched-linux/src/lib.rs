@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod calibrate;
+pub mod characterise;
 pub mod control;
 pub mod counters;
 pub mod describe;
