@@ -206,7 +206,9 @@ mod tests {
     fn corunners_are_bench_commands_that_outlast_the_job() {
         let p = corunner("pointer-chase", 4.0, None, corun_seconds(2.5));
         assert_eq!(p.cmd, ["cosched-bench", "pointer-chase", "--wss-mb", "4", "--seconds", "12"]);
-        assert_eq!(delayed(&["xz".to_string(), "-9".into()])[3..], ["xz", "-9"]);
+        // A program not found stays as written (the run then refuses it, naming the job).
+        assert_eq!(delayed(&["no-such-program-x".to_string(), "-9".into()])[3..], ["no-such-program-x", "-9"]);
+        assert_eq!(delayed(&["/bin/sh".to_string()])[3..], ["/bin/sh"]);
         let b = corunner("stream", 64.0, Some(9.5), 3.0);
         assert_eq!(b.cmd, ["cosched-bench", "stream", "--wss-mb", "64", "--gbs", "9.5", "--seconds", "3"]);
         assert_eq!(corun_seconds(1e6), MAX_CORUN_S);
