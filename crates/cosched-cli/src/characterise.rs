@@ -20,8 +20,8 @@ use crate::calibrate_check::{chase_phase, INSTR_PER_OP};
 use crate::live::LiveOpts;
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_core::CtxId;
 use cosched_linux::characterise::{measure, CoRun, JobRecord, Record};
+use cosched_linux::probing::corun_pair;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run as simulate, SimOptions};
 use cosched_sim::model::RandomMisses;
@@ -60,7 +60,11 @@ pub const APKI: [f64; 12] = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100
 /// Memory-level parallelism [A]: wall-time slowdowns see a job's misses only
 /// through LLC accesses per MLP (a miss costs latency / MLP), so the two are
 /// not separately identifiable; the fit varies the accesses at MLP 1.
-pub const MLP: [f64; 1] = [1.0];
+pub const MLP: f64 = 1.0;
+/// Most jobs a record may hold, and most co-runs per job (a record is user input).
+pub const MAX_RECORD_JOBS: usize = 256;
+/// Most co-runs of one job in a record.
+pub const MAX_CORUNS: usize = 64;
 /// Most repetitions of each run.
 pub const MAX_REPEAT: u32 = 100;
 /// Solo spread (largest / smallest − 1) above which a job's fit is flagged: the host moved more
@@ -134,15 +138,19 @@ pub fn predict(m: &MachineSpec, solo_s: f64, f: &Fit, pirate: bool, size: f64) -
     );
     let w = presets::workload_from_toml("fit", &text).map_err(|e| e.to_string())?;
     let plan = Plan::new(&w, m, None, 1, "fit").map_err(|e| e.to_string())?;
-    let opts =
-        PolicyOptions { assignment: Some(vec![CtxId(0), CtxId(1)]), quantum: 1_000_000_000, ..Default::default() };
+    let (c0, c1) = corun_pair(&m.topology()).ok_or_else(|| format!("{}: no two cores share an LLC", m.name))?;
+    let opts = PolicyOptions { assignment: Some(vec![c0, c1]), quantum: 1_000_000_000, ..Default::default() };
     let out = simulate(m, &plan, &mut *policies::make("static", &opts)?, &SimOptions::default(), None)
         .map_err(String::from)?;
     Ok(out.job_finish[0] as f64 * 1e-9 / solo_s)
 }
 
-/// The grid point that best reproduces job `j`'s co-runs on `m`.
-pub fn fit(m: &MachineSpec, j: &JobRecord) -> Result<Fit, String> {
+/// A grid point, its squared log error and its predicted slowdowns.
+type Scored = (Fit, f64, Vec<f64>);
+
+/// The grid point that best reproduces job `j`'s co-runs on `m`, with its
+/// predicted slowdown beside each (pirates, then bandits).
+pub fn fit(m: &MachineSpec, j: &JobRecord) -> Result<(Fit, Vec<f64>), String> {
     let c = m.cache.llc_mb;
     let runs: Vec<(bool, &CoRun)> =
         j.pirates.iter().map(|r| (true, r)).chain(j.bandits.iter().map(|r| (false, r))).collect();
@@ -151,41 +159,43 @@ pub fn fit(m: &MachineSpec, j: &JobRecord) -> Result<Fit, String> {
     }
     let grid: Vec<Fit> = FOOTPRINTS
         .iter()
-        .flat_map(|&w| APKI.iter().flat_map(move |&a| MLP.iter().map(move |&p| (w, a, p))))
-        .map(|(w, a, p)| Fit { footprint_mb: round2(w * c).max(0.01), llc_apki: a, mlp: p, rms: 0.0 })
+        .flat_map(|&w| APKI.iter().map(move |&a| (w, a)))
+        .map(|(w, a)| Fit { footprint_mb: round2(w * c).max(0.01), llc_apki: a, mlp: MLP, rms: 0.0 })
         .collect();
-    // Each grid point with its squared log error, in grid order; a point the
-    // machine cannot run alone (more bandwidth than it has) scores infinity.
-    let scored: Vec<(Fit, f64)> = grid
+    // Each grid point with its squared log error and predictions, in grid
+    // order; a point the machine cannot run (the simulator refuses it: more
+    // bandwidth alone than the machine has) is skipped with its reason.
+    let scored: Vec<Result<Scored, String>> = grid
         .par_iter()
         .map(|f| {
+            let predicted: Vec<f64> =
+                runs.iter().map(|(pirate, r)| predict(m, j.solo_s, f, *pirate, r.size)).collect::<Result<_, _>>()?;
             let (mut sq, mut rel) = (0.0, 0.0);
-            for (pirate, r) in &runs {
-                let Ok(p) = predict(m, j.solo_s, f, *pirate, r.size) else {
-                    return (*f, f64::INFINITY);
-                };
+            for (p, (_, r)) in predicted.iter().zip(&runs) {
                 let e = (p / r.slowdown).ln();
                 // A co-runner that ended first leaves a lower bound: only a shortfall counts.
                 sq += if r.covered { e * e } else { e.min(0.0).powi(2) };
                 rel += (p / r.slowdown - 1.0).powi(2);
             }
-            (Fit { rms: (rel / runs.len() as f64).sqrt(), ..*f }, sq)
+            Ok((Fit { rms: (rel / runs.len() as f64).sqrt(), ..*f }, sq, predicted))
         })
         .collect();
-    if scored.iter().all(|s| s.1.is_infinite()) {
-        return Err(format!(
-            "{}: no grid point runs on {} (every model needs more than its bandwidth)",
-            j.name, m.name
-        ));
-    }
     // Deterministic: the first grid point with the least error.
-    let mut best = scored[0];
-    for &(f, sq) in &scored[1..] {
-        if sq < best.1 - 1e-12 {
-            best = (f, sq);
+    let mut best: Option<Scored> = None;
+    for s in scored.iter().flatten() {
+        if best.as_ref().is_none_or(|b| s.1 < b.1 - 1e-12) {
+            best = Some(s.clone());
         }
     }
-    Ok(best.0)
+    match best {
+        Some((f, _, predicted)) => Ok((f, predicted)),
+        None => Err(format!(
+            "{}: no model of the grid runs on {}: {}",
+            j.name,
+            m.name,
+            scored.into_iter().find_map(Result::err).unwrap_or_default()
+        )),
+    }
 }
 
 /// A record's job, checked before any fitting: a positive solo time, at
@@ -198,6 +208,9 @@ fn check_job(j: &JobRecord) -> Result<(), String> {
     if j.pirates.is_empty() && j.bandits.is_empty() {
         return Err(format!("{}: no co-runs to fit", j.name));
     }
+    if j.pirates.len() + j.bandits.len() > MAX_CORUNS {
+        return Err(format!("{}: at most {MAX_CORUNS} co-runs per job", j.name));
+    }
     for r in j.pirates.iter().chain(&j.bandits) {
         if !ok(r.size) || !ok(r.slowdown) {
             return Err(format!(
@@ -207,16 +220,6 @@ fn check_job(j: &JobRecord) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Two contexts of machine `m` on different cores sharing an LLC (where the
-/// fit puts the job and its co-runner, as the measurement did on the host).
-fn corun_contexts(m: &MachineSpec) -> Option<(CtxId, CtxId)> {
-    let t = m.topology();
-    let ids: Vec<CtxId> = t.ctx_ids().collect();
-    ids.iter()
-        .flat_map(|&a| ids.iter().map(move |&b| (a, b)))
-        .find(|&(a, b)| a < b && t.ctx(a).llc == t.ctx(b).llc && t.ctx(a).core != t.ctx(b).core)
 }
 
 /// Today's date (UTC) from the system clock, `YYYY-MM-DD`.
@@ -286,9 +289,9 @@ pub fn run(a: Args) -> Result<(), String> {
         return Err(format!("--repeat: must be from 1 to {MAX_REPEAT}, got {}", a.repeat));
     }
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
-    if corun_contexts(&m) != Some((CtxId(0), CtxId(1))) {
+    if corun_pair(&m.topology()).is_none() {
         return Err(format!(
-            "--machine {}: its contexts 0 and 1 are not two cores sharing an LLC, where the fit runs a job beside its co-runner",
+            "--machine {}: no two cores share an LLC, so a job cannot run beside a co-runner there",
             m.name
         ));
     }
@@ -325,13 +328,25 @@ pub fn run(a: Args) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
         std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
     }
+    if rec.machine != m.name {
+        return Err(format!(
+            "the record was measured against preset `{}`, not `{}`: its co-runners' sizes come from that preset, so fit it there",
+            rec.machine, m.name
+        ));
+    }
+    if rec.jobs.len() > MAX_RECORD_JOBS {
+        return Err(format!("the record holds {} jobs: at most {MAX_RECORD_JOBS}", rec.jobs.len()));
+    }
     for j in &rec.jobs {
         check_job(j)?;
     }
     let mut fits = vec![];
+    let mut predicted = vec![];
     for j in &rec.jobs {
-        eprintln!("characterise: fitting {} ({} grid points)", j.name, FOOTPRINTS.len() * APKI.len() * MLP.len());
-        fits.push(fit(&m, j)?);
+        eprintln!("characterise: fitting {} ({} grid points)", j.name, FOOTPRINTS.len() * APKI.len());
+        let (f, p) = fit(&m, j)?;
+        fits.push(f);
+        predicted.push(p);
     }
     let text = workload_file(&m, &rec, &fits);
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
@@ -361,21 +376,16 @@ pub fn run(a: Args) -> Result<(), String> {
         );
     }
     println!("\nco-runs, measured / fitted slowdown:");
-    for (j, f) in rec.jobs.iter().zip(&fits) {
-        let each = |v: &[CoRun], pirate: bool, unit: &str| -> Result<String, String> {
+    for (j, p) in rec.jobs.iter().zip(&predicted) {
+        let each = |v: &[CoRun], p: &[f64], unit: &str| {
             v.iter()
-                .map(|r| {
-                    Ok(format!("{}{unit} {:.2}/{:.2}", r.size, r.slowdown, predict(&m, j.solo_s, f, pirate, r.size)?))
-                })
-                .collect::<Result<Vec<_>, String>>()
-                .map(|v| v.join(", "))
+                .zip(p)
+                .map(|(r, p)| format!("{}{unit} {:.2}/{p:.2}", r.size, r.slowdown))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
-        println!(
-            "  {}: pirates {}; bandits {}",
-            j.name,
-            each(&j.pirates, true, " MiB")?,
-            each(&j.bandits, false, " GB/s")?
-        );
+        let (pp, bp) = p.split_at(j.pirates.len());
+        println!("  {}: pirates {}; bandits {}", j.name, each(&j.pirates, pp, " MiB"), each(&j.bandits, bp, " GB/s"));
     }
     println!(
         "wrote {} ({} job(s); fields tagged [M] measured, [D] fitted, [A] assumed in its sources)",
@@ -415,7 +425,8 @@ mod tests {
             bandits: co(false, bandit_rates(m.memory.bandwidth_gbs)),
         };
         assert!(job.pirates.iter().any(|r| r.slowdown > 1.05), "the pirates must bite: {:?}", job.pirates);
-        let f = fit(&m, &job).unwrap();
+        let (f, predicted) = fit(&m, &job).unwrap();
+        assert_eq!(predicted.len(), job.pirates.len() + job.bandits.len());
         assert_eq!((f.footprint_mb, f.llc_apki, f.mlp), (truth.footprint_mb, truth.llc_apki, truth.mlp), "{f:?}");
         assert!(f.rms < 1e-9);
         // A compute-bound program: nothing bites, and the fit says so (the least memory traffic).
@@ -424,7 +435,7 @@ mod tests {
             bandits: job.bandits.iter().map(|r| CoRun { slowdown: 1.0, ..r.clone() }).collect(),
             ..job.clone()
         };
-        let f = fit(&m, &flat).unwrap();
+        let (f, _) = fit(&m, &flat).unwrap();
         assert!(f.llc_apki <= 1.0 && f.rms < 0.01, "{f:?}");
     }
 

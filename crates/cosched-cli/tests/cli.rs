@@ -440,12 +440,15 @@ fn characterise_refuses_bad_input_with_one_line() {
         &["characterise", "--from-record", &bad, "-m", "kvm-epyc-2c-nov24", "-o", &out],
         &["rec-bad.json", "when"],
     );
+    // Four sockets of one core each: no two cores share an LLC.
+    let lone = preset("machines", "i5-2500").replacen("cores_per_llc = 4", "cores_per_llc = 1", 1);
+    let lone = tmp("lone.toml", &lone.replacen("sockets = 1", "sockets = 4", 1));
     fails_cleanly(
         &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--repeat", "0"],
         &["--repeat", "from 1 to 100"],
     );
     fails_cleanly(
-        &["characterise", "--from-record", &rec, "-m", "xeon-e5645", "-o", &out],
-        &["xeon-e5645", "contexts 0 and 1"],
+        &["characterise", "--from-record", &rec, "-m", &lone, "-o", &out],
+        &["i5-2500", "no two cores share an LLC"],
     );
 }

@@ -47,7 +47,13 @@ pub const CLEAN_OVERLAP: f64 = 0.9;
 
 /// Two contexts on different cores sharing an LLC (the first such pair).
 pub fn probe_contexts(h: &Host) -> Option<(CtxId, CtxId)> {
-    let t = &h.topology;
+    corun_pair(&h.topology)
+}
+
+/// The first two contexts of `t` on different cores sharing an LLC: where a
+/// job runs beside a co-runner (probing, characterising, and the simulated
+/// co-runs a characterisation is fitted on).
+pub fn corun_pair(t: &cosched_core::Topology) -> Option<(CtxId, CtxId)> {
     for a in t.ctx_ids() {
         for b in t.ctx_ids() {
             if a < b && t.ctx(a).llc == t.ctx(b).llc && t.ctx(a).core != t.ctx(b).core {

@@ -190,51 +190,47 @@ impl Engine<'_, '_> {
         }
     }
 
-    /// Share of running thread `t`'s exchange whose partners run in LLC
-    /// domain `llc` (on socket `s`) right now.
-    pub(super) fn local_share(&self, s: usize, t: u32, llc: u32) -> f64 {
-        self.partner_share(s, t, |c| c.llc == llc)
-    }
-
-    /// Share of running thread `t`'s exchange whose partners run on core
-    /// `core` (on socket `s`) right now: its SMT siblings' writes, in the L1
-    /// they share.
-    pub(super) fn core_share(&self, s: usize, t: u32, core: u32) -> f64 {
-        self.partner_share(s, t, |c| c.core == core)
-    }
-
-    /// Share of running thread `t`'s exchange whose partners run (on socket
-    /// `s`) on a context `near` accepts.
-    fn partner_share(&self, s: usize, t: u32, near: impl Fn(&ContextInfo) -> bool) -> f64 {
-        let runs_near = |j: u32| self.d.ctx_of(ThreadId(j)).is_some_and(|c| near(&self.topo.contexts[c.idx()]));
-        match self.plan.threads[t as usize].partners {
-            Partners::None => 1.0,
-            Partners::List { start, len } => self.plan.partners[start as usize..(start + len) as usize]
-                .iter()
-                .filter(|&&(j, _)| runs_near(j))
-                .map(|&(_, w)| w as f64)
-                .sum(),
-            Partners::Group { id, size } => {
-                let n = self.socket_runners[s]
-                    .iter()
-                    .filter(|&&j| j != t && runs_near(j))
-                    .filter(|&&j| matches!(self.plan.threads[j as usize].partners, Partners::Group { id: g, .. } if g == id))
-                    .count();
-                n as f64 / (size.max(2) - 1) as f64
-            }
-        }
-    }
-
-    /// The exchange shares (in its LLC domain, on its core) of running thread
-    /// `t` on context `info`: (1, 0) when it exchanges nothing; the on-core
+    /// The exchange shares of running thread `t` on context `info` (socket
+    /// `s`), in one pass over its partners: the weight of those running in
+    /// its LLC domain (their writes hit there; the rest miss) and of those
+    /// running on its own core (SMT siblings: their writes are in the L1 they
+    /// share). (1, 0) when it exchanges nothing or has no partner; the on-core
     /// share is 0 when the machine's `core.l1_exchange` is off (the ablation).
     pub(super) fn exchange_shares(&self, s: usize, t: u32, model: u32, info: &ContextInfo) -> (f64, f64) {
-        if self.plan.models[model as usize].comm_apki > 0.0 {
-            let on_core = if self.machine.core.l1_exchange { self.core_share(s, t, info.core) } else { 0.0 };
-            (self.local_share(s, t, info.llc), on_core)
-        } else {
-            (1.0, 0.0)
+        if self.plan.models[model as usize].comm_apki <= 0.0 {
+            return (1.0, 0.0);
         }
+        // Where partner `j` runs: (in this LLC domain, on this core).
+        let near = |j: u32| {
+            self.d.ctx_of(ThreadId(j)).map_or((false, false), |c| {
+                let x = &self.topo.contexts[c.idx()];
+                (x.llc == info.llc, x.core == info.core)
+            })
+        };
+        let (local, on_core) = match self.plan.threads[t as usize].partners {
+            Partners::None => return (1.0, 0.0),
+            Partners::List { start, len } => {
+                self.plan.partners[start as usize..(start + len) as usize].iter().fold((0.0, 0.0), |(l, k), &(j, w)| {
+                    let (in_llc, in_core) = near(j);
+                    (l + if in_llc { w as f64 } else { 0.0 }, k + if in_core { w as f64 } else { 0.0 })
+                })
+            }
+            Partners::Group { id, size } => {
+                let (mut l, mut k) = (0usize, 0usize);
+                for &j in &self.socket_runners[s] {
+                    let same =
+                        matches!(self.plan.threads[j as usize].partners, Partners::Group { id: g, .. } if g == id);
+                    if j != t && same {
+                        let (in_llc, in_core) = near(j);
+                        l += usize::from(in_llc);
+                        k += usize::from(in_core);
+                    }
+                }
+                let n = (size.max(2) - 1) as f64;
+                (l as f64 / n, k as f64 / n)
+            }
+        };
+        (local, if self.machine.core.l1_exchange { on_core } else { 0.0 })
     }
 
     pub(super) fn solve_dirty(&mut self) {
