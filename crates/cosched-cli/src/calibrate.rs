@@ -1,15 +1,26 @@
 //! `cosched calibrate`: measure this machine with cosched-bench, write a
-//! machine preset, and (with --check) compare the simulator's predicted
-//! slowdowns of a mix with the measured ones.
+//! machine preset, and (with --check) run a mix for real under several
+//! policies in interleaved rounds and set the simulator's predictions from
+//! the mix's model beside what was measured (`crate::calibrate_check`).
 
-use crate::calibrate_check::{compare, simulate_mix};
+use crate::calibrate_check::{judge, Check};
 use crate::live::LiveOpts;
+use crate::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
 use crate::opts::Format;
+use crate::policy_knobs::RealKnobs;
+use crate::rounds;
 use clap::Args as ClapArgs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::host::Host;
+use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, LINUX};
+use cosched_machine::MachineSpec;
 use std::path::PathBuf;
+
+/// Round drift beyond which a round is marked (as `cosched run --policies`' default).
+const DRIFT_THRESHOLD: f64 = 0.10;
+/// Smallest makespan change claimed as a difference (as `cosched run --policies`' default).
+const MIN_EFFECT: f64 = 0.01;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -25,17 +36,32 @@ pub struct Args {
     /// Skip measuring: check against this preset (name or file) instead.
     #[arg(long)]
     preset: Option<String>,
-    /// Run this mix of cosched-bench jobs for real (solo, then together under linux) and simulated
-    /// on the preset (under --model), and report each job's slowdown prediction error.
+    /// Run this mix for real in interleaved rounds (solo runs, then every --policies entry in a
+    /// seeded random order) and simulated on the preset from its model (--programs, cosched-bench
+    /// models), and report each job's predicted against measured slowdown and the policy ranking.
     #[arg(long)]
     check: Option<PathBuf>,
+    /// Characterised programs (`cosched characterise` output): mix jobs of the same name are
+    /// simulated as these; other `cosched-bench` jobs with --mops by their model; the rest are skipped.
+    #[arg(long, requires = "check")]
+    programs: Option<PathBuf>,
+    /// Policies the check runs and predicts (`linux` is always run: the baseline). slits-* run on
+    /// the pair slowdowns the model predicts (every job must be modelled).
+    #[arg(long, value_delimiter = ',', default_value = "linux,g-rrs,slits-contention,random")]
+    policies: Vec<String>,
     /// The simulated fair class the check compares `linux` against: `eevdf` (Linux >= 6.6) or
     /// `cfs` (before). Default: the host kernel's (from /proc/sys/kernel/osrelease).
     #[arg(long, value_parser = ["cfs", "eevdf"])]
     model: Option<String>,
-    /// Repetitions of the real mix run in the check (slowdowns averaged).
+    /// Interleaved rounds of the check.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// Seed of the round orders, the randomised policies and the bootstrap.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Every policy's knobs (the real runtime's defaults); the simulation uses the same.
+    #[command(flatten)]
+    knobs: RealKnobs,
     #[command(flatten)]
     live: LiveOpts,
     /// Output format.
@@ -51,10 +77,15 @@ pub fn run(a: Args) -> Result<(), String> {
             cosched_core::num::shortest(a.seconds)
         ));
     }
+    crate::limits::REPEAT.check(a.repeat as u64)?;
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());
     }
+    for p in &a.policies {
+        crate::run::check_policy(p)?;
+    }
     let mix = a.check.as_deref().map(crate::live::load_mix).transpose()?;
+    let programs = a.programs.as_deref().map(Programs::load).transpose()?;
     let (spec, measured) = match &a.preset {
         Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
         None => {
@@ -68,44 +99,21 @@ pub fn run(a: Args) -> Result<(), String> {
             (spec, Some(m))
         }
     };
-    let mut predictions = None;
-    if let Some(mix) = &mix {
-        let base = a.live.builder()?;
-        let solo: Vec<f64> = runtime::solo_turnarounds(mix, &base)?
-            .into_iter()
-            .zip(&mix.jobs)
-            .map(|(t, j)| t.ok_or_else(|| format!("{}: solo run failed", j.name)))
-            .collect::<Result<_, _>>()?;
-        let mut sums = vec![0.0; mix.jobs.len()];
-        for k in 0..a.repeat {
-            eprintln!("check: mix under linux ({}/{})", k + 1, a.repeat);
-            let mut c = base(mix.clone(), LINUX);
-            c.solo = solo.iter().copied().map(Some).collect();
-            let r = runtime::run(c)?;
-            for (j, job) in mix.jobs.iter().enumerate() {
-                sums[j] += r.mean_slowdown(&job.name).unwrap_or(0.0);
-            }
-        }
-        let real: Vec<(String, f64)> =
-            mix.jobs.iter().zip(&sums).map(|(j, s)| (j.name.clone(), s / a.repeat as f64)).collect();
-        let model = match &a.model {
-            Some(m) => m.clone(),
-            None => {
-                let rel = cosched_linux::host::kernel_release().unwrap_or_default();
-                let m = cosched_linux::host::fair_class_of(&rel).unwrap_or("eevdf");
-                eprintln!("check: kernel {rel}: comparing against the `{m}` model (--model to choose)");
-                m.to_string()
-            }
-        };
-        let (sim, skipped) = simulate_mix(mix, &solo, &spec, &model)?;
-        predictions = Some((compare(&real, &sim), skipped, model));
-    }
+    let check = match &mix {
+        Some(mix) => Some(check(&a, mix, &spec, programs.as_ref())?),
+        None => None,
+    };
     match a.format {
         Format::Json => {
             let v = serde_json::json!({
                 "preset": spec,
                 "measurements": measured,
-                "check": predictions.as_ref().map(|(p, s, m)| serde_json::json!({"model": m, "predictions": p, "skipped": s})),
+                "check": check.as_ref().map(|(c, model, m)| serde_json::json!({
+                    "model": model,
+                    "skipped": m.skipped,
+                    "source": m.source,
+                    "result": c,
+                })),
             });
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
         }
@@ -132,16 +140,98 @@ pub fn run(a: Args) -> Result<(), String> {
                     spec.memory.bandwidth_gbs
                 );
             }
-            if let Some((p, skipped, model)) = &predictions {
-                println!("{:<16} {:>14} {:>14} {:>8}", "job", "real slowdown", format!("sim ({model})"), "error");
-                for x in p {
-                    println!("{:<16} {:>14.3} {:>14.3} {:>7.1}%", x.job, x.real, x.simulated, 100.0 * x.error);
-                }
-                if !skipped.is_empty() {
-                    println!("no model (not cosched-bench with --mops): {}", skipped.join(", "));
+            if let Some((c, model, m)) = &check {
+                crate::calibrate_check::print(c, model);
+                if !m.skipped.is_empty() {
+                    println!(
+                        "no model (neither characterised, see --programs, nor cosched-bench with --mops): {}",
+                        m.skipped.join(", ")
+                    );
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The simulated fair class `linux` is compared against: `--model`, else the host kernel's.
+fn fair_model(a: &Args) -> String {
+    match &a.model {
+        Some(m) => m.clone(),
+        None => {
+            let rel = cosched_linux::host::kernel_release().unwrap_or_default();
+            let m = cosched_linux::host::fair_class_of(&rel).unwrap_or("eevdf");
+            eprintln!("check: kernel {rel}: comparing `linux` against the simulated `{m}` (--model to choose)");
+            m.to_string()
+        }
+    }
+}
+
+/// Run `mix` for real in interleaved rounds and simulated from its model on
+/// `spec`; the check, the fair-class model and the mix model.
+fn check(
+    a: &Args,
+    mix: &Mix,
+    spec: &MachineSpec,
+    programs: Option<&Programs>,
+) -> Result<(Check, String, MixModel), String> {
+    let model = fair_model(a);
+    let entries: Vec<&str> = a.policies.iter().map(String::as_str).chain([LINUX]).collect();
+    let (opts, notes) = a.knobs.options(&entries, a.seed)?;
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+    let base = a.live.builder()?;
+    // A first solo run gives the cosched-bench models their speed, so that the
+    // pair slowdowns SLITS runs on can be predicted before the rounds.
+    eprintln!("check: solo runs for the model");
+    let first: Vec<Option<f64>> = runtime::solo_turnarounds(mix, &base)?;
+    let first_model = model_mix(mix, &first, spec, programs)?;
+    let slits = a.policies.iter().any(|p| p.starts_with("slits"));
+    let profile = if first_model.complete() {
+        Some(predicted_profile(spec, &first_model)?)
+    } else if slits {
+        return Err(format!(
+            "--policies: slits-* run on the pair slowdowns the model predicts, and {} has no model: characterise it (`cosched characterise`) and give --programs, or drop slits-*",
+            first_model.skipped.join(", ")
+        ));
+    } else {
+        None
+    };
+    let config = |m: Mix, p: &str| {
+        let mut c = base(m, p);
+        c.opts = opts.clone();
+        c.profile = profile.clone();
+        c
+    };
+    let plan = rounds::Plan {
+        policies: a.policies.clone(),
+        baseline: LINUX.into(),
+        rounds: a.repeat as usize,
+        seed: a.seed,
+        drift_threshold: DRIFT_THRESHOLD,
+        min_effect: MIN_EFFECT,
+        config: &config,
+    };
+    let real = rounds::run(mix, &plan)?;
+    // The model the predictions run on: each job's median solo time over the rounds.
+    let solo: Vec<Option<f64>> = (0..mix.jobs.len())
+        .map(|j| {
+            let mut v: Vec<f64> = real.round.iter().map(|r| r.solo_s[j]).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        })
+        .collect();
+    let mix_model = model_mix(mix, &solo, spec, programs)?;
+    let predicted = real
+        .policies
+        .iter()
+        .map(|row| {
+            let name = row.policy.split('#').next().unwrap_or(&row.policy);
+            let sim = if name == LINUX { model.as_str() } else { name };
+            eprintln!("check: simulating {} as `{sim}`", row.policy);
+            simulate_policy(spec, &mix_model, sim, &opts)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((judge(&real, &predicted), model, mix_model))
 }

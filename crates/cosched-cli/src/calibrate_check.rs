@@ -1,195 +1,200 @@
-//! The simulator's check against reality (`cosched calibrate --check MIX`):
-//! the same mix of `cosched-bench` jobs runs for real (solo runs, then
-//! together under `linux`) and simulated on the calibrated preset (solo,
-//! then together under the model of the host kernel's fair class: `eevdf`
-//! from Linux 6.6 on, `cfs` before, or `--model`), and each job's slowdown
-//! is compared.
-//!
-//! Each `cosched-bench` job becomes one simulated phase:
-//! - instructions = operations × [`INSTR_PER_OP`] (an assumption: only the
-//!   ratio of memory accesses to instructions matters, and it cancels in
-//!   the solo time, which is fitted exactly through the phase's solo IPC);
-//! - solo IPC from the measured solo turnaround at the preset's clock;
-//! - pointer chase over W MiB: every operation one LLC access (W above L2),
-//!   one miss outstanding (MLP 1), `access = "random"`: the miss ratio at
-//!   the LLC share it holds comes from the machine's measured latency sweep
-//!   (`cache.latency_curve`, issue #31 item 2), or `1 − share/W` without one;
-//! - stream: one LLC access per 64-byte line, MLP 10, misses at every size;
-//! - compute: no memory traffic.
-//!
-//! Jobs that are not `cosched-bench` with `--mops` (fixed work) have no
-//! model and are listed as skipped.
+//! The simulator's check against reality (`cosched calibrate --check MIX`,
+//! issue #31 items 3 and 4): the mix runs for real in interleaved rounds
+//! (`crate::rounds`: solo runs each round, then every policy in a seeded
+//! random order) and simulated on the calibrated preset from its model
+//! (`crate::mix_model`: characterised programs, `cosched-bench` models); this
+//! module sets each job's predicted slowdown beside its measured mean and
+//! 95% interval over the rounds, each policy's predicted makespan beside the
+//! measured one, and judges the issue's targets: median absolute error of
+//! the predicted slowdowns at most [`TARGET_MEDIAN`], none beyond
+//! [`TARGET_WORST`], and the predicted best policy within the measured
+//! interval of the measured best.
 
-use cosched_core::policies::PolicyOptions;
-use cosched_linux::mix::{belongs, Mix};
-use cosched_machine::MachineSpec;
-use cosched_sim::engine::SimOptions;
-use cosched_sim::experiment::{simulate, solo_times, RunConfig as SimRun};
-use cosched_sim::{presets, Plan};
+use crate::mix_model::Predicted;
+use crate::rounds::{Interleaved, RESAMPLES};
+use cosched_core::paired::{paired_ratio, Verdict};
+use cosched_core::stats::{mean_ci, MeanCi};
 use serde::Serialize;
 
-/// Instructions per `cosched-bench` operation assumed by the model.
-pub const INSTR_PER_OP: f64 = 4.0;
+/// Issue #31 item 4: the median absolute relative error of the predicted co-run slowdowns.
+pub const TARGET_MEDIAN: f64 = 0.15;
+/// Issue #31 item 4: no job's predicted slowdown off by more than this.
+pub const TARGET_WORST: f64 = 0.30;
 
-/// One job's prediction.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Prediction {
+/// One job under one policy.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobCheck {
+    /// Policy entry.
+    pub policy: String,
     /// Mix job.
     pub job: String,
-    /// Measured slowdown (mean over its instances).
-    pub real: f64,
-    /// Simulated slowdown (mean over its instances).
-    pub simulated: f64,
-    /// simulated / real − 1.
+    /// Measured slowdown (each round against that round's solo time): mean and 95% interval over rounds.
+    pub measured: MeanCi,
+    /// Predicted slowdown.
+    pub predicted: f64,
+    /// predicted / measured mean − 1.
     pub error: f64,
 }
 
-/// What a `cosched-bench` command does.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BenchJob {
-    /// pointer-chase, stream or compute.
-    pub kind: String,
-    /// Working set, MiB.
-    pub wss_mb: f64,
-    /// Million operations.
-    pub mops: f64,
+/// One policy.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicyCheck {
+    /// Policy entry.
+    pub policy: String,
+    /// Measured makespan, s: mean and 95% interval over rounds.
+    pub measured_makespan_s: MeanCi,
+    /// Predicted makespan, s.
+    pub predicted_makespan_s: f64,
 }
 
-/// Parse a `cosched-bench` command line with fixed work (`--mops`).
-pub fn parse_bench(cmd: &[String]) -> Option<BenchJob> {
-    if !cmd.first()?.ends_with("cosched-bench") {
-        return None;
-    }
-    let kind = cmd.get(1)?.clone();
-    let mut b = BenchJob { kind, wss_mb: 16.0, mops: 0.0 };
-    let mut it = cmd[2..].iter();
-    while let (Some(f), Some(v)) = (it.next(), it.next()) {
-        let v: f64 = v.parse().ok()?;
-        match f.as_str() {
-            "--wss-mb" | "--mb" => b.wss_mb = v,
-            "--mops" => b.mops = v,
-            "--gbs" if v > 0.0 => return None, // paced: time-bound by design
-            _ => {}
-        }
-    }
-    (b.mops > 0.0 && ["pointer-chase", "stream", "compute"].contains(&b.kind.as_str())).then_some(b)
+/// The whole check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    /// Every modelled job under every policy.
+    pub jobs: Vec<JobCheck>,
+    /// Every policy, in entry order.
+    pub policies: Vec<PolicyCheck>,
+    /// Median of |error| over `jobs`.
+    pub median_abs_error: f64,
+    /// Largest |error|.
+    pub worst_abs_error: f64,
+    /// Jobs beyond [`TARGET_WORST`].
+    pub beyond_worst: usize,
+    /// The policy of least measured mean makespan.
+    pub measured_best: String,
+    /// The policy of least predicted makespan.
+    pub predicted_best: String,
+    /// Whether the predicted best is the measured best or no different from it (paired interval over the rounds).
+    pub best_within_interval: bool,
+    /// The paired comparison behind `best_within_interval`, in words.
+    pub best_words: String,
 }
 
-/// The workload TOML of a mix's modelled jobs, given each job's measured solo turnaround.
-pub fn workload_toml(mix: &Mix, solo_s: &[f64], m: &MachineSpec) -> (String, Vec<String>) {
-    let mut out = String::from(
-        "name = \"calibration-check\"\ndescription = \"cosched-bench jobs modelled from their measured solo runs\"\n",
-    );
-    let mut skipped = vec![];
-    for (j, job) in mix.jobs.iter().enumerate() {
-        let Some(b) = parse_bench(&job.cmd) else {
-            skipped.push(job.name.clone());
-            continue;
-        };
-        let instr = b.mops * 1e6 * INSTR_PER_OP;
-        let ipc = instr / (solo_s[j] * m.freq_ghz * 1e9);
-        let c = m.cache.llc_mb;
-        let phase = match b.kind.as_str() {
-            "pointer-chase" => chase_phase(b.wss_mb),
-            "stream" => {
-                let apki = 1000.0 / INSTR_PER_OP / 8.0;
-                format!(
-                    "llc_apki = {apki}\nllc_mpki = {apki}\nmrc_ref_mb = {c}\nfootprint_mb = {}\nmlp = 10\nl1_apki = {}\n",
-                    b.wss_mb.max(c * 4.0),
-                    apki * 8.0
-                )
+impl Check {
+    /// Whether the issue's three targets hold.
+    pub fn targets_met(&self) -> bool {
+        self.median_abs_error <= TARGET_MEDIAN && self.beyond_worst == 0 && self.best_within_interval
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn argmin(xs: impl Iterator<Item = f64>) -> usize {
+    xs.enumerate().fold((0, f64::INFINITY), |b, (i, x)| if x < b.1 { (i, x) } else { b }).0
+}
+
+/// Judge `predicted` (one per entry of `real`, in its order) against the measured rounds.
+pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
+    let mut jobs = vec![];
+    let mut policies = vec![];
+    for (i, (row, p)) in real.policies.iter().zip(predicted).enumerate() {
+        for (job, s) in &p.slowdown {
+            let xs: Vec<f64> = real.runs.iter().filter_map(|rs| rs[i].mean_slowdown(job)).collect();
+            if xs.is_empty() {
+                continue;
             }
-            _ => format!("llc_apki = 0.01\nllc_mpki = 0.001\nmrc_ref_mb = {c}\nfootprint_mb = 0.01\nl1_apki = 100\n"),
-        };
-        out.push_str(&format!(
-            "\n[[job]]\nname = \"{}\"\ninstances = {}\n[[job.phase]]\ninstructions = {instr}\nipc = {ipc}\n{phase}",
-            job.name, job.count
-        ));
-    }
-    (out, skipped)
-}
-
-/// The memory behaviour of a `cosched-bench` pointer chase over `wss_mb` MiB
-/// (phase fields without `instructions` and `ipc`; see the module doc): one
-/// LLC access per operation, random over the working set.
-pub fn chase_phase(wss_mb: f64) -> String {
-    let apki = 1000.0 / INSTR_PER_OP;
-    format!("llc_apki = {apki}\naccess = \"random\"\nfootprint_mb = {wss_mb}\nmlp = 1\nl1_apki = {apki}\n")
-}
-
-/// Mean slowdown per mix job, by name.
-pub type JobSlowdowns = Vec<(String, f64)>;
-
-/// Simulated slowdown per modelled mix job under `model` (`cfs` or `eevdf`; mean over instances).
-pub fn simulate_mix(
-    mix: &Mix,
-    solo_s: &[f64],
-    m: &MachineSpec,
-    model: &str,
-) -> Result<(JobSlowdowns, Vec<String>), String> {
-    let (text, skipped) = workload_toml(mix, solo_s, m);
-    let w = presets::workload_from_toml("calibration-check", &text).map_err(|e| e.to_string())?;
-    let plan = Plan::new(&w, m, None, 1, "calibration-check").map_err(|e| e.to_string())?;
-    let opts = SimOptions { timing: false, ..SimOptions::default() };
-    let solo = solo_times(m, &plan, &opts)?;
-    let cfg = SimRun { policy: model.into(), policy_opts: PolicyOptions::default(), sim: opts, threads: None };
-    let r = simulate(m, &plan, &cfg, &solo, None)?;
-    let mut out = vec![];
-    for job in &mix.jobs {
-        let s: Vec<f64> = r.jobs.iter().filter(|j| belongs(&j.name, &job.name)).filter_map(|j| j.slowdown).collect();
-        if !s.is_empty() {
-            out.push((job.name.clone(), s.iter().sum::<f64>() / s.len() as f64));
+            let measured = mean_ci(&xs);
+            jobs.push(JobCheck {
+                policy: row.policy.clone(),
+                job: job.clone(),
+                error: s / measured.mean - 1.0,
+                measured,
+                predicted: *s,
+            });
         }
+        policies.push(PolicyCheck {
+            policy: row.policy.clone(),
+            measured_makespan_s: row.makespan_s,
+            predicted_makespan_s: p.makespan_s,
+        });
     }
-    Ok((out, skipped))
+    let errors: Vec<f64> = jobs.iter().map(|j| j.error.abs()).collect();
+    let mb = argmin(policies.iter().map(|p| p.measured_makespan_s.mean));
+    let pb = argmin(policies.iter().map(|p| p.predicted_makespan_s));
+    let (within, words) = if mb == pb {
+        (true, "the predicted best is the measured best".to_string())
+    } else {
+        let of = |i: usize| real.round.iter().map(|r| r.makespan_s[i]).collect::<Vec<f64>>();
+        match paired_ratio(&of(mb), &of(pb), 0.95, RESAMPLES, real.min_effect, real.seed) {
+            Ok(p) => (
+                p.verdict == Verdict::NoDifference,
+                format!(
+                    "{} measured {:.1}% slower than {} (paired 95% interval {:+.1}% to {:+.1}% over {} rounds){}",
+                    policies[pb].policy,
+                    100.0 * (1.0 / p.ratio - 1.0),
+                    policies[mb].policy,
+                    100.0 * (1.0 / p.hi - 1.0),
+                    100.0 * (1.0 / p.lo - 1.0),
+                    p.rounds,
+                    if p.verdict == Verdict::NoDifference { ": no difference" } else { "" }
+                ),
+            ),
+            Err(e) => (false, e.to_string()),
+        }
+    };
+    Check {
+        median_abs_error: median(errors.clone()),
+        worst_abs_error: errors.iter().copied().fold(0.0, f64::max),
+        beyond_worst: errors.iter().filter(|e| **e > TARGET_WORST).count(),
+        measured_best: policies[mb].policy.clone(),
+        predicted_best: policies[pb].policy.clone(),
+        best_within_interval: within,
+        best_words: words,
+        jobs,
+        policies,
+    }
 }
 
-/// Pair real and simulated slowdowns by job.
-pub fn compare(real: &[(String, f64)], sim: &[(String, f64)]) -> Vec<Prediction> {
-    sim.iter()
-        .filter_map(|(name, s)| {
-            let r = real.iter().find(|(n, _)| n == name)?.1;
-            Some(Prediction { job: name.clone(), real: r, simulated: *s, error: s / r - 1.0 })
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
-
-    #[test]
-    fn bench_commands_parse_and_others_are_skipped() {
-        assert_eq!(
-            parse_bench(&s(&["cosched-bench", "pointer-chase", "--wss-mb", "4", "--mops", "8"])),
-            Some(BenchJob { kind: "pointer-chase".into(), wss_mb: 4.0, mops: 8.0 })
+/// Print the check as tables.
+pub fn print(c: &Check, model: &str) {
+    println!(
+        "{:<18} {:<14} {:>10} {:>17} {:>10} {:>8}",
+        "policy", "job", "measured", "95% interval", "predicted", "error"
+    );
+    for j in &c.jobs {
+        println!(
+            "{:<18} {:<14} {:>10.3} {:>17} {:>10.3} {:>7.1}%",
+            j.policy,
+            j.job,
+            j.measured.mean,
+            format!("{:.3}-{:.3}", j.measured.lo, j.measured.hi),
+            j.predicted,
+            100.0 * j.error
         );
-        assert_eq!(parse_bench(&s(&["cosched-bench", "compute", "--seconds", "2"])), None);
-        assert_eq!(parse_bench(&s(&["cosched-bench", "stream", "--gbs", "2", "--mops", "5"])), None);
-        assert_eq!(parse_bench(&s(&["xz", "-9"])), None);
     }
-
-    #[test]
-    fn modelled_solo_matches_the_measured_solo() {
-        let m = cosched_machine::presets::machine("i5-2500").unwrap();
-        let mix = Mix::parse(
-            "m.toml",
-            "[[job]]\nname = \"c\"\ncmd = [\"cosched-bench\", \"pointer-chase\", \"--wss-mb\", \"16\", \"--mops\", \"2\"]\n\
-             [[job]]\nname = \"k\"\ncmd = [\"cosched-bench\", \"compute\", \"--mops\", \"100\"]\n\
-             [[job]]\nname = \"x\"\ncmd = [\"xz\"]\n",
-        )
-        .unwrap();
-        let (text, skipped) = workload_toml(&mix, &[0.5, 0.25, 1.0], &m);
-        assert_eq!(skipped, vec!["x".to_string()]);
-        let w = presets::workload_from_toml("t", &text).unwrap();
-        let plan = Plan::new(&w, &m, None, 1, "t").unwrap();
-        let solo = solo_times(&m, &plan, &SimOptions { timing: false, ..SimOptions::default() }).unwrap();
-        assert!((solo[0] - 0.5).abs() < 0.02 && (solo[1] - 0.25).abs() < 0.01, "{solo:?}");
-        let p = compare(&[("c".into(), 2.0)], &[("c".into(), 2.5), ("k".into(), 1.0)]);
-        assert_eq!(p, vec![Prediction { job: "c".into(), real: 2.0, simulated: 2.5, error: 0.25 }]);
+    println!("\n{:<18} {:>22} {:>20}", "policy", "measured makespan s", "predicted makespan s");
+    for p in &c.policies {
+        let m = &p.measured_makespan_s;
+        println!(
+            "{:<18} {:>22} {:>20.3}",
+            p.policy,
+            format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0),
+            p.predicted_makespan_s
+        );
     }
+    let pct = |x: f64| 100.0 * x;
+    println!(
+        "\nslowdown error: median |error| {:.1}% (target ≤ {:.0}%), worst {:.1}% (target ≤ {:.0}%), {} of {} beyond",
+        pct(c.median_abs_error),
+        pct(TARGET_MEDIAN),
+        pct(c.worst_abs_error),
+        pct(TARGET_WORST),
+        c.beyond_worst,
+        c.jobs.len()
+    );
+    println!(
+        "best policy by makespan: measured {}, predicted {} ({}): {}",
+        c.measured_best,
+        c.predicted_best,
+        c.best_words,
+        if c.best_within_interval { "within the measured interval" } else { "NOT within the measured interval" }
+    );
+    println!("targets {} (`linux` simulated as `{model}`)", if c.targets_met() { "met" } else { "missed" });
 }

@@ -16,8 +16,8 @@
 //! co-run whose co-runner ended first counts only where the prediction falls
 //! short of it (the measurement is a lower bound).
 
-use crate::calibrate_check::{chase_phase, INSTR_PER_OP};
 use crate::live::LiveOpts;
+use crate::mix_model::{chase_phase, INSTR_PER_OP};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_linux::characterise::{measure, CoRun, JobRecord, Record};

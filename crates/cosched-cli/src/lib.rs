@@ -23,6 +23,7 @@ pub mod knobs;
 pub mod limits;
 pub mod list;
 mod live;
+mod mix_model;
 pub mod opts;
 mod output;
 mod paper;

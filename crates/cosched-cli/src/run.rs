@@ -72,7 +72,7 @@ pub struct Args {
 }
 
 /// A policy `cosched run` can run: `linux` or one of the registry.
-fn check_policy(p: &str) -> Result<(), String> {
+pub(crate) fn check_policy(p: &str) -> Result<(), String> {
     if p == LINUX || cosched_core::policies::find(p).is_some() {
         return Ok(());
     }

@@ -391,4 +391,49 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    // Issue #31 item 3: the characterised program checked in a mix with more jobs than CPUs
+    // (three instances and a cosched-bench job), under linux and two other policies, one of
+    // them SLITS on the pair slowdowns the model predicts.
+    let contexts = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let check = d.join("check.toml");
+    std::fs::write(
+        &check,
+        format!(
+            "[[job]]\nname = \"count\"\ncount = {}\ncmd = [\"sh\", \"-c\", \"i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\"]\n\
+             [[job]]\nname = \"chase\"\ncmd = [\"cosched-bench\", \"pointer-chase\", \"--wss-mb\", \"4\", \"--mops\", \"1\"]\n",
+            contexts + 1
+        ),
+    )
+    .unwrap();
+    let o = cosched(&[
+        "calibrate",
+        "--preset",
+        "kvm-epyc-2c-nov24",
+        "--check",
+        check.to_str().unwrap(),
+        "--programs",
+        out.to_str().unwrap(),
+        "--policies",
+        "linux,g-rrs,slits-contention",
+        "--repeat",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = &v["check"];
+    assert_eq!(c["skipped"].as_array().unwrap().len(), 0, "{c}");
+    assert_eq!(c["source"][0], serde_json::json!(["count", "characterised"]));
+    assert_eq!(c["source"][1], serde_json::json!(["chase", "bench"]));
+    let rows = c["result"]["jobs"].as_array().unwrap();
+    assert_eq!(rows.len(), 3 * 2, "two jobs under three policies: {c}");
+    for r in rows {
+        for k in ["predicted", "error"] {
+            assert!(r[k].as_f64().is_some_and(f64::is_finite), "{k}: {r}");
+        }
+        assert!(r["measured"]["mean"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let best = c["result"]["predicted_best"].as_str().unwrap();
+    assert!(["linux", "g-rrs", "slits-contention"].contains(&best), "{best}");
 }

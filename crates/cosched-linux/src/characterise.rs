@@ -93,9 +93,10 @@ pub fn delayed(cmd: &[String]) -> Vec<String> {
 pub const MAX_CORUN_S: f64 = 3600.0;
 
 /// The co-runner's wall time for a job whose solo turnaround is `solo_s`:
-/// long enough to cover a slowdown of 4.
+/// long enough to cover a slowdown of 10 (the run ends with the job, so a
+/// long co-runner costs nothing: `RunConfig::end_with`).
 pub fn corun_seconds(solo_s: f64) -> f64 {
-    (4.0 * solo_s + 1.0 + WARMUP_S).ceil().min(MAX_CORUN_S)
+    (10.0 * solo_s + 1.0 + WARMUP_S).ceil().min(MAX_CORUN_S)
 }
 
 /// A `cosched-bench` co-runner job: a pointer chase over `mb` MiB, or a
@@ -137,6 +138,8 @@ pub fn measure(
     let turnaround = |m: Mix, ctxs: Vec<cosched_core::CtxId>| -> Result<f64, ProbeError> {
         let mut cfg = base(m, "static");
         cfg.opts.assignment = Some(ctxs);
+        // The co-runner needs only cover the job measured.
+        cfg.end_with = Some(0);
         let r = runtime::run(cfg)?;
         let j = &r.jobs[0];
         j.turnaround_s.ok_or_else(|| ProbeError::Job {
@@ -205,7 +208,7 @@ mod tests {
     #[test]
     fn corunners_are_bench_commands_that_outlast_the_job() {
         let p = corunner("pointer-chase", 4.0, None, corun_seconds(2.5));
-        assert_eq!(p.cmd, ["cosched-bench", "pointer-chase", "--wss-mb", "4", "--seconds", "12"]);
+        assert_eq!(p.cmd, ["cosched-bench", "pointer-chase", "--wss-mb", "4", "--seconds", "27"]);
         // A program not found stays as written (the run then refuses it, naming the job).
         assert_eq!(delayed(&["no-such-program-x".to_string(), "-9".into()])[3..], ["no-such-program-x", "-9"]);
         assert_eq!(delayed(&["/bin/sh".to_string()])[3..], ["/bin/sh"]);

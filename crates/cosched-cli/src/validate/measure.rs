@@ -4,7 +4,7 @@
 //! `sample.rs`.
 
 use super::sample;
-use crate::calibrate_check::{chase_phase, INSTR_PER_OP};
+use crate::mix_model::{chase_phase, INSTR_PER_OP};
 use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
 use crate::paper::run_one;
 use crate::paper::Trial;

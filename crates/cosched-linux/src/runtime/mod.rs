@@ -97,6 +97,10 @@ pub struct RunConfig {
     /// A profile measured by co-run probing (`cosched probe`), offered to
     /// policies that need counters this machine cannot give.
     pub profile: Option<PairProfile>,
+    /// End the run when every instance of this mix job has ended: the other
+    /// trees are released (thawed, unpinned) and sent SIGTERM. A measured job
+    /// beside co-runners that need only cover it (`cosched characterise`).
+    pub end_with: Option<usize>,
 }
 
 impl RunConfig {
@@ -121,6 +125,7 @@ impl RunConfig {
             inherit_output: false,
             profile: None,
             recorded_counters: None,
+            end_with: None,
         }
     }
 }
@@ -285,7 +290,14 @@ impl Runtime {
     fn event_loop(&mut self, cfg: &RunConfig, rx: &Receiver<PpMsg>) -> Result<bool, ContractError> {
         let deadline = cfg.timeout.map(|t| self.t0 + t);
         let mut next_tick = Instant::now() + cfg.tick;
+        let mut others_ended = false;
         while self.instances.iter().any(|e| e.end.is_none()) {
+            if let Some(lead) = cfg.end_with.filter(|_| !others_ended) {
+                if self.instances.iter().filter(|e| e.mix_job == lead).all(|e| e.end.is_some()) {
+                    self.end_others(lead);
+                    others_ended = true;
+                }
+            }
             if let Some(e) = self.broken.take() {
                 return Err(e);
             }
@@ -310,6 +322,20 @@ impl Runtime {
             }
         }
         self.broken.take().map_or(Ok(false), Err)
+    }
+
+    /// Release every live tree but those of mix job `lead` and send its processes SIGTERM.
+    fn end_others(&mut self, lead: usize) {
+        for e in 0..self.instances.len() {
+            if self.instances[e].mix_job == lead || self.instances[e].end.is_some() {
+                continue;
+            }
+            let members = self.control.members(&mut self.instances[e].tree);
+            self.control.release(&mut self.instances[e].tree);
+            for p in members {
+                sys::signal(p, libc::SIGTERM);
+            }
+        }
     }
 
     /// Close every trace slice still open.
