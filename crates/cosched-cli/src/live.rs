@@ -61,6 +61,16 @@ pub fn load_mix(path: &std::path::Path) -> Result<Mix, String> {
 }
 
 impl LiveOpts {
+    /// The machine description given (`-m`, else `--calibration`), if any.
+    pub fn spec(&self) -> Result<Option<cosched_machine::MachineSpec>, String> {
+        self.machine
+            .as_deref()
+            .or(self.calibration.as_deref())
+            .map(cosched_machine::presets::machine)
+            .transpose()
+            .map_err(|e| e.to_string())
+    }
+
     /// A run configuration builder for `mix` under `policy` with these options.
     pub fn builder(&self) -> Result<impl Fn(Mix, &str) -> RunConfig, String> {
         if !(self.tick_ms.is_finite() && (1.0..=10_000.0).contains(&self.tick_ms)) {

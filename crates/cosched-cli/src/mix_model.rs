@@ -290,6 +290,26 @@ pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfil
     Ok(PairProfile { jobs: jobs.iter().map(|j| j.name.clone()).collect(), solo_s: solo, observed })
 }
 
+/// The predicted pair profile of `mix`'s jobs from characterised `programs`
+/// alone (each keeps the solo time it was characterised with; `solo_s`, when
+/// measured, replaces it and lets `cosched-bench` jobs be modelled too).
+pub fn programs_profile(
+    mix: &Mix,
+    solo_s: &[Option<f64>],
+    m: &MachineSpec,
+    programs: &Programs,
+) -> Result<PairProfile, String> {
+    let model = model_mix(mix, solo_s, m, Some(programs))?;
+    if !model.complete() {
+        return Err(format!(
+            "--programs {}: no characterised program (and no cosched-bench model) for {}",
+            programs.file,
+            model.skipped.join(", ")
+        ));
+    }
+    predicted_profile(m, &model)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

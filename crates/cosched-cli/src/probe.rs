@@ -23,6 +23,10 @@ pub struct Args {
     /// Write the profile (JSON) here, for `cosched run --profile`.
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
+    /// Characterised programs (`cosched characterise` output): print the pair slowdowns the
+    /// simulator predicts for them (on the machine of -m/--calibration) beside each measured pair.
+    #[arg(long)]
+    programs: Option<PathBuf>,
     #[command(flatten)]
     live: LiveOpts,
     /// Output format of the matrix.
@@ -36,8 +40,27 @@ pub fn run(a: Args) -> Result<(), String> {
         return Err(format!("--pairs: must be in (0, 1], got {}", cosched_core::num::shortest(a.pairs)));
     }
     let mix = crate::live::load_mix(&a.workload)?;
+    let predict = match &a.programs {
+        Some(p) => Some((
+            crate::mix_model::Programs::load(p)?,
+            a.live.spec()?.ok_or_else(|| {
+                "--programs: give the calibrated machine the predictions run on (-m PRESET or --calibration FILE)"
+                    .to_string()
+            })?,
+        )),
+        None => None,
+    };
     let base = a.live.builder()?;
     let profile = probing::probe(&mix, a.pairs, a.seed, base)?;
+    // The predictions, with the solo times just measured (so cosched-bench jobs are modelled too).
+    let predicted = match &predict {
+        Some((programs, spec)) => {
+            let solo: Vec<Option<f64>> = profile.solo_s.iter().map(|&s| Some(s)).collect();
+            let p = crate::mix_model::programs_profile(&mix, &solo, spec, programs)?;
+            Some(pair_errors(&profile, &p))
+        }
+        None => None,
+    };
     let model = profile.completion(a.seed);
     let completed = profile.complete_with(model.as_ref());
     if let Some(out) = &a.out {
@@ -46,7 +69,12 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     match a.format {
         Format::Json => {
-            let v = serde_json::json!({ "profile": profile, "completed": completed, "density": profile.density() });
+            let v = serde_json::json!({
+                "profile": profile,
+                "completed": completed,
+                "density": profile.density(),
+                "predicted": predicted,
+            });
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
         }
         _ => {
@@ -74,17 +102,79 @@ pub fn run(a: Args) -> Result<(), String> {
             }
             if let Some(c) = &model {
                 let how = &c.chosen;
-                println!(
-                    "completion: {how}; validation RMSE {:.4} on {} held-out cells",
-                    c.validation.chosen, c.validation.held_out
-                );
+                if c.validation.held_out > 0 && c.validation.chosen.is_finite() {
+                    println!(
+                        "completion: {how}; validation RMSE {:.4} on {} held-out cells",
+                        c.validation.chosen, c.validation.held_out
+                    );
+                } else {
+                    println!("completion: {how}; not validated (no held-out cells)");
+                }
             }
             if let Some(note) = below_one_note(&profile) {
                 println!("{note}");
             }
+            if let Some(rows) = &predicted {
+                println!("\nmeasured pairs against the slowdowns predicted from --programs:");
+                println!("{:<16} {:<16} {:>9} {:>10} {:>8}", "job", "beside", "measured", "predicted", "error");
+                for r in rows {
+                    println!(
+                        "{:<16} {:<16} {:>9.3} {:>10.3} {:>7.1}%",
+                        r.job,
+                        r.beside,
+                        r.measured,
+                        r.predicted,
+                        100.0 * r.error
+                    );
+                }
+                let mut e: Vec<f64> = rows.iter().map(|r| r.error.abs()).collect();
+                e.sort_by(f64::total_cmp);
+                if let Some(mid) = e.get(e.len() / 2) {
+                    println!(
+                        "median |error| {:.1}% (upper median), worst {:.1}%, over {} pairs",
+                        100.0 * mid,
+                        100.0 * e[e.len() - 1],
+                        e.len()
+                    );
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// A measured pair beside its predicted slowdown.
+#[derive(serde::Serialize)]
+struct PairError {
+    job: String,
+    beside: String,
+    measured: f64,
+    predicted: f64,
+    /// predicted / measured − 1.
+    error: f64,
+}
+
+/// Every measured pair of `measured` with its slowdown in `predicted` (same job names).
+fn pair_errors(
+    measured: &cosched_core::slits::PairProfile,
+    predicted: &cosched_core::slits::PairProfile,
+) -> Vec<PairError> {
+    let at = |n: &str| predicted.jobs.iter().position(|j| j == n);
+    measured
+        .observed
+        .iter()
+        .filter_map(|o| {
+            let (a, b) = (at(&measured.jobs[o.job])?, at(&measured.jobs[o.next_to])?);
+            let p = predicted.observed.iter().find(|q| q.job == a && q.next_to == b)?.slowdown;
+            Some(PairError {
+                job: measured.jobs[o.job].clone(),
+                beside: measured.jobs[o.next_to].clone(),
+                measured: o.slowdown,
+                predicted: p,
+                error: p / o.slowdown - 1.0,
+            })
+        })
+        .collect()
 }
 
 /// A measured slowdown below 1 means a job ran faster beside another than

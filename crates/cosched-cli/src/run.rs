@@ -55,6 +55,11 @@ pub struct Args {
     /// Profile from `cosched probe`, used by policies that need counters this machine lacks (slits-*).
     #[arg(long)]
     profile: Option<PathBuf>,
+    /// Characterised programs (`cosched characterise` output): slits-* run on the pair slowdowns the
+    /// simulator predicts for them on the machine of -m/--calibration; with --profile, only the pairs
+    /// the probe did not measure are predicted.
+    #[arg(long)]
+    programs: Option<PathBuf>,
     #[command(flatten)]
     live: LiveOpts,
     /// Write a Perfetto/Chrome trace of the (last) run.
@@ -140,6 +145,22 @@ pub fn run(a: Args) -> Result<(), Failure> {
             )
         }
         None => None,
+    };
+    let predicted = match &a.programs {
+        Some(p) => {
+            let spec = a.live.spec()?.ok_or_else(|| {
+                "--programs: give the calibrated machine the predictions run on (-m PRESET or --calibration FILE)"
+                    .to_string()
+            })?;
+            let programs = crate::mix_model::Programs::load(p)?;
+            let solo = vec![None; mix.jobs.len()];
+            Some(crate::mix_model::programs_profile(&mix, &solo, &spec, &programs)?)
+        }
+        None => None,
+    };
+    let profile = match (profile, predicted) {
+        (Some(measured), Some(p)) => Some(measured.filled_from(&p)),
+        (m, p) => m.or(p),
     };
     let base = a.live.builder()?;
     let config = |mix: Mix, policy: &str, trace: Option<PathBuf>| -> RunConfig {

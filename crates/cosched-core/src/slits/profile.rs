@@ -84,6 +84,26 @@ impl PairProfile {
         m
     }
 
+    /// This profile with every (job, next_to) cell it lacks taken from
+    /// `other` (matched by job name): measured pairs completed by predicted
+    /// ones (issue #31 item 5) before any FM completion.
+    pub fn filled_from(&self, other: &PairProfile) -> PairProfile {
+        let mut out = self.clone();
+        let at = |name: &str| other.jobs.iter().position(|j| j == name);
+        for a in 0..self.jobs.len() {
+            for b in 0..self.jobs.len() {
+                if self.observed.iter().any(|o| o.job == a && o.next_to == b) {
+                    continue;
+                }
+                let (Some(oa), Some(ob)) = (at(&self.jobs[a]), at(&self.jobs[b])) else { continue };
+                if let Some(o) = other.observed.iter().find(|o| o.job == oa && o.next_to == ob) {
+                    out.observed.push(PairObservation { job: a, next_to: b, slowdown: o.slowdown });
+                }
+            }
+        }
+        out
+    }
+
     /// Reorder to `names` (a run's jobs in its own order); `Err` names a job the profile lacks.
     pub fn reorder(&self, names: &[String]) -> Result<PairProfile, MissingJob> {
         let idx: Vec<usize> = names
@@ -108,6 +128,27 @@ impl PairProfile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_cells_stay_and_missing_ones_come_from_the_other_profile() {
+        let obs = |job, next_to, slowdown| PairObservation { job, next_to, slowdown };
+        let measured =
+            PairProfile { jobs: vec!["a".into(), "b".into()], solo_s: vec![1.0, 2.0], observed: vec![obs(0, 1, 1.5)] };
+        // Predicted, in another job order, with a job the measured profile lacks.
+        let predicted = PairProfile {
+            jobs: vec!["c".into(), "b".into(), "a".into()],
+            solo_s: vec![1.0, 2.0, 1.0],
+            observed: (0..3).flat_map(|x| (0..3).map(move |y| obs(x, y, 1.0 + (3 * x + y) as f64 / 10.0))).collect(),
+        };
+        let f = measured.filled_from(&predicted);
+        assert_eq!(f.jobs, measured.jobs);
+        assert_eq!(f.observed.len(), 4);
+        let at = |a, b| f.observed.iter().find(|o| o.job == a && o.next_to == b).unwrap().slowdown;
+        assert_eq!(at(0, 1), 1.5, "measured kept");
+        assert_eq!(at(0, 0), 1.8, "a beside a: predicted (2, 2)");
+        assert_eq!(at(1, 0), 1.5, "b beside a: predicted (1, 2)");
+        assert_eq!(at(1, 1), 1.4, "b beside b: predicted (1, 1)");
+    }
 
     /// Slowdown = 1 + sensitivity(job) × pressure(next_to): rank one, as
     /// cache contention roughly is; the FM must recover hidden entries.
