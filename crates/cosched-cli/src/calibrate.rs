@@ -99,6 +99,12 @@ pub fn run(a: Args) -> Result<(), String> {
             (spec, Some(m))
         }
     };
+    let timeshare = match &measured {
+        Some(m) => {
+            m.timeshare.iter().map(|t| crate::timeshare_check::check(&spec, t)).collect::<Result<Vec<_>, _>>()?
+        }
+        None => vec![],
+    };
     let check = match &mix {
         Some(mix) => Some(check(&a, mix, &spec, programs.as_ref())?),
         None => None,
@@ -108,10 +114,12 @@ pub fn run(a: Args) -> Result<(), String> {
             let v = serde_json::json!({
                 "preset": spec,
                 "measurements": measured,
+                "timeshare": timeshare,
                 "check": check.as_ref().map(|(c, model, m)| serde_json::json!({
                     "model": model,
                     "skipped": m.skipped,
                     "source": m.source,
+                    "mix_jobs": mix.as_ref().map(|x| x.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
                     "result": c,
                 })),
             });
@@ -131,6 +139,19 @@ pub fn run(a: Args) -> Result<(), String> {
                     "pointer-chase co-run slowdown by working set: {}",
                     m.corun.iter().map(|(mb, s, p)| format!("{mb}M:{:.2}x", s / p)).collect::<Vec<_>>().join(" ")
                 );
+                for t in &timeshare {
+                    let x = &t.measured;
+                    println!(
+                        "two chases time-sharing one CPU at {} MiB: pair/solo {:.3} measured ({:.0} switches each, quantum {:.2} ms, refill {:.1} µs per switch), {:.3} simulated ({:+.1}%)",
+                        x.wss_mb,
+                        x.slowdown(),
+                        x.switches,
+                        t.quantum_ms,
+                        x.refill_us(),
+                        t.predicted_slowdown,
+                        100.0 * t.error
+                    );
+                }
                 println!(
                     "preset `{}`: effective LLC {} MiB, LLC hit {} cycles, DRAM {} ns, {} GB/s",
                     spec.name,
@@ -223,6 +244,7 @@ fn check(
         })
         .collect();
     let mix_model = model_mix(mix, &solo, spec, programs)?;
+    let seeds: Vec<u64> = real.round.iter().map(|r| r.policy_seed).collect();
     let predicted = real
         .policies
         .iter()
@@ -230,7 +252,7 @@ fn check(
             let name = row.policy.split('#').next().unwrap_or(&row.policy);
             let sim = if name == LINUX { model.as_str() } else { name };
             eprintln!("check: simulating {} as `{sim}`", row.policy);
-            simulate_policy(spec, &mix_model, sim, &opts)
+            simulate_policy(spec, &mix_model, sim, &opts, &seeds)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((judge(&real, &predicted), model, mix_model))

@@ -34,6 +34,30 @@ pub struct JobCheck {
     pub predicted: f64,
     /// predicted / measured mean − 1.
     pub error: f64,
+    /// The measured slowdown of each round, in round order.
+    pub rounds: Vec<f64>,
+    /// Half-width of the measured 95% interval over its mean: the finest relative error the rounds resolve.
+    pub resolution: f64,
+    /// Whether the prediction lies inside the measured 95% interval.
+    pub inside: bool,
+}
+
+impl JobCheck {
+    /// Why a cell beyond [`TARGET_WORST`] is there, measured: either the
+    /// prediction lies outside the measured interval (a model error), or the
+    /// interval itself is wider than the target (the host's run-to-run spread
+    /// over the rounds does not resolve it).
+    pub fn reason(&self) -> String {
+        if self.inside {
+            format!(
+                "inside the measured interval, whose half-width is {:.0}% of the mean over {} rounds: the host's spread does not resolve the target",
+                100.0 * self.resolution,
+                self.measured.n
+            )
+        } else {
+            format!("outside the measured interval (half-width {:.0}%): a model error", 100.0 * self.resolution)
+        }
+    }
 }
 
 /// One policy.
@@ -60,6 +84,10 @@ pub struct Check {
     pub worst_abs_error: f64,
     /// Jobs beyond [`TARGET_WORST`].
     pub beyond_worst: usize,
+    /// Of those, the ones whose prediction lies inside the measured interval.
+    pub beyond_inside: usize,
+    /// Each round's solo turnaround of every mix job (mix order), s.
+    pub solo_s: Vec<Vec<f64>>,
     /// The policy of least measured mean makespan.
     pub measured_best: String,
     /// The policy of least predicted makespan.
@@ -90,6 +118,21 @@ fn argmin(xs: impl Iterator<Item = f64>) -> usize {
     xs.enumerate().fold((0, f64::INFINITY), |b, (i, x)| if x < b.1 { (i, x) } else { b }).0
 }
 
+/// One job's cell: its measured slowdowns over the rounds beside the prediction.
+pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64) -> JobCheck {
+    let measured = mean_ci(&rounds);
+    JobCheck {
+        policy: policy.into(),
+        job: job.into(),
+        error: predicted / measured.mean - 1.0,
+        resolution: (measured.hi - measured.lo) / 2.0 / measured.mean,
+        inside: (measured.lo..=measured.hi).contains(&predicted),
+        measured,
+        predicted,
+        rounds,
+    }
+}
+
 /// Judge `predicted` (one per entry of `real`, in its order) against the measured rounds.
 pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
     let mut jobs = vec![];
@@ -100,14 +143,7 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
             if xs.is_empty() {
                 continue;
             }
-            let measured = mean_ci(&xs);
-            jobs.push(JobCheck {
-                policy: row.policy.clone(),
-                job: job.clone(),
-                error: s / measured.mean - 1.0,
-                measured,
-                predicted: *s,
-            });
+            jobs.push(cell(&row.policy, job, xs, *s));
         }
         policies.push(PolicyCheck {
             policy: row.policy.clone(),
@@ -143,6 +179,8 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
         median_abs_error: median(errors.clone()),
         worst_abs_error: errors.iter().copied().fold(0.0, f64::max),
         beyond_worst: errors.iter().filter(|e| **e > TARGET_WORST).count(),
+        beyond_inside: jobs.iter().filter(|j| j.error.abs() > TARGET_WORST && j.inside).count(),
+        solo_s: real.round.iter().map(|r| r.solo_s.clone()).collect(),
         measured_best: policies[mb].policy.clone(),
         predicted_best: policies[pb].policy.clone(),
         best_within_interval: within,
@@ -189,6 +227,9 @@ pub fn print(c: &Check, model: &str) {
         c.beyond_worst,
         c.jobs.len()
     );
+    for j in c.jobs.iter().filter(|j| j.error.abs() > TARGET_WORST) {
+        println!("  {} under {}: {:+.1}%, {}", j.job, j.policy, 100.0 * j.error, j.reason());
+    }
     println!(
         "best policy by makespan: measured {}, predicted {} ({}): {}",
         c.measured_best,
@@ -197,4 +238,28 @@ pub fn print(c: &Check, model: &str) {
         if c.best_within_interval { "within the measured interval" } else { "NOT within the measured interval" }
     );
     println!("targets {} (`linux` simulated as `{model}`)", if c.targets_met() { "met" } else { "missed" });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_beyond_the_target_names_its_measured_reason() {
+        // One slow round widens the interval past the target: the prediction is inside it.
+        let noisy = cell("linux", "chase", vec![1.0, 1.1, 0.9, 1.0, 8.0], 1.5);
+        assert!(noisy.error.abs() > TARGET_WORST && noisy.inside && noisy.resolution > TARGET_WORST, "{noisy:?}");
+        assert!(noisy.reason().contains("does not resolve"), "{}", noisy.reason());
+        // Tight rounds and a prediction far off: a model error.
+        let off = cell("random", "chase", vec![2.0, 2.05, 1.95], 3.8);
+        assert!(!off.inside && off.resolution < 0.2, "{off:?}");
+        assert!(off.reason().contains("model error"), "{}", off.reason());
+        assert!((off.error - 0.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_midpoint() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0, 4.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
 }

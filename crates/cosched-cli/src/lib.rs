@@ -34,6 +34,7 @@ mod rounds;
 mod run;
 pub mod simulate;
 pub mod sweep;
+mod timeshare_check;
 mod validate;
 
 use clap::error::ErrorKind;

@@ -37,11 +37,6 @@ use cosched_sim::{presets, Plan};
 /// Instructions per `cosched-bench` operation assumed by the model.
 pub const INSTR_PER_OP: f64 = 4.0;
 
-/// Seeds each randomised policy is simulated with (its predicted slowdowns
-/// and makespan are their means): the real runs' assignments are not
-/// reproducible, so the prediction is of the policy's average.
-pub const SIM_SEEDS: u64 = 5;
-
 /// Work of a co-runner in a predicted pair, as a multiple of the job's own
 /// solo time: long enough to cover the job's whole run (a probe's co-runner
 /// is restarted until the job ends).
@@ -224,34 +219,42 @@ pub fn model_mix(
 /// What the simulator predicts of a mix under one policy.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Predicted {
-    /// Mean slowdown of each modelled mix job (over its instances and [`SIM_SEEDS`] seeds), by name.
+    /// Mean slowdown of each modelled mix job (over its instances and the seeds), by name.
     pub slowdown: Vec<(String, f64)>,
     /// Makespan, s (mean over the seeds).
     pub makespan_s: f64,
 }
 
 /// Simulate `model` under `policy` (a simulator policy name; the caller maps
-/// `linux` to `cfs` or `eevdf`) with `opts`, over [`SIM_SEEDS`] policy seeds.
+/// `linux` to `cfs` or `eevdf`) with `opts`, once per policy seed in `seeds`
+/// (the measured rounds' seeds, `crate::rounds::round_seed`, so that a
+/// seeded policy such as `random` is predicted over the very seeds it ran
+/// with); the prediction is the mean over the seeds.
 pub fn simulate_policy(
     m: &MachineSpec,
     model: &MixModel,
     policy: &str,
     opts: &PolicyOptions,
+    seeds: &[u64],
 ) -> Result<Predicted, String> {
+    if seeds.is_empty() {
+        return Err("simulate_policy: no seeds".into());
+    }
+    let n = seeds.len() as f64;
     let w = &model.workload;
     let plan = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
     let sim = SimOptions::default();
     let solo = solo_times(m, &plan, &sim).map_err(String::from)?;
     let mut slow = vec![0.0; model.source.len()];
     let mut makespan = 0.0;
-    for k in 0..SIM_SEEDS {
-        let policy_opts = PolicyOptions { seed: opts.seed.wrapping_add(k), ..opts.clone() };
+    for &seed in seeds {
+        let policy_opts = PolicyOptions { seed, ..opts.clone() };
         let cfg = SimRun { policy: policy.into(), policy_opts, sim: sim.clone(), threads: None };
         let r = simulate(m, &plan, &cfg, &solo, None).map_err(String::from)?;
-        makespan += r.metrics.run.makespan_s / SIM_SEEDS as f64;
+        makespan += r.metrics.run.makespan_s / n;
         for (i, (name, _)) in model.source.iter().enumerate() {
             let s: Vec<f64> = r.jobs.iter().filter(|j| belongs(&j.name, name)).filter_map(|j| j.slowdown).collect();
-            slow[i] += s.iter().sum::<f64>() / s.len().max(1) as f64 / SIM_SEEDS as f64;
+            slow[i] += s.iter().sum::<f64>() / s.len().max(1) as f64 / n;
         }
     }
     let slowdown = model.source.iter().map(|(n, _)| n.clone()).zip(slow).collect();
@@ -376,7 +379,8 @@ mod tests {
         assert_eq!(pr.observed.len(), 9);
         assert!(at(2, 0) > at(2, 1) + 0.02 && (at(2, 1) - 1.0).abs() < 0.02, "{:?}", pr.observed);
         assert!((at(1, 1) - 1.0).abs() < 0.01, "compute beside compute: {}", at(1, 1));
-        let p = simulate_policy(&m, &model, "eevdf", &PolicyOptions::default()).unwrap();
+        let p = simulate_policy(&m, &model, "eevdf", &PolicyOptions::default(), &[1, 2]).unwrap();
+        assert!(simulate_policy(&m, &model, "eevdf", &PolicyOptions::default(), &[]).is_err());
         assert_eq!(p.slowdown.len(), 3);
         assert!(p.slowdown.iter().all(|(_, s)| *s >= 0.99 && s.is_finite()), "{p:?}");
         assert!(p.makespan_s >= 1.5, "{p:?}");

@@ -4,6 +4,9 @@
 //! paired with the baseline's of the same round, so host drift between
 //! rounds cancels in the ratio (`cosched_core::paired`). A round whose solo
 //! times moved more than `--drift-threshold` from their median is marked.
+//! Round r runs every policy with policy seed `seed + r` ([`round_seed`]), so
+//! a seeded policy (`random`) is sampled over R seeds, not rerun on one, and a
+//! simulation of the same seeds is paired with the rounds.
 
 use crate::opts::Format;
 use crate::output::{ci_cells, csv, table};
@@ -25,7 +28,7 @@ pub struct Plan<'a> {
     pub baseline: String,
     /// Rounds.
     pub rounds: usize,
-    /// Seed of the round orders and the bootstrap.
+    /// Seed of the round orders and the bootstrap; round r's policy seed is `seed + r`.
     pub seed: u64,
     /// Relative move of a round's solo times that marks it drifted.
     pub drift_threshold: f64,
@@ -42,6 +45,8 @@ pub struct Round {
     pub round: usize,
     /// The entries in the order they ran.
     pub order: Vec<String>,
+    /// The policy seed every entry ran with this round ([`round_seed`]).
+    pub policy_seed: u64,
     /// Each job's solo turnaround this round, s.
     pub solo_s: Vec<f64>,
     /// Geometric-mean move of the solo times from their medians over the rounds (0.1 = 10% slower).
@@ -98,6 +103,11 @@ pub struct Interleaved {
     pub runs: Vec<Vec<RealReport>>,
 }
 
+/// The policy seed of round `r` of a plan seeded `seed`.
+pub fn round_seed(seed: u64, r: usize) -> u64 {
+    seed.wrapping_add(r as u64)
+}
+
 /// Unique labels: a name given twice becomes `name#2`.
 pub fn labels(policies: &[String]) -> Vec<String> {
     let mut out: Vec<String> = vec![];
@@ -135,6 +145,7 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
         let mut this: Vec<Option<RealReport>> = (0..entries.len()).map(|_| None).collect();
         for &i in order {
             let mut c = (plan.config)(mix.clone(), &entries[i]);
+            c.opts.seed = round_seed(plan.seed, r);
             c.solo = solo.iter().map(|&s| Some(s)).collect();
             let rep = runtime::run(c)?;
             if rep.interrupted {
@@ -150,6 +161,7 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
         rounds.push(Round {
             round: r,
             order: order.iter().map(|&i| names[i].clone()).collect(),
+            policy_seed: round_seed(plan.seed, r),
             solo_s: solo,
             drift: 0.0,
             drifted: false,

@@ -15,6 +15,10 @@
 //!   rescaled to it.
 //! - `bandwidth_gbs`: the highest total streaming rate over the copy sweep.
 //!
+//! Also measured, not fitted into the preset: the cost of time-sharing one
+//! CPU ([`Timeshare`], issue #31 item 2), which the caller checks the
+//! simulator's refill model against.
+//!
 //! Power cannot be measured without RAPL or a meter; the preset then carries
 //! an assumed model, marked `[A]` in its sources.
 
@@ -62,6 +66,57 @@ pub struct Measurements {
     pub l2_kb: f64,
     /// LLC size sysfs reports, MiB.
     pub llc_sysfs_mb: Option<f64>,
+    /// Time-sharing one CPU, at [`timeshare_sizes_mb`].
+    pub timeshare: Vec<Timeshare>,
+}
+
+/// Time-sharing one CPU (issue #31 item 2): two copies of a pointer chase
+/// over `wss_mb`, each of fixed work, pinned to the same CPU, so that the
+/// kernel alternates them at its own quantum and each refills, at every
+/// switch, what the other evicted. CPU times and switch counts are the
+/// kernel's accounting of each copy (`wait4` rusage).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Timeshare {
+    /// Working set of each copy, MiB.
+    pub wss_mb: f64,
+    /// Work of each copy, million loads.
+    pub mops: f64,
+    /// CPU time of one copy alone, s.
+    pub solo_s: f64,
+    /// Wall time until both copies of the pair ended, s.
+    pub pair_s: f64,
+    /// Mean CPU time of a copy in the pair, s.
+    pub cpu_s: f64,
+    /// Mean involuntary context switches of a copy in the pair.
+    pub switches: f64,
+}
+
+impl Timeshare {
+    /// The kernel's effective quantum: CPU time per involuntary switch, s.
+    pub fn slice_s(&self) -> f64 {
+        self.cpu_s / self.switches.max(1.0)
+    }
+
+    /// Refill cost of one switch, µs: a copy's CPU time beyond its solo run's, per switch.
+    pub fn refill_us(&self) -> f64 {
+        (self.cpu_s - self.solo_s).max(0.0) / self.switches.max(1.0) * 1e6
+    }
+
+    /// Pair wall time over the solo time: 2 when the switches cost nothing.
+    pub fn slowdown(&self) -> f64 {
+        self.pair_s / self.solo_s
+    }
+}
+
+/// Working sets of the time-sharing measurement, MiB: the private L2 (its
+/// refill comes from the LLC) and ¾ of the effective LLC (two copies
+/// overflow it: the refill comes from DRAM).
+pub fn timeshare_sizes_mb(l2_kb: f64, llc_mb: Option<f64>) -> Vec<f64> {
+    let mut v = vec![(l2_kb / 1024.0 * 100.0).round() / 100.0];
+    if let Some(l) = llc_mb.map(|l| (0.75 * l * 100.0).round() / 100.0).filter(|l| *l > v[0]) {
+        v.push(l);
+    }
+    v
 }
 
 /// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
@@ -89,6 +144,49 @@ fn rate(child: std::process::Child) -> Result<f64, CalibrateError> {
     let v: serde_json::Value = serde_json::from_str(last)
         .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
     v["ops_per_s"].as_f64().ok_or_else(|| CalibrateError::Bench("cosched-bench result lacks ops_per_s".into()))
+}
+
+/// Wait for a `cosched-bench` run: its final JSON line, its CPU time (user +
+/// system, s) and its involuntary context switches, from the kernel's
+/// accounting of the child.
+fn finish(mut child: std::process::Child) -> Result<(serde_json::Value, f64, f64), CalibrateError> {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        out.read_to_string(&mut text).map_err(|e| CalibrateError::Bench(e.to_string()))?;
+    }
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is valid; wait4 on our own child's pid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    if unsafe { libc::wait4(pid, &mut status, 0, &mut ru) } != pid {
+        return Err(CalibrateError::Bench(format!("wait4: {}", std::io::Error::last_os_error())));
+    }
+    let last = text.lines().last().unwrap_or("");
+    let v: serde_json::Value = serde_json::from_str(last)
+        .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Ok((v, secs(ru.ru_utime) + secs(ru.ru_stime), ru.ru_nivcsw as f64))
+}
+
+/// Measure [`Timeshare`] at `mb` on `cpu`, each copy's work sized to run `seconds` alone.
+fn timeshare(cpu: u32, mb: f64, seconds: f64) -> Result<Timeshare, CalibrateError> {
+    let rate = rate(bench(cpu, &args("pointer-chase", mb, seconds))?)?;
+    let mops = (rate * seconds / 1e6 * 10.0).round().max(1.0) / 10.0;
+    let fixed = vec!["pointer-chase".into(), "--wss-mb".into(), format!("{mb}"), "--mops".into(), format!("{mops}")];
+    let (_, solo_s, _) = finish(bench(cpu, &fixed)?)?;
+    let start = std::time::Instant::now();
+    let a = bench(cpu, &fixed)?;
+    let b = bench(cpu, &fixed)?;
+    let (ra, rb) = (finish(a)?, finish(b)?);
+    Ok(Timeshare {
+        wss_mb: mb,
+        mops,
+        solo_s,
+        pair_s: start.elapsed().as_secs_f64(),
+        cpu_s: (ra.1 + rb.1) / 2.0,
+        switches: (ra.2 + rb.2) / 2.0,
+    })
 }
 
 fn args(kind: &str, mb: f64, seconds: f64) -> Vec<String> {
@@ -136,14 +234,21 @@ pub fn measure(host: &Host, seconds: f64, progress: &dyn Fn(&str)) -> Result<Mea
                 .map(|b| b / 1024.0)
         })
     };
+    let l2_kb = cache_kb("2", "Unified").unwrap_or(512.0);
+    let mut timeshare_runs = vec![];
+    for mb in timeshare_sizes_mb(l2_kb, effective_llc_mb(&latency, l2_kb).map(|x| x.0)) {
+        progress(&format!("time-sharing one CPU at {mb} MiB"));
+        timeshare_runs.push(timeshare(c0, mb, seconds)?);
+    }
     Ok(Measurements {
         freq_ghz: cpu_mhz().map(|m| m / 1000.0).unwrap_or(2.0),
         latency,
         bandwidth,
         corun,
         l1d_kb: cache_kb("1", "Data").unwrap_or(32.0),
-        l2_kb: cache_kb("2", "Unified").unwrap_or(512.0),
+        l2_kb,
         llc_sysfs_mb: host.llc_bytes.map(|b| b / 1048576.0),
+        timeshare: timeshare_runs,
     })
 }
 
@@ -196,6 +301,14 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         format!(
             "Pointer-chase co-run on two cores, MiB: solo → pair loads/s: {} [M]",
             m.corun.iter().map(|(mb, s, p)| format!("{mb}:{:.1}M→{:.1}M", s / 1e6, p / 1e6)).collect::<Vec<_>>().join(" ")
+        ),
+        format!(
+            "Two pointer chases time-sharing one CPU, MiB: CPU s alone → in the pair, switches, refill µs per switch: {} (measured, not fitted) [M]",
+            m.timeshare
+                .iter()
+                .map(|t| format!("{}:{:.3}→{:.3},{:.0},{:.1}", t.wss_mb, t.solo_s, t.cpu_s, t.switches, t.refill_us()))
+                .collect::<Vec<_>>()
+                .join(" ")
         ),
         "Loaded-latency shape: Haswell MLC curve of workload-sources.md §4 rescaled to the measured DRAM latency [C]".into(),
         "Core resources (issue width 4, 2 L1 ports, SMT penalty 0.5) and the power model: assumed, not measurable here [A]".into(),
@@ -285,7 +398,23 @@ mod tests {
             l1d_kb: 32.0,
             l2_kb: 512.0,
             llc_sysfs_mb: Some(32.0),
+            timeshare: vec![],
         }
+    }
+
+    #[test]
+    fn the_refill_per_switch_is_the_cpu_time_beyond_the_solo_runs() {
+        let t = Timeshare { wss_mb: 1.0, mops: 10.0, solo_s: 0.4, pair_s: 0.9, cpu_s: 0.46, switches: 120.0 };
+        assert!((t.refill_us() - 500.0).abs() < 1e-9);
+        assert!((t.slice_s() - 0.46 / 120.0).abs() < 1e-12);
+        assert!((t.slowdown() - 2.25).abs() < 1e-12);
+        // No switches, no division by zero; a faster pair charges nothing.
+        let none = Timeshare { switches: 0.0, cpu_s: 0.39, ..t };
+        assert_eq!(none.refill_us(), 0.0);
+        // Sizes follow the description: L2, and ¾ of the LLC when larger.
+        assert_eq!(timeshare_sizes_mb(1024.0, Some(12.96)), vec![1.0, 9.72]);
+        assert_eq!(timeshare_sizes_mb(2048.0, Some(2.0)), vec![2.0]);
+        assert_eq!(timeshare_sizes_mb(512.0, None), vec![0.5]);
     }
 
     #[test]

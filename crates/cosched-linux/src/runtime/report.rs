@@ -80,8 +80,13 @@ impl Runtime {
     /// Sum up the run (the trace is finished here too).
     pub(super) fn report(&mut self, cfg: &RunConfig, mut rec: RunRecord) -> Result<RealReport, RuntimeError> {
         let mut jobs = self.job_rows(cfg, &rec.launched);
+        // A co-runner ended on purpose (`RunConfig::end_with`) is not worth a warning.
+        let ended = |name: &str, code: i32| {
+            code == 128 + libc::SIGTERM
+                && cfg.end_with.is_some_and(|l| !crate::mix::belongs(name, &cfg.mix.jobs[l].name))
+        };
         for j in &jobs {
-            if let Some(code) = j.exit_code.filter(|&c| c != 0) {
+            if let Some(code) = j.exit_code.filter(|&c| c != 0 && !ended(&j.name, c)) {
                 eprintln!("warning: {} exited with status {code}", j.name);
             }
         }

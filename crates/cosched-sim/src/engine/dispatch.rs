@@ -87,9 +87,20 @@ impl Engine<'_, '_> {
         }
         let model = &self.plan.models[self.threads[t as usize].model as usize];
         let (mlp, footprint) = (model.mlp, model.private_mb + model.shared_mb);
+        let private_kb =
+            if self.machine.cache.l2_kb > 0.0 { self.machine.cache.l2_kb } else { self.machine.cache.l1d_kb };
         // Only data that would have hit must be refilled: what a cache held of a
-        // stream far larger than itself would have been evicted unused anyway.
-        let l2_hit = if model.l2_apki > 0.0 { (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0) } else { 0.0 };
+        // stream far larger than itself would have been evicted unused anyway. A
+        // uniformly random pattern over a footprint F (`access = "random"`) hits a
+        // private cache of P in min(1, P/F) of its accesses (issue #31 item 2:
+        // checked against two chases time-sharing one CPU, docs/runtime.md).
+        let l2_hit = if model.mrc.random.is_some() {
+            (private_kb / 1024.0 / footprint.max(1e-9)).min(1.0)
+        } else if model.l2_apki > 0.0 {
+            (1.0 - model.mrc.apki / model.l2_apki).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let llc_hit = if model.mrc.apki > 0.0 {
             (1.0 - model.mrc.mpki(self.threads[t as usize].occupancy_mb) / model.mrc.apki).clamp(0.0, 1.0)
         } else {
@@ -98,8 +109,6 @@ impl Engine<'_, '_> {
         let th = &self.threads[t as usize];
         let mut refill_l1 = 0.0;
         if th.last_core != Some(core) || self.core_last[core as usize] != Some(t) {
-            let private_kb =
-                if self.machine.cache.l2_kb > 0.0 { self.machine.cache.l2_kb } else { self.machine.cache.l1d_kb };
             refill_l1 = (footprint * 1024.0).min(private_kb) * 1024.0 / 64.0 * l2_hit;
             debt += refill_l1 * self.machine.cache.llc_hit_cycles / (mlp * self.f_hz);
             if th.last_core.is_some_and(|k| k != core) {

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Summarise `scripts/host-check` (issue #31 items 3-4): every held-out mix's
+predicted against measured slowdowns and policy ranking, and the targets over
+all mixes. Reads DIR/check-*.json, DIR/date.txt, DIR/host.toml; prints
+Markdown.
+
+    python3 scripts/host_check_summary.py docs/results/runtime/host-check
+"""
+
+import json
+import pathlib
+import statistics
+import sys
+
+TARGET_MEDIAN = 0.15
+TARGET_WORST = 0.30
+
+
+def pct(x):
+    return f"{100 * x:+.1f}%"
+
+
+def reason(j):
+    """The measured reason of a cell beyond the target (calibrate_check.rs `JobCheck::reason`)."""
+    m = j["measured"]
+    hw = 100 * (m["hi"] - m["lo"]) / 2 / m["mean"]
+    if m["lo"] <= j["predicted"] <= m["hi"]:
+        return f"inside the measured interval (half-width {hw:.0f}% of the mean): the host's spread does not resolve the target"
+    return f"outside the measured interval (half-width {hw:.0f}%): a model error"
+
+
+def main(d):
+    d = pathlib.Path(d)
+    date = (d / "date.txt").read_text().strip()
+    host = {}
+    for line in (d / "host.toml").read_text().splitlines():
+        k, _, v = line.partition("=")
+        host.setdefault(k.strip(), v.strip())
+    print(f"# Predicting this machine: held-out mixes ({date})\n")
+    print(
+        "Written by `scripts/host-check` (issue #31 items 3-4): this host calibrated "
+        f"(`host.toml`: LLC {host.get('llc_mb', '?')} MiB, {host.get('bandwidth_gbs', '?')} GB/s), "
+        "the programs of `data/mixes/host-check/programs.toml` characterised (`programs.toml`, "
+        "`record.json`), then each mix below run for real in interleaved rounds and simulated "
+        "from the characterised programs. No co-run of one program with another was used to fit "
+        "anything. Slowdowns: mean and 95% t-interval over the rounds (each round against its own "
+        "solo runs); error = predicted / measured mean - 1.\n"
+    )
+    calib = d / "calibrate.txt"
+    shares = [line for line in calib.read_text().splitlines() if line.startswith("two chases")] if calib.exists() else []
+    if shares:
+        print("## Time-sharing one CPU (`calibrate.txt`: the simulator's refill model against the host)\n")
+        for line in shares:
+            print(f"- {line}")
+        print()
+    errors = []
+    best_ok = []
+    for f in sorted(d.glob("check-*.json")):
+        c = json.loads(f.read_text())["check"]
+        r = c["result"]
+        rounds = r["policies"][0]["measured_makespan_s"]["n"]
+        print(f"## {f.stem[len('check-'):]} (`{f.name}`, {rounds} rounds, `linux` simulated as `{c['model']}`)\n")
+        print("| policy | job | measured | 95% interval | predicted | error |")
+        print("|---|---|---|---|---|---|")
+        for j in r["jobs"]:
+            m = j["measured"]
+            print(
+                f"| {j['policy']} | {j['job']} | {m['mean']:.3f} | {m['lo']:.3f}-{m['hi']:.3f} "
+                f"| {j['predicted']:.3f} | {pct(j['error'])} |"
+            )
+            errors.append((abs(j["error"]), f.stem, j["policy"], j["job"], j))
+        print("\n| policy | measured makespan s | predicted makespan s |")
+        print("|---|---|---|")
+        for p in r["policies"]:
+            m = p["measured_makespan_s"]
+            print(f"| {p['policy']} | {m['mean']:.3f} ±{(m['hi'] - m['lo']) / 2:.3f} | {p['predicted_makespan_s']:.3f} |")
+        print(
+            f"\nMedian |error| {100 * r['median_abs_error']:.1f}%, worst {100 * r['worst_abs_error']:.1f}%. "
+            f"Best by makespan: measured {r['measured_best']}, predicted {r['predicted_best']} "
+            f"({r['best_words']}): {'within' if r['best_within_interval'] else 'NOT within'} the measured interval.\n"
+        )
+        solo = r.get("solo_s", [])
+        if solo:
+            names = c.get("mix_jobs") or [f"job {i + 1}" for i in range(len(solo[0]))]
+            print("| solo turnaround s by round | " + " | ".join(names) + " |")
+            print("|---|" + "---|" * len(names))
+            for i, row in enumerate(solo):
+                print(f"| round {i + 1} | " + " | ".join(f"{x:.3f}" for x in row) + " |")
+            print()
+        if c["skipped"]:
+            print(f"No model: {', '.join(c['skipped'])}.\n")
+        best_ok.append((f.stem, r["best_within_interval"]))
+    if not errors:
+        print("No check files.")
+        return
+    med = statistics.median(e[0] for e in errors)
+    worst = max(errors)
+    beyond = [e for e in errors if e[0] > TARGET_WORST]
+    print("## Targets over all mixes\n")
+    print(
+        f"- Median |error| of the predicted slowdowns: {100 * med:.1f}% over {len(errors)} job-policy cells "
+        f"(target <= {100 * TARGET_MEDIAN:.0f}%): {'met' if med <= TARGET_MEDIAN else 'missed'}."
+    )
+    print(
+        f"- Worst: {100 * worst[0]:.1f}% ({worst[3]} under {worst[2]} in {worst[1]}); {len(beyond)} cells beyond "
+        f"{100 * TARGET_WORST:.0f}% (target: none): {'met' if not beyond else 'missed'}."
+    )
+    ok = sum(1 for _, b in best_ok if b)
+    print(
+        f"- Predicted best policy within the measured interval of the measured best: {ok} of {len(best_ok)} mixes "
+        f"({', '.join(n for n, b in best_ok if not b) or 'all'}{' missed' if ok < len(best_ok) else ''})."
+    )
+    if beyond:
+        inside = [e for e in beyond if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"]]
+        print(
+            f"\nCells beyond the worst-case target ({len(inside)} of {len(beyond)} with the prediction inside "
+            "the measured interval), with the measured reason and each round's measured slowdown:\n"
+        )
+        for e, mix, pol, job, j in sorted(beyond, key=lambda x: -x[0]):
+            rounds = ", ".join(f"{x:.2f}" for x in j.get("rounds", []))
+            print(f"- {mix}: {job} under {pol}: {100 * e:.1f}%, {reason(j)}; rounds: {rounds}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "docs/results/runtime/host-check")
