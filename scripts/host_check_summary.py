@@ -47,7 +47,9 @@ def main(d):
         "solo runs); error = predicted / measured mean - 1.\n"
     )
     calib = d / "calibrate.txt"
-    shares = [line for line in calib.read_text().splitlines() if line.startswith("two chases")] if calib.exists() else []
+    shares = (
+        [line for line in calib.read_text().splitlines() if line.startswith("two chases")] if calib.exists() else []
+    )
     if shares:
         print("## Time-sharing one CPU (`calibrate.txt`: the simulator's refill model against the host)\n")
         for line in shares:
@@ -59,7 +61,7 @@ def main(d):
         c = json.loads(f.read_text())["check"]
         r = c["result"]
         rounds = r["policies"][0]["measured_makespan_s"]["n"]
-        print(f"## {f.stem[len('check-'):]} (`{f.name}`, {rounds} rounds, `linux` simulated as `{c['model']}`)\n")
+        print(f"## {f.stem[len('check-') :]} (`{f.name}`, {rounds} rounds, `linux` simulated as `{c['model']}`)\n")
         print("| policy | job | measured | 95% interval | predicted | error |")
         print("|---|---|---|---|---|---|")
         for j in r["jobs"]:
@@ -73,7 +75,9 @@ def main(d):
         print("|---|---|---|")
         for p in r["policies"]:
             m = p["measured_makespan_s"]
-            print(f"| {p['policy']} | {m['mean']:.3f} ±{(m['hi'] - m['lo']) / 2:.3f} | {p['predicted_makespan_s']:.3f} |")
+            print(
+                f"| {p['policy']} | {m['mean']:.3f} ±{(m['hi'] - m['lo']) / 2:.3f} | {p['predicted_makespan_s']:.3f} |"
+            )
         print(
             f"\nMedian |error| {100 * r['median_abs_error']:.1f}%, worst {100 * r['worst_abs_error']:.1f}%. "
             f"Best by makespan: measured {r['measured_best']}, predicted {r['predicted_best']} "
