@@ -44,7 +44,8 @@ def main(d):
         "`record.json`), then each mix below run for real in interleaved rounds and simulated "
         "from the characterised programs. No co-run of one program with another was used to fit "
         "anything. Slowdowns: mean and 95% t-interval over the rounds (each round against its own "
-        "solo runs); error = predicted / measured mean - 1.\n"
+        "solo runs); error = predicted / measured mean - 1; host-noise band: prediction x (1 +- t95(R-1) "
+        "sqrt(2) sigma / sqrt(R)), sigma the relative s.d. of the job's solo runs over the R rounds.\n"
     )
     calib = d / "calibrate.txt"
     shares = (
@@ -57,19 +58,24 @@ def main(d):
         print()
     errors = []
     best_ok = []
+    in_band = []
     for f in sorted(d.glob("check-*.json")):
         c = json.loads(f.read_text())["check"]
         r = c["result"]
         rounds = r["policies"][0]["measured_makespan_s"]["n"]
         print(f"## {f.stem[len('check-') :]} (`{f.name}`, {rounds} rounds, `linux` simulated as `{c['model']}`)\n")
-        print("| policy | job | measured | 95% interval | predicted | error |")
-        print("|---|---|---|---|---|---|")
+        print("| policy | job | measured | 95% interval | predicted | host-noise band | error |")
+        print("|---|---|---|---|---|---|---|")
         for j in r["jobs"]:
             m = j["measured"]
+            band = j.get("band")
+            cell = f"{band[0]:.3f}-{band[1]:.3f}{'' if j['in_band'] else ' (outside)'}" if band else "-"
             print(
                 f"| {j['policy']} | {j['job']} | {m['mean']:.3f} | {m['lo']:.3f}-{m['hi']:.3f} "
-                f"| {j['predicted']:.3f} | {pct(j['error'])} |"
+                f"| {j['predicted']:.3f} | {cell} | {pct(j['error'])} |"
             )
+            if band:
+                in_band.append(j["in_band"])
             errors.append((abs(j["error"]), f.stem, j["policy"], j["job"], j))
         print("\n| policy | measured makespan s | predicted makespan s |")
         print("|---|---|---|")
@@ -109,6 +115,11 @@ def main(d):
         f"- Worst: {100 * worst[0]:.1f}% ({worst[3]} under {worst[2]} in {worst[1]}); {len(beyond)} cells beyond "
         f"{100 * TARGET_WORST:.0f}% (target: none): {'met' if not beyond else 'missed'}."
     )
+    if in_band:
+        print(
+            f"- Measured mean inside the prediction's host-noise band (the spread of the rounds' solo runs; "
+            f"about 95% for a model exact up to host noise): {sum(in_band)} of {len(in_band)} cells."
+        )
     ok = sum(1 for _, b in best_ok if b)
     print(
         f"- Predicted best policy within the measured interval of the measured best: {ok} of {len(best_ok)} mixes "

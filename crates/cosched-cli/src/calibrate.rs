@@ -255,5 +255,6 @@ fn check(
             simulate_policy(spec, &mix_model, sim, &opts, &seeds)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((judge(&real, &predicted), model, mix_model))
+    let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
+    Ok((judge(&real, &predicted, &names), model, mix_model))
 }

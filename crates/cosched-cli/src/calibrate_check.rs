@@ -8,12 +8,14 @@
 //! measured one, and judges the issue's targets: median absolute error of
 //! the predicted slowdowns at most [`TARGET_MEDIAN`], none beyond
 //! [`TARGET_WORST`], and the predicted best policy within the measured
-//! interval of the measured best.
+//! interval of the measured best. Each prediction carries the host's
+//! run-to-run spread ([`noise_band`], issue #31 item 2), and the check
+//! reports how many measured means fall inside it.
 
 use crate::mix_model::Predicted;
 use crate::rounds::{Interleaved, RESAMPLES};
 use cosched_core::paired::{paired_ratio, Verdict};
-use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_core::stats::{mean_ci, t95, MeanCi};
 use serde::Serialize;
 
 /// Issue #31 item 4: the median absolute relative error of the predicted co-run slowdowns.
@@ -40,6 +42,27 @@ pub struct JobCheck {
     pub resolution: f64,
     /// Whether the prediction lies inside the measured 95% interval.
     pub inside: bool,
+    /// The prediction's host-noise band ([`noise_band`]); none with fewer than two rounds.
+    pub band: Option<[f64; 2]>,
+    /// Whether the measured mean lies inside `band`.
+    pub in_band: bool,
+}
+
+/// The band around a prediction `p` that the host's run-to-run spread alone
+/// would move a measured mean over `solo_s.len()` rounds: `p·(1 ± k)`,
+/// `k = t95(R−1)·√2·σ/√R`, σ the relative standard deviation of the job's
+/// solo turnarounds over the rounds (each round's slowdown is a co-run time
+/// over a solo time, each carrying σ). A model exact up to host noise has
+/// about 95% of measured means inside it. None with fewer than two rounds.
+pub fn noise_band(p: f64, solo_s: &[f64]) -> Option<[f64; 2]> {
+    let r = solo_s.len();
+    if r < 2 {
+        return None;
+    }
+    let m = solo_s.iter().sum::<f64>() / r as f64;
+    let var = solo_s.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (r - 1) as f64;
+    let k = t95(r - 1) * std::f64::consts::SQRT_2 * (var.sqrt() / m) / (r as f64).sqrt();
+    Some([p * (1.0 - k).max(0.0), p * (1.0 + k)])
 }
 
 impl JobCheck {
@@ -86,6 +109,10 @@ pub struct Check {
     pub beyond_worst: usize,
     /// Of those, the ones whose prediction lies inside the measured interval.
     pub beyond_inside: usize,
+    /// Cells whose measured mean lies inside the prediction's host-noise band.
+    pub in_band: usize,
+    /// Cells that have a band.
+    pub banded: usize,
     /// Each round's solo turnaround of every mix job (mix order), s.
     pub solo_s: Vec<Vec<f64>>,
     /// The policy of least measured mean makespan.
@@ -118,10 +145,14 @@ fn argmin(xs: impl Iterator<Item = f64>) -> usize {
     xs.enumerate().fold((0, f64::INFINITY), |b, (i, x)| if x < b.1 { (i, x) } else { b }).0
 }
 
-/// One job's cell: its measured slowdowns over the rounds beside the prediction.
-pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64) -> JobCheck {
+/// One job's cell: its measured slowdowns over the rounds beside the
+/// prediction, and its solo turnarounds over the same rounds.
+pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64, solo_s: &[f64]) -> JobCheck {
     let measured = mean_ci(&rounds);
+    let band = noise_band(predicted, solo_s);
     JobCheck {
+        in_band: band.is_some_and(|[lo, hi]| (lo..=hi).contains(&measured.mean)),
+        band,
         policy: policy.into(),
         job: job.into(),
         error: predicted / measured.mean - 1.0,
@@ -133,8 +164,9 @@ pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64) -> JobChe
     }
 }
 
-/// Judge `predicted` (one per entry of `real`, in its order) against the measured rounds.
-pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
+/// Judge `predicted` (one per entry of `real`, in its order) against the
+/// measured rounds; `mix_jobs` names the mix's jobs in order (the rounds' solo times).
+pub fn judge(real: &Interleaved, predicted: &[Predicted], mix_jobs: &[String]) -> Check {
     let mut jobs = vec![];
     let mut policies = vec![];
     for (i, (row, p)) in real.policies.iter().zip(predicted).enumerate() {
@@ -143,7 +175,11 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
             if xs.is_empty() {
                 continue;
             }
-            jobs.push(cell(&row.policy, job, xs, *s));
+            let solo: Vec<f64> = match mix_jobs.iter().position(|n| n == job) {
+                Some(j) => real.round.iter().map(|r| r.solo_s[j]).collect(),
+                None => vec![],
+            };
+            jobs.push(cell(&row.policy, job, xs, *s, &solo));
         }
         policies.push(PolicyCheck {
             policy: row.policy.clone(),
@@ -180,6 +216,8 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
         worst_abs_error: errors.iter().copied().fold(0.0, f64::max),
         beyond_worst: errors.iter().filter(|e| **e > TARGET_WORST).count(),
         beyond_inside: jobs.iter().filter(|j| j.error.abs() > TARGET_WORST && j.inside).count(),
+        in_band: jobs.iter().filter(|j| j.in_band).count(),
+        banded: jobs.iter().filter(|j| j.band.is_some()).count(),
         solo_s: real.round.iter().map(|r| r.solo_s.clone()).collect(),
         measured_best: policies[mb].policy.clone(),
         predicted_best: policies[pb].policy.clone(),
@@ -193,17 +231,18 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted]) -> Check {
 /// Print the check as tables.
 pub fn print(c: &Check, model: &str) {
     println!(
-        "{:<18} {:<14} {:>10} {:>17} {:>10} {:>8}",
-        "policy", "job", "measured", "95% interval", "predicted", "error"
+        "{:<18} {:<14} {:>10} {:>17} {:>10} {:>17} {:>8}",
+        "policy", "job", "measured", "95% interval", "predicted", "host-noise band", "error"
     );
     for j in &c.jobs {
         println!(
-            "{:<18} {:<14} {:>10.3} {:>17} {:>10.3} {:>7.1}%",
+            "{:<18} {:<14} {:>10.3} {:>17} {:>10.3} {:>17} {:>7.1}%",
             j.policy,
             j.job,
             j.measured.mean,
             format!("{:.3}-{:.3}", j.measured.lo, j.measured.hi),
             j.predicted,
+            j.band.map_or("-".to_string(), |[lo, hi]| format!("{lo:.3}-{hi:.3}")),
             100.0 * j.error
         );
     }
@@ -227,6 +266,12 @@ pub fn print(c: &Check, model: &str) {
         c.beyond_worst,
         c.jobs.len()
     );
+    if c.banded > 0 {
+        println!(
+            "measured mean inside the prediction's host-noise band: {} of {} cells (about 95% for a model exact up to host noise)",
+            c.in_band, c.banded
+        );
+    }
     for j in c.jobs.iter().filter(|j| j.error.abs() > TARGET_WORST) {
         println!("  {} under {}: {:+.1}%, {}", j.job, j.policy, 100.0 * j.error, j.reason());
     }
@@ -247,14 +292,29 @@ mod tests {
     #[test]
     fn a_cell_beyond_the_target_names_its_measured_reason() {
         // One slow round widens the interval past the target: the prediction is inside it.
-        let noisy = cell("linux", "chase", vec![1.0, 1.1, 0.9, 1.0, 8.0], 1.5);
+        let noisy = cell("linux", "chase", vec![1.0, 1.1, 0.9, 1.0, 8.0], 1.5, &[1.0, 1.0]);
         assert!(noisy.error.abs() > TARGET_WORST && noisy.inside && noisy.resolution > TARGET_WORST, "{noisy:?}");
         assert!(noisy.reason().contains("does not resolve"), "{}", noisy.reason());
         // Tight rounds and a prediction far off: a model error.
-        let off = cell("random", "chase", vec![2.0, 2.05, 1.95], 3.8);
+        let off = cell("random", "chase", vec![2.0, 2.05, 1.95], 3.8, &[]);
         assert!(!off.inside && off.resolution < 0.2, "{off:?}");
         assert!(off.reason().contains("model error"), "{}", off.reason());
         assert!((off.error - 0.9).abs() < 1e-12);
+        assert!(off.band.is_none() && !off.in_band);
+        // Steady solo times give a band of zero width.
+        assert_eq!(noisy.band, Some([1.5, 1.5]));
+    }
+
+    #[test]
+    fn the_noise_band_is_the_closed_form() {
+        // Solo times 9, 10, 11: mean 10, s.d. 1, sigma 0.1; k = t95(2) * sqrt(2) * 0.1 / sqrt(3).
+        let k = 4.303 * 2f64.sqrt() * 0.1 / 3f64.sqrt();
+        let [lo, hi] = noise_band(2.0, &[9.0, 10.0, 11.0]).unwrap();
+        assert!((lo - 2.0 * (1.0 - k)).abs() < 1e-12 && (hi - 2.0 * (1.0 + k)).abs() < 1e-12);
+        assert!(noise_band(2.0, &[10.0]).is_none());
+        // A measured mean inside it counts; one outside does not.
+        assert!(cell("p", "j", vec![2.1, 2.2], 2.0, &[9.0, 10.0, 11.0]).in_band);
+        assert!(!cell("p", "j", vec![3.0, 3.1], 2.0, &[9.0, 10.0, 11.0]).in_band);
     }
 
     #[test]
