@@ -1,7 +1,10 @@
-"""Every quotation the docs' "Claims checked" tables attribute to a paper occurs verbatim in
-that paper's text (issue #32 item 18): whitespace, line-end hyphenation, curly quotes and the
-text conversion's emphasis marks normalised; "..." and "[...]" mark the quoter's cuts and
-insertions, and each remaining piece must occur."""
+"""The docs' "Claims checked" tables (issue #32 item 18). Every quotation their first column
+attributes to a paper occurs verbatim in that paper's text (whitespace, line-end hyphenation,
+curly quotes and the text conversion's emphasis marks normalised; "..." and "[...]" mark the
+quoter's cuts and insertions, and each remaining piece must occur). Every verdict that says
+"reproduced" shows a 95% interval that excludes zero, unless it says why no interval applies (a
+floor: whether the interval is the claim's and points the paper's way is for the reader of the
+row, not parsed here)."""
 
 from __future__ import annotations
 
@@ -26,15 +29,30 @@ def norm(text: str) -> str:
     return re.sub(r"\s+", " ", t).lower().strip()
 
 
-def claims_quotes(doc: str) -> list[str]:
-    """The quoted strings of the first column of the doc's "Claims checked" table."""
+def claims_rows(doc: str) -> list[list[str]]:
+    """The rows of the doc's "Claims checked" table: paper, ours, verdict, why."""
     text = doc[doc.index("### Claims checked") :]
     end = text.find("\n### ", 5)
-    out = []
+    rows = []
     for line in (text if end < 0 else text[:end]).splitlines():
         if line.startswith("| ") and not line.startswith("| paper"):
-            out += re.findall(r'"([^"]+)"', line.split(" | ")[0])
-    return out
+            rows.append([c.strip() for c in line.strip().strip("|").split(" | ")])
+    return rows
+
+
+def claims_quotes(doc: str) -> list[str]:
+    """The quoted strings of the first column of the doc's "Claims checked" table."""
+    return [q for row in claims_rows(doc) for q in re.findall(r'"([^"]+)"', row[0])]
+
+
+# A "reproduced" with no interval must say why: a formula, a fit, or a count of cases.
+NO_INTERVAL = re.compile(r"\((by construction|a formula|\d+ of \d+)\)")
+
+
+def excluding_zero(ours: str) -> list[str]:
+    """The `x ±h` figures of a cell whose interval excludes zero."""
+    found = re.findall(r"([−+-]?\d+(?:\.\d+)?)\s*±\s*(\d+(?:\.\d+)?)", ours)
+    return [f"{x} ±{h}" for x, h in found if abs(float(x.replace("−", "-"))) > float(h)]
 
 
 def missing_pieces(quote: str, paper: str) -> list[str]:
@@ -67,3 +85,22 @@ def test_the_lint_catches_a_paraphrase_and_accepts_marked_cuts():
     assert not missing_pieces("We see that EFS outperforms all of the static methods.", efs)
     assert not missing_pieces("The model predictions are within 10% ... of the error is 3.3%", efs)
     assert missing_pieces("The model predictions are within 5% ... of the error is 3.3%", efs)
+
+
+def test_every_reproduced_verdict_rests_on_an_interval_excluding_zero():
+    bad, checked = [], 0
+    for name in DOCS:
+        for row in claims_rows((ROOT / "docs" / f"{name}.md").read_text()):
+            if len(row) < 3 or not re.search(r"(?<!not )\breproduced\b", row[2]):
+                continue
+            checked += 1
+            if not NO_INTERVAL.search(row[2]) and not excluding_zero(row[1]):
+                bad.append(f"docs/{name}.md: {row[0][:60]!r}: verdict {row[2]!r} but no interval excludes zero")
+    assert checked >= 5, f"only {checked} reproduced verdicts found: has a claims table's layout changed?"
+    assert not bad, "\n".join(bad)
+
+
+def test_the_verdict_check_reads_intervals():
+    assert excluding_zero("+2.7 ±0.4% and −1.5 ±0.5") == ["+2.7 ±0.4", "−1.5 ±0.5"]
+    assert excluding_zero("−0.3 ±0.7 (no difference)") == []
+    assert NO_INTERVAL.search("reproduced (7 of 8)") and not NO_INTERVAL.search("reproduced")
