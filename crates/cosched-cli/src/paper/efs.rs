@@ -24,6 +24,8 @@ pub struct Args {
     quick: bool,
     #[command(flatten)]
     seeds: SeedArgs,
+    #[command(flatten)]
+    timing: super::Timing,
 }
 
 const SPEC: [&str; 28] = [

@@ -33,6 +33,8 @@ pub struct Args {
     /// Run-to-run variation of each measurement (docs/model.md; 0 = exact model, a staircase population).
     #[arg(long, default_value_t = 1.0)]
     noise: f64,
+    #[command(flatten)]
+    timing: super::Timing,
 }
 
 const APPS: [&str; 5] = ["ipfwd-l1", "ipfwd-mem", "packet-analyzer", "aho-corasick", "stateful"];

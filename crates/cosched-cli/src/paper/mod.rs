@@ -56,6 +56,18 @@ pub fn mix(name: &str, jobs: &[(&str, u32)]) -> Result<WorkloadSpec, String> {
     presets::workload_from_toml(name, &s).map_err(|e| e.to_string())
 }
 
+/// `--no-timing` of every paper rerun (issue #32 item 18): leave out wall-clock
+/// timings, so that identical inputs give byte-identical output and
+/// `scripts/check-results` can compare a rerun with docs/results. Only `paper
+/// slits` prints a timing (its decision-time table); the others take the flag
+/// so that one command line fits all five.
+#[derive(ClapArgs, Clone, Copy, Default)]
+pub struct Timing {
+    /// Leave out wall-clock timings (only `paper slits` has any: its decision-time table), so that identical inputs give byte-identical output.
+    #[arg(long)]
+    pub no_timing: bool,
+}
+
 /// `--seeds` and `--noise` of a paper rerun (issue #13).
 #[derive(ClapArgs, Clone, Copy)]
 pub struct SeedArgs {

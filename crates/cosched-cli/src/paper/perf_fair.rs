@@ -33,6 +33,8 @@ pub struct Args {
     /// (solo bandwidth of the 24 processes averaged, × contexts; the paper's mixes span about 40:140).
     #[arg(long, default_value = PAPER_BW_RANGE)]
     bw_range: String,
+    #[command(flatten)]
+    timing: super::Timing,
 }
 
 /// The paper's study: "a set of thirteen mixes composed of twenty-four SPEC CPU2006 benchmarks" (§6) ...

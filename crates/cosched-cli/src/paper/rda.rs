@@ -23,6 +23,8 @@ pub struct Args {
     /// Also write each table as CSV into this directory.
     #[arg(long)]
     out: Option<String>,
+    #[command(flatten)]
+    timing: super::Timing,
 }
 
 const WORKLOADS: [&str; 8] = [

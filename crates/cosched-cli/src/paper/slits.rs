@@ -25,9 +25,8 @@ pub struct Args {
     /// Also write each table as CSV into this directory.
     #[arg(long)]
     out: Option<String>,
-    /// Leave out the wall-clock decision-time table, so that identical inputs give byte-identical output.
-    #[arg(long)]
-    no_timing: bool,
+    #[command(flatten)]
+    timing: super::Timing,
 }
 
 const WORKLOADS: [&str; 11] = presets::SLITS_WORKLOADS;
@@ -218,7 +217,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     fig1.emit(&a.out, "fig1-explored.csv")?;
     ablations(&a, &m, &trials, &|w, k| at(w, t64, 1, k).makespan as f64)?;
     fm_accuracy(&a, &m, &trials)?;
-    if a.no_timing {
+    if a.timing.no_timing {
         return Ok(());
     }
     // Decision time at 16 cores x 128 threads.
