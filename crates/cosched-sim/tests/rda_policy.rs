@@ -107,3 +107,34 @@ fn declarations_scaled_down_admit_more_and_scaled_up_fewer() {
     assert!(half < one && one < two, "{half} {one} {two}");
     assert_eq!(half, go("rda-compromise", 1.0));
 }
+
+#[test]
+fn the_thread_pool_hold_is_a_switch_that_changes_some_schedules() {
+    // Issue #32 item 15's ablation: §3.4's hold off. Across the RDA presets it must change at
+    // least one schedule (else the switch would be dead), and every job still finishes.
+    let m = machine("xeon-e5-2420");
+    let mut changed = vec![];
+    for name in [
+        "rda-blas1",
+        "rda-blas2",
+        "rda-blas3",
+        "rda-water-sp",
+        "rda-water-nsq",
+        "rda-ocean-cp",
+        "rda-raytrace",
+        "rda-volrend",
+    ] {
+        let w = cosched_sim::presets::workload(name).unwrap();
+        let p = plan(&w, &m);
+        let go = |hold: bool| {
+            let o = cosched_core::policies::PolicyOptions { rda_pool_hold: hold, ..Default::default() };
+            run_policy(&m, &p, "rda-strict", o)
+        };
+        let (on, off) = (go(true), go(false));
+        assert_eq!(off.job_finish.len(), p.jobs.len(), "{name}: every job finished with the hold off");
+        if on.job_finish != off.job_finish {
+            changed.push(name);
+        }
+    }
+    assert!(!changed.is_empty(), "the hold changed no schedule: the switch is dead");
+}

@@ -134,6 +134,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     }
     summary.emit(&a.out, "summary.csv")?;
     declarations(&a, &m, &trials, &|w, k| at(w, 0, k))?;
+    pool_hold(&a, &m, &trials, &|w, k| at(w, 0, k))?;
     raytrace_readings(&a, &m, &trials)?;
     fig11(&a, &m, &trials)?;
     super::rda_growth::fig12(&a.out)?;
@@ -185,6 +186,76 @@ fn declarations<'a>(
         "## Sensitivity to wrong declarations: every declared demand scaled (same seeds; means over the 8 workloads)\n"
     );
     t.emit(&a.out, "declarations.csv")
+}
+
+/// Issue #32 item 15: §3.4's thread-pool hold on and off, Strict and
+/// Compromise, same seeds; each arm against CFS (`cfs(w, k)`), and the paired
+/// difference off − on per seed.
+fn pool_hold<'a>(
+    a: &Args,
+    m: &cosched_machine::MachineSpec,
+    trials: &[Trial],
+    cfs: &dyn Fn(usize, usize) -> &'a RunOutput,
+) -> Result<(), String> {
+    let items: Vec<(usize, bool, usize)> = (1..POLICIES.len())
+        .flat_map(|p| [true, false].into_iter().flat_map(move |h| (0..WORKLOADS.len()).map(move |w| (p, h, w))))
+        .collect();
+    let res = over_trials(&items, trials, |&(p, hold, w), t| {
+        let wl = presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?;
+        let mm = t.machine(m);
+        let plan = t.plan(&wl, &mm)?;
+        let o = PolicyOptions { seed: t.seed, rda_pool_hold: hold, ..PolicyOptions::default() };
+        let sim = SimOptions { seed: t.seed, ..SimOptions::default() };
+        run(&mm, &plan, &mut *policies::make(POLICIES[p], &o)?, &sim, None).map_err(String::from)
+    })?;
+    let nw = WORKLOADS.len();
+    let pos = |name: &str| WORKLOADS.iter().position(|w| *w == name).expect("listed");
+    let (raytrace, water) = (pos("rda-raytrace"), pos("rda-water-nsq"));
+    // Per seed: mean speedup and energy saved over the workloads, and two workloads' speedups.
+    let speed = |j: usize, k: usize| (ops(&res[j][k]) / ops(cfs(j % nw, k)) - 1.0) * 100.0;
+    let saved = |j: usize, k: usize| (1.0 - res[j][k].energy.system / cfs(j % nw, k).energy.system) * 100.0;
+    let figures = |i: usize, k: usize| -> [f64; 4] {
+        [
+            (i..i + nw).map(|j| speed(j, k)).sum::<f64>() / nw as f64,
+            (i..i + nw).map(|j| saved(j, k)).sum::<f64>() / nw as f64,
+            speed(i + water, k),
+            speed(i + raytrace, k),
+        ]
+    };
+    let mut t = Table::new(&[
+        "policy",
+        "thread-pool hold (§3.4)",
+        "mean speedup vs CFS %",
+        "mean system energy saved %",
+        "water-nsq speedup %",
+        "raytrace speedup %",
+    ]);
+    for (i, &(p, hold, _)) in items.iter().enumerate().step_by(nw) {
+        let col = |c: usize| (0..trials.len()).map(|k| figures(i, k)[c]).collect::<Vec<f64>>();
+        t.push(vec![
+            POLICIES[p].into(),
+            (if hold { "on" } else { "off" }).into(),
+            Cell::diff(&col(0), 1),
+            Cell::diff(&col(1), 1),
+            Cell::diff(&col(2), 1),
+            Cell::diff(&col(3), 1),
+        ]);
+        if !hold {
+            // The arm just pushed is "off"; the "on" arm of the same policy is nw items before.
+            let on = i - nw;
+            let d = |c: usize| (0..trials.len()).map(|k| figures(i, k)[c] - figures(on, k)[c]).collect::<Vec<f64>>();
+            t.push(vec![
+                POLICIES[p].into(),
+                "off − on (paired, points)".into(),
+                Cell::diff(&d(0), 1),
+                Cell::diff(&d(1), 1),
+                Cell::diff(&d(2), 1),
+                Cell::diff(&d(3), 1),
+            ]);
+        }
+    }
+    println!("## Ablation: RDA §3.4's thread-pool hold on and off (same seeds; means over the 8 workloads)\n");
+    t.emit(&a.out, "pool-hold.csv")
 }
 
 /// Issue #13: raytrace under the per-thread reading of Table 2 (`rda-raytrace`:

@@ -61,6 +61,10 @@ pub struct PolicyOptions {
     /// RDA: every declared demand is multiplied by this before the predicate
     /// sees it (issue #13's sensitivity ablation; 1 = as declared).
     pub rda_declare_scale: f64,
+    /// RDA §3.4's thread-pool hold (true: a process's other threads wait while
+    /// one of its periods waits). Off only in `paper rda`'s ablation (issue #32
+    /// item 15); not a user knob.
+    pub rda_pool_hold: bool,
 }
 
 impl Default for PolicyOptions {
@@ -75,6 +79,7 @@ impl Default for PolicyOptions {
             slits: SlitsParams::default(),
             rda_factor: 2.0,
             rda_declare_scale: 1.0,
+            rda_pool_hold: true,
         }
     }
 }
@@ -96,6 +101,7 @@ impl PolicyOptions {
             slits: SlitsParams::from_knobs(v)?,
             rda_factor: v.float(rda::FACTOR.name),
             rda_declare_scale: v.float(rda::DECLARE_SCALE.name),
+            rda_pool_hold: true,
         })
     }
 }
@@ -226,7 +232,13 @@ pub fn registry() -> &'static [PolicyInfo] {
             description: "RDA Strict: CFS, but a progress period runs only if its declared demand keeps the resource within capacity, else it waits (RDA §3)",
             oracle: false,
             knob_groups: &[&[rda::DECLARE_SCALE]],
-            make: |o| Ok(Box::new(Rda::new(crate::rda::RdaPolicy::Strict).declared_times(o.rda_declare_scale))),
+            make: |o| {
+                Ok(Box::new(
+                    Rda::new(crate::rda::RdaPolicy::Strict)
+                        .declared_times(o.rda_declare_scale)
+                        .pool_hold(o.rda_pool_hold),
+                ))
+            },
         },
         PolicyInfo {
             name: "rda-compromise",
@@ -235,7 +247,7 @@ pub fn registry() -> &'static [PolicyInfo] {
             knob_groups: &[&[rda::FACTOR, rda::DECLARE_SCALE]],
             make: |o| {
                 let p = crate::rda::RdaPolicy::Compromise { factor: o.rda_factor };
-                Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale)))
+                Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale).pool_hold(o.rda_pool_hold)))
             }
         },
         PolicyInfo {

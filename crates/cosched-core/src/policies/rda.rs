@@ -69,6 +69,8 @@ pub struct Rda {
     pending_first: BTreeSet<ThreadId>,
     /// Factor applied to every declared demand (1 = as declared).
     declare_scale: f64,
+    /// Whether §3.4's thread-pool hold applies (the ablation turns it off).
+    pool_hold: bool,
 }
 
 impl Rda {
@@ -83,7 +85,15 @@ impl Rda {
             seen: BTreeSet::new(),
             pending_first: BTreeSet::new(),
             declare_scale: 1.0,
+            pool_hold: true,
         }
+    }
+
+    /// With `on = false`, no process's threads are held while one of its
+    /// periods waits (§3.4's thread-pool rule off: issue #32 item 15's ablation).
+    pub fn pool_hold(mut self, on: bool) -> Rda {
+        self.pool_hold = on;
+        self
     }
 
     /// Take every declaration as `scale` times what the program declared:
@@ -119,6 +129,11 @@ impl Rda {
 
     fn refresh_holds(&mut self, view: &dyn MachineView) {
         let m = self.monitor.as_ref().expect("init");
+        if !self.pool_hold {
+            self.gate.held.clear();
+            self.gate.in_period = m.active_threads().collect();
+            return;
+        }
         self.gate.held = m
             .waiting()
             .map(|(_, t)| view.job_of(t))
