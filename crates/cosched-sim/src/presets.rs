@@ -25,6 +25,18 @@ pub const SLITS_WORKLOADS: [&str; 11] = [
     "raytrace",
 ];
 
+/// The eight RDA workloads of Table 2 (RDA §4.1): BLAS-1/2/3 and five SPLASH-2 programs.
+pub const RDA_WORKLOADS: [&str; 8] = [
+    "rda-blas1",
+    "rda-blas2",
+    "rda-blas3",
+    "rda-water-sp",
+    "rda-water-nsq",
+    "rda-ocean-cp",
+    "rda-raytrace",
+    "rda-volrend",
+];
+
 /// Names of the workload presets.
 pub fn workload_names() -> impl Iterator<Item = &'static str> {
     embedded::WORKLOADS.iter().map(|(n, _)| *n)

@@ -114,16 +114,7 @@ fn the_thread_pool_hold_is_a_switch_that_changes_some_schedules() {
     // least one schedule (else the switch would be dead), and every job still finishes.
     let m = machine("xeon-e5-2420");
     let mut changed = vec![];
-    for name in [
-        "rda-blas1",
-        "rda-blas2",
-        "rda-blas3",
-        "rda-water-sp",
-        "rda-water-nsq",
-        "rda-ocean-cp",
-        "rda-raytrace",
-        "rda-volrend",
-    ] {
+    for name in cosched_sim::presets::RDA_WORKLOADS {
         let w = cosched_sim::presets::workload(name).unwrap();
         let p = plan(&w, &m);
         let go = |hold: bool| {

@@ -27,16 +27,7 @@ pub struct Args {
     timing: super::Timing,
 }
 
-const WORKLOADS: [&str; 8] = [
-    "rda-blas1",
-    "rda-blas2",
-    "rda-blas3",
-    "rda-water-sp",
-    "rda-water-nsq",
-    "rda-ocean-cp",
-    "rda-raytrace",
-    "rda-volrend",
-];
+const WORKLOADS: [&str; 8] = presets::RDA_WORKLOADS;
 const POLICIES: [&str; 3] = ["cfs", "rda-strict", "rda-compromise"];
 
 fn go(
