@@ -394,7 +394,8 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     // Issue #31 item 3: the characterised program checked in a mix with more jobs than CPUs
     // (three instances and a cosched-bench job), under linux and two other policies, one of
     // them SLITS on the pair slowdowns the model predicts.
-    let contexts = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The runtime's own description of this host (what it schedules on), not a count read apart.
+    let contexts = cosched_linux::host::Host::live().cpus.len();
     let check = d.join("check.toml");
     std::fs::write(
         &check,
