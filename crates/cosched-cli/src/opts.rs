@@ -42,6 +42,11 @@ pub struct RunOpts {
     /// cosched's real runtime by scripts/bench-pp, `cosched_core::rda::MEASURED_PP_CALL_US`).
     #[arg(long, default_value_t = cosched_core::rda::MEASURED_PP_CALL_US)]
     pub pp_cost_us: f64,
+    /// Scheduler overhead charged at every thread start, µs: the context stalls this long (active,
+    /// drawing power) before the thread runs (default 0: decisions are free; `cosched paper efs`
+    /// measures each policy's mean decision time and charges it in its overhead ablation).
+    #[arg(long, default_value_t = 0.0)]
+    pub decision_cost_us: f64,
     /// Relative noise on the counters policies read (0 = exact).
     #[arg(long, default_value_t = 0.0)]
     pub counter_noise: f64,
@@ -141,6 +146,12 @@ impl RunOpts {
         if !(self.pp_cost_us >= 0.0 && self.pp_cost_us.is_finite()) {
             return Err(format!("--pp-cost-us: must be ≥ 0, got {}", cosched_core::num::shortest(self.pp_cost_us)));
         }
+        if !(self.decision_cost_us >= 0.0 && self.decision_cost_us <= 1e6) {
+            return Err(format!(
+                "--decision-cost-us: must be from 0 to 1000000, got {}",
+                cosched_core::num::shortest(self.decision_cost_us)
+            ));
+        }
         if !(self.max_sim_time_s.is_finite() && self.max_sim_time_s > 0.0) {
             return Err(format!(
                 "--max-sim-time-s: must be a positive number, got {}",
@@ -155,6 +166,7 @@ impl RunOpts {
             counter_noise: self.counter_noise,
             timing: !self.no_timing,
             pp_cost_ns: (self.pp_cost_us * 1000.0).round() as u64,
+            decision_cost_ns: (self.decision_cost_us * 1000.0).round() as u64,
             max_time_s: self.max_sim_time_s,
             max_events: self.max_events,
             progress: self.progress,

@@ -55,6 +55,25 @@ pub fn mean_ci(xs: &[f64]) -> MeanCi {
     MeanCi { mean, lo: mean - h, hi: mean + h, n }
 }
 
+/// Seeds needed to resolve the mean of `xs` from zero (issue #32 items 3
+/// and 6): the smallest n at which a 95% t-interval of half-width
+/// `t95(n-1)·s/√n`, with the observed standard deviation `s`, would exclude 0
+/// around the observed mean. A planning figure, not a guarantee: it assumes
+/// mean and spread stay as observed. `None` when the mean is 0, fewer than two
+/// values are given, or more than `cap` seeds would be needed.
+pub fn seeds_to_resolve(xs: &[f64], cap: usize) -> Option<usize> {
+    let n = xs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    if mean == 0.0 || !mean.is_finite() || !sd.is_finite() {
+        return None;
+    }
+    (2..=cap.max(2)).find(|&k| t95(k - 1) * sd / (k as f64).sqrt() < mean.abs())
+}
+
 /// Geometric mean of positive values.
 pub fn geomean(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
@@ -80,5 +99,21 @@ mod tests {
         assert!((m.mean - 2.0).abs() < 1e-12);
         assert!((m.hi - 2.0 - 4.303 / 3f64.sqrt()).abs() < 1e-9);
         assert!((geomean(&[1.0, 4.0]) - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn seeds_to_resolve_is_the_first_n_whose_interval_excludes_zero() {
+        // mean 1, sd 1 (0, 1, 2): n = 7 gives 2.447/sqrt(7) = 0.925 < 1; n = 6 gives 2.571/sqrt(6) = 1.05.
+        assert_eq!(seeds_to_resolve(&[0.0, 1.0, 2.0], 1000), Some(7));
+        // Brute force over the definition for a spread of cases.
+        for (m, s) in [(0.2, 0.3), (-0.1, 1.0), (3.0, 0.1)] {
+            let xs = [m - s, m, m + s];
+            let n = seeds_to_resolve(&xs, 100_000).unwrap();
+            let h = |k: usize| t95(k - 1) * s / (k as f64).sqrt();
+            assert!(h(n) < f64::abs(m) && (n == 2 || h(n - 1) >= f64::abs(m)), "{m} {s} {n}");
+        }
+        assert_eq!(seeds_to_resolve(&[-1.0, 0.0, 1.0], 1000), None);
+        assert_eq!(seeds_to_resolve(&[1.0], 1000), None);
+        assert_eq!(seeds_to_resolve(&[0.0, 0.001, 100.0], 10), None);
     }
 }

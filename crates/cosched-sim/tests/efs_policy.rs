@@ -113,3 +113,46 @@ fn oracle_admissions_differ_from_the_model_and_agree_where_the_answer_is_clear()
     assert_ne!(model.job_finish, truth.job_finish);
     assert_ne!(solo.job_finish, truth.job_finish);
 }
+
+/// Issue #32 item 11's arms are real switches: with starvation freedom off,
+/// a stream of bandwidth-hungry threads does make some thread wait beyond
+/// Eq. 24's bound (the test above shows it holds when on); the capacity rule
+/// (no collision model) is a different admission from the model's, and still
+/// serialises threads that saturate the bus on their own.
+#[test]
+fn starvation_off_breaks_eq24_and_the_capacity_rule_is_its_own_admission() {
+    let m = machine("i5-2500");
+    let n = 8;
+    let w = synthetic(0.9, n);
+    let p = plan(&w, &m);
+    let mut o = PolicyOptions::default();
+    o.efs.starvation = false;
+    let mut slices = vec![];
+    let mut sink = |s: TraceSlice| slices.push(s);
+    run(&m, &p, &mut *policies::make("efs", &o).unwrap(), &SimOptions::default(), Some(&mut sink)).unwrap();
+    let bound = Thresholds::max_wait(n as usize);
+    let longest = (0..n)
+        .map(|t| {
+            let mut mine: Vec<_> = slices.iter().filter(|s| s.thread == t).collect();
+            mine.sort_by_key(|s| s.start);
+            let mut last_end = 0;
+            let mut worst = 0;
+            for s in mine {
+                worst = worst.max(s.start - last_end);
+                last_end = s.end;
+            }
+            worst
+        })
+        .max()
+        .unwrap();
+    assert!(longest > bound, "longest wait {longest} ns within Eq. 24's {bound} ns with starvation freedom off");
+
+    let wrf = instances("wrf", 4);
+    let (model, _) = admitting(&m, &wrf, "efs", Admission::Model);
+    let (cap, _) = admitting(&m, &wrf, "efs", Admission::Capacity);
+    assert_ne!(model.job_finish, cap.job_finish);
+    let (sat_cfs, _) = traced(&m, &synthetic(0.95, 4), "cfs");
+    let (sat, slices) = admitting(&m, &synthetic(0.95, 4), "efs", Admission::Capacity);
+    let busy: f64 = slices.iter().map(|s| (s.end - s.start) as f64).sum::<f64>() / sat.makespan as f64;
+    assert!(busy < 2.0 && sat.energy.system < 0.8 * sat_cfs.energy.system, "capacity: busy {busy}");
+}

@@ -199,3 +199,34 @@ fn the_oracles_what_if_answers_are_the_models_rates() {
     let measured_ipc = out.totals.instructions / out.totals.cycles; // the twins run side by side throughout
     assert!((measured_ipc - a[1].ipc).abs() < 0.05 * a[1].ipc, "run {measured_ipc} vs what-if {}", a[1].ipc);
 }
+
+/// `SimOptions::decision_cost_ns` (issue #32 item 11): every thread start
+/// stalls its context that long, so with one thread per context and
+/// nothing else changing, the makespan grows by exactly the cost times the
+/// starts of the longest thread (one trace slice per start), and the energy
+/// grows with it.
+#[test]
+fn a_charged_decision_cost_stalls_every_start_by_exactly_that_much() {
+    let m = machine("i5-2500");
+    let w = single_threaded(&[(
+        "a",
+        "instructions = 4e8\nipc = 1.0\nllc_apki = 5\nllc_mpki = 1\nmrc_ref_mb = 8\nfootprint_mb = 4",
+    )]);
+    let p = plan(&w, &m);
+    let go = |cost: u64| {
+        let mut slices = vec![];
+        let mut sink = |s: cosched_machine::TraceSlice| slices.push(s);
+        let sim = SimOptions { decision_cost_ns: cost, ..SimOptions::default() };
+        let pol = &mut *policies::make("cfs", &PolicyOptions::default()).unwrap();
+        let out = run(&m, &p, pol, &sim, Some(&mut sink)).unwrap();
+        (out, slices.len() as u64)
+    };
+    let (free, starts_free) = go(0);
+    let cost = 2_000_000; // 2 ms, far above rounding
+    let (charged, starts) = go(cost);
+    assert!(starts >= 1);
+    assert_eq!(starts, starts_free, "the schedule itself must not change");
+    let grown = charged.makespan - free.makespan;
+    assert!(grown.abs_diff(cost * starts) <= starts, "grew {grown} ns for {starts} starts of {cost} ns");
+    assert!(charged.energy.system > free.energy.system);
+}

@@ -6,7 +6,7 @@ use super::{mix, over_trials, run_one, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
-use cosched_core::policies::{Admission, PolicyOptions};
+use cosched_core::policies::PolicyOptions;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::{presets, Plan, WorkloadSpec};
@@ -77,9 +77,12 @@ pub(crate) fn synthetic_jobs(name: &str, jobs: &[(f64, u32, f64)]) -> Result<Wor
     presets::workload_from_toml(name, &s).map_err(|e| e.to_string())
 }
 
-struct Pair {
-    cfs: RunOutput,
-    efs: RunOutput,
+/// One CFS run and one EFS run of a workload under one trial.
+pub(crate) struct Pair {
+    /// CFS's run.
+    pub cfs: RunOutput,
+    /// EFS's run.
+    pub efs: RunOutput,
 }
 
 /// One trial of Table 1: the serial run and the parallel CFS/EFS pair.
@@ -316,76 +319,27 @@ pub fn run(a: Args) -> Result<(), String> {
     t10.emit(&a.out, "fig10.csv")?;
     println!("(unfairness here: longest / shortest turnaround of the mix's jobs)\n");
 
-    // Ablation: the same EFS (trigger, starvation, seeds) admitting by what it predicts,
-    // by the true solo bandwidths through its model, and by the true outcome.
-    // One item per (workload, trial), Fig. 8's benchmarks first, then Fig. 10's mixes.
-    let mut items: Vec<(WorkloadSpec, &Pair)> = vec![];
+    // Ablations: one item per (workload, trial), Fig. 8's benchmarks first, then Fig. 10's mixes.
+    let nt = trials.len();
+    let mut runs = vec![];
+    let mut unaffected = vec![];
+    let mut fig8_workloads = vec![];
     for (i, b) in bench.iter().enumerate() {
         let w = mix(b, &[(b, cores)])?;
-        items.extend(fig8[i].iter().map(|p| (w.clone(), p)));
+        let quiet = (fig8[i].iter().map(sys).sum::<f64>() / nt as f64).abs() <= 3.0;
+        runs.extend(fig8[i].iter().zip(&trials).map(|(p, t)| (w.clone(), *t, p)));
+        unaffected.extend(std::iter::repeat_n(quiet, nt));
+        fig8_workloads.push(w);
     }
+    let n8 = runs.len();
     for (i, (name, jobs)) in mixes.iter().enumerate() {
         let w = mix(name, jobs)?;
-        items.extend(fig10[i].iter().map(|p| (w.clone(), p)));
+        runs.extend(fig10[i].iter().zip(&trials).map(|(p, t)| (w.clone(), *t, p)));
+        unaffected.extend(std::iter::repeat_n(false, nt));
     }
-    let nt = trials.len();
-    let variants = [
-        ("model (the paper's EFS)", Admission::Model),
-        ("oracle solo bandwidths into the model", Admission::OracleSolo),
-        ("oracle outcome", Admission::Oracle),
-    ];
-    let runs: Vec<Vec<(f64, f64)>> = variants
-        .iter()
-        .map(|&(_, adm)| {
-            use rayon::prelude::*;
-            items
-                .par_iter()
-                .enumerate()
-                .map(|(j, (w, base))| {
-                    let t = trials[j % nt];
-                    if adm == Admission::Model {
-                        return Ok((sys(base), spd(base)));
-                    }
-                    let mt = t.machine(&m);
-                    let mut o = PolicyOptions::default();
-                    o.efs.mu = Some(mu);
-                    o.efs.admission = adm;
-                    let r = t.run(&mt, &t.plan(w, &mt)?, "efs", &o)?;
-                    Ok((pct(r.energy.system, base.cfs.energy.system), speedup_pct(&base.cfs, &r)))
-                })
-                .collect::<Result<Vec<_>, String>>()
-        })
-        .collect::<Result<_, _>>()?;
-    let n8 = bench.len() * nt;
-    let mut ab = Table::new(&[
-        "EFS admission",
-        "Fig. 8 system energy saving %",
-        "Fig. 8 speedup %",
-        "Fig. 10 system energy saving %",
-        "Fig. 10 speedup %",
-    ]);
-    // Per trial, the mean over the benchmarks (or mixes) of one variant's (saving, speedup).
-    let avg = |r: &[(f64, f64)], range: std::ops::Range<usize>, f: fn(&(f64, f64)) -> f64| -> Vec<f64> {
-        (0..nt)
-            .map(|k| {
-                let xs: Vec<f64> = range.clone().filter(|j| j % nt == k).map(|j| f(&r[j])).collect();
-                xs.iter().sum::<f64>() / xs.len() as f64
-            })
-            .collect()
-    };
-    for ((label, _), r) in variants.iter().zip(&runs) {
-        ab.push(vec![
-            (*label).into(),
-            Cell::diff(&avg(r, 0..n8, |x| x.0), 1),
-            Cell::diff(&avg(r, 0..n8, |x| x.1), 1),
-            Cell::diff(&avg(r, n8..items.len(), |x| x.0), 1),
-            Cell::diff(&avg(r, n8..items.len(), |x| x.1), 1),
-        ]);
+    super::efs_ablation::run(&m, mu, &super::efs_ablation::Items { runs, n8, unaffected }, nt, &a.out)?;
+    if !a.timing.no_timing {
+        super::efs_ablation::decision_times(&m, mu, &fig8_workloads, &trials[0], &a.out)?;
     }
-    println!(
-        "## Ablation: what admission reads (same trigger, starvation rule and seeds; against the same CFS runs)\n"
-    );
-    println!("`oracle solo bandwidths` replaces the counter-based predictor (Eqs. 18-20, 9) by each thread's true solo demand and keeps the collision model (Eqs. 10, 16); `oracle outcome` replaces both by the simulator's answer: run the thread if the true co-schedule costs no more energy per unit of work (Eq. 15) than leaving the core idle. Both read ground truth (oracles).\n");
-    ab.emit(&a.out, "ablation-admission.csv")?;
     Ok(())
 }

@@ -2,11 +2,13 @@
 //! our figures beside the paper's (markdown on stdout, CSVs with `--out`).
 
 pub(crate) mod efs;
+mod efs_ablation;
 mod efs_figs;
 mod evt;
 pub(crate) mod perf_fair;
 mod rda;
 mod rda_growth;
+mod rda_profiled;
 mod slits;
 pub(crate) mod table;
 
@@ -120,9 +122,21 @@ impl Trial {
 
     /// One run of `policy` under this seed (EFS reads the power table from the machine view).
     pub fn run(&self, m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions) -> Result<RunOutput, String> {
+        self.run_sim(m, plan, policy, opts, &SimOptions::default())
+    }
+
+    /// As [`Trial::run`] with these engine options (their seed is replaced by the trial's).
+    pub fn run_sim(
+        &self,
+        m: &MachineSpec,
+        plan: &Plan,
+        policy: &str,
+        opts: &PolicyOptions,
+        sim: &SimOptions,
+    ) -> Result<RunOutput, String> {
         let mut o = opts.clone();
         o.seed = self.seed;
-        let sim = SimOptions { seed: self.seed, ..SimOptions::default() };
+        let sim = SimOptions { seed: self.seed, ..sim.clone() };
         run(m, plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
     }
 }

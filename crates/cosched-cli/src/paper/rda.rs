@@ -125,6 +125,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     }
     summary.emit(&a.out, "summary.csv")?;
     declarations(&a, &m, &trials, &|w, k| at(w, 0, k))?;
+    super::rda_profiled::run_profiled(&m, &WORKLOADS, &POLICIES, &trials, &|w, p, k| at(w, p, k), &a.out)?;
     pool_hold(&a, &m, &trials, &|w, k| at(w, 0, k))?;
     raytrace_readings(&a, &m, &trials)?;
     fig11(&a, &m, &trials)?;

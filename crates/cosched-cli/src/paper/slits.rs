@@ -22,6 +22,9 @@ pub struct Args {
     machine: String,
     #[command(flatten)]
     seeds: SeedArgs,
+    /// Seeds of the ablation and FM-accuracy tables (at least --seeds): the effects there are a few tenths of a percent, so they need more seeds than the headline (issue #32 items 1-3).
+    #[arg(long, default_value_t = 40)]
+    ablation_seeds: u64,
     /// Also write each table as CSV into this directory.
     #[arg(long)]
     out: Option<String>,
@@ -215,8 +218,10 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     println!("## Fig. 1: share of ordered thread pairs that ever co-ran (sparsity of the TIM)\n");
     println!("Paper: RS and G-RRS explore only a small fraction of the thread permutations (their measure counts placements too, so its fractions are far smaller than pair fractions).\n");
     fig1.emit(&a.out, "fig1-explored.csv")?;
-    ablations(&a, &m, &trials, &|w, k| at(w, t64, 1, k).makespan as f64)?;
-    fm_accuracy(&a, &m, &trials)?;
+    let more = SeedArgs { seeds: a.seeds.seeds.max(a.ablation_seeds), noise: a.seeds.noise };
+    more.check().map_err(|e| format!("--ablation-seeds: {e}"))?;
+    ablations(&a, &m, &more.trials())?;
+    fm_accuracy(&a, &m, &more.trials())?;
     if a.timing.no_timing {
         return Ok(());
     }
@@ -232,19 +237,26 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
 }
 
 /// Figs. 6-8 and issue #13's ablations at 64 threads: every variant of
-/// SLITS-(Contention) under the same seeds; `prrs(w, k)` is P-RRS's makespan.
-fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial], prrs: &dyn Fn(usize, usize) -> f64) -> Result<(), String> {
+/// SLITS-(Contention) under the same seeds, each difference paired by seed
+/// (issue #32 item 2), with the seeds a difference would need to be resolved
+/// (item 3); the last "variant" is P-RRS, Fig. 7's reference.
+fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> {
     let vs = variants();
-    let items: Vec<(usize, usize)> = (0..vs.len()).flat_map(|v| (0..WORKLOADS.len()).map(move |w| (v, w))).collect();
+    let items: Vec<(usize, usize)> = (0..=vs.len()).flat_map(|v| (0..WORKLOADS.len()).map(move |w| (v, w))).collect();
     let res = over_trials(&items, trials, |&(v, w), tr| {
-        let o = one(m, tr, WORKLOADS[w], 64, "slits-contention", vs[v].1.clone(), false)?;
+        let o = match vs.get(v) {
+            Some((_, p)) => one(m, tr, WORKLOADS[w], 64, "slits-contention", p.clone(), false)?,
+            None => one(m, tr, WORKLOADS[w], 64, "p-rrs", SlitsParams::default(), false)?,
+        };
         Ok((o.makespan as f64, llc_mpki(&o)))
     })?;
+    let prrs = |w: usize, k: usize| res[vs.len() * WORKLOADS.len() + w][k].0;
     let at = |v: usize, w: usize, k: usize| res[v * WORKLOADS.len() + w][k];
     let nt = trials.len();
     let mut t = Table::new(&[
         "configuration (SLITS-(Contention), 64 threads)",
         "speedup vs full SLITS %",
+        "seeds to resolve the speedup",
         "LLC MPKI vs full SLITS %",
         "speedup over P-RRS (PARSEC) %",
     ]);
@@ -252,16 +264,39 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial], prrs: &dyn Fn(usize, u
         let speed = geo_per_trial(WORKLOADS.len(), nt, |w, k| at(0, w, k).0 / at(v, w, k).0);
         let mpki = geo_per_trial(WORKLOADS.len(), nt, |w, k| at(v, w, k).1 / at(0, w, k).1);
         let prrs = geo_per_trial(PARSEC, nt, |w, k| prrs(w, k) / at(v, w, k).0);
-        let d = |xs: Vec<f64>| Cell::diff(&xs.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1);
+        let pcts = |xs: Vec<f64>| xs.iter().map(|&x| pct(x)).collect::<Vec<_>>();
+        let d = |xs: Vec<f64>| Cell::diff(&pcts(xs), 2);
         if v == 0 {
-            t.push(vec![(*name).into(), "reference".into(), "reference".into(), d(prrs)]);
+            t.push(vec![(*name).into(), "reference".into(), "".into(), "reference".into(), d(prrs)]);
         } else {
-            t.push(vec![(*name).into(), d(speed), d(mpki), d(prrs)]);
+            let need = Cell::resolve(&pcts(speed.clone()));
+            t.push(vec![(*name).into(), d(speed), need, d(mpki), d(prrs)]);
         }
     }
-    println!("## Figs. 6-8 and ablations: pairing rule, step ①, trigger, FM coverage (64 threads; geometric means over the 11 workloads)\n");
+    println!(
+        "## Figs. 6-8 and ablations: pairing rule, step ①, trigger, FM coverage (64 threads; geometric means over the 11 workloads; {} seeds, differences paired by seed)\n",
+        trials.len()
+    );
     println!("Paper: disabling FM or Lazy Reschedule costs 24.23-32.73% (FM more, §6.3); speedup over P-RRS grows about linearly with FM coverage and 0% beats 25% (§6.4); Lazy beats periodic 0.5/1/1.5 ms by 11.29/10.82/10.93% (§6.5). Every row runs the same trigger and seeds as the first unless it names another; a row whose interval holds 0 is no different from full SLITS.\n");
-    t.emit(&a.out, "fig678-ablation.csv")
+    t.emit(&a.out, "fig678-ablation.csv")?;
+    // Pairing rule against pairing rule under one scope (issue #32 item 1):
+    // variant indices into `variants()`.
+    let pairs = [
+        ("oracle - FM, per-core", 3, 0),
+        ("oracle - FM, one global queue", 6, 4),
+        ("FM - round-robin, per-core", 0, 1),
+        ("FM - round-robin, one global queue", 4, 5),
+        ("FM - random, per-core", 0, 2),
+    ];
+    let mut p =
+        Table::new(&["pairing rules compared (same trigger, scope and seeds)", "speedup %", "seeds to resolve"]);
+    for (name, x, y) in pairs {
+        let xs: Vec<f64> =
+            geo_per_trial(WORKLOADS.len(), nt, |w, k| at(y, w, k).0 / at(x, w, k).0).into_iter().map(pct).collect();
+        p.push(vec![name.into(), Cell::diff(&xs, 2), Cell::resolve(&xs)]);
+    }
+    println!("## Pairing rules compared directly (64 threads, same seeds; the oracle is a greedy least-true-contention pick, not an optimum)\n");
+    p.emit(&a.out, "pairing-rules.csv")
 }
 
 /// RMSE of `f` over `data`.
@@ -312,7 +347,11 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         "scheduler's FM RMSE",
         "global mean RMSE",
         "row/col mean RMSE",
+        "FM - global mean (paired)",
+        "FM - row/col mean (paired)",
+        "seeds to resolve FM - row/col",
     ]);
+    let minus = |i: usize, j: usize| col(i).iter().zip(col(j)).map(|(a, b)| a - b).collect::<Vec<f64>>();
     t.push(vec![
         Cell::value(&col(0), 1),
         Cell::value(&col(1), 0),
@@ -320,8 +359,14 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         Cell::value(&col(3), 3),
         Cell::value(&col(4), 3),
         Cell::value(&col(5), 3),
+        Cell::diff(&minus(3, 4), 3),
+        Cell::diff(&minus(3, 5), 3),
+        Cell::resolve(&minus(3, 5)),
     ]);
-    println!("## FM accuracy: the scheduler's own model (k = 8, online SGD with replay) on held-out TIM pairs (vips, 128 threads, LLC MPKI)\n");
+    println!(
+        "## FM accuracy: the scheduler's own model (k = 8, online SGD with replay) on held-out TIM pairs (vips, 128 threads, LLC MPKI; {} seeds, differences paired by seed)\n",
+        trials.len()
+    );
     println!("Every fifth (running, waiting) pair is recorded in the TIM but never trained on; the model as it stands at the end of the run predicts those observations (with the core each was made on).\n");
     t.emit(&a.out, "fm-accuracy-tim.csv")
 }

@@ -2,7 +2,7 @@
 //! (issue #13: every figure and table with an interval; a difference whose
 //! interval holds 0 is reported as "no difference").
 
-use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_core::stats::{mean_ci, seeds_to_resolve, MeanCi};
 
 /// One cell of a result table.
 pub enum Cell {
@@ -24,6 +24,21 @@ impl Cell {
     /// A difference against a reference, one value per seed.
     pub fn diff(xs: &[f64], digits: usize) -> Cell {
         Cell::Diff { ci: mean_ci(xs), digits }
+    }
+
+    /// How many seeds a difference needs (issue #32 item 3): "resolved" when
+    /// its interval already excludes 0, else the seeds at which an interval of
+    /// the observed spread would exclude 0 around the observed mean
+    /// ([`cosched_core::stats::seeds_to_resolve`]), or "> 10,000".
+    pub fn resolve(xs: &[f64]) -> Cell {
+        let ci = mean_ci(xs);
+        if ci.n >= 2 && (ci.lo > 0.0 || ci.hi < 0.0) {
+            return "resolved".into();
+        }
+        match seeds_to_resolve(xs, 10_000) {
+            Some(n) => format!("about {n}").into(),
+            None => "> 10,000".into(),
+        }
     }
 
     fn half(ci: &MeanCi) -> f64 {
@@ -146,5 +161,16 @@ mod tests {
         let md = t.markdown_rows();
         assert!(!md[1][1].contains("no difference"), "{}", md[1][1]);
         assert!(md[2][1].ends_with("(no difference)"), "{}", md[2][1]);
+    }
+
+    #[test]
+    fn resolve_says_resolved_or_how_many_seeds() {
+        let text = |c: Cell| match c {
+            Cell::Text(s) => s,
+            _ => panic!("not text"),
+        };
+        assert_eq!(text(Cell::resolve(&[1.9, 2.0, 2.1])), "resolved");
+        assert_eq!(text(Cell::resolve(&[0.0, 1.0, 2.0])), "about 7");
+        assert_eq!(text(Cell::resolve(&[-1.0, 0.0, 1.0])), "> 10,000");
     }
 }

@@ -96,7 +96,9 @@ pub fn windows(addresses: impl IntoIterator<Item = u64>, p: &ProfileParams) -> V
     out
 }
 
-fn level(reuse: f64) -> Reuse {
+/// The reuse level of a reuse ratio (accesses per distinct line per window;
+/// our reading of the paper's three levels, in the module doc).
+pub fn level(reuse: f64) -> Reuse {
     if reuse < 2.0 {
         Reuse::Low
     } else if reuse < 8.0 {

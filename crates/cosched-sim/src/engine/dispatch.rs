@@ -80,7 +80,8 @@ impl Engine<'_, '_> {
     fn start_costs(&mut self, t: u32, c: u32, s: usize) -> StartCosts {
         let info = self.topo.contexts[c as usize];
         let (core, llc) = (info.core, info.llc);
-        let mut debt = 0.0;
+        // The scheduler's own decision before the thread runs (0 unless an experiment charges it).
+        let mut debt = self.decision_cost_s;
         if self.ctx_last[c as usize] != Some(t) {
             debt += self.machine.costs.context_switch_us * 1e-6;
             self.switches += 1;

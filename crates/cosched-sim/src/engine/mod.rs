@@ -43,6 +43,13 @@ pub struct SimOptions {
     pub max_time_s: f64,
     /// Cost of each `pp_begin` / `pp_end` call, charged to the calling thread (RDA Fig. 11).
     pub pp_cost_ns: u64,
+    /// Scheduler overhead charged at every thread start, ns: the context
+    /// stalls this long (active, drawing power) before the thread runs, as the
+    /// scheduler's own decision path would on a real core (issue #32 item 11;
+    /// EFS §5.3 attributes the extra energy of unaffected benchmarks to "the
+    /// added complexity of our new scheduler"). 0: decisions are free, as in
+    /// every run unless an experiment sets it from a measured decision time.
+    pub decision_cost_ns: u64,
     /// Abort after this many engine events (timed events taken from the queue):
     /// the budget that stops a runaway input (a vanishing quantum, billions of iterations).
     pub max_events: u64,
@@ -70,6 +77,7 @@ impl Default for SimOptions {
             timing: false,
             max_time_s: 3600.0,
             pp_cost_ns: 0,
+            decision_cost_ns: 0,
             max_events: DEFAULT_MAX_EVENTS,
             progress: false,
         }
@@ -97,6 +105,8 @@ pub struct RunOutput {
     pub explored_pct: f64,
     /// Decision time percentiles (p50, p99), µs, when timed.
     pub decision_us: Option<(f64, f64)>,
+    /// Mean decision time, µs, when timed (what `SimOptions::decision_cost_ns` charges is read from this).
+    pub decision_mean_us: Option<f64>,
     /// Degraded modes `Needs` gating noted (a policy's mechanism this machine gives nothing to act on).
     pub notes: Vec<String>,
 }
@@ -230,6 +240,7 @@ impl Engine<'_, '_> {
             policy_events: self.d.delivered(),
             explored_pct: explored,
             decision_us: self.decision_times.as_ref().map(|h| (h.quantile_us(0.5), h.quantile_us(0.99))),
+            decision_mean_us: self.decision_times.as_ref().map(|h| h.mean_us()),
             notes: self.d.notes().to_vec(),
         }
     }

@@ -143,6 +143,8 @@ pub(super) struct Engine<'a, 't> {
     pub(super) noise: f64,
     /// Cost of one progress-period call, s.
     pub(super) pp_cost_s: f64,
+    /// `SimOptions::decision_cost_ns`, s.
+    pub(super) decision_cost_s: f64,
     pub(super) rng: ChaCha8Rng,
     pub(super) switches: u64,
     pub(super) migrations: u64,
@@ -226,6 +228,7 @@ impl<'a, 't> Engine<'a, 't> {
             next_period: 0,
             noise: opts.counter_noise,
             pp_cost_s: opts.pp_cost_ns as f64 * 1e-9,
+            decision_cost_s: opts.decision_cost_ns as f64 * 1e-9,
             rng: ChaCha8Rng::seed_from_u64(opts.seed ^ 0x5EED_0FC0_5C4E_D000),
             switches: 0,
             migrations: 0,

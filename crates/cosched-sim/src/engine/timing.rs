@@ -5,16 +5,26 @@
 pub(super) struct DecisionTimes {
     buckets: Vec<u64>,
     n: u64,
+    sum_ns: u64,
 }
 
 impl DecisionTimes {
     pub(super) fn new() -> Self {
-        DecisionTimes { buckets: vec![0; 8 * 64], n: 0 }
+        DecisionTimes { buckets: vec![0; 8 * 64], n: 0, sum_ns: 0 }
     }
     pub(super) fn add(&mut self, ns: u64) {
         let i = ((8.0 * ((ns + 1) as f64).log2()) as usize).min(self.buckets.len() - 1);
         self.buckets[i] += 1;
         self.n += 1;
+        self.sum_ns = self.sum_ns.saturating_add(ns);
+    }
+    /// Mean decision time, µs (exact, not bucketed); 0 before any decision.
+    pub(super) fn mean_us(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.n as f64 / 1000.0
+        }
     }
     pub(super) fn quantile_us(&self, q: f64) -> f64 {
         let target = (q * self.n as f64).ceil().max(1.0) as u64;

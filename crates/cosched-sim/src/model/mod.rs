@@ -4,6 +4,7 @@
 pub mod latency;
 pub mod mrc;
 pub mod phase;
+pub mod trace;
 
 pub use latency::LoadedLatency;
 pub use mrc::{MissRateCurve, RandomMisses};

@@ -128,7 +128,7 @@ impl Gate for EfsGate {
         if core.rqs[c].tree.is_empty() {
             return Pick::Idle;
         }
-        if !self.forced_this_event {
+        if self.p.starvation && !self.forced_this_event {
             if let Some((t, slice)) = self.starved_here(c, core, view.now()) {
                 self.recheck_others = true;
                 self.forced_this_event = true;
@@ -145,8 +145,11 @@ impl Gate for EfsGate {
         }
         let running: Vec<f64> = others.iter().map(|&t| self.solo(t, view).clamp(1e-4, 0.999)).collect();
         // A failed solve falls back to the capacity rule, never to admitting everyone.
-        let (threshold, _) =
-            threshold_or_capacity(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton);
+        let threshold = if self.p.admission == Admission::Capacity {
+            (1.0 - running.iter().sum::<f64>()).max(0.0)
+        } else {
+            threshold_or_capacity(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton).0
+        };
         for &(_, t) in &core.rqs[c].tree {
             let t = ThreadId(t);
             if self.solo(t, view) <= threshold {
@@ -216,12 +219,12 @@ impl Policy for Efs {
     }
 
     fn needs(&self) -> Needs {
-        Needs { counters: true, oracle: self.gate.p.admission != Admission::Model, ..Needs::default() }
+        Needs { counters: true, oracle: self.gate.p.admission.is_oracle(), ..Needs::default() }
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.core.init(view);
-        if self.gate.p.admission != Admission::Model && view.oracle().is_none() {
+        if self.gate.p.admission.is_oracle() && view.oracle().is_none() {
             return Err(
                 "efs: --efs-admission oracle/oracle-solo reads the simulator's ground truth; this backend has none"
                     .into(),

@@ -15,12 +15,25 @@ pub enum Admission {
     /// §4: solo bandwidths predicted from counters (Eqs. 18-20, 9), outcome from the collision model (Eqs. 10, 16).
     #[default]
     Model,
+    /// The capacity rule without the collision model (issue #32 item 11's
+    /// ablation): the predicted solo bandwidths as in `Model`, but a thread is
+    /// admitted when its solo utilisation fits the bus time the running
+    /// threads leave free, `1 − Σ b` (additive bandwidths, no collisions, no
+    /// power in the decision; the fallback of a failed solve).
+    Capacity,
     /// Oracle solo bandwidths (the current phase's true demand ÷ μ) into the same collision model:
     /// what the model costs when its inputs are exact.
     OracleSolo,
     /// Oracle outcome: run the candidate only if the true co-schedule with it costs no more
     /// (Eq. 15: power over the sum of each thread's speed relative to alone) than without it.
     Oracle,
+}
+
+impl Admission {
+    /// Whether this admission reads the simulator's ground truth (an oracle).
+    pub fn is_oracle(self) -> bool {
+        matches!(self, Admission::OracleSolo | Admission::Oracle)
+    }
 }
 
 /// EFS knobs.
@@ -41,6 +54,9 @@ pub struct EfsParams {
     pub mu: Option<f64>,
     /// What admission reads (the paper: the model).
     pub admission: Admission,
+    /// §4.3's starvation freedom (Eqs. 21-23: the longest starved thread is
+    /// forced in); `false` only for the ablation of issue #32 item 11.
+    pub starvation: bool,
 }
 
 impl Default for EfsParams {
@@ -53,13 +69,14 @@ impl Default for EfsParams {
             power: None,
             mu: None,
             admission: Admission::Model,
+            starvation: true,
         }
     }
 }
 
 /// EFS's knobs (§3-4; defaults are the paper's). The power table (Eq. 13)
 /// and the bus rate μ come from the machine view unless overridden.
-pub const KNOBS: [KnobSpec; 7] = [
+pub const KNOBS: [KnobSpec; 8] = [
     KnobSpec {
         name: "efs_window_ms",
         kind: TIME_MS,
@@ -116,12 +133,21 @@ pub const KNOBS: [KnobSpec; 7] = [
     },
     KnobSpec {
         name: "efs_admission",
-        kind: Kind::Choice { choices: &["model", "oracle-solo", "oracle"] },
+        kind: Kind::Choice { choices: &["model", "capacity", "oracle-solo", "oracle"] },
         default: "model",
         real_default: "",
         unit: "",
-        doc: "EFS: what admission reads; `oracle-solo` and `oracle` read the simulator's ground truth (ablation)",
-        paper: "EFS §4; ablation of issue 13",
+        doc: "EFS: what admission reads; `capacity` admits by 1 - sum of running solo utilisations (no collision model); `oracle-solo` and `oracle` read the simulator's ground truth (ablations)",
+        paper: "EFS §4; ablations of issues 13 and 32",
+    },
+    KnobSpec {
+        name: "efs_no_starvation",
+        kind: Kind::Switch,
+        default: "",
+        real_default: "",
+        unit: "",
+        doc: "EFS: turn off starvation freedom (no thread is forced in; ablation)",
+        paper: "EFS §4.3; ablation of issue 32",
     },
 ];
 
@@ -142,10 +168,12 @@ impl EfsParams {
             power: None,
             mu: v.opt_float("efs_mu_m").map(|x| x * 1e6),
             admission: match v.text("efs_admission") {
+                Some("capacity") => Admission::Capacity,
                 Some("oracle-solo") => Admission::OracleSolo,
                 Some("oracle") => Admission::Oracle,
                 _ => Admission::Model,
             },
+            starvation: !v.switch("efs_no_starvation"),
         }
     }
 }
