@@ -161,17 +161,25 @@ fn declarations<'a>(
         "mean speedup vs CFS %",
         "mean system energy saved %",
         "raytrace speedup %",
+        "speedup minus x1 (paired, points)",
+        "energy saved minus x1 (paired, points)",
     ]);
+    // Per seed, the mean over the workloads of a row starting at item `i`.
+    let speed = |j: usize, k: usize| (ops(&res[j][k]) / ops(cfs(j % nw, k)) - 1.0) * 100.0;
+    let saved = |j: usize, k: usize| (1.0 - res[j][k].energy.system / cfs(j % nw, k).energy.system) * 100.0;
+    let mean =
+        |f: &dyn Fn(usize, usize) -> f64, i: usize, k: usize| (i..i + nw).map(|j| f(j, k)).sum::<f64>() / nw as f64;
     for (i, &(p, x, _)) in items.iter().enumerate().step_by(nw) {
-        let per = |f: &dyn Fn(usize, usize) -> f64| (0..trials.len()).map(|k| f(i, k)).collect::<Vec<f64>>();
-        let speed = |j: usize, k: usize| (ops(&res[j][k]) / ops(cfs(j - i, k)) - 1.0) * 100.0;
-        let saved = |j: usize, k: usize| (1.0 - res[j][k].energy.system / cfs(j - i, k).energy.system) * 100.0;
+        let per = |f: &dyn Fn(usize) -> f64| (0..trials.len()).map(f).collect::<Vec<f64>>();
+        let one = items.iter().position(|&(q, y, _)| q == p && y == 1.0).expect("x1 is a scale");
         t.push(vec![
             POLICIES[p].into(),
             format!("x{x}").into(),
-            Cell::diff(&per(&|i, k| (i..i + nw).map(|j| speed(j, k)).sum::<f64>() / nw as f64), 1),
-            Cell::diff(&per(&|i, k| (i..i + nw).map(|j| saved(j, k)).sum::<f64>() / nw as f64), 1),
-            Cell::diff(&per(&|i, k| speed(i + raytrace, k)), 1),
+            Cell::diff(&per(&|k| mean(&speed, i, k)), 1),
+            Cell::diff(&per(&|k| mean(&saved, i, k)), 1),
+            Cell::diff(&per(&|k| speed(i + raytrace, k)), 1),
+            if x == 1.0 { "".into() } else { Cell::diff(&per(&|k| mean(&speed, i, k) - mean(&speed, one, k)), 1) },
+            if x == 1.0 { "".into() } else { Cell::diff(&per(&|k| mean(&saved, i, k) - mean(&saved, one, k)), 1) },
         ]);
     }
     println!(
