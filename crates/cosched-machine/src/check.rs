@@ -42,6 +42,11 @@ pub enum CheckKind {
     /// over one alone (`cosched calibrate`'s co-run measurement); the chase's
     /// solo rate `solo_rate_m` (M loads/s) fixes its solo IPC.
     ChaseCorun,
+    /// Wall time of two pointer chases over `footprint_mb` each pinned to one
+    /// context and alternating at `quantum_ms`, over one alone (`cosched
+    /// calibrate`'s time-sharing measurement, each copy running `solo_s`
+    /// alone; issue #31 item 2, issue #30's time-sharing mechanisms).
+    Timeshare,
     /// Largest, over `workloads`, of 1 − performance of the load-balanced
     /// assignment (threads spread over cores, then pipes, then strands) over
     /// the best of `samples` random assignments (statistical thread assignment
@@ -153,6 +158,12 @@ pub struct CheckPoint {
     /// Measured solo rate of the chase, M loads/s (`chase_corun`).
     #[serde(default)]
     pub solo_rate_m: Option<f64>,
+    /// CPU seconds one copy took alone (`timeshare`).
+    #[serde(default)]
+    pub solo_s: Option<f64>,
+    /// The kernel's measured quantum: CPU time per involuntary switch, ms (`timeshare`).
+    #[serde(default)]
+    pub quantum_ms: Option<f64>,
     /// Threads per workload (`explored_permutations`).
     #[serde(default)]
     pub threads: Option<u32>,
@@ -222,6 +233,21 @@ impl CheckPoint {
                     self.solo_rate_m.is_some_and(|r| r > 0.0 && r <= 1e6),
                     "solo_rate_m",
                     "`chase_corun` needs solo_rate_m, M loads/s, above 0 and at most 1e6",
+                )
+            }),
+            CheckKind::Timeshare => need(
+                self.footprint_mb.is_some_and(|f| f > 0.0 && f <= 1e6),
+                "footprint_mb",
+                "`timeshare` needs footprint_mb, MiB, above 0 and at most 1e6",
+            )
+            .or_else(|| {
+                need(self.solo_s.is_some_and(|s| s > 0.0 && s <= 60.0), "solo_s", "`timeshare` needs solo_s, s, above 0 and at most 60")
+            })
+            .or_else(|| {
+                need(
+                    self.quantum_ms.is_some_and(|q| q >= 0.1 && q <= 1000.0),
+                    "quantum_ms",
+                    "`timeshare` needs quantum_ms from 0.1 to 1000",
                 )
             }),
             _ => None,

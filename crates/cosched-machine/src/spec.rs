@@ -88,6 +88,14 @@ pub struct CacheSpec {
     /// from it (issue #31 item 2; docs/model.md, "Random access").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_curve: Option<Vec<[f64; 2]>>,
+    /// LLC capacity is conserved across threads that time-share a domain
+    /// (issue #30, from issue #31's time-sharing check; docs/model.md,
+    /// "Switches, migrations and absences"): what survives of a resuming
+    /// thread's data is capped at the LLC minus what the domain's other
+    /// threads still hold. `false` (the default until the papers are rerun
+    /// on it): each thread's data ages by insertions only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conserve_capacity: bool,
 }
 
 /// Core resources shared by the contexts of a core or pipe.
@@ -206,6 +214,14 @@ pub struct CostSpec {
     /// Direct cost of a context switch, µs.
     #[serde(default = "default_cs")]
     pub context_switch_us: f64,
+    /// How a refill after a switch shares a thread's time with execution
+    /// (issue #30; docs/model.md, "Switches, migrations and absences"):
+    /// `false` (the default until the papers are rerun on it), half of the
+    /// time to the refill while it lasts; `true`, the share the thread's own
+    /// accesses to its evicted data take (their stall over the stall plus the
+    /// time of an instruction alone).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refill_by_access: bool,
 }
 
 fn default_cs() -> f64 {
@@ -214,7 +230,7 @@ fn default_cs() -> f64 {
 
 impl Default for CostSpec {
     fn default() -> Self {
-        CostSpec { context_switch_us: default_cs() }
+        CostSpec { context_switch_us: default_cs(), refill_by_access: false }
     }
 }
 

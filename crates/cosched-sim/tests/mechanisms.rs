@@ -157,3 +157,37 @@ fn a_random_access_phase_refuses_a_miss_rate_curve() {
     let e = cosched_sim::presets::workload_from_toml("bad.toml", &bad).unwrap_err().to_string();
     assert!(e.contains("bad.toml") && e.contains("access") && e.contains("llc_mpki"), "{e}");
 }
+
+/// LLC capacity conserved across time-sharing threads, and refills paced by
+/// the thread's own accesses (issue #30, from issue #31's check against two
+/// chases on one CPU): two random chases pinned to one context of the
+/// calibrated guest, each sized from the preset's LLC. When the two working
+/// sets together exceed the LLC, each resumes with at most what the other
+/// leaves free and refills at the pace of its misses, so the pair runs slower
+/// than with both switches off (the presets' default); conservation alone
+/// already slows it; when both sets fit together, neither changes anything.
+#[test]
+fn time_sharing_threads_cannot_both_keep_more_than_the_llc() {
+    let m0 = machine("kvm-epyc-2c-hostcheck");
+    let with = |conserve: bool, by_access: bool| {
+        let mut m = m0.clone();
+        m.cache.conserve_capacity = conserve;
+        m.costs.refill_by_access = by_access;
+        m
+    };
+    let pair = |mb: f64, m: &cosched_machine::MachineSpec| {
+        // IPC low enough that the chase's misses need no more MLP than 1.
+        let w = workload(&chase(mb, 2, 0.05));
+        let p = plan(&w, m);
+        secs(run_static(m, &p, &[0, 0], 4).makespan)
+    };
+    // Each 3/4 of the LLC: together 1.5 LLCs.
+    let big = 0.75 * m0.cache.llc_mb;
+    let (off, conserve, both) = (pair(big, &with(false, false)), pair(big, &with(true, false)), pair(big, &with(true, true)));
+    eprintln!("3/4 LLC each: off {off} s, conserve {conserve} s, both {both} s");
+    assert!(conserve > 1.1 * off && both > 1.1 * conserve, "off {off}, conserve {conserve}, both {both}");
+    // Each a fifth of the LLC: together well inside it.
+    let small = 0.2 * m0.cache.llc_mb;
+    let (off, conserve) = (pair(small, &with(false, false)), pair(small, &with(true, false)));
+    assert!((conserve / off - 1.0).abs() < 1e-9, "conserve {conserve} s, off {off} s");
+}

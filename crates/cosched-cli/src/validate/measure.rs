@@ -62,6 +62,7 @@ pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured
         CheckKind::ChaseCorun => {
             Ok((chase_corun(m, k.footprint_mb.expect("validated"), k.solo_rate_m.expect("validated"))?, None))
         }
+        CheckKind::Timeshare => timeshare(m, k),
         CheckKind::AssignmentSpread => largest(k, |name| sample::assignment_spread(m, name, k.samples.unwrap_or(1000))),
         CheckKind::BalancerLoss => largest(k, |name| sample::balancer_loss(m, name, k.samples.unwrap_or(1000))),
         CheckKind::RunToRunSd => {
@@ -169,6 +170,48 @@ fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, St
     let pair = run_one(m, &p, "cfs", &PolicyOptions::default())?;
     let mean = pair.job_finish.iter().map(|&f| secs(f)).sum::<f64>() / pair.job_finish.len() as f64;
     Ok(solo / mean)
+}
+
+/// A `timeshare` point: two pointer chases over `footprint_mb` pinned to one
+/// context, alternating at the measured quantum (`timeshare_check::check`,
+/// the model `cosched calibrate` sets beside its measurement): pair wall time
+/// over one copy alone. Each copy's loads are what `solo_s` holds at the
+/// machine's measured latency for that working set (the chase is sized to run
+/// `solo_s` alone).
+fn timeshare(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), String> {
+    let (mb, solo_s, q) = (k.footprint_mb.expect("validated"), k.solo_s.expect("validated"), k.quantum_ms.expect("validated"));
+    let ns = m
+        .cache
+        .latency_curve
+        .as_ref()
+        .and_then(|c| latency_at(c, mb))
+        .ok_or_else(|| format!("{}: a `timeshare` point needs the machine's cache.latency_curve", m.name))?;
+    let cpu_s = k.published * solo_s / 2.0;
+    let t = cosched_linux::calibrate::Timeshare {
+        wss_mb: mb,
+        mops: solo_s / (ns * 1e-9) / 1e6,
+        solo_s,
+        pair_s: 2.0 * cpu_s,
+        cpu_s,
+        switches: cpu_s / (q * 1e-3),
+    };
+    let c = crate::timeshare_check::check(m, &t)?;
+    Ok((c.predicted_slowdown, Some(format!("at a quantum of {:.2} ms", c.quantum_ms))))
+}
+
+/// The latency of `curve` (`[MiB, ns]`, increasing MiB) at `mb`,
+/// interpolated linearly in log MiB; the end values beyond its ends.
+fn latency_at(curve: &[[f64; 2]], mb: f64) -> Option<f64> {
+    let (first, last) = (curve.first()?, curve.last()?);
+    if mb <= first[0] {
+        return Some(first[1]);
+    }
+    if mb >= last[0] {
+        return Some(last[1]);
+    }
+    let k = curve.partition_point(|p| p[0] <= mb);
+    let (a, b) = (curve[k - 1], curve[k]);
+    Some(a[1] + (b[1] - a[1]) * (mb.ln() - a[0].ln()) / (b[0].ln() - a[0].ln()))
 }
 
 /// Sustained bandwidth of the reference machine a `solo_ipc` point runs on,

@@ -11,6 +11,12 @@ use cosched_core::policy::{Decision, Event, Policy};
 use cosched_core::{Counters, CtxId, Nanos, PeriodId, ThreadId};
 use cosched_machine::TraceSlice;
 
+/// Bounds of the refill's share of a thread's time under
+/// `costs.refill_by_access` [A]: some progress always (no livelock of copies
+/// whose slices are shorter than their refills), some refill always.
+const MIN_REFILL_SHARE: f64 = 0.05;
+const MAX_REFILL_SHARE: f64 = 0.99;
+
 /// The costs of putting a thread on a context.
 struct StartCosts {
     /// Stall owed: context switch plus refills, s.
@@ -23,6 +29,11 @@ struct StartCosts {
     survived_mb: f64,
     /// Stall of the LLC refill, s.
     llc_refill_debt_s: f64,
+    /// Share of the running time the debt takes while it lasts.
+    share: f64,
+    /// Part of `debt_s` that is the context switch itself (a pure stall
+    /// under `costs.refill_by_access`), s.
+    switch_s: f64,
 }
 
 impl Engine<'_, '_> {
@@ -53,8 +64,16 @@ impl Engine<'_, '_> {
         let cost = self.start_costs(t, c, s);
         self.charge_refill(t, s, llc, &cost);
         let now = self.now;
+        let by_access = self.machine.costs.refill_by_access;
         let th = &mut self.threads[t as usize];
-        th.debt_s = cost.debt_s;
+        if by_access {
+            // The switch retires nothing; the refills share time with execution.
+            th.stall_s += cost.switch_s;
+            th.debt_s = cost.debt_s - cost.switch_s;
+        } else {
+            th.debt_s = cost.debt_s;
+        }
+        th.debt_share = cost.share;
         th.refill_from_mb = cost.survived_mb;
         th.refill_debt_s = cost.llc_refill_debt_s;
         th.occupancy_mb = cost.survived_mb + (th.occupancy_mb - th.left_occupancy_mb).max(0.0);
@@ -86,6 +105,7 @@ impl Engine<'_, '_> {
             debt += self.machine.costs.context_switch_us * 1e-6;
             self.switches += 1;
         }
+        let switch_s = debt;
         let model = &self.plan.models[self.threads[t as usize].model as usize];
         let (mlp, footprint) = (model.mlp, model.private_mb + model.shared_mb);
         let private_kb =
@@ -108,10 +128,15 @@ impl Engine<'_, '_> {
             0.0
         };
         let th = &self.threads[t as usize];
+        // Stall per instruction of its accesses to evicted data (for the share
+        // `costs.refill_by_access` gives the refill): L2 hits that now go to
+        // the LLC, LLC hits that now go to memory.
+        let mut evicted_stall = 0.0;
         let mut refill_l1 = 0.0;
         if th.last_core != Some(core) || self.core_last[core as usize] != Some(t) {
             refill_l1 = (footprint * 1024.0).min(private_kb) * 1024.0 / 64.0 * l2_hit;
             debt += refill_l1 * self.machine.cache.llc_hit_cycles / (mlp * self.f_hz);
+            evicted_stall += model.l2_apki / 1000.0 * l2_hit * self.machine.cache.llc_hit_cycles / (mlp * self.f_hz);
             if th.last_core.is_some_and(|k| k != core) {
                 self.migrations += 1;
             }
@@ -131,17 +156,56 @@ impl Engine<'_, '_> {
                 0.0
             };
             survived = th.left_occupancy_mb * survive;
+            if prev == llc && self.machine.cache.conserve_capacity {
+                // Capacity is conserved: what survives fits beside what the
+                // domain's other threads still hold (issue #30).
+                survived = survived.min((self.machine.cache.llc_mb - self.held_by_others(t, llc)).max(0.0));
+            }
             refill_llc = (th.left_occupancy_mb - survived) * 1024.0 * 1024.0 / 64.0 * llc_hit;
             refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
             debt += refill_debt;
+            if th.left_occupancy_mb > 0.0 {
+                let evicted = (th.left_occupancy_mb - survived) / th.left_occupancy_mb;
+                evicted_stall += model.mrc.apki / 1000.0 * llc_hit * evicted * self.socket_bus[s].latency_ns * 1e-9 / mlp;
+            }
         }
+        let share = if self.machine.costs.refill_by_access && evicted_stall > 0.0 {
+            // Its accesses to evicted data stall it for this share of its time
+            // (their stall over that stall plus an instruction's time alone).
+            let alone = 1.0 / (model.ipc_alone * self.f_hz);
+            (evicted_stall / (evicted_stall + alone)).clamp(MIN_REFILL_SHARE, MAX_REFILL_SHARE)
+        } else {
+            0.5
+        };
         StartCosts {
             debt_s: debt,
             private_refill_lines: refill_l1,
             llc_refill_lines: refill_llc,
             survived_mb: survived,
             llc_refill_debt_s: refill_debt,
+            share,
+            switch_s,
         }
+    }
+
+    /// Private LLC data the other threads of domain `llc` hold now, MiB: a
+    /// running thread's share, and what a stopped thread left there aged by
+    /// the insertions since (the survival rule of [`Engine::start_costs`]).
+    fn held_by_others(&self, t: u32, llc: u32) -> f64 {
+        let lines_cap = self.machine.cache.llc_mb * 1024.0 * 1024.0 / 64.0;
+        let now = self.llc_insertions[llc as usize];
+        self.threads
+            .iter()
+            .enumerate()
+            .filter(|&(u, o)| u as u32 != t && o.last_llc == Some(llc))
+            .map(|(u, o)| {
+                if self.d.ctx_of(ThreadId(u as u32)).is_some() {
+                    o.private_mb
+                } else {
+                    o.left_occupancy_mb * (-(now - o.left_insertions) / lines_cap).exp()
+                }
+            })
+            .sum()
     }
 
     /// Count the refills of a start: LLC insertions, memory reads and DRAM

@@ -23,14 +23,15 @@ impl Engine<'_, '_> {
         }
         let dt = (now - th.settled_at) as f64 * 1e-9;
         th.settled_at = now;
-        // Refills interleave with execution: while a debt remains, half of the
-        // time goes to it and half to retiring instructions (so a thread always
-        // progresses, even when its slices are shorter than its refills).
-        // A call's stall comes first and retires nothing.
+        // Refills interleave with execution: while a debt remains, a share σ of
+        // the time goes to it and the rest to retiring instructions (so a thread
+        // always progresses, even when its slices are shorter than its refills;
+        // σ = 0.5, or by its accesses: `debt_time`). A call's stall comes first
+        // and retires nothing.
         let stall = th.stall_s.min(dt);
         th.stall_s -= stall;
         let run = dt - stall;
-        let debt = th.debt_s.min(run * 0.5);
+        let debt = th.debt_s.min(run * th.debt_share);
         th.debt_s -= debt;
         let prog = run - debt;
         let mut inc = th.rate.scaled(prog);
@@ -282,7 +283,7 @@ impl Engine<'_, '_> {
                 th.occupancy_mb = r.occupancy_mb;
                 th.private_mb = r.private_mb;
                 let work = th.remaining / ips;
-                let secs = th.stall_s + work + th.debt_s.min(work);
+                let secs = th.stall_s + debt_time(work, th.debt_s, th.debt_share);
                 let at = self.now + (secs * 1e9).ceil() as Nanos;
                 self.seq += 1;
                 th.step_end = (at, self.seq);
@@ -295,5 +296,34 @@ impl Engine<'_, '_> {
             self.socket_lines[s] = lines;
         }
         self.power_now = self.power.power(self.n_active_cores, self.socket_lines.iter().sum());
+    }
+}
+
+/// Wall time to retire `work` seconds of execution while `debt` seconds of
+/// refill are owed and a share `share` of the time goes to the debt while it
+/// lasts: the work ends during the debt (at `work / (1 − share)`) or after it
+/// (at `work + debt`). With `share` 0.5: `work + min(debt, work)`.
+pub(super) fn debt_time(work: f64, debt: f64, share: f64) -> f64 {
+    if work * share <= debt * (1.0 - share) {
+        work / (1.0 - share)
+    } else {
+        work + debt
+    }
+}
+
+#[cfg(test)]
+mod debt_tests {
+    use super::debt_time;
+
+    #[test]
+    fn half_share_is_the_old_rule_and_the_two_branches_meet() {
+        for (w, d) in [(1.0, 0.5), (0.5, 1.0), (2.0, 2.0), (0.0, 1.0), (1.0, 0.0)] {
+            assert!((debt_time(w, d, 0.5) - (w + f64::min(d, w))).abs() < 1e-12, "{w} {d}");
+        }
+        // At the boundary work·σ = debt·(1 − σ) both branches give the same time.
+        let (d, s) = (0.3, 0.9);
+        let w = d * (1.0 - s) / s;
+        assert!((w / (1.0 - s) - (w + d)).abs() < 1e-12);
+        assert!((debt_time(w, d, s) - (w + d)).abs() < 1e-12);
     }
 }

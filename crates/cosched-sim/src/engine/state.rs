@@ -48,6 +48,9 @@ pub(super) struct SimThread {
     pub(super) remaining: f64,
     /// Stall still owed (context switch, refills), s.
     pub(super) debt_s: f64,
+    /// Share of its running time that goes to the debt while one remains
+    /// (0.5, or by its accesses to evicted data: `costs.refill_by_access`).
+    pub(super) debt_share: f64,
     /// Counter rates per second while running (the contention solution).
     pub(super) rate: Counters,
     /// Cumulative counters up to `settled_at`.
@@ -287,6 +290,7 @@ impl SimThread {
             last_core: None,
             last_llc: None,
             left_occupancy_mb: 0.0,
+            debt_share: 0.5,
             left_insertions: 0.0,
             period: None,
         }

@@ -16,7 +16,7 @@ impl Engine<'_, '_> {
         if self.d.ctx_of(ThreadId(t)).is_some() {
             let dt = (self.now - th.settled_at) as f64 * 1e-9;
             let run = dt - th.stall_s.min(dt);
-            let prog = run - th.debt_s.min(run * 0.5);
+            let prog = run - th.debt_s.min(run * th.debt_share);
             let mut inc = th.rate.scaled(prog);
             inc.cycles = self.f_hz * dt;
             c.add(&inc);
