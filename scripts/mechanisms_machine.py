@@ -1,21 +1,22 @@
-"""A machine preset with issue #30's time-sharing mechanisms switched on.
+"""A machine preset with issue #30's time-sharing mechanisms switched off.
 
 Usage: mechanisms_machine.py PRESET.toml ARM > COPY.toml, where ARM is
-`conserve` (cache.conserve_capacity) or `conserve+by-access` (also
-costs.refill_by_access). The preset's text is kept; the keys are inserted
-under their tables (a [costs] table is added when the preset has none).
+`off` (cache.conserve_capacity and costs.refill_by_access both false: the
+model before issue #30) or `conserve-only` (costs.refill_by_access false).
+The preset's text is kept; the keys are inserted under their tables (a
+[costs] table is added when the preset has none).
 """
 
 import sys
 
 
 def switched(text: str, arm: str) -> str:
-    """`text` with the switches of `arm` set to true."""
-    keys = {"cache": ["conserve_capacity = true"]}
-    if arm == "conserve+by-access":
-        keys["costs"] = ["refill_by_access = true"]
-    elif arm != "conserve":
-        raise SystemExit(f"mechanisms_machine.py: unknown arm {arm!r} (conserve, conserve+by-access)")
+    """`text` with the switches of `arm` set to false."""
+    keys = {"costs": ["refill_by_access = false"]}
+    if arm == "off":
+        keys["cache"] = ["conserve_capacity = false"]
+    elif arm != "conserve-only":
+        raise SystemExit(f"mechanisms_machine.py: unknown arm {arm!r} (off, conserve-only)")
     out = []
     for line in text.splitlines():
         out.append(line)

@@ -76,23 +76,3 @@ mod tests {
         assert!((small.error - (small.predicted_slowdown / 2.0 - 1.0)).abs() < 1e-12);
     }
 }
-#[cfg(test)]
-mod probe_tmp {
-    #[test]
-    fn tmp_probe() {
-        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results/runtime/host-check/host.toml")).unwrap();
-        let m0 = cosched_machine::MachineSpec::from_toml("host.toml", &src).unwrap();
-        for (cons, acc) in [(false, false), (true, false), (false, true), (true, true)] {
-        let mut m = m0.clone();
-        m.cache.conserve_capacity = cons;
-        m.costs.refill_by_access = acc;
-        eprintln!("conserve {cons} by-access {acc}");
-        for (mb, cpu, sw, slow) in [(1.0, 0.412, 102.0, 2.089), (7.25, 2.752, 688.0, 8.406)] {
-            let solo = 2.0 * cpu / slow;
-            let t = cosched_linux::calibrate::Timeshare { wss_mb: mb, mops: 20.0, solo_s: solo, pair_s: 2.0 * cpu, cpu_s: cpu, switches: sw };
-            let c = super::check(&m, &t).unwrap();
-            eprintln!("{mb} MiB: predicted {:.3} measured {:.3} err {:+.3}", c.predicted_slowdown, slow, c.error);
-        }
-        }
-    }
-}

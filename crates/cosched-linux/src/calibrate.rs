@@ -337,7 +337,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
             llc_mb: (llc_mb * 100.0).round() / 100.0,
             llc_hit_cycles: (plateau_ns * m.freq_ghz).round(),
             latency_curve: Some(m.latency.iter().map(|&(mb, ns)| [mb, (ns * 10.0).round() / 10.0]).collect()),
-            conserve_capacity: false,
+            conserve_capacity: true,
         },
         core: CoreSpec {
             issue_width: 4.0,

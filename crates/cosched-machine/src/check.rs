@@ -241,11 +241,15 @@ impl CheckPoint {
                 "`timeshare` needs footprint_mb, MiB, above 0 and at most 1e6",
             )
             .or_else(|| {
-                need(self.solo_s.is_some_and(|s| s > 0.0 && s <= 60.0), "solo_s", "`timeshare` needs solo_s, s, above 0 and at most 60")
+                need(
+                    self.solo_s.is_some_and(|s| s > 0.0 && s <= 60.0),
+                    "solo_s",
+                    "`timeshare` needs solo_s, s, above 0 and at most 60",
+                )
             })
             .or_else(|| {
                 need(
-                    self.quantum_ms.is_some_and(|q| q >= 0.1 && q <= 1000.0),
+                    self.quantum_ms.is_some_and(|q| (0.1..=1000.0).contains(&q)),
                     "quantum_ms",
                     "`timeshare` needs quantum_ms from 0.1 to 1000",
                 )

@@ -92,9 +92,9 @@ pub struct CacheSpec {
     /// (issue #30, from issue #31's time-sharing check; docs/model.md,
     /// "Switches, migrations and absences"): what survives of a resuming
     /// thread's data is capped at the LLC minus what the domain's other
-    /// threads still hold. `false` (the default until the papers are rerun
-    /// on it): each thread's data ages by insertions only.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// threads still hold. `false`: the ablation (each thread's data ages by
+    /// insertions only, as before issue #30).
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub conserve_capacity: bool,
 }
 
@@ -216,11 +216,11 @@ pub struct CostSpec {
     pub context_switch_us: f64,
     /// How a refill after a switch shares a thread's time with execution
     /// (issue #30; docs/model.md, "Switches, migrations and absences"):
-    /// `false` (the default until the papers are rerun on it), half of the
-    /// time to the refill while it lasts; `true`, the share the thread's own
-    /// accesses to its evicted data take (their stall over the stall plus the
-    /// time of an instruction alone).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// `true` (the default), the share the thread's own accesses to its
+    /// evicted data take (their stall over that stall plus the time of an
+    /// instruction alone); `false`, the ablation: half of the time to the
+    /// refill while it lasts, as before issue #30.
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub refill_by_access: bool,
 }
 
@@ -230,7 +230,7 @@ fn default_cs() -> f64 {
 
 impl Default for CostSpec {
     fn default() -> Self {
-        CostSpec { context_switch_us: default_cs(), refill_by_access: false }
+        CostSpec { context_switch_us: default_cs(), refill_by_access: true }
     }
 }
 

@@ -183,7 +183,8 @@ fn time_sharing_threads_cannot_both_keep_more_than_the_llc() {
     };
     // Each 3/4 of the LLC: together 1.5 LLCs.
     let big = 0.75 * m0.cache.llc_mb;
-    let (off, conserve, both) = (pair(big, &with(false, false)), pair(big, &with(true, false)), pair(big, &with(true, true)));
+    let (off, conserve, both) =
+        (pair(big, &with(false, false)), pair(big, &with(true, false)), pair(big, &with(true, true)));
     eprintln!("3/4 LLC each: off {off} s, conserve {conserve} s, both {both} s");
     assert!(conserve > 1.1 * off && both > 1.1 * conserve, "off {off}, conserve {conserve}, both {both}");
     // Each a fifth of the LLC: together well inside it.

@@ -179,7 +179,8 @@ fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, St
 /// machine's measured latency for that working set (the chase is sized to run
 /// `solo_s` alone).
 fn timeshare(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), String> {
-    let (mb, solo_s, q) = (k.footprint_mb.expect("validated"), k.solo_s.expect("validated"), k.quantum_ms.expect("validated"));
+    let (mb, solo_s, q) =
+        (k.footprint_mb.expect("validated"), k.solo_s.expect("validated"), k.quantum_ms.expect("validated"));
     let ns = m
         .cache
         .latency_curve

@@ -166,7 +166,8 @@ impl Engine<'_, '_> {
             debt += refill_debt;
             if th.left_occupancy_mb > 0.0 {
                 let evicted = (th.left_occupancy_mb - survived) / th.left_occupancy_mb;
-                evicted_stall += model.mrc.apki / 1000.0 * llc_hit * evicted * self.socket_bus[s].latency_ns * 1e-9 / mlp;
+                evicted_stall +=
+                    model.mrc.apki / 1000.0 * llc_hit * evicted * self.socket_bus[s].latency_ns * 1e-9 / mlp;
             }
         }
         let share = if self.machine.costs.refill_by_access && evicted_stall > 0.0 {

@@ -321,7 +321,7 @@ mod debt_tests {
             assert!((debt_time(w, d, 0.5) - (w + f64::min(d, w))).abs() < 1e-12, "{w} {d}");
         }
         // At the boundary work·σ = debt·(1 − σ) both branches give the same time.
-        let (d, s) = (0.3, 0.9);
+        let (d, s): (f64, f64) = (0.3, 0.9);
         let w = d * (1.0 - s) / s;
         assert!((w / (1.0 - s) - (w + d)).abs() < 1e-12);
         assert!((debt_time(w, d, s) - (w + d)).abs() < 1e-12);
