@@ -20,7 +20,7 @@ HEADLINES = [
     ("efs", "fig10.csv", ("average",), "speedup %"),
     ("slits", "headline.csv", ("slits-contention", "g-rrs"), "speedup %"),
     ("slits", "headline.csv", ("slits-contention", "cfs"), "speedup %"),
-    ("slits", "fig678-ablation.csv", ("periodic 4 ms (paper's \"without Lazy\")",), "speedup vs full SLITS %"),
+    ("slits", "fig678-ablation.csv", ('periodic 4 ms (paper\'s "without Lazy")',), "speedup vs full SLITS %"),
     ("slits", "pairing-rules.csv", ("FM - round-robin, per-core",), "speedup %"),
     ("perf-fair", "fig1-unfairness.csv", ("geomean",), "cfs unfairness %"),
     ("perf-fair", "fig1-unfairness.csv", ("geomean",), "perf-fair unfairness %"),
@@ -76,9 +76,11 @@ def moved(off: Path, on: Path) -> tuple[int, int]:
 
 def main() -> None:
     print("# Time-sharing mechanisms on and off: every paper rerun (scripts/mechanisms)\n")
-    print("On: docs/results (the presets' default: `cache.conserve_capacity` and `costs.refill_by_access`). "
-          "`conserve-only`: `costs.refill_by_access = false`; `off`: both false (the model before issue #30). "
-          "Same seeds; mean ±95% half-width.\n")
+    print(
+        "On: docs/results (the presets' default: `cache.conserve_capacity` and `costs.refill_by_access`). "
+        "`conserve-only`: `costs.refill_by_access = false`; `off`: both false (the model before issue #30). "
+        "Same seeds; mean ±95% half-width.\n"
+    )
     print("| paper | figure | on | " + " | ".join(ARMS) + " |")
     print("|---|---|---|" + "---|" * len(ARMS))
     for paper, f, key, col in HEADLINES:
