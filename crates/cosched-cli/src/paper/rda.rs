@@ -37,9 +37,22 @@ fn go(
     pp_cost_ns: u64,
     t: &Trial,
 ) -> Result<RunOutput, String> {
+    go_with(m, w, policy, PolicyOptions::default(), pp_cost_ns, t)
+}
+
+/// One run of `policy` on `w` under trial `t` with these options (their seed
+/// is replaced by the trial's) and `pp_cost_ns` per progress-period call.
+pub(super) fn go_with(
+    m: &cosched_machine::MachineSpec,
+    w: &cosched_sim::WorkloadSpec,
+    policy: &str,
+    opts: PolicyOptions,
+    pp_cost_ns: u64,
+    t: &Trial,
+) -> Result<RunOutput, String> {
     let mm = t.machine(m);
     let plan = t.plan(w, &mm)?;
-    let o = PolicyOptions { seed: t.seed, ..PolicyOptions::default() };
+    let o = PolicyOptions { seed: t.seed, ..opts };
     let sim = SimOptions { seed: t.seed, pp_cost_ns, ..SimOptions::default() };
     run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
 }
@@ -47,6 +60,11 @@ fn go(
 /// Work rate: instructions per second of the run.
 fn ops(o: &RunOutput) -> f64 {
     o.totals.instructions / (o.makespan as f64 * 1e-9)
+}
+
+/// Of run `o` against `cfs`: (ops/s speedup %, system energy saved %).
+pub(super) fn against(o: &RunOutput, cfs: &RunOutput) -> (f64, f64) {
+    ((ops(o) / ops(cfs) - 1.0) * 100.0, (1.0 - o.energy.system / cfs.energy.system) * 100.0)
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
@@ -147,11 +165,7 @@ fn declarations<'a>(
         .collect();
     let res = over_trials(&items, trials, |&(p, x, w), t| {
         let wl = presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?;
-        let mm = t.machine(m);
-        let plan = t.plan(&wl, &mm)?;
-        let o = PolicyOptions { seed: t.seed, rda_declare_scale: x, ..PolicyOptions::default() };
-        let sim = SimOptions { seed: t.seed, ..SimOptions::default() };
-        run(&mm, &plan, &mut *policies::make(POLICIES[p], &o)?, &sim, None).map_err(String::from)
+        go_with(m, &wl, POLICIES[p], PolicyOptions { rda_declare_scale: x, ..PolicyOptions::default() }, 0, t)
     })?;
     let nw = WORKLOADS.len();
     let raytrace = WORKLOADS.iter().position(|w| *w == "rda-raytrace").expect("listed");
@@ -165,8 +179,8 @@ fn declarations<'a>(
         "energy saved minus x1 (paired, points)",
     ]);
     // Per seed, the mean over the workloads of a row starting at item `i`.
-    let speed = |j: usize, k: usize| (ops(&res[j][k]) / ops(cfs(j % nw, k)) - 1.0) * 100.0;
-    let saved = |j: usize, k: usize| (1.0 - res[j][k].energy.system / cfs(j % nw, k).energy.system) * 100.0;
+    let speed = |j: usize, k: usize| against(&res[j][k], cfs(j % nw, k)).0;
+    let saved = |j: usize, k: usize| against(&res[j][k], cfs(j % nw, k)).1;
     let mean =
         |f: &dyn Fn(usize, usize) -> f64, i: usize, k: usize| (i..i + nw).map(|j| f(j, k)).sum::<f64>() / nw as f64;
     for (i, &(p, x, _)) in items.iter().enumerate().step_by(nw) {
@@ -202,18 +216,14 @@ fn pool_hold<'a>(
         .collect();
     let res = over_trials(&items, trials, |&(p, hold, w), t| {
         let wl = presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?;
-        let mm = t.machine(m);
-        let plan = t.plan(&wl, &mm)?;
-        let o = PolicyOptions { seed: t.seed, rda_pool_hold: hold, ..PolicyOptions::default() };
-        let sim = SimOptions { seed: t.seed, ..SimOptions::default() };
-        run(&mm, &plan, &mut *policies::make(POLICIES[p], &o)?, &sim, None).map_err(String::from)
+        go_with(m, &wl, POLICIES[p], PolicyOptions { rda_pool_hold: hold, ..PolicyOptions::default() }, 0, t)
     })?;
     let nw = WORKLOADS.len();
     let pos = |name: &str| WORKLOADS.iter().position(|w| *w == name).expect("listed");
     let (raytrace, water) = (pos("rda-raytrace"), pos("rda-water-nsq"));
     // Per seed: mean speedup and energy saved over the workloads, and two workloads' speedups.
-    let speed = |j: usize, k: usize| (ops(&res[j][k]) / ops(cfs(j % nw, k)) - 1.0) * 100.0;
-    let saved = |j: usize, k: usize| (1.0 - res[j][k].energy.system / cfs(j % nw, k).energy.system) * 100.0;
+    let speed = |j: usize, k: usize| against(&res[j][k], cfs(j % nw, k)).0;
+    let saved = |j: usize, k: usize| against(&res[j][k], cfs(j % nw, k)).1;
     let figures = |i: usize, k: usize| -> [f64; 4] {
         [
             (i..i + nw).map(|j| speed(j, k)).sum::<f64>() / nw as f64,

@@ -13,15 +13,16 @@
 //! run Strict and Compromise with each set of declarations, paired by seed
 //! against the same policies with Table 2's.
 
+use super::rda::{against, go_with};
 use super::table::{Cell, Table};
 use super::{over_trials, Trial};
-use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::Resource;
 use cosched_core::rda::profile::{level, windows, ProfileParams};
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::model::trace::llc_access_trace;
 use cosched_sim::spec::workload::PhaseSpec;
+use cosched_sim::RunOutput;
 use cosched_sim::{presets, Plan, WorkloadSpec};
 use rayon::prelude::*;
 
@@ -91,12 +92,6 @@ fn profiled(w: &WorkloadSpec, m: &MachineSpec, window: usize) -> Result<(Workloa
     Ok((out, rows))
 }
 
-/// Per-run figures against CFS: (speedup %, system energy saved %).
-fn against(o: &RunOutput, cfs: &RunOutput) -> (f64, f64) {
-    let ops = |o: &RunOutput| o.totals.instructions / (o.makespan as f64 * 1e-9);
-    ((ops(o) / ops(cfs) - 1.0) * 100.0, (1.0 - o.energy.system / cfs.energy.system) * 100.0)
-}
-
 /// The profiled declarations of `workloads` and Strict/Compromise with them;
 /// `base(w, p, k)` is workload w under POLICIES\[p\] (0 = CFS) with Table 2's
 /// declarations at trial k.
@@ -143,11 +138,7 @@ pub fn run_profiled<'a>(
         .flat_map(|p| (0..WINDOWS.len()).flat_map(move |v| (0..workloads.len()).map(move |w| (p, v, w))))
         .collect();
     let res = over_trials(&items, trials, |&(p, v, w), t| {
-        let mm = t.machine(m);
-        let plan = t.plan(&specs[w][v], &mm)?;
-        let o = PolicyOptions { seed: t.seed, ..PolicyOptions::default() };
-        let sim = SimOptions { seed: t.seed, ..SimOptions::default() };
-        run(&mm, &plan, &mut *policies::make(policies_[p], &o)?, &sim, None).map_err(String::from)
+        go_with(m, &specs[w][v], policies_[p], PolicyOptions::default(), 0, t)
     })?;
     let nw = workloads.len();
     let nt = trials.len();
