@@ -29,10 +29,13 @@ impl Cell {
     /// How many seeds a difference needs (issue #32 item 3): "resolved" when
     /// its interval already excludes 0, else the seeds at which an interval of
     /// the observed spread would exclude 0 around the observed mean
-    /// ([`cosched_core::stats::seeds_to_resolve`]), or "> 10,000".
+    /// ([`cosched_core::stats::seeds_to_resolve`]), or "> 10,000"; "n/a" from one seed.
     pub fn resolve(xs: &[f64]) -> Cell {
         let ci = mean_ci(xs);
-        if ci.n >= 2 && (ci.lo > 0.0 || ci.hi < 0.0) {
+        if ci.n < 2 {
+            return "n/a (one seed)".into();
+        }
+        if ci.lo > 0.0 || ci.hi < 0.0 {
             return "resolved".into();
         }
         match seeds_to_resolve(xs, 10_000) {
@@ -172,5 +175,6 @@ mod tests {
         assert_eq!(text(Cell::resolve(&[1.9, 2.0, 2.1])), "resolved");
         assert_eq!(text(Cell::resolve(&[0.0, 1.0, 2.0])), "about 7");
         assert_eq!(text(Cell::resolve(&[-1.0, 0.0, 1.0])), "> 10,000");
+        assert_eq!(text(Cell::resolve(&[0.5])), "n/a (one seed)");
     }
 }
