@@ -295,6 +295,47 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     println!("## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n");
     println!("Paper: below 80 trans/µs Perf and Fair \"reach similar speedup\" and Perf&Fair \"improves the speedups achieved by both\"; between 80 and 120 Perf beats Fair and Perf&Fair reaches \"speedups closely resembling Perf\"; above 120 Perf&Fair \"widely improves the results of both Fair and Linux\" but not Perf's.\n");
     regimes.emit(&a.out, "regimes.csv")?;
+    // Paired comparisons (issue #32 item 2): the §7 claims order schedulers, so
+    // each pair is compared seed by seed (same machine, mix and seed), not by
+    // the overlap of two unpaired intervals.
+    let mut paired = Table::new(&[
+        "comparison",
+        "speedup difference (points)",
+        "seeds to resolve",
+        "unfairness difference (points)",
+        "mixes A ahead / no difference / B ahead (speed)",
+    ]);
+    let at = |name: &str| SCHEDULERS.iter().position(|&s| s == name).expect("a compared scheduler");
+    for (x, y) in [("perf", "fair"), ("perf-fair", "fair"), ("perf-fair", "perf"), ("perf-fair-oracle", "perf-fair")] {
+        let (sx, sy) = (at(x), at(y));
+        let points = |a: Vec<f64>, b: Vec<f64>| a.iter().zip(&b).map(|(p, q)| (p - q) * 100.0).collect::<Vec<_>>();
+        let d_spd = points(geo(&|i, k| spd(i, sx, k)), geo(&|i, k| spd(i, sy, k)));
+        let d_unf = points(geo(&|i, k| cell(i, sx, k).unfairness), geo(&|i, k| cell(i, sy, k).unfairness));
+        let (mut ahead, mut level, mut behind) = (0, 0, 0);
+        for i in 0..mixes.len() {
+            let d: Vec<f64> = (0..nt).map(|k| (spd(i, sx, k) - spd(i, sy, k)) * 100.0).collect();
+            let ci = cosched_core::stats::mean_ci(&d);
+            match () {
+                _ if ci.n >= 2 && ci.lo > 0.0 => ahead += 1,
+                _ if ci.n >= 2 && ci.hi < 0.0 => behind += 1,
+                _ => level += 1,
+            }
+        }
+        paired.push(vec![
+            format!("A = {x}, B = {y}: A − B").into(),
+            TCell::diff(&d_spd, 2),
+            TCell::resolve(&d_spd),
+            TCell::diff(&d_unf, 1),
+            format!("{ahead} / {level} / {behind}").into(),
+        ]);
+    }
+    println!(
+        "## Paired comparisons: differences of the geometric means over the mixes, seed by seed
+"
+    );
+    println!("Speedup over Linux and unfairness of scheduler A minus scheduler B on the same seeds (machine, mixes and variation as each seed draws them); the last column counts the mixes whose own paired speed difference excludes 0 either way.
+");
+    paired.emit(&a.out, "paired.csv")?;
     // Ablation: the IPC-alone estimate renewed every `validity` quanta vs taken once.
     let once = SCHEDULERS.len();
     let p_f = SCHEDULERS.iter().position(|&s| s == "perf-fair").expect("perf-fair is compared");
