@@ -6,6 +6,7 @@
 //! * [`policies`]: the baselines of the SLITS paper (§5.2) and more.
 //! * [`metrics`]: STP, ANTT, unfairness and the other per-run figures.
 //! * [`stats`]: small statistics helpers (percentiles, t-intervals).
+//! * [`optimum`]: distinct static co-schedules and minimum-cost pairing (issue #33).
 //!
 //! No I/O (no file, network, process, environment or clock API) and no
 //! PyO3: every backend and front end sits on top of it, and
@@ -34,6 +35,7 @@ pub mod ids;
 pub mod learn;
 pub mod metrics;
 pub mod num;
+pub mod optimum;
 pub mod paired;
 pub mod perf_fair;
 pub mod policies;

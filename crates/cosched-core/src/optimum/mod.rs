@@ -1,0 +1,17 @@
+//! How far from the best (issue #33): the static co-schedules of a workload
+//! on a machine, counted and enumerated up to the machine's symmetry
+//! ([`coschedule`]), and the minimum-cost pairing of jobs on two-context
+//! sharing domains ([`matching`]; Jiang, Shen, Chen, Tripathi, "Analysis and
+//! approximation of optimal co-scheduling on chip multiprocessors", PACT 2008,
+//! §3: optimal co-scheduling for pairs is a minimum-weight perfect matching).
+//!
+//! What is measured stays with the backend: this module only says which
+//! co-schedules exist and which pairing minimises a given pairwise cost. A
+//! co-schedule is called *optimal* only when every distinct one was measured
+//! (exhaustive) or when the objective is the pairwise cost itself.
+
+pub mod coschedule;
+pub mod matching;
+
+pub use coschedule::Tree;
+pub use matching::{brute_force_pairs, min_cost_pairs, pairing_cost};
