@@ -34,6 +34,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// Skip the best static co-schedule of each seed (the gap_to_best_pct column; computed when the
+    /// workload has at most one thread per context).
+    #[arg(long)]
+    no_gap_to_best: bool,
 }
 
 /// One policy's figures over the seeds: mean and 95% interval.
@@ -53,6 +57,7 @@ pub struct Row {
     ctx_switches: MeanCi,
     migrations: MeanCi,
     explored_pct: MeanCi,
+    gap_to_best_pct: Option<MeanCi>,
     decide_p50_us: Option<MeanCi>,
     decide_p99_us: Option<MeanCi>,
 }
@@ -60,7 +65,7 @@ pub struct Row {
 type Get = fn(&Row) -> Option<&MeanCi>;
 
 /// Every summarised metric of a [`Row`], by its registry name, in column order.
-const COLUMNS: [(&str, Get); 14] = [
+const COLUMNS: [(&str, Get); 15] = [
     ("speedup", |r| Some(&r.speedup)),
     ("makespan_s", |r| Some(&r.makespan_s)),
     ("antt", |r| r.antt.as_ref()),
@@ -73,14 +78,16 @@ const COLUMNS: [(&str, Get); 14] = [
     ("ctx_switches", |r| Some(&r.ctx_switches)),
     ("migrations", |r| Some(&r.migrations)),
     ("explored_pct", |r| Some(&r.explored_pct)),
+    ("gap_to_best_pct", |r| r.gap_to_best_pct.as_ref()),
     ("decide_p50_us", |r| r.decide_p50_us.as_ref()),
     ("decide_p99_us", |r| r.decide_p99_us.as_ref()),
 ];
 
 /// The table's metric columns and their precision: `(name, digits, interval?)`;
 /// a precision of `None` prints in scientific notation.
-const TABLE: [(&str, Option<usize>, bool); 12] = [
+const TABLE: [(&str, Option<usize>, bool); 13] = [
     ("speedup", Some(3), true),
+    ("gap_to_best_pct", Some(2), true),
     ("makespan_s", Some(4), true),
     ("antt", Some(3), true),
     ("unfairness", Some(3), true),
@@ -114,7 +121,54 @@ pub struct Comparison {
     baseline: String,
     seeds: Vec<u64>,
     policies: Vec<Row>,
+    /// The best static co-schedule of each seed, or why there is none.
+    best_static: Result<BestStatic, String>,
     runs: Vec<Report>,
+}
+
+/// Most distinct co-schedules `compare` simulates per seed for the exact optimum.
+pub const GAP_BUDGET: usize = 2_000;
+/// Random assignments per seed for the EVT estimate beyond [`GAP_BUDGET`].
+pub const GAP_SAMPLES: usize = 1_000;
+
+/// The best static co-schedule's throughput on each seed's machine and
+/// workload (issue #33 item 2): the exact optimum when there are at most
+/// [`GAP_BUDGET`] distinct co-schedules, else the POT estimate from
+/// [`GAP_SAMPLES`] random assignments (`cosched_sim::optimum`).
+#[derive(Serialize)]
+pub struct BestStatic {
+    /// `exact` or `evt estimate`.
+    bound: &'static str,
+    /// Distinct static co-schedules (text: it may not fit 64 bits).
+    coschedules: String,
+    /// Best throughput_gips, one per seed.
+    best_gips: Vec<f64>,
+}
+
+fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, String> {
+    use cosched_sim::optimum::{Instance, Objective};
+    use rayon::prelude::*;
+    let (m, w) = (run.machine_spec()?, run.workload_spec()?);
+    let per: Vec<(&'static str, String, f64)> = seeds
+        .par_iter()
+        .map(|&seed| {
+            let (mm, plan) = run.plan(&m, &w, seed)?;
+            let inst = Instance::new(&mm, &plan)?;
+            let count = inst.coschedules();
+            let out = if count <= GAP_BUDGET as u128 {
+                let e = inst.exhaustive(Objective::Throughput, GAP_BUDGET, &|| {})?;
+                ("exact", count.to_string(), e.best.outcome.throughput_gips)
+            } else {
+                let s = inst.sampled(Objective::Throughput, GAP_SAMPLES, seed, 0.95, &|| {})?;
+                let upb = s.estimate.map_err(|e| format!("no EVT estimate of the best static co-schedule: {e}"))?.upb;
+                ("evt estimate", count.to_string(), upb)
+            };
+            tick();
+            Ok(out)
+        })
+        .collect::<Result<_, String>>()?;
+    let bound = if per.iter().all(|p| p.0 == "exact") { "exact" } else { "evt estimate" };
+    Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
 }
 
 /// Every non-oracle policy that needs no extra input (`cosched compare`'s default).
@@ -129,7 +183,15 @@ pub fn run(a: Args) -> Result<(), String> {
     let bar = ProgressBar::new(0);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}").expect("template"));
     bar.set_message(format!("{} on {}", a.run.workload, a.run.machine));
-    let cmp = comparison(&a.run, &names, &a.baseline, a.seed, a.seeds, &|n| bar.inc_length(n as u64), &|| bar.inc(1))?;
+    let cmp = comparison(
+        &a.run,
+        &names,
+        &a.baseline,
+        (a.seed, a.seeds),
+        !a.no_gap_to_best,
+        &|n| bar.inc_length(n as u64),
+        &|| bar.inc(1),
+    )?;
     bar.finish_and_clear();
     print(&cmp, a.format)
 }
@@ -137,13 +199,14 @@ pub fn run(a: Args) -> Result<(), String> {
 /// Every policy of `names` (and `baseline`, first when absent) on `run`'s
 /// machine and workload over `seeds` seeds from `first_seed`: the JSON
 /// `cosched compare --format json` prints and Python's `cosched.compare`
-/// reads. `total` is told how many steps there will be, `tick` each one.
+/// reads. With `gap`, each seed's best static co-schedule too ([`BestStatic`]).
+/// `total` is told how many steps there will be, `tick` each one.
 pub fn comparison(
     run: &RunOpts,
     names: &[String],
     baseline: &str,
-    first_seed: u64,
-    seeds: u64,
+    (first_seed, seeds): (u64, u64),
+    gap: bool,
     total: &dyn Fn(usize),
     tick: &(dyn Fn() + Sync),
 ) -> Result<Comparison, RunError> {
@@ -184,8 +247,14 @@ pub fn comparison(
         .iter()
         .flat_map(|&seed| names.iter().map(move |p| Point { run: run.clone(), policy: p.clone(), seed }))
         .collect();
-    total(points.len());
+    let threads_fit = run.plan(&m, &run.workload_spec()?, first_seed)?.1.threads.len() <= m.n_contexts();
+    total(points.len() + if gap && threads_fit { seeds.len() } else { 0 });
     let reports = run_batch(&points, tick)?;
+    let best = match (gap, threads_fit) {
+        (false, _) => Err("not computed (--no-gap-to-best)".to_string()),
+        (true, false) => Err("more threads than contexts: no static co-schedule runs every thread at once".to_string()),
+        (true, true) => best_static(run, &seeds, tick),
+    };
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
     let base = names.iter().position(|n| n == baseline).expect("baseline included");
     let base_runs = runs_of(base);
@@ -217,6 +286,14 @@ pub fn comparison(
                 ctx_switches: f(&|r| r.metrics.ctx_switches as f64),
                 migrations: f(&|r| r.metrics.migrations as f64),
                 explored_pct: f(&|r| r.metrics.explored_pct),
+                gap_to_best_pct: best.as_ref().ok().map(|b| {
+                    mean_ci(
+                        &rs.iter()
+                            .zip(&b.best_gips)
+                            .map(|(r, best)| (1.0 - r.metrics.run.throughput_gips / best) * 100.0)
+                            .collect::<Vec<_>>(),
+                    )
+                }),
                 decide_p50_us: fo(&|r| r.metrics.decide_p50_us),
                 decide_p99_us: fo(&|r| r.metrics.decide_p99_us),
             }
@@ -229,6 +306,7 @@ pub fn comparison(
         baseline: baseline.to_string(),
         seeds,
         policies: rows,
+        best_static: best,
         runs: reports,
     })
 }
@@ -295,6 +373,14 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
                 c.baseline
             );
             table(&rows);
+            match &c.best_static {
+                Ok(b) => println!(
+                    "gap_to_best_pct: throughput below the best static co-schedule of each seed ({}; {} distinct co-schedules; negative: the policy beat it)",
+                    if b.bound == "exact" { "exact optimum, every one simulated" } else { "EVT estimate from random assignments" },
+                    b.coschedules
+                ),
+                Err(why) => println!("gap_to_best_pct: -, {why}"),
+            }
         }
     }
     Ok(())

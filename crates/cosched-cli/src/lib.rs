@@ -24,6 +24,7 @@ pub mod limits;
 pub mod list;
 mod live;
 mod mix_model;
+pub mod optimum;
 pub mod opts;
 mod output;
 mod paper;
@@ -68,6 +69,9 @@ enum Cmd {
     Complete(complete::Args),
     /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
     Assign(assign::Args),
+    /// The best static co-schedule of a workload on the simulated machine: exact (every distinct one
+    /// simulated) when few enough, Jiang et al.'s pairwise matching, or the EVT estimate.
+    Optimum(optimum::Args),
     /// Find progress periods in a memory-access trace (valgrind lackey or CSV) and suggest annotations.
     Profile(profile::Args),
     /// What this machine offers the schedulers (counters, RAPL, cgroups, SMT, LLC), and what follows.
@@ -238,6 +242,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Doctor(a) => doctor::run(a).map_err(Failure::from),
         Cmd::Profile(a) => profile::run(a).map_err(Failure::from),
         Cmd::Assign(a) => assign::run(a).map_err(Failure::from),
+        Cmd::Optimum(a) => optimum::run(a).map_err(Failure::from),
         Cmd::Run(a) => run::run(a),
         Cmd::Probe(a) => probe::run(a).map_err(Failure::from),
         Cmd::Calibrate(a) => calibrate::run(a).map_err(Failure::from),

@@ -200,7 +200,7 @@ fn compare(
     py.detach(|| -> Result<String, RunError> {
         let run = run_opts(&flags, machine, workload)?;
         let names = policies.unwrap_or_else(cosched_cli::compare::default_policies);
-        let c = cosched_cli::compare::comparison(&run, &names, &baseline, seed, seeds, &|_| {}, &|| {})?;
+        let c = cosched_cli::compare::comparison(&run, &names, &baseline, (seed, seeds), true, &|_| {}, &|| {})?;
         serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
     })
     .map_err(run_error)

@@ -13,6 +13,7 @@ pub mod contention;
 pub mod engine;
 pub mod experiment;
 pub mod model;
+pub mod optimum;
 pub mod plan;
 pub mod presets;
 pub mod program;

@@ -57,6 +57,12 @@ pub const METRICS: &[Metric] = &[
     m("ctx_switches", "count", Lower, "dispatches of a different thread onto a context"),
     m("migrations", "count", Lower, "dispatches onto another core than last time"),
     m("explored_pct", "%", Neither, "share of ordered thread pairs that ever co-ran (SLITS Fig. 1 sparsity)"),
+    m(
+        "gap_to_best_pct",
+        "%",
+        Lower,
+        "throughput below the best static co-schedule of the same seed (exact optimum or EVT estimate; negative: a dynamic policy beat it; issue #33)",
+    ),
     m("policy_events", "count", Neither, "events the policy handled"),
     m(
         "decide_p50_us",

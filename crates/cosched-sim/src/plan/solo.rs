@@ -9,16 +9,26 @@ impl Plan {
     /// The same plan holding only job instance `job`, arriving at time 0:
     /// the solo reference run of that job.
     pub fn solo(&self, job: usize) -> Plan {
-        let jp = &self.jobs[job];
-        let base = jp.threads.start;
+        let name = format!("{}/solo:{}", self.name, self.jobs[job].name);
+        self.subset(&[(job, 1.0)], name)
+    }
+
+    /// The same plan holding only these job instances, each with its work
+    /// multiplied by the factor beside it, all arriving at time 0 (in this
+    /// order: job k of the new plan is the k-th listed). A solo run is one
+    /// instance at factor 1; a pairwise co-run (issue #33) two, the co-runner
+    /// stretched to outlast the job measured.
+    pub fn subset(&self, jobs: &[(usize, f64)], name: String) -> Plan {
         let mut partners = vec![];
-        // Only this job's classes and their phases are copied (renumbered), so
+        // Only these jobs' classes and their phases are copied (renumbered), so
         // the solo runs of a workload cost O(its size), not O(jobs²).
         let (mut models, mut steps, mut classes) = (vec![], vec![], vec![]);
         let mut class_of: BTreeMap<u32, u32> = BTreeMap::new();
-        let threads = self.threads[base as usize..jp.threads.end as usize]
-            .iter()
-            .map(|t| {
+        let (mut threads, mut job_plans) = (vec![], vec![]);
+        for (k, &(job, work)) in jobs.iter().enumerate() {
+            let jp = &self.jobs[job];
+            let (base, at) = (jp.threads.start, threads.len() as u32);
+            for t in &self.threads[base as usize..jp.threads.end as usize] {
                 let class = *class_of.entry(t.class).or_insert_with(|| {
                     let c = &self.classes[t.class as usize];
                     let (lo, hi) = (c.phases.start as usize, c.phases.end as usize);
@@ -30,28 +40,31 @@ impl Plan {
                 });
                 let p = match t.partners {
                     Partners::List { start, len } => {
-                        let at = partners.len() as u32;
+                        let first = partners.len() as u32;
                         partners.extend(
-                            self.partners[start as usize..(start + len) as usize].iter().map(|&(j, w)| (j - base, w)),
+                            self.partners[start as usize..(start + len) as usize]
+                                .iter()
+                                .map(|&(j, w)| (j - base + at, w)),
                         );
-                        Partners::List { start: at, len }
+                        Partners::List { start: first, len }
                     }
                     other => other,
                 };
-                ThreadPlan { job: 0, class, partners: p, ..*t }
-            })
-            .collect::<Vec<_>>();
+                threads.push(ThreadPlan { job: k as u32, class, partners: p, scale: t.scale * work });
+            }
+            job_plans.push(JobPlan {
+                name: jp.name.clone(),
+                arrival: 0,
+                threads: at..threads.len() as u32,
+                n_locks: jp.n_locks,
+            });
+        }
         Plan {
-            name: format!("{}/solo:{}", self.name, jp.name),
+            name,
             models,
             steps,
             classes,
-            jobs: vec![JobPlan {
-                name: jp.name.clone(),
-                arrival: 0,
-                threads: 0..threads.len() as u32,
-                n_locks: jp.n_locks,
-            }],
+            jobs: job_plans,
             threads,
             partners,
             n_groups: self.n_groups,

@@ -1,0 +1,399 @@
+//! The best static co-schedule of a workload on the simulated machine
+//! (issue #33), measured, never predicted: every candidate is a full run of
+//! the machine under the `static` policy.
+//!
+//! Three ways to it, each with its own word for what it found:
+//! * **exact**: every distinct static co-schedule (up to the machine's
+//!   symmetry, [`cosched_core::optimum::Tree`]) simulated, the best kept. Only
+//!   this one is called the optimum.
+//! * **pairwise matching** (Jiang, Shen, Chen, Tripathi, PACT 2008, §3): on a
+//!   machine whose co-runners come in pairs (two SMT contexts of a core, two
+//!   cores of an LLC), each pair of single-threaded jobs co-run alone on one
+//!   pair domain, its cost the two jobs' summed degradation
+//!   (co-run time / solo time − 1, the co-runner stretched to outlast the job),
+//!   and the minimum-cost perfect pairing placed and simulated. It is optimal
+//!   for the pairwise cost, not for the whole machine: pairs also share the
+//!   LLC and the bus, which the pairwise costs do not see.
+//! * **EVT estimate** (the statistical thread assignment paper, §4): random
+//!   assignments simulated, the best kept, and the Peak-Over-Threshold upper
+//!   bound of the objective with its confidence interval.
+
+use crate::assignment::random_assignment;
+use crate::engine::{run, SimError, SimOptions};
+use crate::experiment::solo_times;
+use crate::plan::Plan;
+use cosched_core::evt::{pot, PotResult, Threshold};
+use cosched_core::ids::{CtxId, SECOND};
+use cosched_core::optimum::{min_cost_pairs, Tree};
+use cosched_core::policies::{self, PolicyOptions};
+use cosched_machine::MachineSpec;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// Most co-schedules an exhaustive search may simulate (`--budget`'s bound).
+pub const MAX_BUDGET: usize = 1_000_000;
+/// Most random assignments an EVT estimate may simulate (`--samples`' bound).
+pub const MAX_SAMPLES: usize = 100_000;
+
+/// What "best" means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Objective {
+    /// Instructions per second of makespan, GIPS (the statistical study's performance; larger is better).
+    Throughput,
+    /// Average normalised turnaround time, mean of turnaround / solo turnaround
+    /// (Jiang et al.'s summed degradation per job; smaller is better).
+    Antt,
+}
+
+impl Objective {
+    /// Parse `throughput` or `antt`.
+    pub fn parse(s: &str) -> Result<Objective, String> {
+        match s {
+            "throughput" => Ok(Objective::Throughput),
+            "antt" => Ok(Objective::Antt),
+            _ => Err(format!("--objective: expected throughput or antt, got {s:?}")),
+        }
+    }
+
+    /// The objective's value of an outcome.
+    pub fn value(self, o: &Outcome) -> f64 {
+        match self {
+            Objective::Throughput => o.throughput_gips,
+            Objective::Antt => o.antt,
+        }
+    }
+
+    /// Whether a larger value is better.
+    pub fn maximise(self) -> bool {
+        self == Objective::Throughput
+    }
+
+    /// Whether `a` is strictly better than `b`.
+    pub fn better(self, a: f64, b: f64) -> bool {
+        if self.maximise() {
+            a > b
+        } else {
+            a < b
+        }
+    }
+
+    /// The metric's name in every output (`cosched list metrics`).
+    pub fn metric(self) -> &'static str {
+        match self {
+            Objective::Throughput => "throughput_gips",
+            Objective::Antt => "antt",
+        }
+    }
+}
+
+/// What one static co-schedule achieved in a full run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outcome {
+    /// Instructions per second of makespan, GIPS.
+    pub throughput_gips: f64,
+    /// Makespan, s.
+    pub makespan_s: f64,
+    /// Mean of turnaround / solo turnaround over the jobs.
+    pub antt: f64,
+    /// System energy, J.
+    pub energy_j: f64,
+}
+
+/// A static co-schedule and its outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct Found {
+    /// Context of each thread (thread order of the plan).
+    pub assignment: Vec<u32>,
+    /// Its simulated outcome.
+    pub outcome: Outcome,
+}
+
+/// The machine and workload a search runs on, with the solo times ANTT needs.
+pub struct Instance<'a> {
+    /// Machine.
+    pub machine: &'a MachineSpec,
+    /// Workload as planned on it (the exact ground truth unless the caller varied it).
+    pub plan: &'a Plan,
+    /// Solo turnaround of every job, s.
+    pub solo_s: Vec<f64>,
+    /// The machine's sharing tree.
+    pub tree: Tree,
+}
+
+impl<'a> Instance<'a> {
+    /// The instance, with its solo runs; refused when the workload has more threads than contexts.
+    pub fn new(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
+        let t = &machine.topology;
+        let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
+        if plan.threads.len() > tree.contexts() {
+            return Err(format!(
+                "a static co-schedule gives every thread a context of its own: {} threads on {} contexts do not fit \
+                 (fewer jobs, --threads, or a larger machine)",
+                plan.threads.len(),
+                tree.contexts()
+            ));
+        }
+        let solo_s = solo_times(machine, plan, &SimOptions::default()).map_err(String::from)?;
+        Ok(Instance { machine, plan, solo_s, tree })
+    }
+
+    /// Threads to place.
+    pub fn threads(&self) -> usize {
+        self.plan.threads.len()
+    }
+
+    /// Distinct static co-schedules (saturating).
+    pub fn coschedules(&self) -> u128 {
+        self.tree.count(self.threads())
+    }
+
+    /// Simulate one static co-schedule.
+    pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, String> {
+        let out = static_run(self.machine, self.plan, assignment).map_err(String::from)?;
+        let instr: f64 = (0..self.plan.jobs.len()).map(|j| self.plan.job_instructions(j)).sum();
+        let makespan_s = out.makespan as f64 * 1e-9;
+        let antt = out.job_finish.iter().zip(&self.solo_s).map(|(&f, s)| f as f64 * 1e-9 / s).sum::<f64>()
+            / self.solo_s.len().max(1) as f64;
+        Ok(Outcome { throughput_gips: instr / makespan_s / 1e9, makespan_s, antt, energy_j: out.energy.system })
+    }
+
+    /// The best (and worst) of every distinct co-schedule, in parallel;
+    /// refused when there are more than `budget`. `tick` is called per run.
+    pub fn exhaustive(
+        &self,
+        objective: Objective,
+        budget: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Exhaustive, String> {
+        let count = self.coschedules();
+        if count > budget.min(MAX_BUDGET) as u128 {
+            return Err(format!(
+                "{count} distinct co-schedules exceed the budget of {} simulations (--budget, at most {MAX_BUDGET})",
+                budget.min(MAX_BUDGET)
+            ));
+        }
+        let mut all: Vec<Vec<u32>> = Vec::with_capacity(count as usize);
+        self.tree.for_each(self.threads(), &mut |a| {
+            all.push(a.to_vec());
+            true
+        });
+        let outs: Vec<Outcome> = all
+            .par_iter()
+            .map(|a| {
+                let o = self.evaluate(a);
+                tick();
+                o
+            })
+            .collect::<Result<_, _>>()?;
+        let pick = |want_best: bool| {
+            let mut k = 0;
+            for i in 1..outs.len() {
+                let (a, b) = (objective.value(&outs[i]), objective.value(&outs[k]));
+                if objective.better(a, b) == want_best && a != b {
+                    k = i;
+                }
+            }
+            Found { assignment: all[k].clone(), outcome: outs[k].clone() }
+        };
+        let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
+        Ok(Exhaustive { best: pick(true), worst: pick(false), evaluated: outs.len(), values })
+    }
+
+    /// Jiang et al.'s pairwise co-scheduling: the co-run cost of every pair of
+    /// jobs on one pair domain, the minimum-cost perfect pairing (idle
+    /// partners where jobs are fewer than contexts), placed spread over the
+    /// machine and simulated. Refused unless every job is single-threaded and
+    /// some level of the machine holds exactly two contexts.
+    pub fn matching(&self, tick: &(dyn Fn() + Sync)) -> Result<Matched, String> {
+        let level = self.tree.pair_level().ok_or_else(|| {
+            "pairwise matching needs a machine level of exactly two contexts (SMT pairs, or two cores sharing a cache)"
+                .to_string()
+        })?;
+        let jobs = self.plan.jobs.len();
+        if let Some(j) = self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
+            return Err(format!(
+                "pairwise matching pairs single-threaded jobs; job {} has {} threads",
+                j.name,
+                j.threads.len()
+            ));
+        }
+        let domains = self.tree.contexts() / 2;
+        let n = 2 * domains; // jobs plus idle partners
+        let ordered: Vec<(usize, usize)> =
+            (0..jobs).flat_map(|i| (0..jobs).filter(move |&j| j != i).map(move |j| (i, j))).collect();
+        let slow: Vec<f64> = ordered
+            .par_iter()
+            .map(|&(i, j)| {
+                let d = self.corun_slowdown(i, j);
+                tick();
+                d
+            })
+            .collect::<Result<_, _>>()?;
+        let mut degradation = vec![0.0; jobs * jobs];
+        for (&(i, j), s) in ordered.iter().zip(&slow) {
+            degradation[i * jobs + j] = s - 1.0;
+        }
+        let mut cost = vec![0.0; n * n];
+        for i in 0..jobs {
+            for j in i + 1..jobs {
+                let c = degradation[i * jobs + j] + degradation[j * jobs + i];
+                cost[i * n + j] = c;
+                cost[j * n + i] = c;
+            }
+        }
+        let pairs = min_cost_pairs(&cost, n)?;
+        // Real pairs first, then a job beside an idle context; domains in spread order.
+        let mut groups: Vec<(usize, Option<usize>)> =
+            pairs.iter().filter(|&&(i, _)| i < jobs).map(|&(i, j)| (i, (j < jobs).then_some(j))).collect();
+        groups.sort_by_key(|&(i, j)| (j.is_none(), i));
+        let order = self.tree.spread_order(level);
+        let mut assignment = vec![0u32; jobs];
+        for (&(i, j), &d) in groups.iter().zip(&order) {
+            assignment[i] = 2 * d as u32;
+            if let Some(j) = j {
+                assignment[j] = 2 * d as u32 + 1;
+            }
+        }
+        let outcome = self.evaluate(&assignment)?;
+        let pair_cost = groups.iter().map(|&(i, j)| j.map_or(0.0, |j| cost[i * n + j])).sum();
+        Ok(Matched {
+            found: Found { assignment, outcome },
+            pairs: groups,
+            pair_cost,
+            degradation,
+            corun_runs: ordered.len(),
+        })
+    }
+
+    /// Job `i`'s turnaround beside job `j` on the two contexts of one pair
+    /// domain, over its solo turnaround; `j` is stretched to outlast `i`.
+    fn corun_slowdown(&self, i: usize, j: usize) -> Result<f64, String> {
+        let mut stretch = (3.0 * self.solo_s[i] / self.solo_s[j]).max(1.0);
+        for _ in 0..4 {
+            let name = format!("{}/pair:{}+{}", self.plan.name, self.plan.jobs[i].name, self.plan.jobs[j].name);
+            let pair = self.plan.subset(&[(i, 1.0), (j, stretch)], name);
+            let out = static_run(self.machine, &pair, &[0, 1]).map_err(String::from)?;
+            if out.job_finish[1] >= out.job_finish[0] {
+                return Ok(out.job_finish[0] as f64 * 1e-9 / self.solo_s[i]);
+            }
+            stretch *= 4.0;
+        }
+        Err(format!(
+            "co-runner {} ended before {} even stretched {stretch}x",
+            self.plan.jobs[j].name, self.plan.jobs[i].name
+        ))
+    }
+
+    /// `samples` uniformly random assignments (seeded), simulated in
+    /// parallel, the best kept and the POT estimate of the objective's best
+    /// value (its sign flipped for ANTT, a minimum) at `confidence`.
+    pub fn sampled(
+        &self,
+        objective: Objective,
+        samples: usize,
+        seed: u64,
+        confidence: f64,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Sampled, String> {
+        if samples == 0 || samples > MAX_SAMPLES {
+            return Err(format!("--samples: from 1 to {MAX_SAMPLES}, got {samples}"));
+        }
+        let topo = self.machine.topology();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let draws: Vec<Vec<u32>> = (0..samples)
+            .map(|_| random_assignment(&topo, self.threads(), &mut rng).into_iter().map(|c| c.0).collect())
+            .collect();
+        let outs: Vec<Outcome> = draws
+            .par_iter()
+            .map(|a| {
+                let o = self.evaluate(a);
+                tick();
+                o
+            })
+            .collect::<Result<_, _>>()?;
+        let sign = if objective.maximise() { 1.0 } else { -1.0 };
+        let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
+        let mut k = 0;
+        for i in 1..values.len() {
+            if objective.better(values[i], values[k]) {
+                k = i;
+            }
+        }
+        let signed: Vec<f64> = values.iter().map(|v| sign * v).collect();
+        let estimate = pot(&signed, Threshold::Auto, confidence).map(|mut r| {
+            if sign < 0.0 {
+                r.upb = -r.upb;
+                r.ci = (-r.ci.1, -r.ci.0);
+                r.best = -r.best;
+                r.threshold = -r.threshold;
+            }
+            r
+        });
+        Ok(Sampled {
+            best: Found { assignment: draws[k].clone(), outcome: outs[k].clone() },
+            samples,
+            estimate: estimate.map_err(|e| format!("{e:?}")),
+            values,
+        })
+    }
+}
+
+/// Every distinct co-schedule simulated.
+#[derive(Clone, Debug, Serialize)]
+pub struct Exhaustive {
+    /// The optimum (first in enumeration order among equals).
+    pub best: Found,
+    /// The worst.
+    pub worst: Found,
+    /// Co-schedules simulated.
+    pub evaluated: usize,
+    /// The objective of each, in enumeration order.
+    #[serde(skip)]
+    pub values: Vec<f64>,
+}
+
+/// The minimum-cost pairing and its simulated outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct Matched {
+    /// The co-schedule and its outcome.
+    pub found: Found,
+    /// Job pairs (job, partner; `None` = an idle context).
+    pub pairs: Vec<(usize, Option<usize>)>,
+    /// Summed pairwise cost of the pairing (the quantity it minimises).
+    pub pair_cost: f64,
+    /// Degradation of job i beside job j, `degradation[i * jobs + j]` (co-run / solo − 1).
+    #[serde(skip)]
+    pub degradation: Vec<f64>,
+    /// Pairwise co-runs simulated.
+    pub corun_runs: usize,
+}
+
+/// Random assignments simulated and the POT estimate of the best.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sampled {
+    /// The best assignment drawn.
+    pub best: Found,
+    /// Assignments simulated.
+    pub samples: usize,
+    /// POT estimate of the objective's best value (or why there is none).
+    pub estimate: Result<PotResult, String>,
+    /// The objective of each sample, in draw order.
+    #[serde(skip)]
+    pub values: Vec<f64>,
+}
+
+/// One run of `plan` on `m` with thread t pinned to context `assignment[t]`
+/// for the whole run (`static` policy, no time slicing).
+fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[u32]) -> Result<crate::RunOutput, SimError> {
+    let o = PolicyOptions {
+        assignment: Some(assignment.iter().map(|&c| CtxId(c)).collect()),
+        quantum: 1000 * SECOND,
+        ..Default::default()
+    };
+    let mut policy =
+        policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
+    run(m, plan, &mut *policy, &SimOptions::default(), None)
+}

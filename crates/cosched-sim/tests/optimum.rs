@@ -1,0 +1,137 @@
+//! Issue #33 item 1: the best static co-schedule on the simulated machine.
+//! Sizes come from the machine preset the code under test reads.
+
+use cosched_core::optimum::{brute_force_pairs, pairing_cost};
+use cosched_machine::presets::machine;
+use cosched_sim::assignment::random_assignment;
+use cosched_sim::optimum::{Instance, Objective};
+use cosched_sim::{presets, Plan};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn setup(m: &str, w: &str) -> (cosched_machine::MachineSpec, Plan) {
+    let m = machine(m).unwrap();
+    let w = presets::workload(w).unwrap();
+    let plan = Plan::new(&w, &m, None, 1, &w.name).unwrap();
+    (m, plan)
+}
+
+#[test]
+fn the_exact_optimum_is_never_worse_than_any_static_co_schedule() {
+    let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    assert!(inst.threads() < m.n_contexts(), "the test needs spare contexts");
+    for objective in [Objective::Throughput, Objective::Antt] {
+        let e = inst.exhaustive(objective, 20_000, &|| {}).unwrap();
+        assert_eq!(e.evaluated as u128, inst.coschedules());
+        let best = objective.value(&e.best.outcome);
+        let worst = objective.value(&e.worst.outcome);
+        assert!(objective.better(best, worst), "{objective:?}: best {best} vs worst {worst}");
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let topo = m.topology();
+        for _ in 0..200 {
+            let a: Vec<u32> = random_assignment(&topo, inst.threads(), &mut rng).into_iter().map(|c| c.0).collect();
+            let v = objective.value(&inst.evaluate(&a).unwrap());
+            // Symmetric placements of one co-schedule agree to rounding only.
+            let tol = 1e-9 * best.abs();
+            assert!(
+                !objective.better(v, best + if objective.maximise() { tol } else { -tol }),
+                "{objective:?}: {a:?} gives {v}, better than the optimum {best}"
+            );
+            assert!(
+                !objective.better(worst, v + if objective.maximise() { tol } else { -tol }) || (v - worst).abs() <= tol
+            );
+        }
+        let mt = inst.matching(&|| {}).unwrap();
+        let v = objective.value(&mt.found.outcome);
+        assert!(!objective.better(v, best), "{objective:?}: matching {v} beats the exact optimum {best}");
+    }
+}
+
+#[test]
+fn matching_minimises_the_pairwise_cost_it_is_given() {
+    let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    let mt = inst.matching(&|| {}).unwrap();
+    let jobs = plan.jobs.len();
+    assert_eq!(mt.corun_runs, jobs * (jobs - 1));
+    // The same cost matrix (jobs plus idle partners), brute-forced.
+    let n = m.n_contexts();
+    let mut cost = vec![0.0; n * n];
+    for i in 0..jobs {
+        for j in i + 1..jobs {
+            let c = mt.degradation[i * jobs + j] + mt.degradation[j * jobs + i];
+            cost[i * n + j] = c;
+            cost[j * n + i] = c;
+        }
+    }
+    let (_, best) = brute_force_pairs(&cost, n).unwrap();
+    assert!((mt.pair_cost - best).abs() < 1e-9, "matching {} vs brute force {best}", mt.pair_cost);
+    let pairs: Vec<(usize, usize)> = mt.pairs.iter().filter_map(|&(i, j)| j.map(|j| (i.min(j), i.max(j)))).collect();
+    assert!((pairing_cost(&cost, n, &pairs) - mt.pair_cost).abs() < 1e-12);
+    // Co-running on one core slows both jobs of a pair (no data is shared between them).
+    for i in 0..jobs {
+        for j in 0..jobs {
+            if i != j {
+                assert!(mt.degradation[i * jobs + j] > 0.0, "{i} beside {j}: {}", mt.degradation[i * jobs + j]);
+            }
+        }
+    }
+}
+
+#[test]
+fn searches_are_deterministic() {
+    let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    let a = inst.exhaustive(Objective::Throughput, 20_000, &|| {}).unwrap();
+    let b = inst.exhaustive(Objective::Throughput, 20_000, &|| {}).unwrap();
+    assert_eq!(a.best.assignment, b.best.assignment);
+    assert_eq!(a.best.outcome.throughput_gips.to_bits(), b.best.outcome.throughput_gips.to_bits());
+    let s1 = inst.sampled(Objective::Throughput, 50, 3, 0.95, &|| {}).unwrap();
+    let s2 = inst.sampled(Objective::Throughput, 50, 3, 0.95, &|| {}).unwrap();
+    assert_eq!(
+        s1.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        s2.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn oversubscribed_workloads_and_over_budget_searches_are_refused_with_the_reason() {
+    let (m, plan) = setup("xeon-e5645", "spec-mix24");
+    assert!(plan.threads.len() > m.n_contexts());
+    let e = Instance::new(&m, &plan).err().unwrap();
+    assert!(e.contains("do not fit"), "{e}");
+    let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    let e = inst.exhaustive(Objective::Throughput, 10, &|| {}).err().unwrap();
+    assert!(e.contains("exceed the budget"), "{e}");
+    assert!(inst.sampled(Objective::Throughput, 0, 1, 0.95, &|| {}).is_err());
+    // A machine without a two-context level: no pairwise matching.
+    let (m, plan) = setup("i5-2500", "mcf");
+    let e = Instance::new(&m, &plan).unwrap().matching(&|| {}).err().unwrap();
+    assert!(e.contains("two contexts"), "{e}");
+}
+
+#[test]
+fn placements_that_differ_by_the_machines_symmetry_give_the_same_outcome() {
+    // The premise of counting co-schedules up to symmetry (docs/optimum.md):
+    // every random placement scores what its canonical co-schedule scored.
+    let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    let e = inst.exhaustive(Objective::Throughput, 20_000, &|| {}).unwrap();
+    let mut by_key = std::collections::HashMap::new();
+    let mut k = 0;
+    inst.tree.for_each(inst.threads(), &mut |a| {
+        by_key.insert(inst.tree.canonical(a), e.values[k]);
+        k += 1;
+        true
+    });
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let topo = m.topology();
+    for _ in 0..100 {
+        let a: Vec<u32> = random_assignment(&topo, inst.threads(), &mut rng).into_iter().map(|c| c.0).collect();
+        let v = inst.evaluate(&a).unwrap().throughput_gips;
+        let want = by_key[&inst.tree.canonical(&a)];
+        assert!((v - want).abs() <= 1e-9 * want, "{a:?}: {v} vs its co-schedule's {want}");
+    }
+}
