@@ -5,6 +5,7 @@ pub(crate) mod efs;
 mod efs_ablation;
 mod efs_figs;
 mod evt;
+mod optimum;
 pub(crate) mod perf_fair;
 mod rda;
 mod rda_growth;
@@ -37,6 +38,8 @@ enum Paper {
     Evt(evt::Args),
     /// RDA: energy and performance of Strict and Compromise on the Table 2 workloads, and the overhead study, on `xeon-e5-2420`.
     Rda(rda::Args),
+    /// How far from the best (issue #33): the exact optimum of static co-schedules beside pairwise matching, the EVT estimate and every policy.
+    Optimum(optimum::Args),
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
@@ -46,6 +49,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         Paper::Slits(a) => slits::run_cmd(a),
         Paper::Evt(a) => evt::run_cmd(a),
         Paper::Rda(a) => rda::run_cmd(a),
+        Paper::Optimum(a) => optimum::run_cmd(a),
     }
 }
 
