@@ -127,7 +127,7 @@ pub struct Comparison {
 }
 
 /// Most distinct co-schedules `compare` simulates per seed for the exact optimum.
-pub const GAP_BUDGET: usize = 2_000;
+pub const GAP_BUDGET: usize = 20_000;
 /// Random assignments per seed for the EVT estimate beyond [`GAP_BUDGET`].
 pub const GAP_SAMPLES: usize = 1_000;
 
@@ -137,7 +137,7 @@ pub const GAP_SAMPLES: usize = 1_000;
 /// [`GAP_SAMPLES`] random assignments (`cosched_sim::optimum`).
 #[derive(Serialize)]
 pub struct BestStatic {
-    /// `exact` or `evt estimate`.
+    /// `exact`, `evt estimate`, or `best of random (no EVT estimate)` (the weakest any seed needed).
     bound: &'static str,
     /// Distinct static co-schedules (text: it may not fit 64 bits).
     coschedules: String,
@@ -160,14 +160,21 @@ fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result
                 ("exact", count.to_string(), e.best.outcome.throughput_gips)
             } else {
                 let s = inst.sampled(Objective::Throughput, GAP_SAMPLES, seed, 0.95, &|| {})?;
-                let upb = s.estimate.map_err(|e| format!("no EVT estimate of the best static co-schedule: {e}"))?.upb;
-                ("evt estimate", count.to_string(), upb)
+                match s.estimate {
+                    Ok(p) => ("evt estimate", count.to_string(), p.upb),
+                    // No bounded tail: the best measured assignment, a lower bound of the optimum.
+                    Err(_) => ("best of random (no EVT estimate)", count.to_string(), s.best.outcome.throughput_gips),
+                }
             };
             tick();
             Ok(out)
         })
         .collect::<Result<_, String>>()?;
-    let bound = if per.iter().all(|p| p.0 == "exact") { "exact" } else { "evt estimate" };
+    // The weakest kind any seed needed names the column.
+    let bound = ["best of random (no EVT estimate)", "evt estimate", "exact"]
+        .into_iter()
+        .find(|k| per.iter().any(|p| p.0 == *k))
+        .unwrap_or("exact");
     Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
 }
 
@@ -376,7 +383,11 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
             match &c.best_static {
                 Ok(b) => println!(
                     "gap_to_best_pct: throughput below the best static co-schedule of each seed ({}; {} distinct co-schedules; negative: the policy beat it)",
-                    if b.bound == "exact" { "exact optimum, every one simulated" } else { "EVT estimate from random assignments" },
+                    match b.bound {
+                        "exact" => "exact optimum, every one simulated",
+                        "evt estimate" => "EVT estimate from random assignments, not a proven optimum",
+                        _ => "best of random assignments on some seed (POT found no bounded tail): a lower bound of the optimum",
+                    },
                     b.coschedules
                 ),
                 Err(why) => println!("gap_to_best_pct: -, {why}"),

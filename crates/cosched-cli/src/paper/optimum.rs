@@ -122,8 +122,11 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             cells[c].iter().filter_map(|x| x.estimate.as_ref().ok().map(|&(u, ci)| (u, ci, x.best))).collect();
         let covered = got.iter().filter(|(_, ci, best)| ci.0 <= *best && *best <= ci.1).count();
         let err: Vec<f64> = got.iter().map(|(u, _, best)| (u / best - 1.0) * 100.0).collect();
-        let width: Vec<f64> =
-            got.iter().filter(|(_, ci, _)| ci.1.is_finite()).map(|(_, ci, best)| (ci.1 - ci.0) / best * 100.0).collect();
+        let width: Vec<f64> = got
+            .iter()
+            .filter(|(_, ci, _)| ci.1.is_finite())
+            .map(|(_, ci, best)| (ci.1 - ci.0) / best * 100.0)
+            .collect();
         let value = |xs: &[f64]| if xs.is_empty() { Cell::from("none") } else { Cell::value(xs, 3) };
         t2.push(vec![
             case_name(c).into(),
@@ -138,8 +141,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     println!("Each seed: {} random assignments of that seed's machine, the POT upper bound of throughput and its 95% interval (profile likelihood, docs/evt.md); the interval should hold the exact optimum in about 95% of seeds. Widths count only finite intervals.\n", a.samples);
     t2.emit(&a.out, "evt-coverage.csv")?;
     // Table 3: every policy's gap to the optimum of its own seed.
-    let items: Vec<(usize, usize)> =
-        (0..CASES.len()).flat_map(|c| (0..POLICIES.len()).map(move |p| (c, p))).collect();
+    let items: Vec<(usize, usize)> = (0..CASES.len()).flat_map(|c| (0..POLICIES.len()).map(move |p| (c, p))).collect();
     let runs = over_trials(&items, &trials, |&(c, p), t| {
         let (mn, wn) = CASES[c];
         let m = t.machine(&cosched_machine::presets::machine(mn).map_err(|e| e.to_string())?);
@@ -155,9 +157,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     for (p, name) in POLICIES.iter().enumerate() {
         let mut row: Vec<Cell> = vec![(*name).into()];
         for c in 0..CASES.len() {
-            let g: Vec<f64> = (0..nt)
-                .map(|k| (1.0 - runs[c * POLICIES.len() + p][k] / cells[c][k].best) * 100.0)
-                .collect();
+            let g: Vec<f64> =
+                (0..nt).map(|k| (1.0 - runs[c * POLICIES.len() + p][k] / cells[c][k].best) * 100.0).collect();
             row.push(Cell::value(&g, 2));
         }
         t3.push(row);

@@ -65,15 +65,23 @@ impl CfsCore {
         }
     }
 
+    /// Where a new thread starts: the context with the fewest runnable threads,
+    /// among those the least loaded socket, then LLC domain, then core (Linux's
+    /// fork placement, `sched_balance_find_dst_cpu`, descends the scheduling
+    /// domains from the top, taking the idlest group at each level: a new task
+    /// on a machine with idle sockets goes to an idle socket).
     pub(super) fn select_idlest(&self) -> usize {
         let topo = self.topo.as_ref().expect("init");
-        // Prefer a context whose whole core is idle, then the fewest runnable threads.
+        let load = |same: &dyn Fn(usize) -> bool| {
+            (0..self.rqs.len()).filter(|&j| same(j)).map(|j| self.rqs[j].nr).sum::<u32>()
+        };
         (0..self.rqs.len())
             .min_by_key(|&i| {
-                let core = topo.contexts[i].core;
-                let core_busy =
-                    (0..self.rqs.len()).filter(|&j| topo.contexts[j].core == core).map(|j| self.rqs[j].nr).sum::<u32>();
-                (self.rqs[i].nr, core_busy, i)
+                let c = topo.contexts[i];
+                let socket = load(&|j| topo.contexts[j].socket == c.socket);
+                let llc = load(&|j| topo.contexts[j].llc == c.llc);
+                let core = load(&|j| topo.contexts[j].core == c.core);
+                (self.rqs[i].nr, socket, llc, core, i)
             })
             .expect("contexts")
     }
