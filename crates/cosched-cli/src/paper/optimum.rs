@@ -3,6 +3,7 @@
 //! can be computed (every distinct co-schedule simulated), with Jiang et
 //! al.'s pairwise matching and the statistical study's EVT estimate checked
 //! against it.
+#![allow(clippy::needless_range_loop)] // cells are addressed by (case, trial) indices
 
 use super::table::{Cell, Table};
 use super::{over_trials, SeedArgs, Trial};
