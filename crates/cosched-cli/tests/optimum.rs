@@ -1,0 +1,63 @@
+//! Issue #33: `cosched optimum` from the command line, and compare's gap to the best.
+
+mod common;
+
+use common::{cosched, fails_cleanly};
+use serde_json::Value;
+
+fn json(args: &[&str]) -> Value {
+    let o = cosched(args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn optimum_reports_the_exact_optimum_and_matching_never_beats_it() {
+    let v = json(&["optimum", "-m", "xeon-e5645", "-w", "spec-mix8", "--format", "json"]);
+    assert_eq!(v["bound"], "exact");
+    let e = &v["exhaustive"];
+    let n: u64 = v["coschedules"].as_str().unwrap().parse().unwrap();
+    assert_eq!(e["evaluated"].as_u64().unwrap(), n);
+    let best = e["best"]["outcome"]["throughput_gips"].as_f64().unwrap();
+    assert_eq!(best, v["best"].as_f64().unwrap());
+    assert!(e["worst"]["outcome"]["throughput_gips"].as_f64().unwrap() < best);
+    let m = v["matching"]["Ok"]["found"]["outcome"]["throughput_gips"].as_f64().unwrap();
+    assert!(m <= best, "matching {m} above the exact optimum {best}");
+    // Same inputs, same bytes.
+    let a = cosched(&["optimum", "-w", "spec-mix8", "--format", "json"]);
+    let b = cosched(&["optimum", "-w", "spec-mix8", "--format", "json"]);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn beyond_the_budget_the_bound_is_an_evt_estimate_and_says_so() {
+    let v = json(&["optimum", "-w", "spec-mix8", "--budget", "10", "--samples", "300", "--format", "json"]);
+    assert_ne!(v["bound"], "exact");
+    assert!(v["exhaustive"].is_null());
+    let o = cosched(&["optimum", "-w", "spec-mix8", "--budget", "10", "--samples", "300", "--no-matching"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("not to a proven optimum") && !out.contains("NaN"), "{out}");
+}
+
+#[test]
+fn bad_optimum_input_is_one_line_naming_the_flag() {
+    fails_cleanly(&["optimum", "--objective", "fast"], &["--objective", "fast"]);
+    fails_cleanly(&["optimum", "--budget", "2000000"], &["--budget", "1000000"]);
+    fails_cleanly(&["optimum", "--samples", "1000000000"], &["--samples"]);
+    fails_cleanly(&["optimum", "--confidence", "1.5"], &["--confidence"]);
+    fails_cleanly(&["optimum", "-w", "spec-mix24"], &["spec-mix24", "do not fit"]);
+}
+
+#[test]
+fn compare_prints_the_gap_to_the_best_static_co_schedule_where_one_exists() {
+    let v = json(&["compare", "-w", "spec-mix8", "--policies", "cfs,g-rrs", "--seeds", "2", "--format", "json"]);
+    assert_eq!(v["best_static"]["Ok"]["bound"], "exact");
+    for p in v["policies"].as_array().unwrap() {
+        let g = p["gap_to_best_pct"]["mean"].as_f64().unwrap();
+        assert!(g.is_finite() && g > -50.0 && g < 100.0, "{g}");
+    }
+    // More threads than contexts: no static co-schedule; the column is empty and the reason given.
+    let v = json(&["compare", "-w", "spec-mix24", "--policies", "cfs", "--seeds", "1", "--format", "json"]);
+    assert!(v["best_static"]["Err"].as_str().unwrap().contains("more threads than contexts"));
+    assert!(v["policies"][0]["gap_to_best_pct"].is_null());
+}
