@@ -251,6 +251,12 @@ pub trait MachineView {
     fn llc_bytes(&self) -> Option<f64> {
         None
     }
+    /// Resident memory of a job (process), bytes, as the kernel counts it for
+    /// cache-aware scheduling (anonymous and shared pages; `linux-cache`);
+    /// `None` (the default) when the backend cannot tell.
+    fn job_rss_bytes(&self, _job: JobId) -> Option<f64> {
+        None
+    }
     /// Ground truth; `Some` only for policies whose needs include `oracle`.
     fn oracle(&self) -> Option<&dyn Oracle> {
         None

@@ -179,6 +179,13 @@ pub fn registry() -> &'static [PolicyInfo] {
             make: |_| Ok(Box::new(Cfs::eevdf(CfsParams::default()))),
         },
         PolicyInfo {
+            name: "linux-cache",
+            description: "Linux cache-aware scheduling (CONFIG_SCHED_CACHE, series v4, 2026): EEVDF that aggregates a process's threads into its preferred LLC when its RSS fits the LLC and its threads fit the LLC's cores",
+            oracle: false,
+            knob_groups: &[],
+            make: |_| Ok(Box::new(Cfs::linux_cache(CfsParams::default()))),
+        },
+        PolicyInfo {
             name: "efs",
             description: "EFS: CFS that runs a thread only when the memory-bus collision model says it saves energy, else leaves the core idle; starvation-free (EFS §4)",
             oracle: false,

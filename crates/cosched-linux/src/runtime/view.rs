@@ -86,6 +86,20 @@ impl MachineView for RuntimeView<'_> {
     fn llc_bytes(&self) -> Option<f64> {
         self.llc
     }
+    fn job_rss_bytes(&self, job: JobId) -> Option<f64> {
+        // RssAnon + RssShmem of every managed process of the job (proc(5)), kB.
+        let mut total = None;
+        for (t, _) in self.job_of.iter().enumerate().filter(|(_, &j)| j == job) {
+            let Ok(text) = std::fs::read_to_string(format!("/proc/{}/status", self.leaders[t])) else { continue };
+            let kb: f64 = text
+                .lines()
+                .filter(|l| l.starts_with("RssAnon:") || l.starts_with("RssShmem:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+                .sum();
+            *total.get_or_insert(0.0) += kb * 1024.0;
+        }
+        total
+    }
 }
 
 impl Runtime {

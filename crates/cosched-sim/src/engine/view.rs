@@ -65,6 +65,18 @@ impl MachineView for Engine<'_, '_> {
     fn llc_bytes(&self) -> Option<f64> {
         Some(self.machine.cache.llc_mb * 1024.0 * 1024.0)
     }
+    fn job_rss_bytes(&self, job: JobId) -> Option<f64> {
+        // The job's data in its threads' current phases: private parts summed,
+        // the shared part once (`footprint_mb`, `shared_mb` of docs/formats.md).
+        let (mut private, mut shared, mut any) = (0.0, 0.0f64, false);
+        for th in self.threads.iter().filter(|th| th.job == job.0) {
+            let m = &self.plan.models[th.model as usize];
+            private += m.private_mb;
+            shared = shared.max(m.shared_mb);
+            any = true;
+        }
+        any.then_some((private + shared) * 1024.0 * 1024.0)
+    }
     fn oracle(&self) -> Option<&dyn Oracle> {
         if self.oracle_ok {
             Some(self)

@@ -7,10 +7,18 @@ use crate::ids::{Nanos, ThreadId};
 use crate::policy::{Decision, MachineView};
 
 impl CfsCore {
-    /// Move one waiting thread from `src` to `dst`, renormalising its vruntime.
+    /// Move one waiting thread from `src` to `dst` (the last in vruntime order
+    /// that cache-aware aggregation lets go), renormalising its vruntime.
     pub(super) fn migrate_one(&mut self, src: usize, dst: usize) -> bool {
-        let Some(&(_, t)) = self.rqs[src].tree.last() else { return false };
-        let t = ThreadId(t);
+        let Some(&(_, t)) = self.rqs[src].tree.iter().rev().find(|&&(_, t)| self.cache_allows(t, src, dst)) else {
+            return false;
+        };
+        self.migrate_thread(ThreadId(t), src, dst);
+        true
+    }
+
+    /// Move waiting thread `t` from `src` to `dst`, renormalising its vruntime.
+    pub(super) fn migrate_thread(&mut self, t: ThreadId, src: usize, dst: usize) {
         if self.disc == Discipline::Eevdf {
             self.eevdf_update_lag(src, t);
             self.dequeue_waiting(src, t);
@@ -21,7 +29,6 @@ impl CfsCore {
             task.vruntime = task.vruntime.saturating_sub(self.rqs[src].min_vruntime) + self.rqs[dst].min_vruntime;
         }
         self.enqueue(dst, t);
-        true
     }
 
     pub(super) fn idle_balance(&mut self, c: usize, now: Nanos) {
@@ -70,7 +77,10 @@ impl CfsCore {
     /// fork placement, `sched_balance_find_dst_cpu`, descends the scheduling
     /// domains from the top, taking the idlest group at each level: a new task
     /// on a machine with idle sockets goes to an idle socket).
-    pub(super) fn select_idlest(&self) -> usize {
+    pub(super) fn select_idlest(&mut self, t: ThreadId) -> usize {
+        if let Some(c) = self.cache_place(t) {
+            return c;
+        }
         let topo = self.topo.as_ref().expect("init");
         let load = |same: &dyn Fn(usize) -> bool| {
             (0..self.rqs.len()).filter(|&j| same(j)).map(|j| self.rqs[j].nr).sum::<u32>()
@@ -86,7 +96,10 @@ impl CfsCore {
             .expect("contexts")
     }
 
-    pub(super) fn select_wake(&self, prev: usize) -> usize {
+    pub(super) fn select_wake(&mut self, prev: usize, t: ThreadId) -> usize {
+        if let Some(c) = self.cache_place(t) {
+            return c;
+        }
         if self.rqs[prev].nr == 0 {
             return prev;
         }

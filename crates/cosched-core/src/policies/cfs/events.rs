@@ -14,7 +14,7 @@ impl CfsCore {
             out.push(Decision::Timer { key: self.balance_key, at: Some(now + self.p.balance_interval) });
         }
         match *ev {
-            Event::Arrived { thread, .. } => {
+            Event::Arrived { thread, job } => {
                 while self.tasks.len() <= thread.idx() {
                     self.tasks.push(Task {
                         vruntime: 0,
@@ -26,7 +26,8 @@ impl CfsCore {
                         protected: false,
                     });
                 }
-                let c = self.select_idlest();
+                self.cache_arrived(thread, job, view);
+                let c = self.select_idlest(thread);
                 self.update_curr(c, now);
                 if self.disc == Discipline::Eevdf {
                     self.eevdf_place(c, thread, true);
@@ -39,7 +40,7 @@ impl CfsCore {
             }
             Event::Runnable { thread } => {
                 let prev = self.tasks[thread.idx()].cpu as usize;
-                let c = self.select_wake(prev);
+                let c = self.select_wake(prev, thread);
                 self.update_curr(c, now);
                 if self.disc == Discipline::Eevdf {
                     self.eevdf_place(c, thread, false);
@@ -55,9 +56,14 @@ impl CfsCore {
                 task.vruntime = task.vruntime.max(floor);
                 self.place_and_run(c, thread, view, out, gate);
             }
-            Event::Blocked { thread, .. } | Event::Exited { thread, .. } => self.withdraw(thread, view, out, gate),
+            Event::Blocked { thread, .. } => self.withdraw(thread, view, out, gate),
+            Event::Exited { thread, .. } => {
+                self.withdraw(thread, view, out, gate);
+                self.cache_exited(thread);
+            }
             Event::Timer { key } if key == self.balance_key => {
                 self.periodic_balance(view, out, gate);
+                self.cache_balance(view, out, gate);
                 out.push(Decision::Timer { key, at: Some(now + self.p.balance_interval) });
             }
             Event::Timer { key } => {

@@ -23,6 +23,7 @@
 //! leftmost thread), EFS (§4.2) its own.
 
 mod balance;
+mod cache;
 mod events;
 
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
@@ -134,6 +135,8 @@ pub(crate) struct CfsCore {
     pub topo: Option<Topology>,
     balance_key: u32,
     balancing: bool,
+    /// `linux-cache`'s LLC aggregation (`cache.rs`); `None` for every other policy.
+    cache: Option<cache::CacheAware>,
 }
 
 /// The Linux fair-class models: `cfs` and `eevdf` (`eevdf.rs`).
@@ -152,6 +155,14 @@ impl Cfs {
     pub fn eevdf(p: CfsParams) -> Cfs {
         Cfs { core: CfsCore::with(p, Discipline::Eevdf), gate: Open }
     }
+
+    /// EEVDF with cache-aware LLC aggregation (`linux-cache`; the Linux
+    /// "Cache aware scheduling" series v4, `cache.rs`).
+    pub fn linux_cache(p: CfsParams) -> Cfs {
+        let mut core = CfsCore::with(p, Discipline::Eevdf);
+        core.cache = Some(cache::CacheAware::default());
+        Cfs { core, gate: Open }
+    }
 }
 
 impl CfsCore {
@@ -161,7 +172,16 @@ impl CfsCore {
 
     /// Run queues of the given fair class.
     pub fn with(p: CfsParams, disc: Discipline) -> CfsCore {
-        CfsCore { p, disc, rqs: Vec::new(), tasks: Vec::new(), topo: None, balance_key: 0, balancing: false }
+        CfsCore {
+            p,
+            disc,
+            rqs: Vec::new(),
+            tasks: Vec::new(),
+            topo: None,
+            balance_key: 0,
+            balancing: false,
+            cache: None,
+        }
     }
 
     /// Total runnable threads (running or waiting) on the machine.
@@ -365,9 +385,10 @@ impl CfsCore {
 
 impl Policy for Cfs {
     fn name(&self) -> &'static str {
-        match self.core.disc {
-            Discipline::Cfs => "cfs",
-            Discipline::Eevdf => "eevdf",
+        match (self.core.disc, self.core.cache.is_some()) {
+            (_, true) => "linux-cache",
+            (Discipline::Cfs, false) => "cfs",
+            (Discipline::Eevdf, false) => "eevdf",
         }
     }
 
