@@ -166,5 +166,52 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     }
     println!("## Each policy's throughput below the exact optimum of its own seed (gap_to_best_pct)\n");
     println!("Dynamic policies may migrate and time-share, so a negative gap (a policy ahead of every static co-schedule) is possible; none is an upper bound.\n");
-    t3.emit(&a.out, "policies.csv")
+    t3.emit(&a.out, "policies.csv")?;
+    linux_cache(&a, &trials)
+}
+
+/// Multi-threaded processes on the X5550 (4 LLC domains of 4 cores): 4 copies of each, 4 threads each.
+const LC_WORKLOADS: [&str; 7] =
+    ["small-stencil", "swaptions", "raytrace", "water-nsq", "canneal", "fluidanimate", "ocean-cont"];
+
+/// Issue #33 item 4: `linux-cache` (Linux's cache-aware scheduling) against
+/// EEVDF, paired by seed, where a multi-LLC machine lets it differ.
+fn linux_cache(a: &Args, trials: &[Trial]) -> Result<(), String> {
+    let base = cosched_machine::presets::machine("xeon-x5550-16c").map_err(|e| e.to_string())?;
+    let llc_mb = base.cache.llc_mb;
+    let items: Vec<(usize, usize)> = (0..LC_WORKLOADS.len()).flat_map(|w| [(w, 0), (w, 1)]).collect();
+    let runs = over_trials(&items, trials, |&(w, p), t| {
+        let mut spec = presets::workload(LC_WORKLOADS[w]).map_err(|e| e.to_string())?;
+        for j in &mut spec.jobs {
+            j.instances *= 4;
+        }
+        let m = t.machine(&base);
+        let threads = spec.jobs.iter().any(|j| j.is_scalable()).then_some(4);
+        let plan = t.plan_threads(&spec, &m, threads)?;
+        let rss_mb = plan.job_rss_mb(0);
+        let o = t.run(&m, &plan, ["eevdf", "linux-cache"][p], &PolicyOptions::default())?;
+        Ok((o.makespan as f64, o.totals.llc_misses, rss_mb))
+    })?;
+    let mut t = Table::new(&[
+        "4 copies x 4 threads",
+        "RSS of one process at start, MiB (LLC 8)",
+        "aggregated",
+        "linux-cache over eevdf: speedup %",
+        "LLC misses vs eevdf %",
+    ]);
+    let nt = trials.len();
+    for (w, name) in LC_WORKLOADS.iter().enumerate() {
+        let (e, l) = (&runs[2 * w], &runs[2 * w + 1]);
+        let rss = e[0].2;
+        t.push(vec![
+            (*name).into(),
+            format!("{rss:.1}").into(),
+            (if rss <= llc_mb { "yes" } else { "no (RSS above the LLC)" }).into(),
+            Cell::diff(&(0..nt).map(|k| (e[k].0 / l[k].0 - 1.0) * 100.0).collect::<Vec<_>>(), 2),
+            Cell::diff(&(0..nt).map(|k| (l[k].1 / e[k].1 - 1.0) * 100.0).collect::<Vec<_>>(), 2),
+        ]);
+    }
+    println!("## Today's Linux: cache-aware scheduling (`linux-cache`) beside EEVDF on xeon-x5550-16c\n");
+    println!("Linux's cache-aware scheduling series (v4, 2026) aggregates a process's threads into one LLC domain when its RSS fits the LLC and its threads fit the LLC's cores; the X5550 has four 8 MiB LLCs of 4 cores. Each workload: 4 copies of a 4-thread process; paired by seed.\n");
+    t.emit(&a.out, "linux-cache.csv")
 }

@@ -94,6 +94,20 @@ impl Plan {
         (instr / cycles, lines / instr)
     }
 
+    /// Resident data of a job instance when it starts, MiB: its threads' first
+    /// phases, private parts summed and the shared part once (what the
+    /// engine reports as `MachineView::job_rss_bytes` until a phase changes).
+    pub fn job_rss_mb(&self, job: usize) -> f64 {
+        let (mut private, mut shared) = (0.0, 0.0f64);
+        for t in self.jobs[job].threads.clone() {
+            let c = &self.classes[self.threads[t as usize].class as usize];
+            let m = &self.models[c.phases.start as usize];
+            private += m.private_mb;
+            shared = shared.max(m.shared_mb);
+        }
+        private + shared
+    }
+
     /// Total instructions of a job instance.
     pub fn job_instructions(&self, job: usize) -> f64 {
         let jp = &self.jobs[job];
