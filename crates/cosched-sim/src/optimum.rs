@@ -160,6 +160,17 @@ impl<'a> Instance<'a> {
         Ok(Outcome { throughput_gips: instr / makespan_s / 1e9, makespan_s, antt, energy_j: out.energy.system })
     }
 
+    /// Simulate every assignment, in parallel (results in input order); `tick` per run.
+    fn evaluate_all(&self, all: &[Vec<u32>], tick: &(dyn Fn() + Sync)) -> Result<Vec<Outcome>, String> {
+        all.par_iter()
+            .map(|a| {
+                let o = self.evaluate(a);
+                tick();
+                o
+            })
+            .collect()
+    }
+
     /// The best (and worst) of every distinct co-schedule, in parallel;
     /// refused when there are more than `budget`. `tick` is called per run.
     pub fn exhaustive(
@@ -180,14 +191,7 @@ impl<'a> Instance<'a> {
             all.push(a.to_vec());
             true
         });
-        let outs: Vec<Outcome> = all
-            .par_iter()
-            .map(|a| {
-                let o = self.evaluate(a);
-                tick();
-                o
-            })
-            .collect::<Result<_, _>>()?;
+        let outs = self.evaluate_all(&all, tick)?;
         let pick = |want_best: bool| {
             let mut k = 0;
             for i in 1..outs.len() {
@@ -306,14 +310,7 @@ impl<'a> Instance<'a> {
         let draws: Vec<Vec<u32>> = (0..samples)
             .map(|_| random_assignment(&topo, self.threads(), &mut rng).into_iter().map(|c| c.0).collect())
             .collect();
-        let outs: Vec<Outcome> = draws
-            .par_iter()
-            .map(|a| {
-                let o = self.evaluate(a);
-                tick();
-                o
-            })
-            .collect::<Result<_, _>>()?;
+        let outs = self.evaluate_all(&draws, tick)?;
         let sign = if objective.maximise() { 1.0 } else { -1.0 };
         let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
         let mut k = 0;
