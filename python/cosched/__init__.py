@@ -22,6 +22,7 @@ from ._cosched import __version__
 if TYPE_CHECKING:
     from .assignment import assign
     from .learn import complete
+    from .optimum import optimum
     from .sim import (
         Machine,
         Run,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "assign": ".assignment",
     "complete": ".learn",
+    "optimum": ".optimum",
     "sweep": ".sweeps",
     **{
         n: ".sim"
@@ -89,6 +91,7 @@ __all__ = [
     "list_metrics",
     "list_policies",
     "list_workloads",
+    "optimum",
     "simulate",
     "sweep",
 ]

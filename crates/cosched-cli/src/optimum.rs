@@ -4,6 +4,7 @@
 
 use crate::opts::Format;
 use crate::output::table;
+use crate::error::RunError;
 use clap::Args as ClapArgs;
 use cosched_machine::MachineSpec;
 use cosched_sim::optimum::{Exhaustive, Found, Instance, Matched, Objective, Sampled, MAX_BUDGET, MAX_SAMPLES};
@@ -94,40 +95,45 @@ pub fn gap_pct(objective: Objective, a: f64, b: f64) -> f64 {
 }
 
 /// Load the machine and the planned workload (exact ground truth).
-fn load(a: &Args) -> Result<(MachineSpec, Plan, String), String> {
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
-    let mut w = presets::workload(&a.workload).map_err(|e| e.to_string())?;
+fn load(a: &Args) -> Result<(MachineSpec, Plan, String), RunError> {
+    let m = cosched_machine::presets::machine(&a.machine)?;
+    let mut w = presets::workload(&a.workload)?;
     if let Some(n) = a.copies {
         if n == 0 || n > 4096 {
-            return Err(format!("--copies: must be from 1 to 4096, got {n}"));
+            return Err(RunError::Option(format!("--copies: must be from 1 to 4096, got {n}")));
         }
         for j in &mut w.jobs {
             j.instances *= n;
         }
     }
-    let plan = Plan::new(&w, &m, a.threads, 1, &a.workload).map_err(|e| e.to_string())?;
+    let plan = Plan::new(&w, &m, a.threads, 1, &a.workload)?;
     Ok((m, plan, w.name))
 }
 
-/// Search for the best static co-schedule as the flags say.
-pub fn report(a: &Args, bar: &ProgressBar) -> Result<Report, String> {
-    let objective = Objective::parse(&a.objective)?;
+/// Search for the best static co-schedule as the flags say; `total` is told
+/// how many runs more there will be, `tick` each one (`cosched optimum`, Python's `cosched.optimum`).
+pub fn report(a: &Args, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result<Report, RunError> {
+    let opt = |e: String| RunError::Option(e);
+    let objective = Objective::parse(&a.objective).map_err(opt)?;
     if a.budget > MAX_BUDGET {
-        return Err(format!("--budget: at most {MAX_BUDGET} simulations, got {}", a.budget));
+        return Err(opt(format!("--budget: at most {MAX_BUDGET} simulations, got {}", a.budget)));
     }
     if let Some(s) = a.samples.filter(|&s| s > MAX_SAMPLES) {
-        return Err(format!("--samples: at most {MAX_SAMPLES}, got {s}"));
+        return Err(opt(format!("--samples: at most {MAX_SAMPLES}, got {s}")));
     }
     if !(a.confidence > 0.0 && a.confidence < 1.0) {
-        return Err(format!("--confidence: must be in (0, 1), got {}", cosched_core::num::shortest(a.confidence)));
+        return Err(opt(format!(
+            "--confidence: must be in (0, 1), got {}",
+            cosched_core::num::shortest(a.confidence)
+        )));
     }
     let (m, plan, name) = load(a)?;
-    let inst = Instance::new(&m, &plan).map_err(|e| format!("{}: {e}", a.workload))?;
+    let sim = |e: String| RunError::Simulation(format!("{}: {e}", a.workload));
+    let inst = Instance::new(&m, &plan).map_err(sim)?;
     let count = inst.coschedules();
-    let tick = || bar.inc(1);
     let exhaustive = if count <= a.budget as u128 {
-        bar.inc_length(count as u64);
-        Some(inst.exhaustive(objective, a.budget, &tick)?)
+        total(count as u64);
+        Some(inst.exhaustive(objective, a.budget, tick).map_err(sim)?)
     } else {
         None
     };
@@ -135,13 +141,13 @@ pub fn report(a: &Args, bar: &ProgressBar) -> Result<Report, String> {
         Err("skipped (--no-matching)".to_string())
     } else {
         let jobs = plan.jobs.len() as u64;
-        bar.inc_length(jobs * jobs.saturating_sub(1));
-        inst.matching(&tick)
+        total(jobs * jobs.saturating_sub(1));
+        inst.matching(tick)
     };
     let samples = a.samples.unwrap_or(if exhaustive.is_some() { 0 } else { DEFAULT_SAMPLES });
     let sampled = if samples > 0 {
-        bar.inc_length(samples as u64);
-        Some(inst.sampled(objective, samples, a.seed, a.confidence, &tick)?)
+        total(samples as u64);
+        Some(inst.sampled(objective, samples, a.seed, a.confidence, tick).map_err(sim)?)
     } else {
         None
     };
@@ -149,7 +155,7 @@ pub fn report(a: &Args, bar: &ProgressBar) -> Result<Report, String> {
         (Some(e), _) => ("exact", objective.value(&e.best.outcome), None),
         (None, Some(s)) => match &s.estimate {
             Ok(p) => ("evt estimate", p.upb, Some(p.ci)),
-            Err(e) => return Err(format!("{}: no exact optimum (over --budget) and no EVT estimate: {e}", a.workload)),
+            Err(e) => return Err(sim(format!("no exact optimum (over --budget) and no EVT estimate: {e}"))),
         },
         (None, None) => unreachable!("samples default to a positive count when not exhaustive"),
     };
@@ -207,7 +213,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let bar = ProgressBar::new(0);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed}").expect("template"));
     let (m, _, _) = load(&a)?;
-    let rep = report(&a, &bar)?;
+    let rep = report(&a, &|n| bar.inc_length(n), &|| bar.inc(1))?;
     bar.finish_and_clear();
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),

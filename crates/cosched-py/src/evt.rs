@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pot, m)?)?;
     m.add_function(wrap_pyfunction!(assign, m)?)?;
+    m.add_function(wrap_pyfunction!(optimum, m)?)?;
     Ok(())
 }
 
@@ -33,6 +34,17 @@ fn assign(py: Python<'_>, flags: Vec<String>) -> PyResult<(String, Vec<(usize, f
         let r = report(&a, &|_| {}, &|| {}, &mut |_, _| Ok(()))?;
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, r.measured_perf, r.predicted))
+    })
+    .map_err(run_error)
+}
+
+/// `cosched optimum` with these flags: the report JSON (`--format json`).
+#[pyfunction]
+fn optimum(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
+    py.detach(|| -> Result<_, RunError> {
+        let a: cosched_cli::optimum::Args = parse_flags(&flags)?;
+        let r = cosched_cli::optimum::report(&a, &|_| {}, &|| {})?;
+        serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))
     })
     .map_err(run_error)
 }

@@ -1,0 +1,74 @@
+"""How far from the best (issue #33): the best static co-schedule of a
+workload on the simulated machine, as ``cosched optimum`` finds it (exact by
+simulating every distinct co-schedule, Jiang et al.'s pairwise matching, or
+the EVT estimate), with the kind of bound it is. See docs/optimum.md."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from . import _cosched
+from ._knobs import _text
+from .errors import OptionError
+
+__all__ = ["Optimum", "optimum"]
+
+_FLAGS = {"threads", "copies", "objective", "budget", "samples", "seed", "confidence", "no_matching"}
+
+
+class Optimum:
+    """The result: ``report`` (``cosched optimum --format json``), ``bound``
+    (``"exact"`` or ``"evt estimate"``), ``best`` (the objective's best value)
+    and ``frame()`` (one row per co-schedule found, with its outcome)."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+
+    @property
+    def bound(self) -> str:
+        return str(self.report["bound"])
+
+    @property
+    def best(self) -> float:
+        return float(self.report["best"])
+
+    def frame(self) -> pd.DataFrame:
+        """One row per co-schedule the search kept: kind, its outcome and assignment."""
+        r = self.report
+        rows: list[dict[str, Any]] = []
+
+        def add(kind: str, found: dict[str, Any]) -> None:
+            rows.append({"kind": kind, **found["outcome"], "assignment": found["assignment"]})
+
+        if r.get("exhaustive"):
+            add("exact optimum", r["exhaustive"]["best"])
+            add("worst", r["exhaustive"]["worst"])
+        if "Ok" in (r.get("matching") or {}):
+            add("pairwise matching", r["matching"]["Ok"]["found"])
+        if r.get("sampled"):
+            add("best of random", r["sampled"]["best"])
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        r = self.report
+        return f"Optimum({r['workload']!r} on {r['machine']!r}: {r['objective']} {self.best:.5g}, {self.bound})"
+
+
+def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options: Any) -> Optimum:
+    """The best static co-schedule of ``workload`` on ``machine``. Options as
+    ``cosched optimum``'s flags: ``objective="throughput"`` (or ``"antt"``),
+    ``budget=20000`` (simulate every co-schedule up to this many), ``samples``
+    (random assignments for the EVT estimate beyond the budget), ``seed=1``,
+    ``confidence=0.95``, ``no_matching=False``, ``threads``, ``copies``."""
+    flags = ["--machine", machine, "--workload", workload]
+    for k, v in options.items():
+        if k not in _FLAGS:
+            raise OptionError(f"`{k}` is not an option of optimum (known: {', '.join(sorted(_FLAGS))})")
+        if isinstance(v, bool):
+            flags += [f"--{k.replace('_', '-')}"] if v else []
+        else:
+            flags += [f"--{k.replace('_', '-')}", _text(v)]
+    return Optimum(json.loads(_cosched.optimum(flags)))

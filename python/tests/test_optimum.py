@@ -1,0 +1,32 @@
+"""cosched.optimum: the CLI's result (issue #33), and compare's gap column in the summary frame."""
+
+from __future__ import annotations
+
+import pytest
+
+import cosched
+from cosched.errors import OptionError
+
+
+def test_optimum_equals_the_cli(cli):
+    o = cosched.optimum("xeon-e5645", "spec-mix8")
+    expected = cli("optimum", "-m", "xeon-e5645", "-w", "spec-mix8", "--format", "json")
+    assert o.report == expected
+    assert o.bound == "exact"
+    f = o.frame()
+    assert list(f["kind"])[:2] == ["exact optimum", "worst"]
+    best = f.loc[f["kind"] == "exact optimum", "throughput_gips"].item()
+    assert best == o.best
+    assert (f["throughput_gips"] <= best).all()
+
+
+def test_optimum_refuses_an_unknown_option():
+    with pytest.raises(OptionError, match="budgte"):
+        cosched.optimum(budgte=10)
+
+
+def test_compare_summary_carries_the_gap_to_the_best():
+    df = cosched.compare("xeon-e5645", "spec-mix8", policies=["cfs", "g-rrs"], seeds=2, no_timing=True)
+    s = df.attrs["summary"]
+    assert "gap_to_best_pct_mean" in s.columns
+    assert s["gap_to_best_pct_mean"].notna().all()
