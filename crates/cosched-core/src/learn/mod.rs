@@ -1,6 +1,8 @@
 //! Learning components: the factorization machine (SLITS §3.3) and the
-//! self-tuning matrix completion built on it (issue #14).
+//! self-tuning matrix completion built on it (issue #14), and the Bayesian
+//! FM by Gibbs sampling (issue #35).
 
+pub mod bfm;
 pub mod complete;
 pub mod fm;
 
