@@ -2,9 +2,9 @@
 //! simulated machine, its simulated outcome and what kind of bound it is
 //! (issue #33 item 1; `cosched_sim::optimum`).
 
+use crate::error::RunError;
 use crate::opts::Format;
 use crate::output::table;
-use crate::error::RunError;
 use clap::Args as ClapArgs;
 use cosched_machine::MachineSpec;
 use cosched_sim::optimum::{Exhaustive, Found, Instance, Matched, Objective, Sampled, MAX_BUDGET, MAX_SAMPLES};
@@ -122,10 +122,7 @@ pub fn report(a: &Args, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result
         return Err(opt(format!("--samples: at most {MAX_SAMPLES}, got {s}")));
     }
     if !(a.confidence > 0.0 && a.confidence < 1.0) {
-        return Err(opt(format!(
-            "--confidence: must be in (0, 1), got {}",
-            cosched_core::num::shortest(a.confidence)
-        )));
+        return Err(opt(format!("--confidence: must be in (0, 1), got {}", cosched_core::num::shortest(a.confidence))));
     }
     let (m, plan, name) = load(a)?;
     let sim = |e: String| RunError::Simulation(format!("{}: {e}", a.workload));

@@ -152,7 +152,11 @@ pub fn sample(
             let feats = || (0..n_features).filter(move |&i| group[i] == g);
             let draw = |rng: &mut ChaCha8Rng, vals: &mut dyn Iterator<Item = f64>, lambda: f64| -> (f64, f64) {
                 let xs: Vec<f64> = vals.collect();
-                let mu = normal(rng, (xs.iter().sum::<f64>() + GAMMA0 * MU0) / (ng + GAMMA0), 1.0 / ((ng + GAMMA0) * lambda));
+                let mu = normal(
+                    rng,
+                    (xs.iter().sum::<f64>() + GAMMA0 * MU0) / (ng + GAMMA0),
+                    1.0 / ((ng + GAMMA0) * lambda),
+                );
                 let ss = xs.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() + GAMMA0 * (mu - MU0) * (mu - MU0);
                 (mu, gamma(rng, (ALPHA0 + ng + 1.0) / 2.0, (BETA0 + ss) / 2.0))
             };
@@ -261,7 +265,13 @@ mod tests {
         (obs, hidden)
     }
 
-    fn run(rows: usize, cols: usize, obs: &[(usize, usize, f64)], q: &[(usize, usize, f64)], p: &BfmParams) -> Posterior {
+    fn run(
+        rows: usize,
+        cols: usize,
+        obs: &[(usize, usize, f64)],
+        q: &[(usize, usize, f64)],
+        p: &BfmParams,
+    ) -> Posterior {
         let ex: Vec<Example> = obs.iter().map(|&(i, j, y)| (vec![(i, 1.0), (rows + j, 1.0)], y)).collect();
         let qs: Vec<Vec<(usize, f64)>> = q.iter().map(|&(i, j, _)| vec![(i, 1.0), (rows + j, 1.0)]).collect();
         let group: Vec<usize> = (0..rows + cols).map(|i| usize::from(i >= rows)).collect();
@@ -274,7 +284,8 @@ mod tests {
         let (obs, hidden) = planted(rows, cols, 2, 0.3, 0.1, 1);
         let post = run(rows, cols, &obs, &hidden, &BfmParams { iterations: 300, burn_in: 100, ..Default::default() });
         assert_eq!(post.kept, 200);
-        let rmse = (hidden.iter().zip(&post.mean).map(|(h, m)| (h.2 - m).powi(2)).sum::<f64>() / hidden.len() as f64).sqrt();
+        let rmse =
+            (hidden.iter().zip(&post.mean).map(|(h, m)| (h.2 - m).powi(2)).sum::<f64>() / hidden.len() as f64).sqrt();
         let sd = (hidden.iter().map(|h| h.2 * h.2).sum::<f64>() / hidden.len() as f64).sqrt();
         assert!(rmse < 0.3 * sd, "held-out RMSE {rmse} against the values' spread {sd}");
         let covered = hidden

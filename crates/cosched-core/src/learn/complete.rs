@@ -55,6 +55,12 @@ pub enum Chosen {
         /// Epochs (chosen by early stopping).
         epochs: usize,
     },
+    /// The Bayesian FM (issue #35, `bfm.rs`; `cosched complete`'s default): no validation, the
+    /// posterior averaged over kept Gibbs samples.
+    Bayes {
+        /// Rank, iterations and burn-in.
+        params: super::bfm::BfmParams,
+    },
     /// Row + column means (the baseline), or the global mean when validation prefers it (biases zero).
     Means {
         /// Why the FM was not used.
@@ -66,6 +72,9 @@ impl std::fmt::Display for Chosen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Chosen::Fm { params, epochs } => write!(f, "FM (k {}, reg {}, {epochs} epochs)", params.k, params.reg_v),
+            Chosen::Bayes { params: p } => {
+                write!(f, "Bayesian FM (k {}, {} Gibbs iterations, {} burn-in)", p.k, p.iterations, p.burn_in)
+            }
             Chosen::Means { reason } => write!(f, "means ({reason})"),
         }
     }
@@ -103,7 +112,7 @@ pub struct Completion {
     pub fm: Option<Fm>,
 }
 
-type Cells = [(usize, usize, f64)];
+pub(super) type Cells = [(usize, usize, f64)];
 
 impl Completion {
     /// The predicted value of cell (row, col), in the input's units.
@@ -118,7 +127,7 @@ impl Completion {
 }
 
 /// Fit `μ + b_r + b_c` to `cells` (standardised) by alternating ridge means.
-fn fit_biases(cells: &Cells, rows: usize, cols: usize) -> (f64, Vec<f64>, Vec<f64>) {
+pub(super) fn fit_biases(cells: &Cells, rows: usize, cols: usize) -> (f64, Vec<f64>, Vec<f64>) {
     let mu = cells.iter().map(|c| c.2).sum::<f64>() / cells.len() as f64;
     let (mut br, mut bc) = (vec![0.0; rows], vec![0.0; cols]);
     for _ in 0..10 {
@@ -210,9 +219,14 @@ pub enum CompletionError {
 
 crate::error_to_text!(CompletionError);
 
-/// Complete a `rows × cols` matrix from observed `cells` (row, col, value).
-/// Errors name what is wrong (no cells, a non-finite value, an index out of range).
-pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Completion, CompletionError> {
+/// The observed cells checked (none, out of range, not finite: refused),
+/// repeated cells averaged in first-seen order, and the values standardised:
+/// `(cells, mean, sd)` with the cells in standard units.
+pub(super) fn standardise(
+    cells: &Cells,
+    rows: usize,
+    cols: usize,
+) -> Result<(Vec<(usize, usize, f64)>, f64, f64), CompletionError> {
     if cells.is_empty() {
         return Err(CompletionError::Empty);
     }
@@ -243,7 +257,16 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
     let sd_u = (raw.iter().map(|c| (c.2 - mean_u).powi(2)).sum::<f64>() / n).sqrt();
     let sd_u = if sd_u > 1e-12 * mean_u.abs().max(1.0) { sd_u } else { 1.0 };
     let z: Vec<(usize, usize, f64)> = raw.iter().map(|&(r, c, v)| (r, c, (v - mean_u) / sd_u)).collect();
-    let (mean, sd) = (mean_u * unit, sd_u * unit);
+    Ok((z, mean_u * unit, sd_u * unit))
+}
+
+/// Fewest observed cells an FM (either) is trained on; below, row + column means.
+pub const MIN_CELLS: usize = 10;
+
+/// Complete a `rows × cols` matrix from observed `cells` (row, col, value).
+/// Errors name what is wrong (no cells, a non-finite value, an index out of range).
+pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Completion, CompletionError> {
+    let (z, mean, sd) = standardise(cells, rows, cols)?;
     let all_biases = fit_biases(&z, rows, cols);
     let means_only = |reason: String, v: Validation| Completion {
         shape: (rows, cols),
@@ -253,7 +276,7 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
         biases: all_biases.clone(),
         fm: None,
     };
-    if z.len() < 10 {
+    if z.len() < MIN_CELLS {
         let v = Validation {
             held_out: 0,
             chosen: f64::NAN,
@@ -261,7 +284,10 @@ pub fn complete(cells: &Cells, rows: usize, cols: usize, seed: u64) -> Result<Co
             row_col_means: f64::NAN,
             best_fm: f64::NAN,
         };
-        return Ok(means_only(format!("{} observed cells: too few to validate an FM (10 needed)", z.len()), v));
+        return Ok(means_only(
+            format!("{} observed cells: too few to validate an FM ({MIN_CELLS} needed)", z.len()),
+            v,
+        ));
     }
     // Validation folds (seeded shuffle): one 20% hold-out, or 5-fold
     // cross-validation below 500 cells, where one hold-out is too noisy.

@@ -2,9 +2,12 @@
 //! self-tuning matrix completion built on it (issue #14), and the Bayesian
 //! FM by Gibbs sampling (issue #35).
 
+pub mod bayes;
 pub mod bfm;
 pub mod complete;
 pub mod fm;
 
+pub use bayes::{complete_bayes, BayesCompletion};
+pub use bfm::BfmParams;
 pub use complete::{complete, Chosen, Completion, Validation};
 pub use fm::{Fm, FmParams};
