@@ -43,4 +43,13 @@ def complete(
     wanted: Sequence[tuple[int, int]],
     seed: int,
 ) -> tuple[str, list[float]]: ...
+def complete_bayes(
+    observed: Sequence[tuple[int, int, float]],
+    rows: int,
+    cols: int,
+    wanted: Sequence[tuple[int, int]],
+    rank: int,
+    iterations: int,
+    seed: int,
+) -> tuple[str, list[tuple[float, float]]]: ...
 def cli(argv: Sequence[str]) -> int: ...

@@ -1,5 +1,7 @@
-"""Matrix completion with the self-tuning factorization machine (SLITS Sec. 3.3),
-the same implementation as ``cosched complete`` and SLITS's warm start."""
+"""Matrix completion: the Bayesian factorization machine by Gibbs sampling
+(issue #35, ``cosched complete``'s default, with a posterior standard
+deviation per prediction) or the self-tuning SGD FM (SLITS Sec. 3.3, SLITS's
+warm start); the same implementations as ``cosched complete``."""
 
 from __future__ import annotations
 
@@ -10,30 +12,53 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
+from .errors import OptionError
 
 __all__ = ["complete"]
 
 
 def complete(
-    frame: pd.DataFrame, seed: int = 1, *, row: str = "row", col: str = "col", value: str = "value"
+    frame: pd.DataFrame,
+    seed: int = 1,
+    *,
+    model: str = "bayes",
+    rank: int = 8,
+    iterations: int = 400,
+    row: str = "row",
+    col: str = "col",
+    value: str = "value",
 ) -> pd.DataFrame:
     """Complete a sparse matrix given as a long frame of (row, col, value):
     rows with a value are observed, rows with NaN are predicted. Ids may be
-    any hashable values. Returns a copy with ``value`` filled in and a
-    boolean ``predicted`` column; ``.attrs["model"]`` says which model the
-    validation chose and its held-out RMSE beside the baselines'."""
+    any hashable values. Returns a copy with ``value`` filled in, a boolean
+    ``predicted`` column and ``std`` (the Bayesian FM's posterior standard
+    deviation of each prediction; NaN for observed cells and for the SGD FM).
+    ``model="bayes"`` (default, ``rank``, ``iterations``; a quarter burn-in)
+    or ``"sgd"`` (the self-tuning FM). ``.attrs["model"]`` says which model
+    was used (and, for ``sgd``, its held-out RMSE beside the baselines')."""
+    if model not in ("bayes", "sgd"):
+        raise OptionError(f"model: expected 'bayes' or 'sgd', got {model!r}")
     rows, row_ids = pd.factorize(frame[row])
     cols, col_ids = pd.factorize(frame[col])
     values = pd.to_numeric(frame[value]).to_numpy(dtype=float)
     known = ~np.isnan(values)
     observed = [(int(r), int(c), float(v)) for r, c, v in zip(rows[known], cols[known], values[known])]
     wanted = [(int(r), int(c)) for r, c in zip(rows[~known], cols[~known])]
-    about, preds = _cosched.complete(observed, len(row_ids), len(col_ids), wanted, seed)
+    std = np.full(len(values), np.nan)
+    if model == "bayes":
+        about, pairs = _cosched.complete_bayes(
+            observed, len(row_ids), len(col_ids), wanted, int(rank), int(iterations), seed
+        )
+        preds = [p[0] for p in pairs]
+        std[~known] = [p[1] for p in pairs]
+    else:
+        about, preds = _cosched.complete(observed, len(row_ids), len(col_ids), wanted, seed)
     out = frame.copy()
     filled = values.copy()
     filled[~known] = preds
     out[value] = filled
     out["predicted"] = ~known
-    model: dict[str, Any] = json.loads(about)
-    out.attrs["model"] = model
+    out["std"] = std
+    info: dict[str, Any] = json.loads(about)
+    out.attrs["model"] = info
     return out

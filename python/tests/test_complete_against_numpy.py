@@ -31,7 +31,7 @@ def run_complete(tmp_path, obs, hid, extra=()):
 def test_prediction_formula_matches_numpy_on_fitted_weights(tmp_path):
     obs, hid = ref.planted(24, 2, 0.4, 0.01, seed=3)
     model_path = tmp_path / "model.json"
-    df, _ = run_complete(tmp_path, obs, hid[:200], ["--model-out", str(model_path)])
+    df, _ = run_complete(tmp_path, obs, hid[:200], ["--model", "sgd", "--model-out", str(model_path)])
     m = json.loads(model_path.read_text())
     comp = m["completion"]
     assert comp["chosen"]["kind"] == "fm", comp["chosen"]
@@ -42,7 +42,7 @@ def test_prediction_formula_matches_numpy_on_fitted_weights(tmp_path):
     mean, sd = comp["scale"]
     row_of = {name: i for i, name in enumerate(m["rows"])}
     col_of = {name: i for i, name in enumerate(m["cols"])}
-    for r, c, value in df.itertuples(index=False):
+    for r, c, value in df[["row", "col", "value"]].itertuples(index=False):
         x = [(row_of[r], 1.0), (n_rows + col_of[c], 1.0)]
         want = mean + sd * ref.predict(fm["w0"], w, v, x)
         assert abs(value - want) <= 1e-9 * max(1.0, abs(want)), (r, c, value, want)
@@ -50,10 +50,12 @@ def test_prediction_formula_matches_numpy_on_fitted_weights(tmp_path):
 
 def test_completion_beats_the_means_and_a_plain_sgd_fm_is_comparable(tmp_path):
     obs, hid = ref.planted(48, 2, 0.2, 0.05, seed=5)
-    df, err = run_complete(tmp_path, obs, hid)
+    df, err = run_complete(tmp_path, obs, hid, ["--model", "sgd"])
     assert "validation RMSE" in err and "row + column means" in err
     truth = {(f"r{r}", f"c{c}"): t for r, c, t in hid}
-    ours = np.sqrt(np.mean([(v - truth[(r, c)]) ** 2 for r, c, v in df.itertuples(index=False)]))
+    ours = np.sqrt(
+        np.mean([(v - truth[(r, c)]) ** 2 for r, c, v in df[["row", "col", "value"]].itertuples(index=False)])
+    )
     means = ref.row_col_means(48, 48, obs)
     base = np.sqrt(np.mean([(means(r, c) - t) ** 2 for r, c, t in hid]))
     assert ours < 0.7 * base, (ours, base)

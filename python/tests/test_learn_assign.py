@@ -23,8 +23,12 @@ def test_complete_equals_the_cli(cli, tmp_path):
     pred = out[out["predicted"]]
     assert list(pred["row"]) == list(cli_out["row"])
     assert np.allclose(pred["value"].to_numpy(), cli_out["value"].to_numpy(), rtol=0, atol=1e-12)
+    assert np.allclose(pred["std"].to_numpy(), cli_out["std"].to_numpy(), rtol=0, atol=1e-12)
     assert out.loc[~out["predicted"], "value"].equals(df.loc[df["value"].notna(), "value"])
-    assert "chosen" in out.attrs["model"]
+    assert out.loc[~out["predicted"], "std"].isna().all()
+    assert out.attrs["model"]["chosen"]["kind"] == "bayes"
+    sgd = cosched.complete(df, seed=2, model="sgd")
+    assert sgd["std"].isna().all() and "validation" in sgd.attrs["model"]
 
 
 def test_assign_equals_the_cli(cli):

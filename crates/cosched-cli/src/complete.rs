@@ -1,11 +1,13 @@
 //! `cosched complete FILE`: complete a sparse matrix given as `row,col,value`
-//! lines (an empty value marks a cell to predict) with the self-tuning
-//! factorization machine (SLITS §3.3; `cosched_core::learn::complete`), the
-//! same completion SLITS's warm start and `cosched probe` use.
+//! lines (an empty value marks a cell to predict) with the Bayesian
+//! factorization machine (issue #35; `cosched_core::learn::complete_bayes`:
+//! each prediction with its posterior standard deviation), or with `--model
+//! sgd` the self-tuning SGD FM (SLITS §3.3; `cosched_core::learn::complete`),
+//! the completion SLITS's warm start and `cosched probe` use.
 
 use crate::opts::Format;
 use clap::Args as ClapArgs;
-use cosched_core::learn::{complete, Completion};
+use cosched_core::learn::{complete, complete_bayes, BfmParams, Completion};
 use cosched_core::num::fixed;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -14,13 +16,24 @@ use std::collections::HashMap;
 pub struct Args {
     /// CSV of `row,col,value` lines (header `row,col,value` optional); ids are any text; an empty value marks a cell to predict.
     file: String,
-    /// Seed of the validation split, the FM's initialisation and its SGD order.
+    /// Seed of the sampler (bayes), or of the validation split, the FM's initialisation and its SGD order (sgd).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The model: `bayes` (Bayesian FM by Gibbs sampling, with a std per prediction) or `sgd`
+    /// (the self-tuning SGD FM with validation, as SLITS's warm start).
+    #[arg(long, default_value = "bayes")]
+    model: String,
+    /// Rank of the Bayesian FM (1 to 64).
+    #[arg(long, default_value_t = BfmParams::default().k)]
+    rank: usize,
+    /// Gibbs iterations of the Bayesian FM (a quarter of them burn-in; 4 to 100,000).
+    #[arg(long, default_value_t = BfmParams::default().iterations)]
+    iterations: usize,
     /// Output format of the predictions (`table` prints CSV too).
     #[arg(long, value_enum, default_value = "csv")]
     format: Format,
-    /// Also write the fitted model (ids, standardisation, biases, FM weights) as JSON here.
+    /// Also write the fitted model (ids, standardisation, biases, FM weights) as JSON here (`--model sgd` only:
+    /// the Bayesian FM's prediction is an average over samples, not one model).
     #[arg(long)]
     model_out: Option<String>,
 }
@@ -81,6 +94,8 @@ struct Cell<'a> {
     row: &'a str,
     col: &'a str,
     value: f64,
+    /// Posterior standard deviation (the Bayesian FM); `None` for the SGD FM.
+    std: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -90,10 +105,61 @@ struct Model<'a> {
     completion: &'a Completion,
 }
 
+/// The Bayesian FM's settings from the flags (bounded).
+fn bfm_params(a: &Args) -> Result<BfmParams, String> {
+    if !(1..=cosched_core::learn::bfm::MAX_K).contains(&a.rank) {
+        return Err(format!("--rank: must be from 1 to {}, got {}", cosched_core::learn::bfm::MAX_K, a.rank));
+    }
+    if !(4..=100_000).contains(&a.iterations) {
+        return Err(format!(
+            "--iterations: must be from 4 to 100000, got {} (each is a sweep over every observed cell)",
+            a.iterations
+        ));
+    }
+    Ok(BfmParams { k: a.rank, iterations: a.iterations, burn_in: a.iterations / 4, ..BfmParams::default() })
+}
+
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--model-out", a.model_out.as_deref().map(std::path::Path::new))?;
+    let bayes = match a.model.as_str() {
+        "bayes" => Some(bfm_params(&a)?),
+        "sgd" => None,
+        m => return Err(format!("--model: expected bayes or sgd, got `{m}`")),
+    };
+    if bayes.is_some() && a.model_out.is_some() {
+        return Err("--model-out: only with --model sgd (the Bayesian FM predicts by averaging samples, it keeps no single model)".into());
+    }
     let text = crate::input::read_text(&a.file)?;
     let inp = parse(&a.file, &text)?;
+    let Some(p) = bayes else { return run_sgd(&a, &inp) };
+    let c = complete_bayes(&inp.observed, inp.rows.len(), inp.cols.len(), &inp.wanted, &p, a.seed)
+        .map_err(|e| format!("{}: {e}", a.file))?;
+    eprintln!("{}: model: {}", a.file, c.chosen);
+    let cells: Vec<Cell> = inp
+        .wanted
+        .iter()
+        .zip(&c.predictions)
+        .map(|(&(r, col), &(value, std))| Cell { row: &inp.rows[r], col: &inp.cols[col], value, std: Some(std) })
+        .collect();
+    print_cells(&cells, &serde_json::json!({ "predictions": cells, "chosen": c.chosen }), a.format)
+}
+
+fn print_cells(cells: &[Cell], json: &serde_json::Value, format: Format) -> Result<(), String> {
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(json).map_err(|e| e.to_string())?),
+        Format::Csv | Format::Table => {
+            println!("row,col,value,std");
+            for x in cells {
+                let std = x.std.map(cosched_core::num::shortest).unwrap_or_default();
+                println!("{},{},{},{std}", x.row, x.col, cosched_core::num::shortest(x.value));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--model sgd`: the self-tuning SGD FM with its validation report.
+fn run_sgd(a: &Args, inp: &Input) -> Result<(), String> {
     let c = complete(&inp.observed, inp.rows.len(), inp.cols.len(), a.seed).map_err(|e| format!("{}: {e}", a.file))?;
     let v = &c.validation;
     let chosen = &c.chosen;
@@ -118,19 +184,11 @@ pub fn run(a: Args) -> Result<(), String> {
     let cells: Vec<Cell> = inp
         .wanted
         .iter()
-        .map(|&(r, col)| Cell { row: &inp.rows[r], col: &inp.cols[col], value: c.predict(r, col) })
+        .map(|&(r, col)| Cell { row: &inp.rows[r], col: &inp.cols[col], value: c.predict(r, col), std: None })
         .collect();
-    match a.format {
-        Format::Json => {
-            let out = serde_json::json!({ "predictions": cells, "chosen": c.chosen, "validation": c.validation });
-            println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
-        }
-        Format::Csv | Format::Table => {
-            println!("row,col,value");
-            for x in &cells {
-                println!("{},{},{}", x.row, x.col, cosched_core::num::shortest(x.value));
-            }
-        }
-    }
-    Ok(())
+    print_cells(
+        &cells,
+        &serde_json::json!({ "predictions": cells, "chosen": c.chosen, "validation": c.validation }),
+        a.format,
+    )
 }

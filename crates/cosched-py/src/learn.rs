@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 /// Register this module's functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(complete, m)?)?;
+    m.add_function(wrap_pyfunction!(complete_bayes, m)?)?;
     Ok(())
 }
 
@@ -28,4 +29,38 @@ fn complete(
     let preds = wanted.iter().map(|&(r, k)| c.predict(r, k)).collect();
     let about = serde_json::json!({ "chosen": c.chosen, "validation": c.validation });
     Ok((about.to_string(), preds))
+}
+
+/// The Bayesian FM's completion (issue #35; `cosched complete`'s default):
+/// the model's description as JSON and each `wanted` cell's (mean, std).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn complete_bayes(
+    py: Python<'_>,
+    observed: Vec<(usize, usize, f64)>,
+    rows: usize,
+    cols: usize,
+    wanted: Vec<(usize, usize)>,
+    rank: usize,
+    iterations: usize,
+    seed: u64,
+) -> PyResult<(String, Vec<(f64, f64)>)> {
+    let max_k = cosched_core::learn::bfm::MAX_K;
+    if !(1..=max_k).contains(&rank) {
+        return Err(raise("OptionError", format!("rank: must be from 1 to {max_k}, got {rank}"), &[]));
+    }
+    if !(4..=100_000).contains(&iterations) {
+        return Err(raise("OptionError", format!("iterations: must be from 4 to 100000, got {iterations}"), &[]));
+    }
+    let p = cosched_core::learn::BfmParams {
+        k: rank,
+        iterations,
+        burn_in: iterations / 4,
+        ..cosched_core::learn::BfmParams::default()
+    };
+    let c = py
+        .detach(|| cosched_core::learn::complete_bayes(&observed, rows, cols, &wanted, &p, seed))
+        .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;
+    let about = serde_json::json!({ "chosen": c.chosen });
+    Ok((about.to_string(), c.predictions))
 }

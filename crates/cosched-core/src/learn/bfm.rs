@@ -146,29 +146,10 @@ pub fn sample(
     let (mut kept, mut alpha_sum) = (0usize, 0.0);
     let members: Vec<usize> = (0..n_groups).map(|g| group.iter().filter(|&&x| x == g).count()).collect();
     for it in 0..p.iterations {
-        // Hyper-parameters of each group: μ given λ, then λ given μ.
-        for g in 0..n_groups {
-            let ng = members[g] as f64;
-            let feats = || (0..n_features).filter(move |&i| group[i] == g);
-            let draw = |rng: &mut ChaCha8Rng, vals: &mut dyn Iterator<Item = f64>, lambda: f64| -> (f64, f64) {
-                let xs: Vec<f64> = vals.collect();
-                let mu = normal(
-                    rng,
-                    (xs.iter().sum::<f64>() + GAMMA0 * MU0) / (ng + GAMMA0),
-                    1.0 / ((ng + GAMMA0) * lambda),
-                );
-                let ss = xs.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() + GAMMA0 * (mu - MU0) * (mu - MU0);
-                (mu, gamma(rng, (ALPHA0 + ng + 1.0) / 2.0, (BETA0 + ss) / 2.0))
-            };
-            let (mu, lambda) = draw(&mut rng, &mut feats().map(|i| s.w[i]), s.lambda_w[g]);
-            s.mu_w[g] = mu;
-            s.lambda_w[g] = lambda;
-            for f in 0..k {
-                let (mu, lambda) = draw(&mut rng, &mut feats().map(|i| s.v[i * k + f]), s.lambda_v[g * k + f]);
-                s.mu_v[g * k + f] = mu;
-                s.lambda_v[g * k + f] = lambda;
-            }
-        }
+        // Noise precision first (libFM's and myFM's order: α, w₀, the linear
+        // weights' hyper-parameters and weights, then the factors').
+        let sse: f64 = e.iter().map(|x| x * x).sum();
+        s.alpha = gamma(&mut rng, (ALPHA0 + n as f64) / 2.0, (BETA0 + sse) / 2.0);
         // w₀ (h = 1, flat prior).
         if n > 0 {
             let var = 1.0 / (s.alpha * n as f64);
@@ -176,6 +157,20 @@ pub fn sample(
             let new = normal(&mut rng, mean, var);
             e.iter_mut().for_each(|eo| *eo -= new - s.w0);
             s.w0 = new;
+        }
+        // Hyper-parameters of a group's weights: λ given μ, then μ given λ.
+        let hyper = |rng: &mut ChaCha8Rng, g: usize, vals: &[f64], mu: f64| -> (f64, f64) {
+            let ng = members[g] as f64;
+            let ss = vals.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() + GAMMA0 * (mu - MU0) * (mu - MU0);
+            let lambda = gamma(rng, (ALPHA0 + ng + 1.0) / 2.0, (BETA0 + ss) / 2.0);
+            let mean = (vals.iter().sum::<f64>() + GAMMA0 * MU0) / (ng + GAMMA0);
+            (normal(rng, mean, 1.0 / ((ng + GAMMA0) * lambda)), lambda)
+        };
+        for g in 0..n_groups {
+            let vals: Vec<f64> = (0..n_features).filter(|&i| group[i] == g).map(|i| s.w[i]).collect();
+            let (mu, lambda) = hyper(&mut rng, g, &vals, s.mu_w[g]);
+            s.mu_w[g] = mu;
+            s.lambda_w[g] = lambda;
         }
         // Linear weights (h = xᵢ).
         for i in 0..n_features {
@@ -191,6 +186,14 @@ pub fn sample(
                 e[o] -= (new - s.w[i]) * x;
             }
             s.w[i] = new;
+        }
+        for g in 0..n_groups {
+            for f in 0..k {
+                let vals: Vec<f64> = (0..n_features).filter(|&i| group[i] == g).map(|i| s.v[i * k + f]).collect();
+                let (mu, lambda) = hyper(&mut rng, g, &vals, s.mu_v[g * k + f]);
+                s.mu_v[g * k + f] = mu;
+                s.lambda_v[g * k + f] = lambda;
+            }
         }
         // Factors, one dimension at a time (h = xᵢ (q_f − vᵢ_f xᵢ)).
         for f in 0..k {
@@ -213,9 +216,6 @@ pub fn sample(
                 s.v[i * k + f] = new;
             }
         }
-        // Noise precision.
-        let sse: f64 = e.iter().map(|x| x * x).sum();
-        s.alpha = gamma(&mut rng, (ALPHA0 + n as f64) / 2.0, (BETA0 + sse) / 2.0);
         if it >= p.burn_in {
             kept += 1;
             alpha_sum += s.alpha;

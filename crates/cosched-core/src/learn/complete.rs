@@ -219,6 +219,9 @@ pub enum CompletionError {
 
 crate::error_to_text!(CompletionError);
 
+/// Standardised cells, and the mean and standard deviation they were standardised with.
+pub(super) type Standardised = (Vec<(usize, usize, f64)>, f64, f64);
+
 /// The observed cells checked (none, out of range, not finite: refused),
 /// repeated cells averaged in first-seen order, and the values standardised:
 /// `(cells, mean, sd)` with the cells in standard units.
@@ -226,7 +229,7 @@ pub(super) fn standardise(
     cells: &Cells,
     rows: usize,
     cols: usize,
-) -> Result<(Vec<(usize, usize, f64)>, f64, f64), CompletionError> {
+) -> Result<Standardised, CompletionError> {
     if cells.is_empty() {
         return Err(CompletionError::Empty);
     }
