@@ -23,9 +23,10 @@
 //!    mean's), the better of those is the model. Either way the chosen model is refitted on every observed cell
 //!    (the FM for the epochs validation chose).
 //!
-//! A Bayesian FM by Gibbs sampling (libFM's MCMC) needs no regularisation
-//! search; it was considered and not built: the grid costs ≤ 1.9 s on the
-//! largest benchmark matrix and validation guards the choice.
+//! `cosched complete` now defaults to the Bayesian FM by Gibbs sampling
+//! (`bayes.rs`, issue #35), which needs no regularisation search; this
+//! self-tuning SGD completion stays `--model sgd` and is what SLITS's warm
+//! start and `cosched probe` use.
 
 use super::fm::{Fm, FmParams};
 use rand::{Rng, SeedableRng};
