@@ -101,15 +101,14 @@ pub fn run(a: Args) -> Result<(), String> {
                 println!();
             }
             if let Some(c) = &model {
-                let how = &c.chosen;
-                if c.validation.held_out > 0 && c.validation.chosen.is_finite() {
-                    println!(
-                        "completion: {how}; validation RMSE {:.4} on {} held-out cells",
-                        c.validation.chosen, c.validation.held_out
-                    );
-                } else {
-                    println!("completion: {how}; not validated (no held-out cells)");
-                }
+                let spread: Vec<f64> = c.predictions.iter().map(|p| p.1).collect();
+                let mean_sd = spread.iter().sum::<f64>() / spread.len().max(1) as f64;
+                println!(
+                    "completion: {}; mean posterior sd of the {} predicted cells {:.4}",
+                    c.chosen,
+                    spread.len(),
+                    mean_sd
+                );
             }
             if let Some(note) = below_one_note(&profile) {
                 println!("{note}");

@@ -367,7 +367,9 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         // Issue #35: the Bayesian FM trained offline on the same observations
         // (same features, one prior group, rank 8, 400 Gibbs iterations).
         let n_features = train.iter().chain(test).flat_map(|o| o.0.iter().map(|f| f.0 + 1)).max().unwrap_or(0);
-        let ex: Vec<(Vec<(usize, f64)>, f64)> = train.iter().map(|o| (o.0.to_vec(), o.1)).collect();
+        // In standardised units, as `cosched complete` does (`learn/bayes.rs`).
+        let sd = (train.iter().map(|o| (o.1 - mu).powi(2)).sum::<f64>() / train.len().max(1) as f64).sqrt().max(1e-12);
+        let ex: Vec<(Vec<(usize, f64)>, f64)> = train.iter().map(|o| (o.0.to_vec(), (o.1 - mu) / sd)).collect();
         let queries: Vec<Vec<(usize, f64)>> = test.iter().map(|o| o.0.to_vec()).collect();
         let bayes = cosched_core::learn::bfm::sample(
             n_features,
@@ -377,7 +379,7 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
             &cosched_core::learn::BfmParams::default(),
             tr.seed,
         );
-        let bayes_rmse = (test.iter().zip(&bayes.mean).map(|(o, m)| (o.1 - m).powi(2)).sum::<f64>()
+        let bayes_rmse = (test.iter().zip(&bayes.mean).map(|(o, m)| (o.1 - (mu + sd * m)).powi(2)).sum::<f64>()
             / test.len().max(1) as f64)
             .sqrt();
         Ok([

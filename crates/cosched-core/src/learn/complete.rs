@@ -23,10 +23,10 @@
 //!    mean's), the better of those is the model. Either way the chosen model is refitted on every observed cell
 //!    (the FM for the epochs validation chose).
 //!
-//! `cosched complete` now defaults to the Bayesian FM by Gibbs sampling
-//! (`bayes.rs`, issue #35), which needs no regularisation search; this
-//! self-tuning SGD completion stays `--model sgd` and is what SLITS's warm
-//! start and `cosched probe` use.
+//! `cosched complete`, `cosched probe` and SLITS's warm start now use the
+//! Bayesian FM by Gibbs sampling (`bayes.rs`, issue #35), which needs no
+//! regularisation search; this self-tuning SGD completion stays
+//! `cosched complete --model sgd`.
 
 use super::fm::{Fm, FmParams};
 use rand::{Rng, SeedableRng};
@@ -226,11 +226,7 @@ pub(super) type Standardised = (Vec<(usize, usize, f64)>, f64, f64);
 /// The observed cells checked (none, out of range, not finite: refused),
 /// repeated cells averaged in first-seen order, and the values standardised:
 /// `(cells, mean, sd)` with the cells in standard units.
-pub(super) fn standardise(
-    cells: &Cells,
-    rows: usize,
-    cols: usize,
-) -> Result<Standardised, CompletionError> {
+pub(super) fn standardise(cells: &Cells, rows: usize, cols: usize) -> Result<Standardised, CompletionError> {
     if cells.is_empty() {
         return Err(CompletionError::Empty);
     }

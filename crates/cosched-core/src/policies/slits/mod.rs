@@ -117,10 +117,10 @@ impl Slits {
     }
 
     /// Warm-start the FM from a probed profile (no counters needed): the
-    /// job-level matrix is completed by the self-tuning completion
-    /// ([`PairProfile::complete`], [`crate::learn::complete`]: measured pairs
-    /// as measured, the rest predicted where validation trusts the FM, row +
-    /// column means otherwise), and every job pair becomes TIM observations
+    /// job-level matrix is completed by the Bayesian FM
+    /// ([`PairProfile::complete`], [`crate::learn::complete_bayes`], issue #35:
+    /// measured pairs as measured, the rest the posterior mean; row + column
+    /// means below 10 measured pairs), and every job pair becomes TIM observations
     /// of every thread pair of those jobs on every context, with the
     /// objective's statistic computed from the slowdown (Contention: the
     /// slowdown itself, the contention suffered; Fairness: 1/slowdown,
