@@ -2,8 +2,8 @@
 //! lines (an empty value marks a cell to predict) with the Bayesian
 //! factorization machine (issue #35; `cosched_core::learn::complete_bayes`:
 //! each prediction with its posterior standard deviation), or with `--model
-//! sgd` the self-tuning SGD FM (SLITS §3.3; `cosched_core::learn::complete`),
-//! the completion SLITS's warm start and `cosched probe` use.
+//! sgd` the self-tuning SGD FM (SLITS §3.3; `cosched_core::learn::complete`).
+//! `cosched probe` and SLITS's warm start complete with the Bayesian FM too.
 
 use crate::opts::Format;
 use clap::Args as ClapArgs;
@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The model: `bayes` (Bayesian FM by Gibbs sampling, with a std per prediction) or `sgd`
-    /// (the self-tuning SGD FM with validation, as SLITS's warm start).
+    /// (the self-tuning SGD FM with validation).
     #[arg(long, default_value = "bayes")]
     model: String,
     /// Rank of the Bayesian FM (1 to 64).
