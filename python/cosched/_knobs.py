@@ -52,6 +52,22 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _command_flags(command: str, known: set[str], options: dict[str, Any]) -> list[str]:
+    """Keyword options of a command as its flags (``x_y=1`` -> ``--x-y 1``; ``True``
+    -> the bare flag, ``False`` -> nothing); an unknown one raises OptionError."""
+    from .errors import OptionError
+
+    flags: list[str] = []
+    for k, v in options.items():
+        if k not in known:
+            raise OptionError(f"`{k}` is not an option of {command} (known: {', '.join(sorted(known))})")
+        if isinstance(v, bool):
+            flags += [f"--{k.replace('_', '-')}"] if v else []
+        else:
+            flags += [f"--{k.replace('_', '-')}", _text(v)]
+    return flags
+
+
 _FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
 
 

@@ -10,8 +10,7 @@ from typing import Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _text
-from .errors import OptionError
+from ._knobs import _command_flags
 
 __all__ = ["Assignment", "assign"]
 
@@ -66,12 +65,6 @@ def assign(
     predictor), ``threshold="auto"`` (or a value, or ``"q0.9"``),
     ``confidence=0.95``, ``noise=1.0``, ``compare_plain=False``."""
     flags = ["--machine", machine, "--workload", workload, "--seed", str(seed)]
-    for k, v in options.items():
-        if k not in _FLAGS:
-            raise OptionError(f"`{k}` is not an option of assign (known: {', '.join(sorted(_FLAGS))})")
-        if isinstance(v, bool):
-            flags += [f"--{k.replace('_', '-')}"] if v else []
-        else:
-            flags += [f"--{k.replace('_', '-')}", _text(v)]
+    flags += _command_flags("assign", _FLAGS, options)
     text, measured, predicted = _cosched.assign(flags)
     return Assignment(json.loads(text), measured, predicted)

@@ -11,8 +11,7 @@ from typing import Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _text
-from .errors import OptionError
+from ._knobs import _command_flags
 
 __all__ = ["Optimum", "optimum"]
 
@@ -64,11 +63,5 @@ def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options:
     (random assignments for the EVT estimate beyond the budget), ``seed=1``,
     ``confidence=0.95``, ``no_matching=False``, ``threads``, ``copies``."""
     flags = ["--machine", machine, "--workload", workload]
-    for k, v in options.items():
-        if k not in _FLAGS:
-            raise OptionError(f"`{k}` is not an option of optimum (known: {', '.join(sorted(_FLAGS))})")
-        if isinstance(v, bool):
-            flags += [f"--{k.replace('_', '-')}"] if v else []
-        else:
-            flags += [f"--{k.replace('_', '-')}", _text(v)]
+    flags += _command_flags("optimum", _FLAGS, options)
     return Optimum(json.loads(_cosched.optimum(flags)))
