@@ -146,7 +146,7 @@ pub struct BestStatic {
 }
 
 fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, String> {
-    use cosched_sim::optimum::{Instance, Objective};
+    use cosched_sim::optimum::{best_of, Instance, Objective, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT};
     use rayon::prelude::*;
     let (m, w) = (run.machine_spec()?, run.workload_spec()?);
     let per: Vec<(&'static str, String, f64)> = seeds
@@ -155,26 +155,20 @@ fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result
             let (mm, plan) = run.plan(&m, &w, seed)?;
             let inst = Instance::new(&mm, &plan)?;
             let count = inst.coschedules();
-            let out = if count <= GAP_BUDGET as u128 {
-                let e = inst.exhaustive(Objective::Throughput, GAP_BUDGET, &|| {})?;
-                ("exact", count.to_string(), e.best.outcome.throughput_gips)
+            let thr = Objective::Throughput;
+            let (e, s) = if count <= GAP_BUDGET as u128 {
+                (Some(inst.exhaustive(thr, GAP_BUDGET, &|| {})?), None)
             } else {
-                let s = inst.sampled(Objective::Throughput, GAP_SAMPLES, seed, 0.95, &|| {})?;
-                match s.estimate {
-                    Ok(p) => ("evt estimate", count.to_string(), p.upb),
-                    // No bounded tail: the best measured assignment, a lower bound of the optimum.
-                    Err(_) => ("best of random (no EVT estimate)", count.to_string(), s.best.outcome.throughput_gips),
-                }
+                (None, Some(inst.sampled(thr, GAP_SAMPLES, seed, 0.95, &|| {})?))
             };
+            let b = best_of(thr, e.as_ref(), s.as_ref()).expect("one search ran");
             tick();
-            Ok(out)
+            Ok((b.kind, count.to_string(), b.value))
         })
         .collect::<Result<_, String>>()?;
     // The weakest kind any seed needed names the column.
-    let bound = ["best of random (no EVT estimate)", "evt estimate", "exact"]
-        .into_iter()
-        .find(|k| per.iter().any(|p| p.0 == *k))
-        .unwrap_or("exact");
+    let bound =
+        [BEST_OF_RANDOM, EVT_ESTIMATE, EXACT].into_iter().find(|k| per.iter().any(|p| p.0 == *k)).unwrap_or(EXACT);
     Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
 }
 
@@ -384,8 +378,8 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
                 Ok(b) => println!(
                     "gap_to_best_pct: throughput below the best static co-schedule of each seed ({}; {} distinct co-schedules; negative: the policy beat it)",
                     match b.bound {
-                        "exact" => "exact optimum, every one simulated",
-                        "evt estimate" => "EVT estimate from random assignments, not a proven optimum",
+                        cosched_sim::optimum::EXACT => "exact optimum, every one simulated",
+                        cosched_sim::optimum::EVT_ESTIMATE => "EVT estimate from random assignments, not a proven optimum",
                         _ => "best of random assignments on some seed (POT found no bounded tail): a lower bound of the optimum",
                     },
                     b.coschedules

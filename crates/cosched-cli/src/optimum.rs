@@ -7,7 +7,10 @@ use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
 use cosched_machine::MachineSpec;
-use cosched_sim::optimum::{Exhaustive, Found, Instance, Matched, Objective, Sampled, MAX_BUDGET, MAX_SAMPLES};
+use cosched_sim::optimum::{
+    best_of, Best, Exhaustive, Found, Instance, Matched, Objective, Sampled, EVT_ESTIMATE, EXACT, MAX_BUDGET,
+    MAX_SAMPLES,
+};
 use cosched_sim::{presets, Plan};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -68,9 +71,9 @@ pub struct Report {
     pub contexts: usize,
     /// Distinct static co-schedules (text: it may not fit 64 bits).
     pub coschedules: String,
-    /// Which bound the report's `best` is: `exact`, or `evt estimate`.
+    /// Which bound the report's `best` is: `exact`, `evt estimate`, or `best of random (no EVT estimate)`.
     pub bound: &'static str,
-    /// The best value of the objective: the exact optimum, or the POT estimate.
+    /// The best value of the objective: the exact optimum, the POT estimate, or the best random assignment.
     pub best: f64,
     /// The POT interval when `best` is an estimate.
     pub best_ci: Option<(f64, f64)>,
@@ -148,14 +151,10 @@ pub fn report(a: &Args, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result
     } else {
         None
     };
-    let (bound, best, best_ci) = match (&exhaustive, &sampled) {
-        (Some(e), _) => ("exact", objective.value(&e.best.outcome), None),
-        (None, Some(s)) => match &s.estimate {
-            Ok(p) => ("evt estimate", p.upb, Some(p.ci)),
-            Err(e) => return Err(sim(format!("no exact optimum (over --budget) and no EVT estimate: {e}"))),
-        },
-        (None, None) => unreachable!("samples default to a positive count when not exhaustive"),
-    };
+    let Best { kind: bound, value: best, ci: best_ci } = best_of(objective, exhaustive.as_ref(), sampled.as_ref())
+        .ok_or_else(|| {
+            RunError::Option("--samples 0 with more co-schedules than --budget: nothing to search".into())
+        })?;
     let thread_jobs = plan.threads.iter().map(|t| plan.jobs[t.job as usize].name.clone()).collect();
     Ok(Report {
         machine: m.name.clone(),
@@ -264,8 +263,11 @@ fn print(rep: &Report, m: &MachineSpec) {
         rows.push(row(&format!("best of {} random", s.samples), "measured", &s.best));
     }
     table(&rows);
-    match (&rep.best_ci, &rep.sampled) {
-        (Some(ci), Some(s)) => {
+    match (rep.bound, &rep.best_ci, &rep.sampled) {
+        (EXACT, _, _) => println!(
+            "\nbest = exact optimum: every distinct static co-schedule simulated (identical siblings of the machine's tree are one co-schedule)."
+        ),
+        (EVT_ESTIMATE, Some(ci), Some(s)) => {
             let conf = s.estimate.as_ref().map(|p| p.confidence * 100.0).unwrap_or(95.0);
             let end = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "unbounded".to_string() };
             println!(
@@ -278,8 +280,10 @@ fn print(rep: &Report, m: &MachineSpec) {
                 end(ci.1)
             );
         }
-        _ => println!(
-            "\nbest = exact optimum: every distinct static co-schedule simulated (identical siblings of the machine's tree are one co-schedule)."
+        (_, _, s) => println!(
+            "\nbest = the best of {} random assignments, a lower bound of the optimum: POT found no bounded tail ({}); gaps are to it.",
+            s.as_ref().map_or(0, |s| s.samples),
+            s.as_ref().and_then(|s| s.estimate.as_ref().err()).map_or("-", |e| e.as_str())
         ),
     }
 }

@@ -37,6 +37,11 @@ fn beyond_the_budget_the_bound_is_an_evt_estimate_and_says_so() {
     let o = cosched(&["optimum", "-w", "spec-mix8", "--budget", "10", "--samples", "300", "--no-matching"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("not to a proven optimum") && !out.contains("NaN"), "{out}");
+    // Too few samples for a POT fit: the best assignment measured, named a lower bound, not an error.
+    let v =
+        json(&["optimum", "-w", "spec-mix8", "--budget", "10", "--samples", "5", "--no-matching", "--format", "json"]);
+    assert_eq!(v["bound"], "best of random (no EVT estimate)");
+    assert_eq!(v["best"], v["sampled"]["best"]["outcome"]["throughput_gips"]);
 }
 
 #[test]

@@ -24,13 +24,20 @@ pub fn random_assignment(topo: &Topology, threads: usize, rng: &mut impl Rng) ->
     ctx.into_iter().map(CtxId).collect()
 }
 
-/// Performance of an assignment: instructions retired per second of makespan
-/// (GIPS; for the packet-processing workloads, proportional to packets per second).
-pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64, SimError> {
+/// One run of `plan` on `m` with thread t pinned to context `assignment[t]`
+/// for the whole run (`static` policy, no time slicing): what every
+/// assignment and co-schedule measurement runs (also `crate::optimum`).
+pub fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<crate::RunOutput, SimError> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), quantum: 1000 * SECOND, ..Default::default() };
     let mut policy =
         policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
-    let out = run(m, plan, &mut *policy, &SimOptions::default(), None)?;
+    run(m, plan, &mut *policy, &SimOptions::default(), None)
+}
+
+/// Performance of an assignment: instructions retired per second of makespan
+/// (GIPS; for the packet-processing workloads, proportional to packets per second).
+pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64, SimError> {
+    let out = static_run(m, plan, assignment)?;
     let instr: f64 = (0..plan.jobs.len()).map(|j| plan.job_instructions(j)).sum();
     Ok(instr / (out.makespan as f64 * 1e-9) / 1e9)
 }

@@ -19,13 +19,12 @@
 //!   bound of the objective with its confidence interval.
 
 use crate::assignment::random_assignment;
-use crate::engine::{run, SimError, SimOptions};
+use crate::engine::SimOptions;
 use crate::experiment::solo_times;
 use crate::plan::Plan;
 use cosched_core::evt::{pot, PotResult, Threshold};
-use cosched_core::ids::{CtxId, SECOND};
+use cosched_core::ids::CtxId;
 use cosched_core::optimum::{min_cost_pairs, Tree};
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_machine::MachineSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -192,17 +191,11 @@ impl<'a> Instance<'a> {
             true
         });
         let outs = self.evaluate_all(&all, tick)?;
+        let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
         let pick = |want_best: bool| {
-            let mut k = 0;
-            for i in 1..outs.len() {
-                let (a, b) = (objective.value(&outs[i]), objective.value(&outs[k]));
-                if objective.better(a, b) == want_best && a != b {
-                    k = i;
-                }
-            }
+            let k = first_extreme(objective, &values, want_best);
             Found { assignment: all[k].clone(), outcome: outs[k].clone() }
         };
-        let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
         Ok(Exhaustive { best: pick(true), worst: pick(false), evaluated: outs.len(), values })
     }
 
@@ -313,12 +306,7 @@ impl<'a> Instance<'a> {
         let outs = self.evaluate_all(&draws, tick)?;
         let sign = if objective.maximise() { 1.0 } else { -1.0 };
         let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
-        let mut k = 0;
-        for i in 1..values.len() {
-            if objective.better(values[i], values[k]) {
-                k = i;
-            }
-        }
+        let k = first_extreme(objective, &values, true);
         let signed: Vec<f64> = values.iter().map(|v| sign * v).collect();
         let estimate = pot(&signed, Threshold::Auto, confidence).map(|mut r| {
             if sign < 0.0 {
@@ -332,9 +320,41 @@ impl<'a> Instance<'a> {
         Ok(Sampled {
             best: Found { assignment: draws[k].clone(), outcome: outs[k].clone() },
             samples,
-            estimate: estimate.map_err(|e| format!("{e:?}")),
+            estimate: estimate.map_err(|e| e.to_string()),
             values,
         })
+    }
+}
+
+/// The exact optimum (every distinct co-schedule simulated).
+pub const EXACT: &str = "exact";
+/// The POT upper bound from random assignments: an estimate, not a proven optimum.
+pub const EVT_ESTIMATE: &str = "evt estimate";
+/// The best random assignment measured, when POT gives no estimate: a lower bound of the optimum.
+pub const BEST_OF_RANDOM: &str = "best of random (no EVT estimate)";
+
+/// The best value of the objective a search can state, and which kind of bound it is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Best {
+    /// [`EXACT`], [`EVT_ESTIMATE`] or [`BEST_OF_RANDOM`].
+    pub kind: &'static str,
+    /// The value.
+    pub value: f64,
+    /// The POT interval, for an estimate.
+    pub ci: Option<(f64, f64)>,
+}
+
+/// The strongest statement the searches allow: the exact optimum when every
+/// co-schedule was simulated, else the POT estimate, else the best random
+/// assignment (the weakest, named so). `None` when neither search ran.
+pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: Option<&Sampled>) -> Option<Best> {
+    match (exhaustive, sampled) {
+        (Some(e), _) => Some(Best { kind: EXACT, value: objective.value(&e.best.outcome), ci: None }),
+        (None, Some(s)) => Some(match &s.estimate {
+            Ok(p) => Best { kind: EVT_ESTIMATE, value: p.upb, ci: Some(p.ci) },
+            Err(_) => Best { kind: BEST_OF_RANDOM, value: objective.value(&s.best.outcome), ci: None },
+        }),
+        (None, None) => None,
     }
 }
 
@@ -382,15 +402,19 @@ pub struct Sampled {
     pub values: Vec<f64>,
 }
 
-/// One run of `plan` on `m` with thread t pinned to context `assignment[t]`
-/// for the whole run (`static` policy, no time slicing).
-fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[u32]) -> Result<crate::RunOutput, SimError> {
-    let o = PolicyOptions {
-        assignment: Some(assignment.iter().map(|&c| CtxId(c)).collect()),
-        quantum: 1000 * SECOND,
-        ..Default::default()
-    };
-    let mut policy =
-        policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
-    run(m, plan, &mut *policy, &SimOptions::default(), None)
+/// One static run with contexts given as indices.
+fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[u32]) -> Result<crate::RunOutput, crate::SimError> {
+    let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
+    crate::assignment::static_run(m, plan, &ctx)
+}
+
+/// Index of the first best value (first worst with `best` false) under `objective`.
+fn first_extreme(objective: Objective, values: &[f64], best: bool) -> usize {
+    let mut k = 0;
+    for i in 1..values.len() {
+        if objective.better(values[i], values[k]) == best && values[i] != values[k] {
+            k = i;
+        }
+    }
+    k
 }
