@@ -105,24 +105,10 @@ struct Model<'a> {
     completion: &'a Completion,
 }
 
-/// The Bayesian FM's settings from the flags (bounded).
-fn bfm_params(a: &Args) -> Result<BfmParams, String> {
-    if !(1..=cosched_core::learn::bfm::MAX_K).contains(&a.rank) {
-        return Err(format!("--rank: must be from 1 to {}, got {}", cosched_core::learn::bfm::MAX_K, a.rank));
-    }
-    if !(4..=100_000).contains(&a.iterations) {
-        return Err(format!(
-            "--iterations: must be from 4 to 100000, got {} (each is a sweep over every observed cell)",
-            a.iterations
-        ));
-    }
-    Ok(BfmParams { k: a.rank, iterations: a.iterations, burn_in: a.iterations / 4, ..BfmParams::default() })
-}
-
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--model-out", a.model_out.as_deref().map(std::path::Path::new))?;
     let bayes = match a.model.as_str() {
-        "bayes" => Some(bfm_params(&a)?),
+        "bayes" => Some(BfmParams::checked(a.rank, a.iterations)?),
         "sgd" => None,
         m => return Err(format!("--model: expected bayes or sgd, got `{m}`")),
     };

@@ -45,19 +45,8 @@ fn complete_bayes(
     iterations: usize,
     seed: u64,
 ) -> PyResult<(String, Vec<(f64, f64)>)> {
-    let max_k = cosched_core::learn::bfm::MAX_K;
-    if !(1..=max_k).contains(&rank) {
-        return Err(raise("OptionError", format!("rank: must be from 1 to {max_k}, got {rank}"), &[]));
-    }
-    if !(4..=100_000).contains(&iterations) {
-        return Err(raise("OptionError", format!("iterations: must be from 4 to 100000, got {iterations}"), &[]));
-    }
-    let p = cosched_core::learn::BfmParams {
-        k: rank,
-        iterations,
-        burn_in: iterations / 4,
-        ..cosched_core::learn::BfmParams::default()
-    };
+    let p = cosched_core::learn::BfmParams::checked(rank, iterations)
+        .map_err(|e| raise("OptionError", e.trim_start_matches("--").to_string(), &[]))?;
     let c = py
         .detach(|| cosched_core::learn::complete_bayes(&observed, rows, cols, &wanted, &p, seed))
         .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;

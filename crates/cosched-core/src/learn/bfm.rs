@@ -40,8 +40,27 @@ impl Default for BfmParams {
     }
 }
 
-/// Most features or factor dimensions the sampler takes (its state is O(features × k)).
+/// Most factor dimensions (rank) the sampler takes (its state is O(features × k)).
 pub const MAX_K: usize = 64;
+/// Most Gibbs iterations a completion may ask for (each is a sweep over every observed cell).
+pub const MAX_ITERATIONS: usize = 100_000;
+
+impl BfmParams {
+    /// The settings a user asks for (`--rank`, `--iterations`; Python's
+    /// `rank=`, `iterations=`), a quarter of the iterations burn-in;
+    /// out-of-range values are refused naming the flag.
+    pub fn checked(rank: usize, iterations: usize) -> Result<BfmParams, String> {
+        if !(1..=MAX_K).contains(&rank) {
+            return Err(format!("--rank: must be from 1 to {MAX_K}, got {rank}"));
+        }
+        if !(4..=MAX_ITERATIONS).contains(&iterations) {
+            return Err(format!(
+                "--iterations: must be from 4 to {MAX_ITERATIONS}, got {iterations} (each is a sweep over every observed cell)"
+            ));
+        }
+        Ok(BfmParams { k: rank, iterations, burn_in: iterations / 4, ..BfmParams::default() })
+    }
+}
 
 /// Hyper-prior constants (libFM's defaults).
 const ALPHA0: f64 = 1.0;
