@@ -49,7 +49,8 @@ pub fn complete_bayes(
     // that vary by 0.2 and MPKI that varies by 10 are completed alike. (Against
     // myFM, which sees values as given, this costs at most 4% of held-out RMSE
     // on the well-posed planted test matrices with one prior group; unscaled, a
-    // 6 × 6 slowdown matrix varying by 0.2 was completed at 0.12 error, 0.04 scaled.)
+    // 6 × 6 noise-free slowdown matrix varying by 0.2 was completed at a mean
+    // absolute error of 0.12, 0.093 scaled; the SGD completion gets 0.043 there.)
     let train: Vec<Example> = z.iter().map(|&(r, c, v)| (vec![(r, 1.0), (rows + c, 1.0)], v)).collect();
     let queries: Vec<Vec<(usize, f64)>> = wanted.iter().map(|&(r, c)| vec![(r, 1.0), (rows + c, 1.0)]).collect();
     // One prior group for rows and columns alike: libFM's and myFM's default
