@@ -146,7 +146,7 @@ pub struct BestStatic {
 }
 
 fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, String> {
-    use cosched_sim::optimum::{best_of, Instance, Objective, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT};
+    use cosched_sim::optimum::{best_static, Instance, Objective, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT};
     use rayon::prelude::*;
     let (m, w) = (run.machine_spec()?, run.workload_spec()?);
     let per: Vec<(&'static str, String, f64)> = seeds
@@ -155,13 +155,7 @@ fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result
             let (mm, plan) = run.plan(&m, &w, seed)?;
             let inst = Instance::new(&mm, &plan)?;
             let count = inst.coschedules();
-            let thr = Objective::Throughput;
-            let (e, s) = if count <= GAP_BUDGET as u128 {
-                (Some(inst.exhaustive(thr, GAP_BUDGET, &|| {})?), None)
-            } else {
-                (None, Some(inst.sampled(thr, GAP_SAMPLES, seed, 0.95, &|| {})?))
-            };
-            let b = best_of(thr, e.as_ref(), s.as_ref()).expect("one search ran");
+            let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, GAP_SAMPLES, seed, &|| {})?;
             tick();
             Ok((b.kind, count.to_string(), b.value))
         })

@@ -358,6 +358,25 @@ pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: O
     }
 }
 
+/// The best static co-schedule of `inst` a bounded search can state: exact
+/// (every co-schedule simulated) when there are at most `budget`, else from
+/// `samples` random assignments seeded `seed` (EVT estimate, or best of random).
+pub fn best_static(
+    inst: &Instance,
+    objective: Objective,
+    budget: usize,
+    samples: usize,
+    seed: u64,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Best, String> {
+    let (e, s) = if inst.coschedules() <= budget as u128 {
+        (Some(inst.exhaustive(objective, budget, tick)?), None)
+    } else {
+        (None, Some(inst.sampled(objective, samples, seed, 0.95, tick)?))
+    };
+    Ok(best_of(objective, e.as_ref(), s.as_ref()).expect("one search ran"))
+}
+
 /// Every distinct co-schedule simulated.
 #[derive(Clone, Debug, Serialize)]
 pub struct Exhaustive {

@@ -7,6 +7,7 @@ mod efs_figs;
 mod evt;
 mod optimum;
 pub(crate) mod perf_fair;
+mod quintet;
 mod rda;
 mod rda_growth;
 mod rda_profiled;
@@ -40,6 +41,8 @@ enum Paper {
     Rda(rda::Args),
     /// How far from the best (issue #33): the exact optimum of static co-schedules beside pairwise matching, the EVT estimate and every policy.
     Optimum(optimum::Args),
+    /// The combined policy `quintet` on each paper's workloads and objective, against the paper's policy and CFS, with ablations (issue #33 item 3).
+    Quintet(quintet::Args),
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
@@ -50,6 +53,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         Paper::Evt(a) => evt::run_cmd(a),
         Paper::Rda(a) => rda::run_cmd(a),
         Paper::Optimum(a) => optimum::run_cmd(a),
+        Paper::Quintet(a) => quintet::run_cmd(a),
     }
 }
 

@@ -11,6 +11,7 @@ mod g_rrs;
 pub mod knob;
 mod p_rrs;
 mod perf_fair;
+mod quintet;
 mod random;
 mod rda;
 mod slits;
@@ -24,6 +25,7 @@ pub use error::PolicyError;
 pub use g_rrs::GRrs;
 pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};
+pub use quintet::{Mechanism, Quintet, QuintetObjective, QuintetParams};
 pub use random::RandomPolicy;
 pub use rda::Rda;
 pub use slits::{Observation, Pairing, Scope, Slits, SlitsObjective, SlitsParams, Trigger};
@@ -56,6 +58,8 @@ pub struct PolicyOptions {
     pub perf_fair: PerfFairParams,
     /// SLITS knobs (trigger, FM coverage, FM on/off and hyper-parameters).
     pub slits: SlitsParams,
+    /// `quintet`'s objective and ablations (issue #33 item 3).
+    pub quintet: QuintetParams,
     /// RDA Compromise's oversubscription factor x (RDA §3.3; 2 in the paper).
     pub rda_factor: f64,
     /// RDA: every declared demand is multiplied by this before the predicate
@@ -77,6 +81,7 @@ impl Default for PolicyOptions {
             efs: EfsParams::default(),
             perf_fair: PerfFairParams::default(),
             slits: SlitsParams::default(),
+            quintet: QuintetParams::default(),
             rda_factor: 2.0,
             rda_declare_scale: 1.0,
             rda_pool_hold: true,
@@ -99,6 +104,7 @@ impl PolicyOptions {
             efs: EfsParams::from_knobs(v),
             perf_fair: PerfFairParams::from_knobs(v),
             slits: SlitsParams::from_knobs(v)?,
+            quintet: QuintetParams::from_knobs(v)?,
             rda_factor: v.float(rda::FACTOR.name),
             rda_declare_scale: v.float(rda::DECLARE_SCALE.name),
             rda_pool_hold: true,
@@ -256,6 +262,13 @@ pub fn registry() -> &'static [PolicyInfo] {
                 let p = crate::rda::RdaPolicy::Compromise { factor: o.rda_factor };
                 Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale).pool_hold(o.rda_pool_hold)))
             }
+        },
+        PolicyInfo {
+            name: "quintet",
+            description: "quintet: CFS whose task selection combines the papers: RDA's period gate, Perf&Fair's progress window (fairness), SLITS's learned pairing, EFS's bus-model admission (energy, edp); --quintet-objective, --quintet-without (issue 33)",
+            oracle: false,
+            knob_groups: &[&quintet::KNOBS],
+            make: |o| Ok(Box::new(Quintet::new(o.quintet.clone(), o.seed))),
         },
         PolicyInfo {
             name: "random",

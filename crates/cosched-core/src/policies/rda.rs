@@ -8,7 +8,7 @@
 //! except threads inside an admitted period, which hold resources the waiting
 //! one may need (holding them could deadlock the pool; a reading we chose).
 
-use super::cfs::{CfsCore, CfsParams, Gate, Pick};
+use super::cfs::{CfsCore, CfsParams, Gate, Open, Pick};
 use super::knob::{KnobSpec, POSITIVE};
 use crate::ids::{JobId, ThreadId};
 use crate::policies::PolicyError;
@@ -40,26 +40,36 @@ pub const DECLARE_SCALE: KnobSpec = KnobSpec {
 
 /// Threads of a held process are skipped, except those inside an admitted
 /// period: they hold resources, and holding them could deadlock the pool.
-struct Hold {
+/// Among the threads left, the inner gate chooses ([`Open`] for RDA itself:
+/// the first in vruntime order; `quintet`'s pairing and admission otherwise).
+pub(crate) struct Hold<G> {
     held: BTreeSet<JobId>,
     in_period: BTreeSet<ThreadId>,
+    pub(crate) inner: G,
 }
 
-impl Gate for Hold {
+impl<G: Gate> Gate for Hold<G> {
     fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick {
-        let free = |t: &ThreadId| !self.held.contains(&view.job_of(*t)) || self.in_period.contains(t);
-        match core.rqs[c].tree.iter().map(|&(_, t)| ThreadId(t)).find(free) {
-            Some(t) => Pick::Thread(t, None),
-            None => Pick::Idle,
-        }
+        let (held, in_period) = (&self.held, &self.in_period);
+        let free = |t: ThreadId| !held.contains(&view.job_of(t)) || in_period.contains(&t);
+        self.inner.choose_allowed(c, core, view, &free)
+    }
+
+    fn started(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
+        self.inner.started(t, c, view);
+    }
+
+    fn stopped(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
+        self.inner.stopped(t, c, view);
     }
 }
 
-/// The RDA policy.
-pub struct Rda {
+/// CFS with RDA's progress-period gate (§3); `G` chooses among the threads
+/// the hold leaves (plain RDA: [`Open`]; `quintet` its own gate).
+pub(crate) struct PeriodGated<G: Gate> {
     policy: RdaPolicy,
-    core: CfsCore,
-    gate: Hold,
+    pub(crate) core: CfsCore,
+    pub(crate) gate: Hold<G>,
     monitor: Option<Monitor>,
     threads_of_job: Vec<u32>,
     /// Threads the CFS model has seen arrive (a thread whose first step is
@@ -73,13 +83,58 @@ pub struct Rda {
     pool_hold: bool,
 }
 
+/// The RDA policy.
+pub struct Rda(PeriodGated<Open>);
+
 impl Rda {
     /// An RDA scheduler with the given predicate policy.
     pub fn new(policy: RdaPolicy) -> Rda {
-        Rda {
+        Rda(PeriodGated::with_gate(policy, Open))
+    }
+
+    /// With `on = false`, no process's threads are held while one of its
+    /// periods waits (§3.4's thread-pool rule off: issue #32 item 15's ablation).
+    pub fn pool_hold(self, on: bool) -> Rda {
+        Rda(self.0.pool_hold(on))
+    }
+
+    /// Take every declaration as `scale` times what the program declared:
+    /// how sensitive the predicate is to wrong declarations (issue #13).
+    pub fn declared_times(self, scale: f64) -> Rda {
+        Rda(self.0.declared_times(scale))
+    }
+
+    /// The progress and resource monitors.
+    pub fn monitor(&self) -> Option<&Monitor> {
+        self.0.monitor.as_ref()
+    }
+}
+
+impl Policy for Rda {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn needs(&self) -> Needs {
+        self.0.needs()
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
+        self.0.init(view)
+    }
+
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        self.0.on_event(ev, view, out)
+    }
+}
+
+impl<G: Gate> PeriodGated<G> {
+    /// RDA's period handling with `inner` choosing among the threads it leaves runnable.
+    pub(crate) fn with_gate(policy: RdaPolicy, inner: G) -> PeriodGated<G> {
+        PeriodGated {
             policy,
             core: CfsCore::new(CfsParams::default()),
-            gate: Hold { held: BTreeSet::new(), in_period: BTreeSet::new() },
+            gate: Hold { held: BTreeSet::new(), in_period: BTreeSet::new(), inner },
             monitor: None,
             threads_of_job: vec![],
             seen: BTreeSet::new(),
@@ -91,21 +146,16 @@ impl Rda {
 
     /// With `on = false`, no process's threads are held while one of its
     /// periods waits (§3.4's thread-pool rule off: issue #32 item 15's ablation).
-    pub fn pool_hold(mut self, on: bool) -> Rda {
+    pub(crate) fn pool_hold(mut self, on: bool) -> PeriodGated<G> {
         self.pool_hold = on;
         self
     }
 
     /// Take every declaration as `scale` times what the program declared:
     /// how sensitive the predicate is to wrong declarations (issue #13).
-    pub fn declared_times(mut self, scale: f64) -> Rda {
+    pub(crate) fn declared_times(mut self, scale: f64) -> PeriodGated<G> {
         self.declare_scale = scale;
         self
-    }
-
-    /// The progress and resource monitors.
-    pub fn monitor(&self) -> Option<&Monitor> {
-        self.monitor.as_ref()
     }
 
     /// Count `t` in its job once.
@@ -143,7 +193,7 @@ impl Rda {
     }
 }
 
-impl Policy for Rda {
+impl<G: Gate> Policy for PeriodGated<G> {
     fn name(&self) -> &'static str {
         match self.policy {
             RdaPolicy::Strict => "rda-strict",

@@ -111,6 +111,21 @@ pub(crate) enum Pick {
 pub(crate) trait Gate: Send {
     /// Choose what context `c` runs; its waiting threads are `core.rqs[c].tree` in vruntime order.
     fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick;
+    /// As [`Gate::choose`], among the waiting threads `allowed` admits (RDA's
+    /// hold wraps another gate with it). Default: the first allowed thread in
+    /// vruntime order, else idle.
+    fn choose_allowed(
+        &mut self,
+        c: usize,
+        core: &CfsCore,
+        _view: &dyn MachineView,
+        allowed: &dyn Fn(ThreadId) -> bool,
+    ) -> Pick {
+        match core.rqs[c].tree.iter().map(|&(_, t)| ThreadId(t)).find(|t| allowed(*t)) {
+            Some(t) => Pick::Thread(t, None),
+            None => Pick::Idle,
+        }
+    }
     /// `t` was dispatched on `c`.
     fn started(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
     /// `t` stopped running on `c` (preempted, blocked or exited).

@@ -40,7 +40,9 @@ struct Snapshot {
     socket: Counters,
 }
 
-struct EfsGate {
+/// EFS's task selection (§4.2-4.3) as a CFS [`Gate`]; `quintet` reuses its
+/// admission test and starvation freedom.
+pub(crate) struct EfsGate {
     p: EfsParams,
     cumulative_power: Vec<f64>,
     mu: f64,
@@ -123,36 +125,105 @@ impl EfsGate {
     }
 }
 
+impl EfsGate {
+    /// A gate with the given knobs; [`EfsGate::init`] reads the machine.
+    pub(crate) fn new(p: EfsParams) -> EfsGate {
+        EfsGate {
+            p,
+            cumulative_power: vec![],
+            mu: 0.0,
+            cores: 1,
+            pred: vec![],
+            snap: vec![],
+            recheck_others: false,
+            forced_this_event: false,
+            protected_until: vec![],
+        }
+    }
+
+    /// Read μ and the power table (Eq. 13) from the knobs or the machine.
+    pub(crate) fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
+        if self.p.admission.is_oracle() && view.oracle().is_none() {
+            return Err(
+                "efs: --efs-admission oracle/oracle-solo reads the simulator's ground truth; this backend has none"
+                    .into(),
+            );
+        }
+        self.cores = view.topology().n_contexts();
+        self.mu =
+            self.p.mu.or(view.bus_lines_per_s()).ok_or("efs needs the memory-bus rate mu (accesses per second)")?;
+        let table = self.p.power.clone().or_else(|| view.power_table()).ok_or(
+            "efs needs the machine's power table P0, P1, … (EFS Eq. 13): give the machine a description with one",
+        )?;
+        if table.len() < 2 || table.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err("efs: the power table needs P0 and at least one non-negative increment".into());
+        }
+        self.cumulative_power = vec![table[0]];
+        for k in 1..=self.cores {
+            let inc = table[k.min(table.len() - 1)];
+            self.cumulative_power.push(self.cumulative_power[k - 1] + inc);
+        }
+        Ok(())
+    }
+
+    /// §4.3: the longest-starved thread, forced onto `c` with its compensated
+    /// slice when it waits there (one per event; other contexts re-check).
+    /// `allowed` may refuse the thread (RDA's hold, under `quintet`).
+    pub(crate) fn force_starved(
+        &mut self,
+        c: usize,
+        core: &CfsCore,
+        view: &dyn MachineView,
+        allowed: &dyn Fn(ThreadId) -> bool,
+    ) -> Option<Pick> {
+        if !self.p.starvation || self.forced_this_event {
+            return None;
+        }
+        let (t, slice) = self.starved_here(c, core, view.now()).filter(|s| allowed(s.0))?;
+        self.recheck_others = true;
+        self.forced_this_event = true;
+        self.grow(t);
+        self.protected_until[t.idx()] = view.now() + slice;
+        Some(Pick::Thread(t, Some(slice)))
+    }
+
+    /// Eqs. 10 + 16: the largest solo utilisation a thread may have to run on
+    /// `c` beside the threads on the other contexts (capacity rule when the solve fails).
+    pub(crate) fn threshold(&self, c: usize, core: &CfsCore, view: &dyn MachineView) -> f64 {
+        let others: Vec<ThreadId> =
+            core.rqs.iter().enumerate().filter(|&(i, _)| i != c).filter_map(|(_, rq)| rq.curr).collect();
+        let n = others.len();
+        let running: Vec<f64> = others.iter().map(|&t| self.solo(t, view).clamp(1e-4, 0.999)).collect();
+        if self.p.admission == Admission::Capacity {
+            (1.0 - running.iter().sum::<f64>()).max(0.0)
+        } else {
+            threshold_or_capacity(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton).0
+        }
+    }
+
+    /// Whether `t` passes admission under `threshold` (its Eq. 20 prediction at or below it).
+    pub(crate) fn admits(&self, t: ThreadId, threshold: f64, view: &dyn MachineView) -> bool {
+        self.solo(t, view) <= threshold
+    }
+}
+
 impl Gate for EfsGate {
     fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick {
         if core.rqs[c].tree.is_empty() {
             return Pick::Idle;
         }
-        if self.p.starvation && !self.forced_this_event {
-            if let Some((t, slice)) = self.starved_here(c, core, view.now()) {
-                self.recheck_others = true;
-                self.forced_this_event = true;
-                self.grow(t);
-                self.protected_until[t.idx()] = view.now() + slice;
-                return Pick::Thread(t, Some(slice));
-            }
+        if let Some(p) = self.force_starved(c, core, view, &|_| true) {
+            return p;
         }
-        let others: Vec<ThreadId> =
-            core.rqs.iter().enumerate().filter(|&(i, _)| i != c).filter_map(|(_, rq)| rq.curr).collect();
-        let n = others.len();
         if let (Admission::Oracle, Some(o)) = (self.p.admission, view.oracle()) {
+            let n = core.rqs.iter().enumerate().filter(|&(i, rq)| i != c && rq.curr.is_some()).count();
             return self.choose_by_truth(c, core, o, n);
         }
-        let running: Vec<f64> = others.iter().map(|&t| self.solo(t, view).clamp(1e-4, 0.999)).collect();
         // A failed solve falls back to the capacity rule, never to admitting everyone.
-        let threshold = if self.p.admission == Admission::Capacity {
-            (1.0 - running.iter().sum::<f64>()).max(0.0)
-        } else {
-            threshold_or_capacity(&running, self.power(n), self.power(n + 1), self.p.objective, self.p.newton).0
-        };
+        let threshold = self.threshold(c, core, view);
         for &(_, t) in &core.rqs[c].tree {
             let t = ThreadId(t);
-            if self.solo(t, view) <= threshold {
+            if self.admits(t, threshold, view) {
                 return Pick::Thread(t, None);
             }
         }
@@ -191,20 +262,7 @@ pub struct Efs {
 impl Efs {
     /// An EFS with the given knobs on top of CFS's default tunables.
     pub fn new(p: EfsParams) -> Efs {
-        Efs {
-            core: CfsCore::new(CfsParams::default()),
-            gate: EfsGate {
-                p,
-                cumulative_power: vec![],
-                mu: 0.0,
-                cores: 1,
-                pred: vec![],
-                snap: vec![],
-                recheck_others: false,
-                forced_this_event: false,
-                protected_until: vec![],
-            },
-        }
+        Efs { core: CfsCore::new(CfsParams::default()), gate: EfsGate::new(p) }
     }
 
     /// A thread's current solo-bandwidth prediction (B_i of Eq. 20).
@@ -224,65 +282,71 @@ impl Policy for Efs {
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.core.init(view);
-        if self.gate.p.admission.is_oracle() && view.oracle().is_none() {
-            return Err(
-                "efs: --efs-admission oracle/oracle-solo reads the simulator's ground truth; this backend has none"
-                    .into(),
-            );
-        }
-        let g = &mut self.gate;
-        g.cores = view.topology().n_contexts();
-        g.mu = g.p.mu.or(view.bus_lines_per_s()).ok_or("efs needs the memory-bus rate mu (accesses per second)")?;
-        let table = g.p.power.clone().or_else(|| view.power_table()).ok_or(
-            "efs needs the machine's power table P0, P1, … (EFS Eq. 13): give the machine a description with one",
-        )?;
-        if table.len() < 2 || table.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
-            return Err("efs: the power table needs P0 and at least one non-negative increment".into());
-        }
-        g.cumulative_power = vec![table[0]];
-        for k in 1..=g.cores {
-            let inc = table[k.min(table.len() - 1)];
-            g.cumulative_power.push(g.cumulative_power[k - 1] + inc);
-        }
-        Ok(())
+        self.gate.init(view)
     }
 
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
-        match *ev {
-            // Slice expiry is a scheduling event even for a thread alone on its core:
-            // its interval ends (Eq. 20 learns from it) and it must pass admission again.
-            Event::Timer { key }
-                if (key as usize) < self.core.rqs.len() && self.core.rqs[key as usize].tree.is_empty() =>
-            {
-                let c = key as usize;
-                if self.core.rqs[c].curr.is_some() {
-                    self.core.update_curr(c, view.now());
-                    self.core.put_prev(c, view, &mut self.gate);
-                    self.core.pick_next(c, view, out, &mut self.gate);
-                }
-            }
-            _ => self.core.on_event(ev, view, out, &mut self.gate),
+        if !expire_alone(&mut self.core, &mut self.gate, ev, view, out) {
+            self.core.on_event(ev, view, out, &mut self.gate);
         }
-        // Freed resources: idle contexts with waiting threads try again.
-        for c in 0..self.core.rqs.len() {
-            if self.core.rqs[c].curr.is_none() && !self.core.rqs[c].tree.is_empty() {
-                self.core.pick_next(c, view, out, &mut self.gate);
-            }
-        }
-        // A starved thread was forced in: every other busy context re-checks its
-        // thread, except threads serving their own compensated slice.
-        if std::mem::take(&mut self.gate.recheck_others) {
-            let now = view.now();
-            for c in 0..self.core.rqs.len() {
-                let Some(t) = self.core.rqs[c].curr else { continue };
-                let protected = self.gate.protected_until.get(t.idx()).is_some_and(|&u| u > now);
-                if !protected && !out.iter().any(|d| matches!(d, Decision::Run { ctx, .. } if ctx.idx() == c)) {
-                    self.core.update_curr(c, now);
-                    self.core.put_prev(c, view, &mut self.gate);
-                    self.core.pick_next(c, view, out, &mut self.gate);
-                }
-            }
-        }
-        self.gate.forced_this_event = false;
+        retry_idle(&mut self.core, &mut self.gate, view, out);
+        recheck_after_forced(&mut self.core, &mut self.gate, |g| g, view, out);
     }
+}
+
+/// Slice expiry is a scheduling event even for a thread alone on its
+/// context: its interval ends (Eq. 20 learns from it) and it must pass
+/// admission again. Returns whether `ev` was such an expiry (then handled).
+pub(crate) fn expire_alone(
+    core: &mut CfsCore,
+    gate: &mut dyn Gate,
+    ev: &Event,
+    view: &dyn MachineView,
+    out: &mut Vec<Decision>,
+) -> bool {
+    let Event::Timer { key } = *ev else { return false };
+    let c = key as usize;
+    if c >= core.rqs.len() || !core.rqs[c].tree.is_empty() {
+        return false;
+    }
+    if core.rqs[c].curr.is_some() {
+        core.update_curr(c, view.now());
+        core.put_prev(c, view, gate);
+        core.pick_next(c, view, out, gate);
+    }
+    true
+}
+
+/// Freed resources (§4.2): idle contexts with waiting threads try again.
+pub(crate) fn retry_idle(core: &mut CfsCore, gate: &mut dyn Gate, view: &dyn MachineView, out: &mut Vec<Decision>) {
+    for c in 0..core.rqs.len() {
+        if core.rqs[c].curr.is_none() && !core.rqs[c].tree.is_empty() {
+            core.pick_next(c, view, out, gate);
+        }
+    }
+}
+
+/// §4.3: after a starved thread was forced in, every other busy context
+/// re-checks its thread, except threads serving their own compensated slice.
+/// `efs` finds EFS's state inside the gate `G`.
+pub(crate) fn recheck_after_forced<G: Gate>(
+    core: &mut CfsCore,
+    gate: &mut G,
+    efs: fn(&mut G) -> &mut EfsGate,
+    view: &dyn MachineView,
+    out: &mut Vec<Decision>,
+) {
+    if std::mem::take(&mut efs(gate).recheck_others) {
+        let now = view.now();
+        for c in 0..core.rqs.len() {
+            let Some(t) = core.rqs[c].curr else { continue };
+            let protected = efs(gate).protected_until.get(t.idx()).is_some_and(|&u| u > now);
+            if !protected && !out.iter().any(|d| matches!(d, Decision::Run { ctx, .. } if ctx.idx() == c)) {
+                core.update_curr(c, now);
+                core.put_prev(c, view, gate);
+                core.pick_next(c, view, out, gate);
+            }
+        }
+    }
+    efs(gate).forced_this_event = false;
 }

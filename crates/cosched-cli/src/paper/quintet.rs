@@ -1,0 +1,346 @@
+//! `cosched paper quintet`: the combined policy (`quintet`, issue #33 item 3)
+//! on each paper's own machine, workloads and objective, against that
+//! paper's policy and CFS, with every borrowed mechanism ablated, paired by
+//! seed; beside it the best static co-schedule where every thread can run
+//! at once (the statistical study's yardstick).
+#![allow(clippy::needless_range_loop)] // cells are addressed by (workload, variant, trial) indices
+
+use super::table::{Cell, Table};
+use super::{over_trials, SeedArgs, Trial};
+use clap::Args as ClapArgs;
+use cosched_core::policies::{Mechanism, PolicyOptions, QuintetObjective, QuintetParams};
+use cosched_core::stats::geomean;
+use cosched_machine::MachineSpec;
+use cosched_sim::engine::SimOptions;
+use cosched_sim::experiment::solo_times;
+use cosched_sim::optimum::{best_static, Instance, Objective, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT};
+
+#[derive(ClapArgs)]
+pub struct Args {
+    #[command(flatten)]
+    seeds: SeedArgs,
+    /// Random assignments per estimate of the best static co-schedule (where threads fit the contexts).
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    /// Also write each table as CSV into this directory.
+    #[arg(long)]
+    out: Option<String>,
+    #[command(flatten)]
+    timing: super::Timing,
+}
+
+/// What a study measures (each paper's own objective).
+#[derive(Clone, Copy, PartialEq)]
+enum Metric {
+    /// Makespan; differences as speed, % (positive: quintet faster).
+    Speed,
+    /// System energy; differences as saving, % (positive: quintet uses less).
+    Energy,
+    /// Unfairness (max slowdown / min slowdown − 1, %); differences in points (positive: quintet fairer).
+    Unfairness,
+}
+
+impl Metric {
+    fn label(self) -> &'static str {
+        match self {
+            Metric::Speed => "makespan s",
+            Metric::Energy => "system energy J",
+            Metric::Unfairness => "unfairness %",
+        }
+    }
+
+    fn gain(self) -> &'static str {
+        match self {
+            Metric::Speed => "speed gain %",
+            Metric::Energy => "energy saving %",
+            Metric::Unfairness => "unfairness cut (points)",
+        }
+    }
+
+    /// How much better `ours` is than `other` (positive: ours better).
+    fn better(self, ours: f64, other: f64) -> f64 {
+        match self {
+            Metric::Speed => (other / ours - 1.0) * 100.0,
+            Metric::Energy => (1.0 - ours / other) * 100.0,
+            Metric::Unfairness => other - ours,
+        }
+    }
+}
+
+/// One paper's study: its machine, workloads (preset, copies), objective and policy.
+struct Study {
+    paper: &'static str,
+    machine: &'static str,
+    workloads: &'static [(&'static str, u32)],
+    objective: QuintetObjective,
+    metric: Metric,
+    /// The paper's policy (`None`: the statistical study, whose yardstick is the optimum).
+    rival: Option<&'static str>,
+}
+
+const STUDIES: [Study; 5] = [
+    Study {
+        paper: "SLITS",
+        machine: "xeon-x5550-16c",
+        workloads: &[("canneal", 1), ("facesim", 1), ("fluidanimate", 1), ("vips", 1)],
+        objective: QuintetObjective::Throughput,
+        metric: Metric::Speed,
+        rival: Some("slits-contention"),
+    },
+    Study {
+        paper: "EFS",
+        machine: "i5-2500",
+        workloads: &[("libquantum", 4), ("gemsfdtd", 4), ("milc", 4), ("mcf", 4), ("lbm", 4), ("soplex", 4)],
+        objective: QuintetObjective::Energy,
+        metric: Metric::Energy,
+        rival: Some("efs"),
+    },
+    Study {
+        paper: "RDA",
+        machine: "xeon-e5-2420",
+        workloads: &[("rda-blas3", 1), ("rda-volrend", 1), ("rda-water-nsq", 1), ("rda-ocean-cp", 1)],
+        objective: QuintetObjective::Throughput,
+        metric: Metric::Speed,
+        rival: Some("rda-strict"),
+    },
+    Study {
+        paper: "Perf&Fair",
+        machine: "xeon-e5645",
+        workloads: &[("spec-mix24", 1), ("spec-mix8", 3)],
+        objective: QuintetObjective::Fairness,
+        metric: Metric::Unfairness,
+        rival: Some("perf-fair"),
+    },
+    Study {
+        paper: "Statistical assignment",
+        machine: "ultrasparc-t2",
+        workloads: &[("ipfwd-mem", 1), ("packet-analyzer", 1), ("aho-corasick", 1), ("stateful", 1)],
+        objective: QuintetObjective::Throughput,
+        metric: Metric::Speed,
+        rival: None,
+    },
+];
+
+/// One policy run of a study: a label, the registry name, and `quintet`'s parameters.
+struct Variant {
+    label: String,
+    policy: &'static str,
+    quintet: Option<QuintetParams>,
+}
+
+/// CFS, the paper's policy, `quintet`, and `quintet` without each mechanism that acts under the objective.
+fn variants(s: &Study) -> Vec<Variant> {
+    let q = |without: Vec<Mechanism>| QuintetParams { objective: s.objective, without, ..QuintetParams::default() };
+    let mut v = vec![Variant { label: "cfs".into(), policy: "cfs", quintet: None }];
+    if let Some(r) = s.rival {
+        v.push(Variant { label: r.into(), policy: r, quintet: None });
+    }
+    v.push(Variant { label: "quintet".into(), policy: "quintet", quintet: Some(q(vec![])) });
+    for m in Mechanism::ALL {
+        // Periods act only where programs declare them (RDA's workloads).
+        if q(vec![]).uses(m) && (m != Mechanism::Periods || s.paper == "RDA") {
+            v.push(Variant {
+                label: format!("quintet without {}", m.word()),
+                policy: "quintet",
+                quintet: Some(q(vec![m])),
+            });
+        }
+    }
+    v
+}
+
+/// The metric of one run, and its throughput (GIPS) for the gap to the best.
+#[derive(Clone, Copy)]
+struct Run {
+    value: f64,
+    makespan: f64,
+    gips: f64,
+}
+
+pub fn run_cmd(a: Args) -> Result<(), String> {
+    crate::output::check_out_dir("--out", a.out.as_deref())?;
+    a.seeds.check()?;
+    crate::limits::SAMPLES.check(a.samples as u64)?;
+    let trials = a.seeds.trials();
+    println!(
+        "# quintet on each paper's workloads (issue #33 item 3)\n\n{} seeds, run-to-run variation {}; \
+         gains are quintet's over the named policy, paired by seed (positive: quintet better on the \
+         paper's objective); \"no difference\" when the 95% interval holds 0.\n",
+        trials.len(),
+        a.seeds.noise
+    );
+    let mut summary = Table::new(&["paper", "objective", "workloads", "vs the paper's policy", "vs cfs"]);
+    let mut results = Table::new(&[
+        "paper",
+        "workload",
+        "measure",
+        "cfs",
+        "paper's policy",
+        "quintet",
+        "gain over paper's",
+        "gain over cfs",
+    ]);
+    let mut ablations = Table::new(&["paper", "workload", "mechanism off", "gain of the mechanism"]);
+    let mut gaps = Table::new(&["paper", "workload", "bound", "cfs gap to best %", "quintet gap to best %"]);
+    for s in &STUDIES {
+        let m = cosched_machine::presets::machine(s.machine).map_err(|e| e.to_string())?;
+        let vs = variants(s);
+        let wl: Vec<(String, cosched_sim::WorkloadSpec)> = s
+            .workloads
+            .iter()
+            .map(|&(p, n)| {
+                let mut w = cosched_sim::presets::workload(p).map_err(|e| e.to_string())?;
+                for j in &mut w.jobs {
+                    j.instances *= n; // `--copies`
+                }
+                Ok((if n > 1 { format!("{p} x{n}") } else { p.to_string() }, w))
+            })
+            .collect::<Result<_, String>>()?;
+        let cells = over_trials(&wl, &trials, |(_, w), t| study_cell(s, &vs, &m, w, t, a.samples))?;
+        let at = |w: usize, v: usize| -> Vec<Run> { cells[w].iter().map(|c| c.0[v]).collect() };
+        let q = vs.iter().position(|v| v.label == "quintet").expect("quintet");
+        let rival = s.rival.map(|_| 1);
+        let diff = |w: usize, v: usize| -> Vec<f64> {
+            at(w, q).iter().zip(at(w, v)).map(|(o, x)| s.metric.better(o.value, x.value)).collect()
+        };
+        let speed = |w: usize, v: usize| -> Vec<f64> {
+            at(w, q).iter().zip(at(w, v)).map(|(o, x)| Metric::Speed.better(o.makespan, x.makespan)).collect()
+        };
+        for (w, (name, _)) in wl.iter().enumerate() {
+            let vals = |v: usize| Cell::value(&at(w, v).iter().map(|r| r.value).collect::<Vec<_>>(), 3);
+            results.push(vec![
+                s.paper.into(),
+                name.clone().into(),
+                s.metric.label().into(),
+                vals(0),
+                rival.map_or("-".into(), vals),
+                vals(q),
+                rival.map_or("-".into(), |r| Cell::diff(&diff(w, r), 2)),
+                Cell::diff(&diff(w, 0), 2),
+                rival.map_or("-".into(), |r| Cell::diff(&speed(w, r), 2)),
+                Cell::diff(&speed(w, 0), 2),
+            ]);
+            for v in q + 1..vs.len() {
+                ablations.push(vec![
+                    s.paper.into(),
+                    name.clone().into(),
+                    vs[v].label.trim_start_matches("quintet without ").to_string().into(),
+                    Cell::diff(&diff(w, v), 2),
+                ]);
+            }
+            let best: Option<Vec<f64>> = cells[w].iter().map(|c| c.1.as_ref().map(|b| b.1)).collect();
+            if let Some(best) = best {
+                // The weakest kind any seed needed names the bound.
+                let kinds: Vec<&str> = cells[w].iter().filter_map(|c| c.1.as_ref().map(|b| b.0.as_str())).collect();
+                let bound =
+                    [BEST_OF_RANDOM, EVT_ESTIMATE, EXACT].into_iter().find(|k| kinds.contains(k)).unwrap_or(EXACT);
+                let gap = |v: usize| -> Vec<f64> {
+                    at(w, v).iter().zip(&best).map(|(r, b)| (1.0 - r.gips / b) * 100.0).collect()
+                };
+                gaps.push(vec![
+                    s.paper.into(),
+                    name.clone().into(),
+                    bound.into(),
+                    Cell::value(&gap(0), 2),
+                    Cell::value(&gap(q), 2),
+                ]);
+            }
+        }
+        // The study as a whole: per seed, the geometric mean over workloads of each ratio.
+        let overall = |v: usize| -> Vec<f64> {
+            (0..trials.len())
+                .map(|k| {
+                    let ratios: Vec<f64> = (0..wl.len())
+                        .map(|w| 1.0 + s.metric.better(cells[w][k].0[q].value, cells[w][k].0[v].value) / 100.0)
+                        .collect();
+                    (geomean(&ratios) - 1.0) * 100.0
+                })
+                .collect()
+        };
+        let as_ratio = s.metric != Metric::Unfairness;
+        let whole = |v: usize| -> Cell {
+            if as_ratio {
+                Cell::diff(&overall(v), 2)
+            } else {
+                let d: Vec<f64> = (0..trials.len())
+                    .map(|k| {
+                        (0..wl.len())
+                            .map(|w| s.metric.better(cells[w][k].0[q].value, cells[w][k].0[v].value))
+                            .sum::<f64>()
+                            / wl.len() as f64
+                    })
+                    .collect();
+                Cell::diff(&d, 2)
+            }
+        };
+        summary.push(vec![
+            s.paper.into(),
+            format!("{} ({})", objective_word(s.objective), s.metric.gain()).into(),
+            wl.len().to_string().into(),
+            rival.map_or("- (no policy: the optimum is the yardstick)".into(), whole),
+            whole(0),
+        ]);
+    }
+    println!("## Each paper's study as a whole (mean over its workloads, per seed)\n");
+    summary.emit(&a.out, "summary.csv")?;
+    println!("## Per workload\n");
+    results.emit(&a.out, "results.csv")?;
+    println!("## Ablations: quintet minus quintet without one mechanism (positive: the mechanism helps)\n");
+    ablations.emit(&a.out, "ablations.csv")?;
+    println!("## Distance to the best static co-schedule (where every thread can run at once)\n");
+    gaps.emit(&a.out, "gap-to-best.csv")?;
+    Ok(())
+}
+
+fn objective_word(o: QuintetObjective) -> &'static str {
+    match o {
+        QuintetObjective::Throughput => "throughput",
+        QuintetObjective::Fairness => "fairness",
+        QuintetObjective::Energy => "energy",
+        QuintetObjective::Edp => "edp",
+    }
+}
+
+/// Every variant on one workload under one trial, and the best static
+/// co-schedule's throughput (with its kind) when the threads fit the contexts.
+type StudyCell = (Vec<Run>, Option<(String, f64)>);
+
+fn study_cell(
+    s: &Study,
+    vs: &[Variant],
+    m: &MachineSpec,
+    w: &cosched_sim::WorkloadSpec,
+    t: &Trial,
+    samples: usize,
+) -> Result<StudyCell, String> {
+    let mm = t.machine(m);
+    let plan = t.plan(w, &mm)?;
+    let solo = if s.metric == Metric::Unfairness {
+        Some(solo_times(&mm, &plan, &SimOptions { seed: t.seed, ..SimOptions::default() }).map_err(String::from)?)
+    } else {
+        None
+    };
+    let mut runs = vec![];
+    for v in vs {
+        let opts = PolicyOptions { quintet: v.quintet.clone().unwrap_or_default(), ..PolicyOptions::default() };
+        let out = t.run(&mm, &plan, v.policy, &opts)?;
+        let makespan = out.makespan as f64 * 1e-9;
+        let value = match s.metric {
+            Metric::Speed => makespan,
+            Metric::Energy => out.energy.system,
+            Metric::Unfairness => {
+                let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
+                (super::perf_fair::unfairness(&finish, solo.as_deref().expect("solo times")) - 1.0) * 100.0
+            }
+        };
+        runs.push(Run { value, makespan, gips: out.totals.instructions / makespan / 1e9 });
+    }
+    let best = if plan.threads.len() <= mm.n_contexts() {
+        let inst = Instance::new(&mm, &plan)?;
+        let b = best_static(&inst, Objective::Throughput, crate::compare::GAP_BUDGET, samples, t.seed, &|| {})?;
+        Some((b.kind.to_string(), b.value))
+    } else {
+        None
+    };
+    Ok((runs, best))
+}

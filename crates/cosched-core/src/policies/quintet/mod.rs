@@ -1,0 +1,107 @@
+//! `quintet`: one policy combining the five papers (issue #33 item 3;
+//! design and measurements in `docs/quintet.md`).
+//!
+//! It is CFS (the base scheduler of EFS and RDA, and the "Linux" of SLITS
+//! and Perf&Fair) whose task selection borrows one mechanism from each
+//! paper, every one switchable off (`--quintet-without`) for the ablations:
+//!
+//! 1. **periods** (RDA §3): a thread entering a declared progress period
+//!    waits until the Strict predicate admits its demand; a waiting
+//!    process's other threads are held (§3.4). Without declarations it does nothing.
+//! 2. **progress** (Perf&Fair §3, Eq. 1; fairness objective): the fair
+//!    window is the waiting threads within one scheduling latency of the
+//!    least solo-equivalent progress, least advanced first, instead of CFS's
+//!    vruntime window. IPC alone is estimated opportunistically, without
+//!    Perf&Fair's estimation quanta: the best IPC the thread has shown over
+//!    an interval, fading with a 1 s half-life of its run time (a reading:
+//!    it costs no idle sibling, and it under-states slowdown for a thread
+//!    that never runs with light co-runners).
+//! 3. **pairing** (SLITS §3-4): the window is ranked by the speed both sides
+//!    of the co-run are predicted to lose, from a TIM of relative speeds
+//!    completed by an online FM (`interact.rs`); the neighbours are the SMT
+//!    siblings on a machine with SMT (Perf&Fair's pairing level), else the
+//!    LLC domain (SLITS's).
+//! 4. **admission** (EFS §4.2-4.3; energy and EDP objectives): the
+//!    best-ranked thread the bus-collision model admits runs, else the next,
+//!    else the context stays idle; the longest-starved thread is forced in.
+//!
+//! The fifth paper, the statistical study, is the yardstick rather than a
+//! run-time mechanism: `cosched paper quintet` and `compare` print each
+//! result's gap to the best static co-schedule (exact, or its EVT estimate).
+
+mod gate;
+mod interact;
+mod params;
+
+pub use params::{Mechanism, QuintetObjective, QuintetParams, KNOBS};
+
+use super::efs::{expire_alone, recheck_after_forced, retry_idle, EfsGate, EfsParams};
+use super::rda::PeriodGated;
+use crate::ids::ThreadId;
+use crate::policies::PolicyError;
+use crate::policy::{Decision, Event, MachineView, Needs, Policy};
+use crate::rda::RdaPolicy;
+use gate::QuintetGate;
+
+/// The combined policy.
+pub struct Quintet {
+    inner: PeriodGated<QuintetGate>,
+}
+
+impl Quintet {
+    /// A `quintet` with the given knobs, seeded `seed` (the FM's initial factors).
+    pub fn new(p: QuintetParams, seed: u64) -> Quintet {
+        let efs = EfsParams {
+            objective: p.objective.efs().unwrap_or(crate::efs::model::Objective::Energy),
+            ..EfsParams::default()
+        };
+        let gate = QuintetGate::new(p, EfsGate::new(efs), seed);
+        Quintet { inner: PeriodGated::with_gate(RdaPolicy::Strict, gate) }
+    }
+
+    fn gate(&self) -> &QuintetGate {
+        &self.inner.gate.inner
+    }
+
+    /// Solo-equivalent progress of a thread (Perf&Fair Eq. 1, in 200 ms units), when accounted.
+    pub fn progress(&self, t: ThreadId) -> Option<f64> {
+        self.gate().progress.get(t.idx()).map(|p| p.value)
+    }
+
+    /// Observed entries of the interaction matrix (0 with pairing off).
+    pub fn observed_pairs(&self) -> usize {
+        self.gate().model.as_ref().map_or(0, |m| m.observed())
+    }
+
+    /// The knobs it runs with.
+    pub fn params(&self) -> &QuintetParams {
+        &self.gate().p
+    }
+}
+
+impl Policy for Quintet {
+    fn name(&self) -> &'static str {
+        "quintet"
+    }
+
+    fn needs(&self) -> Needs {
+        Needs { counters: true, progress_periods: self.params().uses(Mechanism::Periods), ..Needs::default() }
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
+        self.inner.init(view)?;
+        self.inner.gate.inner.init(view)
+    }
+
+    fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        let admission = self.params().uses(Mechanism::Admission);
+        let inner = &mut self.inner;
+        if !(admission && expire_alone(&mut inner.core, &mut inner.gate, ev, view, out)) {
+            inner.on_event(ev, view, out);
+        }
+        if admission {
+            retry_idle(&mut inner.core, &mut inner.gate, view, out);
+            recheck_after_forced(&mut inner.core, &mut inner.gate, |g| &mut g.inner.efs, view, out);
+        }
+    }
+}

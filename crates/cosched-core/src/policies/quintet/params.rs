@@ -1,0 +1,183 @@
+//! `quintet`'s knobs: the objective, and which borrowed mechanism to switch
+//! off (the ablations of issue #33 item 3).
+
+use super::super::knob::{Kind, KnobError, KnobSpec, KnobValues};
+use crate::efs::model::Objective as EfsObjective;
+use crate::learn::FmParams;
+
+/// What `quintet` optimises (issue #33 item 3: "the objective is a knob").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuintetObjective {
+    /// Work done per second: pairing by learned interaction costs.
+    Throughput,
+    /// Equal progress: Perf&Fair's progress accounting chooses who may run.
+    Fairness,
+    /// Energy per unit of work: EFS's admission may leave contexts idle (EFS Eq. 14).
+    Energy,
+    /// Energy × delay per unit of work (EFS's EDP variant).
+    Edp,
+}
+
+impl QuintetObjective {
+    /// The objective named `s` (the knob's words).
+    pub fn parse(s: &str) -> Result<QuintetObjective, KnobError> {
+        Ok(match s {
+            "throughput" => QuintetObjective::Throughput,
+            "fairness" => QuintetObjective::Fairness,
+            "energy" => QuintetObjective::Energy,
+            "edp" => QuintetObjective::Edp,
+            _ => {
+                return Err(KnobError::Invalid {
+                    flag: OBJECTIVE.flag(),
+                    problem: format!("expected throughput, fairness, energy or edp, got {s:?}"),
+                })
+            }
+        })
+    }
+
+    /// EFS's cost function (Eq. 14 or its EDP form) when energy is the objective.
+    pub fn efs(self) -> Option<EfsObjective> {
+        match self {
+            QuintetObjective::Energy => Some(EfsObjective::Energy),
+            QuintetObjective::Edp => Some(EfsObjective::EnergyDelay),
+            _ => None,
+        }
+    }
+}
+
+/// A mechanism `quintet` borrows from one of the papers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    /// SLITS §3-4: TIM + FM learned interaction costs rank the candidates.
+    Pairing,
+    /// Perf&Fair §3: progress accounting decides who may run (fairness objective).
+    Progress,
+    /// EFS §4.2-4.3: the bus model admits or leaves the context idle (energy objectives).
+    Admission,
+    /// RDA §3: declared progress periods gate admission (Strict predicate).
+    Periods,
+}
+
+impl Mechanism {
+    /// Every mechanism, in the order the docs list them.
+    pub const ALL: [Mechanism; 4] = [Mechanism::Pairing, Mechanism::Progress, Mechanism::Admission, Mechanism::Periods];
+
+    /// The word `--quintet-without` takes.
+    pub fn word(self) -> &'static str {
+        match self {
+            Mechanism::Pairing => "pairing",
+            Mechanism::Progress => "progress",
+            Mechanism::Admission => "admission",
+            Mechanism::Periods => "periods",
+        }
+    }
+}
+
+/// `quintet_objective`.
+pub const OBJECTIVE: KnobSpec = KnobSpec {
+    name: "quintet_objective",
+    kind: Kind::Choice { choices: &["throughput", "fairness", "energy", "edp"] },
+    default: "throughput",
+    real_default: "",
+    unit: "",
+    doc: "quintet: what to optimise: throughput (pairing), fairness (progress accounting), energy or edp (EFS admission may idle contexts)",
+    paper: "issue 33 item 3 (SLITS §4.3, Perf&Fair §3, EFS Eq. 14)",
+};
+
+/// `quintet_without`.
+pub const WITHOUT: KnobSpec = KnobSpec {
+    name: "quintet_without",
+    kind: Kind::Text,
+    default: "none",
+    real_default: "",
+    unit: "",
+    doc: "quintet: mechanisms switched off, comma-separated: pairing, progress, admission, periods (an ablation; none = all on)",
+    paper: "issue 33 item 3 (ablations)",
+};
+
+/// `quintet`'s knobs.
+pub const KNOBS: [KnobSpec; 2] = [OBJECTIVE, WITHOUT];
+
+/// `quintet`'s parameters.
+#[derive(Clone, Debug)]
+pub struct QuintetParams {
+    /// What it optimises.
+    pub objective: QuintetObjective,
+    /// Mechanisms switched off.
+    pub without: Vec<Mechanism>,
+    /// The factorization machine's hyper-parameters (SLITS's defaults).
+    pub fm: FmParams,
+}
+
+impl Default for QuintetParams {
+    fn default() -> Self {
+        QuintetParams { objective: QuintetObjective::Throughput, without: vec![], fm: FmParams::default() }
+    }
+}
+
+impl QuintetParams {
+    /// The parameters the knobs [`KNOBS`] give.
+    pub fn from_knobs(v: &KnobValues) -> Result<QuintetParams, KnobError> {
+        Ok(QuintetParams {
+            objective: QuintetObjective::parse(v.text(OBJECTIVE.name).unwrap_or("throughput"))?,
+            without: parse_without(v.text(WITHOUT.name).unwrap_or("none"))?,
+            ..QuintetParams::default()
+        })
+    }
+
+    /// Whether mechanism `m` acts: not switched off, and (for progress and
+    /// admission) serving the objective.
+    pub fn uses(&self, m: Mechanism) -> bool {
+        if self.without.contains(&m) {
+            return false;
+        }
+        match m {
+            Mechanism::Progress => self.objective == QuintetObjective::Fairness,
+            Mechanism::Admission => self.objective.efs().is_some(),
+            Mechanism::Pairing | Mechanism::Periods => true,
+        }
+    }
+}
+
+/// Parse `--quintet-without`: `none`, or mechanism words separated by commas.
+pub fn parse_without(s: &str) -> Result<Vec<Mechanism>, KnobError> {
+    let mut out = vec![];
+    for w in s.split(',').map(str::trim).filter(|w| !w.is_empty() && *w != "none") {
+        match Mechanism::ALL.iter().find(|m| m.word() == w) {
+            Some(m) if !out.contains(m) => out.push(*m),
+            Some(_) => {}
+            None => {
+                return Err(KnobError::Invalid {
+                    flag: WITHOUT.flag(),
+                    problem: format!(
+                        "unknown mechanism {w:?}: expected none or any of pairing, progress, admission, periods"
+                    ),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_parses_lists_and_refuses_unknown_words() {
+        assert_eq!(parse_without("none").unwrap(), vec![]);
+        assert_eq!(parse_without("pairing, periods").unwrap(), vec![Mechanism::Pairing, Mechanism::Periods]);
+        let e = parse_without("pairing,bus").unwrap_err().to_string();
+        assert!(e.contains("--quintet-without") && e.contains("\"bus\""), "{e}");
+    }
+
+    #[test]
+    fn progress_and_admission_serve_their_objectives_only() {
+        let mut p = QuintetParams::default();
+        assert!(p.uses(Mechanism::Pairing) && !p.uses(Mechanism::Progress) && !p.uses(Mechanism::Admission));
+        p.objective = QuintetObjective::Energy;
+        assert!(p.uses(Mechanism::Admission));
+        p.without = vec![Mechanism::Admission];
+        assert!(!p.uses(Mechanism::Admission));
+    }
+}
