@@ -337,6 +337,8 @@ mod tests {
             }
             Kind::Switch => "true".into(),
             Kind::Choice { choices } => choices.iter().find(|c| **c != d).unwrap().to_string(),
+            // A mechanism list (`quintet_without`) or a context list (`assignment`).
+            Kind::Text if k.name == crate::policies::quintet::WITHOUT.name => "pairing".into(),
             Kind::Text => "0".into(),
         }
     }
