@@ -179,6 +179,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         "quintet",
         "gain over paper's",
         "gain over cfs",
+        "speed gain over paper's %",
+        "speed gain over cfs %",
     ]);
     let mut ablations = Table::new(&["paper", "workload", "mechanism off", "gain of the mechanism"]);
     let mut gaps = Table::new(&["paper", "workload", "bound", "cfs gap to best %", "quintet gap to best %"]);
