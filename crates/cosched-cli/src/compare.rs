@@ -146,7 +146,7 @@ pub struct BestStatic {
 }
 
 fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, String> {
-    use cosched_sim::optimum::{best_static, Instance, Objective, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT};
+    use cosched_sim::optimum::{best_static, weakest_kind, Instance, Objective};
     use rayon::prelude::*;
     let (m, w) = (run.machine_spec()?, run.workload_spec()?);
     let per: Vec<(&'static str, String, f64)> = seeds
@@ -161,8 +161,7 @@ fn best_static(run: &RunOpts, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result
         })
         .collect::<Result<_, String>>()?;
     // The weakest kind any seed needed names the column.
-    let bound =
-        [BEST_OF_RANDOM, EVT_ESTIMATE, EXACT].into_iter().find(|k| per.iter().any(|p| p.0 == *k)).unwrap_or(EXACT);
+    let bound = weakest_kind(per.iter().map(|p| p.0));
     Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
 }
 

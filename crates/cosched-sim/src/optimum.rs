@@ -358,6 +358,13 @@ pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: O
     }
 }
 
+/// The weakest kind among `kinds` (each an [`EXACT`], [`EVT_ESTIMATE`] or
+/// [`BEST_OF_RANDOM`]): what a column over several seeds may call its bound.
+pub fn weakest_kind<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
+    let kinds: Vec<&str> = kinds.into_iter().collect();
+    [BEST_OF_RANDOM, EVT_ESTIMATE, EXACT].into_iter().find(|k| kinds.contains(k)).unwrap_or(EXACT)
+}
+
 /// The best static co-schedule of `inst` a bounded search can state: exact
 /// (every co-schedule simulated) when there are at most `budget`, else from
 /// `samples` random assignments seeded `seed` (EVT estimate, or best of random).

@@ -78,7 +78,7 @@ fn learned_pairing_shortens_the_spec_mix_on_every_seed() {
 fn unfairness(m: &MachineSpec, plan: &Plan, out: &RunOutput, seed: u64) -> f64 {
     let solo = solo_times(m, plan, &SimOptions { seed, ..SimOptions::default() }).unwrap();
     let slow: Vec<f64> = out.job_finish.iter().zip(&solo).map(|(&f, s)| f as f64 * 1e-9 / s).collect();
-    slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min)
+    cosched_core::metrics::unfairness(&slow)
 }
 
 /// Progress accounting (Perf&Fair Eq. 1) under the fairness objective: the

@@ -178,7 +178,7 @@ pub(crate) fn mixes(m: &MachineSpec, n: usize, (lo, hi): (f64, f64), solo_s: f64
 /// Max slowdown over min slowdown of one run's jobs (Perf&Fair §7, Fig. 1).
 pub(crate) fn unfairness(finish_s: &[f64], solo_s: &[f64]) -> f64 {
     let slow: Vec<f64> = finish_s.iter().zip(solo_s).map(|(f, s)| f / s).collect();
-    slow.iter().cloned().fold(0.0, f64::max) / slow.iter().cloned().fold(f64::MAX, f64::min)
+    cosched_core::metrics::unfairness(&slow)
 }
 
 struct Cell {

@@ -59,6 +59,14 @@ impl Aggregate {
     }
 }
 
+/// Unfairness of a run (Perf&Fair §6, Fig. 1): its jobs' largest slowdown over
+/// their smallest.
+pub fn unfairness(slowdowns: &[f64]) -> f64 {
+    let max = slowdowns.iter().cloned().fold(f64::MIN, f64::max);
+    let min = slowdowns.iter().cloned().fold(f64::MAX, f64::min);
+    max / min
+}
+
 /// Compute the aggregate metrics from job outcomes, makespan and energy.
 pub fn aggregate(jobs: &[JobOutcome], makespan_s: f64, energy: Energy) -> Aggregate {
     let instr: f64 = jobs.iter().map(|j| j.instructions).sum();
@@ -66,9 +74,8 @@ pub fn aggregate(jobs: &[JobOutcome], makespan_s: f64, energy: Energy) -> Aggreg
     let slow: Vec<f64> = jobs.iter().filter_map(|j| j.slowdown).filter(|s| s.is_finite() && *s > 0.0).collect();
     let complete = !jobs.is_empty() && slow.len() == jobs.len();
     let (stp, antt, unfairness) = if complete {
-        let max = slow.iter().cloned().fold(f64::MIN, f64::max);
-        let min = slow.iter().cloned().fold(f64::MAX, f64::min);
-        (Some(slow.iter().map(|s| 1.0 / s).sum()), Some(slow.iter().sum::<f64>() / slow.len() as f64), Some(max / min))
+        let (stp, antt) = (slow.iter().map(|s| 1.0 / s).sum(), slow.iter().sum::<f64>() / slow.len() as f64);
+        (Some(stp), Some(antt), Some(unfairness(&slow)))
     } else {
         (None, None, None)
     };

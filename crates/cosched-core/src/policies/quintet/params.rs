@@ -19,19 +19,25 @@ pub enum QuintetObjective {
 }
 
 impl QuintetObjective {
+    /// Every objective, in the knob's order.
+    pub const ALL: [QuintetObjective; 4] =
+        [QuintetObjective::Throughput, QuintetObjective::Fairness, QuintetObjective::Energy, QuintetObjective::Edp];
+
+    /// The knob's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            QuintetObjective::Throughput => "throughput",
+            QuintetObjective::Fairness => "fairness",
+            QuintetObjective::Energy => "energy",
+            QuintetObjective::Edp => "edp",
+        }
+    }
+
     /// The objective named `s` (the knob's words).
     pub fn parse(s: &str) -> Result<QuintetObjective, KnobError> {
-        Ok(match s {
-            "throughput" => QuintetObjective::Throughput,
-            "fairness" => QuintetObjective::Fairness,
-            "energy" => QuintetObjective::Energy,
-            "edp" => QuintetObjective::Edp,
-            _ => {
-                return Err(KnobError::Invalid {
-                    flag: OBJECTIVE.flag(),
-                    problem: format!("expected throughput, fairness, energy or edp, got {s:?}"),
-                })
-            }
+        QuintetObjective::ALL.into_iter().find(|o| o.word() == s).ok_or_else(|| KnobError::Invalid {
+            flag: OBJECTIVE.flag(),
+            problem: format!("expected throughput, fairness, energy or edp, got {s:?}"),
         })
     }
 
