@@ -144,8 +144,19 @@ impl Trial {
     ) -> Result<RunOutput, String> {
         let mut o = opts.clone();
         o.seed = self.seed;
+        self.run_policy(m, plan, &mut *policies::make(policy, &o)?, sim)
+    }
+
+    /// A policy built by the caller (its state readable afterwards), run under this seed.
+    pub fn run_policy(
+        &self,
+        m: &MachineSpec,
+        plan: &Plan,
+        policy: &mut dyn cosched_core::policy::Policy,
+        sim: &SimOptions,
+    ) -> Result<RunOutput, String> {
         let sim = SimOptions { seed: self.seed, ..sim.clone() };
-        run(m, plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
+        run(m, plan, policy, &sim, None).map_err(String::from)
     }
 }
 

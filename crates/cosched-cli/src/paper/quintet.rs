@@ -8,12 +8,12 @@
 use super::table::{Cell, Table};
 use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
-use cosched_core::policies::{Mechanism, PolicyOptions, QuintetObjective, QuintetParams};
+use cosched_core::policies::{Mechanism, PolicyOptions, Quintet, QuintetObjective, QuintetParams};
 use cosched_core::stats::geomean;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::solo_times;
-use cosched_sim::optimum::{best_static, Instance, Objective, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT};
+use cosched_sim::optimum::{best_static, weakest_kind, Instance, Objective};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -76,6 +76,8 @@ struct Study {
     metric: Metric,
     /// The paper's policy (`None`: the statistical study, whose yardstick is the optimum).
     rival: Option<&'static str>,
+    /// Whether its programs declare progress periods (RDA's do; periods are ablated only there).
+    periods: bool,
 }
 
 const STUDIES: [Study; 5] = [
@@ -86,6 +88,7 @@ const STUDIES: [Study; 5] = [
         objective: QuintetObjective::Throughput,
         metric: Metric::Speed,
         rival: Some("slits-contention"),
+        periods: false,
     },
     Study {
         paper: "EFS",
@@ -94,6 +97,7 @@ const STUDIES: [Study; 5] = [
         objective: QuintetObjective::Energy,
         metric: Metric::Energy,
         rival: Some("efs"),
+        periods: false,
     },
     Study {
         paper: "RDA",
@@ -102,6 +106,7 @@ const STUDIES: [Study; 5] = [
         objective: QuintetObjective::Throughput,
         metric: Metric::Speed,
         rival: Some("rda-strict"),
+        periods: true,
     },
     Study {
         paper: "Perf&Fair",
@@ -110,6 +115,7 @@ const STUDIES: [Study; 5] = [
         objective: QuintetObjective::Fairness,
         metric: Metric::Unfairness,
         rival: Some("perf-fair"),
+        periods: false,
     },
     Study {
         paper: "Statistical assignment",
@@ -118,32 +124,33 @@ const STUDIES: [Study; 5] = [
         objective: QuintetObjective::Throughput,
         metric: Metric::Speed,
         rival: None,
+        periods: false,
     },
 ];
 
-/// One policy run of a study: a label, the registry name, and `quintet`'s parameters.
+/// One policy run of a study: the registry name, and `quintet`'s parameters.
 struct Variant {
-    label: String,
     policy: &'static str,
     quintet: Option<QuintetParams>,
+}
+
+impl Variant {
+    /// The mechanism this variant of `quintet` runs without (an ablation arm).
+    fn ablated(&self) -> Option<Mechanism> {
+        self.quintet.as_ref().and_then(|p| p.without.first().copied())
+    }
 }
 
 /// CFS, the paper's policy, `quintet`, and `quintet` without each mechanism that acts under the objective.
 fn variants(s: &Study) -> Vec<Variant> {
     let q = |without: Vec<Mechanism>| QuintetParams { objective: s.objective, without, ..QuintetParams::default() };
-    let mut v = vec![Variant { label: "cfs".into(), policy: "cfs", quintet: None }];
-    if let Some(r) = s.rival {
-        v.push(Variant { label: r.into(), policy: r, quintet: None });
-    }
-    v.push(Variant { label: "quintet".into(), policy: "quintet", quintet: Some(q(vec![])) });
+    let mut v = vec![Variant { policy: "cfs", quintet: None }];
+    v.extend(s.rival.map(|r| Variant { policy: r, quintet: None }));
+    v.push(Variant { policy: "quintet", quintet: Some(q(vec![])) });
     for m in Mechanism::ALL {
         // Periods act only where programs declare them (RDA's workloads).
-        if q(vec![]).uses(m) && (m != Mechanism::Periods || s.paper == "RDA") {
-            v.push(Variant {
-                label: format!("quintet without {}", m.word()),
-                policy: "quintet",
-                quintet: Some(q(vec![m])),
-            });
+        if q(vec![]).uses(m) && (m != Mechanism::Periods || s.periods) {
+            v.push(Variant { policy: "quintet", quintet: Some(q(vec![m])) });
         }
     }
     v
@@ -153,6 +160,8 @@ fn variants(s: &Study) -> Vec<Variant> {
 #[derive(Clone, Copy)]
 struct Run {
     value: f64,
+    /// `quintet`'s share of picks with two or more threads in its window (0 for the others).
+    choice: f64,
     makespan: f64,
     gips: f64,
 }
@@ -181,6 +190,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         "gain over cfs",
         "speed gain over paper's %",
         "speed gain over cfs %",
+        "quintet picks with a choice %",
     ]);
     let mut ablations = Table::new(&["paper", "workload", "mechanism off", "gain of the mechanism"]);
     let mut gaps = Table::new(&["paper", "workload", "bound", "cfs gap to best %", "quintet gap to best %"]);
@@ -200,7 +210,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             .collect::<Result<_, String>>()?;
         let cells = over_trials(&wl, &trials, |(_, w), t| study_cell(s, &vs, &m, w, t, a.samples))?;
         let at = |w: usize, v: usize| -> Vec<Run> { cells[w].iter().map(|c| c.0[v]).collect() };
-        let q = vs.iter().position(|v| v.label == "quintet").expect("quintet");
+        let q = vs.iter().position(|v| v.quintet.is_some()).expect("quintet");
         let rival = s.rival.map(|_| 1);
         let diff = |w: usize, v: usize| -> Vec<f64> {
             at(w, q).iter().zip(at(w, v)).map(|(o, x)| s.metric.better(o.value, x.value)).collect()
@@ -221,21 +231,20 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
                 Cell::diff(&diff(w, 0), 2),
                 rival.map_or("-".into(), |r| Cell::diff(&speed(w, r), 2)),
                 Cell::diff(&speed(w, 0), 2),
+                Cell::value(&at(w, q).iter().map(|r| r.choice * 100.0).collect::<Vec<_>>(), 1),
             ]);
             for v in q + 1..vs.len() {
                 ablations.push(vec![
                     s.paper.into(),
                     name.clone().into(),
-                    vs[v].label.trim_start_matches("quintet without ").to_string().into(),
+                    vs[v].ablated().map_or("-", Mechanism::word).into(),
                     Cell::diff(&diff(w, v), 2),
                 ]);
             }
             let best: Option<Vec<f64>> = cells[w].iter().map(|c| c.1.as_ref().map(|b| b.1)).collect();
             if let Some(best) = best {
                 // The weakest kind any seed needed names the bound.
-                let kinds: Vec<&str> = cells[w].iter().filter_map(|c| c.1.as_ref().map(|b| b.0.as_str())).collect();
-                let bound =
-                    [BEST_OF_RANDOM, EVT_ESTIMATE, EXACT].into_iter().find(|k| kinds.contains(k)).unwrap_or(EXACT);
+                let bound = weakest_kind(cells[w].iter().filter_map(|c| c.1.as_ref().map(|b| b.0.as_str())));
                 let gap = |v: usize| -> Vec<f64> {
                     at(w, v).iter().zip(&best).map(|(r, b)| (1.0 - r.gips / b) * 100.0).collect()
                 };
@@ -277,7 +286,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         };
         summary.push(vec![
             s.paper.into(),
-            format!("{} ({})", objective_word(s.objective), s.metric.gain()).into(),
+            format!("{} ({})", s.objective.word(), s.metric.gain()).into(),
             wl.len().to_string().into(),
             rival.map_or("- (no policy: the optimum is the yardstick)".into(), whole),
             whole(0),
@@ -292,15 +301,6 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     println!("## Distance to the best static co-schedule (where every thread can run at once)\n");
     gaps.emit(&a.out, "gap-to-best.csv")?;
     Ok(())
-}
-
-fn objective_word(o: QuintetObjective) -> &'static str {
-    match o {
-        QuintetObjective::Throughput => "throughput",
-        QuintetObjective::Fairness => "fairness",
-        QuintetObjective::Energy => "energy",
-        QuintetObjective::Edp => "edp",
-    }
 }
 
 /// Every variant on one workload under one trial, and the best static
@@ -324,8 +324,13 @@ fn study_cell(
     };
     let mut runs = vec![];
     for v in vs {
-        let opts = PolicyOptions { quintet: v.quintet.clone().unwrap_or_default(), ..PolicyOptions::default() };
-        let out = t.run(&mm, &plan, v.policy, &opts)?;
+        let (out, choice) = match &v.quintet {
+            Some(p) => {
+                let mut q = Quintet::new(p.clone(), t.seed);
+                (t.run_policy(&mm, &plan, &mut q, &SimOptions::default())?, q.choice_share())
+            }
+            None => (t.run(&mm, &plan, v.policy, &PolicyOptions::default())?, 0.0),
+        };
         let makespan = out.makespan as f64 * 1e-9;
         let value = match s.metric {
             Metric::Speed => makespan,
@@ -335,7 +340,7 @@ fn study_cell(
                 (super::perf_fair::unfairness(&finish, solo.as_deref().expect("solo times")) - 1.0) * 100.0
             }
         };
-        runs.push(Run { value, makespan, gips: out.totals.instructions / makespan / 1e9 });
+        runs.push(Run { value, choice, makespan, gips: out.totals.instructions / makespan / 1e9 });
     }
     let best = if plan.threads.len() <= mm.n_contexts() {
         let inst = Instance::new(&mm, &plan)?;

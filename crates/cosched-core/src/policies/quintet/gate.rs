@@ -36,6 +36,8 @@ pub(crate) struct QuintetGate {
     /// For each context, the contexts whose threads interact with it most:
     /// its SMT siblings on a machine with SMT, else its LLC domain.
     neighbours: Vec<Vec<usize>>,
+    /// Picks made, and picks whose window held two or more threads (something to rank).
+    pub(crate) picks: (u64, u64),
 }
 
 impl QuintetGate {
@@ -50,6 +52,7 @@ impl QuintetGate {
             ref_ipc: vec![],
             on_ctx: vec![],
             neighbours: vec![],
+            picks: (0, 0),
         }
     }
 
@@ -146,6 +149,8 @@ impl Gate for QuintetGate {
             }
         }
         let mut order = self.window(&cands, core);
+        self.picks.0 += 1;
+        self.picks.1 += u64::from(order.len() > 1);
         self.rank(c, &mut order);
         if !admission {
             return Pick::Thread(order[0], None);

@@ -75,6 +75,17 @@ impl Quintet {
         self.gate().model.as_ref().map_or(0, |m| m.observed())
     }
 
+    /// Share of picks whose fair window held two or more threads: how often
+    /// the pairing had a choice to make (0 before any pick).
+    pub fn choice_share(&self) -> f64 {
+        let (picks, choices) = self.gate().picks;
+        if picks == 0 {
+            0.0
+        } else {
+            choices as f64 / picks as f64
+        }
+    }
+
     /// The knobs it runs with.
     pub fn params(&self) -> &QuintetParams {
         &self.gate().p
@@ -91,7 +102,7 @@ impl Policy for Quintet {
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
-        self.inner.init(view)?;
+        self.inner.init(view).map_err(|e| PolicyError::from(format!("quintet: {e}")))?;
         self.inner.gate.inner.init(view)
     }
 
