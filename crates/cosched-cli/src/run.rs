@@ -346,8 +346,7 @@ mod tests {
             let value = match k.kind {
                 cosched_core::policies::knob::Kind::Switch => None,
                 cosched_core::policies::knob::Kind::Choice { choices } => Some(choices[choices.len() - 1].to_string()),
-                // A text knob with a default takes it (quintet's mechanism list); one without (an assignment) a context id.
-                cosched_core::policies::knob::Kind::Text if !k.default.is_empty() => Some(k.default.to_string()),
+                cosched_core::policies::knob::Kind::Subset { choices } => Some(choices[choices.len() - 1].to_string()),
                 cosched_core::policies::knob::Kind::Text => Some("0".into()),
                 _ => {
                     Some(

@@ -72,6 +72,12 @@ pub enum Kind {
         /// The words.
         choices: &'static [&'static str],
     },
+    /// Any of these words, comma-separated, or `none` (a set of switches
+    /// given as one value, e.g. the mechanisms of an ablation).
+    Subset {
+        /// The words.
+        choices: &'static [&'static str],
+    },
     /// Free text the policy parses itself (a list of context ids, a file).
     Text,
 }
@@ -152,6 +158,18 @@ impl KnobSpec {
                 } else {
                     Err(invalid(format!("must be {}, got `{text}`", choices.join(", "))))
                 }
+            }
+            Kind::Subset { choices } => {
+                let words: Vec<&str> = text.split(',').map(str::trim).filter(|w| !w.is_empty()).collect();
+                if let Some(bad) = words.iter().find(|w| **w != "none" && !choices.contains(w)) {
+                    return Err(invalid(format!(
+                        "unknown word `{bad}`: expected none or any of {}",
+                        choices.join(", ")
+                    )));
+                }
+                // In declared order, once each: equal sets give equal values.
+                let set: Vec<&str> = choices.iter().copied().filter(|c| words.contains(c)).collect();
+                Ok(Value::Text(if set.is_empty() { "none".into() } else { set.join(",") }))
             }
             Kind::Text => Ok(Value::Text(text.to_string())),
         }
@@ -337,8 +355,7 @@ mod tests {
             }
             Kind::Switch => "true".into(),
             Kind::Choice { choices } => choices.iter().find(|c| **c != d).unwrap().to_string(),
-            // A mechanism list (`quintet_without`) or a context list (`assignment`).
-            Kind::Text if k.name == crate::policies::quintet::WITHOUT.name => "pairing".into(),
+            Kind::Subset { choices } => choices[0].to_string(),
             Kind::Text => "0".into(),
         }
     }
@@ -377,6 +394,12 @@ mod tests {
         );
         assert_eq!(v.set("slits_k", "x").unwrap_err().to_string(), "--slits-k: `x` is not a whole number");
         assert!(v.set("efs_objective", "speed").unwrap_err().to_string().contains("energy, energy-delay"));
+        assert_eq!(
+            v.set("quintet_without", "pairing,bus").unwrap_err().to_string(),
+            "--quintet-without: unknown word `bus`: expected none or any of pairing, progress, admission, periods"
+        );
+        v.set("quintet_without", "periods, pairing,pairing").unwrap();
+        assert_eq!(v.text("quintet_without"), Some("pairing,periods"));
         assert!(v.set("no_such", "1").is_err());
     }
 

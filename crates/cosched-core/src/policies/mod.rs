@@ -11,7 +11,7 @@ mod g_rrs;
 pub mod knob;
 mod p_rrs;
 mod perf_fair;
-pub(crate) mod quintet;
+mod quintet;
 mod random;
 mod rda;
 mod slits;

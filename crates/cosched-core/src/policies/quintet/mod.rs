@@ -33,8 +33,6 @@ mod gate;
 mod interact;
 mod params;
 
-#[cfg(test)]
-pub(crate) use params::WITHOUT;
 pub use params::{Mechanism, QuintetObjective, QuintetParams, KNOBS};
 
 use super::efs::{expire_alone, recheck_after_forced, retry_idle, EfsGate, EfsParams};
