@@ -1,7 +1,7 @@
 """How far from the best (issue #33): the best static co-schedule of a
 workload on the simulated machine, as ``cosched optimum`` finds it (exact by
-simulating every distinct co-schedule, Jiang et al.'s pairwise matching, or
-the EVT estimate), with the kind of bound it is. See docs/optimum.md."""
+simulating every distinct co-schedule, Jiang et al.'s pairwise matching or its
+exact grouping on larger sharing domains, or the EVT estimate), with the kind of bound it is. See docs/optimum.md."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ class Optimum:
             add("worst", r["exhaustive"]["worst"])
         if "Ok" in (r.get("matching") or {}):
             add("pairwise matching", r["matching"]["Ok"]["found"])
+        if "Ok" in (r.get("grouping") or {}):
+            add(f"grouping by {r['grouping']['Ok']['size']}", r["grouping"]["Ok"]["found"])
         if r.get("sampled"):
             add("best of random", r["sampled"]["best"])
         return pd.DataFrame(rows)

@@ -30,3 +30,13 @@ def test_compare_summary_carries_the_gap_to_the_best():
     s = df.attrs["summary"]
     assert "gap_to_best_pct_mean" in s.columns
     assert s["gap_to_best_pct_mean"].notna().all()
+
+
+def test_optimum_groups_jobs_where_domains_hold_more_than_two_contexts():
+    o = cosched.optimum("xeon-x5550-16c", "spec-mix8")
+    g = o.report["grouping"]["Ok"]
+    assert g["size"] > 2 and all(len(x) <= g["size"] for x in g["groups"])
+    f = o.frame()
+    row = f[f["kind"] == f"grouping by {g['size']}"]
+    assert len(row) == 1 and row["throughput_gips"].item() <= o.best
+    assert "Err" in o.report["matching"]

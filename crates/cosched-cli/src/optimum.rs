@@ -6,9 +6,10 @@ use crate::error::RunError;
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
+use cosched_core::optimum::grouping::corun_count;
 use cosched_machine::MachineSpec;
 use cosched_sim::optimum::{
-    best_of, Best, Exhaustive, Found, Instance, Matched, Objective, Sampled, EVT_ESTIMATE, EXACT, MAX_BUDGET,
+    best_of, Best, Exhaustive, Found, Grouped, Instance, Matched, Objective, Sampled, EVT_ESTIMATE, EXACT, MAX_BUDGET,
     MAX_SAMPLES,
 };
 use cosched_sim::{presets, Plan};
@@ -45,7 +46,8 @@ pub struct Args {
     /// Confidence level of the EVT interval.
     #[arg(long, default_value_t = 0.95)]
     confidence: f64,
-    /// Skip Jiang et al.'s pairwise matching (it runs jobs × (jobs − 1) pairwise co-runs).
+    /// Skip Jiang et al.'s pairwise matching (it runs jobs × (jobs − 1) pairwise co-runs) and its
+    /// grouping on larger sharing domains (every member of every group that fits a domain: at most --budget co-runs).
     #[arg(long)]
     no_matching: bool,
     /// Output format.
@@ -81,6 +83,9 @@ pub struct Report {
     pub exhaustive: Option<Exhaustive>,
     /// Pairwise matching, where it applies (or why not).
     pub matching: Result<Matched, String>,
+    /// Its generalisation to sharing domains of more than two contexts (issue #33 item 1),
+    /// where the deepest shared level holds more than two (or why not).
+    pub grouping: Result<Grouped, String>,
     /// Random assignments and the POT estimate, when not exhaustive.
     pub sampled: Option<Sampled>,
     /// Job name of each thread (thread order of the assignments).
@@ -144,6 +149,15 @@ pub fn report(a: &Args, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result
         total(jobs * jobs.saturating_sub(1));
         inst.matching(tick)
     };
+    let grouping = match inst.tree.group_level().map(|l| inst.tree.capacity(l)) {
+        _ if a.no_matching => Err("skipped (--no-matching)".to_string()),
+        Some(2) => Err("the deepest shared level holds pairs: the matching above is the grouping".to_string()),
+        Some(size) if a.budget as u128 >= corun_count(plan.jobs.len(), size) => {
+            total(corun_count(plan.jobs.len(), size) as u64);
+            inst.grouped(a.budget, tick)
+        }
+        _ => inst.grouped(a.budget, tick), // refused, naming why
+    };
     let samples = a.samples.unwrap_or(if exhaustive.is_some() { 0 } else { DEFAULT_SAMPLES });
     let sampled = if samples > 0 {
         total(samples as u64);
@@ -168,6 +182,7 @@ pub fn report(a: &Args, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result
         best_ci,
         exhaustive,
         matching,
+        grouping,
         sampled,
         thread_jobs,
     })
@@ -258,6 +273,14 @@ fn print(rep: &Report, m: &MachineSpec) {
             &mt.found,
         )),
         Err(why) => println!("pairwise matching: not applicable: {why}\n"),
+    }
+    match &rep.grouping {
+        Ok(g) => rows.push(row(
+            &format!("grouping by {} ({} co-runs)", g.size, g.corun_runs),
+            "optimal for group costs only",
+            &g.found,
+        )),
+        Err(why) => println!("grouping: not applicable: {why}\n"),
     }
     if let Some(s) = &rep.sampled {
         rows.push(row(&format!("best of {} random", s.samples), "measured", &s.best));

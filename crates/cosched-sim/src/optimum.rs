@@ -24,7 +24,7 @@ use crate::experiment::solo_times;
 use crate::plan::Plan;
 use cosched_core::evt::{pot, PotResult, Threshold};
 use cosched_core::ids::CtxId;
-use cosched_core::optimum::{min_cost_pairs, Tree};
+use cosched_core::optimum::{grouping, min_cost_groups, min_cost_pairs, Tree};
 use cosched_machine::MachineSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -268,20 +268,103 @@ impl<'a> Instance<'a> {
     /// Job `i`'s turnaround beside job `j` on the two contexts of one pair
     /// domain, over its solo turnaround; `j` is stretched to outlast `i`.
     fn corun_slowdown(&self, i: usize, j: usize) -> Result<f64, String> {
-        let mut stretch = (3.0 * self.solo_s[i] / self.solo_s[j]).max(1.0);
+        self.group_slowdown(i, &[j])
+    }
+
+    /// Job `i`'s turnaround beside the jobs `others` on the first contexts of
+    /// one sharing domain, over its solo turnaround; each co-runner is
+    /// stretched to outlast `i` (so `i` never runs beside fewer of them).
+    fn group_slowdown(&self, i: usize, others: &[usize]) -> Result<f64, String> {
+        let mut stretch: Vec<f64> = others.iter().map(|&j| (3.0 * self.solo_s[i] / self.solo_s[j]).max(1.0)).collect();
+        let names: Vec<&str> = others.iter().map(|&j| self.plan.jobs[j].name.as_str()).collect();
+        let name = format!("{}/group:{}+{}", self.plan.name, self.plan.jobs[i].name, names.join("+"));
+        let contexts: Vec<u32> = (0..=others.len() as u32).collect();
         for _ in 0..4 {
-            let name = format!("{}/pair:{}+{}", self.plan.name, self.plan.jobs[i].name, self.plan.jobs[j].name);
-            let pair = self.plan.subset(&[(i, 1.0), (j, stretch)], name);
-            let out = static_run(self.machine, &pair, &[0, 1]).map_err(String::from)?;
-            if out.job_finish[1] >= out.job_finish[0] {
+            let mut jobs = vec![(i, 1.0)];
+            jobs.extend(others.iter().zip(&stretch).map(|(&j, &k)| (j, k)));
+            let out =
+                static_run(self.machine, &self.plan.subset(&jobs, name.clone()), &contexts).map_err(String::from)?;
+            if out.job_finish[1..].iter().all(|&f| f >= out.job_finish[0]) {
                 return Ok(out.job_finish[0] as f64 * 1e-9 / self.solo_s[i]);
             }
-            stretch *= 4.0;
+            stretch.iter_mut().for_each(|k| *k *= 4.0);
         }
-        Err(format!(
-            "co-runner {} ended before {} even stretched {stretch}x",
-            self.plan.jobs[j].name, self.plan.jobs[i].name
-        ))
+        Err(format!("co-runners {} ended before {} even stretched 256x", names.join(", "), self.plan.jobs[i].name))
+    }
+
+    /// Jiang et al.'s co-scheduling generalised to sharing domains of more
+    /// than two contexts (issue #33 item 1): the co-run cost of every group
+    /// of jobs that fits one domain of the deepest shared level (the sum of
+    /// its members' degradations, each measured beside the others), the
+    /// exact minimum-cost grouping ([`min_cost_groups`]), placed spread over
+    /// the machine and simulated. Refused unless every job is
+    /// single-threaded, some level shares 2 to [`grouping::MAX_GROUP`]
+    /// contexts, and there are at most [`grouping::MAX_JOBS`] jobs. Like the
+    /// matching, it is optimal for the group costs, not for the machine:
+    /// groups on different domains still share the memory bus.
+    /// At most `budget` co-runs are simulated (else refused, naming the count).
+    pub fn grouped(&self, budget: usize, tick: &(dyn Fn() + Sync)) -> Result<Grouped, String> {
+        let level = self.tree.group_level().ok_or_else(|| {
+            format!("grouping needs a machine level that shares 2 to {} contexts", grouping::MAX_GROUP)
+        })?;
+        let size = self.tree.capacity(level);
+        let jobs = self.plan.jobs.len();
+        if let Some(j) = self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
+            return Err(format!(
+                "grouping places single-threaded jobs; job {} has {} threads",
+                j.name,
+                j.threads.len()
+            ));
+        }
+        if jobs > grouping::MAX_JOBS {
+            return Err(format!("grouping: {jobs} jobs exceed the exact search's limit of {}", grouping::MAX_JOBS));
+        }
+        let count = grouping::corun_count(jobs, size);
+        if count > budget.min(MAX_BUDGET) as u128 {
+            return Err(format!(
+                "grouping: {count} co-runs ({jobs} jobs in groups of up to {size}) exceed the budget of {} simulations (--budget)",
+                budget.min(MAX_BUDGET)
+            ));
+        }
+        // Every group of 2..=size jobs, each member measured beside the others.
+        let groups: Vec<usize> =
+            (1usize..1 << jobs).filter(|m| (2..=size).contains(&(m.count_ones() as usize))).collect();
+        let runs: Vec<(usize, usize)> =
+            groups.iter().flat_map(|&g| grouping::members(g).into_iter().map(move |i| (g, i))).collect();
+        let slow: Vec<f64> = runs
+            .par_iter()
+            .map(|&(g, i)| {
+                let others: Vec<usize> = grouping::members(g).into_iter().filter(|&j| j != i).collect();
+                let d = self.group_slowdown(i, &others);
+                tick();
+                d
+            })
+            .collect::<Result<_, _>>()?;
+        let mut cost = vec![0.0; 1 << jobs];
+        for (&(g, _), s) in runs.iter().zip(&slow) {
+            cost[g] += s - 1.0;
+        }
+        let domains = self.tree.contexts() / size;
+        let (chosen, group_cost) = min_cost_groups(jobs, size, domains, &cost)?;
+        // Larger groups first, domains in spread order.
+        let mut placed: Vec<Vec<usize>> = chosen.iter().map(|&g| grouping::members(g)).collect();
+        placed.sort_by_key(|g| (std::cmp::Reverse(g.len()), g[0]));
+        let order = self.tree.spread_order(level);
+        let mut assignment = vec![0u32; jobs];
+        for (g, &d) in placed.iter().zip(&order) {
+            for (k, &j) in g.iter().enumerate() {
+                assignment[j] = (d * size + k) as u32;
+            }
+        }
+        let outcome = self.evaluate(&assignment)?;
+        Ok(Grouped {
+            found: Found { assignment, outcome },
+            size,
+            groups: placed,
+            group_cost,
+            cost,
+            corun_runs: runs.len(),
+        })
     }
 
     /// `samples` uniformly random assignments (seeded), simulated in
@@ -411,6 +494,24 @@ pub struct Matched {
     #[serde(skip)]
     pub degradation: Vec<f64>,
     /// Pairwise co-runs simulated.
+    pub corun_runs: usize,
+}
+
+/// The grouping of [`Instance::grouped`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Grouped {
+    /// The co-schedule and its outcome.
+    pub found: Found,
+    /// Contexts per sharing domain (the largest group).
+    pub size: usize,
+    /// Job groups, one per domain used (a domain's other contexts idle).
+    pub groups: Vec<Vec<usize>>,
+    /// Summed group cost of the grouping (the quantity it minimises).
+    pub group_cost: f64,
+    /// Cost of every group of jobs, indexed by the group's job mask (0 for fewer than two).
+    #[serde(skip)]
+    pub cost: Vec<f64>,
+    /// Co-runs simulated (one per member of every group).
     pub corun_runs: usize,
 }
 

@@ -1,7 +1,7 @@
 //! Issue #33 item 1: the best static co-schedule on the simulated machine.
 //! Sizes come from the machine preset the code under test reads.
 
-use cosched_core::optimum::{brute_force_pairs, pairing_cost};
+use cosched_core::optimum::{brute_force_groups, brute_force_pairs, pairing_cost};
 use cosched_machine::presets::machine;
 use cosched_sim::assignment::random_assignment;
 use cosched_sim::optimum::{Instance, Objective};
@@ -77,6 +77,39 @@ fn matching_minimises_the_pairwise_cost_it_is_given() {
             }
         }
     }
+}
+
+/// Issue #33 item 1's larger sharing groups: on a machine whose cores share
+/// an LLC in fours and have no SMT, the exact grouping of the group costs
+/// equals brute force over every assignment to domains, and its simulated
+/// co-schedule never beats the exact optimum.
+#[test]
+fn grouping_on_larger_domains_minimises_its_cost_and_never_beats_the_optimum() {
+    let (m, plan) = setup("xeon-x5550-16c", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    let size = inst.tree.capacity(inst.tree.group_level().unwrap());
+    assert!(size > 2 && inst.tree.pair_level().is_none(), "the test needs domains of more than two contexts");
+    let g = inst.grouped(20_000, &|| {}).unwrap();
+    assert!(inst.grouped(g.corun_runs - 1, &|| {}).unwrap_err().contains("exceed the budget"));
+    let jobs = plan.jobs.len();
+    assert_eq!(g.size, size);
+    let domains = m.n_contexts() / size;
+    let oracle = brute_force_groups(jobs, size, domains, &g.cost).unwrap();
+    assert!((g.group_cost - oracle).abs() < 1e-9, "grouping {} vs brute force {oracle}", g.group_cost);
+    assert!(g.groups.iter().all(|x| x.len() <= size) && g.groups.len() <= domains);
+    let e = inst.exhaustive(Objective::Throughput, 20_000, &|| {}).unwrap();
+    let (v, best) = (g.found.outcome.throughput_gips, e.best.outcome.throughput_gips);
+    assert!(v <= best * (1.0 + 1e-9), "grouping {v} beats the exact optimum {best}");
+}
+
+/// Where the deepest shared level holds pairs, the grouping is the matching's problem and cost.
+#[test]
+fn on_pairs_grouping_and_matching_agree() {
+    let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let inst = Instance::new(&m, &plan).unwrap();
+    let (g, mt) = (inst.grouped(20_000, &|| {}).unwrap(), inst.matching(&|| {}).unwrap());
+    assert_eq!(g.size, 2);
+    assert!((g.group_cost - mt.pair_cost).abs() < 1e-9, "{} vs {}", g.group_cost, mt.pair_cost);
 }
 
 #[test]

@@ -45,6 +45,13 @@ impl Tree {
         (1..LEVELS).rev().find(|&l| self.capacity(l) == 2)
     }
 
+    /// The deepest level whose nodes share 2 to [`super::grouping::MAX_GROUP`]
+    /// contexts: where co-runners come in groups (pairs on an SMT machine,
+    /// a socket's cores on the X5550). `None` when no level does.
+    pub fn group_level(&self) -> Option<usize> {
+        (1..LEVELS).rev().find(|&l| (2..=super::grouping::MAX_GROUP).contains(&self.capacity(l)))
+    }
+
     /// The nodes of `level` in an order that spreads over the machine: each
     /// next node is as far as possible from the previous ones (index digits
     /// read innermost first), so filling the first k nodes uses k different

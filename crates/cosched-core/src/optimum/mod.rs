@@ -3,7 +3,9 @@
 //! ([`coschedule`]), and the minimum-cost pairing of jobs on two-context
 //! sharing domains ([`matching`]; Jiang, Shen, Chen, Tripathi, "Analysis and
 //! approximation of optimal co-scheduling on chip multiprocessors", PACT 2008,
-//! §3: optimal co-scheduling for pairs is a minimum-weight perfect matching).
+//! §3: optimal co-scheduling for pairs is a minimum-weight perfect matching),
+//! and the minimum-cost grouping on larger domains, exact by dynamic
+//! programming over subsets at small sizes ([`grouping`]).
 //!
 //! What is measured stays with the backend: this module only says which
 //! co-schedules exist and which pairing minimises a given pairwise cost. A
@@ -11,7 +13,9 @@
 //! (exhaustive) or when the objective is the pairwise cost itself.
 
 pub mod coschedule;
+pub mod grouping;
 pub mod matching;
 
 pub use coschedule::Tree;
+pub use grouping::{brute_force_groups, min_cost_groups};
 pub use matching::{brute_force_pairs, min_cost_pairs, pairing_cost};
