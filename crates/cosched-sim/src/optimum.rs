@@ -210,13 +210,7 @@ impl<'a> Instance<'a> {
                 .to_string()
         })?;
         let jobs = self.plan.jobs.len();
-        if let Some(j) = self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
-            return Err(format!(
-                "pairwise matching pairs single-threaded jobs; job {} has {} threads",
-                j.name,
-                j.threads.len()
-            ));
-        }
+        self.single_threaded("pairwise matching pairs")?;
         let domains = self.tree.contexts() / 2;
         let n = 2 * domains; // jobs plus idle partners
         let ordered: Vec<(usize, usize)> =
@@ -265,6 +259,14 @@ impl<'a> Instance<'a> {
         })
     }
 
+    /// Refuse a workload with a multi-threaded job: the co-run searches place jobs, one context each.
+    fn single_threaded(&self, search: &str) -> Result<(), String> {
+        match self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
+            Some(j) => Err(format!("{search} single-threaded jobs; job {} has {} threads", j.name, j.threads.len())),
+            None => Ok(()),
+        }
+    }
+
     /// Job `i`'s turnaround beside job `j` on the two contexts of one pair
     /// domain, over its solo turnaround; `j` is stretched to outlast `i`.
     fn corun_slowdown(&self, i: usize, j: usize) -> Result<f64, String> {
@@ -300,8 +302,9 @@ impl<'a> Instance<'a> {
     /// the machine and simulated. Refused unless every job is
     /// single-threaded, some level shares 2 to [`grouping::MAX_GROUP`]
     /// contexts, and there are at most [`grouping::MAX_JOBS`] jobs. Like the
-    /// matching, it is optimal for the group costs, not for the machine:
-    /// groups on different domains still share the memory bus.
+    /// matching, it is optimal for the group costs, not for the machine: each
+    /// cost is measured with the co-runners running throughout, and groups on
+    /// different domains still share what their domains share.
     /// At most `budget` co-runs are simulated (else refused, naming the count).
     pub fn grouped(&self, budget: usize, tick: &(dyn Fn() + Sync)) -> Result<Grouped, String> {
         let level = self.tree.group_level().ok_or_else(|| {
@@ -309,13 +312,7 @@ impl<'a> Instance<'a> {
         })?;
         let size = self.tree.capacity(level);
         let jobs = self.plan.jobs.len();
-        if let Some(j) = self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
-            return Err(format!(
-                "grouping places single-threaded jobs; job {} has {} threads",
-                j.name,
-                j.threads.len()
-            ));
-        }
+        self.single_threaded("grouping places")?;
         if jobs > grouping::MAX_JOBS {
             return Err(format!("grouping: {jobs} jobs exceed the exact search's limit of {}", grouping::MAX_JOBS));
         }
