@@ -233,6 +233,7 @@ fn check(
         drift_threshold: DRIFT_THRESHOLD,
         min_effect: MIN_EFFECT,
         config: &config,
+        best: Err("not computed by calibrate --check (it compares the simulator's predictions with the runs)".into()),
     };
     let real = rounds::run(mix, &plan)?;
     // The model the predictions run on: each job's median solo time over the rounds.

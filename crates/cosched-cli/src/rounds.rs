@@ -13,6 +13,7 @@ use crate::output::{ci_cells, csv, table};
 use cosched_core::metrics::registry::SUMMARY_PARTS;
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_linux::best_pairing::{BestPairing, ENTRY};
 use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, RealReport, RunConfig};
 use serde::Serialize;
@@ -34,8 +35,10 @@ pub struct Plan<'a> {
     pub drift_threshold: f64,
     /// Smallest ratio change claimed as a difference.
     pub min_effect: f64,
-    /// Builds a run of `mix` under a policy.
+    /// Builds a run of `mix` under a policy (and under [`ENTRY`] when `best` is found).
     pub config: &'a dyn Fn(Mix, &str) -> RunConfig,
+    /// The best pairing, run as entry [`ENTRY`] and every entry's gap measured to it; or why there is none.
+    pub best: Result<BestPairing, String>,
 }
 
 /// One round.
@@ -74,6 +77,9 @@ pub struct Row {
     pub scheduler_cpu_pct: MeanCi,
     /// Paired speedup against the baseline (`baseline / this` makespan per round); none for the baseline.
     pub vs_baseline: Option<PairedRatio>,
+    /// Throughput below the best pairing, % (1 − best/this makespan, paired per round): geometric
+    /// mean and interval; negative: this entry beat it. None for the best pairing itself, or without one.
+    pub gap_to_best_pct: Option<MeanCi>,
     /// The verdict in words.
     pub verdict: String,
 }
@@ -95,6 +101,10 @@ pub struct Interleaved {
     pub min_effect: f64,
     /// Rounds marked drifted.
     pub drifted_rounds: Vec<usize>,
+    /// The best pairing each gap is measured to (run as entry `best-pairing`).
+    pub best_pairing: Option<BestPairing>,
+    /// Why there is no best pairing (and no gap column).
+    pub no_best_pairing: Option<String>,
     /// One row per entry.
     pub policies: Vec<Row>,
     /// Every round.
@@ -123,6 +133,9 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
     let mut entries = plan.policies.clone();
     if !entries.contains(&plan.baseline) {
         entries.insert(0, plan.baseline.clone());
+    }
+    if plan.best.is_ok() {
+        entries.push(ENTRY.to_string());
     }
     let names = labels(&entries);
     let base = entries.iter().position(|p| *p == plan.baseline).expect("baseline entry");
@@ -191,6 +204,18 @@ pub fn analyse(
         let xs: Option<Vec<f64>> = runs.iter().map(|rs| f(&rs[i])).collect();
         xs.map(|v| mean_ci(&v))
     };
+    let best = plan.best.is_ok().then(|| names.iter().position(|l| l == ENTRY)).flatten();
+    let gap = |i: usize| -> Option<MeanCi> {
+        let b = best.filter(|&b| b != i)?;
+        let of = |k: usize| rounds.iter().map(|r| r.makespan_s[k]).collect::<Vec<f64>>();
+        let p = paired_ratio(&of(b), &of(i), 0.95, RESAMPLES, plan.min_effect, plan.seed ^ 0x9a9 ^ i as u64).ok()?;
+        Some(MeanCi {
+            mean: (1.0 - p.ratio) * 100.0,
+            lo: (1.0 - p.hi) * 100.0,
+            hi: (1.0 - p.lo) * 100.0,
+            n: rounds.len(),
+        })
+    };
     let policies = (0..names.len())
         .map(|i| {
             let vs = (i != base).then(|| {
@@ -214,6 +239,7 @@ pub fn analyse(
                 energy_j: of(i, &|r| Some(r.metrics.energy_j)).expect("energy"),
                 scheduler_cpu_pct: of(i, &|r| Some(r.scheduler_cpu_pct)).expect("cpu"),
                 vs_baseline: vs,
+                gap_to_best_pct: gap(i),
                 verdict,
             }
         })
@@ -226,6 +252,8 @@ pub fn analyse(
         drift_threshold: plan.drift_threshold,
         min_effect: plan.min_effect,
         drifted_rounds: rounds.iter().filter(|r| r.drifted).map(|r| r.round).collect(),
+        best_pairing: plan.best.as_ref().ok().cloned(),
+        no_best_pairing: plan.best.as_ref().err().cloned(),
         policies,
         round: rounds,
         runs,
@@ -261,14 +289,44 @@ fn csv_header() -> Vec<String> {
         head.extend(SUMMARY_PARTS.map(|p| format!("{m}_{p}")));
     }
     head.extend(["verdict".to_string(), "rounds_needed".into()]);
+    head.extend(SUMMARY_PARTS.map(|p| format!("gap_to_best_pct_{p}")));
     head
 }
 
 /// The table's header.
 fn table_header(baseline: &str) -> Vec<String> {
-    ["policy", "makespan_s", "unfairness", &format!("speedup_vs_{baseline}"), "speedup_lo", "speedup_hi"]
-        .map(String::from)
-        .to_vec()
+    [
+        "policy",
+        "makespan_s",
+        "unfairness",
+        &format!("speedup_vs_{baseline}"),
+        "speedup_lo",
+        "speedup_hi",
+        "gap_to_best_pct",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// What the gap column is measured against, in one line.
+pub fn gap_legend(c: &Interleaved) -> String {
+    match (&c.best_pairing, &c.no_best_pairing) {
+        (Some(b), _) => format!(
+            "gap_to_best_pct: throughput below {ENTRY} (1 - its makespan / the policy's, paired per round; negative: the policy beat it). \
+             {ENTRY} is Jiang et al.'s minimum-cost pairing on this machine's {} pairs ({}), from {} measured and {} FM-predicted \
+             job-pair slowdowns: optimal for those pair costs, pinned with `static` and run every round",
+            b.level,
+            b.pairs
+                .iter()
+                .map(|(i, j)| format!("{i}+{}", j.as_deref().unwrap_or("idle")))
+                .collect::<Vec<_>>()
+                .join(", "),
+            b.measured_cells,
+            b.predicted_cells
+        ),
+        (None, Some(why)) => format!("gap_to_best_pct: -, {why}"),
+        (None, None) => "gap_to_best_pct: -".to_string(),
+    }
 }
 
 /// Print the comparison.
@@ -301,6 +359,7 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     }
                     None => row.extend(["1", "1", "1", "baseline", ""].map(String::from)),
                 }
+                row.extend(ci_cells(r.gap_to_best_pct.as_ref()));
                 rows.push(row);
             }
             csv(&rows);
@@ -320,12 +379,18 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     r.vs_baseline.as_ref().map_or("1 (baseline)".into(), |p| format!("{:.3}", p.ratio)),
                     r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.lo)),
                     r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.hi)),
+                    match &r.gap_to_best_pct {
+                        Some(g) => format!("{:+.1} [{:+.1}, {:+.1}]", g.mean, g.lo, g.hi),
+                        None if r.policy == ENTRY => "(best)".into(),
+                        None => "-".into(),
+                    },
                 ]);
             }
             table(&t);
             for r in c.policies.iter().filter(|r| r.vs_baseline.is_some()) {
                 println!("{}: {}", r.policy, r.verdict);
             }
+            println!("{}", gap_legend(c));
             let drift: Vec<String> = c
                 .round
                 .iter()

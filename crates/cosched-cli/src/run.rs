@@ -10,6 +10,7 @@ use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::PairProfile;
 use cosched_core::stats::mean_ci;
+use cosched_linux::best_pairing::{best_pairing, ENTRY};
 use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
 use std::path::PathBuf;
@@ -42,6 +43,10 @@ pub struct Args {
     /// With --policies: the smallest speedup change (fraction) claimed as a difference.
     #[arg(long, default_value_t = 0.01)]
     min_effect: f64,
+    /// With --policies: skip the best pairing (run every round as entry `best-pairing` when --profile or
+    /// --programs gives pairwise slowdowns and each instance fits a context; the gap_to_best_pct column).
+    #[arg(long)]
+    no_gap_to_best: bool,
     /// Every policy's knobs, as the policies declare them (the real runtime's defaults).
     #[command(flatten)]
     knobs: RealKnobs,
@@ -177,7 +182,27 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if !(a.drift_threshold > 0.0 && a.min_effect >= 0.0) {
             return Err("--drift-threshold must be > 0 and --min-effect ≥ 0".to_string().into());
         }
-        let build = |m: Mix, p: &str| config(m, p, None);
+        let best = match (&profile, a.no_gap_to_best) {
+            (_, true) => Err("not computed (--no-gap-to-best)".to_string()),
+            (None, false) => Err(
+                "give --profile (from `cosched probe`) or --programs: the best pairing is found from pairwise slowdowns"
+                    .to_string(),
+            ),
+            (Some(p), false) => {
+                let host = base(mix.clone(), LINUX).host.unwrap_or_else(cosched_linux::host::Host::live);
+                best_pairing(&host.topology, &mix, p, a.seed)
+            }
+        };
+        let pinned = best.as_ref().ok().map(|b| b.assignment.clone());
+        let build = |m: Mix, p: &str| {
+            if p == ENTRY {
+                let mut c = config(m, "static", None);
+                c.opts.assignment = pinned.clone();
+                c
+            } else {
+                config(m, p, None)
+            }
+        };
         let plan = rounds::Plan {
             policies: policies.clone(),
             baseline: a.baseline.clone(),
@@ -186,6 +211,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             drift_threshold: a.drift_threshold,
             min_effect: a.min_effect,
             config: &build,
+            best,
         };
         let c = rounds::run(&mix, &plan)?;
         rounds::print(&c, a.format)?;

@@ -72,3 +72,87 @@ fn interleaved_rounds_fail_naming_a_job_that_failed() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["rounds"], 2, "the comparison is printed first");
 }
+
+/// Whether the host described by `cosched doctor` has a sharing level whose
+/// nodes all hold exactly two contexts (the pairwise optimum's domains).
+fn host_has_pairs() -> Option<bool> {
+    let o = cosched(&["doctor", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).ok()?;
+    let groups = |k: &str| -> Vec<usize> {
+        v["probe"][k]
+            .as_array()
+            .map(|a| a.iter().map(|g| g.as_array().map_or(0, Vec::len)).collect())
+            .unwrap_or_default()
+    };
+    let (smt, llc) = (groups("smt_siblings"), groups("llc_domains"));
+    let contexts: usize = smt.iter().sum();
+    let all_two = |g: &[usize]| !g.is_empty() && g.iter().all(|&n| n == 2);
+    // Without an LLC list the runtime puts every core in one domain.
+    Some(all_two(&smt) || all_two(&llc) || (llc.is_empty() && contexts == 2))
+}
+
+#[test]
+fn with_pairwise_slowdowns_the_best_pairing_is_run_every_round_and_each_policy_gets_its_gap() {
+    let d = tmpdir("rounds-best");
+    let mix = d.join("pair.toml");
+    std::fs::write(
+        &mix,
+        // Naps, not spins: the mechanics are under test, and the other tests here time naps.
+        "name = \"pair\"\n[[job]]\nname = \"a\"\ncmd = [\"sleep\", \"0.2\"]\n\
+         [[job]]\nname = \"b\"\ncmd = [\"sleep\", \"0.2\"]\n",
+    )
+    .unwrap();
+    let prof = d.join("profile.json");
+    std::fs::write(
+        &prof,
+        r#"{"jobs": ["b", "a"], "solo_s": [0.3, 0.3],
+            "observed": [{"job": 0, "next_to": 1, "slowdown": 1.05}, {"job": 1, "next_to": 0, "slowdown": 1.04}]}"#,
+    )
+    .unwrap();
+    let (m, p) = (mix.to_str().unwrap(), prof.to_str().unwrap());
+    let args = ["run", "--policies", "linux,cfs", "--repeat", "2", "--profile", p, "-w", m, "--format", "json"];
+    let o = cosched(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["policies"].as_array().unwrap();
+    let labels: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
+    let contexts = cosched_linux::host::Host::live().topology.n_contexts();
+    match host_has_pairs() {
+        Some(true) if contexts >= 2 => {
+            assert_eq!(labels, ["linux", "cfs", "best-pairing"]);
+            let b = &v["best_pairing"];
+            assert_eq!((b["measured_cells"].as_u64(), b["predicted_cells"].as_u64()), (Some(2), Some(0)), "{b}");
+            assert_eq!(b["pairs"], serde_json::json!([["a", "b"]]), "{b}");
+            // Every round ran it, pinned: its runs are the `static` policy on the two contexts of one domain.
+            for round in v["runs"].as_array().unwrap() {
+                assert_eq!(round[2]["policy"], "static", "{round}");
+            }
+            for r in &rows[..2] {
+                let g = &r["gap_to_best_pct"];
+                let (mean, lo, hi) =
+                    (g["mean"].as_f64().unwrap(), g["lo"].as_f64().unwrap(), g["hi"].as_f64().unwrap());
+                assert!(lo <= mean && mean <= hi && mean.abs() < 100.0, "{r}");
+            }
+            assert!(rows[2]["gap_to_best_pct"].is_null());
+            // The table names what the gap is measured against.
+            let t = cosched(&args[..args.len() - 2]);
+            let text = String::from_utf8_lossy(&t.stdout);
+            assert!(
+                text.contains("gap_to_best_pct: throughput below best-pairing") && text.contains("(a+b)"),
+                "{text}"
+            );
+        }
+        _ => {
+            // No pairwise optimum on this host: the reason is given, nothing extra is run.
+            assert_eq!(labels, ["linux", "cfs"]);
+            let why = v["no_best_pairing"].as_str().unwrap();
+            assert!(why.contains("exactly two contexts") || why.contains("contexts (each needs"), "{why}");
+        }
+    }
+    // Without pairwise slowdowns there is no best pairing, and the reason says what to give.
+    let o = cosched(&["run", "--policies", "cfs", "--repeat", "1", "-w", m, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["no_best_pairing"].as_str().unwrap().contains("--profile"), "{v}");
+    assert_eq!(v["policies"].as_array().unwrap().len(), 2);
+}

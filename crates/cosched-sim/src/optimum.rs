@@ -24,7 +24,7 @@ use crate::experiment::solo_times;
 use crate::plan::Plan;
 use cosched_core::evt::{pot, PotResult, Threshold};
 use cosched_core::ids::CtxId;
-use cosched_core::optimum::{grouping, min_cost_groups, min_cost_pairs, Tree};
+use cosched_core::optimum::{grouping, min_cost_groups, place_pairs, Tree};
 use cosched_machine::MachineSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -211,8 +211,6 @@ impl<'a> Instance<'a> {
         })?;
         let jobs = self.plan.jobs.len();
         self.single_threaded("pairwise matching pairs")?;
-        let domains = self.tree.contexts() / 2;
-        let n = 2 * domains; // jobs plus idle partners
         let ordered: Vec<(usize, usize)> =
             (0..jobs).flat_map(|i| (0..jobs).filter(move |&j| j != i).map(move |j| (i, j))).collect();
         let slow: Vec<f64> = ordered
@@ -227,33 +225,14 @@ impl<'a> Instance<'a> {
         for (&(i, j), s) in ordered.iter().zip(&slow) {
             degradation[i * jobs + j] = s - 1.0;
         }
-        let mut cost = vec![0.0; n * n];
-        for i in 0..jobs {
-            for j in i + 1..jobs {
-                let c = degradation[i * jobs + j] + degradation[j * jobs + i];
-                cost[i * n + j] = c;
-                cost[j * n + i] = c;
-            }
-        }
-        let pairs = min_cost_pairs(&cost, n)?;
-        // Real pairs first, then a job beside an idle context; domains in spread order.
-        let mut groups: Vec<(usize, Option<usize>)> =
-            pairs.iter().filter(|&&(i, _)| i < jobs).map(|&(i, j)| (i, (j < jobs).then_some(j))).collect();
-        groups.sort_by_key(|&(i, j)| (j.is_none(), i));
-        let order = self.tree.spread_order(level);
-        let mut assignment = vec![0u32; jobs];
-        for (&(i, j), &d) in groups.iter().zip(&order) {
-            assignment[i] = 2 * d as u32;
-            if let Some(j) = j {
-                assignment[j] = 2 * d as u32 + 1;
-            }
-        }
-        let outcome = self.evaluate(&assignment)?;
-        let pair_cost = groups.iter().map(|&(i, j)| j.map_or(0.0, |j| cost[i * n + j])).sum();
+        let domains: Vec<[u32; 2]> =
+            self.tree.spread_order(level).iter().map(|&d| [2 * d as u32, 2 * d as u32 + 1]).collect();
+        let placed = place_pairs(&degradation, jobs, &domains)?;
+        let outcome = self.evaluate(&placed.assignment)?;
         Ok(Matched {
-            found: Found { assignment, outcome },
-            pairs: groups,
-            pair_cost,
+            found: Found { assignment: placed.assignment, outcome },
+            pairs: placed.pairs,
+            pair_cost: placed.pair_cost,
             degradation,
             corun_runs: ordered.len(),
         })

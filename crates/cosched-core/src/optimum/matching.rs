@@ -64,6 +64,55 @@ pub fn min_cost_pairs(cost: &[f64], n: usize) -> Result<Vec<(usize, usize)>, Str
     Ok((0..n).filter(|&i| i < mate[i]).map(|i| (i, mate[i])).collect())
 }
 
+/// A minimum-cost pairing of jobs placed on two-context domains.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairPlacement {
+    /// Job pairs (job, partner; `None` = an idle context), real pairs first.
+    pub pairs: Vec<(usize, Option<usize>)>,
+    /// The context of every job.
+    pub assignment: Vec<u32>,
+    /// Summed pairwise cost of the pairing (the quantity it minimises).
+    pub pair_cost: f64,
+}
+
+/// Jiang et al.'s pairwise co-schedule (PACT 2008, §3) of `jobs` jobs, one
+/// context each, on `domains` (the two contexts of every two-context sharing
+/// domain, in the order they are filled): the pair cost is the summed
+/// degradation `degradation[i * jobs + j] + degradation[j * jobs + i]`
+/// (job i's co-run/solo − 1 beside j), a job beside an idle context costs 0,
+/// the minimum-cost perfect pairing ([`min_cost_pairs`]) is placed real
+/// pairs first, then lone jobs, on the domains in order.
+pub fn place_pairs(degradation: &[f64], jobs: usize, domains: &[[u32; 2]]) -> Result<PairPlacement, String> {
+    if degradation.len() != jobs * jobs {
+        return Err(format!("{} degradations for {jobs} jobs: {} expected", degradation.len(), jobs * jobs));
+    }
+    if jobs > 2 * domains.len() {
+        return Err(format!("{jobs} jobs do not fit {} two-context domains", domains.len()));
+    }
+    let n = 2 * domains.len(); // jobs plus idle partners
+    let mut cost = vec![0.0; n * n];
+    for i in 0..jobs {
+        for j in i + 1..jobs {
+            let c = degradation[i * jobs + j] + degradation[j * jobs + i];
+            cost[i * n + j] = c;
+            cost[j * n + i] = c;
+        }
+    }
+    let matched = min_cost_pairs(&cost, n)?;
+    let mut pairs: Vec<(usize, Option<usize>)> =
+        matched.iter().filter(|&&(i, _)| i < jobs).map(|&(i, j)| (i, (j < jobs).then_some(j))).collect();
+    pairs.sort_by_key(|&(i, j)| (j.is_none(), i));
+    let mut assignment = vec![0u32; jobs];
+    for (&(i, j), d) in pairs.iter().zip(domains) {
+        assignment[i] = d[0];
+        if let Some(j) = j {
+            assignment[j] = d[1];
+        }
+    }
+    let pair_cost = pairs.iter().map(|&(i, j)| j.map_or(0.0, |j| cost[i * n + j])).sum();
+    Ok(PairPlacement { pairs, assignment, pair_cost })
+}
+
 /// Every perfect pairing enumerated, the cheapest kept (ties: the first in
 /// enumeration order): the test oracle of [`min_cost_pairs`], up to
 /// [`MAX_BRUTE_FORCE`] vertices.
@@ -115,6 +164,40 @@ mod tests {
             }
         }
         c
+    }
+
+    #[test]
+    fn placed_pairs_cost_the_brute_force_minimum_and_lone_jobs_sit_beside_idle_contexts() {
+        let mut rng = ChaCha8Rng::seed_from_u64(34);
+        for case in 0..200 {
+            let domains = rng.gen_range(1..=5);
+            let jobs = rng.gen_range(1..=2 * domains);
+            let deg: Vec<f64> = (0..jobs * jobs).map(|_| rng.gen_range(0.0..1.5)).collect();
+            let doms: Vec<[u32; 2]> = (0..domains as u32).rev().map(|d| [2 * d + 1, 2 * d]).collect();
+            let p = place_pairs(&deg, jobs, &doms).unwrap();
+            // The oracle: every pairing of the jobs and idle partners.
+            let n = 2 * domains;
+            let mut c = vec![0.0; n * n];
+            for i in 0..jobs {
+                for j in 0..jobs {
+                    if i != j {
+                        c[i * n + j] = deg[i * jobs + j] + deg[j * jobs + i];
+                    }
+                }
+            }
+            let (_, best) = brute_force_pairs(&c, n).unwrap();
+            assert!((p.pair_cost - best).abs() < 1e-9, "case {case}: {} vs {best}", p.pair_cost);
+            // Domains filled in the order given, each job on its own context.
+            let mut used: Vec<u32> = p.assignment.clone();
+            used.sort_unstable();
+            used.dedup();
+            assert_eq!(used.len(), jobs, "case {case}");
+            for (k, &(i, j)) in p.pairs.iter().enumerate() {
+                assert_eq!(p.assignment[i], doms[k][0]);
+                assert_eq!(j.map(|j| p.assignment[j]), j.map(|_| doms[k][1]));
+            }
+        }
+        assert!(place_pairs(&[0.0; 9], 3, &[[0, 1]]).unwrap_err().contains("3 jobs do not fit 1"));
     }
 
     #[test]

@@ -13,9 +13,11 @@
 //! (exhaustive) or when the objective is the pairwise cost itself.
 
 pub mod coschedule;
+pub mod domains;
 pub mod grouping;
 pub mod matching;
 
 pub use coschedule::Tree;
+pub use domains::pair_domains;
 pub use grouping::{brute_force_groups, min_cost_groups};
-pub use matching::{brute_force_pairs, min_cost_pairs, pairing_cost};
+pub use matching::{brute_force_pairs, min_cost_pairs, pairing_cost, place_pairs, PairPlacement};
