@@ -58,10 +58,12 @@ def main() -> None:
     print(f"  ratio Python / CLI: {t_py / t_cli:.3f} (target <= 1.10)")
 
     # Per-call overhead: N sequential simulate() calls against one Rust batch of the same N runs,
-    # both on one thread (RAYON_NUM_THREADS=1 is set by the child below).
+    # both on one thread (RAYON_NUM_THREADS=1 is set by the child below); then a policy's cost per
+    # event in Python against its Rust twin.
     if os.environ.get("RAYON_NUM_THREADS") != "1":
         env = dict(os.environ, RAYON_NUM_THREADS="1")
         subprocess.run([sys.executable, __file__, "--overhead"], check=True, env=env)
+        subprocess.run([sys.executable, __file__, "--per-event"], check=True, env=env)
 
 
 def overhead() -> None:
@@ -82,5 +84,38 @@ def overhead() -> None:
     print(f"  overhead per call beyond the simulation: {per_call:.3f} ms (target < 1 ms)")
 
 
+def per_event() -> None:
+    """A policy written in Python against its Rust twin (the same decisions, so the same
+    simulation): the difference in run time over the events the policy handled."""
+    import cosched
+    from cosched.examples import GRrs, MpkiPairs
+
+    machine, workload = "xeon-e5645", "spec-mix24"
+    print(f"policy cost per event, Python against its Rust twin ({workload} on {machine}, one thread, best of 3):")
+
+    def timed(p: object) -> tuple[float, int]:
+        """Best of 3 run times of policy `p`, and the events it handled."""
+        events: list[int] = []
+
+        def go() -> None:
+            events.append(cosched.simulate(machine, workload, p, seed=1, no_timing=True).metrics["policy_events"])
+
+        return best_of(3, go), events[0]
+
+    for py, rust in ((GRrs(), "g-rrs"), (MpkiPairs(), "mpki-pairs")):
+        (t_rust, e_rust), (t_py, events) = timed(rust), timed(py)
+        assert events == e_rust, "the twins made different decisions"
+        per = (t_py - t_rust) / events * 1e6
+        print(
+            f"  {py.name} vs {rust}: {events} events, Rust {t_rust * 1e3:.1f} ms, Python {t_py * 1e3:.1f} ms: "
+            f"{per:.2f} us more per event ({t_py / t_rust:.2f}x the run)"
+        )
+
+
 if __name__ == "__main__":
-    overhead() if sys.argv[1:] == ["--overhead"] else main()
+    if sys.argv[1:] == ["--overhead"]:
+        overhead()
+    elif sys.argv[1:] == ["--per-event"]:
+        per_event()
+    else:
+        main()

@@ -7,7 +7,8 @@ value theory, draw the papers' figures, and run sweeps locally or on Dask.
     >>> run.metrics["makespan_s"] > 0
     True
 
-See docs/python.md for a tour. ``cosched.pp`` serves progress periods to
+See docs/python.md for a tour, docs/policies.md for writing your own policy
+(a :class:`cosched.Policy` subclass). ``cosched.pp`` serves progress periods to
 Python programs run under ``cosched run``.
 """
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from .assignment import assign
     from .learn import complete
     from .optimum import optimum
+    from .policy import Policy
     from .sim import (
         Machine,
         Run,
@@ -46,6 +48,7 @@ _LAZY = {
     "assign": ".assignment",
     "complete": ".learn",
     "optimum": ".optimum",
+    "Policy": ".policy",
     "sweep": ".sweeps",
     **{
         n: ".sim"
@@ -79,6 +82,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Machine",
+    "Policy",
     "Run",
     "Workload",
     "__version__",

@@ -118,5 +118,7 @@ def check_policies(value: Any) -> list[str] | None:
         raise OptionError(f"policies: give a list of policy names, got {type(value).__name__}") from None
     for n in names:
         if not isinstance(n, str):
-            raise OptionError(f"policies: every entry must be a policy name (a string), got {n!r}")
+            raise OptionError(
+                f"policies: every entry must be a policy name (a string) or a cosched.Policy instance, got {n!r}"
+            )
     return names

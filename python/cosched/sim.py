@@ -22,6 +22,7 @@ import pandas as pd
 from . import _cosched
 from ._knobs import check_count, check_policies, check_seed, in_python_words, known, to_flags
 from .errors import ConfigError
+from .policy import Policy, custom, is_policy
 
 __all__ = [
     "Machine",
@@ -260,9 +261,16 @@ class Run:
         thread, job, job_name, start_s, end_s). With ``path``, also writes the
         Chrome/Perfetto trace JSON there (open it in ui.perfetto.dev). The run
         is deterministic, so this reruns it with the same inputs and seed."""
-        flags, mtoml, wtoml, policy, seed = self._call
+        flags, mtoml, wtoml, policy, seed, code = self._call
         _, names, slices = _cosched.simulate(
-            flags, mtoml, wtoml, policy, seed, collect=True, trace_path=None if path is None else str(path)
+            flags,
+            mtoml,
+            wtoml,
+            policy,
+            seed,
+            collect=True,
+            trace_path=None if path is None else str(path),
+            custom=code,
         )
         df = pd.DataFrame(slices, columns=["context", "thread", "job", "start_ns", "end_ns"])
         df.insert(3, "job_name", [names[j] for j in df["job"]])
@@ -281,19 +289,33 @@ class Run:
 def simulate(
     machine: str | Machine = DEFAULT_MACHINE,
     workload: str | Workload = DEFAULT_WORKLOAD,
-    policy: str = "cfs",
+    policy: str | Policy = "cfs",
     seed: int = 1,
     **knobs: Any,
 ) -> Run:
     """Run ``policy`` on ``machine`` and ``workload`` (preset names, TOML paths,
     or :class:`Machine` / :class:`Workload` objects) with ``seed``; ``knobs`` are
     the CLI's flags as keywords (``quantum_ms=4``, ``noise=0``, ``no_timing=True``;
-    see :func:`knobs`)."""
+    see :func:`knobs`). ``policy`` is a registry name or a :class:`cosched.Policy`
+    instance (your own policy, docs/policies.md)."""
     seed = check_seed("seed", seed)
+    code = custom(policy) if _is_code(policy) else None
+    name = code[0] if code else str(policy)
     with in_python_words():
         flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-        text, _, _ = _cosched.simulate(flags, mtoml, wtoml, str(policy), seed)
-    return Run(json.loads(text), (flags, mtoml, wtoml, policy, seed))
+        text, _, _ = _cosched.simulate(flags, mtoml, wtoml, name, seed, custom=code)
+    return Run(json.loads(text), (flags, mtoml, wtoml, name, seed, code))
+
+
+def _is_code(p: Any) -> bool:
+    """Whether ``p`` is a policy given as code (or its class, refused by :func:`custom` with a hint)."""
+    return is_policy(p) or (isinstance(p, type) and issubclass(p, Policy))
+
+
+def _with_codes(policies: list[Any], codes: list[Any]) -> list[tuple[Any, Any]]:
+    """Each entry of ``policies`` with its code tuple (None for a registry name), in order."""
+    it = iter(codes)
+    return [(p, next(it) if _is_code(p) else None) for p in policies]
 
 
 def summary_frame(policies: list[dict[str, Any]]) -> pd.DataFrame:
@@ -314,10 +336,11 @@ def summary_frame(policies: list[dict[str, Any]]) -> pd.DataFrame:
 def compare(
     machine: str | Machine = DEFAULT_MACHINE,
     workload: str | Workload = DEFAULT_WORKLOAD,
-    policies: list[str] | None = None,
+    policies: list[str | Policy] | None = None,
     baseline: str = "cfs",
     seeds: int = 3,
     seed: int = 1,
+    gap: bool = True,
     **knobs: Any,
 ) -> pd.DataFrame:
     """Every policy (default: every non-oracle policy needing no extra input) on
@@ -328,12 +351,24 @@ def compare(
     ``df.attrs["summary"]`` holds one row per policy with ``<metric>_mean``,
     ``_lo``, ``_hi`` (95% t-interval over seeds); ``df.attrs`` also names the
     ``baseline``, ``machine``, ``workload`` and ``seeds``.
+
+    An entry of ``policies`` may be a :class:`cosched.Policy` instance (your own
+    policy): it runs on the same seeds and is summarised like the others.
+    ``gap=False`` skips the best static co-schedule (``gap_to_best_pct``;
+    ``cosched compare --no-gap-to-best``).
     """
-    policies = check_policies(policies)
+    codes: list[Any] = []
+    entries: Any = policies
+    if isinstance(policies, (list, tuple)):
+        codes = [custom(p) for p in policies if _is_code(p)]
+        entries = [c[0] if c else p for p, c in _with_codes(list(policies), codes)]
+    names = check_policies(entries)
     seed, seeds = check_seed("seed", seed), check_count("seeds", seeds)
     with in_python_words():
         flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-        c = json.loads(_cosched.compare(flags, mtoml, wtoml, policies, str(baseline), seed, seeds))
+        c = json.loads(
+            _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
+        )
     df = runs_frame(c["runs"])
     base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
     df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])

@@ -25,6 +25,7 @@ import pandas as pd
 from . import _cosched
 from ._knobs import check_seed, in_python_words, to_flags
 from .errors import OptionError
+from .policy import custom, is_policy
 from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
 
 __all__ = ["expand", "partition", "sweep"]
@@ -68,7 +69,7 @@ def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame)
     return [dict(zip(order, combo)) for combo in itertools.product(*(axes[k] for k in order))]
 
 
-def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str]) -> Point:
+def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str], codes: dict[str, Any]) -> Point:
     knobs = {k: v for k, v in p.items() if k not in _AXES}
     if not timing:
         knobs.setdefault("no_timing", True)
@@ -82,8 +83,14 @@ def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str]) -> Point:
         flags += f
         specs.append(tomls[id(value)] if isinstance(value, (Machine, Workload)) else None)
     policy = p.get("policy", "cfs")
+    if is_policy(policy):
+        code = custom(policy)
+        if code[0] in codes and codes[code[0]][3] is not policy:
+            raise OptionError(f"policy: two different policies are named {code[0]!r}: give each its own name")
+        codes.setdefault(code[0], (*code, policy))
+        policy = code[0]
     if not isinstance(policy, str):
-        raise OptionError(f"policy: must be a policy name (a string), got {policy!r}")
+        raise OptionError(f"policy: must be a policy name (a string) or a cosched.Policy instance, got {policy!r}")
     return flags + to_flags(knobs), specs[0], specs[1], policy, check_seed("seed", p.get("seed", 1))
 
 
@@ -120,12 +127,19 @@ def sweep(
     if not points:
         return pd.DataFrame()
     tomls: dict[int, str] = {}
-    encoded = [_point(p, timing, tomls) for p in points]
+    codes: dict[str, Any] = {}
+    encoded = [_point(p, timing, tomls, codes) for p in points]
+    customs = [c[:3] for c in codes.values()]
     bar = _bar(len(points), progress)
     try:
         with in_python_words():
             if client is None:
-                reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None)
+                reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None, customs=customs)
+            elif customs:
+                raise OptionError(
+                    "a sweep with policies written in Python runs in this process: drop client= "
+                    "(the policy objects would have to be shipped to every worker)"
+                )
             else:
                 reports = _on_cluster(client, encoded, partitions, bar)
     finally:

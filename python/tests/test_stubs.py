@@ -22,13 +22,25 @@ def _stub_functions() -> dict[str, list[str]]:
 
 def test_stub_names_and_parameters_match_the_module():
     module = {
-        n: getattr(_cosched, n) for n in dir(_cosched) if not n.startswith("_") and callable(getattr(_cosched, n))
+        n: getattr(_cosched, n)
+        for n in dir(_cosched)
+        if not n.startswith("_") and callable(getattr(_cosched, n)) and not isinstance(getattr(_cosched, n), type)
     }
     stub = _stub_functions()
     assert set(stub) == set(module)
     for name, fn in module.items():
         assert list(inspect.signature(fn).parameters) == stub[name], name
     assert "__version__" in STUB.read_text() and isinstance(_cosched.__version__, str)
+    # The classes (a Python policy's Event and View) with their public attributes and methods.
+    classes = {n.name: n for n in ast.parse(STUB.read_text()).body if isinstance(n, ast.ClassDef)}
+    module_classes = {n for n in dir(_cosched) if isinstance(getattr(_cosched, n), type)}
+    assert set(classes) == module_classes
+    for name, node in classes.items():
+        stubbed = {b.name for b in node.body if isinstance(b, ast.FunctionDef)} | {
+            b.target.id for b in node.body if isinstance(b, ast.AnnAssign) and isinstance(b.target, ast.Name)
+        }
+        public = {a for a in dir(getattr(_cosched, name)) if not a.startswith("_")}
+        assert stubbed == public, name
     assert Path(cosched.__file__).with_name("py.typed").exists()
 
 

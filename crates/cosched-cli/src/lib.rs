@@ -24,6 +24,7 @@ pub mod limits;
 pub mod list;
 mod live;
 mod mix_model;
+pub mod new_policy;
 pub mod optimum;
 pub mod opts;
 mod output;
@@ -89,6 +90,9 @@ enum Cmd {
     /// Every calibration and check point of the machine presets: published figure, simulated value,
     /// error, tolerance, source, fitted or held out; exit 1 when a point leaves its tolerance.
     Validate(validate::Args),
+    /// Start a Rust policy of your own: write crates/cosched-core/src/policies/NAME.rs from a
+    /// template (a working round-robin, its knob, a scripted-stream test) and register it (docs/policies.md).
+    NewPolicy(new_policy::Args),
 }
 
 /// Why a command failed, and with which exit status: 2 for bad input or a
@@ -247,5 +251,6 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Probe(a) => probe::run(a).map_err(Failure::from),
         Cmd::Calibrate(a) => calibrate::run(a).map_err(Failure::from),
         Cmd::Characterise(a) => characterise::run(a).map_err(Failure::from),
+        Cmd::NewPolicy(a) => new_policy::run(a).map_err(Failure::from),
     }
 }

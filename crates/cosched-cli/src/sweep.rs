@@ -8,21 +8,61 @@
 use crate::error::RunError;
 use crate::opts::RunOpts;
 use cosched_core::policies;
+use cosched_core::Policy;
 use cosched_machine::{MachineSpec, TraceSlice};
-use cosched_sim::experiment::{simulate, solo_times, Report, RunConfig};
+use cosched_sim::experiment::{simulate, simulate_with, solo_times, Report, RunConfig};
 use cosched_sim::Plan;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Builds a fresh instance of a policy given as code.
+pub type MakePolicy = dyn Fn() -> Result<Box<dyn Policy>, String> + Send + Sync;
+
+/// A policy given as code rather than by registry name (a user's Python
+/// policy, issue #34): every run gets a fresh instance from `make`, so runs
+/// share no state and may run in parallel.
+#[derive(Clone)]
+pub struct Custom {
+    /// The name its rows and reports carry (not a registry name).
+    pub name: String,
+    /// A fresh instance.
+    pub make: Arc<MakePolicy>,
+}
+
+impl std::fmt::Debug for Custom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Custom({})", self.name)
+    }
+}
+
+impl Custom {
+    /// Refuse a name that is a built-in policy's (rows would be ambiguous) or empty.
+    pub fn check(&self) -> Result<(), RunError> {
+        if self.name.trim().is_empty() {
+            return Err(RunError::Policy("a policy given as code needs a non-empty `name`".into()));
+        }
+        if policies::find(&self.name).is_some() {
+            return Err(RunError::Policy(format!(
+                "policy name `{}` is a built-in policy's: give your policy another `name`",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+}
 
 /// One run of a batch.
 #[derive(Clone, Debug)]
 pub struct Point {
     /// Machine, workload and every knob.
     pub run: RunOpts,
-    /// Policy name.
+    /// Policy name (a registry name, or the name of `custom`).
     pub policy: String,
     /// Seed of every random draw of the run.
     pub seed: u64,
+    /// The policy as code, when it is not a registry policy.
+    pub custom: Option<Custom>,
 }
 
 /// What every policy run on one (options, seed) shares: the machine as
@@ -60,6 +100,8 @@ pub fn config(run: &RunOpts, policy: &str, seed: u64) -> Result<RunConfig, RunEr
 /// As [`config`] for `policy` run beside `among` with the same options
 /// (`compare`, a sweep): a knob is refused only when none of `among` reads it.
 pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
+    let among: Vec<&str> = among.iter().copied().filter(|p| policies::find(p).is_some() || *p == policy).collect();
+    let among = &among[..];
     if policies::find(policy).is_none() {
         policies::make(policy, &Default::default())?;
     }
@@ -74,7 +116,46 @@ pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> R
     Ok(cfg)
 }
 
+/// As [`config`] for a policy given as code: the engine's options of `run`
+/// for `seed`; the knobs are the built-in policies' (a knob none of `among`
+/// reads is refused), and a policy given as code reads none.
+pub fn config_custom(run: &RunOpts, custom: &Custom, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
+    custom.check()?;
+    let builtin: Vec<&str> = among.iter().copied().filter(|p| policies::find(p).is_some()).collect();
+    let policy_opts = if builtin.is_empty() {
+        if !run.knobs.given().is_empty() {
+            return Err(RunError::Option(format!(
+                "{}: no policy of this run reads it (`{}` is given as code and reads no declared knob)",
+                run.knobs.given().iter().map(|k| format!("--{}", k.replace('_', "-"))).collect::<Vec<_>>().join(", "),
+                custom.name
+            )));
+        }
+        policies::PolicyOptions { seed, ..Default::default() }
+    } else {
+        run.policy_opts(&builtin, seed).map_err(RunError::Option)?.0
+    };
+    Ok(RunConfig {
+        policy: custom.name.clone(),
+        policy_opts,
+        sim: run.sim_opts(seed).map_err(RunError::Option)?,
+        threads: run.threads,
+    })
+}
+
 impl Prepared {
+    /// Run a policy given as code with `cfg` on this plan.
+    pub fn run_custom(
+        &self,
+        run: &RunOpts,
+        custom: &Custom,
+        cfg: &RunConfig,
+        trace: Option<&mut dyn FnMut(TraceSlice)>,
+    ) -> Result<Report, RunError> {
+        let mut policy = (custom.make)().map_err(RunError::Policy)?;
+        simulate_with(&self.varied, &self.plan, policy.as_mut(), cfg, &self.solo, trace)
+            .map_err(|e| RunError::from_sim(e, &run.workload))
+    }
+
     /// Run `cfg` on this plan; `trace` receives every slice of the schedule.
     pub fn run(
         &self,
@@ -120,8 +201,13 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
         .zip(group_of.par_iter())
         .map(|(p, &g)| {
             let prep = prepared[g].as_ref().map_err(Clone::clone)?;
-            let cfg = config_among(&p.run, &p.policy, p.seed, &among[&format!("{:?}", p.run)])?;
-            let r = prep.run(&p.run, &cfg, None);
+            let among = &among[&format!("{:?}", p.run)];
+            let r = match &p.custom {
+                Some(c) => {
+                    config_custom(&p.run, c, p.seed, among).and_then(|cfg| prep.run_custom(&p.run, c, &cfg, None))
+                }
+                None => config_among(&p.run, &p.policy, p.seed, among).and_then(|cfg| prep.run(&p.run, &cfg, None)),
+            };
             tick();
             r
         })

@@ -50,7 +50,24 @@ fn bad_optimum_input_is_one_line_naming_the_flag() {
     fails_cleanly(&["optimum", "--budget", "2000000"], &["--budget", "1000000"]);
     fails_cleanly(&["optimum", "--samples", "1000000000"], &["--samples"]);
     fails_cleanly(&["optimum", "--confidence", "1.5"], &["--confidence"]);
-    fails_cleanly(&["optimum", "-w", "spec-mix24"], &["spec-mix24", "do not fit"]);
+}
+
+#[test]
+fn an_oversubscribed_workload_gets_the_evt_estimate_of_the_best_time_shared_partition() {
+    // spec-mix8 on the i5-2500's four contexts: two jobs per context.
+    let v = json(&["optimum", "-m", "i5-2500", "-w", "spec-mix8", "--samples", "300", "--format", "json"]);
+    assert!(v["bound"].as_str().unwrap().contains("partition"), "{}", v["bound"]);
+    assert!(v["coschedules"].as_str().unwrap().contains("more threads than contexts"));
+    assert!(v["exhaustive"].is_null());
+    assert!(v["matching"]["Err"].as_str().unwrap().contains("8 threads on 4 contexts"), "{}", v["matching"]);
+    // Every context holds two of the eight jobs in the best partition drawn.
+    let a: Vec<u64> =
+        v["sampled"]["best"]["assignment"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+    for c in 0..4 {
+        assert_eq!(a.iter().filter(|&&x| x == c).count(), 2, "{a:?}");
+    }
+    let best = v["best"].as_f64().unwrap();
+    assert!(best.is_finite() && best >= v["sampled"]["best"]["outcome"]["throughput_gips"].as_f64().unwrap() - 1e-9);
 }
 
 #[test]
@@ -61,8 +78,23 @@ fn compare_prints_the_gap_to_the_best_static_co_schedule_where_one_exists() {
         let g = p["gap_to_best_pct"]["mean"].as_f64().unwrap();
         assert!(g.is_finite() && g > -50.0 && g < 100.0, "{g}");
     }
-    // More threads than contexts: no static co-schedule; the column is empty and the reason given.
-    let v = json(&["compare", "-w", "spec-mix24", "--policies", "cfs", "--seeds", "1", "--format", "json"]);
-    assert!(v["best_static"]["Err"].as_str().unwrap().contains("more threads than contexts"));
+    // More threads than contexts: no static co-schedule, so the best time-shared partition, named so.
+    let v =
+        json(&["compare", "-m", "i5-2500", "-w", "spec-mix8", "--policies", "cfs", "--seeds", "1", "--format", "json"]);
+    assert!(v["best_static"]["Ok"]["bound"].as_str().unwrap().contains("partition"), "{}", v["best_static"]);
+    assert!(v["policies"][0]["gap_to_best_pct"]["mean"].as_f64().unwrap().is_finite());
+    let v = json(&[
+        "compare",
+        "-w",
+        "spec-mix24",
+        "--policies",
+        "cfs",
+        "--seeds",
+        "1",
+        "--no-gap-to-best",
+        "--format",
+        "json",
+    ]);
+    assert!(v["best_static"]["Err"].as_str().unwrap().contains("--no-gap-to-best"));
     assert!(v["policies"][0]["gap_to_best_pct"].is_null());
 }

@@ -48,6 +48,27 @@ pub enum Reuse {
     High,
 }
 
+impl Resource {
+    /// The word the wire protocol and the Python policies use (`llc`, `membw`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Resource::Llc => "llc",
+            Resource::MemBw => "membw",
+        }
+    }
+}
+
+impl Reuse {
+    /// The word the wire protocol and the Python policies use (`low`, `medium`, `high`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Reuse::Low => "low",
+            Reuse::Medium => "medium",
+            Reuse::High => "high",
+        }
+    }
+}
+
 /// What a progress period asks for: `pp_begin(resource, bytes, reuse)` (RDA §2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Demand {
@@ -283,4 +304,11 @@ pub trait Policy: Send {
     }
     /// Handle one event, appending decisions to `out`.
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>);
+    /// Why the policy cannot continue, once it cannot (a user policy whose
+    /// code raised, issue #34): the backends ask after every event and stop
+    /// the run with [`crate::dispatch::ContractError::Failed`]. `None` (the
+    /// default) for a policy that always can.
+    fn failure(&mut self) -> Option<String> {
+        None
+    }
 }

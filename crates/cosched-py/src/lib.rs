@@ -6,7 +6,7 @@
 //! turned into dicts and DataFrames by the `cosched` package
 //! (`python/cosched`). Binding files mirror the modules they wrap: [`sim`]
 //! (experiments), [`evt`] (statistical thread assignment), [`learn`]
-//! (matrix completion); [`errors`] maps each error variant to its exception
+//! (matrix completion), [`policy`] (policies written in Python, issue #34); [`errors`] maps each error variant to its exception
 //! class in `cosched.errors`.
 
 use pyo3::prelude::*;
@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 mod errors;
 mod evt;
 mod learn;
+mod policy;
 mod sim;
 
 /// The extension module.

@@ -6,7 +6,7 @@ use crate::errors::run_error;
 use cosched_cli::error::RunError;
 use cosched_cli::knobs::{knobs, parse_flags};
 use cosched_cli::opts::RunOpts;
-use cosched_cli::sweep::{config, prepare, run_batch, Point};
+use cosched_cli::sweep::{config, config_custom, prepare, run_batch, Custom, Point};
 use cosched_machine::{ChromeTrace, ConfigError, MachineSpec, TraceSlice};
 use cosched_sim::presets;
 use cosched_sim::WorkloadSpec;
@@ -24,7 +24,30 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_class::<crate::policy::Event>()?;
+    m.add_class::<crate::policy::View>()?;
+    m.add("COUNTERS", crate::policy::COUNTERS.to_vec())?;
     Ok(())
+}
+
+/// A policy given as Python code: (name, factory returning a fresh instance, needs).
+type CustomIn = (String, Py<PyAny>, Vec<String>);
+
+/// The [`Custom`] of a Python policy: each run calls `factory` for a fresh instance.
+fn custom((name, factory, needs): CustomIn) -> Result<Custom, RunError> {
+    let needs = crate::policy::parse_needs(&needs).map_err(|e| RunError::Policy(format!("{name}: {e}")))?;
+    let label = name.clone();
+    let c = Custom {
+        name,
+        make: std::sync::Arc::new(move || {
+            Python::attach(|py| {
+                let obj = factory.call0(py).map_err(|e| format!("{label}: making a fresh instance raised: {e}"))?;
+                Ok(Box::new(crate::policy::PyPolicy::new(obj, &label, needs)) as Box<dyn cosched_core::Policy>)
+            })
+        }),
+    };
+    c.check()?;
+    Ok(c)
 }
 
 fn json<T: serde::Serialize>(v: &T) -> PyResult<String> {
@@ -134,7 +157,7 @@ type Slice = (u32, u32, u32, u64, u64);
 /// names, and the schedule's slices when `collect`; `trace_path` also
 /// writes the Perfetto trace there.
 #[pyfunction]
-#[pyo3(signature = (flags, machine, workload, policy, seed, collect=false, trace_path=None))]
+#[pyo3(signature = (flags, machine, workload, policy, seed, collect=false, trace_path=None, custom=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn simulate(
     py: Python<'_>,
@@ -145,11 +168,16 @@ fn simulate(
     seed: u64,
     collect: bool,
     trace_path: Option<String>,
+    custom: Option<CustomIn>,
 ) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
     py.detach(|| -> Result<_, RunError> {
         let run = run_opts(&flags, machine, workload)?;
         run.machine_spec()?;
-        let cfg = config(&run, &policy, seed)?;
+        let custom = custom.map(self::custom).transpose()?;
+        let cfg = match &custom {
+            Some(c) => config_custom(&run, c, seed, &[c.name.as_str()])?,
+            None => config(&run, &policy, seed)?,
+        };
         let prep = prepare(&run, seed)?;
         let names: Vec<String> = prep.plan.jobs.iter().map(|j| j.name.clone()).collect();
         let mut slices: Vec<Slice> = vec![];
@@ -173,7 +201,11 @@ fn simulate(
             }
         };
         let want = collect || trace_path.is_some();
-        let r = prep.run(&run, &cfg, if want { Some(&mut sink) } else { None })?;
+        let sink: Option<&mut dyn FnMut(TraceSlice)> = if want { Some(&mut sink) } else { None };
+        let r = match &custom {
+            Some(c) => prep.run_custom(&run, c, &cfg, sink)?,
+            None => prep.run(&run, &cfg, sink)?,
+        };
         if let (Some(t), Some(path)) = (file, &trace_path) {
             t.finish().map_err(|e| RunError::Option(format!("{path}: writing trace: {e}")))?;
         }
@@ -185,7 +217,7 @@ fn simulate(
 
 /// `cosched compare --format json` for these options.
 #[pyfunction]
-#[pyo3(signature = (flags, machine, workload, policies, baseline, seed, seeds))]
+#[pyo3(signature = (flags, machine, workload, policies, baseline, seed, seeds, customs=vec![], gap=true))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -196,11 +228,15 @@ fn compare(
     baseline: String,
     seed: u64,
     seeds: u64,
+    customs: Vec<CustomIn>,
+    gap: bool,
 ) -> PyResult<String> {
     py.detach(|| -> Result<String, RunError> {
         let run = run_opts(&flags, machine, workload)?;
+        let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_cli::compare::default_policies);
-        let c = cosched_cli::compare::comparison(&run, &names, &baseline, (seed, seeds), true, &|_| {}, &|| {})?;
+        let c =
+            cosched_cli::compare::comparison(&run, &names, &customs, &baseline, (seed, seeds), gap, &|_| {}, &|| {})?;
         serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
     })
     .map_err(run_error)
@@ -212,12 +248,21 @@ type PointIn = (Vec<String>, Option<String>, Option<String>, String, u64);
 /// Run every point (in parallel), reports as JSON in point order;
 /// `progress(n)` is called as runs finish.
 #[pyfunction]
-#[pyo3(signature = (points, progress=None))]
-fn sweep(py: Python<'_>, points: Vec<PointIn>, progress: Option<Py<PyAny>>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (points, progress=None, customs=vec![]))]
+fn sweep(
+    py: Python<'_>,
+    points: Vec<PointIn>,
+    progress: Option<Py<PyAny>>,
+    customs: Vec<CustomIn>,
+) -> PyResult<Vec<String>> {
     py.detach(|| -> Result<Vec<String>, RunError> {
+        let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let pts: Vec<Point> = points
             .into_iter()
-            .map(|(flags, m, w, policy, seed)| Ok(Point { run: run_opts(&flags, m, w)?, policy, seed }))
+            .map(|(flags, m, w, policy, seed)| {
+                let custom = customs.iter().find(|c| c.name == policy).cloned();
+                Ok(Point { run: run_opts(&flags, m, w)?, policy, seed, custom })
+            })
             .collect::<Result<_, RunError>>()?;
         let tick = || {
             if let Some(cb) = &progress {

@@ -24,6 +24,35 @@ pub fn random_assignment(topo: &Topology, threads: usize, rng: &mut impl Rng) ->
     ctx.into_iter().map(CtxId).collect()
 }
 
+/// A uniformly random balanced partition of `threads` threads over the
+/// contexts of `topo` (more threads than contexts): the threads in a random
+/// order dealt over the contexts in a random order, so every context holds
+/// ⌊threads/contexts⌋ or ⌈threads/contexts⌉ of them. The statistical study's
+/// random assignment (§3) carried to an oversubscribed workload, where
+/// threads sharing a context take turns (issue #33 item 2).
+pub fn random_partition(topo: &Topology, threads: usize, rng: &mut impl Rng) -> Vec<CtxId> {
+    use rand::seq::SliceRandom;
+    let n = topo.n_contexts().max(1);
+    let ctx = random_assignment(topo, n, rng);
+    let mut order: Vec<usize> = (0..threads).collect();
+    order.shuffle(rng);
+    let mut out = vec![CtxId(0); threads];
+    for (k, &t) in order.iter().enumerate() {
+        out[t] = ctx[k % n];
+    }
+    out
+}
+
+/// One run of `plan` on `m` under a time-shared static partition: thread t
+/// only on context `assignment[t]`, the threads of a context taking turns of
+/// the round-robin quantum (`static`'s default, SLITS §5.2's 4 ms).
+pub fn partition_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<crate::RunOutput, SimError> {
+    let o = PolicyOptions { assignment: Some(assignment.to_vec()), ..Default::default() };
+    let mut policy =
+        policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
+    run(m, plan, &mut *policy, &SimOptions::default(), None)
+}
+
 /// One run of `plan` on `m` with thread t pinned to context `assignment[t]`
 /// for the whole run (`static` policy, no time slicing): what every
 /// assignment and co-schedule measurement runs (also `crate::optimum`).
@@ -138,5 +167,24 @@ mod tests {
         }
         // uniform: each context used 2000·24/64 = 750 times on average
         assert!(seen.iter().all(|&k| (600..900).contains(&k)), "{seen:?}");
+    }
+
+    #[test]
+    fn random_partitions_are_balanced_and_uniform() {
+        let topo = Topology::regular(1, 1, 3, 1, 2);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut seen = vec![[0u32; 6]; 14];
+        for _ in 0..3000 {
+            let a = random_partition(&topo, 14, &mut rng);
+            let mut load = [0usize; 6];
+            for (t, c) in a.iter().enumerate() {
+                load[c.idx()] += 1;
+                seen[t][c.idx()] += 1;
+            }
+            // 14 threads on 6 contexts: two or three each.
+            assert!(load.iter().all(|&l| l == 2 || l == 3), "{load:?}");
+        }
+        // Every thread on every context about 3000/6 = 500 times.
+        assert!(seen.iter().flatten().all(|&k| (420..580).contains(&k)), "{seen:?}");
     }
 }

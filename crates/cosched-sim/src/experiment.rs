@@ -142,8 +142,21 @@ pub fn simulate(
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<Report, SimError> {
     let mut policy = make(&cfg.policy, &cfg.policy_opts)?;
+    simulate_with(m, plan, policy.as_mut(), cfg, solo, trace)
+}
+
+/// As [`simulate`] with the policy given rather than named (a user's
+/// policy, issue #34); the report names it `cfg.policy`.
+pub fn simulate_with(
+    m: &MachineSpec,
+    plan: &Plan,
+    policy: &mut dyn cosched_core::Policy,
+    cfg: &RunConfig,
+    solo: &[f64],
+    trace: Option<&mut dyn FnMut(TraceSlice)>,
+) -> Result<Report, SimError> {
     let oracle = policy.needs().oracle;
-    let out = run(m, plan, policy.as_mut(), &cfg.sim, trace)?;
+    let out = run(m, plan, policy, &cfg.sim, trace)?;
     let jobs: Vec<JobOutcome> = plan
         .jobs
         .iter()

@@ -18,7 +18,7 @@
 //!   assignments simulated, the best kept, and the Peak-Over-Threshold upper
 //!   bound of the objective with its confidence interval.
 
-use crate::assignment::random_assignment;
+use crate::assignment::{random_assignment, random_partition};
 use crate::engine::SimOptions;
 use crate::experiment::solo_times;
 use crate::plan::Plan;
@@ -120,6 +120,9 @@ pub struct Instance<'a> {
     pub solo_s: Vec<f64>,
     /// The machine's sharing tree.
     pub tree: Tree,
+    /// More threads than contexts: the candidates are time-shared partitions
+    /// ([`Instance::partitioned`]), only sampled.
+    pub partitioned: bool,
 }
 
 impl<'a> Instance<'a> {
@@ -136,7 +139,51 @@ impl<'a> Instance<'a> {
             ));
         }
         let solo_s = solo_times(machine, plan, &SimOptions::default()).map_err(String::from)?;
-        Ok(Instance { machine, plan, solo_s, tree })
+        Ok(Instance { machine, plan, solo_s, tree, partitioned: false })
+    }
+
+    /// The instance of an oversubscribed workload (more threads than
+    /// contexts; issue #33 item 2): no static co-schedule runs every thread at
+    /// once, so the candidates are **time-shared partitions**, each thread
+    /// pinned to one context for the whole run and the threads of a context
+    /// taking turns of the round-robin quantum
+    /// ([`crate::assignment::partition_run`]). They are only sampled
+    /// ([`Instance::sampled`], balanced random partitions): the POT estimate
+    /// is of the best partition, which a policy that moves threads can beat.
+    /// Refused when the workload fits the contexts (use [`Instance::new`]).
+    pub fn partitioned(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
+        let t = &machine.topology;
+        let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
+        if plan.threads.len() <= tree.contexts() {
+            return Err(format!(
+                "{} threads fit {} contexts: the static co-schedules apply, not partitions",
+                plan.threads.len(),
+                tree.contexts()
+            ));
+        }
+        let solo_s = solo_times(machine, plan, &SimOptions::default()).map_err(String::from)?;
+        Ok(Instance { machine, plan, solo_s, tree, partitioned: true })
+    }
+
+    /// The instance [`Instance::new`] when the threads fit the contexts, else [`Instance::partitioned`].
+    pub fn any(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
+        if plan.threads.len() <= machine.n_contexts() {
+            Instance::new(machine, plan)
+        } else {
+            Instance::partitioned(machine, plan)
+        }
+    }
+
+    /// Refuse a search that needs every thread on a context of its own.
+    fn static_only(&self, search: &str) -> Result<(), String> {
+        if self.partitioned {
+            return Err(format!(
+                "{search} needs every thread on a context of its own: {} threads on {} contexts (only time-shared partitions are sampled)",
+                self.threads(),
+                self.tree.contexts()
+            ));
+        }
+        Ok(())
     }
 
     /// Threads to place.
@@ -151,7 +198,13 @@ impl<'a> Instance<'a> {
 
     /// Simulate one static co-schedule.
     pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, String> {
-        let out = static_run(self.machine, self.plan, assignment).map_err(String::from)?;
+        let out = if self.partitioned {
+            let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
+            crate::assignment::partition_run(self.machine, self.plan, &ctx)
+        } else {
+            static_run(self.machine, self.plan, assignment)
+        }
+        .map_err(String::from)?;
         let instr: f64 = (0..self.plan.jobs.len()).map(|j| self.plan.job_instructions(j)).sum();
         let makespan_s = out.makespan as f64 * 1e-9;
         let antt = out.job_finish.iter().zip(&self.solo_s).map(|(&f, s)| f as f64 * 1e-9 / s).sum::<f64>()
@@ -178,6 +231,7 @@ impl<'a> Instance<'a> {
         budget: usize,
         tick: &(dyn Fn() + Sync),
     ) -> Result<Exhaustive, String> {
+        self.static_only("the exhaustive search")?;
         let count = self.coschedules();
         if count > budget.min(MAX_BUDGET) as u128 {
             return Err(format!(
@@ -205,6 +259,7 @@ impl<'a> Instance<'a> {
     /// machine and simulated. Refused unless every job is single-threaded and
     /// some level of the machine holds exactly two contexts.
     pub fn matching(&self, tick: &(dyn Fn() + Sync)) -> Result<Matched, String> {
+        self.static_only("pairwise matching")?;
         let level = self.tree.pair_level().ok_or_else(|| {
             "pairwise matching needs a machine level of exactly two contexts (SMT pairs, or two cores sharing a cache)"
                 .to_string()
@@ -286,6 +341,7 @@ impl<'a> Instance<'a> {
     /// different domains still share what their domains share.
     /// At most `budget` co-runs are simulated (else refused, naming the count).
     pub fn grouped(&self, budget: usize, tick: &(dyn Fn() + Sync)) -> Result<Grouped, String> {
+        self.static_only("grouping")?;
         let level = self.tree.group_level().ok_or_else(|| {
             format!("grouping needs a machine level that shares 2 to {} contexts", grouping::MAX_GROUP)
         })?;
@@ -359,9 +415,14 @@ impl<'a> Instance<'a> {
         }
         let topo = self.machine.topology();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let draws: Vec<Vec<u32>> = (0..samples)
-            .map(|_| random_assignment(&topo, self.threads(), &mut rng).into_iter().map(|c| c.0).collect())
-            .collect();
+        let draw = |rng: &mut ChaCha8Rng| {
+            if self.partitioned {
+                random_partition(&topo, self.threads(), rng)
+            } else {
+                random_assignment(&topo, self.threads(), rng)
+            }
+        };
+        let draws: Vec<Vec<u32>> = (0..samples).map(|_| draw(&mut rng).into_iter().map(|c| c.0).collect()).collect();
         let outs = self.evaluate_all(&draws, tick)?;
         let sign = if objective.maximise() { 1.0 } else { -1.0 };
         let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
@@ -381,6 +442,7 @@ impl<'a> Instance<'a> {
             samples,
             estimate: estimate.map_err(|e| e.to_string()),
             values,
+            partitioned: self.partitioned,
         })
     }
 }
@@ -391,6 +453,11 @@ pub const EXACT: &str = "exact";
 pub const EVT_ESTIMATE: &str = "evt estimate";
 /// The best random assignment measured, when POT gives no estimate: a lower bound of the optimum.
 pub const BEST_OF_RANDOM: &str = "best of random (no EVT estimate)";
+/// The POT upper bound from random time-shared partitions (more threads than
+/// contexts): an estimate of the best static partition, not of the best schedule.
+pub const PARTITION_EVT_ESTIMATE: &str = "evt estimate of the best partition";
+/// The best random time-shared partition measured, when POT gives no estimate.
+pub const PARTITION_BEST_OF_RANDOM: &str = "best of random partitions (no EVT estimate)";
 
 /// The best value of the objective a search can state, and which kind of bound it is.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -409,19 +476,27 @@ pub struct Best {
 pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: Option<&Sampled>) -> Option<Best> {
     match (exhaustive, sampled) {
         (Some(e), _) => Some(Best { kind: EXACT, value: objective.value(&e.best.outcome), ci: None }),
-        (None, Some(s)) => Some(match &s.estimate {
-            Ok(p) => Best { kind: EVT_ESTIMATE, value: p.upb, ci: Some(p.ci) },
-            Err(_) => Best { kind: BEST_OF_RANDOM, value: objective.value(&s.best.outcome), ci: None },
+        (None, Some(s)) => Some(match (&s.estimate, s.partitioned) {
+            (Ok(p), false) => Best { kind: EVT_ESTIMATE, value: p.upb, ci: Some(p.ci) },
+            (Ok(p), true) => Best { kind: PARTITION_EVT_ESTIMATE, value: p.upb, ci: Some(p.ci) },
+            (Err(_), false) => Best { kind: BEST_OF_RANDOM, value: objective.value(&s.best.outcome), ci: None },
+            (Err(_), true) => {
+                Best { kind: PARTITION_BEST_OF_RANDOM, value: objective.value(&s.best.outcome), ci: None }
+            }
         }),
         (None, None) => None,
     }
 }
 
-/// The weakest kind among `kinds` (each an [`EXACT`], [`EVT_ESTIMATE`] or
-/// [`BEST_OF_RANDOM`]): what a column over several seeds may call its bound.
+/// The weakest kind among `kinds` (each one of the kinds above, weakest
+/// first: the partitions' kinds, then [`BEST_OF_RANDOM`], [`EVT_ESTIMATE`],
+/// [`EXACT`]): what a column over several seeds may call its bound.
 pub fn weakest_kind<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
     let kinds: Vec<&str> = kinds.into_iter().collect();
-    [BEST_OF_RANDOM, EVT_ESTIMATE, EXACT].into_iter().find(|k| kinds.contains(k)).unwrap_or(EXACT)
+    [PARTITION_BEST_OF_RANDOM, PARTITION_EVT_ESTIMATE, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT]
+        .into_iter()
+        .find(|k| kinds.contains(k))
+        .unwrap_or(EXACT)
 }
 
 /// The best static co-schedule of `inst` a bounded search can state: exact
@@ -435,7 +510,7 @@ pub fn best_static(
     seed: u64,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Best, String> {
-    let (e, s) = if inst.coschedules() <= budget as u128 {
+    let (e, s) = if !inst.partitioned && inst.coschedules() <= budget as u128 {
         (Some(inst.exhaustive(objective, budget, tick)?), None)
     } else {
         (None, Some(inst.sampled(objective, samples, seed, 0.95, tick)?))
@@ -503,6 +578,8 @@ pub struct Sampled {
     /// The objective of each sample, in draw order.
     #[serde(skip)]
     pub values: Vec<f64>,
+    /// The samples were time-shared partitions ([`Instance::partitioned`]).
+    pub partitioned: bool,
 }
 
 /// One static run with contexts given as indices.

@@ -135,6 +135,8 @@ fn oversubscribed_workloads_and_over_budget_searches_are_refused_with_the_reason
     let e = Instance::new(&m, &plan).err().unwrap();
     assert!(e.contains("do not fit"), "{e}");
     let (m, plan) = setup("xeon-e5645", "spec-mix8");
+    let e = Instance::partitioned(&m, &plan).err().unwrap();
+    assert!(e.contains("fit"), "{e}");
     let inst = Instance::new(&m, &plan).unwrap();
     let e = inst.exhaustive(Objective::Throughput, 10, &|| {}).err().unwrap();
     assert!(e.contains("exceed the budget"), "{e}");
@@ -167,4 +169,44 @@ fn placements_that_differ_by_the_machines_symmetry_give_the_same_outcome() {
         let want = by_key[&inst.tree.canonical(&a)];
         assert!((v - want).abs() <= 1e-9 * want, "{a:?}: {v} vs its co-schedule's {want}");
     }
+}
+
+#[test]
+fn an_oversubscribed_workload_samples_balanced_time_shared_partitions_each_measured_as_it_runs() {
+    // spec-mix8 on the i5-2500: more jobs than contexts, sizes from the preset.
+    let (m, plan) = setup("i5-2500", "spec-mix8");
+    let contexts = m.n_contexts();
+    assert!(plan.threads.len() > contexts, "the test needs an oversubscribed workload");
+    let inst = Instance::any(&m, &plan).unwrap();
+    assert!(inst.partitioned);
+    for e in [
+        inst.exhaustive(Objective::Throughput, 20_000, &|| {}).err().unwrap(),
+        inst.matching(&|| {}).err().unwrap(),
+        inst.grouped(20_000, &|| {}).err().unwrap(),
+    ] {
+        assert!(e.contains("only time-shared partitions are sampled"), "{e}");
+    }
+    let s = inst.sampled(Objective::Throughput, 300, 5, 0.95, &|| {}).unwrap();
+    assert!(s.partitioned);
+    // Balanced: every context holds ⌊T/C⌋ or ⌈T/C⌉ threads.
+    let (lo, hi) = (plan.threads.len() / contexts, plan.threads.len().div_ceil(contexts));
+    for c in 0..contexts as u32 {
+        let k = s.best.assignment.iter().filter(|&&x| x == c).count();
+        assert!((lo..=hi).contains(&k), "context {c}: {k} threads");
+    }
+    // The best drawn is what its partition scores in a run of its own, and the
+    // samples are not all alike (time-sharing partners matter).
+    let ctx: Vec<_> = s.best.assignment.iter().map(|&c| cosched_core::CtxId(c)).collect();
+    let out = cosched_sim::assignment::partition_run(&m, &plan, &ctx).unwrap();
+    assert_eq!(out.makespan as f64 * 1e-9, s.best.outcome.makespan_s);
+    let (min, max) = s.values.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    assert!(max > min * 1.001, "{min}..{max}");
+    // The bound is named for partitions, and an estimate is never below the best measured.
+    let b = cosched_sim::optimum::best_of(Objective::Throughput, None, Some(&s)).unwrap();
+    assert!(b.kind.contains("partition"), "{}", b.kind);
+    assert!(b.value >= objective_best(&s) - 1e-9);
+}
+
+fn objective_best(s: &cosched_sim::optimum::Sampled) -> f64 {
+    Objective::Throughput.value(&s.best.outcome)
 }

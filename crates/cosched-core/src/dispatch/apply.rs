@@ -39,6 +39,9 @@ pub fn deliver<B: Backend + ?Sized>(b: &mut B, policy: &mut dyn Policy) -> Resul
         n += 1;
         out.clear();
         b.decide(policy, &ev, &mut out);
+        if let Some(why) = policy.failure() {
+            break Err(ContractError::Failed { policy: policy.name(), why });
+        }
         if let Err(e) = out.iter().try_for_each(|&d| apply(b, d)) {
             break Err(e);
         }

@@ -68,6 +68,15 @@ pub enum ContractError {
         /// Why not, from the backend.
         why: String,
     },
+    /// The policy reported that it cannot continue ([`crate::Policy::failure`]:
+    /// a user policy that raised, issue #34); the run stops here.
+    #[error("policy `{policy}` failed: {why}")]
+    Failed {
+        /// The policy.
+        policy: &'static str,
+        /// Its own account (for a Python policy: the traceback and the time).
+        why: String,
+    },
     /// The backend could not carry out a legal decision (a workload whose
     /// program cannot continue after an admission, a process that cannot be
     /// controlled).

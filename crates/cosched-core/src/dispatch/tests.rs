@@ -376,3 +376,33 @@ fn period_end_reaches_only_policies_that_admit_periods() {
     d.end_period(ThreadId(0), PeriodId(1));
     assert!(!d.has_pending());
 }
+
+/// A policy that fails at its second event.
+struct Failing {
+    heard: usize,
+}
+
+impl Policy for Failing {
+    fn name(&self) -> &'static str {
+        "failing"
+    }
+    fn on_event(&mut self, _ev: &Event, _v: &dyn MachineView, out: &mut Vec<Decision>) {
+        self.heard += 1;
+        out.push(Decision::Idle { ctx: CtxId(0) });
+    }
+    fn failure(&mut self) -> Option<String> {
+        (self.heard >= 2).then(|| "raised at 0.5 s".to_string())
+    }
+}
+
+#[test]
+fn a_policy_that_reports_a_failure_stops_the_delivery_at_once() {
+    let mut f = fake(1, 1);
+    let mut p = Failing { heard: 0 };
+    f.d.pending.push_back(Event::Timer { key: 1 });
+    f.d.pending.push_back(Event::Timer { key: 2 });
+    f.d.pending.push_back(Event::Timer { key: 3 });
+    let e = deliver(&mut f, &mut p).unwrap_err();
+    assert_eq!(e.to_string(), "policy `failing` failed: raised at 0.5 s");
+    assert_eq!(p.heard, 2, "no event after the failure");
+}

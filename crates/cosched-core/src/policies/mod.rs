@@ -1,7 +1,8 @@
 //! Scheduling policies and their registry.
 //!
-//! Baselines from the SLITS paper §5.2 (G-RRS, P-RRS, WSS, CFS) plus `random`
-//! and `static` (a fixed assignment, used by the statistical study).
+//! Baselines from the SLITS paper §5.2 (G-RRS, P-RRS, WSS, CFS) plus `random`,
+//! `static` (a fixed assignment, used by the statistical study) and
+//! `mpki-pairs` (the worked example of docs/policies.md).
 
 mod cfs;
 mod eevdf;
@@ -9,6 +10,7 @@ mod efs;
 mod error;
 mod g_rrs;
 pub mod knob;
+mod mpki_pairs;
 mod p_rrs;
 mod perf_fair;
 mod quintet;
@@ -18,11 +20,13 @@ mod slits;
 mod slots;
 mod static_assign;
 mod wss;
+// `cosched new-policy NAME` adds its module above this line.
 
 pub use cfs::{Cfs, CfsParams};
 pub use efs::{Admission, Efs, EfsParams};
 pub use error::PolicyError;
 pub use g_rrs::GRrs;
+pub use mpki_pairs::MpkiPairs;
 pub use p_rrs::PRrs;
 pub use perf_fair::{PerfFair, PerfFairParams, Variant};
 pub use quintet::{Mechanism, Quintet, QuintetObjective, QuintetParams};
@@ -271,6 +275,13 @@ pub fn registry() -> &'static [PolicyInfo] {
             make: |o| Ok(Box::new(Quintet::new(o.quintet.clone(), o.seed))),
         },
         PolicyInfo {
+            name: "mpki-pairs",
+            description: "Worked example of docs/policies.md: round-robin quanta, and on each SMT core the highest-MPKI thread beside the lowest (issue #34)",
+            oracle: false,
+            knob_groups: &[mpki_pairs::KNOBS],
+            make: |o| Ok(Box::new(MpkiPairs::new(o))),
+        },
+        PolicyInfo {
             name: "random",
             description: "Random: an idle or expiring context takes a uniformly random waiting thread (SLITS §2 RS)",
             oracle: false,
@@ -287,6 +298,7 @@ pub fn registry() -> &'static [PolicyInfo] {
                 Ok(Box::new(StaticAssign::new(a, o.quantum)))
             },
         },
+        // `cosched new-policy NAME` adds its entry above this line.
     ]
 }
 

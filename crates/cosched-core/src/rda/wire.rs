@@ -109,18 +109,7 @@ pub fn decode(line: &[u8]) -> Result<Request, WireError> {
 /// Encode a request (the clients' side; the C library writes the same bytes).
 pub fn encode(r: &Request) -> String {
     match r {
-        Request::Begin(d) => {
-            let res = match d.resource {
-                Resource::Llc => "llc",
-                Resource::MemBw => "membw",
-            };
-            let reuse = match d.reuse {
-                Reuse::Low => "low",
-                Reuse::Medium => "medium",
-                Reuse::High => "high",
-            };
-            format!("BEGIN {res} {} {reuse}\n", d.amount as u64)
-        }
+        Request::Begin(d) => format!("BEGIN {} {} {}\n", d.resource.word(), d.amount as u64, d.reuse.word()),
         Request::End(id) => format!("END {id}\n"),
     }
 }

@@ -1,0 +1,83 @@
+//! Issue #34 item 3: `cosched new-policy NAME` writes a policy that compiles,
+//! is registered, and passes its own scripted-stream tests, in a copy of this
+//! workspace (the checkout itself is never touched).
+
+mod common;
+
+use common::{cosched, fails_cleanly};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "target" {
+                copy_dir(&src, &dst);
+            }
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// A copy of the workspace's sources (no build output).
+fn workspace_copy(tag: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dst = std::env::temp_dir().join(format!("cosched-new-policy-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dst);
+    for d in ["crates", "data", "include"] {
+        copy_dir(&root.join(d), &dst.join(d));
+    }
+    for f in ["Cargo.toml", "Cargo.lock", "rustfmt.toml"] {
+        std::fs::copy(root.join(f), dst.join(f)).unwrap();
+    }
+    dst
+}
+
+#[test]
+fn a_new_policy_compiles_registers_and_passes_its_scripted_tests() {
+    let ws = workspace_copy("ok");
+    let root = ws.to_str().unwrap();
+    let o = cosched(&["new-policy", "my-first", "--root", root]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = ws.join("crates/cosched-core/src/policies/my_first.rs");
+    assert!(file.exists());
+    let mod_rs = std::fs::read_to_string(ws.join("crates/cosched-core/src/policies/mod.rs")).unwrap();
+    assert!(mod_rs.contains("mod my_first;") && mod_rs.contains("name: \"my-first\""));
+    // Again: refused, nothing changed.
+    fails_cleanly(&["new-policy", "my-first", "--root", root], &["my_first.rs", "already exists"]);
+    assert_eq!(std::fs::read_to_string(ws.join("crates/cosched-core/src/policies/mod.rs")).unwrap(), mod_rs);
+    // Its tests compile and pass (the core crate alone, in a target folder of its own).
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/new-policy-check");
+    let out = Command::new(cargo)
+        .args(["test", "--offline", "-q", "-p", "cosched-core", "my_first"])
+        .current_dir(&ws)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("run cargo");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("2 passed"), "both template tests ran: {text}");
+    let _ = std::fs::remove_dir_all(&ws);
+}
+
+#[test]
+fn bad_names_and_a_folder_that_is_not_a_checkout_are_refused_in_one_line() {
+    fails_cleanly(&["new-policy", "My_Policy"], &["`My_Policy` is not a policy name"]);
+    fails_cleanly(&["new-policy", "cfs"], &["already a policy's name"]);
+    let empty = std::env::temp_dir().join(format!("cosched-new-policy-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    fails_cleanly(&["new-policy", "fine-name", "--root", empty.to_str().unwrap()], &["mod.rs", "--root"]);
+    // A registry whose marker line was removed: refused before any file is written.
+    let ws = workspace_copy("nomarker");
+    let m = ws.join("crates/cosched-core/src/policies/mod.rs");
+    let text = std::fs::read_to_string(&m).unwrap().replace("adds its entry above this line", "");
+    std::fs::write(&m, text).unwrap();
+    fails_cleanly(&["new-policy", "fine-name", "--root", ws.to_str().unwrap()], &["is missing"]);
+    assert!(!ws.join("crates/cosched-core/src/policies/fine_name.rs").exists());
+    let _ = std::fs::remove_dir_all(&ws);
+}

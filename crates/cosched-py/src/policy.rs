@@ -1,0 +1,412 @@
+//! A policy written in Python (issue #34): a `cosched.Policy` subclass run by
+//! the simulator through the same contract as the built-in policies
+//! (`cosched_core::policy`, design.md "The policy boundary"). Each event
+//! crosses as an [`Event`] object and the machine as a [`View`] whose methods
+//! return plain Python values (no JSON per event); the decisions come back as
+//! tuples (`("run", thread, ctx)`, …; `cosched.policy` builds them). A Python
+//! exception, or a decision that is not one, stops the run through
+//! [`Policy::failure`] with the traceback and the simulated time.
+
+use cosched_core::counters::Counters;
+use cosched_core::ids::{CtxId, JobId, PeriodId, ThreadId};
+use cosched_core::policies::PolicyError;
+use cosched_core::policy::{BlockReason, Decision, Event as CoreEvent, MachineView, Needs, Policy};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+/// One event as the Python policy sees it: `kind` is `arrived`, `runnable`,
+/// `blocked`, `exited`, `timer`, `period_begin` or `period_end`; the other
+/// fields are set where the kind has them (None otherwise), as in the Rust
+/// `Event` (`cosched_core::policy::Event`).
+#[pyclass(frozen, module = "cosched", name = "Event")]
+pub struct Event {
+    /// The kind.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// The thread (every kind but `timer`).
+    #[pyo3(get)]
+    thread: Option<u32>,
+    /// The thread's job (`arrived`).
+    #[pyo3(get)]
+    job: Option<u32>,
+    /// The context left (`blocked`, `exited`; `period_begin` when it was running).
+    #[pyo3(get)]
+    ctx: Option<u32>,
+    /// Why it blocked: `barrier`, `lock` or `io` (`blocked`).
+    #[pyo3(get)]
+    reason: Option<&'static str>,
+    /// The timer's key (`timer`).
+    #[pyo3(get)]
+    key: Option<u32>,
+    /// The period (`period_begin`, `period_end`).
+    #[pyo3(get)]
+    period: Option<u32>,
+    /// What the period declares: (resource `llc`/`membw`, amount, reuse `low`/`medium`/`high`).
+    #[pyo3(get)]
+    demand: Option<(&'static str, f64, &'static str)>,
+}
+
+#[pymethods]
+impl Event {
+    fn __repr__(&self) -> String {
+        let mut parts = vec![];
+        let mut add = |k: &str, v: Option<String>| {
+            if let Some(v) = v {
+                parts.push(format!("{k}={v}"));
+            }
+        };
+        add("thread", self.thread.map(|x| x.to_string()));
+        add("job", self.job.map(|x| x.to_string()));
+        add("ctx", self.ctx.map(|x| x.to_string()));
+        add("reason", self.reason.map(|x| format!("'{x}'")));
+        add("key", self.key.map(|x| x.to_string()));
+        add("period", self.period.map(|x| x.to_string()));
+        add("demand", self.demand.map(|d| format!("('{}', {}, '{}')", d.0, d.1, d.2)));
+        format!("Event('{}'{}{})", self.kind, if parts.is_empty() { "" } else { ", " }, parts.join(", "))
+    }
+}
+
+impl Event {
+    fn of(ev: &CoreEvent) -> Event {
+        let mut e =
+            Event { kind: "", thread: None, job: None, ctx: None, reason: None, key: None, period: None, demand: None };
+        match *ev {
+            CoreEvent::Arrived { thread, job } => {
+                (e.kind, e.thread, e.job) = ("arrived", Some(thread.0), Some(job.0));
+            }
+            CoreEvent::Runnable { thread } => (e.kind, e.thread) = ("runnable", Some(thread.0)),
+            CoreEvent::Blocked { thread, ctx, reason } => {
+                let r = match reason {
+                    BlockReason::Barrier => "barrier",
+                    BlockReason::Lock => "lock",
+                    BlockReason::Io => "io",
+                };
+                (e.kind, e.thread, e.ctx, e.reason) = ("blocked", Some(thread.0), Some(ctx.0), Some(r));
+            }
+            CoreEvent::Exited { thread, ctx } => (e.kind, e.thread, e.ctx) = ("exited", Some(thread.0), Some(ctx.0)),
+            CoreEvent::Timer { key } => (e.kind, e.key) = ("timer", Some(key)),
+            CoreEvent::PeriodBegin { thread, ctx, period, demand } => {
+                (e.kind, e.thread, e.ctx, e.period) =
+                    ("period_begin", Some(thread.0), ctx.map(|c| c.0), Some(period.0));
+                e.demand = Some((demand.resource.word(), demand.amount, demand.reuse.word()));
+            }
+            CoreEvent::PeriodEnd { thread, period } => {
+                (e.kind, e.thread, e.period) = ("period_end", Some(thread.0), Some(period.0));
+            }
+        }
+        e
+    }
+}
+
+/// The counter names, in the order [`View::thread_counters`] gives them.
+pub const COUNTERS: [&str; 8] =
+    ["instructions", "cycles", "llc_accesses", "llc_misses", "mem_reads", "mem_writes", "l1_accesses", "l1_misses"];
+
+/// A thread's or socket's counters as Python gets them, in [`COUNTERS`] order.
+type CounterTuple = (f64, f64, f64, f64, f64, f64, f64, f64);
+
+fn counter_tuple(c: Counters) -> CounterTuple {
+    (c.instructions, c.cycles, c.llc_accesses, c.llc_misses, c.mem_reads, c.mem_writes, c.l1_accesses, c.l1_misses)
+}
+
+/// The backend's view during one call, its lifetime erased.
+#[derive(Clone, Copy)]
+struct Raw(*const (dyn MachineView + 'static));
+
+// SAFETY: a `Raw` is dereferenced only while the call that set it runs (it
+// is cleared before that call returns), on the thread running it.
+unsafe impl Send for Raw {}
+
+/// The machine as a Python policy sees it (`cosched_core::policy::MachineView`),
+/// valid only during the call it is passed to.
+#[pyclass(frozen, module = "cosched", name = "View")]
+pub struct View {
+    /// The backend's view during the current call; None outside it.
+    view: Mutex<Option<Raw>>,
+}
+
+impl View {
+    fn get(&self) -> PyResult<&dyn MachineView> {
+        let raw = *self.view.lock().unwrap_or_else(|e| e.into_inner());
+        match raw {
+            // SAFETY: set by `PyPolicy::call` to a view that outlives the
+            // call, and cleared before the call returns.
+            Some(Raw(p)) => Ok(unsafe { &*p }),
+            None => Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "the view is valid only during the init or on_event call it was passed to",
+            )),
+        }
+    }
+}
+
+#[pymethods]
+impl View {
+    /// Current simulated time, ns.
+    fn now(&self) -> PyResult<u64> {
+        Ok(self.get()?.now())
+    }
+    /// Hardware contexts.
+    fn n_contexts(&self) -> PyResult<usize> {
+        Ok(self.get()?.topology().n_contexts())
+    }
+    /// Threads the run will have.
+    fn n_threads(&self) -> PyResult<usize> {
+        Ok(self.get()?.n_threads_total())
+    }
+    /// Every context's (pipe, core, llc, socket), index = context id.
+    fn topology(&self) -> PyResult<Vec<(u32, u32, u32, u32)>> {
+        Ok(self.get()?.topology().contexts.iter().map(|c| (c.pipe, c.core, c.llc, c.socket)).collect())
+    }
+    /// The thread running on `ctx`, or None.
+    fn running_on(&self, ctx: u32) -> PyResult<Option<u32>> {
+        let v = self.get()?;
+        check_ctx(v, ctx)?;
+        Ok(v.running_on(CtxId(ctx)).map(|t| t.0))
+    }
+    /// The job of `thread`.
+    fn job_of(&self, thread: u32) -> PyResult<u32> {
+        let v = self.get()?;
+        check_thread(v, thread)?;
+        Ok(v.job_of(ThreadId(thread)).0)
+    }
+    /// Cumulative counters of `thread` as a tuple in `cosched.policy.COUNTERS`
+    /// order, or None when the backend has none.
+    fn thread_counters(&self, thread: u32) -> PyResult<Option<CounterTuple>> {
+        let v = self.get()?;
+        check_thread(v, thread)?;
+        Ok(v.thread_counters(ThreadId(thread)).map(counter_tuple))
+    }
+    /// Cumulative counters of every thread of `threads`, one tuple each (None where the backend has none).
+    fn counters(&self, threads: Vec<u32>) -> PyResult<Vec<Option<CounterTuple>>> {
+        let v = self.get()?;
+        threads
+            .into_iter()
+            .map(|t| {
+                check_thread(v, t)?;
+                Ok(v.thread_counters(ThreadId(t)).map(counter_tuple))
+            })
+            .collect()
+    }
+    /// Cumulative counters of `socket` (all its threads, and the bus's memory traffic), or None.
+    fn socket_counters(&self, socket: u32) -> PyResult<Option<CounterTuple>> {
+        Ok(self.get()?.socket_counters(socket).map(counter_tuple))
+    }
+    /// Cumulative energy (system, cpu, dram), J, or None.
+    fn energy(&self) -> PyResult<Option<(f64, f64, f64)>> {
+        Ok(self.get()?.energy().map(|e| (e.system, e.cpu, e.dram)))
+    }
+    /// Bytes of one last-level cache, or None.
+    fn llc_bytes(&self) -> PyResult<Option<f64>> {
+        Ok(self.get()?.llc_bytes())
+    }
+    /// Memory-bus peak, cache lines per second per socket, or None.
+    fn bus_lines_per_s(&self) -> PyResult<Option<f64>> {
+        Ok(self.get()?.bus_lines_per_s())
+    }
+    /// The power table P0, P1, … W (EFS Eq. 13), or None.
+    fn power_table(&self) -> PyResult<Option<Vec<f64>>> {
+        Ok(self.get()?.power_table())
+    }
+    /// Resident memory of `job`, bytes, or None.
+    fn job_rss_bytes(&self, job: u32) -> PyResult<Option<f64>> {
+        Ok(self.get()?.job_rss_bytes(JobId(job)))
+    }
+}
+
+fn check_ctx(v: &dyn MachineView, ctx: u32) -> PyResult<()> {
+    let n = v.topology().n_contexts();
+    if ctx as usize >= n {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!("context {ctx}: the machine has 0..{n}")));
+    }
+    Ok(())
+}
+
+fn check_thread(v: &dyn MachineView, t: u32) -> PyResult<()> {
+    let n = v.n_threads_total();
+    if t as usize >= n {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!("thread {t}: the run has 0..{n}")));
+    }
+    Ok(())
+}
+
+/// The needs a policy class declares (`needs = ("counters", …)`).
+pub fn parse_needs(words: &[String]) -> Result<Needs, String> {
+    let mut n = Needs::default();
+    for w in words {
+        match w.as_str() {
+            "counters" => n.counters = true,
+            "smt" => n.smt = true,
+            "progress_periods" => n.progress_periods = true,
+            "energy" => n.energy = true,
+            other => {
+                return Err(format!(
+                    "needs: `{other}` is not a need (known: counters, smt, progress_periods, energy; \
+                     a policy given as code cannot be an oracle)"
+                ))
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// Names live as long as the program: each distinct one is kept once.
+fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(n);
+    n
+}
+
+/// A Python object run as a [`Policy`].
+pub struct PyPolicy {
+    obj: Py<PyAny>,
+    name: &'static str,
+    needs: Needs,
+    view: Option<Py<View>>,
+    failure: Option<String>,
+}
+
+impl PyPolicy {
+    /// The policy `obj` (with `init(view)` and `on_event(event, view)`), named `name`.
+    pub fn new(obj: Py<PyAny>, name: &str, needs: Needs) -> PyPolicy {
+        PyPolicy { obj, name: intern(name), needs, view: None, failure: None }
+    }
+
+    /// Call `method` with the view set to `view` for the duration.
+    fn call<'py>(
+        &mut self,
+        py: Python<'py>,
+        view: &dyn MachineView,
+        method: &str,
+        event: Option<Event>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let v = match &self.view {
+            Some(v) => v.clone_ref(py),
+            None => {
+                let v = Py::new(py, View { view: Mutex::new(None) })?;
+                self.view = Some(v.clone_ref(py));
+                v
+            }
+        };
+        // SAFETY: the lifetime is erased only while `view` is borrowed by this call (cleared below).
+        let erased: *const (dyn MachineView + 'static) =
+            unsafe { std::mem::transmute::<*const dyn MachineView, *const (dyn MachineView + 'static)>(view) };
+        let set = |r: Option<Raw>| *v.get().view.lock().unwrap_or_else(|e| e.into_inner()) = r;
+        set(Some(Raw(erased)));
+        let r = match event {
+            Some(e) => self.obj.bind(py).call_method1(method, (e, v.clone_ref(py))),
+            None => self.obj.bind(py).call_method1(method, (v.clone_ref(py),)),
+        };
+        set(None);
+        r
+    }
+
+    /// The failure message: what happened, when, and the Python traceback.
+    fn fail(&mut self, py: Python<'_>, view: &dyn MachineView, what: &str, err: PyErr) {
+        let tb = py
+            .import("traceback")
+            .and_then(|t| t.call_method1("format_exception", (err.clone_ref(py),)))
+            .and_then(|lines| lines.extract::<Vec<String>>())
+            .map(|l| l.concat())
+            .unwrap_or_else(|_| err.to_string());
+        self.failure = Some(format!("{what} at simulated time {:.6} s:\n{}", view.now() as f64 * 1e-9, tb.trim_end()));
+    }
+}
+
+/// Append the decisions in `result` (None, or an iterable of tuples) to `out`.
+fn decisions(result: &Bound<'_, PyAny>, out: &mut Vec<Decision>) -> PyResult<()> {
+    if result.is_none() {
+        return Ok(());
+    }
+    for (i, item) in result.try_iter()?.enumerate() {
+        let item = item?;
+        let bad = |why: &str| {
+            let r = item.repr().map(|r| r.to_string()).unwrap_or_default();
+            pyo3::exceptions::PyValueError::new_err(format!("decision {i} {r}: {why}"))
+        };
+        let t = item.cast::<PyTuple>().map_err(|_| bad("not a tuple (use cosched.policy.run(), preempt(), …)"))?;
+        let kind: String = t
+            .get_item(0)
+            .ok()
+            .and_then(|k| k.cast::<PyString>().ok().map(|s| s.to_string()))
+            .ok_or_else(|| bad("the first item must be the decision's name"))?;
+        let int = |k: usize| -> PyResult<u32> {
+            t.get_item(k).and_then(|x| x.extract::<u32>()).map_err(|_| bad(&format!("item {k} must be an integer ≥ 0")))
+        };
+        let arity =
+            |n: usize| if t.len() == n { Ok(()) } else { Err(bad(&format!("`{kind}` takes {} values", n - 1))) };
+        out.push(match kind.as_str() {
+            "run" => {
+                arity(3)?;
+                Decision::Run { thread: ThreadId(int(1)?), ctx: CtxId(int(2)?) }
+            }
+            "preempt" => {
+                arity(2)?;
+                Decision::Preempt { ctx: CtxId(int(1)?) }
+            }
+            "idle" => {
+                arity(2)?;
+                Decision::Idle { ctx: CtxId(int(1)?) }
+            }
+            "timer" => {
+                arity(3)?;
+                let at = t.get_item(2)?;
+                let at = if at.is_none() {
+                    None
+                } else {
+                    Some(at.extract::<u64>().map_err(|_| bad("item 2 must be a time in ns ≥ 0, or None to cancel"))?)
+                };
+                Decision::Timer { key: int(1)?, at }
+            }
+            "admit" => {
+                arity(2)?;
+                Decision::Admit { period: PeriodId(int(1)?) }
+            }
+            other => return Err(bad(&format!("unknown decision `{other}` (run, preempt, idle, timer, admit)"))),
+        });
+    }
+    Ok(())
+}
+
+impl Policy for PyPolicy {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn needs(&self) -> Needs {
+        self.needs
+    }
+
+    fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
+        Python::attach(|py| match self.call(py, view, "init", None) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.fail(py, view, "init raised", e);
+                Err(PolicyError::Refused(self.failure.clone().unwrap_or_default()))
+            }
+        })
+    }
+
+    fn on_event(&mut self, ev: &CoreEvent, view: &dyn MachineView, out: &mut Vec<Decision>) {
+        if self.failure.is_some() {
+            return;
+        }
+        Python::attach(|py| {
+            let r = self.call(py, view, "on_event", Some(Event::of(ev))).and_then(|r| decisions(&r, out));
+            if let Err(e) = r {
+                out.clear();
+                self.fail(py, view, &format!("on_event raised handling {}", Event::of(ev).__repr__()), e);
+            }
+        });
+    }
+
+    fn failure(&mut self) -> Option<String> {
+        self.failure.clone()
+    }
+}
