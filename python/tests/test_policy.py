@@ -40,6 +40,11 @@ def test_compare_and_sweep_take_python_policies_beside_built_in_ones():
     sw = cosched.sweep(grid, progress=False)
     assert list(sw["policy"]) == ["g-rrs", "py-g-rrs"] * 2
     assert list(sw["makespan_s"][::2]) == list(sw["makespan_s"][1::2])
+    # Traces too: the schedule of the Python policy is g-rrs's, slice for slice.
+    mine = cosched.simulate("i5-2500", "spec-mix8", PyGRrs(), no_timing=True).trace()
+    assert mine.equals(cosched.simulate("i5-2500", "spec-mix8", "g-rrs", no_timing=True).trace())
+    with pytest.raises(OptionError, match="runs in this process"):
+        cosched.sweep({"policy": [PyGRrs()]}, client=object(), progress=False)
     # Each run gets its own copy: the instance given is never run itself.
     p = PyGRrs()
     cosched.simulate("i5-2500", "spec-mix8", p, no_timing=True)
