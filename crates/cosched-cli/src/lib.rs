@@ -71,7 +71,8 @@ enum Cmd {
     /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
     Assign(assign::Args),
     /// The best static co-schedule of a workload on the simulated machine: exact (every distinct one
-    /// simulated) when few enough, Jiang et al.'s pairwise matching, or the EVT estimate.
+    /// simulated) when few enough, Jiang et al.'s pairwise matching, or the EVT estimate (of the best
+    /// time-shared partition when threads outnumber contexts).
     Optimum(optimum::Args),
     /// Find progress periods in a memory-access trace (valgrind lackey or CSV) and suggest annotations.
     Profile(profile::Args),
