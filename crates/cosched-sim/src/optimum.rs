@@ -128,18 +128,23 @@ pub struct Instance<'a> {
 impl<'a> Instance<'a> {
     /// The instance, with its solo runs; refused when the workload has more threads than contexts.
     pub fn new(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
-        let t = &machine.topology;
-        let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
-        if plan.threads.len() > tree.contexts() {
+        if plan.threads.len() > machine.n_contexts() {
             return Err(format!(
                 "a static co-schedule gives every thread a context of its own: {} threads on {} contexts do not fit \
                  (fewer jobs, --threads, or a larger machine)",
                 plan.threads.len(),
-                tree.contexts()
+                machine.n_contexts()
             ));
         }
+        Instance::build(machine, plan, false)
+    }
+
+    /// The instance with its sharing tree and solo runs.
+    fn build(machine: &'a MachineSpec, plan: &'a Plan, partitioned: bool) -> Result<Instance<'a>, String> {
+        let t = &machine.topology;
+        let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
         let solo_s = solo_times(machine, plan, &SimOptions::default()).map_err(String::from)?;
-        Ok(Instance { machine, plan, solo_s, tree, partitioned: false })
+        Ok(Instance { machine, plan, solo_s, tree, partitioned })
     }
 
     /// The instance of an oversubscribed workload (more threads than
@@ -152,17 +157,14 @@ impl<'a> Instance<'a> {
     /// is of the best partition, which a policy that moves threads can beat.
     /// Refused when the workload fits the contexts (use [`Instance::new`]).
     pub fn partitioned(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
-        let t = &machine.topology;
-        let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
-        if plan.threads.len() <= tree.contexts() {
+        if plan.threads.len() <= machine.n_contexts() {
             return Err(format!(
                 "{} threads fit {} contexts: the static co-schedules apply, not partitions",
                 plan.threads.len(),
-                tree.contexts()
+                machine.n_contexts()
             ));
         }
-        let solo_s = solo_times(machine, plan, &SimOptions::default()).map_err(String::from)?;
-        Ok(Instance { machine, plan, solo_s, tree, partitioned: true })
+        Instance::build(machine, plan, true)
     }
 
     /// The instance [`Instance::new`] when the threads fit the contexts, else [`Instance::partitioned`].
@@ -399,7 +401,8 @@ impl<'a> Instance<'a> {
         })
     }
 
-    /// `samples` uniformly random assignments (seeded), simulated in
+    /// `samples` uniformly random assignments (seeded; balanced time-shared
+    /// partitions for a [`Instance::partitioned`] instance), simulated in
     /// parallel, the best kept and the POT estimate of the objective's best
     /// value (its sign flipped for ANTT, a minimum) at `confidence`.
     pub fn sampled(
@@ -501,7 +504,8 @@ pub fn weakest_kind<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static st
 
 /// The best static co-schedule of `inst` a bounded search can state: exact
 /// (every co-schedule simulated) when there are at most `budget`, else from
-/// `samples` random assignments seeded `seed` (EVT estimate, or best of random).
+/// `samples` random assignments seeded `seed` (EVT estimate, or best of
+/// random); for a partitioned instance always from partitions.
 pub fn best_static(
     inst: &Instance,
     objective: Objective,
