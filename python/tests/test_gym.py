@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+import cosched
 from cosched.errors import SimulationError
 from cosched.gym import SchedEnv
 
@@ -49,7 +50,8 @@ def test_a_whole_episode_ends_with_the_report_and_rewards_add_up_to_the_instruct
     assert info["total_reward"] == pytest.approx(report["metrics"]["instructions"] / 1e9, rel=1e-9)
     first = json.loads(trail[0])
     assert set(first) == {"now_ns", "running", "idle", "waiting", "waiting_counters"}
-    assert len(first["running"]) == 4  # the i5-2500's contexts
+    machines = cosched.list_machines().set_index("name")
+    assert len(first["running"]) == machines.loc["i5-2500", "contexts"]  # one entry per context of the preset
 
 
 def test_close_stops_the_simulation_and_a_bad_action_is_reported():
