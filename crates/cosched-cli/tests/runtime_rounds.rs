@@ -5,9 +5,19 @@ mod common;
 
 use common::cosched;
 use common::real::*;
+use std::sync::Mutex;
+
+/// The tests here time real runs: one at a time, so that one's processes never
+/// load the host while another measures (a same-policy pair must be no difference).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 #[test]
 fn interleaved_rounds_pair_each_policy_with_the_baseline_and_the_same_policy_is_no_difference() {
+    let _alone = alone();
     let d = tmpdir("rounds");
     let mix = d.join("naps.toml");
     std::fs::write(&mix, "name = \"naps\"\n[[job]]\nname = \"nap\"\ncmd = [\"sleep\", \"0.25\"]\ncount = 2\n").unwrap();
@@ -52,6 +62,7 @@ fn interleaved_rounds_pair_each_policy_with_the_baseline_and_the_same_policy_is_
 
 #[test]
 fn interleaved_rounds_fail_naming_a_job_that_failed() {
+    let _alone = alone();
     let d = tmpdir("rounds-fail");
     let mix = d.join("bad.toml");
     std::fs::write(&mix, "name = \"bad\"\n[[job]]\nname = \"nope\"\ncmd = [\"false\"]\n").unwrap();
@@ -93,6 +104,7 @@ fn host_has_pairs() -> Option<bool> {
 
 #[test]
 fn with_pairwise_slowdowns_the_best_pairing_is_run_every_round_and_each_policy_gets_its_gap() {
+    let _alone = alone();
     let d = tmpdir("rounds-best");
     let mix = d.join("pair.toml");
     std::fs::write(
