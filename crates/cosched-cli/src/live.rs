@@ -43,9 +43,14 @@ pub struct LiveOpts {
     /// How to freeze process trees.
     #[arg(long, value_enum, default_value = "auto")]
     freezer: Freezer,
-    /// Stop a run after this many seconds (every process is released and sent SIGTERM).
+    /// Stop a run after this many seconds: every process is released and sent SIGTERM, and what is
+    /// still alive after --grace-s is killed (the report names it). Ctrl-C and SIGTERM stop the same way.
     #[arg(long)]
     timeout_s: Option<f64>,
+    /// When a run is stopped (--timeout-s, Ctrl-C, SIGTERM): seconds its processes have between SIGTERM
+    /// and SIGKILL (a second Ctrl-C skips the rest).
+    #[arg(long, default_value_t = 5.0)]
+    grace_s: f64,
     /// Write each instance's stdout and stderr to DIR/<instance>.{out,err} (default: a single
     /// command's output passes through; a mix's is discarded).
     #[arg(long)]
@@ -87,6 +92,12 @@ impl LiveOpts {
                 ));
             }
         }
+        if !(self.grace_s.is_finite() && (0.0..=3600.0).contains(&self.grace_s)) {
+            return Err(format!(
+                "--grace-s: must be from 0 to 3600 seconds, got {}",
+                cosched_core::num::shortest(self.grace_s)
+            ));
+        }
         let machine =
             self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
         let calibration = self
@@ -114,6 +125,7 @@ impl LiveOpts {
             c.calibration = calibration.clone();
             c.host = Some(host.clone());
             c.timeout = o.timeout_s.map(Duration::from_secs_f64);
+            c.grace = Duration::from_secs_f64(o.grace_s);
             c.output_dir = o.output_dir.clone();
             c
         })

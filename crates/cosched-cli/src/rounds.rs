@@ -160,14 +160,9 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
             let mut c = (plan.config)(mix.clone(), &entries[i]);
             c.opts.seed = round_seed(plan.seed, r);
             c.solo = solo.iter().map(|&s| Some(s)).collect();
-            let rep = runtime::run(c)?;
-            if rep.interrupted {
-                return Err(format!(
-                    "round {}: the run under {} was interrupted; every managed process was released",
-                    r + 1,
-                    names[i]
-                ));
-            }
+            let rep = runtime::run(c)?
+                .completed()
+                .map_err(|e| format!("round {} under {}: {e}", r + 1, cosched_core::text::quote(&names[i])))?;
             this[i] = Some(rep);
         }
         let reps: Vec<RealReport> = this.into_iter().map(|x| x.expect("every entry ran")).collect();

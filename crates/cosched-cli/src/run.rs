@@ -232,10 +232,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
             eprintln!("run {}/{} under {} …", k + 1, a.repeat, a.policy);
         }
         reports.push(runtime::run(c)?);
+        if reports.last().is_some_and(|r| r.interrupted) {
+            break; // a timeout or Ctrl-C ends the command, not only this repetition
+        }
     }
     print(&reports, a.format)?;
-    if reports.iter().any(|r| r.interrupted) {
-        return Err("the run was interrupted; every managed process was released".to_string().into());
+    if let Some(s) = reports.iter().find_map(|r| r.stop.as_ref()) {
+        return Err(s.sentence().into());
     }
     failures(&reports)
 }

@@ -8,6 +8,9 @@ use common::real::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Trees of [`spinning_mix`] with 3 loops: 3 loops and 2 trees.
+const TREES: usize = 5;
+
 #[test]
 fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_pinned() {
     let all = own_cpus();
@@ -31,13 +34,18 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // The random moment is one of the run, counted from when its trees
+        // are launched: on a busy host the launch itself took longer than
+        // the shortest delay, so trees that were never launched were counted
+        // as trees that died (docs/runtime.md, "Fail-safe under load").
+        wait_launched(child.id(), &marker, TREES);
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        std::thread::sleep(Duration::from_millis(60 + x % 500));
+        std::thread::sleep(Duration::from_millis(x % 500));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        let result = wait_released(&marker, &all);
+        let result = wait_released(child.id(), &marker, &all);
         let pids = marked(&marker);
         for &p in &pids {
             unsafe_kill(p);
@@ -50,11 +58,57 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
                 // stopped, but shells with the default SIGHUP action end
                 // (docs/runtime.md, "Fail-safe").
                 if freezer != "signals" {
-                    assert!(alive.len() >= 5, "round {round}: every tree survives, released: {alive:?}");
+                    assert!(alive.len() >= TREES, "round {round}: every tree survives, released: {alive:?}");
                 }
             }
             Err(e) if freezer == "signals" && e == NONE_FOUND => {}
             Err(e) => panic!("round {round} ({freezer}): {e}"),
+        }
+    }
+}
+
+/// SIGKILL of the scheduler *while it launches*: a child between `fork`
+/// and `exec` joins its cgroup after the watchdog may have read it empty.
+/// Under load a single-pass release left such a child in the run's cgroup
+/// (`freezer:/cosched-PID/t1`, 2 rounds of 40); the drain must leave
+/// nothing in a cgroup of ours, stopped or pinned. The moments are spread
+/// over the launch as measured on this host in the first round.
+#[test]
+fn sigkill_while_the_scheduler_launches_leaves_nothing_in_its_cgroups() {
+    let all = own_cpus();
+    let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+    let mut launch = Duration::ZERO;
+    for round in 0..24 {
+        let marker = format!("cosched-launchkill-{}-{round}", std::process::id());
+        let d = tmpdir(&format!("lkill{round}"));
+        let mix = spinning_mix(&d, &marker, 3);
+        let t = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(["run", "-p", "g-rrs", "--quantum-ms", "15", "-w", mix.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        if round == 0 {
+            wait_launched(child.id(), &marker, TREES);
+            launch = t.elapsed();
+        } else {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = launch.mul_f64((x % 1000) as f64 / 1000.0);
+            std::thread::sleep(at.saturating_sub(t.elapsed()));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let result = wait_released(child.id(), &marker, &all);
+        for p in marked(&marker) {
+            unsafe_kill(p);
+        }
+        match result {
+            Ok(_) => {}
+            Err(e) if e == NONE_FOUND => {}
+            Err(e) => panic!("round {round} (launch measured {launch:?}): {e}"),
         }
     }
 }
@@ -76,27 +130,22 @@ fn sigterm_stops_the_run_releases_and_terminates_every_tree() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    std::thread::sleep(Duration::from_millis(400));
+    wait_launched(pid, &marker, 3);
     let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
-    let t = Instant::now();
     let out = child.wait_with_output().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(5));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("interrupted") && err.trim_end().lines().count() <= 2, "{err}");
     let t = Instant::now();
-    while !marked(&marker).is_empty() && t.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(50));
+    while !marked(&marker).is_empty() && t.elapsed() < HANG {
+        std::thread::sleep(Duration::from_millis(20));
     }
     let left = marked(&marker);
     for &p in &left {
         unsafe_kill(p);
     }
     assert!(left.is_empty(), "SIGTERM was forwarded to every tree: {left:?} still alive");
-    for root in ["/sys/fs/cgroup/freezer", "/sys/fs/cgroup"] {
-        let run = std::path::Path::new(root).join(format!("cosched-{pid}"));
-        assert!(!run.exists(), "{} was removed", run.display());
-    }
+    assert_eq!(run_dirs(pid), Vec::<std::path::PathBuf>::new(), "the run's cgroups were removed");
 }
 
 /// Chaos (issue #18): in each seeded round, managed processes are killed and
@@ -156,7 +205,7 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
         for q in stopped {
             let _ = Command::new("kill").args(["-CONT", &q.to_string()]).status();
         }
-        let result = match wait_released(&marker, &all) {
+        let result = match wait_released(child.id(), &marker, &all) {
             Err(e) if e == NONE_FOUND => Ok(vec![]), // every process ended meanwhile
             r => r,
         };
@@ -166,5 +215,77 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
         if let Err(e) = result {
             panic!("round {round} ({policy}): {e}");
         }
+    }
+}
+
+/// A tree whose every process ignores SIGTERM (a shell that traps it and
+/// its child) is ended by `--timeout-s` and by Ctrl-C (SIGINT of the
+/// scheduler): SIGTERM, the grace, then SIGKILL of the whole tree; the
+/// report and the one error line name what had to be killed, and nothing
+/// is left running, in a cgroup of ours or pinned.
+#[test]
+fn timeout_and_ctrl_c_kill_a_tree_that_ignores_sigterm_after_the_grace() {
+    let all = own_cpus();
+    // The stubborn shell must have set its trap before SIGTERM comes: under
+    // SIGINT the test waits for its child (forked after the trap); the
+    // timeout is then 4 times that measured start-up, at least 1 s.
+    let mut timeout_s = 1.0f64;
+    for how in ["sigint", "timeout"] {
+        let marker = format!("cosched-stubborn-{}-{how}", std::process::id());
+        let d = tmpdir(&format!("stubborn-{how}"));
+        let mix = d.join("mix.toml");
+        let ignore = "trap '' TERM INT HUP";
+        std::fs::write(
+            &mix,
+            format!(
+                "[[job]]\nname = \"stubborn\"\ncmd = [\"sh\", \"-c\", \"{ignore}; sh -c \\\"{ignore}; while :; do :; done\\\" {marker}-child & while :; do :; done\", \"{marker}\"]\n\
+                 [[job]]\nname = \"polite\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\n"
+            ),
+        )
+        .unwrap();
+        let timeout = format!("{timeout_s}");
+        let mut args = vec!["run", "-p", "g-rrs", "--quantum-ms", "20", "--grace-s", "0.5", "--format", "json"];
+        if how == "timeout" {
+            args.extend(["--timeout-s", &timeout]);
+        }
+        let t = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(&args)
+            .args(["-w", mix.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        if how == "sigint" {
+            wait_launched(pid, &marker, 2);
+            while marked(&format!("{marker}-child")).is_empty() {
+                assert!(t.elapsed() < HANG, "the stubborn tree never forked its child");
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            timeout_s = (4.0 * t.elapsed().as_secs_f64()).ceil().max(1.0);
+            let _ = Command::new("kill").args(["-INT", &pid.to_string()]).status();
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let left = marked(&marker);
+        for &p in &left {
+            unsafe_kill(p);
+        }
+        assert_eq!(out.status.code(), Some(2), "{how}: {err}");
+        let last = err.trim_end().lines().last().unwrap_or_default();
+        let reason =
+            if how == "timeout" { format!("timed out after {timeout} s") } else { "interrupted by SIGINT".into() };
+        assert!(
+            last.starts_with("error: the run")
+                && last.contains(&reason)
+                && last.ends_with("had to be killed: stubborn"),
+            "{how}: {err}"
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["stop"]["killed"], serde_json::json!(["stubborn"]), "{how}");
+        assert_eq!(report["stop"]["terminated"], serde_json::json!(["stubborn", "polite"]), "{how}");
+        assert!(left.is_empty(), "{how}: {left:?} still alive after the grace");
+        assert!(wait_released(pid, &marker, &all).is_err_and(|e| e == NONE_FOUND), "{how}");
     }
 }

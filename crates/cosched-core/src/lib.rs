@@ -44,6 +44,7 @@ pub mod rda;
 pub mod slits;
 pub mod stats;
 pub mod suggest;
+pub mod text;
 pub mod topology;
 
 pub use counters::Counters;

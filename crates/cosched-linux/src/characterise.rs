@@ -140,7 +140,7 @@ pub fn measure(
         cfg.opts.assignment = Some(ctxs);
         // The co-runner needs only cover the job measured.
         cfg.end_with = Some(0);
-        let r = runtime::run(cfg)?;
+        let r = runtime::run(cfg)?.completed()?;
         let j = &r.jobs[0];
         j.turnaround_s.ok_or_else(|| ProbeError::Job {
             job: j.name.clone(),

@@ -13,6 +13,7 @@
 //! A child joins its cgroup itself, between `fork` and `exec`, so not even
 //! its first fork escapes.
 
+use crate::release::{self, read_ids};
 use crate::sys;
 use std::collections::BTreeSet;
 use std::ffi::CString;
@@ -78,7 +79,8 @@ impl Method {
         }
     }
 
-    fn root(&self) -> Option<&Path> {
+    /// The cgroup hierarchy's root, if the method uses one.
+    pub fn root(&self) -> Option<&Path> {
         match self {
             Method::CgroupV1(p) | Method::CgroupV2(p) => Some(p),
             Method::Signals => None,
@@ -149,15 +151,22 @@ pub struct Control {
 }
 
 impl Control {
-    /// Set up the run's cgroup directory (if any).
+    /// The run's control, its cgroup directory (if any) named but not yet
+    /// made: tell the watchdog first, then [`Control::create`], so that a
+    /// scheduler killed in between leaves nothing the watchdog does not know.
     pub fn new(method: Method) -> io::Result<Control> {
         let dir = run_dir(&method, std::process::id());
-        if let Some(d) = &dir {
-            std::fs::create_dir_all(d)?;
-        }
         let me = std::process::id() as i32;
         let restore = sys::get_affinity(me)?;
         Ok(Control { method, dir, restore })
+    }
+
+    /// Make the run's cgroup directory (if any).
+    pub fn create(&self) -> io::Result<()> {
+        match &self.dir {
+            Some(d) => std::fs::create_dir_all(d),
+            None => Ok(()),
+        }
     }
 
     /// The cgroup directory of the run, if any.
@@ -190,7 +199,7 @@ impl Control {
         match &t.cg {
             Some(cg) => read_ids(&cg.join("cgroup.procs")),
             None => {
-                t.known = descendants(&t.known, t.leader);
+                t.known = release::descendants(&t.known, &[t.leader]);
                 t.known.iter().copied().collect()
             }
         }
@@ -229,14 +238,9 @@ impl Control {
     }
 
     fn set_frozen(&self, t: &mut Tree, frozen: bool) {
-        match (&self.method, &t.cg) {
-            (Method::CgroupV1(_), Some(cg)) => {
-                let _ = std::fs::write(cg.join("freezer.state"), if frozen { "FROZEN" } else { "THAWED" });
-            }
-            (Method::CgroupV2(_), Some(cg)) => {
-                let _ = std::fs::write(cg.join("cgroup.freeze"), if frozen { "1" } else { "0" });
-            }
-            _ => {
+        match &t.cg {
+            Some(cg) => release::set_cgroup_frozen(&self.method, cg, frozen),
+            None => {
                 let sig = if frozen { libc::SIGSTOP } else { libc::SIGCONT };
                 for p in self.members(t) {
                     sys::signal(p, sig);
@@ -252,101 +256,18 @@ impl Control {
         }
     }
 
-    /// Thaw, unpin and (cgroups) move the tree back to the root cgroup and remove its cgroup.
+    /// Release the tree race-free ([`release`]): with cgroups, drained
+    /// into the root cgroup (frozen, unpinned, continued, moved) and its
+    /// cgroup removed; without, unpinned and continued by parentage.
     pub fn release(&self, t: &mut Tree) {
-        self.thaw(t);
-        self.pin(t, &self.restore.clone());
-        for p in self.members(t) {
-            sys::signal(p, libc::SIGCONT);
-        }
-        if let (Some(root), Some(cg)) = (self.method.root(), &t.cg) {
-            move_out(root, cg);
-        }
-    }
-}
-
-/// Move every process of `cg` into the root cgroup and remove `cg`.
-/// Move every process of `cg` to `root` and remove `cg`. A process of the
-/// tree may fork while we move (the child is born in `cg`, after we read the
-/// list), so read again until the cgroup is empty (the chaos test of issue
-/// #18 found a child left behind by a single pass).
-fn move_out(root: &Path, cg: &Path) {
-    for _ in 0..200 {
-        let procs = read_ids(&cg.join("cgroup.procs"));
-        if procs.is_empty() {
-            break;
-        }
-        for p in procs {
-            let _ = std::fs::write(root.join("cgroup.procs"), p.to_string());
-        }
-    }
-    let _ = std::fs::remove_dir(cg);
-}
-
-fn read_ids(file: &Path) -> Vec<i32> {
-    sys::read_small(&file.to_string_lossy())
-        .map(|s| s.split_whitespace().filter_map(|x| x.parse().ok()).collect())
-        .unwrap_or_default()
-}
-
-/// Living processes that descend from `known` or share the leader's
-/// process group (one scan of `/proc`).
-fn descendants(known: &BTreeSet<i32>, leader: i32) -> BTreeSet<i32> {
-    let stats: Vec<(i32, sys::TaskStat)> =
-        sys::all_pids().into_iter().filter_map(|p| Some((p, sys::proc_stat(p)?))).collect();
-    let mut set: BTreeSet<i32> = stats
-        .iter()
-        .filter(|(p, s)| s.state != 'Z' && (known.contains(p) || s.pgid == leader))
-        .map(|(p, _)| *p)
-        .collect();
-    loop {
-        let before = set.len();
-        for (p, s) in &stats {
-            if s.state != 'Z' && set.contains(&s.ppid) {
-                set.insert(*p);
-            }
-        }
-        if set.len() == before {
-            return set;
-        }
-    }
-}
-
-/// Release everything a run left behind, from its registry alone (the
-/// watchdog's and the guard's last act): thaw and unpin every member of
-/// every tree, `SIGCONT` them, move them out of the run's cgroups (under
-/// `run_dir`) and remove those. Idempotent.
-pub fn release_all(method: &Method, run_dir: Option<&Path>, leaders: &[i32], restore: &[u32]) {
-    let mut members: BTreeSet<i32> = BTreeSet::new();
-    let trees: Vec<PathBuf> = run_dir
-        .and_then(|d| std::fs::read_dir(d).ok())
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect())
-        .unwrap_or_default();
-    for t in &trees {
-        match method {
-            Method::CgroupV1(_) => {
-                let _ = std::fs::write(t.join("freezer.state"), "THAWED");
+        t.frozen = false;
+        match (self.method.root(), &t.cg) {
+            (Some(root), Some(cg)) => {
+                let _ = release::drain_cgroup(&self.method, root, cg, &self.restore);
             }
             _ => {
-                let _ = std::fs::write(t.join("cgroup.freeze"), "0");
+                t.known = release::release_by_parentage(&[t.leader], &self.restore);
             }
         }
-        members.extend(read_ids(&t.join("cgroup.procs")));
-    }
-    let known: BTreeSet<i32> = leaders.iter().copied().collect();
-    for &l in leaders {
-        members.extend(descendants(&known, l));
-    }
-    for &p in &members {
-        for tid in sys::tids_of(p) {
-            let _ = sys::set_affinity(tid, restore);
-        }
-        sys::signal(p, libc::SIGCONT);
-    }
-    if let (Some(root), Some(run)) = (method.root(), run_dir) {
-        for t in &trees {
-            move_out(root, t);
-        }
-        let _ = std::fs::remove_dir(run);
     }
 }

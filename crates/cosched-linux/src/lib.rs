@@ -23,6 +23,7 @@ pub mod mix;
 pub mod pp;
 pub mod probe;
 pub mod probing;
+pub mod release;
 pub mod runtime;
 pub mod sys;
 #[cfg(test)]

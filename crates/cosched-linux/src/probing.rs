@@ -113,7 +113,7 @@ pub fn probe(
     let run_pinned = |m: Mix, ctxs: Vec<CtxId>| -> Result<Vec<f64>, ProbeError> {
         let mut cfg = base(m, "static");
         cfg.opts.assignment = Some(ctxs);
-        let r = runtime::run(cfg)?;
+        let r = runtime::run(cfg)?.completed()?;
         r.jobs
             .iter()
             .map(|j| {

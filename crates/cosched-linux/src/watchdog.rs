@@ -2,7 +2,7 @@
 //! frozen, stopped or pinned.
 //!
 //! - Normal exit, errors, panics and SIGINT/SIGTERM go through [`Guard`]'s
-//!   `Drop`, which calls [`control::release_all`].
+//!   `Drop`, which calls [`release::release_all`](crate::release::release_all).
 //! - SIGKILL cannot be caught, so every run also starts a watchdog: a
 //!   separate process (its own session, so a terminal's Ctrl-C does not reach
 //!   it) that holds the read end of a pipe from the scheduler and has a
@@ -13,9 +13,10 @@
 //!   gone, however it died) the watchdog releases everything and exits.
 //!
 //! Registry lines (one per write): `method <v1:PATH|v2:PATH|signals>`,
-//! `dir <PATH>`, `restore <CPU,CPU,..>`, `leader <PID>`.
+//! `dir <PATH>`, `restore <CPU,CPU,..>`, `leader <PID>`, `tmp <PATH>` (the
+//! run's temporary folder, removed with the rest).
 
-use crate::control::{self, Method};
+use crate::control::Method;
 use std::io::{self, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,8 @@ pub struct Registry {
     pub restore: Vec<u32>,
     /// Tree leaders.
     pub leaders: Vec<i32>,
+    /// The run's temporary folder (progress-period socket).
+    pub tmp: Option<PathBuf>,
 }
 
 impl Registry {
@@ -45,6 +48,7 @@ impl Registry {
         match k {
             "method" => self.method = Method::parse(v),
             "dir" => self.dir = Some(PathBuf::from(v)),
+            "tmp" => self.tmp = Some(PathBuf::from(v)),
             "restore" => self.restore = v.split(',').filter_map(|c| c.parse().ok()).collect(),
             "leader" => {
                 if let Ok(p) = v.parse() {
@@ -55,11 +59,14 @@ impl Registry {
         }
     }
 
-    /// Release everything (see [`control::release_all`]).
+    /// Release everything (see [`release::release_all`](crate::release::release_all)).
     pub fn release(&self) {
         let method = self.method.clone().unwrap_or(Method::Signals);
         let restore = if self.restore.is_empty() { all_cpus() } else { self.restore.clone() };
-        control::release_all(&method, self.dir.as_deref(), &self.leaders, &restore);
+        crate::release::release_all(&method, self.dir.as_deref(), &self.leaders, &restore);
+        if let Some(t) = &self.tmp {
+            let _ = std::fs::remove_dir_all(t);
+        }
     }
 }
 
@@ -150,14 +157,22 @@ mod tests {
     #[test]
     fn registry_lines_parse_and_junk_is_ignored() {
         let mut r = Registry::default();
-        for l in ["method v1:/sys/fs/cgroup/freezer", "dir /x/cosched-9", "restore 0,1", "leader 42", "leader x", "zz"]
-        {
+        for l in [
+            "method v1:/sys/fs/cgroup/freezer",
+            "dir /x/cosched-9",
+            "restore 0,1",
+            "leader 42",
+            "leader x",
+            "zz",
+            "tmp /t/r",
+        ] {
             r.apply(l);
         }
         assert_eq!(r.method, Some(Method::CgroupV1("/sys/fs/cgroup/freezer".into())));
         assert_eq!(r.dir, Some(PathBuf::from("/x/cosched-9")));
         assert_eq!(r.restore, vec![0, 1]);
         assert_eq!(r.leaders, vec![42]);
+        assert_eq!(r.tmp, Some(PathBuf::from("/t/r")));
         for m in [Method::Signals, Method::CgroupV2("/a b".into())] {
             assert_eq!(Method::parse(&m.encode()), Some(m));
         }

@@ -39,16 +39,49 @@ pub fn marked(marker: &str) -> Vec<i32> {
     v
 }
 
+/// Wait until the scheduler `sched` has launched `n` trees marked `marker`
+/// (children of it whose command line holds the marker): a test that kills
+/// the scheduler "at a random moment of the run" starts its clock here, not
+/// at the spawn, which a busy host delays by hundreds of milliseconds. Panics
+/// after `HANG` (a hang, not a margin). Returns how long it took.
+pub fn wait_launched(sched: u32, marker: &str, n: usize) -> Duration {
+    let t = Instant::now();
+    loop {
+        let launched = marked(marker)
+            .into_iter()
+            .filter(|&p| {
+                let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+                let ppid = stat.rfind(')').and_then(|i| stat[i + 2..].split_whitespace().nth(1)?.parse::<u32>().ok());
+                ppid == Some(sched)
+            })
+            .count();
+        if launched >= n {
+            return t.elapsed();
+        }
+        assert!(t.elapsed() < HANG, "the scheduler {sched} launched {launched} of {n} trees in {HANG:?}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// How long a real-process test waits for something that must happen before
+/// it calls it a hang (not a measurement margin: the waits poll and return
+/// as soon as the thing happens).
+pub const HANG: Duration = Duration::from_secs(60);
+
 pub const NONE_FOUND: &str = "no managed process found";
 
-/// Poll for up to 5 s until every process marked `marker` is released (one
-/// that ended meanwhile counts as released): the pids found, or the reason
-/// one is still held ([`NONE_FOUND`] when none is left).
-pub fn wait_released(marker: &str, all: &str) -> Result<Vec<i32>, String> {
+/// Poll (up to [`HANG`]) until the run of scheduler `sched` is released:
+/// its cgroup directories removed (the watchdog's or the guard's last act)
+/// and every process marked `marker` released (one that ended meanwhile
+/// counts as released). Returns the pids found, or the reason one is still
+/// held ([`NONE_FOUND`] when none is left).
+pub fn wait_released(sched: u32, marker: &str, all: &str) -> Result<Vec<i32>, String> {
     let t = Instant::now();
     loop {
         let pids = marked(marker);
-        let r = if pids.is_empty() {
+        let r = if let Some(dir) = run_dirs(sched).into_iter().next() {
+            Err(format!("{} still exists", dir.display()))
+        } else if pids.is_empty() {
             Err(NONE_FOUND.to_string())
         } else {
             pids.iter().try_for_each(|&p| match released(p, all) {
@@ -56,11 +89,20 @@ pub fn wait_released(marker: &str, all: &str) -> Result<Vec<i32>, String> {
                 r => r,
             })
         };
-        if r.is_ok() || t.elapsed() > Duration::from_secs(5) {
+        if r.is_ok() || r.as_ref().is_err_and(|e| e == NONE_FOUND) || t.elapsed() > HANG {
             return r.map(|_| pids);
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// The cgroup directories of scheduler `sched`'s run that exist now.
+pub fn run_dirs(sched: u32) -> Vec<std::path::PathBuf> {
+    ["/sys/fs/cgroup/freezer", "/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(|r| std::path::Path::new(r).join(format!("cosched-{sched}")))
+        .filter(|d| d.exists())
+        .collect()
 }
 
 pub fn released(pid: i32, all: &str) -> Result<(), String> {

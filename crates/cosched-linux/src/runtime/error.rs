@@ -35,6 +35,11 @@ pub enum RuntimeError {
     /// progress-period server.
     #[error("{0}")]
     Host(String),
+    /// The run was cut short (timeout, Ctrl-C, SIGTERM) where a complete
+    /// run was needed (solo runs, probes, rounds); the sentence says what
+    /// happened to its processes.
+    #[error("{0}")]
+    Stopped(String),
     /// The policy broke the contract during the run.
     #[error("{0}; the run stopped, every managed process released and terminated")]
     Contract(ContractError),

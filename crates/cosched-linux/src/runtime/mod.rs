@@ -31,10 +31,12 @@ mod report;
 mod setup;
 mod signals;
 mod state;
+mod stop;
 mod tick;
 mod view;
 
 pub use error::RuntimeError;
+pub use stop::StopRecord;
 
 use crate::control::Method;
 use crate::mix::Mix;
@@ -56,6 +58,11 @@ use std::time::{Duration, Instant};
 
 /// The name of the kernel-scheduling baseline.
 pub const LINUX: &str = "linux";
+
+/// The default grace period between SIGTERM and SIGKILL of a cut-short run
+/// (systemd's default stop timeout is 90 s, Docker's 10 s; a scheduler's
+/// user waits at a terminal, so shorter).
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 
 /// What to run and how.
 pub struct RunConfig {
@@ -86,6 +93,9 @@ pub struct RunConfig {
     pub solo: Vec<Option<f64>>,
     /// Stop the run (releasing and terminating every process) after this long.
     pub timeout: Option<Duration>,
+    /// When the run is cut short (timeout, Ctrl-C, SIGTERM): how long its
+    /// processes have between SIGTERM and SIGKILL.
+    pub grace: Duration,
     /// Where each instance's stdout/stderr go (`None`: see `inherit_output`).
     pub output_dir: Option<PathBuf>,
     /// Without `output_dir`: pass the instances' stdout/stderr through to
@@ -121,6 +131,7 @@ impl RunConfig {
             host: None,
             solo,
             timeout: None,
+            grace: DEFAULT_GRACE,
             output_dir: None,
             inherit_output: false,
             profile: None,
@@ -170,36 +181,53 @@ pub struct RealReport {
     pub policy_events: u64,
     /// Whether the run was cut short (timeout or signal).
     pub interrupted: bool,
+    /// How it was cut short, when it was: why, and which instances had to be killed.
+    pub stop: Option<StopRecord>,
+}
+
+/// The run's temporary folder (progress-period socket), removed and the
+/// signal dispositions restored on every way out of [`run`].
+struct RunTmp(PathBuf);
+
+impl Drop for RunTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+        signals::restore();
+    }
 }
 
 /// Run a mix under a policy until every tree is gone; returns the report.
 pub fn run(cfg: RunConfig) -> Result<RealReport, RuntimeError> {
+    // Declared before the runtime, so dropped after it: the trees are released first.
+    let run_tmp = RunTmp(std::env::temp_dir().join(format!("cosched-run-{}", std::process::id())));
     let setup = setup::prepare_policy(&cfg)?;
     let counters_provenance = setup.counters_provenance.clone();
     let (mut rt, energy_provenance, description) = setup::start(&cfg, setup)?;
     rt.dry_init(&cfg)?;
-    let run_tmp = std::env::temp_dir().join(format!("cosched-run-{}", std::process::id()));
+    if let Some(w) = rt.watchdog.as_mut() {
+        w.tell(&format!("tmp {}", run_tmp.0.display())).map_err(|e| RuntimeError::Host(format!("watchdog: {e}")))?;
+    }
     let (tx, rx) = channel();
-    let server = PpServer::start(&run_tmp, tx)
+    let server = PpServer::start(&run_tmp.0, tx)
         .map_err(|e| RuntimeError::Host(format!("cannot start the progress-period server: {e}")))?;
     let cpu0 = sys::self_cpu_s();
     let (launched, failures) = rt.launch_all(&cfg, server.path());
     rt.start_policy(&cfg)?;
-    let interrupted = match rt.event_loop(&cfg, &rx) {
-        Ok(i) => i,
+    let cut = match rt.event_loop(&cfg, &rx) {
+        Ok(cut) => cut,
         Err(e) => {
             rt.release(true);
-            drop(server);
-            drop(rt);
-            let _ = std::fs::remove_dir_all(&run_tmp);
-            signals::restore();
             return Err(RuntimeError::Contract(e));
         }
     };
     let wall_s = rt.t0.elapsed().as_secs_f64();
-    if interrupted {
-        rt.release(true);
-    }
+    let stop = cut.map(|reason| {
+        let mut names = vec![String::new(); rt.instances.len()];
+        for (e, n) in &launched {
+            names[*e] = n.clone();
+        }
+        rt.stop(reason, cfg.grace, &names)
+    });
     rt.close_open_slices();
     let scheduler_cpu_s = sys::self_cpu_s() - cpu0;
     let record = RunRecord {
@@ -207,7 +235,7 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, RuntimeError> {
         failures,
         wall_s,
         scheduler_cpu_s,
-        interrupted,
+        stop,
         energy_provenance,
         counters_provenance,
         description,
@@ -215,8 +243,6 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, RuntimeError> {
     let report = rt.report(&cfg, record)?;
     drop(server);
     drop(rt);
-    let _ = std::fs::remove_dir_all(&run_tmp);
-    signals::restore();
     Ok(report)
 }
 
@@ -285,9 +311,9 @@ impl Runtime {
     }
 
     /// Serve progress-period requests and tick until every tree is gone;
-    /// returns whether the run was cut short (timeout or signal), or the
-    /// broken contract that stopped it.
-    fn event_loop(&mut self, cfg: &RunConfig, rx: &Receiver<PpMsg>) -> Result<bool, ContractError> {
+    /// returns why the run was cut short (timeout or signal), if it was, or
+    /// the broken contract that stopped it.
+    fn event_loop(&mut self, cfg: &RunConfig, rx: &Receiver<PpMsg>) -> Result<Option<String>, ContractError> {
         let deadline = cfg.timeout.map(|t| self.t0 + t);
         let mut next_tick = Instant::now() + cfg.tick;
         let mut others_ended = false;
@@ -301,8 +327,13 @@ impl Runtime {
             if let Some(e) = self.broken.take() {
                 return Err(e);
             }
-            if signals::stop_requested() || deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(true);
+            if let Some(sig) = signals::stop_signal() {
+                return Ok(Some(format!("was interrupted by {sig}")));
+            }
+            if let (Some(d), Some(t)) = (deadline, cfg.timeout) {
+                if Instant::now() >= d {
+                    return Ok(Some(format!("timed out after {} s", cosched_core::num::shortest(t.as_secs_f64()))));
+                }
             }
             let wait = self.next_wake(next_tick.saturating_duration_since(Instant::now()));
             match rx.recv_timeout(wait) {
@@ -321,7 +352,7 @@ impl Runtime {
                 next_tick = Instant::now() + cfg.tick;
             }
         }
-        self.broken.take().map_or(Ok(false), Err)
+        self.broken.take().map_or(Ok(None), Err)
     }
 
     /// Release every live tree but those of mix job `lead` and send its processes SIGTERM.
@@ -354,7 +385,7 @@ pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> R
     let mut out = vec![];
     for j in 0..mix.jobs.len() {
         eprintln!("solo: {} …", mix.jobs[j].name);
-        let r = run(config(mix.only(&[j]), LINUX))?;
+        let r = run(config(mix.only(&[j]), LINUX))?.completed()?;
         if let Some(e) = &r.jobs[0].error {
             eprintln!("warning: solo run of {}: {e}", mix.jobs[j].name);
         }
@@ -364,6 +395,15 @@ pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> R
 }
 
 impl RealReport {
+    /// The report of a run that ended by itself, or [`RuntimeError::Stopped`]
+    /// saying how it was cut short (for callers that need a whole run).
+    pub fn completed(self) -> Result<RealReport, RuntimeError> {
+        match &self.stop {
+            Some(s) => Err(RuntimeError::Stopped(s.sentence())),
+            None => Ok(self),
+        }
+    }
+
     /// Mean slowdown of the instances of mix job `job`, when measured.
     pub fn mean_slowdown(&self, job: &str) -> Option<f64> {
         let s: Vec<f64> =

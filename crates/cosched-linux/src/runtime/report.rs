@@ -19,7 +19,8 @@ pub(super) struct RunRecord {
     pub(super) wall_s: f64,
     /// CPU time of the scheduler over the run, s.
     pub(super) scheduler_cpu_s: f64,
-    pub(super) interrupted: bool,
+    /// How the run was cut short, if it was.
+    pub(super) stop: Option<super::StopRecord>,
     /// Provenance of the energy figures.
     pub(super) energy_provenance: String,
     /// Provenance of the policy's counters, when it needs counters.
@@ -55,7 +56,14 @@ impl Runtime {
         let mut provenance = BTreeMap::new();
         provenance.insert(
             "turnaround, makespan".into(),
-            "measured (wall clock, launch to last process of the tree gone)".into(),
+            match &rec.stop {
+                None => "measured (wall clock, launch to last process of the tree gone)".into(),
+                Some(s) => format!(
+                    "measured; the run {}, so makespan is the wall time until the stop and a job still running then \
+                     has no turnaround",
+                    s.reason
+                ),
+            },
         );
         provenance.insert(
             "slowdown, unfairness, stp, antt".into(),
@@ -81,9 +89,12 @@ impl Runtime {
     pub(super) fn report(&mut self, cfg: &RunConfig, mut rec: RunRecord) -> Result<RealReport, RuntimeError> {
         let mut jobs = self.job_rows(cfg, &rec.launched);
         // A co-runner ended on purpose (`RunConfig::end_with`) is not worth a warning.
+        // Nor is one the stop of a cut-short run ended (its report says so).
         let ended = |name: &str, code: i32| {
-            code == 128 + libc::SIGTERM
-                && cfg.end_with.is_some_and(|l| !crate::mix::belongs(name, &cfg.mix.jobs[l].name))
+            let by_stop = rec.stop.as_ref().is_some_and(|s| s.terminated.iter().any(|t| t == name));
+            (code == 128 + libc::SIGTERM || code == 128 + libc::SIGKILL) && by_stop
+                || code == 128 + libc::SIGTERM
+                    && cfg.end_with.is_some_and(|l| !crate::mix::belongs(name, &cfg.mix.jobs[l].name))
         };
         for j in &jobs {
             if let Some(code) = j.exit_code.filter(|&c| c != 0 && !ended(&j.name, c)) {
@@ -105,7 +116,12 @@ impl Runtime {
                 })
             })
             .collect();
-        let makespan = outcomes.iter().map(|o| o.turnaround_s).fold(0.0, f64::max);
+        // A cut-short run's makespan is the time until the stop (its
+        // provenance says so): the unfinished jobs ran at least that long.
+        let makespan = match &rec.stop {
+            Some(_) => rec.wall_s,
+            None => outcomes.iter().map(|o| o.turnaround_s).fold(0.0, f64::max),
+        };
         self.sample_energy(sys::cpu_jiffies());
         let energy = self.energy().unwrap_or_default();
         let metrics = aggregate(&outcomes, makespan, energy);
@@ -113,7 +129,7 @@ impl Runtime {
             tr.finish().map_err(|e| RuntimeError::File(format!("trace: {e}")))?;
         }
         let linux = self.policy.is_none();
-        let (wall, sched_cpu, interrupted) = (rec.wall_s, rec.scheduler_cpu_s, rec.interrupted);
+        let (wall, sched_cpu, stop) = (rec.wall_s, rec.scheduler_cpu_s, rec.stop.clone());
         Ok(RealReport {
             policy: cfg.policy.clone(),
             mix: cfg.mix.name.clone().unwrap_or_else(|| "mix".into()),
@@ -123,7 +139,8 @@ impl Runtime {
             provenance: self.provenance(cfg, rec),
             scheduler_cpu_pct: if wall > 0.0 { 100.0 * sched_cpu / wall } else { 0.0 },
             policy_events: self.d.as_ref().map_or(0, |d| d.delivered()),
-            interrupted,
+            interrupted: stop.is_some(),
+            stop,
         })
     }
 }

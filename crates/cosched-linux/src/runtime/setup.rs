@@ -147,9 +147,11 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
     let linux = setup.policy.is_none();
     let host = cfg.host.clone().unwrap_or_else(Host::live);
     let description = Description::of(&host, cfg.machine.as_ref(), cfg.calibration.as_ref());
-    let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() })
-        .map_err(|e| RuntimeError::Host(format!("cannot set up {}: {e}", cfg.method.label())))?;
+    let cannot = |e: std::io::Error| RuntimeError::Host(format!("cannot set up {}: {e}", cfg.method.label()));
+    let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() }).map_err(cannot)?;
+    crate::release::sweep_stale(&control.method, &control.restore);
     let watchdog = cfg.watchdog_exe.as_deref().map(|exe| spawn_watchdog(exe, &control)).transpose()?;
+    control.create().map_err(cannot)?;
     sys::become_subreaper();
     signals::install();
     let (meter, energy_provenance) = Meter::open(description.power_model.as_ref(), &host);

@@ -144,7 +144,7 @@ impl Runtime {
             }
         }
         let leaders: Vec<i32> = self.leader_of.keys().copied().collect();
-        crate::control::release_all(&self.control.method, self.control.dir(), &leaders, &self.control.restore);
+        crate::release::release_all(&self.control.method, self.control.dir(), &leaders, &self.control.restore);
     }
 }
 

@@ -42,7 +42,7 @@ impl Runtime {
 
     /// Reap exited children when SIGCHLD said a child changed state, and once
     /// a second regardless; record the exit code and CPU time of leaders.
-    fn reap(&mut self) {
+    pub(super) fn reap(&mut self) {
         let chld = CHILD_EXITED.swap(false, Ordering::Relaxed);
         let periodic = self.ticks.is_multiple_of(50);
         self.ticks += 1;
