@@ -128,6 +128,8 @@ def custom(p: Any) -> tuple[str, Callable[[], Policy], list[str]]:
     name = getattr(p, "name", None)
     if not isinstance(name, str) or not name.strip():
         raise PolicyError(f"{type(p).__name__}.name must be a non-empty string, got {name!r}")
+    if not name.isprintable():
+        raise PolicyError(f"{type(p).__name__}.name must be printable (no control characters), got {name!r}")
     needs = getattr(p, "needs", ())
     if isinstance(needs, str) or not all(isinstance(n, str) for n in needs):
         raise PolicyError(f"{name}: needs must be a tuple of words from {NEEDS}, got {needs!r}")

@@ -303,7 +303,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let rec: Record = match (&a.from_record, &a.workload) {
         (Some(p), _) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+            let text = crate::input::read_config(p)?;
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?
         }
         (None, Some(w)) => {

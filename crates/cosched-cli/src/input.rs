@@ -1,14 +1,18 @@
 //! Reading the text files people hand the CLI (CSV, traces, lists): one
 //! place that names the file on failure and drops a UTF-8 byte-order mark,
-//! which spreadsheet programs write at the start of a CSV (issue #28 item 8).
+//! which spreadsheet programs write at the start of a CSV; sizes bounded.
 
-/// The text of `file`, without a leading byte-order mark.
+use cosched_machine::input;
+
+/// The text of the data file `file` (bounded: [`cosched_machine::input`]),
+/// without a leading byte-order mark.
 pub fn read_text(file: &str) -> Result<String, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    })
+    input::read_text(std::path::Path::new(file), file, input::Kind::Data).map_err(|e| e.to_string())
+}
+
+/// The text of the description file `path` (TOML or JSON; bounded).
+pub fn read_config(path: &std::path::Path) -> Result<String, String> {
+    input::read_text(path, &path.display().to_string(), input::Kind::Config).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

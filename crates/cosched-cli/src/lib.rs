@@ -43,7 +43,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Contention-aware scheduling on multicore machines: simulate the papers'
 /// schedulers and baselines on modelled machines and workloads, and run
@@ -130,13 +130,14 @@ impl From<cosched_linux::runtime::RuntimeError> for Failure {
     }
 }
 
-/// Set when a write to stdout failed because the reader went away.
-static BROKEN_PIPE: AtomicBool = AtomicBool::new(false);
+/// The first failed write to stdout or stderr (`println!` panics on one):
+/// a closed pipe (`cosched … | head`), a full disk (`> /dev/full`).
+static OUTPUT_FAILED: Mutex<Option<String>> = Mutex::new(None);
 
-/// `println!` panics when stdout is a closed pipe (`cosched … | head`):
-/// record it quietly instead of printing a panic; every other panic is
-/// reported as usual.
-fn quiet_on_broken_pipe() {
+/// `println!` panics when stdout cannot be written: record why quietly
+/// instead of printing a panic, so that [`main_with`] ends with one error
+/// line and status 2; every other panic is reported as usual.
+fn quiet_on_failed_output() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let msg = info
@@ -145,12 +146,22 @@ fn quiet_on_broken_pipe() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
-            BROKEN_PIPE.store(true, Ordering::Relaxed);
-        } else {
-            default(info);
+        match msg.strip_prefix("failed printing to ") {
+            Some(why) => {
+                let mut slot = OUTPUT_FAILED.lock().unwrap_or_else(|e| e.into_inner());
+                slot.get_or_insert_with(|| why.replacen(": ", " failed: ", 1));
+            }
+            None => default(info),
         }
     }));
+}
+
+/// One line saying the output could not be written, written to stderr if
+/// stderr can still take it.
+fn output_failed(why: &str) -> u8 {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "error: cannot write the output: {why}");
+    2
 }
 
 /// One line for a command-line error: clap's message with the lines that
@@ -220,18 +231,26 @@ pub fn main_with(argv: Vec<String>) -> u8 {
             return 2;
         }
     };
-    quiet_on_broken_pipe();
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| dispatch(cli.cmd)));
+    quiet_on_failed_output();
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let r = dispatch(cli.cmd);
+        // What is still buffered must reach the file too (a full disk shows here).
+        use std::io::Write;
+        std::io::stdout().flush().map(|_| r).map_err(|e| format!("stdout failed: {e}"))
+    }));
+    let failed = || OUTPUT_FAILED.lock().unwrap_or_else(|e| e.into_inner()).clone();
     match outcome {
-        Ok(Ok(())) => 0,
-        Ok(Err(f)) => {
+        Ok(Ok(Ok(()))) => 0,
+        Ok(Ok(Err(f))) => {
             eprintln!("error: {}", f.message);
             f.code
         }
-        // A reader that went away (`| head`): stop quietly with the status of
-        // a process ended by SIGPIPE, as Unix tools do.
-        Err(_) if BROKEN_PIPE.load(Ordering::Relaxed) => 128 + 13,
-        Err(p) => std::panic::resume_unwind(p),
+        Ok(Err(why)) => output_failed(&why),
+        // A reader that went away (`| head`) or a full disk: one line, status 2.
+        Err(p) => match failed() {
+            Some(why) => output_failed(&why),
+            None => std::panic::resume_unwind(p),
+        },
     }
 }
 

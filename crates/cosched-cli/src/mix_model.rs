@@ -114,7 +114,7 @@ impl Programs {
     /// Read and check a workload file of programs.
     pub fn load(path: &std::path::Path) -> Result<Programs, String> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let text = crate::input::read_config(path)?;
         let spec = presets::workload_from_toml(&file, &text).map_err(|e| e.to_string())?;
         Ok(Programs { file, spec })
     }

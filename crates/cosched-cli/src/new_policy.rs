@@ -28,7 +28,17 @@ pub struct Args {
     root: PathBuf,
 }
 
-/// The name's problem, if any: the grammar, its length, and no clash with a registered policy.
+/// Rust's strict, reserved and edition keywords (The Rust Reference,
+/// "Keywords"): none can name the policy's module. Policy names have no
+/// `_`, so only the words without one are listed.
+const RUST_KEYWORDS: [&str; 51] = [
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
+    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait",
+    "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
+    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// The name's problem, if any: the grammar, its length, no Rust keyword, and no clash with a registered policy.
 pub fn check_name(name: &str) -> Result<(), String> {
     let ok_chars = name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     let starts = name.chars().next().is_some_and(|c| c.is_ascii_lowercase());
@@ -39,6 +49,11 @@ pub fn check_name(name: &str) -> Result<(), String> {
     }
     if name.len() > MAX_NAME {
         return Err(format!("new-policy: `{name}` has {} characters, at most {MAX_NAME}", name.len()));
+    }
+    if RUST_KEYWORDS.contains(&name) {
+        return Err(format!(
+            "new-policy: `{name}` is a Rust keyword, so `mod {name};` would not compile: choose another name (e.g. my-{name})"
+        ));
     }
     if cosched_core::policies::find(name).is_some() || name == "linux" {
         return Err(format!("new-policy: `{name}` is already a policy's name (cosched list policies)"));
@@ -123,6 +138,9 @@ mod tests {
             assert!(check_name(bad).is_err(), "{bad}");
         }
         assert!(check_name("cfs").unwrap_err().contains("already a policy's name"));
+        for kw in ["type", "self", "crate", "loop", "async", "gen"] {
+            assert!(check_name(kw).unwrap_err().contains("is a Rust keyword"), "{kw}");
+        }
         assert_eq!(camel("my-pairing-2"), "MyPairing2");
     }
 

@@ -52,9 +52,11 @@ impl<const REAL: bool> PolicyKnobs<REAL> {
     }
 }
 
-/// `--assignment`'s text: the list itself, or the contents of the file it names.
+/// `--assignment`'s text: the list itself, or the contents of the file it
+/// names. Anything that reads as numbers (`-1`, `1.5`, `0,1`) is a list, so
+/// its error is about the number, not a missing file.
 fn assignment_text(arg: &str) -> Result<String, String> {
-    if arg.contains(',') || arg.trim().parse::<u32>().is_ok() {
+    if arg.contains(',') || arg.trim().parse::<f64>().is_ok() {
         Ok(arg.to_string())
     } else {
         let text = crate::input::read_text(arg)?;

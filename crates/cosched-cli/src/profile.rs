@@ -6,6 +6,8 @@ use crate::output::table;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::rda::profile::{periods, windows, ProfileParams};
 use cosched_core::rda::LogFit;
+use cosched_core::text::quote;
+use cosched_machine::input::BoundedLines;
 use serde::Serialize;
 use std::io::BufRead;
 
@@ -52,7 +54,7 @@ pub struct Args {
 struct Addresses<'a> {
     file: &'a str,
     fmt: TraceFormat,
-    lines: std::iter::Enumerate<std::io::Lines<Box<dyn BufRead>>>,
+    lines: std::iter::Enumerate<BoundedLines<Box<dyn BufRead>>>,
     error: Option<String>,
     count: usize,
 }
@@ -61,7 +63,7 @@ impl<'a> Addresses<'a> {
     fn open(file: &'a str, fmt: TraceFormat) -> Result<Addresses<'a>, String> {
         let f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
         let reader: Box<dyn BufRead> = Box::new(std::io::BufReader::new(f));
-        Ok(Addresses { file, fmt, lines: reader.lines().enumerate(), error: None, count: 0 })
+        Ok(Addresses { file, fmt, lines: BoundedLines::new(reader, file).enumerate(), error: None, count: 0 })
     }
 
     /// The address on line `i` (0-based), `None` for a line without one.
@@ -78,7 +80,7 @@ impl<'a> Addresses<'a> {
                 let mut parts = l.split_whitespace();
                 match (parts.next(), parts.next()) {
                     (Some("L" | "S" | "M"), Some(rest)) => rest.split(',').next().unwrap_or(""),
-                    _ => return Err(format!("{file}:{}: not a lackey line: `{l}`", i + 1)),
+                    _ => return Err(format!("{file}:{}: not a lackey line: `{}`", i + 1, quote(l))),
                 }
             }
             TraceFormat::Csv => l.split(',').next().unwrap_or("").trim(),
@@ -93,7 +95,7 @@ impl<'a> Addresses<'a> {
         match parsed {
             Some(a) => Ok(Some(a)),
             None if i == 0 && matches!(self.fmt, TraceFormat::Csv) => Ok(None), // header
-            None => Err(format!("{file}:{}: address: `{addr}` is not an address", i + 1)),
+            None => Err(format!("{file}:{}: address: `{}` is not an address", i + 1, quote(addr))),
         }
     }
 }
@@ -103,8 +105,7 @@ impl Iterator for Addresses<'_> {
     fn next(&mut self) -> Option<u64> {
         while self.error.is_none() {
             let (i, line) = self.lines.next()?;
-            let parsed =
-                line.map_err(|e| format!("{}:{}: cannot read: {e}", self.file, i + 1)).and_then(|l| self.parse(i, &l));
+            let parsed = line.map_err(|e| e.to_string()).and_then(|l| self.parse(i, &l));
             match parsed {
                 Ok(Some(a)) => {
                     self.count += 1;

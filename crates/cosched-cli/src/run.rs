@@ -87,7 +87,8 @@ pub(crate) fn check_policy(p: &str) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "unknown policy `{p}`{} (known: linux, {})",
+        "unknown policy `{}`{} (known: linux, {})",
+        cosched_core::text::quote(p),
         cosched_core::suggest::did_you_mean(
             p,
             std::iter::once(LINUX).chain(cosched_core::policies::registry().iter().map(|p| p.name))
@@ -143,7 +144,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     crate::limits::REPEAT.check(a.repeat as u64)?;
     let profile = match &a.profile {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+            let text = crate::input::read_config(p)?;
             Some(
                 serde_json::from_str::<PairProfile>(&text)
                     .map_err(|e| format!("{}: not a probe profile: {e}", p.display()))?,

@@ -8,6 +8,12 @@ use std::borrow::Cow;
 /// How many characters of a user's value an error message quotes.
 pub const QUOTE_CHARS: usize = 80;
 
+/// Whether `s` holds a character [`printable`] would escape (names with
+/// one are refused where they are read).
+pub fn has_control(s: &str) -> bool {
+    matches!(printable(s), Cow::Owned(_))
+}
+
 /// `s` with every control character (C0, DEL, C1) and bidirectional
 /// override escaped as Rust writes it (`\u{1b}`, `\n`); unchanged (and not
 /// copied) when it has none.

@@ -211,7 +211,8 @@ impl RecordedSource {
     pub fn load(path: &std::path::Path) -> Result<RecordedSource, CounterError> {
         let file = path.display().to_string();
         let bad = |problem: String| CounterError::File { file: file.clone(), problem };
-        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+        let text = cosched_machine::input::read_text(path, &file, cosched_machine::input::Kind::Config)
+            .map_err(|e| bad(e.problem))?;
         let rates: BTreeMap<String, Rates> =
             serde_json::from_str(&text).map_err(|e| bad(format!("not a recorded-counters file: {e}")))?;
         for (job, r) in &rates {

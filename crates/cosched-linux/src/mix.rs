@@ -20,6 +20,7 @@
 //! when it is not on `PATH`.
 
 use cosched_core::policy::{Demand, Resource, Reuse};
+use cosched_core::text::quote;
 use cosched_machine::ConfigError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -109,8 +110,7 @@ impl Mix {
     /// Read and validate a mix file.
     pub fn load(path: &Path) -> Result<Mix, ConfigError> {
         let file = path.display().to_string();
-        let src =
-            std::fs::read_to_string(path).map_err(|e| ConfigError::new(&file, "-", format!("cannot read: {e}")))?;
+        let src = cosched_machine::input::read_text(path, &file, cosched_machine::input::Kind::Config)?;
         let mut m = Mix::parse(&file, &src)?;
         m.base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         if m.name.is_none() {
@@ -147,14 +147,35 @@ impl Mix {
         let mut seen = std::collections::BTreeSet::new();
         for (i, j) in self.jobs.iter().enumerate() {
             let f = |k: &str| format!("job[{i}].{k}");
-            if j.name.is_empty() || j.name.contains(char::is_whitespace) {
-                return Err(ConfigError::new(file, f("name"), "must be a non-empty word"));
+            if j.name.is_empty() || j.name.contains(|c: char| c.is_whitespace() || c.is_control()) {
+                return Err(ConfigError::new(
+                    file,
+                    f("name"),
+                    format!("must be a non-empty word without control characters, got `{}`", quote(&j.name)),
+                ));
             }
             if !seen.insert(&j.name) {
-                return Err(ConfigError::new(file, f("name"), format!("`{}` is used twice", j.name)));
+                return Err(ConfigError::new(file, f("name"), format!("`{}` is used twice", quote(&j.name))));
             }
             if j.cmd.is_empty() || j.cmd[0].is_empty() {
                 return Err(ConfigError::new(file, f("cmd"), "must name a program"));
+            }
+            // What exec(2) cannot take is refused here, not at launch.
+            if let Some(k) = j.cmd.iter().position(|a| a.contains('\0')) {
+                return Err(ConfigError::new(file, f(&format!("cmd[{k}]")), "contains a NUL byte"));
+            }
+            for (k, v) in &j.env {
+                let field = f(&format!("env.{}", quote(k)));
+                if k.is_empty() || k.contains(['=', '\0']) {
+                    return Err(ConfigError::new(
+                        file,
+                        field,
+                        "an environment variable's name must be non-empty, without `=` or a NUL byte",
+                    ));
+                }
+                if v.contains('\0') {
+                    return Err(ConfigError::new(file, field, "the value contains a NUL byte"));
+                }
             }
             if j.count == 0 || j.count > 4096 {
                 return Err(ConfigError::new(file, f("count"), format!("must be 1..=4096, got {}", j.count)));
@@ -319,6 +340,19 @@ solo_s = 3.5
             (GOOD.replace("name = \"xz\"", "name = \"chase\""), "m.toml: job[1].name: `chase` is used twice"),
             (GOOD.replace("mb = 16", "mb = -1"), "m.toml: job[0].profile.mb: must be a positive number, got -1"),
             ("".to_string(), "m.toml: job: required field is missing"),
+            (
+                GOOD.replace("solo_s = 3.5", "env = { \"A=B\" = \"1\" }"),
+                "m.toml: job[1].env.A=B: an environment variable's name must be non-empty, without `=` or a NUL byte",
+            ),
+            (
+                GOOD.replace("solo_s = 3.5", "env = { A = \"x\\u0000y\" }"),
+                "m.toml: job[1].env.A: the value contains a NUL byte",
+            ),
+            (GOOD.replace("\"-9\"", "\"a\\u0000\""), "m.toml: job[1].cmd[1]: contains a NUL byte"),
+            (
+                GOOD.replace("name = \"xz\"", "name = \"\\u001b]0;x\\u0007\""),
+                "m.toml: job[1].name: must be a non-empty word without control characters, got `\\u{1b}]0;x\\u{7}`",
+            ),
         ];
         for (src, want) in cases {
             assert_eq!(Mix::parse("m.toml", &src).unwrap_err().to_string(), want);

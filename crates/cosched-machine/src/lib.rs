@@ -19,6 +19,7 @@
 
 pub mod check;
 pub mod error;
+pub mod input;
 pub mod power;
 pub mod presets;
 pub mod spec;

@@ -24,14 +24,13 @@ pub fn looks_like_path(s: &str) -> bool {
 /// `table` (`(name, text)` pairs). Returns the name to cite in errors and the text.
 pub fn read_source(kind: &str, table: &[(&str, &str)], arg: &str) -> Result<(String, String), ConfigError> {
     if looks_like_path(arg) {
-        return std::fs::read_to_string(arg)
-            .map(|s| (arg.to_string(), s))
-            .map_err(|e| ConfigError::new(arg, "-", format!("cannot read {kind} file: {e}")));
+        return crate::input::read_text(std::path::Path::new(arg), arg, crate::input::Kind::Config)
+            .map(|s| (arg.to_string(), s));
     }
     match table.iter().find(|(n, _)| *n == arg) {
         Some((n, src)) => Ok((format!("{kind} preset `{n}`"), src.to_string())),
         None => Err(ConfigError::new(
-            &format!("{kind} `{arg}`"),
+            &format!("{kind} `{}`", cosched_core::text::quote(arg)),
             "-",
             format!(
                 "no such preset{} (known: {}); a file path must contain `/` or end in .toml",

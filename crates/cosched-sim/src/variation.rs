@@ -38,7 +38,7 @@ pub const MAX_NOISE: f64 = 20.0;
 
 /// A run-to-run variation level outside 0 to [`MAX_NOISE`].
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[error("must be from 0 to {MAX_NOISE}, got {0}")]
+#[error("must be from 0 to {MAX_NOISE}, got {}", cosched_core::num::shortest(*.0))]
 pub struct NoiseError(pub f64);
 
 /// `Ok` when `noise` is a level this module accepts (0 to [`MAX_NOISE`]).

@@ -230,3 +230,37 @@ fn a_charged_decision_cost_stalls_every_start_by_exactly_that_much() {
     assert!(grown.abs_diff(cost * starts) <= starts, "grew {grown} ns for {starts} starts of {cost} ns");
     assert!(charged.energy.system > free.energy.system);
 }
+
+/// A policy whose timer re-arms itself at the instant it fired.
+struct Rearm;
+impl Policy for Rearm {
+    fn name(&self) -> &'static str {
+        "rearm"
+    }
+    fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {
+        match ev {
+            Event::Arrived { thread, .. } if thread.0 == 0 => {
+                out.push(Decision::Run { thread: *thread, ctx: CtxId(0) });
+                out.push(Decision::Timer { key: 0, at: Some(v.now()) });
+            }
+            Event::Timer { key } => out.push(Decision::Timer { key: *key, at: Some(v.now()) }),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_timer_re_armed_at_the_same_instant_stops_the_run_early_naming_the_policy() {
+    let m = machine("xeon-x5550-16c");
+    let p = plan(&barrier_job(2, 2), &m);
+    let e = run(&m, &p, &mut Rearm, &SimOptions::default(), None).unwrap_err();
+    let events = match &e {
+        cosched_sim::SimError::TimeStuck { policy, events, .. } if policy == "rearm" => *events,
+        e => panic!("{e:?}"),
+    };
+    // Stopped long before the event budget: within the bound the engine states.
+    let bound = 64 * (p.threads.len() + m.n_contexts()) as u64 + 10_000;
+    assert_eq!(events, bound + 1);
+    assert!(events < SimOptions::default().max_events / 1000);
+    assert!(e.to_string().starts_with("policy `rearm` made") && e.to_string().contains("same instant"), "{e}");
+}

@@ -10,7 +10,7 @@ pub enum PolicyError {
     /// No policy has this name.
     #[error("unknown policy `{name}`{hint} (known: {known})")]
     Unknown {
-        /// The name given.
+        /// The name given, as quotable ([`quote`](crate::text::quote)d).
         name: String,
         /// ` (did you mean …?)` or empty.
         hint: String,

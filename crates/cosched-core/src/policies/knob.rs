@@ -120,9 +120,10 @@ impl KnobSpec {
     pub fn parse(&self, text: &str) -> Result<Value, KnobError> {
         let flag = self.flag();
         let invalid = |problem: String| KnobError::Invalid { flag: flag.clone(), problem };
+        let shown = crate::text::quote(text);
         match self.kind {
             Kind::Float { min, max } => {
-                let v: f64 = text.trim().parse().map_err(|_| invalid(format!("`{text}` is not a number")))?;
+                let v: f64 = text.trim().parse().map_err(|_| invalid(format!("`{shown}` is not a number")))?;
                 if v.is_finite() && v >= min && v <= max {
                     return Ok(Value::Float(v));
                 }
@@ -140,7 +141,7 @@ impl KnobSpec {
                 }))
             }
             Kind::Int { min, max } => {
-                let v: u64 = text.trim().parse().map_err(|_| invalid(format!("`{text}` is not a whole number")))?;
+                let v: u64 = text.trim().parse().map_err(|_| invalid(format!("`{shown}` is not a whole number")))?;
                 if (min..=max).contains(&v) {
                     Ok(Value::Int(v))
                 } else {
@@ -150,13 +151,13 @@ impl KnobSpec {
             Kind::Switch => match text {
                 "true" => Ok(Value::Switch(true)),
                 "false" => Ok(Value::Switch(false)),
-                _ => Err(invalid(format!("is a switch: true or false, got `{text}`"))),
+                _ => Err(invalid(format!("is a switch: true or false, got `{shown}`"))),
             },
             Kind::Choice { choices } => {
                 if choices.contains(&text) {
                     Ok(Value::Text(text.to_string()))
                 } else {
-                    Err(invalid(format!("must be {}, got `{text}`", choices.join(", "))))
+                    Err(invalid(format!("must be {}, got `{shown}`", choices.join(", "))))
                 }
             }
             Kind::Subset { choices } => {

@@ -312,7 +312,7 @@ pub fn make(name: &str, opts: &PolicyOptions) -> Result<Box<dyn Policy>, PolicyE
     match find(name) {
         Some(p) => p.make(opts),
         None => Err(PolicyError::Unknown {
-            name: name.to_string(),
+            name: crate::text::quote(name),
             hint: crate::suggest::did_you_mean(name, registry().iter().map(|p| p.name)),
             known: registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
         }),

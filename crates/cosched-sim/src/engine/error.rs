@@ -44,6 +44,19 @@ pub enum SimError {
         /// The limit, s.
         limit_s: f64,
     },
+    /// Simulated time stopped advancing: too many events at one instant
+    /// (a policy re-arming a timer at the same time in a loop).
+    #[error(
+        "policy `{policy}` made {events} events at t={t_s:.6} s without simulated time advancing (does it re-arm a timer for the same instant?); the run stopped"
+    )]
+    TimeStuck {
+        /// Policy name.
+        policy: String,
+        /// Simulated time, s.
+        t_s: f64,
+        /// Events at that instant.
+        events: u64,
+    },
     /// The event budget (`--max-events`) ran out.
     #[error(
         "run exceeded the event budget of {budget} events at t={t_s:.6} s simulated, {done} of {threads} threads finished (raise it with --max-events)"

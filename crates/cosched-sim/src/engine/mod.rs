@@ -125,6 +125,11 @@ pub fn run(
     policy.init(&engine).map_err(|error| SimError::Policy { policy: name.to_string(), error })?;
     let max_t = (opts.max_time_s * SECOND as f64) as Nanos;
     let mut steps = 0u64;
+    // A run whose time stops advancing (a policy re-arming a timer at the
+    // same instant) is stopped after this many events at one instant: far
+    // more than every thread arriving, waking and being placed at once.
+    let stuck_limit = 64 * (plan.threads.len() + m.n_contexts()) as u64 + 10_000;
+    let (mut instant, mut at_instant) = (Nanos::MAX, 0u64);
     let started = Instant::now();
     let mut next_line = PROGRESS_EVERY_S;
     while engine.d.n_done() < plan.threads.len() {
@@ -133,6 +138,18 @@ pub fn run(
             return Err(SimError::TimeLimit { limit_s: opts.max_time_s });
         }
         steps += 1;
+        if at == instant {
+            at_instant += 1;
+            if at_instant > stuck_limit {
+                return Err(SimError::TimeStuck {
+                    policy: name.to_string(),
+                    t_s: at as f64 * 1e-9,
+                    events: at_instant,
+                });
+            }
+        } else {
+            (instant, at_instant) = (at, 1);
+        }
         if steps > opts.max_events {
             return Err(SimError::EventBudget {
                 budget: opts.max_events,

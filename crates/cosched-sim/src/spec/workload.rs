@@ -280,10 +280,28 @@ impl WorkloadSpec {
         if self.jobs.is_empty() {
             return Err(c.fail("job", "a workload needs at least one [[job]]"));
         }
+        let named = |field: String, name: &str| match cosched_core::text::has_control(name) {
+            true => Err(c.fail(
+                field,
+                format!(
+                    "`{}` has control characters (a name is printed on terminals)",
+                    cosched_core::text::quote(name)
+                ),
+            )),
+            false => Ok(()),
+        };
+        named("name".into(), &self.name)?;
         for (j, job) in self.jobs.iter().enumerate() {
             let f = |s: &str| format!("job[{j}].{s}");
             if job.name.is_empty() {
                 return Err(c.fail(f("name"), "missing"));
+            }
+            named(f("name"), &job.name)?;
+            for (k, class) in job.classes.iter().enumerate() {
+                named(f(&format!("class[{k}].name")), &class.name)?;
+            }
+            for (k, phase) in job.phases.iter().enumerate() {
+                named(f(&format!("phase[{k}].name")), &phase.name)?;
             }
             if job.instances == 0 || job.instances > MAX_THREADS {
                 return Err(c.fail(f("instances"), format!("must be from 1 to {MAX_THREADS}")));
