@@ -76,6 +76,9 @@ pub struct RunOpts {
     /// Print progress lines on stderr during runs longer than a few seconds (`cosched simulate`).
     #[arg(skip)]
     pub progress: bool,
+    /// Set from outside to stop every run of these options (Python's Ctrl-C).
+    #[arg(skip)]
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl RunOpts {
@@ -170,6 +173,7 @@ impl RunOpts {
             max_time_s: self.max_sim_time_s,
             max_events: self.max_events,
             progress: self.progress,
+            cancel: self.cancel.clone(),
         })
     }
 }

@@ -29,22 +29,20 @@ fn pot(py: Python<'_>, samples: Vec<f64>, threshold: &str, confidence: f64) -> P
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn assign(py: Python<'_>, flags: Vec<String>) -> PyResult<(String, Vec<(usize, f64)>, Vec<f64>)> {
-    py.detach(|| -> Result<_, RunError> {
+    crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
         let a: Args = parse_flags(&flags)?;
         let r = report(&a, &|_| {}, &|| {}, &mut |_, _| Ok(()))?;
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, r.measured_perf, r.predicted))
     })
-    .map_err(run_error)
 }
 
 /// `cosched optimum` with these flags: the report JSON (`--format json`).
 #[pyfunction]
 fn optimum(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
-    py.detach(|| -> Result<_, RunError> {
+    crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
         let a: cosched_cli::optimum::Args = parse_flags(&flags)?;
         let r = cosched_cli::optimum::report(&a, &|_| {}, &|| {})?;
         serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))
     })
-    .map_err(run_error)
 }

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod evt;
+mod interrupt;
 mod learn;
 mod policy;
 mod sim;

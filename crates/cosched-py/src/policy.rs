@@ -309,6 +309,10 @@ impl PyPolicy {
 
     /// The failure message: what happened, when, and the Python traceback.
     fn fail(&mut self, py: Python<'_>, view: &dyn MachineView, what: &str, err: PyErr) {
+        if crate::interrupt::keep_base_exception(py, &err) {
+            self.failure = Some(format!("{what}: {err}"));
+            return;
+        }
         let tb = py
             .import("traceback")
             .and_then(|t| t.call_method1("format_exception", (err.clone_ref(py),)))

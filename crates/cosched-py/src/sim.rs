@@ -170,8 +170,9 @@ fn simulate(
     trace_path: Option<String>,
     custom: Option<CustomIn>,
 ) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
-    py.detach(|| -> Result<_, RunError> {
-        let run = run_opts(&flags, machine, workload)?;
+    crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
+        let mut run = run_opts(&flags, machine, workload)?;
+        run.cancel = Some(cancel);
         run.machine_spec()?;
         let custom = custom.map(self::custom).transpose()?;
         let cfg = match &custom {
@@ -212,7 +213,6 @@ fn simulate(
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, names, slices))
     })
-    .map_err(run_error)
 }
 
 /// `cosched compare --format json` for these options.
@@ -231,15 +231,15 @@ fn compare(
     customs: Vec<CustomIn>,
     gap: bool,
 ) -> PyResult<String> {
-    py.detach(|| -> Result<String, RunError> {
-        let run = run_opts(&flags, machine, workload)?;
+    crate::interrupt::interruptible(py, move |cancel| -> Result<String, RunError> {
+        let mut run = run_opts(&flags, machine, workload)?;
+        run.cancel = Some(cancel);
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_cli::compare::default_policies);
         let c =
             cosched_cli::compare::comparison(&run, &names, &customs, &baseline, (seed, seeds), gap, &|_| {}, &|| {})?;
         serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
     })
-    .map_err(run_error)
 }
 
 /// One point of a sweep: (flags, machine TOML, workload TOML, policy, seed).
@@ -255,13 +255,15 @@ fn sweep(
     progress: Option<Py<PyAny>>,
     customs: Vec<CustomIn>,
 ) -> PyResult<Vec<String>> {
-    py.detach(|| -> Result<Vec<String>, RunError> {
+    crate::interrupt::interruptible(py, move |cancel| -> Result<Vec<String>, RunError> {
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let pts: Vec<Point> = points
             .into_iter()
             .map(|(flags, m, w, policy, seed)| {
                 let custom = customs.iter().find(|c| c.name == policy).cloned();
-                Ok(Point { run: run_opts(&flags, m, w)?, policy, seed, custom })
+                let mut run = run_opts(&flags, m, w)?;
+                run.cancel = Some(cancel.clone());
+                Ok(Point { run, policy, seed, custom })
             })
             .collect::<Result<_, RunError>>()?;
         let tick = || {
@@ -274,7 +276,6 @@ fn sweep(
         let reports = run_batch(&pts, &tick)?;
         reports.iter().map(|r| serde_json::to_string(r).map_err(|e| RunError::Simulation(e.to_string()))).collect()
     })
-    .map_err(run_error)
 }
 
 /// The `cosched` CLI in-process on `argv` (`argv[0]` the program name); its exit status.

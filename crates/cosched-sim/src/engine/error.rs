@@ -57,6 +57,9 @@ pub enum SimError {
         /// Events at that instant.
         events: u64,
     },
+    /// Stopped from outside ([`SimOptions::cancel`](super::SimOptions::cancel)).
+    #[error("the run was cancelled")]
+    Cancelled,
     /// The event budget (`--max-events`) ran out.
     #[error(
         "run exceeded the event budget of {budget} events at t={t_s:.6} s simulated, {done} of {threads} threads finished (raise it with --max-events)"

@@ -55,6 +55,9 @@ pub struct SimOptions {
     pub max_events: u64,
     /// Print a progress line on stderr every few seconds of a run that lasts longer than that.
     pub progress: bool,
+    /// Set from outside (Ctrl-C in Python) to stop the run: checked every
+    /// few thousand events, the run then ends with [`SimError::Cancelled`].
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Default event budget: 10⁸ engine events (timed events taken from the
@@ -80,6 +83,7 @@ impl Default for SimOptions {
             decision_cost_ns: 0,
             max_events: DEFAULT_MAX_EVENTS,
             progress: false,
+            cancel: None,
         }
     }
 }
@@ -157,6 +161,11 @@ pub fn run(
                 done: engine.d.n_done(),
                 threads: plan.threads.len(),
             });
+        }
+        if steps.is_multiple_of(4096)
+            && opts.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(SimError::Cancelled);
         }
         if opts.progress && steps.is_multiple_of(65_536) {
             let wall = started.elapsed().as_secs_f64();
