@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,8 @@ def known() -> dict[str, dict[str, Any]]:
 
 
 def to_flags(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> list[str]:
-    """The flags of ``knobs``; an unknown or reserved keyword raises :class:`OptionError`."""
+    """The flags of ``knobs``; an unknown or reserved keyword, or a value of the
+    wrong type for its knob, raises :class:`OptionError` naming the keyword."""
     table = known()
     flags: list[str] = []
     for name, value in knobs.items():
@@ -35,36 +37,83 @@ def to_flags(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> list[s
             raise OptionError(f"`{name}` {where}{hint}; see cosched.knobs()")
         k = table[name]
         if k["switch"]:
-            if not isinstance(value, bool):
-                raise OptionError(f"{k['flag']}: `{name}` is a switch: give True or False, got {value!r}")
+            if not isinstance(value, (bool, np.bool_)):
+                raise OptionError(f"{name}: is a switch: give True or False, got {_shown(value)}")
             if value:
                 flags.append(k["flag"])
         elif value is not None:
-            flags += [k["flag"], _text(value)]
+            flags += [k["flag"], _text(name, k, value)]
     return flags
 
 
-def _text(value: Any) -> str:
+def _shown(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters."""
+    r = repr(value)
+    return r if len(r) <= 80 else r[:79] + "…"
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _text(name: str, k: dict[str, Any], value: Any) -> str:
+    """The flag text of ``value`` for knob ``k``, checked against the knob's kind."""
+    kind = k.get("kind", "text")
+    wrong = f"{name}: "
+    if kind == "number":
+        if not _is_number(value):
+            raise OptionError(f"{wrong}must be a number, got {_shown(value)}")
+        return repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
+    if kind == "integer":
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+            raise OptionError(f"{wrong}must be a whole number, got {_shown(value)}")
+        return str(int(value))
+    if kind == "word":
+        if not isinstance(value, str):
+            raise OptionError(f"{wrong}must be one of {', '.join(k['choices'])} (a string), got {_shown(value)}")
+        return value
+    if kind == "words":
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return ",".join(value) if value else "none"
+        raise OptionError(f"{wrong}give a list of words from {', '.join(k['choices'])}, got {_shown(value)}")
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value) if isinstance(value, os.PathLike) else value
+    if isinstance(value, (list, tuple)) and all(_is_number(v) or isinstance(v, str) for v in value):
+        return ",".join(str(int(v)) if isinstance(v, (int, np.integer)) else str(v) for v in value)
+    raise OptionError(f"{wrong}give a string (or a list of numbers), got {_shown(value)}")
+
+
+def _plain(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, (list, tuple)):
-        return ",".join(_text(v) for v in value)
+        return ",".join(_plain(v) for v in value)
     return str(value)
 
 
-def _command_flags(command: str, known: set[str], options: dict[str, Any]) -> list[str]:
+def _command_flags(command: str, known: dict[str, str], options: dict[str, Any]) -> list[str]:
     """Keyword options of a command as its flags (``x_y=1`` -> ``--x-y 1``; ``True``
-    -> the bare flag, ``False`` -> nothing); an unknown one raises OptionError."""
-    from .errors import OptionError
-
+    -> the bare flag, ``False`` -> nothing). ``known`` maps each option to its kind
+    (``switch``, ``number``, ``integer``, ``word``, ``text``, or ``number|word`` for
+    either); an unknown option, or a value of the wrong type, raises OptionError."""
     flags: list[str] = []
     for k, v in options.items():
         if k not in known:
             raise OptionError(f"`{k}` is not an option of {command} (known: {', '.join(sorted(known))})")
-        if isinstance(v, bool):
-            flags += [f"--{k.replace('_', '-')}"] if v else []
-        else:
-            flags += [f"--{k.replace('_', '-')}", _text(v)]
+        kind, flag = known[k], f"--{k.replace('_', '-')}"
+        if kind == "switch":
+            if not isinstance(v, (bool, np.bool_)):
+                raise OptionError(f"{k}: is a switch: give True or False, got {_shown(v)}")
+            flags += [flag] if v else []
+            continue
+        kinds = kind.split("|")
+        if "word" in kinds and isinstance(v, str):
+            flags += [flag, v]
+            continue
+        choice = {"kind": kinds[0], "choices": []}
+        flags += [flag, _text(k, choice, v)]
     return flags
 
 
@@ -92,6 +141,13 @@ def check_seed(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) < 2**64:
         raise OptionError(f"{name}: must be a whole number from 0 to 2**64 - 1, got {value!r}")
     return int(value)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """A switch: True or False (numpy's too), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise OptionError(f"{name}: give True or False, got {_shown(value)}")
+    return bool(value)
 
 
 def check_count(name: str, value: Any, low: int = 1) -> int:

@@ -15,13 +15,13 @@ from ._knobs import _command_flags
 __all__ = ["Assignment", "assign"]
 
 _FLAGS = {
-    "samples",
-    "prune",
-    "predictor",
-    "threshold",
-    "confidence",
-    "noise",
-    "compare_plain",
+    "samples": "integer",
+    "prune": "number",
+    "predictor": "word",
+    "threshold": "number|word",
+    "confidence": "number",
+    "noise": "number",
+    "compare_plain": "switch",
 }
 
 

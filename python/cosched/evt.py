@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
+from .errors import BadSampleError
 from .figures import _ax
 
 __all__ = ["POT", "gpd_cdf"]
@@ -47,7 +48,13 @@ class POT:
     """
 
     def __init__(self, samples: Iterable[float]) -> None:
-        self.samples = np.asarray(list(samples) if not isinstance(samples, np.ndarray) else samples, dtype=float)
+        try:
+            arr = np.asarray(list(samples) if not isinstance(samples, np.ndarray) else samples, dtype=float)
+        except (TypeError, ValueError) as e:
+            raise BadSampleError(f"samples: give a 1-D sequence of numbers ({e})") from None
+        if arr.ndim != 1:
+            raise BadSampleError(f"samples: give a 1-D sequence of numbers, got an array of shape {arr.shape}")
+        self.samples = arr
         self.analysis: dict[str, Any] | None = None
         self._threshold: str = "auto"
 

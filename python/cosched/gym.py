@@ -33,9 +33,13 @@ from __future__ import annotations
 
 import queue
 import threading
+import weakref
 from collections import deque
-from typing import Any
+from typing import Any, Self
 
+import numpy as np
+
+from ._knobs import _is_number, check_seed, to_flags
 from .errors import OptionError
 from .policy import Decision, Event, Policy, View, cancel, preempt, run, timer
 
@@ -50,13 +54,34 @@ class _Stopped(Exception):
     """Raised inside the simulation to end a run the caller closed."""
 
 
+class _Channel:
+    """What an episode's simulation shares with the caller: the two queues and
+    the settings. The simulation holds this, not the :class:`SchedEnv`, so a
+    dropped environment is collected and its finaliser stops the episode."""
+
+    def __init__(self, objective: str, quantum_ns: int) -> None:
+        self.objective, self.quantum_ns = objective, quantum_ns
+        self.to_caller: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+        self.to_sim: queue.Queue[Any] = queue.Queue()
+
+    def stop(self, thread: threading.Thread | None) -> None:
+        """End the episode: the waiting simulation gets :data:`_STOP` until its thread is gone."""
+        self.to_sim.put(_STOP)
+        while thread is not None and thread.is_alive():
+            try:
+                self.to_caller.get(timeout=0.05)
+            except queue.Empty:
+                pass
+            self.to_sim.put(_STOP)
+
+
 class _Agent(Policy):
     """The environment's side inside the simulation (one instance per episode)."""
 
     name = "gym-agent"
     needs = ("counters",)
 
-    def __init__(self, env: SchedEnv) -> None:
+    def __init__(self, env: _Channel) -> None:
         self.env = env
         self.queue: deque[int] = deque()
         self.last_progress = 0.0
@@ -90,13 +115,11 @@ class _Agent(Policy):
         """Hand the decision to the caller; its action is an index into the waiting threads."""
         progress = self._progress(view)
         reward, self.last_progress = progress - self.last_progress, progress
-        self.env._to_caller.put(("obs", self._observe(view), reward))
-        action = self.env._to_sim.get()
+        self.env.to_caller.put(("obs", self._observe(view), reward))
+        action = self.env.to_sim.get()
         if action is _STOP:
             raise _Stopped("the environment was closed")
-        if not isinstance(action, int) or not 0 <= action < len(self.queue):
-            raise IndexError(f"action {action!r}: give an index into obs['waiting'] (0 to {len(self.queue) - 1})")
-        return int(action)
+        return int(action)  # checked by SchedEnv.step before it was sent
 
     def on_event(self, ev: Event, view: View) -> list[Decision]:
         out: list[Decision] = []
@@ -141,45 +164,63 @@ class SchedEnv:
         max_steps: int = 100_000,
         **knobs: Any,
     ) -> None:
-        if objective not in OBJECTIVES:
-            raise OptionError(f"objective: `{objective}` is not one of {', '.join(OBJECTIVES)}")
-        if not 0.01 <= quantum_ms <= 10_000:
-            raise OptionError(f"quantum_ms: from 0.01 to 10000, got {quantum_ms}")
+        if not isinstance(objective, str) or objective not in OBJECTIVES:
+            raise OptionError(f"objective: give one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        if not _is_number(quantum_ms) or not 0.01 <= quantum_ms <= 10_000:
+            raise OptionError(f"quantum_ms: a number from 0.01 to 10000, got {quantum_ms!r}")
+        if isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer)):
+            raise OptionError(f"max_steps: a whole number from 1 to 100,000,000, got {max_steps!r}")
         if not 1 <= max_steps <= 100_000_000:
             raise OptionError(f"max_steps: from 1 to 100,000,000, got {max_steps}")
+        to_flags(knobs, reserved=("machine", "workload", "policy", "seed", "no_timing"))
         self.machine, self.workload, self.objective = machine, workload, objective
-        self.quantum_ns = round(quantum_ms * 1e6)
-        self.max_steps, self.knobs = max_steps, knobs
+        self.quantum_ns = round(float(quantum_ms) * 1e6)
+        self.max_steps, self.knobs = int(max_steps), knobs
         self._thread: threading.Thread | None = None
+        self._channel: _Channel | None = None
+        self._finalizer: weakref.finalize | None = None
         self._steps = 0
+        self._n_actions = 0
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def reset(self, *, seed: int = 1) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """Start an episode (closing any running one): the first observation and ``info``."""
         from .sim import simulate
 
         self.close()
-        self._to_caller: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
-        self._to_sim: queue.Queue[Any] = queue.Queue()
+        seed = check_seed("seed", seed)
+        channel = _Channel(self.objective, self.quantum_ns)
         self._steps = 0
-        agent = _Agent(self)
+        agent = _Agent(channel)
+        machine, workload, knobs = self.machine, self.workload, self.knobs
 
         def episode() -> None:
             try:
-                r = simulate(self.machine, self.workload, agent, seed=seed, no_timing=True, **self.knobs)
+                r = simulate(machine, workload, agent, seed=seed, no_timing=True, **knobs)
                 m = r.report["metrics"]
-                end = m["instructions"] / 1e9 if self.objective == "throughput" else -m["energy_j"]
-                self._to_caller.put(("done", r.report, end - agent.last_progress))
-            except Exception as e:  # noqa: BLE001 - handed to the caller's thread
-                self._to_caller.put(("error", e, 0.0))
+                end = m["instructions"] / 1e9 if channel.objective == "throughput" else -m["energy_j"]
+                channel.to_caller.put(("done", r.report, end - agent.last_progress))
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                channel.to_caller.put(("error", e, 0.0))
 
-        self._thread = threading.Thread(target=episode, name="cosched-gym", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=episode, name="cosched-gym", daemon=True)
+        self._channel, self._thread = channel, thread
+        # A dropped environment stops its episode: the thread holds only the channel.
+        self._finalizer = weakref.finalize(self, channel.stop, thread)
+        thread.start()
         obs, before, _done, info = self._next()
         info["reward_before_first_decision"] = before
         return obs, info
 
     def _next(self) -> tuple[dict[str, Any] | None, float, bool, dict[str, Any]]:
-        kind, payload, reward = self._to_caller.get()
+        assert self._channel is not None
+        kind, payload, reward = self._channel.to_caller.get()
+        self._n_actions = len(payload["waiting"]) if kind == "obs" else 0
         if kind == "error":
             self._thread = None
             if isinstance(payload, Exception) and "the environment was closed" in str(payload):
@@ -194,10 +235,15 @@ class SchedEnv:
         """Run waiting thread ``obs["waiting"][action]`` on the first idle context; the next
         decision point's observation, the reward since the last one, whether the run ended,
         whether ``max_steps`` cut it, and ``info`` (``n_actions``; ``report`` at the end)."""
-        if self._thread is None:
+        if self._thread is None or self._channel is None:
             raise OptionError("step: no episode is running (call reset first)")
+        # Checked here, so a bad action is refused and the episode goes on.
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise OptionError(f"action: give an index into obs['waiting'] (a whole number), got {action!r}")
+        if not 0 <= int(action) < self._n_actions:
+            raise OptionError(f"action {int(action)}: give an index into obs['waiting'] (0 to {self._n_actions - 1})")
         self._steps += 1
-        self._to_sim.put(action)
+        self._channel.to_sim.put(int(action))
         obs, reward, done, info = self._next()
         truncated = not done and self._steps >= self.max_steps
         if truncated:
@@ -206,14 +252,6 @@ class SchedEnv:
 
     def close(self) -> None:
         """Stop a running episode (its simulation ends at once) and wait for its thread."""
-        t = self._thread
-        if t is None:
-            return
-        self._to_sim.put(_STOP)
-        while t.is_alive():
-            try:
-                self._to_caller.get(timeout=0.05)
-            except queue.Empty:
-                pass
-            self._to_sim.put(_STOP)
+        if self._finalizer is not None:
+            self._finalizer()  # channel.stop(thread), once
         self._thread = None

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
-from .errors import OptionError
+from ._knobs import check_seed
+from .errors import CompletionError, OptionError
 
 __all__ = ["complete"]
 
@@ -38,9 +39,25 @@ def complete(
     was used (and, for ``sgd``, its held-out RMSE beside the baselines')."""
     if model not in ("bayes", "sgd"):
         raise OptionError(f"model: expected 'bayes' or 'sgd', got {model!r}")
+    if not isinstance(frame, pd.DataFrame):
+        raise CompletionError(f"frame: give a pandas DataFrame of ({row}, {col}, {value}), got {type(frame).__name__}")
+    missing = [c for c in (row, col, value) if c not in frame.columns]
+    if missing:
+        raise CompletionError(
+            f"frame: no column {', '.join(map(repr, missing))} (it has {', '.join(map(repr, frame.columns))}); "
+            "name the columns with row=, col=, value="
+        )
+    for name, v in (("rank", rank), ("iterations", iterations)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise OptionError(f"{name}: must be a whole number, got {v!r}")
+    seed = check_seed("seed", seed)
+    try:
+        numeric = pd.to_numeric(frame[value])
+    except (TypeError, ValueError) as e:
+        raise CompletionError(f"{value}: every value must be a number or NaN ({e})") from None
     rows, row_ids = pd.factorize(frame[row])
     cols, col_ids = pd.factorize(frame[col])
-    values = pd.to_numeric(frame[value]).to_numpy(dtype=float)
+    values = numeric.to_numpy(dtype=float)
     known = ~np.isnan(values)
     observed = [(int(r), int(c), float(v)) for r, c, v in zip(rows[known], cols[known], values[known])]
     wanted = [(int(r), int(c)) for r, c in zip(rows[~known], cols[~known])]

@@ -15,7 +15,16 @@ from ._knobs import _command_flags
 
 __all__ = ["Optimum", "optimum"]
 
-_FLAGS = {"threads", "copies", "objective", "budget", "samples", "seed", "confidence", "no_matching"}
+_FLAGS = {
+    "threads": "integer",
+    "copies": "integer",
+    "objective": "word",
+    "budget": "integer",
+    "samples": "integer",
+    "seed": "integer",
+    "confidence": "number",
+    "no_matching": "switch",
+}
 
 
 class Optimum:

@@ -133,5 +133,11 @@ def custom(p: Any) -> tuple[str, Callable[[], Policy], list[str]]:
     needs = getattr(p, "needs", ())
     if isinstance(needs, str) or not all(isinstance(n, str) for n in needs):
         raise PolicyError(f"{name}: needs must be a tuple of words from {NEEDS}, got {needs!r}")
-    template = copy.deepcopy(p)
+    try:
+        template = copy.deepcopy(p)
+    except Exception as e:  # noqa: BLE001 - any failure to copy is the same refusal
+        raise PolicyError(
+            f"{name}: each run needs a fresh copy of the policy, and copying it failed ({type(e).__name__}: {e}); "
+            "keep locks, files and threads out of its attributes, or give it a __deepcopy__"
+        ) from None
     return name, lambda: copy.deepcopy(template), list(needs)

@@ -14,14 +14,16 @@ import copy
 import difflib
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import _cosched
-from ._knobs import check_count, check_policies, check_seed, in_python_words, known, to_flags
-from .errors import ConfigError
+from ._knobs import _shown, check_bool, check_count, check_policies, check_seed, in_python_words, known, to_flags
+from .errors import ConfigError, OptionError, PolicyError
 from .policy import Policy, custom, is_policy
 
 __all__ = [
@@ -72,6 +74,17 @@ def knobs() -> pd.DataFrame:
     return pd.DataFrame(list(known().values()))
 
 
+def _plain_value(v: Any) -> Any:
+    """numpy scalars as the Python numbers they stand for (json's ``default``)."""
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    raise TypeError(type(v).__name__)
+
+
 class _Spec:
     """A machine or workload description held as nested dicts and lists (the
     TOML file's structure), editable in place and written back as TOML; the
@@ -116,14 +129,24 @@ class _Spec:
                 raise ConfigError.of(self.name, path, f"`{where}` is a value, not a table or list")
         return node
 
+    def _path(self, path: Any) -> str:
+        """``path`` checked: a dotted string of field names and list indices."""
+        if not isinstance(path, str) or not path:
+            raise ConfigError.of(
+                self.name, None, f"a field is named by a dotted string such as 'job.0.instances', got {path!r}"
+            )
+        return path
+
     def __getitem__(self, path: str) -> Any:
         """The value at dotted ``path``: a copy, so editing it changes nothing until it is set back."""
+        path = self._path(path)
         return copy.deepcopy(self._walk(self.spec, path.split("."), path))
 
     def __setitem__(self, path: str, value: Any) -> None:
         """Set the field at dotted ``path`` (list entries by index: ``job.0.instances``).
         The change is checked at once by the loader, as a file would be; a refused
         value raises :class:`ConfigError` naming the field and leaves this object as it was."""
+        path = self._path(path)
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError.of(self.name, path, f"must be a finite number, got {value!r}")
         *parents, last = path.split(".")
@@ -140,9 +163,13 @@ class _Spec:
         else:
             raise ConfigError.of(self.name, path, "the parent is a value, not a table or list")
         try:
-            text = json.dumps(new, allow_nan=False)
+            text = json.dumps(new, allow_nan=False, default=_plain_value)
         except ValueError:
             raise ConfigError.of(self.name, path, "every number must be finite (no NaN or infinity)") from None
+        except TypeError:
+            raise ConfigError.of(
+                self.name, path, f"must be a number, string, bool, list or table, got {type(value).__name__}"
+            ) from None
         dump = _cosched.machine_toml if self._kind == "machine" else _cosched.workload_toml
         dump(self.name, text)
         self.spec = new
@@ -197,7 +224,12 @@ def _input(flag: str, value: str | _Spec) -> tuple[list[str], str | None]:
     """Flags and in-memory TOML for a machine or workload argument."""
     if isinstance(value, _Spec):
         return [flag, value.name], value.to_toml()
-    return [flag, str(value)], None
+    if not isinstance(value, (str, os.PathLike)):
+        what = flag.lstrip("-")
+        raise OptionError(
+            f"{what}: give a preset name, a TOML file path or a cosched.{what.title()}, got {_shown(value)}"
+        )
+    return [flag, os.fspath(value)], None
 
 
 def _inputs(machine: str | Machine, workload: str | Workload, knobs: dict[str, Any]) -> tuple[list[str], Any, Any]:
@@ -299,6 +331,11 @@ def simulate(
     see :func:`knobs`). ``policy`` is a registry name or a :class:`cosched.Policy`
     instance (your own policy, docs/policies.md)."""
     seed = check_seed("seed", seed)
+    if not isinstance(policy, str) and not _is_code(policy):
+        raise PolicyError(
+            f"policy: give a registry name (cosched.list_policies()) or an instance of a cosched.Policy "
+            f"subclass, got {_shown(policy)}"
+        )
     code = custom(policy) if _is_code(policy) else None
     name = code[0] if code else str(policy)
     with in_python_words():
@@ -364,6 +401,9 @@ def compare(
         entries = [c[0] if c else p for p, c in _with_codes(list(policies), codes)]
     names = check_policies(entries)
     seed, seeds = check_seed("seed", seed), check_count("seeds", seeds)
+    gap = check_bool("gap", gap)
+    if not isinstance(baseline, str):
+        raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
     with in_python_words():
         flags, mtoml, wtoml = _inputs(machine, workload, knobs)
         c = json.loads(

@@ -18,6 +18,11 @@ pub struct Knob {
     pub default: String,
     /// Whether the knob is a switch (true/false) rather than a value.
     pub switch: bool,
+    /// The value's type, for keyword checks: `switch`, `number`, `integer`,
+    /// `word` (one of `choices`), `words` (several of `choices`) or `text`.
+    pub kind: &'static str,
+    /// The accepted words of a `word` or `words` knob.
+    pub choices: Vec<&'static str>,
     /// The help line.
     pub help: String,
 }
@@ -28,7 +33,10 @@ pub fn knobs() -> Vec<Knob> {
     cmd.get_arguments()
         .filter_map(|a| {
             let long = a.get_long()?;
+            let (kind, choices) = kind_of(a);
             Some(Knob {
+                kind,
+                choices,
                 name: long.replace('-', "_"),
                 flag: format!("--{long}"),
                 default: a
@@ -42,6 +50,38 @@ pub fn knobs() -> Vec<Knob> {
             })
         })
         .collect()
+}
+
+/// A flag's value type: a policy knob's from its declaration, else from
+/// clap's value parser.
+fn kind_of(a: &clap::Arg) -> (&'static str, Vec<&'static str>) {
+    use cosched_core::policies::knob::{self, Kind};
+    use std::any::TypeId;
+    if !a.get_action().takes_values() {
+        return ("switch", vec![]);
+    }
+    let long = a.get_long().unwrap_or_default();
+    if let Some(spec) = knob::all().into_iter().find(|k| k.name.replace('_', "-") == long) {
+        return match spec.kind {
+            Kind::Float { .. } => ("number", vec![]),
+            Kind::Int { .. } => ("integer", vec![]),
+            Kind::Switch => ("switch", vec![]),
+            Kind::Choice { choices } => ("word", choices.to_vec()),
+            Kind::Subset { choices } => ("words", choices.to_vec()),
+            Kind::Text => ("text", vec![]),
+        };
+    }
+    let t = a.get_value_parser().type_id();
+    if t == TypeId::of::<f64>() || t == TypeId::of::<f32>() {
+        ("number", vec![])
+    } else if [TypeId::of::<u64>(), TypeId::of::<u32>(), TypeId::of::<usize>(), TypeId::of::<i64>()]
+        .iter()
+        .any(|i| t == *i)
+    {
+        ("integer", vec![])
+    } else {
+        ("text", vec![])
+    }
 }
 
 /// Parse `flags` (no program name) into `T`, as the command line would; a

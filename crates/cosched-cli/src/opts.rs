@@ -78,7 +78,7 @@ pub struct RunOpts {
     pub progress: bool,
     /// Set from outside to stop every run of these options (Python's Ctrl-C).
     #[arg(skip)]
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    pub cancel: cosched_sim::engine::Cancel,
 }
 
 impl RunOpts {

@@ -11,10 +11,10 @@
 
 use crate::errors::run_error;
 use cosched_cli::error::RunError;
+use cosched_sim::engine::Cancel;
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How long the caller waits between two looks at Python's signals (the
@@ -52,10 +52,10 @@ const GRACE: Duration = Duration::from_millis(300);
 /// [`SLICE`] + [`GRACE`].
 pub fn interruptible<T: Send + 'static>(
     py: Python<'_>,
-    work: impl FnOnce(Arc<AtomicBool>) -> Result<T, RunError> + Send + 'static,
+    work: impl FnOnce(Cancel) -> Result<T, RunError> + Send + 'static,
 ) -> PyResult<T> {
     take_base_exception();
-    let cancel = Arc::new(AtomicBool::new(false));
+    let cancel = Cancel::new();
     let (tx, rx) = channel();
     let flag = cancel.clone();
     let worker = std::thread::Builder::new()
@@ -77,7 +77,7 @@ pub fn interruptible<T: Send + 'static>(
             Err(RecvTimeoutError::Timeout) => {}
         }
         if let Err(interrupt) = py.check_signals() {
-            cancel.store(true, Ordering::Relaxed);
+            cancel.set();
             if py.detach(|| wait(GRACE)).is_ok() {
                 let _ = worker.join();
             }

@@ -172,7 +172,7 @@ fn simulate(
 ) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
     crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&flags, machine, workload)?;
-        run.cancel = Some(cancel);
+        run.cancel = cancel;
         run.machine_spec()?;
         let custom = custom.map(self::custom).transpose()?;
         let cfg = match &custom {
@@ -233,7 +233,7 @@ fn compare(
 ) -> PyResult<String> {
     crate::interrupt::interruptible(py, move |cancel| -> Result<String, RunError> {
         let mut run = run_opts(&flags, machine, workload)?;
-        run.cancel = Some(cancel);
+        run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_cli::compare::default_policies);
         let c =
@@ -262,7 +262,7 @@ fn sweep(
             .map(|(flags, m, w, policy, seed)| {
                 let custom = customs.iter().find(|c| c.name == policy).cloned();
                 let mut run = run_opts(&flags, m, w)?;
-                run.cancel = Some(cancel.clone());
+                run.cancel = cancel.clone();
                 Ok(Point { run, policy, seed, custom })
             })
             .collect::<Result<_, RunError>>()?;

@@ -57,7 +57,38 @@ pub struct SimOptions {
     pub progress: bool,
     /// Set from outside (Ctrl-C in Python) to stop the run: checked every
     /// few thousand events, the run then ends with [`SimError::Cancelled`].
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    pub cancel: Cancel,
+}
+
+/// A flag that stops runs from outside ([`SimOptions::cancel`]). Its
+/// `Debug` form is constant, so options that differ only in it compare
+/// equal as text (the batch runner groups runs by their options' text).
+#[derive(Clone, Default)]
+pub struct Cancel(Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl Cancel {
+    /// A flag that `set` (on any clone) raises.
+    pub fn new() -> Cancel {
+        Cancel(Some(Default::default()))
+    }
+
+    /// Ask every run holding a clone of this flag to stop.
+    pub fn set(&self) {
+        if let Some(f) = &self.0 {
+            f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a stop was asked.
+    pub fn is_set(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl std::fmt::Debug for Cancel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cancel")
+    }
 }
 
 /// Default event budget: 10⁸ engine events (timed events taken from the
@@ -83,7 +114,7 @@ impl Default for SimOptions {
             decision_cost_ns: 0,
             max_events: DEFAULT_MAX_EVENTS,
             progress: false,
-            cancel: None,
+            cancel: Cancel::default(),
         }
     }
 }
@@ -162,9 +193,7 @@ pub fn run(
                 threads: plan.threads.len(),
             });
         }
-        if steps.is_multiple_of(4096)
-            && opts.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-        {
+        if steps.is_multiple_of(4096) && opts.cancel.is_set() {
             return Err(SimError::Cancelled);
         }
         if opts.progress && steps.is_multiple_of(65_536) {
