@@ -178,7 +178,7 @@ class SchedEnv:
         self.max_steps, self.knobs = int(max_steps), knobs
         self._thread: threading.Thread | None = None
         self._channel: _Channel | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
         self._steps = 0
         self._n_actions = 0
 

@@ -10,7 +10,7 @@ import random
 import pytest
 
 import cosched
-from cosched.errors import SimulationError
+from cosched.errors import OptionError
 from cosched.gym import SchedEnv
 
 
@@ -54,7 +54,7 @@ def test_a_whole_episode_ends_with_the_report_and_rewards_add_up_to_the_instruct
     assert len(first["running"]) == machines.loc["i5-2500", "contexts"]  # one entry per context of the preset
 
 
-def test_close_stops_the_simulation_and_a_bad_action_is_reported():
+def test_close_stops_the_simulation_and_a_bad_action_is_refused_without_ending_the_episode():
     env = SchedEnv("i5-2500", "spec-mix8", objective="energy")
     _obs, info = env.reset(seed=2)
     assert info["n_actions"] >= 2
@@ -62,5 +62,8 @@ def test_close_stops_the_simulation_and_a_bad_action_is_reported():
     env.close()
     assert thread is not None and not thread.is_alive()
     _obs, info = env.reset(seed=2)
-    with pytest.raises(SimulationError, match="give an index into obs"):
+    with pytest.raises(OptionError, match="give an index into obs"):
         env.step(info["n_actions"])
+    _obs, _reward, done, _truncated, _info = env.step(0)  # the episode went on
+    assert not done
+    env.close()
