@@ -65,6 +65,7 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
             Err(e) => panic!("round {round} ({freezer}): {e}"),
         }
     }
+    sweep_marked(&format!("cosched-failsafe-{}-", std::process::id()));
 }
 
 /// SIGKILL of the scheduler *while it launches*: a child between `fork`
@@ -111,6 +112,8 @@ fn sigkill_while_the_scheduler_launches_leaves_nothing_in_its_cgroups() {
             Err(e) => panic!("round {round} (launch measured {launch:?}): {e}"),
         }
     }
+    // A child killed before its exec is not marked yet: sweep until quiet.
+    sweep_marked(&format!("cosched-launchkill-{}-", std::process::id()));
 }
 
 #[test]
@@ -216,6 +219,7 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
             panic!("round {round} ({policy}): {e}");
         }
     }
+    sweep_marked(&format!("cosched-chaos-{}-", std::process::id()));
 }
 
 /// A tree whose every process ignores SIGTERM (a shell that traps it and

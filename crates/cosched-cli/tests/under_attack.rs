@@ -107,6 +107,11 @@ fn names_are_escaped_and_long_values_quoted_short() {
             &line[..200.min(line.len())]
         );
     }
+    let m = d.join("m.toml");
+    let preset = include_str!("../../../data/machines/i5-2500.toml");
+    std::fs::write(&m, preset.replacen("name = \"i5-2500\"", "name = \"\\u001b]0;x\"", 1)).unwrap();
+    let line = one_line(&cosched(&["simulate", "-m", m.to_str().unwrap(), "-w", "mcf", "-p", "cfs"]));
+    assert!(line.ends_with("name: `\\u{1b}]0;x` has control characters (a name is printed on terminals)"), "{line}");
     let line = one_line(&cosched(&["simulate", "-w", "mcf", "-p", "cfs", "--noise", "1e300"]));
     assert!(line.ends_with("got 1e300"), "{line}");
     let line = one_line(&cosched(&["simulate", "-w", "mcf", "-p", "static", "--assignment", "-1"]));

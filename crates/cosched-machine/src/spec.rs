@@ -245,6 +245,15 @@ impl MachineSpec {
     /// Check every field's range.
     pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
         let c = Check { file };
+        if cosched_core::text::has_control(&self.name) {
+            return Err(c.fail(
+                "name",
+                format!(
+                    "`{}` has control characters (a name is printed on terminals)",
+                    cosched_core::text::quote(&self.name)
+                ),
+            ));
+        }
         for (i, k) in self.checks.iter().enumerate() {
             let f = |s: &str| format!("check[{i}].{s}");
             c.within(f("published"), k.published, 1e-9, 1e12)?;

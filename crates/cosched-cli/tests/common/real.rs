@@ -140,3 +140,23 @@ pub fn spinning_mix(dir: &std::path::Path, marker: &str, loops: u32) -> std::pat
     .unwrap();
     mix
 }
+
+/// Kill every process whose command line holds `prefix` until none has been
+/// seen for `QUIET` polls in a row: a child that was between `fork` and
+/// `exec` when its round's processes were killed carries the marker only
+/// once it has exec'd, so one pass can miss it and leave it spinning.
+pub fn sweep_marked(prefix: &str) {
+    const QUIET: u32 = 25; // polls of 20 ms with nothing found
+    let t = Instant::now();
+    let mut quiet = 0;
+    while quiet < QUIET && t.elapsed() < HANG {
+        let left = marked(prefix);
+        if left.is_empty() {
+            quiet += 1;
+        } else {
+            quiet = 0;
+            left.into_iter().for_each(unsafe_kill);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
