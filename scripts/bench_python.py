@@ -75,9 +75,7 @@ def overhead() -> None:
     flags = ["--machine", "i5-2500", "--workload", "mcf", "--no-timing"]
     points = [(flags, None, None, "cfs", s) for s in range(1, n + 1)]
     t_batch = best_of(5, lambda: _cosched.sweep(points))
-    t_calls = best_of(
-        5, lambda: [cosched.simulate("i5-2500", "mcf", "cfs", s, no_timing=True) for s in range(1, n + 1)]
-    )
+    t_calls = best_of(5, lambda: [cosched.simulate("i5-2500", "mcf", "cfs", s, timing=False) for s in range(1, n + 1)])
     per_run = t_batch / n * 1e3
     per_call = (t_calls - t_batch) / n * 1e3
     print(f"simulate() overhead, {n} calls of a {per_run:.3f} ms simulation (one thread, best of 5):")
@@ -99,7 +97,7 @@ def per_event() -> None:
         events: list[int] = []
 
         def go() -> None:
-            events.append(cosched.simulate(machine, workload, p, seed=1, no_timing=True).metrics["policy_events"])
+            events.append(cosched.simulate(machine, workload, p, seed=1, timing=False).metrics["policy_events"])
 
         return best_of(3, go), events[0]
 

@@ -3,7 +3,7 @@ analyse the results with pandas, estimate optimal assignments with extreme
 value theory, draw the papers' figures, and run sweeps locally or on Dask.
 
     >>> import cosched
-    >>> run = cosched.simulate("i5-2500", "mcf", "cfs", seed=1, no_timing=True)
+    >>> run = cosched.simulate("i5-2500", "mcf", "cfs", seed=1, timing=False)
     >>> run.metrics["makespan_s"] > 0
     True
 

@@ -4,8 +4,9 @@ from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 __version__: str
+SOURCE_TREE: str
 
-Point: TypeAlias = tuple[list[str], str | None, str | None, str, int]
+Point: TypeAlias = tuple[list[tuple[str, str]], str | None, str | None, str, int]
 Slice: TypeAlias = tuple[int, int, int, int, int]
 # A policy given as Python code: (name, factory of fresh instances, needs).
 Custom: TypeAlias = tuple[str, Callable[[], object], list[str]]
@@ -46,7 +47,7 @@ def machine_toml(name: str, spec_json: str) -> str: ...
 def workload_spec(source: str, toml: str | None = None) -> str: ...
 def workload_toml(name: str, spec_json: str) -> str: ...
 def simulate(
-    flags: Sequence[str],
+    knobs: Sequence[tuple[str, str]],
     machine: str | None,
     workload: str | None,
     policy: str,
@@ -56,7 +57,7 @@ def simulate(
     custom: Custom | None = None,
 ) -> tuple[str, list[str], list[Slice]]: ...
 def compare(
-    flags: Sequence[str],
+    knobs: Sequence[tuple[str, str]],
     machine: str | None,
     workload: str | None,
     policies: Sequence[str] | None,
@@ -70,8 +71,8 @@ def sweep(
     points: Sequence[Point], progress: Callable[[int], object] | None = None, customs: Sequence[Custom] = ...
 ) -> list[str]: ...
 def pot(samples: Sequence[float], threshold: str, confidence: float) -> str: ...
-def assign(flags: Sequence[str]) -> tuple[str, list[tuple[int, float]], list[float]]: ...
-def optimum(flags: Sequence[str]) -> str: ...
+def assign(options: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[int, float]], list[float]]: ...
+def optimum(options: Sequence[tuple[str, str]]) -> str: ...
 def complete(
     observed: Sequence[tuple[int, int, float]],
     rows: int,
@@ -88,4 +89,3 @@ def complete_bayes(
     iterations: int,
     seed: int,
 ) -> tuple[str, list[tuple[float, float]]]: ...
-def cli(argv: Sequence[str]) -> int: ...

@@ -1,34 +1,35 @@
-"""Keyword knobs → the CLI's flags (``quantum_ms=4`` → ``--quantum-ms 4``), checked
-against the flags the Rust options struct defines (``cosched.knobs()``)."""
+"""Keyword knobs → (keyword, text) pairs (``quantum_ms=4`` → ``("quantum_ms", "4")``),
+type-checked against the knobs' declarations (``cosched.knobs()``); the Rust side
+checks each value's range through the same declaration as the command line."""
 
 from __future__ import annotations
 
 import difflib
 import json
 import os
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
 import numpy as np
 
 from . import _cosched
-from .errors import OptionError, PolicyError
+from .errors import OptionError
+
+#: A knob as it crosses to Rust: its keyword and its value as text.
+Texts = list[tuple[str, str]]
 
 
 @cache
 def known() -> dict[str, dict[str, Any]]:
-    """Every knob by keyword: flag, default, switch, help."""
+    """Every knob by keyword: flag, default, switch, kind, choices, help."""
     return {k["name"]: k for k in json.loads(_cosched.knob_list())}
 
 
-def to_flags(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> list[str]:
-    """The flags of ``knobs``; an unknown or reserved keyword, or a value of the
-    wrong type for its knob, raises :class:`OptionError` naming the keyword."""
+def to_texts(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> Texts:
+    """The (keyword, text) pairs of ``knobs``; an unknown or reserved keyword, or a
+    value of the wrong type for its knob, raises :class:`OptionError` naming the keyword."""
     table = known()
-    flags: list[str] = []
+    texts: Texts = []
     for name, value in knobs.items():
         if name in reserved or name not in table:
             close = difflib.get_close_matches(name, [k for k in table if k not in reserved], n=1)
@@ -39,11 +40,10 @@ def to_flags(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> list[s
         if k["switch"]:
             if not isinstance(value, (bool, np.bool_)):
                 raise OptionError(f"{name}: is a switch: give True or False, got {_shown(value)}")
-            if value:
-                flags.append(k["flag"])
+            texts.append((name, "true" if value else "false"))
         elif value is not None:
-            flags += [k["flag"], _text(name, k, value)]
-    return flags
+            texts.append((name, _text(name, k, value)))
+    return texts
 
 
 def _shown(value: Any) -> str:
@@ -85,55 +85,27 @@ def _text(name: str, k: dict[str, Any], value: Any) -> str:
     raise OptionError(f"{wrong}give a string (or a list of numbers), got {_shown(value)}")
 
 
-def _plain(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return ",".join(_plain(v) for v in value)
-    return str(value)
-
-
-def _command_flags(command: str, known: dict[str, str], options: dict[str, Any]) -> list[str]:
-    """Keyword options of a command as its flags (``x_y=1`` -> ``--x-y 1``; ``True``
-    -> the bare flag, ``False`` -> nothing). ``known`` maps each option to its kind
-    (``switch``, ``number``, ``integer``, ``word``, ``text``, or ``number|word`` for
-    either); an unknown option, or a value of the wrong type, raises OptionError."""
-    flags: list[str] = []
+def _command_texts(command: str, known: dict[str, str], options: dict[str, Any]) -> Texts:
+    """Keyword options of a command as (keyword, text) pairs (``True`` -> ``"true"``).
+    ``known`` maps each option to its kind (``switch``, ``number``, ``integer``,
+    ``word``, ``text``, or ``number|word`` for either); an unknown option, or a
+    value of the wrong type, raises OptionError."""
+    texts: Texts = []
     for k, v in options.items():
         if k not in known:
             raise OptionError(f"`{k}` is not an option of {command} (known: {', '.join(sorted(known))})")
-        kind, flag = known[k], f"--{k.replace('_', '-')}"
+        kind = known[k]
         if kind == "switch":
             if not isinstance(v, (bool, np.bool_)):
                 raise OptionError(f"{k}: is a switch: give True or False, got {_shown(v)}")
-            flags += [flag] if v else []
+            texts.append((k, "true" if v else "false"))
             continue
         kinds = kind.split("|")
         if "word" in kinds and isinstance(v, str):
-            flags += [flag, v]
+            texts.append((k, v))
             continue
-        choice = {"kind": kinds[0], "choices": []}
-        flags += [flag, _text(k, choice, v)]
-    return flags
-
-
-_FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
-
-
-def python_words(message: str) -> str:
-    """The CLI's message in Python's words: every ``--flag-name`` becomes the
-    keyword ``flag_name`` that stands for it."""
-    return _FLAG.sub(lambda m: m.group(1).replace("-", "_"), message)
-
-
-@contextmanager
-def in_python_words() -> Iterator[None]:
-    """Re-raise an :class:`OptionError` or :class:`PolicyError` from the Rust
-    side with its flags named as Python keywords (``quantum_ms``, not ``--quantum-ms``)."""
-    try:
-        yield
-    except (OptionError, PolicyError) as e:
-        raise type(e)(python_words(str(e))) from None
+        texts.append((k, _text(k, {"kind": kinds[0], "choices": []}, v)))
+    return texts
 
 
 def check_seed(name: str, value: Any) -> int:

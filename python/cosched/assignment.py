@@ -10,11 +10,11 @@ from typing import Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _command_flags
+from ._knobs import _command_texts, check_seed
 
 __all__ = ["Assignment", "assign"]
 
-_FLAGS = {
+_OPTIONS = {
     "samples": "integer",
     "prune": "number",
     "predictor": "word",
@@ -64,7 +64,7 @@ def assign(
     flags: ``samples=2000``, ``prune=0.0`` (SP-POT share pruned by the
     predictor), ``threshold="auto"`` (or a value, or ``"q0.9"``),
     ``confidence=0.95``, ``noise=1.0``, ``compare_plain=False``."""
-    flags = ["--machine", machine, "--workload", workload, "--seed", str(seed)]
-    flags += _command_flags("assign", _FLAGS, options)
-    text, measured, predicted = _cosched.assign(flags)
+    texts = [("machine", machine), ("workload", workload), ("seed", str(check_seed("seed", seed)))]
+    texts += _command_texts("assign", _OPTIONS, options)
+    text, measured, predicted = _cosched.assign(texts)
     return Assignment(json.loads(text), measured, predicted)

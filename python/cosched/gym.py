@@ -39,7 +39,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from ._knobs import _is_number, check_seed, to_flags
+from ._knobs import _is_number, check_seed, to_texts
 from .errors import OptionError
 from .policy import Decision, Event, Policy, View, cancel, preempt, run, timer
 
@@ -172,7 +172,7 @@ class SchedEnv:
             raise OptionError(f"max_steps: a whole number from 1 to 100,000,000, got {max_steps!r}")
         if not 1 <= max_steps <= 100_000_000:
             raise OptionError(f"max_steps: from 1 to 100,000,000, got {max_steps}")
-        to_flags(knobs, reserved=("machine", "workload", "policy", "seed", "no_timing"))
+        to_texts(knobs, reserved=("machine", "workload", "policy", "seed", "timing"))
         self.machine, self.workload, self.objective = machine, workload, objective
         self.quantum_ns = round(float(quantum_ms) * 1e6)
         self.max_steps, self.knobs = int(max_steps), knobs
@@ -201,7 +201,7 @@ class SchedEnv:
 
         def episode() -> None:
             try:
-                r = simulate(machine, workload, agent, seed=seed, no_timing=True, **knobs)
+                r = simulate(machine, workload, agent, seed=seed, timing=False, **knobs)
                 m = r.report["metrics"]
                 end = m["instructions"] / 1e9 if channel.objective == "throughput" else -m["energy_j"]
                 channel.to_caller.put(("done", r.report, end - agent.last_progress))

@@ -11,11 +11,11 @@ from typing import Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _command_flags
+from ._knobs import _command_texts
 
 __all__ = ["Optimum", "optimum"]
 
-_FLAGS = {
+_OPTIONS = {
     "threads": "integer",
     "copies": "integer",
     "objective": "word",
@@ -23,7 +23,7 @@ _FLAGS = {
     "samples": "integer",
     "seed": "integer",
     "confidence": "number",
-    "no_matching": "switch",
+    "matching": "switch",
 }
 
 
@@ -72,7 +72,8 @@ def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options:
     ``cosched optimum``'s flags: ``objective="throughput"`` (or ``"antt"``),
     ``budget=20000`` (simulate every co-schedule up to this many), ``samples``
     (random assignments for the EVT estimate beyond the budget), ``seed=1``,
-    ``confidence=0.95``, ``no_matching=False``, ``threads``, ``copies``."""
-    flags = ["--machine", machine, "--workload", workload]
-    flags += _command_flags("optimum", _FLAGS, options)
-    return Optimum(json.loads(_cosched.optimum(flags)))
+    ``confidence=0.95``, ``matching=True`` (Jiang et al.'s pairwise matching and
+    its grouping; ``False`` skips them), ``threads``, ``copies``."""
+    texts = [("machine", machine), ("workload", workload)]
+    texts += _command_texts("optimum", _OPTIONS, options)
+    return Optimum(json.loads(_cosched.optimum(texts)))

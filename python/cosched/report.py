@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             page = papers_html(a.results)
         elif a.what == "compare":
             pols = a.policies.split(",") if a.policies else None
-            page = compare_html(compare(a.machine, a.workload, pols, a.baseline, a.seeds, no_timing=True))
+            page = compare_html(compare(a.machine, a.workload, pols, a.baseline, a.seeds, timing=False))
         elif a.what == "simulate":
             page = run_html(simulate(a.machine, a.workload, a.policy, a.seed))
         else:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _shown, check_bool, check_count, check_policies, check_seed, in_python_words, known, to_flags
+from ._knobs import Texts, _shown, check_bool, check_count, check_policies, check_seed, known, to_texts
 from .errors import ConfigError, OptionError, PolicyError
 from .policy import Policy, custom, is_policy
 
@@ -220,22 +220,21 @@ class Workload(_Spec):
         super().__init__(source, toml=toml)
 
 
-def _input(flag: str, value: str | _Spec) -> tuple[list[str], str | None]:
-    """Flags and in-memory TOML for a machine or workload argument."""
+def _input(what: str, value: str | _Spec) -> tuple[Texts, str | None]:
+    """The (keyword, text) pair and in-memory TOML of a machine or workload argument."""
     if isinstance(value, _Spec):
-        return [flag, value.name], value.to_toml()
+        return [(what, value.name)], value.to_toml()
     if not isinstance(value, (str, os.PathLike)):
-        what = flag.lstrip("-")
         raise OptionError(
             f"{what}: give a preset name, a TOML file path or a cosched.{what.title()}, got {_shown(value)}"
         )
-    return [flag, os.fspath(value)], None
+    return [(what, os.fspath(value))], None
 
 
-def _inputs(machine: str | Machine, workload: str | Workload, knobs: dict[str, Any]) -> tuple[list[str], Any, Any]:
-    mflags, mtoml = _input("--machine", machine)
-    wflags, wtoml = _input("--workload", workload)
-    return mflags + wflags + to_flags(knobs, reserved=_RESERVED), mtoml, wtoml
+def _inputs(machine: str | Machine, workload: str | Workload, knobs: dict[str, Any]) -> tuple[Texts, Any, Any]:
+    mtexts, mtoml = _input("machine", machine)
+    wtexts, wtoml = _input("workload", workload)
+    return mtexts + wtexts + to_texts(knobs, reserved=_RESERVED), mtoml, wtoml
 
 
 def _flatten(report: dict[str, Any]) -> dict[str, Any]:
@@ -327,7 +326,7 @@ def simulate(
 ) -> Run:
     """Run ``policy`` on ``machine`` and ``workload`` (preset names, TOML paths,
     or :class:`Machine` / :class:`Workload` objects) with ``seed``; ``knobs`` are
-    the CLI's flags as keywords (``quantum_ms=4``, ``noise=0``, ``no_timing=True``;
+    the CLI's flags as keywords (``quantum_ms=4``, ``noise=0``, ``timing=False``;
     see :func:`knobs`). ``policy`` is a registry name or a :class:`cosched.Policy`
     instance (your own policy, docs/policies.md)."""
     seed = check_seed("seed", seed)
@@ -338,9 +337,8 @@ def simulate(
         )
     code = custom(policy) if _is_code(policy) else None
     name = code[0] if code else str(policy)
-    with in_python_words():
-        flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-        text, _, _ = _cosched.simulate(flags, mtoml, wtoml, name, seed, custom=code)
+    flags, mtoml, wtoml = _inputs(machine, workload, knobs)
+    text, _, _ = _cosched.simulate(flags, mtoml, wtoml, name, seed, custom=code)
     return Run(json.loads(text), (flags, mtoml, wtoml, name, seed, code))
 
 
@@ -404,11 +402,10 @@ def compare(
     gap = check_bool("gap", gap)
     if not isinstance(baseline, str):
         raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
-    with in_python_words():
-        flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-        c = json.loads(
-            _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
-        )
+    flags, mtoml, wtoml = _inputs(machine, workload, knobs)
+    c = json.loads(
+        _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
+    )
     df = runs_frame(c["runs"])
     base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
     df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])

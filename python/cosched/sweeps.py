@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import check_seed, in_python_words, to_flags
+from ._knobs import Texts, check_seed, to_texts
 from .errors import OptionError
 from .policy import custom, is_policy
 from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
@@ -33,7 +33,7 @@ __all__ = ["expand", "partition", "sweep"]
 _AXES = ("machine", "workload", "seed", "policy")
 #: Most points one sweep runs (the Rust side's bound, `cosched_cli::limits::SWEEP_POINTS`).
 MAX_POINTS = 1_000_000
-Point = tuple[list[str], str | None, str | None, str, int]
+Point = tuple[list[tuple[str, str]], str | None, str | None, str, int]
 
 
 def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame) -> list[dict[str, Any]]:
@@ -72,15 +72,15 @@ def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame)
 def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str], codes: dict[str, Any]) -> Point:
     knobs = {k: v for k, v in p.items() if k not in _AXES}
     if not timing:
-        knobs.setdefault("no_timing", True)
-    flags: list[str] = []
+        knobs.setdefault("timing", False)
+    texts: Texts = []
     specs: list[str | None] = []
-    for flag, key, default in (("--machine", "machine", DEFAULT_MACHINE), ("--workload", "workload", DEFAULT_WORKLOAD)):
+    for key, default in (("machine", DEFAULT_MACHINE), ("workload", DEFAULT_WORKLOAD)):
         value = p.get(key, default)
         if isinstance(value, (Machine, Workload)) and id(value) not in tomls:
             tomls[id(value)] = value.to_toml()
-        f, _ = _input(flag, value.name if isinstance(value, (Machine, Workload)) else value)
-        flags += f
+        f, _ = _input(key, value.name if isinstance(value, (Machine, Workload)) else value)
+        texts += f
         specs.append(tomls[id(value)] if isinstance(value, (Machine, Workload)) else None)
     policy = p.get("policy", "cfs")
     if is_policy(policy):
@@ -91,7 +91,7 @@ def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str], codes: dic
         policy = code[0]
     if not isinstance(policy, str):
         raise OptionError(f"policy: must be a policy name (a string) or a cosched.Policy instance, got {policy!r}")
-    return flags + to_flags(knobs), specs[0], specs[1], policy, check_seed("seed", p.get("seed", 1))
+    return texts + to_texts(knobs), specs[0], specs[1], policy, check_seed("seed", p.get("seed", 1))
 
 
 def partition(n: int, parts: int) -> list[range]:
@@ -132,16 +132,15 @@ def sweep(
     customs = [c[:3] for c in codes.values()]
     bar = _bar(len(points), progress)
     try:
-        with in_python_words():
-            if client is None:
-                reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None, customs=customs)
-            elif customs:
-                raise OptionError(
-                    "a sweep with policies written in Python runs in this process: drop client= "
-                    "(the policy objects would have to be shipped to every worker)"
-                )
-            else:
-                reports = _on_cluster(client, encoded, partitions, bar)
+        if client is None:
+            reports = _cosched.sweep(encoded, progress=bar.update if bar is not None else None, customs=customs)
+        elif customs:
+            raise OptionError(
+                "a sweep with policies written in Python runs in this process: drop client= "
+                "(the policy objects would have to be shipped to every worker)"
+            )
+        else:
+            reports = _on_cluster(client, encoded, partitions, bar)
     finally:
         if bar is not None:
             bar.close()

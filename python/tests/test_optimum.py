@@ -26,7 +26,7 @@ def test_optimum_refuses_an_unknown_option():
 
 
 def test_compare_summary_carries_the_gap_to_the_best():
-    df = cosched.compare("xeon-e5645", "spec-mix8", policies=["cfs", "g-rrs"], seeds=2, no_timing=True)
+    df = cosched.compare("xeon-e5645", "spec-mix8", policies=["cfs", "g-rrs"], seeds=2, timing=False)
     s = df.attrs["summary"]
     assert "gap_to_best_pct_mean" in s.columns
     assert s["gap_to_best_pct_mean"].notna().all()

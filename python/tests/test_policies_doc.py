@@ -49,7 +49,7 @@ def test_the_worked_example_runs_and_regenerates_its_table(tmp_path, monkeypatch
     ("machine", "workload"), [("xeon-e5645", "spec-mix8"), ("i5-2500", "spec-mix8"), ("xeon-e5645", "spec-mix24")]
 )
 def test_the_python_policy_and_its_rust_twin_give_the_same_report(machine, workload):
-    mine = cosched.simulate(machine, workload, MpkiPairs(), seed=4, no_timing=True).report
-    theirs = cosched.simulate(machine, workload, "mpki-pairs", seed=4, no_timing=True).report
+    mine = cosched.simulate(machine, workload, MpkiPairs(), seed=4, timing=False).report
+    theirs = cosched.simulate(machine, workload, "mpki-pairs", seed=4, timing=False).report
     assert mine.pop("policy") == "mpki-pairs-py" and theirs.pop("policy") == "mpki-pairs"
     assert json.dumps(mine, sort_keys=True) == json.dumps(theirs, sort_keys=True)

@@ -23,15 +23,15 @@ def _without_policy(run_: cosched.Run) -> str:
     ("machine", "workload"), [("i5-2500", "spec-mix8"), ("xeon-e5645", "spec-mix24"), ("xeon-x5550-16c", "canneal")]
 )
 def test_a_python_policy_reproducing_g_rrs_gives_its_report_byte_for_byte(machine, workload):
-    mine = cosched.simulate(machine, workload, PyGRrs(), seed=3, no_timing=True)
-    theirs = cosched.simulate(machine, workload, "g-rrs", seed=3, no_timing=True)
+    mine = cosched.simulate(machine, workload, PyGRrs(), seed=3, timing=False)
+    theirs = cosched.simulate(machine, workload, "g-rrs", seed=3, timing=False)
     assert mine.policy == "py-g-rrs"
     assert mine.metrics["policy_events"] > 0
     assert _without_policy(mine) == _without_policy(theirs)
 
 
 def test_compare_and_sweep_take_python_policies_beside_built_in_ones():
-    df = cosched.compare("i5-2500", "spec-mix8", policies=["g-rrs", PyGRrs()], seeds=2, no_timing=True, gap=False)
+    df = cosched.compare("i5-2500", "spec-mix8", policies=["g-rrs", PyGRrs()], seeds=2, timing=False, gap=False)
     s = df.attrs["summary"].set_index("policy")
     assert list(s.index) == ["cfs", "g-rrs", "py-g-rrs"]
     assert s.loc["py-g-rrs", "makespan_s_mean"] == s.loc["g-rrs", "makespan_s_mean"]
@@ -41,13 +41,13 @@ def test_compare_and_sweep_take_python_policies_beside_built_in_ones():
     assert list(sw["policy"]) == ["g-rrs", "py-g-rrs"] * 2
     assert list(sw["makespan_s"][::2]) == list(sw["makespan_s"][1::2])
     # Traces too: the schedule of the Python policy is g-rrs's, slice for slice.
-    mine = cosched.simulate("i5-2500", "spec-mix8", PyGRrs(), no_timing=True).trace()
-    assert mine.equals(cosched.simulate("i5-2500", "spec-mix8", "g-rrs", no_timing=True).trace())
+    mine = cosched.simulate("i5-2500", "spec-mix8", PyGRrs(), timing=False).trace()
+    assert mine.equals(cosched.simulate("i5-2500", "spec-mix8", "g-rrs", timing=False).trace())
     with pytest.raises(OptionError, match="runs in this process"):
         cosched.sweep({"policy": [PyGRrs()]}, client=object(), progress=False)
     # Each run gets its own copy: the instance given is never run itself.
     p = PyGRrs()
-    cosched.simulate("i5-2500", "spec-mix8", p, no_timing=True)
+    cosched.simulate("i5-2500", "spec-mix8", p, timing=False)
     assert not hasattr(p, "order") and not p.queue
 
 
@@ -62,7 +62,7 @@ class Raises(Policy):
 
 def test_an_exception_stops_the_run_with_its_traceback_and_the_simulated_time():
     with pytest.raises(SimulationError) as e:
-        cosched.simulate("i5-2500", "spec-mix8", Raises(), no_timing=True)
+        cosched.simulate("i5-2500", "spec-mix8", Raises(), timing=False)
     msg = str(e.value)
     assert "policy `raises` failed: on_event raised handling Event('exited'" in msg, msg
     assert "at simulated time " in msg and "Traceback (most recent call last)" in msg, msg
@@ -93,7 +93,7 @@ class Malformed(Policy):
 )
 def test_a_decision_that_is_not_one_is_refused_naming_it(answer, needle):
     with pytest.raises(SimulationError) as e:
-        cosched.simulate("i5-2500", "spec-mix8", Malformed(answer), no_timing=True)
+        cosched.simulate("i5-2500", "spec-mix8", Malformed(answer), timing=False)
     assert needle in str(e.value), str(e.value)
 
 
@@ -137,7 +137,7 @@ def test_the_view_gives_plain_values_during_a_call_and_nothing_after_it():
     p = Reads()
     (name, make, needs) = cosched.policy.custom(p)
     inst = make()  # what a run gets: a copy
-    out = cosched.simulate("i5-2500", "mcf", inst, no_timing=True)
+    out = cosched.simulate("i5-2500", "mcf", inst, timing=False)
     assert out.metrics["makespan_s"] > 0
     # A copy of the copy ran; run one directly through the binding to read its state afterwards.
     from cosched import _cosched
@@ -149,7 +149,7 @@ def test_the_view_gives_plain_values_during_a_call_and_nothing_after_it():
         return holder[-1]
 
     _cosched.simulate(
-        ["--machine", "i5-2500", "--workload", "mcf", "--no-timing"],
+        [("machine", "i5-2500"), ("workload", "mcf"), ("timing", "false")],
         None,
         None,
         "reads",

@@ -37,7 +37,7 @@ def test_simulate_equals_the_cli_json(cli):
             ["--slits-k", "4", "--noise", "0.5"],
         ),
     ]:
-        run = cosched.simulate(machine, workload, policy, seed=3, no_timing=True, **knobs)
+        run = cosched.simulate(machine, workload, policy, seed=3, timing=False, **knobs)
         expected = cli(
             "simulate",
             "-m",
@@ -59,7 +59,7 @@ def test_simulate_equals_the_cli_json(cli):
 
 
 def test_compare_equals_the_cli_json_with_numeric_columns(cli):
-    df = cosched.compare("i5-2500", "mcf", policies=["cfs", "g-rrs", "random"], seeds=3, no_timing=True)
+    df = cosched.compare("i5-2500", "mcf", policies=["cfs", "g-rrs", "random"], seeds=3, timing=False)
     expected = cli(
         "compare",
         "-m",
@@ -98,11 +98,11 @@ def test_compare_equals_the_cli_json_with_numeric_columns(cli):
 
 def test_machine_and_workload_edit_save_and_reload(tmp_path, cli):
     m = cosched.Machine("i5-2500")
-    same = cosched.simulate(m, "mcf", no_timing=True)
-    assert same.metrics == cosched.simulate("i5-2500", "mcf", no_timing=True).metrics  # TOML round trip is lossless
+    same = cosched.simulate(m, "mcf", timing=False)
+    assert same.metrics == cosched.simulate("i5-2500", "mcf", timing=False).metrics  # TOML round trip is lossless
     m["memory.bandwidth_gbs"] = m["memory.bandwidth_gbs"] / 2
     path = m.save(tmp_path / "half.toml")
-    slower = cosched.simulate(m, "mcf", no_timing=True)
+    slower = cosched.simulate(m, "mcf", timing=False)
     assert slower.metrics["makespan_s"] > same.metrics["makespan_s"]
     # The written file is what the CLI loads.
     expected = cli("simulate", "-m", str(path), "-w", "mcf", "--no-timing", "--format", "json")
@@ -111,7 +111,7 @@ def test_machine_and_workload_edit_save_and_reload(tmp_path, cli):
 
     w = cosched.Workload("mcf")
     w["job.0.instances"] = 2
-    two = cosched.simulate("i5-2500", w, no_timing=True)
+    two = cosched.simulate("i5-2500", w, timing=False)
     assert len(two.jobs) == 2
     wpath = w.save(tmp_path / "two.toml")
     assert (
@@ -121,7 +121,7 @@ def test_machine_and_workload_edit_save_and_reload(tmp_path, cli):
 
 
 def test_trace_frame_and_perfetto_file(tmp_path):
-    run = cosched.simulate("i5-2500", "spec-mix24", "g-rrs", no_timing=True)
+    run = cosched.simulate("i5-2500", "spec-mix24", "g-rrs", timing=False)
     tr = run.trace(tmp_path / "t.json")
     assert list(tr.columns) == ["context", "thread", "job", "job_name", "start_s", "end_s"]
     assert (tr["end_s"] > tr["start_s"]).all()
@@ -134,4 +134,4 @@ def test_trace_frame_and_perfetto_file(tmp_path):
 def test_knobs_list_every_flag_with_defaults():
     k = cosched.knobs().set_index("name")
     assert k.loc["quantum_ms", "flag"] == "--quantum-ms" and k.loc["quantum_ms", "default"] == "4"
-    assert bool(k.loc["no_timing", "switch"]) and not bool(k.loc["noise", "switch"])
+    assert bool(k.loc["timing", "switch"]) and not bool(k.loc["noise", "switch"])

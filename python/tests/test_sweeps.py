@@ -33,7 +33,7 @@ def test_local_sweep_equals_one_simulate_per_point():
     reads = {p["name"]: {k["name"] for k in p["knobs"]} for p in cosched.list_policies().to_dict("records")}
     for p, row in zip(expand(GRID), df.to_dict("records")):
         knobs = {k: v for k, v in p.items() if k in reads[p["policy"]]}
-        run = cosched.simulate(p["machine"], p["workload"], p["policy"], p["seed"], no_timing=True, **knobs)
+        run = cosched.simulate(p["machine"], p["workload"], p["policy"], p["seed"], timing=False, **knobs)
         assert row["makespan_s"] == run.metrics["makespan_s"]
         assert row["quantum_ms"] == p["quantum_ms"] and row["workload"] == p["workload"]
 
@@ -42,7 +42,7 @@ def test_sweep_matches_compare_runs():
     df = cosched.sweep(
         {"machine": "i5-2500", "workload": "mcf", "seed": [1, 2, 3], "policy": ["cfs", "wss"]}, progress=False
     )
-    c = cosched.compare("i5-2500", "mcf", policies=["cfs", "wss"], seeds=3, no_timing=True)
+    c = cosched.compare("i5-2500", "mcf", policies=["cfs", "wss"], seeds=3, timing=False)
     pd.testing.assert_series_equal(df["makespan_s"], c["makespan_s"])
 
 

@@ -29,7 +29,7 @@ from cosched.gym import SchedEnv
     [
         (lambda: cosched.simulate("i5-2500", "mcf", "g-rrs", quantum_ms=[100]), "quantum_ms: must be a number"),
         (lambda: cosched.simulate("i5-2500", "mcf", "cfs", noise="1"), "noise: must be a number"),
-        (lambda: cosched.simulate("i5-2500", "mcf", "cfs", no_timing="yes"), "no_timing: is a switch"),
+        (lambda: cosched.simulate("i5-2500", "mcf", "cfs", timing="yes"), "timing: is a switch"),
         (lambda: cosched.compare("i5-2500", "mcf", policies=["cfs"], gap="no"), "gap: give True or False"),
         (lambda: cosched.compare("i5-2500", "mcf", policies=["cfs"], baseline=3), "baseline: give a policy name"),
         (lambda: cosched.simulate(3, "mcf", "cfs"), "machine: give a preset name"),

@@ -1,20 +1,14 @@
 //! `cosched optimum`: the best static co-schedule of a workload on the
 //! simulated machine, its simulated outcome and what kind of bound it is
-//! (issue #33 item 1; `cosched_sim::optimum`).
+//! (issue #33 item 1; `cosched_lab::optimum`).
 
-use crate::error::RunError;
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
-use cosched_core::optimum::grouping::corun_count;
+pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, Report};
+use cosched_lab::optimum::{Found, Objective, EVT_ESTIMATE, EXACT, PARTITION_EVT_ESTIMATE};
 use cosched_machine::MachineSpec;
-use cosched_sim::optimum::{
-    best_of, Best, Exhaustive, Found, Grouped, Instance, Matched, Objective, Sampled, EVT_ESTIMATE, EXACT, MAX_BUDGET,
-    MAX_SAMPLES, PARTITION_EVT_ESTIMATE,
-};
-use cosched_sim::{presets, Plan};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
 
 /// `cosched optimum`'s arguments.
 #[derive(ClapArgs)]
@@ -55,140 +49,22 @@ pub struct Args {
     format: Format,
 }
 
-/// Random assignments drawn when the co-schedules are too many to simulate them all.
-const DEFAULT_SAMPLES: usize = 1000;
-
-/// What the co-schedule count says for an oversubscribed workload.
-const PARTITIONS: &str = "no static co-schedules (more threads than contexts): time-shared partitions sampled";
-
-/// What `cosched optimum` found (`--format json`).
-#[derive(Serialize)]
-pub struct Report {
-    /// Machine name.
-    pub machine: String,
-    /// Workload name.
-    pub workload: String,
-    /// The objective's metric name.
-    pub objective: &'static str,
-    /// Threads placed.
-    pub threads: usize,
-    /// Contexts of the machine.
-    pub contexts: usize,
-    /// Distinct static co-schedules (text: it may not fit 64 bits).
-    pub coschedules: String,
-    /// Which bound the report's `best` is: `exact`, `evt estimate`, or `best of random (no EVT estimate)`.
-    pub bound: &'static str,
-    /// The best value of the objective: the exact optimum, the POT estimate, or the best random assignment.
-    pub best: f64,
-    /// The POT interval when `best` is an estimate.
-    pub best_ci: Option<(f64, f64)>,
-    /// Every co-schedule simulated, when they were few enough.
-    pub exhaustive: Option<Exhaustive>,
-    /// Pairwise matching, where it applies (or why not).
-    pub matching: Result<Matched, String>,
-    /// Its generalisation to sharing domains of more than two contexts (issue #33 item 1),
-    /// where the deepest shared level holds more than two (or why not).
-    pub grouping: Result<Grouped, String>,
-    /// Random assignments and the POT estimate, when not exhaustive.
-    pub sampled: Option<Sampled>,
-    /// Job name of each thread (thread order of the assignments).
-    pub thread_jobs: Vec<String>,
-}
-
-/// The objective of `a` over `b` as a signed gap in % ("how far from the best"):
-/// positive when `a` is worse than `b`.
-pub fn gap_pct(objective: Objective, a: f64, b: f64) -> f64 {
-    if objective.maximise() {
-        (1.0 - a / b) * 100.0
-    } else {
-        (a / b - 1.0) * 100.0
-    }
-}
-
-/// Load the machine and the planned workload (exact ground truth).
-fn load(a: &Args) -> Result<(MachineSpec, Plan, String), RunError> {
-    let m = cosched_machine::presets::machine(&a.machine)?;
-    let mut w = presets::workload(&a.workload)?;
-    if let Some(n) = a.copies {
-        if n == 0 || n > 4096 {
-            return Err(RunError::Option(format!("--copies: must be from 1 to 4096, got {n}")));
-        }
-        for j in &mut w.jobs {
-            j.instances *= n;
+impl Args {
+    /// The lab's options of these flags.
+    pub fn options(&self) -> OptimumOptions {
+        OptimumOptions {
+            machine: self.machine.clone(),
+            workload: self.workload.clone(),
+            threads: self.threads,
+            copies: self.copies,
+            objective: self.objective.clone(),
+            budget: self.budget,
+            samples: self.samples,
+            seed: self.seed,
+            confidence: self.confidence,
+            matching: !self.no_matching,
         }
     }
-    let plan = Plan::new(&w, &m, a.threads, 1, &a.workload)?;
-    Ok((m, plan, w.name))
-}
-
-/// Search for the best static co-schedule as the flags say; `total` is told
-/// how many runs more there will be, `tick` each one (`cosched optimum`, Python's `cosched.optimum`).
-pub fn report(a: &Args, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result<Report, RunError> {
-    let opt = |e: String| RunError::Option(e);
-    let objective = Objective::parse(&a.objective).map_err(opt)?;
-    if a.budget > MAX_BUDGET {
-        return Err(opt(format!("--budget: at most {MAX_BUDGET} simulations, got {}", a.budget)));
-    }
-    if let Some(s) = a.samples.filter(|&s| s > MAX_SAMPLES) {
-        return Err(opt(format!("--samples: at most {MAX_SAMPLES}, got {s}")));
-    }
-    if !(a.confidence > 0.0 && a.confidence < 1.0) {
-        return Err(opt(format!("--confidence: must be in (0, 1), got {}", cosched_core::num::shortest(a.confidence))));
-    }
-    let (m, plan, name) = load(a)?;
-    let sim = |e: String| RunError::Simulation(format!("{}: {e}", a.workload));
-    let inst = Instance::any(&m, &plan).map_err(sim)?;
-    let count = inst.coschedules();
-    let exhaustive = if !inst.partitioned && count <= a.budget as u128 {
-        total(count as u64);
-        Some(inst.exhaustive(objective, a.budget, tick).map_err(sim)?)
-    } else {
-        None
-    };
-    let matching = if a.no_matching {
-        Err("skipped (--no-matching)".to_string())
-    } else {
-        let jobs = plan.jobs.len() as u64;
-        total(jobs * jobs.saturating_sub(1));
-        inst.matching(tick)
-    };
-    let grouping = match inst.tree.group_level().map(|l| inst.tree.capacity(l)) {
-        _ if a.no_matching => Err("skipped (--no-matching)".to_string()),
-        Some(2) => Err("the deepest shared level holds pairs: the matching above is the grouping".to_string()),
-        Some(size) if a.budget as u128 >= corun_count(plan.jobs.len(), size) => {
-            total(corun_count(plan.jobs.len(), size) as u64);
-            inst.grouped(a.budget, tick)
-        }
-        _ => inst.grouped(a.budget, tick), // refused, naming why
-    };
-    let samples = a.samples.unwrap_or(if exhaustive.is_some() { 0 } else { DEFAULT_SAMPLES });
-    let sampled = if samples > 0 {
-        total(samples as u64);
-        Some(inst.sampled(objective, samples, a.seed, a.confidence, tick).map_err(sim)?)
-    } else {
-        None
-    };
-    let Best { kind: bound, value: best, ci: best_ci } = best_of(objective, exhaustive.as_ref(), sampled.as_ref())
-        .ok_or_else(|| {
-            RunError::Option("--samples 0 with more co-schedules than --budget: nothing to search".into())
-        })?;
-    let thread_jobs = plan.threads.iter().map(|t| plan.jobs[t.job as usize].name.clone()).collect();
-    Ok(Report {
-        machine: m.name.clone(),
-        workload: name,
-        objective: objective.metric(),
-        threads: inst.threads(),
-        contexts: m.n_contexts(),
-        coschedules: if inst.partitioned { PARTITIONS.to_string() } else { count.to_string() },
-        bound,
-        best,
-        best_ci,
-        exhaustive,
-        matching,
-        grouping,
-        sampled,
-        thread_jobs,
-    })
 }
 
 /// The co-schedule as groups of jobs sharing a core (or an LLC on machines without SMT).
@@ -226,8 +102,8 @@ fn groups(m: &MachineSpec, f: &Found, jobs: &[String]) -> String {
 pub fn run(a: Args) -> Result<(), String> {
     let bar = ProgressBar::new(0);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed}").expect("template"));
-    let (m, _, _) = load(&a)?;
-    let rep = report(&a, &|n| bar.inc_length(n), &|| bar.inc(1))?;
+    let (m, _, _) = cosched_lab::best_static::load(&a.options())?;
+    let rep = report(&a.options(), &|n| bar.inc_length(n), &|| bar.inc(1))?;
     bar.finish_and_clear();
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),
@@ -238,7 +114,7 @@ pub fn run(a: Args) -> Result<(), String> {
 
 fn print(rep: &Report, m: &MachineSpec) {
     let objective = Objective::parse(if rep.objective == "antt" { "antt" } else { "throughput" }).expect("known");
-    let count = if rep.coschedules == PARTITIONS {
+    let count = if rep.coschedules == cosched_lab::best_static::PARTITIONS {
         rep.coschedules.clone()
     } else {
         format!("{} distinct co-schedules", rep.coschedules)

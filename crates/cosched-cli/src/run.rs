@@ -141,7 +141,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         return Err("--quiet and --output-dir: choose one".to_string().into());
     }
     let opts = policy_options(&a)?;
-    crate::limits::REPEAT.check(a.repeat as u64)?;
+    crate::limits::REPEAT.check(a.repeat as u64).map_err(String::from)?;
     let profile = match &a.profile {
         Some(p) => {
             let text = crate::input::read_config(p)?;
@@ -191,7 +191,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             ),
             (Some(p), false) => {
                 let host = base(mix.clone(), LINUX).host.unwrap_or_else(cosched_linux::host::Host::live);
-                best_pairing(&host.topology, &mix, p, a.seed)
+                best_pairing(&host.topology, &mix, p, a.seed).map_err(|e| e.to_string())
             }
         };
         let pinned = best.as_ref().ok().map(|b| b.assignment.clone());

@@ -140,3 +140,65 @@ fn the_backend_half_of_the_contract_lives_in_the_core_dispatcher() {
         .collect();
     assert_eq!(matching, ["apply.rs"], "only the dispatcher applies decisions");
 }
+
+/// The experiments library sits on the core, the machine crate and the
+/// simulator only: no face (command line, Python) and no real machine.
+#[test]
+fn the_lab_sits_on_the_core_the_machine_and_the_simulator() {
+    let all = manifests();
+    let lab = reaches(&all, "cosched-lab");
+    let want: BTreeSet<String> = ["cosched-core", "cosched-machine", "cosched-sim"].map(String::from).into();
+    assert_eq!(lab, want, "cosched-lab reaches {lab:?}");
+    let (deps, dir) = &all["cosched-lab"];
+    for face in ["clap", "indicatif", "pyo3", "nix"] {
+        assert!(!deps.contains(face), "cosched-lab depends on {face}: it has no face");
+    }
+    for (p, text) in sources(dir) {
+        for call in ["println!", "print!(", "eprintln!", "eprint!("] {
+            assert!(!text.contains(call), "{} prints (`{call}`): the lab returns data, its faces print", p.display());
+        }
+    }
+}
+
+/// The Python extension links the lab, not the command line.
+#[test]
+fn the_python_bindings_reach_the_lab_not_the_command_line() {
+    let all = manifests();
+    let py = reaches(&all, "cosched-py");
+    assert!(py.contains("cosched-lab"), "cosched-py should use cosched-lab: {py:?}");
+    for other in ["cosched-cli", "cosched-linux"] {
+        assert!(!py.contains(other), "cosched-py reaches {other} through {py:?}");
+    }
+    for c in std::iter::once("cosched-py".to_string()).chain(py) {
+        let deps = &all[&c].0;
+        assert!(!deps.contains("clap") && !deps.contains("indicatif"), "{c} links clap or indicatif into the wheel");
+    }
+}
+
+/// Below the faces, errors are typed: no public function of a library crate
+/// returns `Result<_, String>` (the CLI and the Python bindings turn typed
+/// errors into their one line).
+#[test]
+fn no_library_function_returns_a_string_error() {
+    let all = manifests();
+    let mut found = vec![];
+    for c in ["cosched-core", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab"] {
+        for (p, text) in sources(&all[c].1) {
+            let mut sig = String::new();
+            for line in text.lines() {
+                let t = line.trim_start();
+                if t.starts_with("pub fn ") || (!sig.is_empty() && !sig.contains('{') && !sig.ends_with(';')) {
+                    sig.push_str(t);
+                    if t.contains('{') || t.ends_with(';') {
+                        if sig.contains(", String>") && !sig.starts_with("pub fn from(") {
+                            let name = sig.split('(').next().unwrap_or_default().to_string();
+                            found.push(format!("{}: {name}", p.display()));
+                        }
+                        sig.clear();
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "public functions returning Result<_, String>: {found:#?}");
+}

@@ -34,20 +34,40 @@ pub struct BestPairing {
     pub predicted_cells: usize,
 }
 
+/// Why a mix has no best pairing.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PairingError {
+    /// The profile lacks a job of the mix.
+    #[error("--profile: {0}")]
+    Profile(#[from] cosched_core::slits::profile::MissingJob),
+    /// More instances than contexts: no static co-schedule.
+    #[error("no static co-schedule: {instances} instances on {contexts} contexts (each needs a context of its own)")]
+    TooMany {
+        /// Instances of the mix.
+        instances: usize,
+        /// Contexts of the machine.
+        contexts: usize,
+    },
+    /// The pairing itself found none (no two-context level, sizes).
+    #[error(transparent)]
+    Search(#[from] cosched_core::optimum::SearchError),
+}
+
 /// The minimum-cost pairing of `mix`'s instances on `topology` under the
 /// job-level slowdowns of `profile` (FM-completed with `seed`). `Err` says
 /// why there is none: a job the profile lacks, more instances than
 /// contexts, or no two-context sharing level.
-pub fn best_pairing(topology: &Topology, mix: &Mix, profile: &PairProfile, seed: u64) -> Result<BestPairing, String> {
+pub fn best_pairing(
+    topology: &Topology,
+    mix: &Mix,
+    profile: &PairProfile,
+    seed: u64,
+) -> Result<BestPairing, PairingError> {
     let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
-    let profile = profile.reorder(&names).map_err(|e| format!("--profile: {e}"))?;
+    let profile = profile.reorder(&names)?;
     let instances = mix.instances();
     if instances.len() > topology.n_contexts() {
-        return Err(format!(
-            "no static co-schedule: {} instances on {} contexts (each needs a context of its own)",
-            instances.len(),
-            topology.n_contexts()
-        ));
+        return Err(PairingError::TooMany { instances: instances.len(), contexts: topology.n_contexts() });
     }
     let (level, domains) = pair_domains(topology)?;
     let slowdown = profile.complete(seed);
@@ -144,11 +164,11 @@ mod tests {
         let sparse = PairProfile { observed: vec![], ..profile(&["a", "b"], &[&[1.0, 1.2], &[1.1, 1.0]]) };
         let b = best_pairing(&t, &mix(&[("a", 1), ("b", 1)]), &sparse, 1).unwrap();
         assert_eq!((b.measured_cells, b.predicted_cells), (0, 2));
-        let e = best_pairing(&t, &mix(&[("a", 3)]), &p, 1).unwrap_err();
+        let e = best_pairing(&t, &mix(&[("a", 3)]), &p, 1).unwrap_err().to_string();
         assert!(e.contains("3 instances on 2 contexts"), "{e}");
-        let e = best_pairing(&t, &mix(&[("b", 1)]), &p, 1).unwrap_err();
+        let e = best_pairing(&t, &mix(&[("b", 1)]), &p, 1).unwrap_err().to_string();
         assert_eq!(e, "--profile: the profile has no job `b`");
-        let e = best_pairing(&Topology::regular(1, 1, 4, 1, 1), &mix(&[("a", 2)]), &p, 1).unwrap_err();
+        let e = best_pairing(&Topology::regular(1, 1, 4, 1, 1), &mix(&[("a", 2)]), &p, 1).unwrap_err().to_string();
         assert!(e.contains("exactly two contexts"), "{e}");
     }
 }

@@ -1,9 +1,11 @@
 //! Each error variant of the library as its own exception class of
 //! `cosched.errors` (defined in Python, so classes can also derive from
-//! `ValueError` or `RuntimeError`), carrying the CLI's one-line message.
+//! `ValueError` or `RuntimeError`), carrying the CLI's one-line message
+//! with knobs named by their keywords (`quantum_ms`, where the CLI says
+//! `--quantum-ms`): [`RunError::Option`] carries them apart from the problem.
 
-use cosched_cli::error::RunError;
 use cosched_core::evt::PotError;
+use cosched_lab::RunError;
 use pyo3::prelude::*;
 
 /// An instance of `cosched.errors.<class>` with `message`, and `attrs` set on it.
@@ -27,7 +29,13 @@ pub fn raise(class: &str, message: String, attrs: &[(&str, String)]) -> PyErr {
 pub fn run_error(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_error(c),
-        RunError::Option(s) => raise("OptionError", s, &[]),
+        e @ RunError::Option { .. } => {
+            let knob = match &e {
+                RunError::Option { knobs, .. } => knobs.join(", "),
+                _ => unreachable!(),
+            };
+            raise("OptionError", e.in_keywords(), &[("knob", knob)])
+        }
         RunError::Policy(s) => raise("PolicyError", s, &[]),
         RunError::Simulation(s) => raise("SimulationError", s, &[]),
         RunError::Evt { context, error } => pot_error(Some(&context), error),

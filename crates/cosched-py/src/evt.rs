@@ -2,10 +2,10 @@
 //! random assignments on the simulated machine, with SP-POT.
 
 use crate::errors::{pot_error, run_error};
-use cosched_cli::assign::{report, Args};
-use cosched_cli::error::RunError;
-use cosched_cli::evt::{analyse, parse_threshold};
-use cosched_cli::knobs::parse_flags;
+use cosched_lab::assign::{report, AssignOptions};
+use cosched_lab::best_static::OptimumOptions;
+use cosched_lab::evt::{analyse, parse_threshold};
+use cosched_lab::RunError;
 use pyo3::prelude::*;
 
 /// Register this module's functions.
@@ -19,30 +19,38 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// POT on `samples` (`cosched evt --format json` without file and column).
 #[pyfunction]
 fn pot(py: Python<'_>, samples: Vec<f64>, threshold: &str, confidence: f64) -> PyResult<String> {
-    let t = parse_threshold(threshold).map_err(|e| run_error(RunError::Option(e)))?;
+    let t = parse_threshold(threshold).map_err(run_error)?;
     let a = py.detach(|| analyse(&samples, t, confidence)).map_err(|e| pot_error(None, e))?;
     serde_json::to_string(&a).map_err(|e| run_error(RunError::Simulation(e.to_string())))
 }
 
-/// `cosched assign` with these flags: the report JSON and every measured
+/// A random-assignment study with these options ((keyword, text) pairs,
+/// `cosched_lab::assign::ASSIGN`): the report JSON and every measured
 /// (sample index, GIPS) with the predictor's score.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-fn assign(py: Python<'_>, flags: Vec<String>) -> PyResult<(String, Vec<(usize, f64)>, Vec<f64>)> {
+fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(String, Vec<(usize, f64)>, Vec<f64>)> {
     crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
-        let a: Args = parse_flags(&flags)?;
+        let mut a = AssignOptions::default();
+        for (k, v) in &options {
+            a.set(k, v)?;
+        }
         let r = report(&a, &|_| {}, &|| {}, &mut |_, _| Ok(()))?;
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, r.measured_perf, r.predicted))
     })
 }
 
-/// `cosched optimum` with these flags: the report JSON (`--format json`).
+/// The search for the best static co-schedule with these options ((keyword,
+/// text) pairs, `cosched_lab::best_static::OPTIMUM`): the report JSON.
 #[pyfunction]
-fn optimum(py: Python<'_>, flags: Vec<String>) -> PyResult<String> {
+fn optimum(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<String> {
     crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
-        let a: cosched_cli::optimum::Args = parse_flags(&flags)?;
-        let r = cosched_cli::optimum::report(&a, &|_| {}, &|| {})?;
+        let mut a = OptimumOptions::default();
+        for (k, v) in &options {
+            a.set(k, v)?;
+        }
+        let r = cosched_lab::best_static::report(&a, &|_| {}, &|| {})?;
         serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))
     })
 }

@@ -10,7 +10,7 @@
 //! [`SimOptions::cancel`]: cosched_sim::engine::SimOptions::cancel
 
 use crate::errors::run_error;
-use cosched_cli::error::RunError;
+use cosched_lab::RunError;
 use cosched_sim::engine::Cancel;
 use pyo3::prelude::*;
 use std::sync::mpsc::{channel, RecvTimeoutError};

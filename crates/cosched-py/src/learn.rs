@@ -45,8 +45,8 @@ fn complete_bayes(
     iterations: usize,
     seed: u64,
 ) -> PyResult<(String, Vec<(f64, f64)>)> {
-    let p = cosched_core::learn::BfmParams::checked(rank, iterations)
-        .map_err(|e| raise("OptionError", e.trim_start_matches("--").to_string(), &[]))?;
+    let p =
+        cosched_core::learn::BfmParams::checked(rank, iterations).map_err(|e| crate::errors::run_error(e.into()))?;
     let c = py
         .detach(|| cosched_core::learn::complete_bayes(&observed, rows, cols, &wanted, &p, seed))
         .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;

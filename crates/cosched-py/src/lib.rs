@@ -1,12 +1,12 @@
-//! `cosched._cosched`: the Python bindings of cosched (PyO3). A thin layer:
-//! every function parses its arguments exactly as the command line does
-//! (`cosched_cli::knobs::parse_flags`) and calls the same library function
-//! as the CLI, so Python's results are the CLI's JSON for the same inputs.
+//! `cosched._cosched`: the Python bindings of cosched (PyO3). A thin layer
+//! over `cosched-lab`, the library the command line calls too: knobs arrive
+//! as (keyword, text) pairs and go through their declarations, so Python's
+//! results are the CLI's JSON for the same inputs.
 //! Results cross the boundary as JSON text (the `--format json` shapes),
 //! turned into dicts and DataFrames by the `cosched` package
 //! (`python/cosched`). Binding files mirror the modules they wrap: [`sim`]
 //! (experiments), [`evt`] (statistical thread assignment), [`learn`]
-//! (matrix completion), [`policy`] (policies written in Python, issue #34); [`errors`] maps each error variant to its exception
+//! (matrix completion), [`policy`] (policies written in Python); [`errors`] maps each error variant to its exception
 //! class in `cosched.errors`.
 
 use pyo3::prelude::*;
@@ -22,6 +22,9 @@ mod sim;
 #[pymodule]
 fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The source tree the extension was built from: `cosched.cli` runs its
+    // `target/release/cosched` (the command line is not linked in).
+    m.add("SOURCE_TREE", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
     sim::register(m)?;
     evt::register(m)?;
     learn::register(m)?;

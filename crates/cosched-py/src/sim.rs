@@ -1,12 +1,13 @@
 //! Experiments on the simulated machine: the lists, machine and workload
 //! specs, one run (`simulate`), a comparison (`compare`) and any batch of
-//! runs (`sweep`), all through `cosched_cli`'s functions.
+//! runs (`sweep`), all through `cosched_lab`'s functions; knobs arrive as
+//! (keyword, text) pairs and are set through their declarations
+//! ([`RunSpec::set`]).
 
 use crate::errors::run_error;
-use cosched_cli::error::RunError;
-use cosched_cli::knobs::{knobs, parse_flags};
-use cosched_cli::opts::RunOpts;
-use cosched_cli::sweep::{config, config_custom, prepare, run_batch, Custom, Point};
+use cosched_lab::knobs::knobs;
+use cosched_lab::sweep::{config, config_custom, prepare, run_batch, Custom, Point};
+use cosched_lab::{RunError, RunSpec};
 use cosched_machine::{ChromeTrace, ConfigError, MachineSpec, TraceSlice};
 use cosched_sim::presets;
 use cosched_sim::WorkloadSpec;
@@ -23,7 +24,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
-    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_class::<crate::policy::Event>()?;
     m.add_class::<crate::policy::View>()?;
     m.add("COUNTERS", crate::policy::COUNTERS.to_vec())?;
@@ -57,19 +57,19 @@ fn json<T: serde::Serialize>(v: &T) -> PyResult<String> {
 /// `cosched list WHAT --format json`: "policies", "machines" or "workloads".
 #[pyfunction]
 fn listing(what: &str) -> PyResult<String> {
-    use cosched_cli::list::{items, What};
+    use cosched_lab::list::{items, What};
     let w = match what {
         "policies" => What::Policies,
         "machines" => What::Machines,
         "workloads" => What::Workloads,
         "metrics" => What::Metrics,
         other => {
-            return Err(run_error(RunError::Option(format!(
+            return Err(run_error(RunError::option(format!(
                 "list: `{other}` is not policies, machines, workloads or metrics"
             ))))
         }
     };
-    json(&items(w).map_err(|e| run_error(RunError::Simulation(e)))?)
+    json(&items(w).map_err(run_error)?)
 }
 
 /// Every knob of the run options (keyword, flag, default, switch, help) as JSON.
@@ -78,9 +78,19 @@ fn knob_list() -> PyResult<String> {
     json(&knobs())
 }
 
-/// The run options of `flags` with in-memory machine and workload TOML.
-fn run_opts(flags: &[String], machine: Option<String>, workload: Option<String>) -> Result<RunOpts, RunError> {
-    let mut r: RunOpts = parse_flags(flags)?;
+/// Knobs as (keyword, text) pairs, each checked against its declaration.
+type KnobsIn = Vec<(String, String)>;
+
+/// The run of `knobs` with in-memory machine and workload TOML.
+fn run_opts(
+    knobs: &[(String, String)],
+    machine: Option<String>,
+    workload: Option<String>,
+) -> Result<RunSpec, RunError> {
+    let mut r = RunSpec::default();
+    for (name, text) in knobs {
+        r.set(name, text)?;
+    }
     r.machine_toml = machine;
     r.workload_toml = workload;
     Ok(r)
@@ -157,11 +167,11 @@ type Slice = (u32, u32, u32, u64, u64);
 /// names, and the schedule's slices when `collect`; `trace_path` also
 /// writes the Perfetto trace there.
 #[pyfunction]
-#[pyo3(signature = (flags, machine, workload, policy, seed, collect=false, trace_path=None, custom=None))]
+#[pyo3(signature = (knobs, machine, workload, policy, seed, collect=false, trace_path=None, custom=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn simulate(
     py: Python<'_>,
-    flags: Vec<String>,
+    knobs: KnobsIn,
     machine: Option<String>,
     workload: Option<String>,
     policy: String,
@@ -171,7 +181,7 @@ fn simulate(
     custom: Option<CustomIn>,
 ) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
     crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
-        let mut run = run_opts(&flags, machine, workload)?;
+        let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         run.machine_spec()?;
         let custom = custom.map(self::custom).transpose()?;
@@ -185,10 +195,10 @@ fn simulate(
         let mut file = match &trace_path {
             Some(path) => {
                 let f = std::fs::File::create(path)
-                    .map_err(|e| RunError::Option(format!("{path}: cannot create trace file: {e}")))?;
+                    .map_err(|e| RunError::option(format!("{path}: cannot create trace file: {e}")))?;
                 Some(
                     ChromeTrace::new(std::io::BufWriter::new(f), &prep.varied.topology(), names.clone())
-                        .map_err(|e| RunError::Option(format!("{path}: {e}")))?,
+                        .map_err(|e| RunError::option(format!("{path}: {e}")))?,
                 )
             }
             None => None,
@@ -208,7 +218,7 @@ fn simulate(
             None => prep.run(&run, &cfg, sink)?,
         };
         if let (Some(t), Some(path)) = (file, &trace_path) {
-            t.finish().map_err(|e| RunError::Option(format!("{path}: writing trace: {e}")))?;
+            t.finish().map_err(|e| RunError::option(format!("{path}: writing trace: {e}")))?;
         }
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, names, slices))
@@ -217,11 +227,11 @@ fn simulate(
 
 /// `cosched compare --format json` for these options.
 #[pyfunction]
-#[pyo3(signature = (flags, machine, workload, policies, baseline, seed, seeds, customs=vec![], gap=true))]
+#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], gap=true))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
-    flags: Vec<String>,
+    knobs: KnobsIn,
     machine: Option<String>,
     workload: Option<String>,
     policies: Option<Vec<String>>,
@@ -232,18 +242,18 @@ fn compare(
     gap: bool,
 ) -> PyResult<String> {
     crate::interrupt::interruptible(py, move |cancel| -> Result<String, RunError> {
-        let mut run = run_opts(&flags, machine, workload)?;
+        let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
-        let names = policies.unwrap_or_else(cosched_cli::compare::default_policies);
+        let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
         let c =
-            cosched_cli::compare::comparison(&run, &names, &customs, &baseline, (seed, seeds), gap, &|_| {}, &|| {})?;
+            cosched_lab::compare::comparison(&run, &names, &customs, &baseline, (seed, seeds), gap, &|_| {}, &|| {})?;
         serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
     })
 }
 
-/// One point of a sweep: (flags, machine TOML, workload TOML, policy, seed).
-type PointIn = (Vec<String>, Option<String>, Option<String>, String, u64);
+/// One point of a sweep: (knobs, machine TOML, workload TOML, policy, seed).
+type PointIn = (KnobsIn, Option<String>, Option<String>, String, u64);
 
 /// Run every point (in parallel), reports as JSON in point order;
 /// `progress(n)` is called as runs finish.
@@ -259,9 +269,9 @@ fn sweep(
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let pts: Vec<Point> = points
             .into_iter()
-            .map(|(flags, m, w, policy, seed)| {
+            .map(|(knobs, m, w, policy, seed)| {
                 let custom = customs.iter().find(|c| c.name == policy).cloned();
-                let mut run = run_opts(&flags, m, w)?;
+                let mut run = run_opts(&knobs, m, w)?;
                 run.cancel = cancel.clone();
                 Ok(Point { run, policy, seed, custom })
             })
@@ -276,10 +286,4 @@ fn sweep(
         let reports = run_batch(&pts, &tick)?;
         reports.iter().map(|r| serde_json::to_string(r).map_err(|e| RunError::Simulation(e.to_string()))).collect()
     })
-}
-
-/// The `cosched` CLI in-process on `argv` (`argv[0]` the program name); its exit status.
-#[pyfunction]
-fn cli(py: Python<'_>, argv: Vec<String>) -> u8 {
-    py.detach(|| cosched_cli::main_with(argv))
 }

@@ -8,12 +8,10 @@
 //! import `cosched-linux` or a front end (`crates/cosched-cli/tests/layering.rs`).
 #![warn(missing_docs)]
 
-pub mod assignment;
 pub mod contention;
 pub mod engine;
 pub mod experiment;
 pub mod model;
-pub mod optimum;
 pub mod plan;
 pub mod presets;
 pub mod program;

@@ -10,7 +10,7 @@ use cosched_core::evt::sampling::prob_in_top;
 use cosched_core::evt::PotResult;
 use cosched_core::evt::{pot, Threshold};
 use cosched_core::ids::CtxId;
-use cosched_sim::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
+use cosched_lab::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
 use cosched_sim::{presets, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -9,7 +9,7 @@ use super::table::{Cell, Table};
 use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
-use cosched_sim::optimum::{Instance, Objective};
+use cosched_lab::optimum::{Instance, Objective};
 use cosched_sim::presets;
 
 #[derive(ClapArgs)]
@@ -53,7 +53,7 @@ struct Cell1 {
 pub fn run_cmd(a: Args) -> Result<(), String> {
     crate::output::check_out_dir("--out", a.out.as_deref())?;
     a.seeds.check()?;
-    crate::limits::SEEDS.check(a.coverage_seeds).map_err(|e| e.replace("--seeds", "--coverage-seeds"))?;
+    crate::limits::Bound { knob: "coverage_seeds", ..crate::limits::SEEDS }.check(a.coverage_seeds)?;
     crate::limits::SAMPLES.check(a.samples as u64)?;
     let trials = a.seeds.trials();
     let cover: Vec<Trial> = (1..=a.coverage_seeds).map(|seed| Trial { seed, noise: a.seeds.noise }).collect();
@@ -67,12 +67,12 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let plan = t.plan(&presets::workload(wn).map_err(|e| e.to_string())?, &m)?;
         let inst = Instance::new(&m, &plan)?;
         let thr = Objective::Throughput;
-        let e = inst.exhaustive(thr, cosched_sim::optimum::MAX_BUDGET, &|| {})?;
+        let e = inst.exhaustive(thr, cosched_lab::optimum::MAX_BUDGET, &|| {})?;
         // Jiang et al.'s co-run search: the matching where domains hold pairs, else the grouping.
         let matching = match inst.matching(&|| {}) {
             Ok(mt) => Some((2, mt.found.outcome.throughput_gips)),
             Err(_) => inst
-                .grouped(cosched_sim::optimum::MAX_BUDGET, &|| {})
+                .grouped(cosched_lab::optimum::MAX_BUDGET, &|| {})
                 .ok()
                 .map(|g| (g.size, g.found.outcome.throughput_gips)),
         };

@@ -10,10 +10,10 @@ use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{Mechanism, PolicyOptions, Quintet, QuintetObjective, QuintetParams};
 use cosched_core::stats::geomean;
+use cosched_lab::optimum::{best_static, weakest_kind, Instance, Objective};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::solo_times;
-use cosched_sim::optimum::{best_static, weakest_kind, Instance, Objective};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1000)]
     samples: usize,
     /// Random time-shared partitions per estimate of the best partition (where threads outnumber contexts).
-    #[arg(long, default_value_t = crate::compare::GAP_PARTITION_SAMPLES)]
+    #[arg(long, default_value_t = cosched_lab::compare::GAP_PARTITION_SAMPLES)]
     partition_samples: usize,
     /// Also write each table as CSV into this directory.
     #[arg(long)]
@@ -363,6 +363,6 @@ fn study_cell(
     }
     let inst = Instance::any(&mm, &plan)?;
     let n = if inst.partitioned { partition_samples } else { samples };
-    let b = best_static(&inst, Objective::Throughput, crate::compare::GAP_BUDGET, n, t.seed, &|| {})?;
+    let b = best_static(&inst, Objective::Throughput, cosched_lab::compare::GAP_BUDGET, n, t.seed, &|| {})?;
     Ok((runs, Some((b.kind.to_string(), b.value))))
 }

@@ -15,6 +15,8 @@
 //! kept samples (after `burn_in`); their spread over the samples is the
 //! predictive standard deviation of each cell's mean.
 
+use crate::policies::knob::KnobError;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma, Normal};
@@ -49,14 +51,18 @@ impl BfmParams {
     /// The settings a user asks for (`--rank`, `--iterations`; Python's
     /// `rank=`, `iterations=`), a quarter of the iterations burn-in;
     /// out-of-range values are refused naming the flag.
-    pub fn checked(rank: usize, iterations: usize) -> Result<BfmParams, String> {
+    pub fn checked(rank: usize, iterations: usize) -> Result<BfmParams, KnobError> {
+        let invalid = |knob: &str, problem: String| Err(KnobError::Invalid { knob: knob.to_string(), problem });
         if !(1..=MAX_K).contains(&rank) {
-            return Err(format!("--rank: must be from 1 to {MAX_K}, got {rank}"));
+            return invalid("rank", format!("must be from 1 to {MAX_K}, got {rank}"));
         }
         if !(4..=MAX_ITERATIONS).contains(&iterations) {
-            return Err(format!(
-                "--iterations: must be from 4 to {MAX_ITERATIONS}, got {iterations} (each is a sweep over every observed cell)"
-            ));
+            return invalid(
+                "iterations",
+                format!(
+                    "must be from 4 to {MAX_ITERATIONS}, got {iterations} (each is a sweep over every observed cell)"
+                ),
+            );
         }
         Ok(BfmParams { k: rank, iterations, burn_in: iterations / 4, ..BfmParams::default() })
     }

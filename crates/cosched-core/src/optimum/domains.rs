@@ -3,6 +3,7 @@
 //! 2008, §3) applies on a host read from sysfs, whose context numbering need
 //! not follow the sharing tree (SMT siblings are often `k` and `k + N`).
 
+use super::SearchError;
 use crate::topology::{ContextInfo, Topology};
 use std::collections::BTreeMap;
 
@@ -19,7 +20,7 @@ const LEVELS: [(&str, NodeOf); 4] =
 /// on every socket before any second one, sockets innermost (the same order
 /// as [`super::Tree::spread_order`] on a regular machine). `Err` says why
 /// no level pairs contexts.
-pub fn pair_domains(t: &Topology) -> Result<(&'static str, Vec<[u32; 2]>), String> {
+pub fn pair_domains(t: &Topology) -> Result<(&'static str, Vec<[u32; 2]>), SearchError> {
     for (name, key) in LEVELS {
         let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         for (i, c) in t.contexts.iter().enumerate() {
@@ -45,14 +46,14 @@ pub fn pair_domains(t: &Topology) -> Result<(&'static str, Vec<[u32; 2]>), Strin
         });
         return Ok((name, domains));
     }
-    Err(format!(
+    Err(SearchError::NoLevel(format!(
         "no sharing level of this machine holds exactly two contexts ({} contexts, {} cores, {} LLC domains, {} sockets): \
          the pairwise optimum (Jiang et al.) needs SMT pairs or two cores per shared cache",
         t.n_contexts(),
         t.n_cores,
         t.n_llc,
         t.n_sockets
-    ))
+    )))
 }
 
 #[cfg(test)]

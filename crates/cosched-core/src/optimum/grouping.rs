@@ -9,6 +9,8 @@
 //! around the lowest job not yet covered, so every partition is reached once.
 //! [`brute_force_groups`] (every assignment of jobs to domains) is its oracle.
 
+use super::SearchError;
+
 /// Most jobs the exact search takes (its table has `2^n` entries per group count).
 pub const MAX_JOBS: usize = 16;
 /// Largest sharing domain (contexts per group) it takes.
@@ -16,25 +18,28 @@ pub const MAX_GROUP: usize = 8;
 /// Most jobs [`brute_force_groups`] takes (it visits `domains^n` assignments).
 pub const MAX_BRUTE_FORCE: usize = 8;
 
-fn check(n: usize, size: usize, domains: usize, cost: &[f64], max_n: usize) -> Result<(), String> {
+fn check(n: usize, size: usize, domains: usize, cost: &[f64], max_n: usize) -> Result<(), SearchError> {
     if n > max_n {
-        return Err(format!("grouping: {n} jobs exceed the exact search's limit of {max_n}"));
+        return Err(SearchError::TooLarge(format!("grouping: {n} jobs exceed the exact search's limit of {max_n}")));
     }
     if size == 0 || size > MAX_GROUP {
-        return Err(format!("grouping: domains of {size} contexts; from 1 to {MAX_GROUP}"));
+        return Err(SearchError::TooLarge(format!("grouping: domains of {size} contexts; from 1 to {MAX_GROUP}")));
     }
     if n > size * domains {
-        return Err(format!("grouping: {n} jobs do not fit {domains} domains of {size}"));
+        return Err(SearchError::TooLarge(format!("grouping: {n} jobs do not fit {domains} domains of {size}")));
     }
     if cost.len() != 1 << n {
-        return Err(format!(
+        return Err(SearchError::Malformed(format!(
             "grouping: {} costs given for {n} jobs; expected one per subset, {}",
             cost.len(),
             1u64 << n
-        ));
+        )));
     }
     if let Some(bad) = (1..cost.len()).find(|&m| (m as u32).count_ones() as usize <= size && !cost[m].is_finite()) {
-        return Err(format!("grouping: the cost of group {bad:#b} is not a finite number: {}", cost[bad]));
+        return Err(SearchError::Malformed(format!(
+            "grouping: the cost of group {bad:#b} is not a finite number: {}",
+            cost[bad]
+        )));
     }
     Ok(())
 }
@@ -63,7 +68,7 @@ pub fn members(mask: usize) -> Vec<usize> {
 /// the group whose members are the set bits of `mask` (read only for masks
 /// of at most `size` jobs). Returns the groups (as masks, in the order the
 /// search built them: each around the lowest job left) and their total cost.
-pub fn min_cost_groups(n: usize, size: usize, domains: usize, cost: &[f64]) -> Result<(Vec<usize>, f64), String> {
+pub fn min_cost_groups(n: usize, size: usize, domains: usize, cost: &[f64]) -> Result<(Vec<usize>, f64), SearchError> {
     check(n, size, domains, cost, MAX_JOBS)?;
     let full = (1usize << n) - 1;
     let states = 1usize << n;
@@ -95,7 +100,7 @@ pub fn min_cost_groups(n: usize, size: usize, domains: usize, cost: &[f64]) -> R
         .map(|k| (k, best[k][full]))
         .filter(|p| p.1.is_finite())
         .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
-        .ok_or("grouping: no partition fits the domains")?;
+        .ok_or_else(|| SearchError::TooLarge("grouping: no partition fits the domains".into()))?;
     let mut groups = vec![];
     let (mut mask, mut k) = (full, k);
     while mask != 0 {
@@ -120,7 +125,7 @@ fn extend(group: usize, start: usize, more: usize, others: &[usize], visit: &mut
 }
 
 /// The oracle: every assignment of jobs to `domains` domains of at most `size` each, the cheapest kept.
-pub fn brute_force_groups(n: usize, size: usize, domains: usize, cost: &[f64]) -> Result<f64, String> {
+pub fn brute_force_groups(n: usize, size: usize, domains: usize, cost: &[f64]) -> Result<f64, SearchError> {
     check(n, size, domains, cost, MAX_BRUTE_FORCE)?;
     let mut best = f64::INFINITY;
     let mut of = vec![0usize; domains];

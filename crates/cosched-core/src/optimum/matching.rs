@@ -12,6 +12,8 @@
 //! `n/2 · range / SCALE` (10⁻¹⁰ of the range at 200 vertices). [`brute_force_pairs`]
 //! is the independent oracle the tests hold it to.
 
+use super::SearchError;
+
 /// Largest integer cost handed to the solver (the range maps onto 0..=SCALE).
 pub const SCALE: f64 = 1e12;
 
@@ -21,18 +23,27 @@ pub const MAX_VERTICES: usize = 4096;
 /// Most vertices [`brute_force_pairs`] enumerates ((n−1)!! pairings: 2,027,025 at 16).
 pub const MAX_BRUTE_FORCE: usize = 16;
 
-fn check(cost: &[f64], n: usize, max: usize) -> Result<(), String> {
+fn check(cost: &[f64], n: usize, max: usize) -> Result<(), SearchError> {
     if !n.is_multiple_of(2) {
-        return Err(format!("a perfect pairing needs an even number of vertices, got {n}"));
+        return Err(SearchError::Malformed(format!("a perfect pairing needs an even number of vertices, got {n}")));
     }
     if n > max {
-        return Err(format!("{n} vertices: at most {max}"));
+        return Err(SearchError::TooLarge(format!("{n} vertices: at most {max}")));
     }
     if cost.len() != n * n {
-        return Err(format!("cost matrix has {} entries, {n}×{n} = {} expected", cost.len(), n * n));
+        return Err(SearchError::Malformed(format!(
+            "cost matrix has {} entries, {n}×{n} = {} expected",
+            cost.len(),
+            n * n
+        )));
     }
     if let Some(k) = (0..n * n).find(|&k| k / n < k % n && !cost[k].is_finite()) {
-        return Err(format!("cost of pair ({}, {}) is {}: must be finite", k / n, k % n, cost[k]));
+        return Err(SearchError::Malformed(format!(
+            "cost of pair ({}, {}) is {}: must be finite",
+            k / n,
+            k % n,
+            cost[k]
+        )));
     }
     Ok(())
 }
@@ -45,7 +56,7 @@ pub fn pairing_cost(cost: &[f64], n: usize, pairs: &[(usize, usize)]) -> f64 {
 /// The minimum-cost perfect pairing of `n` vertices (n even) under the
 /// symmetric cost `cost[i * n + j]` (only `i < j` is read), as pairs `(i, j)`
 /// with `i < j`, sorted by `i`.
-pub fn min_cost_pairs(cost: &[f64], n: usize) -> Result<Vec<(usize, usize)>, String> {
+pub fn min_cost_pairs(cost: &[f64], n: usize) -> Result<Vec<(usize, usize)>, SearchError> {
     check(cost, n, MAX_VERTICES)?;
     if n == 0 {
         return Ok(vec![]);
@@ -82,12 +93,16 @@ pub struct PairPlacement {
 /// (job i's co-run/solo − 1 beside j), a job beside an idle context costs 0,
 /// the minimum-cost perfect pairing ([`min_cost_pairs`]) is placed real
 /// pairs first, then lone jobs, on the domains in order.
-pub fn place_pairs(degradation: &[f64], jobs: usize, domains: &[[u32; 2]]) -> Result<PairPlacement, String> {
+pub fn place_pairs(degradation: &[f64], jobs: usize, domains: &[[u32; 2]]) -> Result<PairPlacement, SearchError> {
     if degradation.len() != jobs * jobs {
-        return Err(format!("{} degradations for {jobs} jobs: {} expected", degradation.len(), jobs * jobs));
+        return Err(SearchError::Malformed(format!(
+            "{} degradations for {jobs} jobs: {} expected",
+            degradation.len(),
+            jobs * jobs
+        )));
     }
     if jobs > 2 * domains.len() {
-        return Err(format!("{jobs} jobs do not fit {} two-context domains", domains.len()));
+        return Err(SearchError::TooLarge(format!("{jobs} jobs do not fit {} two-context domains", domains.len())));
     }
     let n = 2 * domains.len(); // jobs plus idle partners
     let mut cost = vec![0.0; n * n];
@@ -116,7 +131,7 @@ pub fn place_pairs(degradation: &[f64], jobs: usize, domains: &[[u32; 2]]) -> Re
 /// Every perfect pairing enumerated, the cheapest kept (ties: the first in
 /// enumeration order): the test oracle of [`min_cost_pairs`], up to
 /// [`MAX_BRUTE_FORCE`] vertices.
-pub fn brute_force_pairs(cost: &[f64], n: usize) -> Result<(Vec<(usize, usize)>, f64), String> {
+pub fn brute_force_pairs(cost: &[f64], n: usize) -> Result<(Vec<(usize, usize)>, f64), SearchError> {
     check(cost, n, MAX_BRUTE_FORCE)?;
     fn go(
         cost: &[f64],

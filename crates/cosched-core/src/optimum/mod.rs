@@ -18,6 +18,20 @@ pub mod grouping;
 pub mod matching;
 
 pub use coschedule::Tree;
+
+/// Why an exact search over co-schedules gave no answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SearchError {
+    /// The instance is larger than the search handles (jobs, domains, vertices).
+    #[error("{0}")]
+    TooLarge(String),
+    /// The instance is malformed: sizes that do not match, a cost that is not finite.
+    #[error("{0}")]
+    Malformed(String),
+    /// The machine has no sharing level the search needs.
+    #[error("{0}")]
+    NoLevel(String),
+}
 pub use domains::pair_domains;
 pub use grouping::{brute_force_groups, min_cost_groups};
 pub use matching::{brute_force_pairs, min_cost_pairs, pairing_cost, place_pairs, PairPlacement};

@@ -10,14 +10,25 @@ use crate::num::shortest;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A knob's value or use refused: one line naming the flag.
+/// A knob's value or use refused. Each variant names the knob by its
+/// keyword (`quantum_ms`); [`std::fmt::Display`] shows it as the command
+/// line's flag (`--quantum-ms`), and a face that names knobs otherwise (Python's
+/// keywords) renders [`KnobError::knob`] and [`KnobError::problem`] itself.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum KnobError {
     /// The text is not a value of the knob's kind, or lies outside its range.
-    #[error("{flag}: {problem}")]
+    #[error("{}: {problem}", flag_of(knob))]
     Invalid {
-        /// The flag (`--quantum-ms`) or the file the value came from.
-        flag: String,
+        /// The knob's keyword.
+        knob: String,
+        /// What is wrong, with the value given.
+        problem: String,
+    },
+    /// A knob's value read from a file is malformed (`--assignment FILE`).
+    #[error("{file}: {problem}")]
+    InFile {
+        /// The file.
+        file: String,
         /// What is wrong, with the value given.
         problem: String,
     },
@@ -28,21 +39,51 @@ pub enum KnobError {
         name: String,
     },
     /// None of the chosen policies reads the knob (issue 29 item 3).
-    #[error(
-        "{flag}: {} {} {} not read it; it is read by {}",
-        if policies.len() == 1 { "policy" } else { "policies" },
-        policies.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
-        if policies.len() == 1 { "does" } else { "do" },
-        readers.join(", ")
-    )]
+    #[error("{}: {}", flag_of(knob), not_read(policies, readers))]
     NotRead {
-        /// The knob's flag.
-        flag: String,
+        /// The knob's keyword.
+        knob: String,
         /// The policies chosen.
         policies: Vec<String>,
         /// The policies that do read it.
         readers: Vec<&'static str>,
     },
+}
+
+/// The command-line flag of keyword `knob` (`quantum_ms` → `--quantum-ms`).
+pub fn flag_of(knob: &str) -> String {
+    format!("--{}", knob.replace('_', "-"))
+}
+
+fn not_read(policies: &[String], readers: &[&str]) -> String {
+    format!(
+        "{} {} {} not read it; it is read by {}",
+        if policies.len() == 1 { "policy" } else { "policies" },
+        policies.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+        if policies.len() == 1 { "does" } else { "do" },
+        readers.join(", ")
+    )
+}
+
+impl KnobError {
+    /// The keyword of the knob at fault, when one is (not for a file's contents).
+    pub fn knob(&self) -> Option<&str> {
+        match self {
+            KnobError::Invalid { knob, .. } | KnobError::NotRead { knob, .. } => Some(knob),
+            KnobError::Unknown { name } => Some(name),
+            KnobError::InFile { .. } => None,
+        }
+    }
+
+    /// What is wrong, without the knob's name (the whole line when no knob is at fault).
+    pub fn problem(&self) -> String {
+        match self {
+            KnobError::Invalid { problem, .. } => problem.clone(),
+            KnobError::NotRead { policies, readers, .. } => not_read(policies, readers),
+            KnobError::Unknown { .. } => "is not a policy knob".into(),
+            KnobError::InFile { .. } => self.to_string(),
+        }
+    }
 }
 
 crate::error_to_text!(KnobError);
@@ -104,7 +145,7 @@ pub struct KnobSpec {
 impl KnobSpec {
     /// The command-line flag (`--quantum-ms`).
     pub fn flag(&self) -> String {
-        format!("--{}", self.name.replace('_', "-"))
+        flag_of(self.name)
     }
 
     /// The default on the simulator (`real = false`) or the real runtime.
@@ -118,8 +159,7 @@ impl KnobSpec {
 
     /// `text` checked against the declaration.
     pub fn parse(&self, text: &str) -> Result<Value, KnobError> {
-        let flag = self.flag();
-        let invalid = |problem: String| KnobError::Invalid { flag: flag.clone(), problem };
+        let invalid = |problem: String| KnobError::Invalid { knob: self.name.to_string(), problem };
         let shown = crate::text::quote(text);
         match self.kind {
             Kind::Float { min, max } => {
@@ -133,6 +173,7 @@ impl KnobSpec {
                     (MIN_TIME_MS, MAX_TIME_MS) if self.unit == "ms" => {
                         format!("must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got {}", shortest(v))
                     }
+                    (m, x) if m == f64::MIN && x == f64::MAX => format!("must be a finite number, got {}", shortest(v)),
                     (m, x) if m == f64::MIN_POSITIVE && x == f64::MAX => {
                         format!("must be a positive number, got {}", shortest(v))
                     }
@@ -298,11 +339,11 @@ pub fn unread(given: &[&str], policies: &[&str]) -> Result<Vec<String>, KnobErro
     let mut notes = vec![];
     for &k in given {
         let who = readers(k);
-        let flag = spec(k).map_or_else(|| format!("--{k}"), KnobSpec::flag);
+        let flag = flag_of(k);
         let reading: Vec<&str> = policies.iter().copied().filter(|p| who.contains(p)).collect();
         if reading.is_empty() {
             return Err(KnobError::NotRead {
-                flag,
+                knob: k.to_string(),
                 policies: policies.iter().map(|p| p.to_string()).collect(),
                 readers: who,
             });

@@ -101,10 +101,7 @@ impl PolicyOptions {
             seed,
             quantum: ms_to_ns(v.float(slots::QUANTUM_MS.name)),
             steal_interval: (v.float(wss::STEAL_INTERVAL_US.name) * MICRO as f64).round() as u64,
-            assignment: v
-                .text(static_assign::ASSIGNMENT.name)
-                .map(|a| parse_assignment(&static_assign::ASSIGNMENT.flag(), a))
-                .transpose()?,
+            assignment: v.text(static_assign::ASSIGNMENT.name).map(|a| parse_assignment(None, a)).transpose()?,
             efs: EfsParams::from_knobs(v),
             perf_fair: PerfFairParams::from_knobs(v),
             slits: SlitsParams::from_knobs(v)?,

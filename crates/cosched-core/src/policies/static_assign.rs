@@ -18,15 +18,18 @@ pub const ASSIGNMENT: KnobSpec = KnobSpec {
 };
 
 /// The assignment in `text` (context ids separated by commas or white space);
-/// `source` names where it came from in the error.
-pub fn parse_assignment(source: &str, text: &str) -> Result<Vec<CtxId>, KnobError> {
+/// `file` names the file it was read from, if any, in the error (else the knob).
+pub fn parse_assignment(file: Option<&str>, text: &str) -> Result<Vec<CtxId>, KnobError> {
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .enumerate()
         .map(|(i, s)| {
-            s.parse::<u32>().map(CtxId).map_err(|_| KnobError::Invalid {
-                flag: source.to_string(),
-                problem: format!("thread {i}: `{s}` is not a context id"),
+            s.parse::<u32>().map(CtxId).map_err(|_| {
+                let problem = format!("thread {i}: `{s}` is not a context id");
+                match file {
+                    Some(f) => KnobError::InFile { file: f.to_string(), problem },
+                    None => KnobError::Invalid { knob: ASSIGNMENT.name.to_string(), problem },
+                }
             })
         })
         .collect()

@@ -22,3 +22,5 @@ pub use monitor::{Monitor, RdaPolicy};
 /// pinning the tree back on its context), not the paper's in-kernel
 /// implementation's, which the paper does not state (§4.3).
 pub const MEASURED_PP_CALL_US: f64 = 69.0;
+/// [`MEASURED_PP_CALL_US`] as the knobs' declarations write a default.
+pub const MEASURED_PP_CALL_US_TEXT: &str = "69";

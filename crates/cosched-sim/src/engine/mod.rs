@@ -99,6 +99,8 @@ impl std::fmt::Debug for Cancel {
 /// `slits-contention`), so the budget stops only runaway inputs;
 /// `--max-events` raises it (docs/formats.md, "Budgets").
 pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
+/// [`DEFAULT_MAX_EVENTS`] as the knobs' declarations write a default.
+pub const DEFAULT_MAX_EVENTS_TEXT: &str = "100000000";
 
 /// Wall-clock seconds before the first progress line, and between lines.
 const PROGRESS_EVERY_S: f64 = 3.0;

@@ -36,7 +36,7 @@ impl QuintetObjective {
     /// The objective named `s` (the knob's words).
     pub fn parse(s: &str) -> Result<QuintetObjective, KnobError> {
         QuintetObjective::ALL.into_iter().find(|o| o.word() == s).ok_or_else(|| KnobError::Invalid {
-            flag: OBJECTIVE.flag(),
+            knob: OBJECTIVE.name.to_string(),
             problem: format!("expected throughput, fairness, energy or edp, got {s:?}"),
         })
     }

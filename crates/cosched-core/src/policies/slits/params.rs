@@ -38,7 +38,7 @@ impl Pairing {
             "random" => Ok(Pairing::Random),
             "oracle" => Ok(Pairing::Oracle),
             _ => Err(KnobError::Invalid {
-                flag: "--slits-pairing".into(),
+                knob: "slits_pairing".into(),
                 problem: format!("must be fm, round-robin, random or oracle, got '{s}'"),
             }),
         }
@@ -164,7 +164,7 @@ impl SlitsParams {
         let period = v.float("slits_period_ms");
         if period > 0.0 && period < MIN_TIME_MS {
             return Err(KnobError::Invalid {
-                flag: "--slits-period-ms".into(),
+                knob: "slits_period_ms".into(),
                 problem: format!("must be 0 (lazy) or at least {MIN_TIME_MS} ms (1 µs), got {period}"),
             });
         }

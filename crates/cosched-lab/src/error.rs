@@ -1,9 +1,12 @@
 //! Why a simulation request failed, by the stage that refused it. The CLI
-//! prints the one line ([`std::fmt::Display`]); the Python bindings raise
-//! one exception class per variant (`cosched.errors`), with the same line.
+//! prints the one line ([`std::fmt::Display`], knobs named by their flags);
+//! the Python bindings raise one exception class per variant
+//! (`cosched.errors`), knobs named by their keywords ([`RunError::Option`]
+//! carries them apart from the problem, so no face rewrites a message).
 
 use cosched_core::dispatch::ContractError;
 use cosched_core::evt::PotError;
+use cosched_core::policies::knob::{flag_of, KnobError};
 use cosched_core::policies::PolicyError;
 use cosched_machine::ConfigError;
 use cosched_sim::SimError;
@@ -16,8 +19,15 @@ pub enum RunError {
     /// A machine or workload input: an unknown preset, an unreadable file, a
     /// field out of range (file, field and problem, as [`ConfigError`]).
     Config(ConfigError),
-    /// An option (a flag, a Python keyword knob) malformed or out of range.
-    Option(String),
+    /// An option (a flag, a Python keyword knob) malformed or out of range:
+    /// the knobs at fault by keyword (`quantum_ms`; none when the problem is
+    /// not one knob's) and what is wrong.
+    Option {
+        /// Keywords of the knobs at fault, in the order named.
+        knobs: Vec<String>,
+        /// What is wrong, without the knobs' names.
+        problem: String,
+    },
     /// An unknown policy, or a policy refusing its options (`static`
     /// without an assignment).
     Policy(String),
@@ -38,7 +48,9 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Config(e) => write!(f, "{e}"),
-            RunError::Option(s) | RunError::Policy(s) | RunError::Simulation(s) => write!(f, "{s}"),
+            RunError::Option { knobs, problem } if knobs.is_empty() => write!(f, "{problem}"),
+            RunError::Option { knobs, problem } => write!(f, "{}: {problem}", self.named(knobs, flag_of)),
+            RunError::Policy(s) | RunError::Simulation(s) => write!(f, "{s}"),
             RunError::Evt { context, error } => write!(f, "{context}: {error}"),
         }
     }
@@ -52,6 +64,27 @@ impl From<ConfigError> for RunError {
     }
 }
 
+impl From<KnobError> for RunError {
+    fn from(e: KnobError) -> RunError {
+        match e.knob() {
+            Some(k) => RunError::knob(k, e.problem()),
+            None => RunError::option(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::optimum::OptimumError> for RunError {
+    fn from(e: crate::optimum::OptimumError) -> RunError {
+        use crate::optimum::OptimumError;
+        match e {
+            OptimumError::Knob { knob, problem } => RunError::knob(knob, problem),
+            OptimumError::Refused(why) => RunError::option(why),
+            OptimumError::Run(e) => RunError::Simulation(e.to_string()),
+            OptimumError::Search(e) => RunError::option(e.to_string()),
+        }
+    }
+}
+
 impl From<PolicyError> for RunError {
     fn from(e: PolicyError) -> RunError {
         RunError::Policy(e.to_string())
@@ -59,6 +92,31 @@ impl From<PolicyError> for RunError {
 }
 
 impl RunError {
+    /// Knob `knob` (its keyword) is refused: `problem`.
+    pub fn knob(knob: &str, problem: impl Into<String>) -> RunError {
+        RunError::Option { knobs: vec![knob.to_string()], problem: problem.into() }
+    }
+
+    /// An option is refused, no single knob at fault: `problem`.
+    pub fn option(problem: impl Into<String>) -> RunError {
+        RunError::Option { knobs: vec![], problem: problem.into() }
+    }
+
+    /// `knobs` as one face names them (`name` of each keyword), comma-separated.
+    pub fn named(&self, knobs: &[String], name: impl Fn(&str) -> String) -> String {
+        knobs.iter().map(|k| name(k)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The line with every knob named by its keyword (Python's words).
+    pub fn in_keywords(&self) -> String {
+        match self {
+            RunError::Option { knobs, problem } if !knobs.is_empty() => {
+                format!("{}: {problem}", self.named(knobs, str::to_string))
+            }
+            e => e.to_string(),
+        }
+    }
+
     /// A simulated run's failure, by kind, with `context` (the workload) in
     /// front: the policy's refusal or its asking for what the simulator lacks
     /// is a policy error, a stall or a passed budget a simulation error.

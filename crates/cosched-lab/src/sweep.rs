@@ -6,7 +6,7 @@
 //! its point only.
 
 use crate::error::RunError;
-use crate::opts::RunOpts;
+use crate::spec::RunSpec;
 use cosched_core::policies;
 use cosched_core::Policy;
 use cosched_machine::{MachineSpec, TraceSlice};
@@ -20,7 +20,7 @@ use std::sync::Arc;
 pub type MakePolicy = dyn Fn() -> Result<Box<dyn Policy>, String> + Send + Sync;
 
 /// A policy given as code rather than by registry name (a user's Python
-/// policy, issue #34): every run gets a fresh instance from `make`, so runs
+/// policy): every run gets a fresh instance from `make`, so runs
 /// share no state and may run in parallel.
 #[derive(Clone)]
 pub struct Custom {
@@ -56,7 +56,7 @@ impl Custom {
 #[derive(Clone, Debug)]
 pub struct Point {
     /// Machine, workload and every knob.
-    pub run: RunOpts,
+    pub run: RunSpec,
     /// Policy name (a registry name, or the name of `custom`).
     pub policy: String,
     /// Seed of every random draw of the run.
@@ -81,11 +81,11 @@ pub struct Prepared {
 }
 
 /// Plan `run`'s workload for `seed` and measure its jobs alone.
-pub fn prepare(run: &RunOpts, seed: u64) -> Result<Prepared, RunError> {
+pub fn prepare(run: &RunSpec, seed: u64) -> Result<Prepared, RunError> {
     let machine = run.machine_spec()?;
     let w = run.workload_spec()?;
     let (varied, plan) = run.plan(&machine, &w, seed)?;
-    let sim = run.sim_opts(seed).map_err(RunError::Option)?;
+    let sim = run.sim_opts(seed)?;
     let solo = solo_times(&varied, &plan, &sim).map_err(|e| RunError::from_sim(e, &run.workload))?;
     Ok(Prepared { machine, varied, plan, solo })
 }
@@ -93,25 +93,20 @@ pub fn prepare(run: &RunOpts, seed: u64) -> Result<Prepared, RunError> {
 /// The policy and engine options of `policy` under `run` for `seed`,
 /// checked: an unknown policy, or one refusing its options, is refused here.
 /// A knob `policy` does not read is refused, naming the policies that do.
-pub fn config(run: &RunOpts, policy: &str, seed: u64) -> Result<RunConfig, RunError> {
+pub fn config(run: &RunSpec, policy: &str, seed: u64) -> Result<RunConfig, RunError> {
     config_among(run, policy, seed, &[policy])
 }
 
 /// As [`config`] for `policy` run beside `among` with the same options
 /// (`compare`, a sweep): a knob is refused only when none of `among` reads it.
-pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
+pub fn config_among(run: &RunSpec, policy: &str, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
     let among: Vec<&str> = among.iter().copied().filter(|p| policies::find(p).is_some() || *p == policy).collect();
     let among = &among[..];
     if policies::find(policy).is_none() {
         policies::make(policy, &Default::default())?;
     }
-    let (policy_opts, _notes) = run.policy_opts(among, seed).map_err(RunError::Option)?;
-    let cfg = RunConfig {
-        policy: policy.to_string(),
-        policy_opts,
-        sim: run.sim_opts(seed).map_err(RunError::Option)?,
-        threads: run.threads,
-    };
+    let (policy_opts, _notes) = run.policy_opts(among, seed)?;
+    let cfg = RunConfig { policy: policy.to_string(), policy_opts, sim: run.sim_opts(seed)?, threads: run.threads };
     policies::make(policy, &cfg.policy_opts)?;
     Ok(cfg)
 }
@@ -119,34 +114,31 @@ pub fn config_among(run: &RunOpts, policy: &str, seed: u64, among: &[&str]) -> R
 /// As [`config`] for a policy given as code: the engine's options of `run`
 /// for `seed`; the knobs are the built-in policies' (a knob none of `among`
 /// reads is refused), and a policy given as code reads none.
-pub fn config_custom(run: &RunOpts, custom: &Custom, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
+pub fn config_custom(run: &RunSpec, custom: &Custom, seed: u64, among: &[&str]) -> Result<RunConfig, RunError> {
     custom.check()?;
     let builtin: Vec<&str> = among.iter().copied().filter(|p| policies::find(p).is_some()).collect();
     let policy_opts = if builtin.is_empty() {
         if !run.knobs.given().is_empty() {
-            return Err(RunError::Option(format!(
-                "{}: no policy of this run reads it (`{}` is given as code and reads no declared knob)",
-                run.knobs.given().iter().map(|k| format!("--{}", k.replace('_', "-"))).collect::<Vec<_>>().join(", "),
-                custom.name
-            )));
+            return Err(RunError::Option {
+                knobs: run.knobs.given().iter().map(|k| k.to_string()).collect(),
+                problem: format!(
+                    "no policy of this run reads it (`{}` is given as code and reads no declared knob)",
+                    custom.name
+                ),
+            });
         }
         policies::PolicyOptions { seed, ..Default::default() }
     } else {
-        run.policy_opts(&builtin, seed).map_err(RunError::Option)?.0
+        run.policy_opts(&builtin, seed)?.0
     };
-    Ok(RunConfig {
-        policy: custom.name.clone(),
-        policy_opts,
-        sim: run.sim_opts(seed).map_err(RunError::Option)?,
-        threads: run.threads,
-    })
+    Ok(RunConfig { policy: custom.name.clone(), policy_opts, sim: run.sim_opts(seed)?, threads: run.threads })
 }
 
 impl Prepared {
     /// Run a policy given as code with `cfg` on this plan.
     pub fn run_custom(
         &self,
-        run: &RunOpts,
+        run: &RunSpec,
         custom: &Custom,
         cfg: &RunConfig,
         trace: Option<&mut dyn FnMut(TraceSlice)>,
@@ -159,7 +151,7 @@ impl Prepared {
     /// Run `cfg` on this plan; `trace` receives every slice of the schedule.
     pub fn run(
         &self,
-        run: &RunOpts,
+        run: &RunSpec,
         cfg: &RunConfig,
         trace: Option<&mut dyn FnMut(TraceSlice)>,
     ) -> Result<Report, RunError> {
@@ -172,7 +164,7 @@ impl Prepared {
 /// the error of the first failing point in order (so the answer does not
 /// depend on thread timing).
 pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Report>, RunError> {
-    crate::limits::SWEEP_POINTS.check(points.len() as u64).map_err(RunError::Option)?;
+    crate::limits::SWEEP_POINTS.check(points.len() as u64)?;
     // Points with identical options and seed share one preparation.
     let mut keys: HashMap<(String, u64), usize> = HashMap::new();
     let mut groups: Vec<(usize, u64)> = vec![];
@@ -180,7 +172,7 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            *keys.entry((format!("{:?}", p.run), p.seed)).or_insert_with(|| {
+            *keys.entry((p.run.key(), p.seed)).or_insert_with(|| {
                 groups.push((i, p.seed));
                 groups.len() - 1
             })
@@ -189,7 +181,7 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
     // The policies run with each set of options: a knob only some of them read applies to those.
     let mut among: HashMap<String, Vec<&str>> = HashMap::new();
     for p in points {
-        let e = among.entry(format!("{:?}", p.run)).or_default();
+        let e = among.entry(p.run.key()).or_default();
         if !e.contains(&p.policy.as_str()) {
             e.push(&p.policy);
         }
@@ -201,7 +193,7 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
         .zip(group_of.par_iter())
         .map(|(p, &g)| {
             let prep = prepared[g].as_ref().map_err(Clone::clone)?;
-            let among = &among[&format!("{:?}", p.run)];
+            let among = &among[&p.run.key()];
             let r = match &p.custom {
                 Some(c) => {
                     config_custom(&p.run, c, p.seed, among).and_then(|cfg| prep.run_custom(&p.run, c, &cfg, None))

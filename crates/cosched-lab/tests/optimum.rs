@@ -2,9 +2,9 @@
 //! Sizes come from the machine preset the code under test reads.
 
 use cosched_core::optimum::{brute_force_groups, brute_force_pairs, pairing_cost};
+use cosched_lab::assignment::random_assignment;
+use cosched_lab::optimum::{Instance, Objective};
 use cosched_machine::presets::machine;
-use cosched_sim::assignment::random_assignment;
-use cosched_sim::optimum::{Instance, Objective};
 use cosched_sim::{presets, Plan};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -197,16 +197,16 @@ fn an_oversubscribed_workload_samples_balanced_time_shared_partitions_each_measu
     // The best drawn is what its partition scores in a run of its own, and the
     // samples are not all alike (time-sharing partners matter).
     let ctx: Vec<_> = s.best.assignment.iter().map(|&c| cosched_core::CtxId(c)).collect();
-    let out = cosched_sim::assignment::partition_run(&m, &plan, &ctx).unwrap();
+    let out = cosched_lab::assignment::partition_run(&m, &plan, &ctx).unwrap();
     assert_eq!(out.makespan as f64 * 1e-9, s.best.outcome.makespan_s);
     let (min, max) = s.values.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
     assert!(max > min * 1.001, "{min}..{max}");
     // The bound is named for partitions, and an estimate is never below the best measured.
-    let b = cosched_sim::optimum::best_of(Objective::Throughput, None, Some(&s)).unwrap();
+    let b = cosched_lab::optimum::best_of(Objective::Throughput, None, Some(&s)).unwrap();
     assert!(b.kind.contains("partition"), "{}", b.kind);
     assert!(b.value >= objective_best(&s) - 1e-9);
 }
 
-fn objective_best(s: &cosched_sim::optimum::Sampled) -> f64 {
+fn objective_best(s: &cosched_lab::optimum::Sampled) -> f64 {
     Objective::Throughput.value(&s.best.outcome)
 }

@@ -19,17 +19,47 @@
 //!   bound of the objective with its confidence interval.
 
 use crate::assignment::{random_assignment, random_partition};
-use crate::engine::SimOptions;
-use crate::experiment::solo_times;
-use crate::plan::Plan;
 use cosched_core::evt::{pot, PotResult, Threshold};
 use cosched_core::ids::CtxId;
 use cosched_core::optimum::{grouping, min_cost_groups, place_pairs, Tree};
+use cosched_core::policies::knob::flag_of;
 use cosched_machine::MachineSpec;
+use cosched_sim::engine::SimOptions;
+use cosched_sim::experiment::solo_times;
+use cosched_sim::Plan;
+use cosched_sim::SimError;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
+
+impl From<OptimumError> for String {
+    fn from(e: OptimumError) -> String {
+        e.to_string()
+    }
+}
+
+/// Why a search for the best co-schedule gave no answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum OptimumError {
+    /// The search does not apply to this machine and workload (why, in one line).
+    #[error("{0}")]
+    Refused(String),
+    /// A knob of the search is out of range.
+    #[error("{}: {problem}", flag_of(knob))]
+    Knob {
+        /// The knob's keyword.
+        knob: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A measurement run failed.
+    #[error(transparent)]
+    Run(#[from] SimError),
+    /// The exact pairing or grouping found none.
+    #[error(transparent)]
+    Search(#[from] cosched_core::optimum::SearchError),
+}
 
 /// Most co-schedules an exhaustive search may simulate (`--budget`'s bound).
 pub const MAX_BUDGET: usize = 1_000_000;
@@ -49,11 +79,14 @@ pub enum Objective {
 
 impl Objective {
     /// Parse `throughput` or `antt`.
-    pub fn parse(s: &str) -> Result<Objective, String> {
+    pub fn parse(s: &str) -> Result<Objective, OptimumError> {
         match s {
             "throughput" => Ok(Objective::Throughput),
             "antt" => Ok(Objective::Antt),
-            _ => Err(format!("--objective: expected throughput or antt, got {s:?}")),
+            _ => Err(OptimumError::Knob {
+                knob: "objective",
+                problem: format!("expected throughput or antt, got {s:?}"),
+            }),
         }
     }
 
@@ -127,23 +160,23 @@ pub struct Instance<'a> {
 
 impl<'a> Instance<'a> {
     /// The instance, with its solo runs; refused when the workload has more threads than contexts.
-    pub fn new(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
+    pub fn new(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, OptimumError> {
         if plan.threads.len() > machine.n_contexts() {
-            return Err(format!(
+            return Err(OptimumError::Refused(format!(
                 "a static co-schedule gives every thread a context of its own: {} threads on {} contexts do not fit \
                  (fewer jobs, --threads, or a larger machine)",
                 plan.threads.len(),
                 machine.n_contexts()
-            ));
+            )));
         }
         Instance::build(machine, plan, false)
     }
 
     /// The instance with its sharing tree and solo runs.
-    fn build(machine: &'a MachineSpec, plan: &'a Plan, partitioned: bool) -> Result<Instance<'a>, String> {
+    fn build(machine: &'a MachineSpec, plan: &'a Plan, partitioned: bool) -> Result<Instance<'a>, OptimumError> {
         let t = &machine.topology;
         let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
-        let solo_s = solo_times(machine, plan, &SimOptions::default()).map_err(String::from)?;
+        let solo_s = solo_times(machine, plan, &SimOptions::default())?;
         Ok(Instance { machine, plan, solo_s, tree, partitioned })
     }
 
@@ -156,19 +189,19 @@ impl<'a> Instance<'a> {
     /// ([`Instance::sampled`], balanced random partitions): the POT estimate
     /// is of the best partition, which a policy that moves threads can beat.
     /// Refused when the workload fits the contexts (use [`Instance::new`]).
-    pub fn partitioned(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
+    pub fn partitioned(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, OptimumError> {
         if plan.threads.len() <= machine.n_contexts() {
-            return Err(format!(
+            return Err(OptimumError::Refused(format!(
                 "{} threads fit {} contexts: the static co-schedules apply, not partitions",
                 plan.threads.len(),
                 machine.n_contexts()
-            ));
+            )));
         }
         Instance::build(machine, plan, true)
     }
 
     /// The instance [`Instance::new`] when the threads fit the contexts, else [`Instance::partitioned`].
-    pub fn any(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, String> {
+    pub fn any(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, OptimumError> {
         if plan.threads.len() <= machine.n_contexts() {
             Instance::new(machine, plan)
         } else {
@@ -177,13 +210,13 @@ impl<'a> Instance<'a> {
     }
 
     /// Refuse a search that needs every thread on a context of its own.
-    fn static_only(&self, search: &str) -> Result<(), String> {
+    fn static_only(&self, search: &str) -> Result<(), OptimumError> {
         if self.partitioned {
-            return Err(format!(
+            return Err(OptimumError::Refused(format!(
                 "{search} needs every thread on a context of its own: {} threads on {} contexts (only time-shared partitions are sampled)",
                 self.threads(),
                 self.tree.contexts()
-            ));
+            )));
         }
         Ok(())
     }
@@ -199,14 +232,13 @@ impl<'a> Instance<'a> {
     }
 
     /// Simulate one static co-schedule.
-    pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, String> {
+    pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, OptimumError> {
         let out = if self.partitioned {
             let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
             crate::assignment::partition_run(self.machine, self.plan, &ctx)
         } else {
             static_run(self.machine, self.plan, assignment)
-        }
-        .map_err(String::from)?;
+        }?;
         let instr: f64 = (0..self.plan.jobs.len()).map(|j| self.plan.job_instructions(j)).sum();
         let makespan_s = out.makespan as f64 * 1e-9;
         let antt = out.job_finish.iter().zip(&self.solo_s).map(|(&f, s)| f as f64 * 1e-9 / s).sum::<f64>()
@@ -215,7 +247,7 @@ impl<'a> Instance<'a> {
     }
 
     /// Simulate every assignment, in parallel (results in input order); `tick` per run.
-    fn evaluate_all(&self, all: &[Vec<u32>], tick: &(dyn Fn() + Sync)) -> Result<Vec<Outcome>, String> {
+    fn evaluate_all(&self, all: &[Vec<u32>], tick: &(dyn Fn() + Sync)) -> Result<Vec<Outcome>, OptimumError> {
         all.par_iter()
             .map(|a| {
                 let o = self.evaluate(a);
@@ -232,14 +264,14 @@ impl<'a> Instance<'a> {
         objective: Objective,
         budget: usize,
         tick: &(dyn Fn() + Sync),
-    ) -> Result<Exhaustive, String> {
+    ) -> Result<Exhaustive, OptimumError> {
         self.static_only("the exhaustive search")?;
         let count = self.coschedules();
         if count > budget.min(MAX_BUDGET) as u128 {
-            return Err(format!(
+            return Err(OptimumError::Refused(format!(
                 "{count} distinct co-schedules exceed the budget of {} simulations (--budget, at most {MAX_BUDGET})",
                 budget.min(MAX_BUDGET)
-            ));
+            )));
         }
         let mut all: Vec<Vec<u32>> = Vec::with_capacity(count as usize);
         self.tree.for_each(self.threads(), &mut |a| {
@@ -260,12 +292,12 @@ impl<'a> Instance<'a> {
     /// partners where jobs are fewer than contexts), placed spread over the
     /// machine and simulated. Refused unless every job is single-threaded and
     /// some level of the machine holds exactly two contexts.
-    pub fn matching(&self, tick: &(dyn Fn() + Sync)) -> Result<Matched, String> {
+    pub fn matching(&self, tick: &(dyn Fn() + Sync)) -> Result<Matched, OptimumError> {
         self.static_only("pairwise matching")?;
         let level = self.tree.pair_level().ok_or_else(|| {
-            "pairwise matching needs a machine level of exactly two contexts (SMT pairs, or two cores sharing a cache)"
+            OptimumError::Refused(            "pairwise matching needs a machine level of exactly two contexts (SMT pairs, or two cores sharing a cache)"
                 .to_string()
-        })?;
+            )})?;
         let jobs = self.plan.jobs.len();
         self.single_threaded("pairwise matching pairs")?;
         let ordered: Vec<(usize, usize)> =
@@ -296,23 +328,27 @@ impl<'a> Instance<'a> {
     }
 
     /// Refuse a workload with a multi-threaded job: the co-run searches place jobs, one context each.
-    fn single_threaded(&self, search: &str) -> Result<(), String> {
+    fn single_threaded(&self, search: &str) -> Result<(), OptimumError> {
         match self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
-            Some(j) => Err(format!("{search} single-threaded jobs; job {} has {} threads", j.name, j.threads.len())),
+            Some(j) => Err(OptimumError::Refused(format!(
+                "{search} single-threaded jobs; job {} has {} threads",
+                j.name,
+                j.threads.len()
+            ))),
             None => Ok(()),
         }
     }
 
     /// Job `i`'s turnaround beside job `j` on the two contexts of one pair
     /// domain, over its solo turnaround; `j` is stretched to outlast `i`.
-    fn corun_slowdown(&self, i: usize, j: usize) -> Result<f64, String> {
+    fn corun_slowdown(&self, i: usize, j: usize) -> Result<f64, OptimumError> {
         self.group_slowdown(i, &[j])
     }
 
     /// Job `i`'s turnaround beside the jobs `others` on the first contexts of
     /// one sharing domain, over its solo turnaround; each co-runner is
     /// stretched to outlast `i` (so `i` never runs beside fewer of them).
-    fn group_slowdown(&self, i: usize, others: &[usize]) -> Result<f64, String> {
+    fn group_slowdown(&self, i: usize, others: &[usize]) -> Result<f64, OptimumError> {
         let mut stretch: Vec<f64> = others.iter().map(|&j| (3.0 * self.solo_s[i] / self.solo_s[j]).max(1.0)).collect();
         let names: Vec<&str> = others.iter().map(|&j| self.plan.jobs[j].name.as_str()).collect();
         let name = format!("{}/group:{}+{}", self.plan.name, self.plan.jobs[i].name, names.join("+"));
@@ -320,14 +356,17 @@ impl<'a> Instance<'a> {
         for _ in 0..4 {
             let mut jobs = vec![(i, 1.0)];
             jobs.extend(others.iter().zip(&stretch).map(|(&j, &k)| (j, k)));
-            let out =
-                static_run(self.machine, &self.plan.subset(&jobs, name.clone()), &contexts).map_err(String::from)?;
+            let out = static_run(self.machine, &self.plan.subset(&jobs, name.clone()), &contexts)?;
             if out.job_finish[1..].iter().all(|&f| f >= out.job_finish[0]) {
                 return Ok(out.job_finish[0] as f64 * 1e-9 / self.solo_s[i]);
             }
             stretch.iter_mut().for_each(|k| *k *= 4.0);
         }
-        Err(format!("co-runners {} ended before {} even stretched 256x", names.join(", "), self.plan.jobs[i].name))
+        Err(OptimumError::Refused(format!(
+            "co-runners {} ended before {} even stretched 256x",
+            names.join(", "),
+            self.plan.jobs[i].name
+        )))
     }
 
     /// Jiang et al.'s co-scheduling generalised to sharing domains of more
@@ -342,23 +381,29 @@ impl<'a> Instance<'a> {
     /// cost is measured with the co-runners running throughout, and groups on
     /// different domains still share what their domains share.
     /// At most `budget` co-runs are simulated (else refused, naming the count).
-    pub fn grouped(&self, budget: usize, tick: &(dyn Fn() + Sync)) -> Result<Grouped, String> {
+    pub fn grouped(&self, budget: usize, tick: &(dyn Fn() + Sync)) -> Result<Grouped, OptimumError> {
         self.static_only("grouping")?;
         let level = self.tree.group_level().ok_or_else(|| {
-            format!("grouping needs a machine level that shares 2 to {} contexts", grouping::MAX_GROUP)
+            OptimumError::Refused(format!(
+                "grouping needs a machine level that shares 2 to {} contexts",
+                grouping::MAX_GROUP
+            ))
         })?;
         let size = self.tree.capacity(level);
         let jobs = self.plan.jobs.len();
         self.single_threaded("grouping places")?;
         if jobs > grouping::MAX_JOBS {
-            return Err(format!("grouping: {jobs} jobs exceed the exact search's limit of {}", grouping::MAX_JOBS));
+            return Err(OptimumError::Refused(format!(
+                "grouping: {jobs} jobs exceed the exact search's limit of {}",
+                grouping::MAX_JOBS
+            )));
         }
         let count = grouping::corun_count(jobs, size);
         if count > budget.min(MAX_BUDGET) as u128 {
-            return Err(format!(
+            return Err(OptimumError::Refused(format!(
                 "grouping: {count} co-runs ({jobs} jobs in groups of up to {size}) exceed the budget of {} simulations (--budget)",
                 budget.min(MAX_BUDGET)
-            ));
+            )));
         }
         // Every group of 2..=size jobs, each member measured beside the others.
         let groups: Vec<usize> =
@@ -412,9 +457,12 @@ impl<'a> Instance<'a> {
         seed: u64,
         confidence: f64,
         tick: &(dyn Fn() + Sync),
-    ) -> Result<Sampled, String> {
+    ) -> Result<Sampled, OptimumError> {
         if samples == 0 || samples > MAX_SAMPLES {
-            return Err(format!("--samples: from 1 to {MAX_SAMPLES}, got {samples}"));
+            return Err(OptimumError::Knob {
+                knob: "samples",
+                problem: format!("from 1 to {MAX_SAMPLES}, got {samples}"),
+            });
         }
         let topo = self.machine.topology();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -513,7 +561,7 @@ pub fn best_static(
     samples: usize,
     seed: u64,
     tick: &(dyn Fn() + Sync),
-) -> Result<Best, String> {
+) -> Result<Best, OptimumError> {
     let (e, s) = if !inst.partitioned && inst.coschedules() <= budget as u128 {
         (Some(inst.exhaustive(objective, budget, tick)?), None)
     } else {
@@ -587,7 +635,11 @@ pub struct Sampled {
 }
 
 /// One static run with contexts given as indices.
-fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[u32]) -> Result<crate::RunOutput, crate::SimError> {
+fn static_run(
+    m: &MachineSpec,
+    plan: &Plan,
+    assignment: &[u32],
+) -> Result<cosched_sim::RunOutput, cosched_sim::SimError> {
     let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
     crate::assignment::static_run(m, plan, &ctx)
 }

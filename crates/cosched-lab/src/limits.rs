@@ -1,14 +1,16 @@
-//! Bounds on every count a user can type (issue #28 item 3). A count above
-//! its bound is refused before anything is allocated, naming the flag, the
+//! Bounds on every count a user can type. A count above
+//! its bound is refused before anything is allocated, naming the knob, the
 //! bound and why it is there; what a bound cannot cover streams instead
 //! (`cosched profile` reads its trace in constant memory). The policies'
 //! knobs carry their own ranges (`cosched_core::policies::knob`).
 
+use crate::error::RunError;
+
 /// One bounded count.
 #[derive(Clone, Copy, Debug)]
 pub struct Bound {
-    /// The flag (or Python keyword's flag) the count comes from.
-    pub flag: &'static str,
+    /// The keyword of the knob the count comes from (the command line's flag with `_` for `-`).
+    pub knob: &'static str,
     /// Smallest accepted value.
     pub min: u64,
     /// Largest accepted value.
@@ -19,7 +21,7 @@ pub struct Bound {
 
 /// Seeds of `compare` and of the paper reruns: each seed is a whole run whose report is kept.
 pub const SEEDS: Bound = Bound {
-    flag: "--seeds",
+    knob: "seeds",
     min: 1,
     max: 10_000,
     why: "each seed is a whole simulated run kept for the interval; 10,000 seeds already narrow a 95% interval \
@@ -28,7 +30,7 @@ pub const SEEDS: Bound = Bound {
 
 /// Random assignments drawn by `assign` and `paper evt`.
 pub const SAMPLES: Bound = Bound {
-    flag: "--samples",
+    knob: "samples",
     min: 1,
     max: 1_000_000,
     why: "each assignment is one simulated run, and every measurement is kept for the POT fit (the statistical \
@@ -37,7 +39,7 @@ pub const SAMPLES: Bound = Bound {
 
 /// Real runs of `cosched run --repeat` (or interleaved rounds).
 pub const REPEAT: Bound = Bound {
-    flag: "--repeat",
+    knob: "repeat",
     min: 1,
     max: 1_000,
     why: "each repetition is a real run of the whole mix, and every report is kept",
@@ -45,7 +47,7 @@ pub const REPEAT: Bound = Bound {
 
 /// Points of one sweep (Python's `cosched.sweep` grid).
 pub const SWEEP_POINTS: Bound = Bound {
-    flag: "grid",
+    knob: "grid",
     min: 1,
     max: 1_000_000,
     why: "every point's report is kept for the DataFrame; split a larger grid into several sweeps",
@@ -53,11 +55,11 @@ pub const SWEEP_POINTS: Bound = Bound {
 
 impl Bound {
     /// `v` if within the bound, else the one-line refusal.
-    pub fn check(&self, v: u64) -> Result<u64, String> {
+    pub fn check(&self, v: u64) -> Result<u64, RunError> {
         if (self.min..=self.max).contains(&v) {
             Ok(v)
         } else {
-            Err(format!("{}: must be from {} to {}, got {v} ({})", self.flag, self.min, self.max, self.why))
+            Err(RunError::knob(self.knob, format!("must be from {} to {}, got {v} ({})", self.min, self.max, self.why)))
         }
     }
 }
@@ -69,7 +71,7 @@ mod tests {
     #[test]
     fn a_count_past_its_bound_is_refused_with_the_bound_and_why() {
         assert_eq!(SEEDS.check(3), Ok(3));
-        let e = SEEDS.check(1_000_000_000).unwrap_err();
+        let e = SEEDS.check(1_000_000_000).unwrap_err().to_string();
         assert!(e.starts_with("--seeds: must be from 1 to 10000, got 1000000000 ("), "{e}");
         assert!(SAMPLES.check(0).is_err() && SAMPLES.check(SAMPLES.max).is_ok());
     }

@@ -3,12 +3,12 @@
 //! performance measured by simulating them under `static`, and cheap
 //! predictors for sample pruning (SP-POT).
 
-use crate::engine::{run, SimError, SimOptions};
-use crate::plan::Plan;
 use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::Topology;
 use cosched_machine::MachineSpec;
+use cosched_sim::engine::{run, SimError, SimOptions};
+use cosched_sim::Plan;
 use rand::Rng;
 
 /// A uniformly random assignment of `threads` threads to distinct contexts
@@ -46,7 +46,7 @@ pub fn random_partition(topo: &Topology, threads: usize, rng: &mut impl Rng) -> 
 /// One run of `plan` on `m` under a time-shared static partition: thread t
 /// only on context `assignment[t]`, the threads of a context taking turns of
 /// the round-robin quantum (`static`'s default, SLITS §5.2's 4 ms).
-pub fn partition_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<crate::RunOutput, SimError> {
+pub fn partition_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<cosched_sim::RunOutput, SimError> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), ..Default::default() };
     let mut policy =
         policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
@@ -56,7 +56,7 @@ pub fn partition_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Resu
 /// One run of `plan` on `m` with thread t pinned to context `assignment[t]`
 /// for the whole run (`static` policy, no time slicing): what every
 /// assignment and co-schedule measurement runs (also `crate::optimum`).
-pub fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<crate::RunOutput, SimError> {
+pub fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<cosched_sim::RunOutput, SimError> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), quantum: 1000 * SECOND, ..Default::default() };
     let mut policy =
         policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
@@ -76,7 +76,7 @@ pub fn measure(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<f64
 /// measurements differ as on a real machine (EVT §4's populations are continuous).
 pub fn measure_in_run(
     m: &MachineSpec,
-    w: &crate::WorkloadSpec,
+    w: &cosched_sim::WorkloadSpec,
     plan: &Plan,
     assignment: &[CtxId],
     run: u64,
@@ -84,7 +84,7 @@ pub fn measure_in_run(
 ) -> Result<f64, SimError> {
     if noise > 0.0 {
         let pi = Plan::varied(w, m, None, run, &w.name, noise)?;
-        measure(&crate::variation::machine(m, noise, run), &pi, assignment)
+        measure(&cosched_sim::variation::machine(m, noise, run), &pi, assignment)
     } else {
         measure(m, plan, assignment)
     }

@@ -1,0 +1,303 @@
+//! A comparison, the project's main job: every policy on the same machine
+//! and workload over several seeds; speedup against a baseline measured in
+//! the same run (per seed), mean and 95% t-interval; beside it each seed's
+//! best static co-schedule (`crate::optimum`).
+
+use crate::error::RunError;
+use crate::spec::RunSpec;
+use crate::sweep::{config_among, config_custom, run_batch, Custom, Point};
+use cosched_core::policies;
+use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_sim::experiment::Report;
+use serde::Serialize;
+
+/// One policy's figures over the seeds: mean and 95% interval.
+#[derive(Serialize)]
+pub struct Row {
+    /// Policy name.
+    pub policy: String,
+    /// Whether the policy reads the ground truth (an oracle, not a contender).
+    pub oracle: bool,
+    /// Baseline makespan / this makespan, per seed.
+    pub speedup: MeanCi,
+    /// `makespan_s` over the seeds (the metric registry's, `cosched list metrics`).
+    pub makespan_s: MeanCi,
+    /// `antt` over the seeds (the metric registry's, `cosched list metrics`).
+    pub antt: Option<MeanCi>,
+    /// `unfairness` over the seeds (the metric registry's, `cosched list metrics`).
+    pub unfairness: Option<MeanCi>,
+    /// `stp` over the seeds (the metric registry's, `cosched list metrics`).
+    pub stp: Option<MeanCi>,
+    /// `energy_j` over the seeds (the metric registry's, `cosched list metrics`).
+    pub energy_j: MeanCi,
+    /// `edp_js` over the seeds (the metric registry's, `cosched list metrics`).
+    pub edp_js: MeanCi,
+    /// `llc_misses` over the seeds (the metric registry's, `cosched list metrics`).
+    pub llc_misses: MeanCi,
+    /// `l1_hits` over the seeds (the metric registry's, `cosched list metrics`).
+    pub l1_hits: MeanCi,
+    /// `ctx_switches` over the seeds (the metric registry's, `cosched list metrics`).
+    pub ctx_switches: MeanCi,
+    /// `migrations` over the seeds (the metric registry's, `cosched list metrics`).
+    pub migrations: MeanCi,
+    /// `explored_pct` over the seeds (the metric registry's, `cosched list metrics`).
+    pub explored_pct: MeanCi,
+    /// `gap_to_best_pct` over the seeds (the metric registry's, `cosched list metrics`).
+    pub gap_to_best_pct: Option<MeanCi>,
+    /// `decide_p50_us` over the seeds (the metric registry's, `cosched list metrics`).
+    pub decide_p50_us: Option<MeanCi>,
+    /// `decide_p99_us` over the seeds (the metric registry's, `cosched list metrics`).
+    pub decide_p99_us: Option<MeanCi>,
+}
+
+/// A summary of a [`Row`], absent where the metric is not defined.
+pub type Get = fn(&Row) -> Option<&MeanCi>;
+
+/// Every summarised metric of a [`Row`], by its registry name, in column order.
+pub const COLUMNS: [(&str, Get); 15] = [
+    ("speedup", |r| Some(&r.speedup)),
+    ("makespan_s", |r| Some(&r.makespan_s)),
+    ("antt", |r| r.antt.as_ref()),
+    ("unfairness", |r| r.unfairness.as_ref()),
+    ("stp", |r| r.stp.as_ref()),
+    ("energy_j", |r| Some(&r.energy_j)),
+    ("edp_js", |r| Some(&r.edp_js)),
+    ("llc_misses", |r| Some(&r.llc_misses)),
+    ("l1_hits", |r| Some(&r.l1_hits)),
+    ("ctx_switches", |r| Some(&r.ctx_switches)),
+    ("migrations", |r| Some(&r.migrations)),
+    ("explored_pct", |r| Some(&r.explored_pct)),
+    ("gap_to_best_pct", |r| r.gap_to_best_pct.as_ref()),
+    ("decide_p50_us", |r| r.decide_p50_us.as_ref()),
+    ("decide_p99_us", |r| r.decide_p99_us.as_ref()),
+];
+
+/// A comparison: per-policy summaries and every run's report.
+#[derive(Serialize)]
+pub struct Comparison {
+    /// Machine name.
+    pub machine: String,
+    /// Workload name.
+    pub workload: String,
+    /// Thread count asked for (`None`: the preset's).
+    pub threads: Option<u32>,
+    /// The policy speedups are measured against.
+    pub baseline: String,
+    /// The seeds run.
+    pub seeds: Vec<u64>,
+    /// One summary per policy, the baseline included.
+    pub policies: Vec<Row>,
+    /// The best static co-schedule of each seed, or why there is none.
+    pub best_static: Result<BestStatic, String>,
+    /// Every run's report, seed-major.
+    pub runs: Vec<Report>,
+    /// Notes on the knobs given (one that only some of the policies read).
+    #[serde(skip)]
+    pub notes: Vec<String>,
+}
+
+/// Why a comparison has no best static co-schedule when it was not asked for.
+pub const NOT_COMPUTED: &str = "not computed (--no-gap-to-best)";
+
+/// Most distinct co-schedules `compare` simulates per seed for the exact optimum.
+pub const GAP_BUDGET: usize = 20_000;
+/// Random assignments per seed for the EVT estimate beyond [`GAP_BUDGET`].
+pub const GAP_SAMPLES: usize = 1_000;
+/// Random time-shared partitions per seed when the workload has more threads
+/// than contexts: the fewest that leave POT's lowest threshold candidate
+/// (the 0.90 quantile) its 30 exceedances. Fewer than [`GAP_SAMPLES`]
+/// because each is a whole oversubscribed run (spec-mix24 on the E5645:
+/// 300 take ≈10 s on 2 cores).
+pub const GAP_PARTITION_SAMPLES: usize = 300;
+
+/// The best static co-schedule's throughput on each seed's machine and
+/// workload : the exact optimum when there are at most
+/// [`GAP_BUDGET`] distinct co-schedules, else the POT estimate from
+/// [`GAP_SAMPLES`] random assignments (`cosched_lab::optimum`).
+#[derive(Serialize)]
+pub struct BestStatic {
+    /// `exact`, `evt estimate`, or `best of random (no EVT estimate)` (the weakest any seed needed).
+    pub bound: &'static str,
+    /// Distinct static co-schedules (text: it may not fit 64 bits).
+    pub coschedules: String,
+    /// Best throughput_gips, one per seed.
+    pub best_gips: Vec<f64>,
+}
+
+fn best_static(run: &RunSpec, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, RunError> {
+    use crate::optimum::{best_static, weakest_kind, Instance, Objective};
+    use rayon::prelude::*;
+    let (m, w) = (run.machine_spec()?, run.workload_spec()?);
+    let per: Vec<(&'static str, String, f64)> = seeds
+        .par_iter()
+        .map(|&seed| {
+            let (mm, plan) = run.plan(&m, &w, seed)?;
+            let inst = Instance::any(&mm, &plan)?;
+            let count =
+                if inst.partitioned { "time-shared partitions".to_string() } else { inst.coschedules().to_string() };
+            let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
+            let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, &|| {})?;
+            tick();
+            Ok((b.kind, count, b.value))
+        })
+        .collect::<Result<_, RunError>>()?;
+    // The weakest kind any seed needed names the column.
+    let bound = weakest_kind(per.iter().map(|p| p.0));
+    Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
+}
+
+/// What the gap column is measured against, in one line.
+pub fn gap_legend(b: &BestStatic) -> String {
+    use crate::optimum::{EVT_ESTIMATE, EXACT, PARTITION_EVT_ESTIMATE};
+    let partitions = b.bound.contains("partition");
+    let what = match b.bound {
+        EXACT => "exact optimum, every one simulated",
+        EVT_ESTIMATE => "EVT estimate from random assignments, not a proven optimum",
+        PARTITION_EVT_ESTIMATE => "EVT estimate from random time-shared partitions: the best partition, no ceiling for a policy that moves threads",
+        _ if partitions => "best of random time-shared partitions on some seed (POT found no bounded tail)",
+        _ => "best of random assignments on some seed (POT found no bounded tail): a lower bound of the optimum",
+    };
+    if partitions {
+        format!(
+            "gap_to_best_pct: throughput below the best static partition of each seed ({what}; more threads than contexts, so each \
+             thread is pinned to one context and shares it round-robin; {GAP_PARTITION_SAMPLES} balanced partitions per seed; \
+             negative: the policy beat it)"
+        )
+    } else {
+        format!(
+            "gap_to_best_pct: throughput below the best static co-schedule of each seed ({what}; {} distinct co-schedules; \
+             negative: the policy beat it)",
+            b.coschedules
+        )
+    }
+}
+
+/// Every non-oracle policy that needs no extra input (`cosched compare`'s default).
+pub fn default_policies() -> Vec<String> {
+    policies::registry().iter().filter(|p| !p.oracle && !p.needs_input()).map(|p| p.name.to_string()).collect()
+}
+
+/// Every policy of `names` (and `baseline`, first when absent) on `run`'s
+/// machine and workload over `seeds` seeds from `first_seed`: the JSON
+/// `cosched compare --format json` prints and Python's `cosched.compare`
+/// reads. With `gap`, each seed's best static co-schedule too ([`BestStatic`]).
+/// A name of `customs` runs that policy given as code. `total` is told how
+/// many steps there will be, `tick` each one.
+#[allow(clippy::too_many_arguments)]
+pub fn comparison(
+    run: &RunSpec,
+    names: &[String],
+    customs: &[Custom],
+    baseline: &str,
+    (first_seed, seeds): (u64, u64),
+    gap: bool,
+    total: &dyn Fn(usize),
+    tick: &(dyn Fn() + Sync),
+) -> Result<Comparison, RunError> {
+    crate::limits::SEEDS.check(seeds)?;
+    let last_seed = first_seed.checked_add(seeds - 1).ok_or_else(|| {
+        RunError::knob("seed", format!("{first_seed} + {seeds} seeds passes the largest seed, 2^64 - 1"))
+    })?;
+    if names.is_empty() {
+        return Err(RunError::knob("policies", "the list is empty: give at least one policy"));
+    }
+    for (i, n) in names.iter().enumerate() {
+        if let Some(j) = names[..i].iter().position(|x| x == n) {
+            return Err(RunError::knob("policies", format!("`{n}` is listed twice (entries {} and {})", j + 1, i + 1)));
+        }
+    }
+    let m = run.machine_spec()?;
+    run.workload_spec()?;
+    let mut names = names.to_vec();
+    if !names.iter().any(|n| n == baseline) {
+        names.insert(0, baseline.to_string());
+    }
+    let among: Vec<&str> = names.iter().map(String::as_str).collect();
+    let custom_of = |n: &str| customs.iter().find(|c| c.name == n);
+    for n in &names {
+        if let Some(c) = custom_of(n) {
+            config_custom(run, c, first_seed, &among)?;
+            continue;
+        }
+        config_among(run, n, first_seed, &among).map_err(|e| match e {
+            RunError::Policy(s) if n == baseline => RunError::Policy(format!("the baseline: {s}")),
+            e => e,
+        })?;
+    }
+    let mut notes = vec![];
+    let builtin: Vec<&str> = among.iter().copied().filter(|n| custom_of(n).is_none()).collect();
+    if !builtin.is_empty() {
+        notes = run.policy_opts(&builtin, first_seed)?.1;
+    }
+    let seeds: Vec<u64> = (first_seed..=last_seed).collect();
+    let points: Vec<Point> = seeds
+        .iter()
+        .flat_map(|&seed| {
+            names.iter().map(move |p| Point {
+                run: run.clone(),
+                policy: p.clone(),
+                seed,
+                custom: custom_of(p).cloned(),
+            })
+        })
+        .collect();
+    total(points.len() + if gap { seeds.len() } else { 0 });
+    let reports = run_batch(&points, tick)?;
+    let best =
+        if gap { best_static(run, &seeds, tick).map_err(|e| e.to_string()) } else { Err(NOT_COMPUTED.to_string()) };
+    let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
+    let base = names.iter().position(|n| n == baseline).expect("baseline included");
+    let base_runs = runs_of(base);
+    let rows: Vec<Row> = (0..names.len())
+        .map(|p| {
+            let rs = runs_of(p);
+            let f = |g: &dyn Fn(&Report) -> f64| mean_ci(&rs.iter().map(|r| g(r)).collect::<Vec<_>>());
+            let fo = |g: &dyn Fn(&Report) -> Option<f64>| {
+                let v: Option<Vec<f64>> = rs.iter().map(|r| g(r)).collect();
+                v.map(|v| mean_ci(&v))
+            };
+            Row {
+                policy: names[p].clone(),
+                oracle: rs[0].oracle,
+                speedup: mean_ci(
+                    &rs.iter()
+                        .zip(&base_runs)
+                        .map(|(r, b)| b.metrics.run.makespan_s / r.metrics.run.makespan_s)
+                        .collect::<Vec<_>>(),
+                ),
+                makespan_s: f(&|r| r.metrics.run.makespan_s),
+                antt: fo(&|r| r.metrics.run.antt),
+                unfairness: fo(&|r| r.metrics.run.unfairness),
+                stp: fo(&|r| r.metrics.run.stp),
+                energy_j: f(&|r| r.metrics.run.energy_j),
+                edp_js: f(&|r| r.metrics.run.edp_js),
+                llc_misses: f(&|r| r.metrics.llc_misses),
+                l1_hits: f(&|r| r.metrics.l1_hits),
+                ctx_switches: f(&|r| r.metrics.ctx_switches as f64),
+                migrations: f(&|r| r.metrics.migrations as f64),
+                explored_pct: f(&|r| r.metrics.explored_pct),
+                gap_to_best_pct: best.as_ref().ok().map(|b| {
+                    mean_ci(
+                        &rs.iter()
+                            .zip(&b.best_gips)
+                            .map(|(r, best)| (1.0 - r.metrics.run.throughput_gips / best) * 100.0)
+                            .collect::<Vec<_>>(),
+                    )
+                }),
+                decide_p50_us: fo(&|r| r.metrics.decide_p50_us),
+                decide_p99_us: fo(&|r| r.metrics.decide_p99_us),
+            }
+        })
+        .collect();
+    Ok(Comparison {
+        machine: m.name.clone(),
+        workload: reports[0].workload.clone(),
+        threads: run.threads,
+        baseline: baseline.to_string(),
+        seeds,
+        policies: rows,
+        best_static: best,
+        runs: reports,
+        notes,
+    })
+}

@@ -1,0 +1,285 @@
+//! The knobs of a simulated run, declared once: the run's own (machine,
+//! workload, engine budgets, noise) here, every policy's next to its code
+//! (`cosched_core::policies::knob`). The command line builds its flags from
+//! these declarations and Python passes its keywords through them
+//! ([`crate::RunSpec::set`]), so both faces offer the same knobs with the same
+//! defaults and refuse a bad value in the same words.
+
+use crate::error::RunError;
+use cosched_core::policies::knob::{self, Kind, KnobSpec, KnobValues};
+use cosched_core::policies::PolicyOptions;
+use serde::Serialize;
+
+/// One knob of the run itself (not a policy's).
+#[derive(Clone, Copy, Debug)]
+pub struct RunKnob {
+    /// Keyword (`max_events`), kind, default and help line.
+    pub spec: KnobSpec,
+    /// The command line's short flag (`-m`), if any.
+    pub short: Option<char>,
+    /// The command line's flag when it is not the keyword's: a switch on by
+    /// default is turned off by `--no-<keyword>`.
+    pub flag: Option<&'static str>,
+}
+
+const fn run_knob(name: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> RunKnob {
+    RunKnob {
+        spec: KnobSpec { name, kind, default, real_default: "", unit: "", doc, paper: "the run" },
+        short: None,
+        flag: None,
+    }
+}
+
+/// Any number the command line would parse; its range is checked where the run uses it.
+const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
+/// Any count that fits 32 bits; its range is checked where the run uses it.
+const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
+
+/// The machine and workload knobs, listed before the policies' knobs.
+pub const PLACE: [RunKnob; 4] = [
+    RunKnob {
+        short: Some('m'),
+        ..run_knob("machine", Kind::Text, "xeon-e5645", "Machine preset name or TOML file (`cosched list machines`).")
+    },
+    RunKnob {
+        short: Some('w'),
+        ..run_knob(
+            "workload",
+            Kind::Text,
+            "spec-mix24",
+            "Workload preset name or TOML file (`cosched list workloads`).",
+        )
+    },
+    run_knob(
+        "threads",
+        COUNT,
+        "",
+        "Thread count of the workload's multi-threaded jobs (refused when it has none: see --copies).",
+    ),
+    run_knob(
+        "copies",
+        COUNT,
+        "",
+        "Run N copies of every job of the workload (multiprogrammed copies, e.g. EFS's 4× one benchmark).",
+    ),
+];
+
+/// The engine's knobs, listed after the policies' knobs.
+pub const ENGINE: [RunKnob; 7] = [
+    run_knob(
+        "pp_cost_us",
+        ANY,
+        cosched_core::rda::MEASURED_PP_CALL_US_TEXT,
+        "Cost of each pp_begin / pp_end call charged to the calling thread, µs (default: measured on cosched's real \
+         runtime by scripts/bench-pp, `cosched_core::rda::MEASURED_PP_CALL_US`).",
+    ),
+    run_knob(
+        "decision_cost_us",
+        ANY,
+        "0",
+        "Scheduler overhead charged at every thread start, µs: the context stalls this long (active, drawing power) \
+         before the thread runs (default 0: decisions are free; `cosched paper efs` measures each policy's mean \
+         decision time and charges it in its overhead ablation).",
+    ),
+    run_knob("counter_noise", ANY, "0", "Relative noise on the counters policies read (0 = exact)."),
+    run_knob(
+        "noise",
+        ANY,
+        "1",
+        "Run-to-run variation of the ground truth, in units of the published magnitudes (1: each seed draws its own \
+         machine and program speeds, as repeated real runs differ; 0: the exact model). See docs/model.md, \
+         \"Run-to-run variation\".",
+    ),
+    RunKnob {
+        flag: Some("no-timing"),
+        ..run_knob(
+            "timing",
+            Kind::Switch,
+            "true",
+            "Do not measure the policies' decision time (wall clock); outputs are then byte-identical for identical \
+             inputs and seeds.",
+        )
+    },
+    run_knob("max_sim_time_s", ANY, "3600", "Abort a run whose simulated time passes this many seconds."),
+    run_knob(
+        "max_events",
+        Kind::Int { min: 0, max: u64::MAX },
+        cosched_sim::engine::DEFAULT_MAX_EVENTS_TEXT,
+        "Abort a run after this many engine events (stops a runaway input: a vanishing quantum, billions of \
+         iterations); the default, 10⁸, is over 1,000× what the presets' runs take.",
+    ),
+];
+
+impl RunKnob {
+    /// The command-line flag without its dashes (`max-events`, `no-timing`).
+    pub fn long(&self) -> String {
+        self.flag.map_or_else(|| self.spec.name.replace('_', "-"), str::to_string)
+    }
+
+    /// The run knob of keyword `name`.
+    pub fn find(name: &str) -> Option<&'static RunKnob> {
+        PLACE.iter().chain(ENGINE.iter()).find(|k| k.spec.name == name)
+    }
+}
+
+/// The policies' knobs a user gave, as text, with the backend whose defaults
+/// apply (`REAL`: the real runtime's, e.g. a 100 ms quantum).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PolicyKnobs<const REAL: bool> {
+    given: Vec<(&'static str, String)>,
+}
+
+/// The simulator's policy knobs.
+pub type SimKnobs = PolicyKnobs<false>;
+/// The real runtime's policy knobs (`cosched run`).
+pub type RealKnobs = PolicyKnobs<true>;
+
+impl<const REAL: bool> PolicyKnobs<REAL> {
+    /// The knobs given, with a file-valued `assignment` read in.
+    fn values(&self) -> Result<KnobValues, RunError> {
+        let mut v = KnobValues::defaults(REAL);
+        for (name, text) in &self.given {
+            let text = if *name == "assignment" { assignment_text(text)? } else { text.clone() };
+            v.set(name, &text)?;
+        }
+        Ok(v)
+    }
+
+    /// The keywords of the knobs the user gave.
+    pub fn given(&self) -> Vec<&'static str> {
+        self.given.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Set policy knob `name` to `text` (checked when the options are built);
+    /// a name no policy declares is refused.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
+        let spec = knob::spec(name).ok_or_else(|| RunError::knob(name, "is not a knob"))?;
+        self.given.retain(|(n, _)| *n != spec.name);
+        self.given.push((spec.name, text.to_string()));
+        Ok(())
+    }
+
+    /// The options `policies` are built from, seeded `seed`: a given knob none
+    /// of them reads is refused naming the policies that read it; one that only
+    /// some read gives a note (returned) naming those.
+    pub fn options(&self, policies: &[&str], seed: u64) -> Result<(PolicyOptions, Vec<String>), RunError> {
+        let v = self.values()?;
+        let notes = knob::unread(&self.given(), policies)?;
+        Ok((PolicyOptions::from_knobs(&v, seed)?, notes))
+    }
+}
+
+/// `assignment`'s text: the list itself, or the contents of the file it
+/// names. Anything that reads as numbers (`-1`, `1.5`, `0,1`) is a list, so
+/// its error is about the number, not a missing file.
+fn assignment_text(arg: &str) -> Result<String, RunError> {
+    if arg.contains(',') || arg.trim().parse::<f64>().is_ok() {
+        Ok(arg.to_string())
+    } else {
+        use cosched_machine::input;
+        let text = input::read_text(std::path::Path::new(arg), arg, input::Kind::Data)?;
+        // Name the file in a parse error, as the context-id check does.
+        cosched_core::policies::parse_assignment(Some(arg), &text)?;
+        Ok(text)
+    }
+}
+
+/// One knob as the faces list it (`cosched.knobs()`): its keyword, flag,
+/// default, value type and help line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Knob {
+    /// Python keyword (`quantum_ms`).
+    pub name: String,
+    /// Command-line flag (`--quantum-ms`).
+    pub flag: String,
+    /// Default as text (empty when none).
+    pub default: String,
+    /// Whether the knob is a switch (true/false) rather than a value.
+    pub switch: bool,
+    /// The value's type, for keyword checks: `switch`, `number`, `integer`,
+    /// `word` (one of `choices`), `words` (several of `choices`) or `text`.
+    pub kind: &'static str,
+    /// The accepted words of a `word` or `words` knob.
+    pub choices: Vec<&'static str>,
+    /// The help line.
+    pub help: String,
+}
+
+/// A policy knob's help line: its doc, unit, paper section and readers.
+pub fn policy_help(k: &KnobSpec) -> String {
+    let readers = knob::readers(k.name).join(", ");
+    let unit = if k.unit.is_empty() || k.unit == "1" { String::new() } else { format!(", {}", k.unit) };
+    format!("{}{unit} ({}; read by {readers})", capital(k.doc), k.paper)
+}
+
+/// The doc line with its first letter up.
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+fn listed(spec: &KnobSpec, flag: String, help: String) -> Knob {
+    let (kind, choices) = match spec.kind {
+        Kind::Float { .. } => ("number", vec![]),
+        Kind::Int { .. } => ("integer", vec![]),
+        Kind::Switch => ("switch", vec![]),
+        Kind::Choice { choices } => ("word", choices.to_vec()),
+        Kind::Subset { choices } => ("words", choices.to_vec()),
+        Kind::Text => ("text", vec![]),
+    };
+    Knob {
+        name: spec.name.to_string(),
+        flag: format!("--{flag}"),
+        default: spec.default.to_string(),
+        switch: matches!(spec.kind, Kind::Switch),
+        kind,
+        choices,
+        help,
+    }
+}
+
+/// Every knob of a simulated run, in the command line's order: the machine
+/// and workload, every policy's, the engine's.
+pub fn knobs() -> Vec<Knob> {
+    let run = |k: &RunKnob| listed(&k.spec, k.long(), k.spec.doc.to_string());
+    let mut out: Vec<Knob> = PLACE.iter().map(run).collect();
+    out.extend(knob::all().into_iter().map(|k| listed(k, k.name.replace('_', "-"), policy_help(k))));
+    out.extend(ENGINE.iter().map(run));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_knob_is_listed_once_with_a_parseable_default() {
+        let all = knobs();
+        for (i, k) in all.iter().enumerate() {
+            assert!(all[..i].iter().all(|o| o.name != k.name && o.flag != k.flag), "{} twice", k.name);
+        }
+        for k in PLACE.iter().chain(&ENGINE) {
+            if !k.spec.default.is_empty() {
+                k.spec.parse(k.spec.default).unwrap_or_else(|e| panic!("{}: {e}", k.spec.name));
+            }
+        }
+        assert_eq!(RunKnob::find("timing").unwrap().long(), "no-timing");
+    }
+
+    #[test]
+    fn only_given_knobs_count_as_given_and_an_unread_one_is_refused_by_keyword() {
+        let mut k = SimKnobs::default();
+        k.set("efs_window_ms", "5").unwrap();
+        k.set("slits_global_queue", "true").unwrap();
+        assert_eq!(k.given(), ["efs_window_ms", "slits_global_queue"]);
+        let (o, _) = k.options(&["efs", "slits-contention"], 1).unwrap();
+        assert_eq!(o.efs.window, 5_000_000);
+        let e = k.options(&["cfs"], 1).unwrap_err();
+        assert_eq!(
+            e,
+            RunError::knob("efs_window_ms", "policy `cfs` does not read it; it is read by efs, quintet, quintet-perf")
+        );
+        assert!(e.to_string().starts_with("--efs-window-ms: policy `cfs` does not read it"), "{e}");
+        assert!(k.set("no_such_knob", "1").is_err());
+    }
+}

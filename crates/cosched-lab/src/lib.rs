@@ -1,0 +1,25 @@
+//! cosched-lab: the experiments as a library. What the command line and the
+//! Python package run — a run's specification, comparisons, batches of runs,
+//! the optimum and random-assignment searches — with typed options in and
+//! results as data out; no command-line parsing and no printing (the faces,
+//! `cosched-cli` and `cosched-py`, render what it returns).
+//!
+//! Depends on the core, the shared machine crate and the simulator; never on
+//! a face (`crates/cosched-cli/tests/layering.rs`).
+#![warn(missing_docs)]
+
+pub mod assign;
+pub mod assignment;
+pub mod best_static;
+pub mod compare;
+pub mod error;
+pub mod evt;
+pub mod knobs;
+pub mod limits;
+pub mod list;
+pub mod optimum;
+pub mod spec;
+pub mod sweep;
+
+pub use error::RunError;
+pub use spec::RunSpec;
