@@ -220,7 +220,7 @@ pub fn comparison(
             continue;
         }
         config_among(run, n, first_seed, &among).map_err(|e| match e {
-            RunError::Policy(s) if n == baseline => RunError::Policy(format!("the baseline: {s}")),
+            RunError::Policy(s) if n == baseline => RunError::knob("baseline", s),
             e => e,
         })?;
     }

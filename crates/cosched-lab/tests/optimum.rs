@@ -90,7 +90,7 @@ fn grouping_on_larger_domains_minimises_its_cost_and_never_beats_the_optimum() {
     let size = inst.tree.capacity(inst.tree.group_level().unwrap());
     assert!(size > 2 && inst.tree.pair_level().is_none(), "the test needs domains of more than two contexts");
     let g = inst.grouped(20_000, &|| {}).unwrap();
-    assert!(inst.grouped(g.corun_runs - 1, &|| {}).unwrap_err().contains("exceed the budget"));
+    assert!(inst.grouped(g.corun_runs - 1, &|| {}).unwrap_err().to_string().contains("exceed the budget"));
     let jobs = plan.jobs.len();
     assert_eq!(g.size, size);
     let domains = m.n_contexts() / size;
@@ -132,18 +132,18 @@ fn searches_are_deterministic() {
 fn oversubscribed_workloads_and_over_budget_searches_are_refused_with_the_reason() {
     let (m, plan) = setup("xeon-e5645", "spec-mix24");
     assert!(plan.threads.len() > m.n_contexts());
-    let e = Instance::new(&m, &plan).err().unwrap();
+    let e = Instance::new(&m, &plan).err().unwrap().to_string();
     assert!(e.contains("do not fit"), "{e}");
     let (m, plan) = setup("xeon-e5645", "spec-mix8");
-    let e = Instance::partitioned(&m, &plan).err().unwrap();
+    let e = Instance::partitioned(&m, &plan).err().unwrap().to_string();
     assert!(e.contains("fit"), "{e}");
     let inst = Instance::new(&m, &plan).unwrap();
-    let e = inst.exhaustive(Objective::Throughput, 10, &|| {}).err().unwrap();
+    let e = inst.exhaustive(Objective::Throughput, 10, &|| {}).err().unwrap().to_string();
     assert!(e.contains("exceed the budget"), "{e}");
     assert!(inst.sampled(Objective::Throughput, 0, 1, 0.95, &|| {}).is_err());
     // A machine without a two-context level: no pairwise matching.
     let (m, plan) = setup("i5-2500", "mcf");
-    let e = Instance::new(&m, &plan).unwrap().matching(&|| {}).err().unwrap();
+    let e = Instance::new(&m, &plan).unwrap().matching(&|| {}).err().unwrap().to_string();
     assert!(e.contains("two contexts"), "{e}");
 }
 
@@ -180,9 +180,9 @@ fn an_oversubscribed_workload_samples_balanced_time_shared_partitions_each_measu
     let inst = Instance::any(&m, &plan).unwrap();
     assert!(inst.partitioned);
     for e in [
-        inst.exhaustive(Objective::Throughput, 20_000, &|| {}).err().unwrap(),
-        inst.matching(&|| {}).err().unwrap(),
-        inst.grouped(20_000, &|| {}).err().unwrap(),
+        inst.exhaustive(Objective::Throughput, 20_000, &|| {}).err().unwrap().to_string(),
+        inst.matching(&|| {}).err().unwrap().to_string(),
+        inst.grouped(20_000, &|| {}).err().unwrap().to_string(),
     ] {
         assert!(e.contains("only time-shared partitions are sampled"), "{e}");
     }

@@ -83,7 +83,7 @@ mod tests {
         t.contexts.swap(1, 2);
         let (level, d) = pair_domains(&t).unwrap();
         assert_eq!((level, d), ("pipe", vec![[0, 2], [1, 3]]));
-        let e = pair_domains(&Topology::regular(1, 1, 3, 1, 1)).unwrap_err();
+        let e = pair_domains(&Topology::regular(1, 1, 3, 1, 1)).unwrap_err().to_string();
         assert!(e.contains("3 contexts, 3 cores"), "{e}");
     }
 }
