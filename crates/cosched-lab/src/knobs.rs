@@ -275,10 +275,7 @@ mod tests {
         let (o, _) = k.options(&["efs", "slits-contention"], 1).unwrap();
         assert_eq!(o.efs.window, 5_000_000);
         let e = k.options(&["cfs"], 1).unwrap_err();
-        assert_eq!(
-            e,
-            RunError::knob("efs_window_ms", "policy `cfs` does not read it; it is read by efs, quintet, quintet-perf")
-        );
+        assert_eq!(e, RunError::knob("efs_window_ms", "policy `cfs` does not read it; it is read by efs"));
         assert!(e.to_string().starts_with("--efs-window-ms: policy `cfs` does not read it"), "{e}");
         assert!(k.set("no_such_knob", "1").is_err());
     }
