@@ -80,31 +80,34 @@ def _text(name: str, k: dict[str, Any], value: Any) -> str:
         raise OptionError(f"{wrong}give a list of words from {', '.join(k['choices'])}, got {_shown(value)}")
     if isinstance(value, (str, os.PathLike)):
         return os.fspath(value) if isinstance(value, os.PathLike) else value
+    if _is_number(value):  # a text knob that also takes numbers (a threshold, one context id)
+        return repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
     if isinstance(value, (list, tuple)) and all(_is_number(v) or isinstance(v, str) for v in value):
         return ",".join(str(int(v)) if isinstance(v, (int, np.integer)) else str(v) for v in value)
     raise OptionError(f"{wrong}give a string (or a list of numbers), got {_shown(value)}")
 
 
-def _command_texts(command: str, known: dict[str, str], options: dict[str, Any]) -> Texts:
-    """Keyword options of a command as (keyword, text) pairs (``True`` -> ``"true"``).
-    ``known`` maps each option to its kind (``switch``, ``number``, ``integer``,
-    ``word``, ``text``, or ``number|word`` for either); an unknown option, or a
-    value of the wrong type, raises OptionError."""
+@cache
+def declared(command: str) -> dict[str, dict[str, Any]]:
+    """The declared options of ``command`` (``assign``, ``optimum``) by keyword."""
+    return {k["name"]: k for k in json.loads(_cosched.option_list(command))}
+
+
+def _command_texts(command: str, options: dict[str, Any]) -> Texts:
+    """Keyword options of a command as (keyword, text) pairs, type-checked against
+    its declarations (:func:`declared`); an unknown option, or a value of the
+    wrong type, raises OptionError."""
+    table = declared(command)
     texts: Texts = []
     for k, v in options.items():
-        if k not in known:
-            raise OptionError(f"`{k}` is not an option of {command} (known: {', '.join(sorted(known))})")
-        kind = known[k]
-        if kind == "switch":
+        if k not in table:
+            raise OptionError(f"`{k}` is not an option of {command} (known: {', '.join(sorted(table))})")
+        if table[k]["switch"]:
             if not isinstance(v, (bool, np.bool_)):
                 raise OptionError(f"{k}: is a switch: give True or False, got {_shown(v)}")
             texts.append((k, "true" if v else "false"))
-            continue
-        kinds = kind.split("|")
-        if "word" in kinds and isinstance(v, str):
-            texts.append((k, v))
-            continue
-        texts.append((k, _text(k, {"kind": kinds[0], "choices": []}, v)))
+        else:
+            texts.append((k, _text(k, table[k], v)))
     return texts
 
 

@@ -14,16 +14,6 @@ from ._knobs import _command_texts, check_seed
 
 __all__ = ["Assignment", "assign"]
 
-_OPTIONS = {
-    "samples": "integer",
-    "prune": "number",
-    "predictor": "word",
-    "threshold": "number|word",
-    "confidence": "number",
-    "noise": "number",
-    "compare_plain": "switch",
-}
-
 
 class Assignment:
     """The result: ``report`` (``cosched assign --format json``), ``pot`` (the
@@ -65,6 +55,6 @@ def assign(
     predictor), ``threshold="auto"`` (or a value, or ``"q0.9"``),
     ``confidence=0.95``, ``noise=1.0``, ``compare_plain=False``."""
     texts = [("machine", machine), ("workload", workload), ("seed", str(check_seed("seed", seed)))]
-    texts += _command_texts("assign", _OPTIONS, options)
+    texts += _command_texts("assign", options)
     text, measured, predicted = _cosched.assign(texts)
     return Assignment(json.loads(text), measured, predicted)

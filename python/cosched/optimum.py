@@ -15,17 +15,6 @@ from ._knobs import _command_texts
 
 __all__ = ["Optimum", "optimum"]
 
-_OPTIONS = {
-    "threads": "integer",
-    "copies": "integer",
-    "objective": "word",
-    "budget": "integer",
-    "samples": "integer",
-    "seed": "integer",
-    "confidence": "number",
-    "matching": "switch",
-}
-
 
 class Optimum:
     """The result: ``report`` (``cosched optimum --format json``), ``bound``
@@ -75,5 +64,5 @@ def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options:
     ``confidence=0.95``, ``matching=True`` (Jiang et al.'s pairwise matching and
     its grouping; ``False`` skips them), ``threads``, ``copies``."""
     texts = [("machine", machine), ("workload", workload)]
-    texts += _command_texts("optimum", _OPTIONS, options)
+    texts += _command_texts("optimum", options)
     return Optimum(json.loads(_cosched.optimum(texts)))

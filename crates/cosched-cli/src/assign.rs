@@ -2,6 +2,7 @@
 //! machine, the best one found, and the POT estimate of the optimum
 //! (statistical thread assignment §4-6), optionally with SP-POT pruning.
 
+use crate::flags::Flags;
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
@@ -12,61 +13,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// `cosched assign`'s arguments.
 #[derive(ClapArgs)]
 pub struct Args {
-    /// Machine preset or file.
-    #[arg(long, short = 'm', default_value = "ultrasparc-t2")]
-    machine: String,
-    /// Workload preset or file.
-    #[arg(long, short = 'w', default_value = "ipfwd-mem")]
-    workload: String,
-    /// Random assignments to draw.
-    #[arg(long, default_value_t = 2000)]
-    samples: usize,
-    /// SP-POT: share of the predicted-worst assignments not measured (0, 0.5, 0.75, 0.9).
-    #[arg(long, default_value_t = 0.0)]
-    prune: f64,
-    /// Predictor for pruning.
-    #[arg(long, default_value = "simple")]
-    predictor: String,
-    /// Threshold: `auto`, a value or `qQUANTILE`.
-    #[arg(long, default_value = "auto")]
-    threshold: String,
-    /// Confidence level of the interval.
-    #[arg(long, default_value_t = 0.95)]
-    confidence: f64,
-    /// Seed of the random assignments (and of each measurement's run-to-run variation).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Run-to-run variation of each measurement, in units of the published magnitudes (each
-    /// assignment is measured in a run of its own, as on the real machine; 0 = exact model).
-    #[arg(long, default_value_t = 1.0)]
-    noise: f64,
-    /// With --prune, also measure every assignment and report plain POT beside SP-POT.
-    #[arg(long)]
-    compare_plain: bool,
+    #[command(flatten)]
+    options: Flags<AssignOptions>,
     /// Write every measured assignment's performance to this CSV (for `cosched evt`).
     #[arg(long)]
     dump: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
-}
-
-impl Args {
-    /// The lab's options of these flags.
-    pub fn options(&self) -> AssignOptions {
-        AssignOptions {
-            machine: self.machine.clone(),
-            workload: self.workload.clone(),
-            samples: self.samples,
-            prune: self.prune,
-            predictor: self.predictor.clone(),
-            threshold: self.threshold.clone(),
-            confidence: self.confidence,
-            seed: self.seed,
-            noise: self.noise,
-            compare_plain: self.compare_plain,
-        }
-    }
 }
 
 /// `cosched assign`: print the report (and `--dump` the measurements).
@@ -84,9 +38,9 @@ pub fn run(a: Args) -> Result<(), String> {
             .collect();
         std::fs::write(path, text).map_err(|e| RunError::option(format!("{path}: {e}")))
     };
-    let rep = report(&a.options(), &|n| bar.inc_length(n as u64), &|| bar.inc(1), &mut dump)?;
+    let rep = report(&a.options, &|n| bar.inc_length(n as u64), &|| bar.inc(1), &mut dump)?;
     if rep.pot.gpd_rejected_everywhere {
-        eprintln!("{}: warning: {}", a.workload, crate::evt::REJECTED);
+        eprintln!("{}: warning: {}", a.options.workload, crate::evt::REJECTED);
     }
     print(&rep, a.format)
 }

@@ -18,6 +18,7 @@ pub mod complete;
 mod doctor;
 pub use cosched_lab::error;
 pub mod evt;
+mod flags;
 mod input;
 pub mod knobs;
 pub use cosched_lab::limits;

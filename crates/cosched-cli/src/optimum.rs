@@ -2,6 +2,7 @@
 //! simulated machine, its simulated outcome and what kind of bound it is
 //! (issue #33 item 1; `cosched_lab::optimum`).
 
+use crate::flags::Flags;
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
@@ -13,58 +14,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// `cosched optimum`'s arguments.
 #[derive(ClapArgs)]
 pub struct Args {
-    /// Machine preset or file.
-    #[arg(long, short = 'm', default_value = "xeon-e5645")]
-    machine: String,
-    /// Workload preset or file (with more threads than contexts, time-shared partitions are sampled).
-    #[arg(long, short = 'w', default_value = "spec-mix8")]
-    workload: String,
-    /// Thread count of the workload's multi-threaded jobs.
-    #[arg(long)]
-    threads: Option<u32>,
-    /// Run N copies of every job.
-    #[arg(long)]
-    copies: Option<u32>,
-    /// What "best" means: throughput (GIPS, larger is better) or antt (mean turnaround over solo, smaller is better).
-    #[arg(long, default_value = "throughput")]
-    objective: String,
-    /// Simulate every distinct static co-schedule when there are at most this many (the exact optimum).
-    #[arg(long, default_value_t = 20_000)]
-    budget: usize,
-    /// Random assignments for the EVT estimate when the co-schedules exceed --budget (0 with an exhaustive search: none).
-    #[arg(long)]
-    samples: Option<usize>,
-    /// Seed of the random assignments.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Confidence level of the EVT interval.
-    #[arg(long, default_value_t = 0.95)]
-    confidence: f64,
-    /// Skip Jiang et al.'s pairwise matching (it runs jobs × (jobs − 1) pairwise co-runs) and its
-    /// grouping on larger sharing domains (every member of every group that fits a domain: at most --budget co-runs).
-    #[arg(long)]
-    no_matching: bool,
+    #[command(flatten)]
+    options: Flags<OptimumOptions>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
-}
-
-impl Args {
-    /// The lab's options of these flags.
-    pub fn options(&self) -> OptimumOptions {
-        OptimumOptions {
-            machine: self.machine.clone(),
-            workload: self.workload.clone(),
-            threads: self.threads,
-            copies: self.copies,
-            objective: self.objective.clone(),
-            budget: self.budget,
-            samples: self.samples,
-            seed: self.seed,
-            confidence: self.confidence,
-            matching: !self.no_matching,
-        }
-    }
 }
 
 /// The co-schedule as groups of jobs sharing a core (or an LLC on machines without SMT).
@@ -102,8 +56,8 @@ fn groups(m: &MachineSpec, f: &Found, jobs: &[String]) -> String {
 pub fn run(a: Args) -> Result<(), String> {
     let bar = ProgressBar::new(0);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed}").expect("template"));
-    let (m, _, _) = cosched_lab::best_static::load(&a.options())?;
-    let rep = report(&a.options(), &|n| bar.inc_length(n), &|| bar.inc(1))?;
+    let (m, _, _) = cosched_lab::best_static::load(&a.options)?;
+    let rep = report(&a.options, &|n| bar.inc_length(n), &|| bar.inc(1))?;
     bar.finish_and_clear();
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),

@@ -1,11 +1,9 @@
 //! Options shared by the subcommands that run simulations (one flattened
 //! struct, so flag names never drift between subcommands).
 
-use crate::error::RunError;
-use clap::parser::ValueSource;
-use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, ValueEnum};
-use cosched_core::policies::knob::Kind;
-use cosched_lab::knobs::{self, RunKnob};
+use crate::flags;
+use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum};
+use cosched_lab::knobs;
 use cosched_lab::RunSpec;
 use cosched_machine::MachineSpec;
 use cosched_sim::WorkloadSpec;
@@ -40,26 +38,6 @@ impl std::ops::DerefMut for RunOpts {
     }
 }
 
-/// The clap argument of run knob `k`.
-fn run_arg(k: &RunKnob) -> Arg {
-    // Help lines without the final period, as clap shows doc comments.
-    let mut a = Arg::new(k.spec.name).long(k.long()).help(k.spec.doc.trim_end_matches('.'));
-    if let Some(c) = k.short {
-        a = a.short(c);
-    }
-    match k.spec.kind {
-        Kind::Switch => a.action(ArgAction::SetTrue),
-        _ => {
-            a = a.action(ArgAction::Set).value_name(k.spec.name.to_uppercase()).allow_negative_numbers(true);
-            if k.spec.default.is_empty() {
-                a
-            } else {
-                a.default_value(k.spec.default)
-            }
-        }
-    }
-}
-
 impl FromArgMatches for RunOpts {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
         let mut r = RunOpts::default();
@@ -68,28 +46,21 @@ impl FromArgMatches for RunOpts {
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        let bad = |e: RunError| clap::Error::raw(clap::error::ErrorKind::ValueValidation, format!("{e}\n"));
         for k in knobs::PLACE.iter().chain(&knobs::ENGINE) {
-            if m.value_source(k.spec.name) != Some(ValueSource::CommandLine) {
-                continue;
+            if let Some(text) = flags::given(m, k) {
+                self.0.set(k.name, &text).map_err(flags::refused)?;
             }
-            let text = match k.spec.kind {
-                // A switch on by default is turned off by its `--no-` flag.
-                Kind::Switch => (!m.get_flag(k.spec.name)).to_string(),
-                _ => m.get_one::<String>(k.spec.name).cloned().unwrap_or_default(),
-            };
-            self.0.set(k.spec.name, &text).map_err(bad)?;
         }
-        self.0.knobs = crate::policy_knobs::given::<false>(m).map_err(bad)?;
+        self.0.knobs = crate::policy_knobs::given::<false>(m).map_err(flags::refused)?;
         Ok(())
     }
 }
 
 impl Args for RunOpts {
     fn augment_args(cmd: Command) -> Command {
-        let cmd = knobs::PLACE.iter().fold(cmd, |c, k| c.arg(run_arg(k)));
+        let cmd = knobs::PLACE.iter().fold(cmd, |c, k| c.arg(flags::arg(k)));
         let cmd = crate::policy_knobs::augment::<false>(cmd);
-        knobs::ENGINE.iter().fold(cmd, |c, k| c.arg(run_arg(k)))
+        knobs::ENGINE.iter().fold(cmd, |c, k| c.arg(flags::arg(k)))
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {

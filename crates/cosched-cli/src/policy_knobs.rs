@@ -4,7 +4,6 @@
 //! offer the same knobs with the same defaults, ranges and help. The values
 //! given are the lab's [`PolicyKnobs`].
 
-use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use cosched_core::policies::knob::{self, Kind};
 use cosched_lab::knobs::{policy_help, PolicyKnobs};
@@ -22,14 +21,9 @@ pub type RealKnobs = KnobFlags<true>;
 pub fn given<const REAL: bool>(m: &ArgMatches) -> Result<PolicyKnobs<REAL>, RunError> {
     let mut k = PolicyKnobs::<REAL>::default();
     for spec in knob::all() {
-        if m.value_source(spec.name) != Some(ValueSource::CommandLine) {
-            continue;
+        if let Some(text) = crate::flags::given(m, spec) {
+            k.set(spec.name, &text)?;
         }
-        let text = match spec.kind {
-            Kind::Switch => m.get_flag(spec.name).to_string(),
-            _ => m.get_one::<String>(spec.name).cloned().unwrap_or_default(),
-        };
-        k.set(spec.name, &text)?;
     }
     Ok(k)
 }
@@ -68,7 +62,7 @@ impl<const REAL: bool> FromArgMatches for KnobFlags<REAL> {
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        self.0 = given(m).map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, format!("{e}\n")))?;
+        self.0 = given(m).map_err(crate::flags::refused)?;
         Ok(())
     }
 }

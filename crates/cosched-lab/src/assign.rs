@@ -7,7 +7,7 @@ use crate::error::RunError;
 use crate::evt::parse_threshold;
 use cosched_core::evt::sampling::{falling_factorial, prob_in_top};
 use cosched_core::evt::{pot, PotResult};
-use cosched_core::policies::knob::{Kind, KnobSpec, Value};
+use cosched_core::policies::knob::Kind;
 use cosched_machine::ConfigError;
 use cosched_sim::{presets, Plan};
 use rand::SeedableRng;
@@ -15,113 +15,34 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-/// The options of a random-assignment study, declared once (the command
-/// line's flags and Python's keywords are built from [`ASSIGN`]).
-#[derive(Clone, Debug)]
-pub struct AssignOptions {
-    /// Machine preset or file.
-    pub machine: String,
-    /// Workload preset or file.
-    pub workload: String,
-    /// Random assignments to draw.
-    pub samples: usize,
-    /// SP-POT: share of the predicted-worst assignments not measured.
-    pub prune: f64,
-    /// Predictor for pruning.
-    pub predictor: String,
-    /// Threshold: `auto`, a value or `qQUANTILE`.
-    pub threshold: String,
-    /// Confidence level of the interval.
-    pub confidence: f64,
-    /// Seed of the random assignments.
-    pub seed: u64,
-    /// Run-to-run variation of each measurement.
-    pub noise: f64,
-    /// With `prune`, also measure every assignment and report plain POT beside SP-POT.
-    pub compare_plain: bool,
-}
+const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
+const SIZE: Kind = Kind::Int { min: 0, max: u64::MAX };
 
-const fn opt(name: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> KnobSpec {
-    KnobSpec { name, kind, default, real_default: "", unit: "", doc, paper: "statistical thread assignment §4-6" }
-}
-
-/// The options of [`AssignOptions`], with their defaults and help lines.
-pub const ASSIGN: [KnobSpec; 10] = [
-    opt("machine", Kind::Text, "ultrasparc-t2", "Machine preset or file."),
-    opt("workload", Kind::Text, "ipfwd-mem", "Workload preset or file."),
-    opt("samples", Kind::Int { min: 0, max: u64::MAX }, "2000", "Random assignments to draw."),
-    opt(
-        "prune",
-        Kind::Float { min: f64::MIN, max: f64::MAX },
-        "0",
-        "SP-POT: share of the predicted-worst assignments not measured (0, 0.5, 0.75, 0.9).",
-    ),
-    opt("predictor", Kind::Text, "simple", "Predictor for pruning."),
-    opt("threshold", Kind::Text, "auto", "Threshold: `auto`, a value or `qQUANTILE`."),
-    opt("confidence", Kind::Float { min: f64::MIN, max: f64::MAX }, "0.95", "Confidence level of the interval."),
-    opt(
-        "seed",
-        Kind::Int { min: 0, max: u64::MAX },
-        "1",
-        "Seed of the random assignments (and of each measurement's run-to-run variation).",
-    ),
-    opt(
-        "noise",
-        Kind::Float { min: f64::MIN, max: f64::MAX },
-        "1",
-        "Run-to-run variation of each measurement, in units of the published magnitudes (each assignment is \
-         measured in a run of its own, as on the real machine; 0 = exact model).",
-    ),
-    opt(
-        "compare_plain",
-        Kind::Switch,
-        "",
-        "With --prune, also measure every assignment and report plain POT beside SP-POT.",
-    ),
-];
-
-impl Default for AssignOptions {
-    fn default() -> AssignOptions {
-        let mut o = AssignOptions {
-            machine: String::new(),
-            workload: String::new(),
-            samples: 0,
-            prune: 0.0,
-            predictor: String::new(),
-            threshold: String::new(),
-            confidence: 0.0,
-            seed: 0,
-            noise: 0.0,
-            compare_plain: false,
-        };
-        for k in &ASSIGN {
-            if !k.default.is_empty() {
-                o.set(k.name, k.default).unwrap_or_else(|e| panic!("declared default: {e}"));
-            }
-        }
-        o
-    }
-}
-
-impl AssignOptions {
-    /// Set option `name` (its keyword) from `text`, checked against [`ASSIGN`].
-    pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
-        let k =
-            ASSIGN.iter().find(|k| k.name == name).ok_or_else(|| RunError::knob(name, "is not an option of assign"))?;
-        match (name, k.parse(text)?) {
-            ("machine", Value::Text(t)) => self.machine = t,
-            ("workload", Value::Text(t)) => self.workload = t,
-            ("samples", Value::Int(v)) => self.samples = usize::try_from(v).unwrap_or(usize::MAX),
-            ("prune", Value::Float(v)) => self.prune = v,
-            ("predictor", Value::Text(t)) => self.predictor = t,
-            ("threshold", Value::Text(t)) => self.threshold = t,
-            ("confidence", Value::Float(v)) => self.confidence = v,
-            ("seed", Value::Int(v)) => self.seed = v,
-            ("noise", Value::Float(v)) => self.noise = v,
-            ("compare_plain", Value::Switch(on)) => self.compare_plain = on,
-            (other, v) => unreachable!("option `{other}` declared without a field ({v:?})"),
-        }
-        Ok(())
+crate::declared! {
+    /// The options of a random-assignment study (`cosched assign`'s flags,
+    /// Python's `cosched.assign` keywords).
+    pub struct AssignOptions of "assign", "statistical thread assignment §4-6" {
+        /// Machine preset or file.
+        machine: String = (Kind::Text, "ultrasparc-t2"),
+        /// Workload preset or file.
+        workload: String = (Kind::Text, "ipfwd-mem"),
+        /// Random assignments to draw.
+        samples: usize = (SIZE, "2000"),
+        /// SP-POT: share of the predicted-worst assignments not measured (0, 0.5, 0.75, 0.9).
+        prune: f64 = (ANY, "0"),
+        /// Predictor for pruning.
+        predictor: String = (Kind::Text, "simple"),
+        /// Threshold: `auto`, a value or `qQUANTILE`.
+        threshold: String = (Kind::Text, "auto"),
+        /// Confidence level of the interval.
+        confidence: f64 = (ANY, "0.95"),
+        /// Seed of the random assignments (and of each measurement's run-to-run variation).
+        seed: u64 = (SIZE, "1"),
+        /// Run-to-run variation of each measurement, in units of the published magnitudes (each
+        /// assignment is measured in a run of its own, as on the real machine; 0 = exact model).
+        noise: f64 = (ANY, "1"),
+        /// With --prune, also measure every assignment and report plain POT beside SP-POT.
+        compare_plain: bool = (Kind::Switch, ""),
     }
 }
 

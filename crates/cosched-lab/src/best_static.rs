@@ -8,94 +8,40 @@ use crate::optimum::{
     best_of, Best, Exhaustive, Grouped, Instance, Matched, Objective, OptimumError, Sampled, MAX_BUDGET, MAX_SAMPLES,
 };
 use cosched_core::optimum::grouping::corun_count;
-use cosched_core::policies::knob::{Kind, KnobSpec, Value};
+use cosched_core::policies::knob::Kind;
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
 use serde::Serialize;
 
-/// The options of the search for the best static co-schedule.
-#[derive(Clone, Debug)]
-pub struct OptimumOptions {
-    /// Machine preset or file.
-    pub machine: String,
-    /// Workload preset or file.
-    pub workload: String,
-    /// Thread count of the workload's multi-threaded jobs.
-    pub threads: Option<u32>,
-    /// Copies of every job.
-    pub copies: Option<u32>,
-    /// `throughput` or `antt`.
-    pub objective: String,
-    /// Simulate every distinct static co-schedule when there are at most this many.
-    pub budget: usize,
-    /// Random assignments for the EVT estimate (default: 1000 when not exhaustive, else none).
-    pub samples: Option<usize>,
-    /// Seed of the random assignments.
-    pub seed: u64,
-    /// Confidence level of the EVT interval.
-    pub confidence: f64,
-    /// Run Jiang et al.'s pairwise matching and its grouping.
-    pub matching: bool,
-}
+const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
+const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
+const SIZE: Kind = Kind::Int { min: 0, max: u64::MAX };
 
-impl Default for OptimumOptions {
-    fn default() -> OptimumOptions {
-        OptimumOptions {
-            machine: "xeon-e5645".into(),
-            workload: "spec-mix8".into(),
-            threads: None,
-            copies: None,
-            objective: "throughput".into(),
-            budget: 20_000,
-            samples: None,
-            seed: 1,
-            confidence: 0.95,
-            matching: true,
-        }
-    }
-}
-
-const fn opt(name: &'static str, kind: Kind, doc: &'static str) -> KnobSpec {
-    KnobSpec { name, kind, default: "", real_default: "", unit: "", doc, paper: "how far from the best" }
-}
-
-/// The options of [`OptimumOptions`] by keyword (Python's; defaults are [`OptimumOptions::default`]'s).
-pub const OPTIMUM: [KnobSpec; 10] = [
-    opt("machine", Kind::Text, "Machine preset or file."),
-    opt("workload", Kind::Text, "Workload preset or file."),
-    opt("threads", Kind::Int { min: 0, max: u32::MAX as u64 }, "Thread count of the workload's multi-threaded jobs."),
-    opt("copies", Kind::Int { min: 0, max: u32::MAX as u64 }, "Run N copies of every job."),
-    opt("objective", Kind::Text, "throughput or antt."),
-    opt("budget", Kind::Int { min: 0, max: u64::MAX }, "Simulate every co-schedule when there are at most this many."),
-    opt("samples", Kind::Int { min: 0, max: u64::MAX }, "Random assignments for the EVT estimate."),
-    opt("seed", Kind::Int { min: 0, max: u64::MAX }, "Seed of the random assignments."),
-    opt("confidence", Kind::Float { min: f64::MIN, max: f64::MAX }, "Confidence level of the EVT interval."),
-    opt("matching", Kind::Switch, "Run Jiang et al.'s pairwise matching and its grouping."),
-];
-
-impl OptimumOptions {
-    /// Set option `name` (its keyword) from `text`, checked against [`OPTIMUM`].
-    pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
-        let k = OPTIMUM
-            .iter()
-            .find(|k| k.name == name)
-            .ok_or_else(|| RunError::knob(name, "is not an option of optimum"))?;
-        let count = |v: u64| u32::try_from(v).expect("declared within 32 bits");
-        let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-        match (name, k.parse(text)?) {
-            ("machine", Value::Text(t)) => self.machine = t,
-            ("workload", Value::Text(t)) => self.workload = t,
-            ("threads", Value::Int(v)) => self.threads = Some(count(v)),
-            ("copies", Value::Int(v)) => self.copies = Some(count(v)),
-            ("objective", Value::Text(t)) => self.objective = t,
-            ("budget", Value::Int(v)) => self.budget = size(v),
-            ("samples", Value::Int(v)) => self.samples = Some(size(v)),
-            ("seed", Value::Int(v)) => self.seed = v,
-            ("confidence", Value::Float(v)) => self.confidence = v,
-            ("matching", Value::Switch(on)) => self.matching = on,
-            (other, v) => unreachable!("option `{other}` declared without a field ({v:?})"),
-        }
-        Ok(())
+crate::declared! {
+    /// The options of the search for the best static co-schedule (`cosched
+    /// optimum`'s flags, Python's `cosched.optimum` keywords).
+    pub struct OptimumOptions of "optimum", "how far from the best" {
+        /// Machine preset or file.
+        machine: String = (Kind::Text, "xeon-e5645"),
+        /// Workload preset or file (with more threads than contexts, time-shared partitions are sampled).
+        workload: String = (Kind::Text, "spec-mix8"),
+        /// Thread count of the workload's multi-threaded jobs.
+        threads: Option<u32> = (COUNT, ""),
+        /// Run N copies of every job.
+        copies: Option<u32> = (COUNT, ""),
+        /// What "best" means: throughput (GIPS, larger is better) or antt (mean turnaround over solo, smaller is better).
+        objective: String = (Kind::Text, "throughput"),
+        /// Simulate every distinct static co-schedule when there are at most this many (the exact optimum).
+        budget: usize = (SIZE, "20000"),
+        /// Random assignments for the EVT estimate when the co-schedules exceed --budget (0 with an exhaustive search: none).
+        samples: Option<usize> = (SIZE, ""),
+        /// Seed of the random assignments.
+        seed: u64 = (SIZE, "1"),
+        /// Confidence level of the EVT interval.
+        confidence: f64 = (ANY, "0.95"),
+        /// Skip Jiang et al.'s pairwise matching (it runs jobs × (jobs − 1) pairwise co-runs) and its
+        /// grouping on larger sharing domains (every member of every group that fits a domain: at most --budget co-runs).
+        matching: bool = (Kind::Switch, "true"),
     }
 }
 

@@ -49,7 +49,7 @@ impl fmt::Display for RunError {
         match self {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Option { knobs, problem } if knobs.is_empty() => write!(f, "{problem}"),
-            RunError::Option { knobs, problem } => write!(f, "{}: {problem}", self.named(knobs, flag_of)),
+            RunError::Option { knobs, problem } => write!(f, "{}: {problem}", named(knobs, flag_of)),
             RunError::Policy(s) | RunError::Simulation(s) => write!(f, "{s}"),
             RunError::Evt { context, error } => write!(f, "{context}: {error}"),
         }
@@ -57,6 +57,11 @@ impl fmt::Display for RunError {
 }
 
 impl std::error::Error for RunError {}
+
+/// `knobs` as one face names them (`name` of each keyword), comma-separated.
+fn named(knobs: &[String], name: impl Fn(&str) -> String) -> String {
+    knobs.iter().map(|k| name(k)).collect::<Vec<_>>().join(", ")
+}
 
 impl From<ConfigError> for RunError {
     fn from(e: ConfigError) -> RunError {
@@ -102,16 +107,11 @@ impl RunError {
         RunError::Option { knobs: vec![], problem: problem.into() }
     }
 
-    /// `knobs` as one face names them (`name` of each keyword), comma-separated.
-    pub fn named(&self, knobs: &[String], name: impl Fn(&str) -> String) -> String {
-        knobs.iter().map(|k| name(k)).collect::<Vec<_>>().join(", ")
-    }
-
     /// The line with every knob named by its keyword (Python's words).
     pub fn in_keywords(&self) -> String {
         match self {
             RunError::Option { knobs, problem } if !knobs.is_empty() => {
-                format!("{}: {problem}", self.named(knobs, str::to_string))
+                format!("{}: {problem}", knobs.join(", "))
             }
             e => e.to_string(),
         }

@@ -10,24 +10,8 @@ use cosched_core::policies::knob::{self, Kind, KnobSpec, KnobValues};
 use cosched_core::policies::PolicyOptions;
 use serde::Serialize;
 
-/// One knob of the run itself (not a policy's).
-#[derive(Clone, Copy, Debug)]
-pub struct RunKnob {
-    /// Keyword (`max_events`), kind, default and help line.
-    pub spec: KnobSpec,
-    /// The command line's short flag (`-m`), if any.
-    pub short: Option<char>,
-    /// The command line's flag when it is not the keyword's: a switch on by
-    /// default is turned off by `--no-<keyword>`.
-    pub flag: Option<&'static str>,
-}
-
-const fn run_knob(name: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> RunKnob {
-    RunKnob {
-        spec: KnobSpec { name, kind, default, real_default: "", unit: "", doc, paper: "the run" },
-        short: None,
-        flag: None,
-    }
+const fn run_knob(name: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> KnobSpec {
+    KnobSpec { name, kind, default, real_default: "", unit: "", doc, paper: "the run" }
 }
 
 /// Any number the command line would parse; its range is checked where the run uses it.
@@ -36,20 +20,9 @@ const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
 const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
 
 /// The machine and workload knobs, listed before the policies' knobs.
-pub const PLACE: [RunKnob; 4] = [
-    RunKnob {
-        short: Some('m'),
-        ..run_knob("machine", Kind::Text, "xeon-e5645", "Machine preset name or TOML file (`cosched list machines`).")
-    },
-    RunKnob {
-        short: Some('w'),
-        ..run_knob(
-            "workload",
-            Kind::Text,
-            "spec-mix24",
-            "Workload preset name or TOML file (`cosched list workloads`).",
-        )
-    },
+pub const PLACE: [KnobSpec; 4] = [
+    run_knob("machine", Kind::Text, "xeon-e5645", "Machine preset name or TOML file (`cosched list machines`)."),
+    run_knob("workload", Kind::Text, "spec-mix24", "Workload preset name or TOML file (`cosched list workloads`)."),
     run_knob(
         "threads",
         COUNT,
@@ -65,7 +38,7 @@ pub const PLACE: [RunKnob; 4] = [
 ];
 
 /// The engine's knobs, listed after the policies' knobs.
-pub const ENGINE: [RunKnob; 7] = [
+pub const ENGINE: [KnobSpec; 7] = [
     run_knob(
         "pp_cost_us",
         ANY,
@@ -90,16 +63,13 @@ pub const ENGINE: [RunKnob; 7] = [
          machine and program speeds, as repeated real runs differ; 0: the exact model). See docs/model.md, \
          \"Run-to-run variation\".",
     ),
-    RunKnob {
-        flag: Some("no-timing"),
-        ..run_knob(
-            "timing",
-            Kind::Switch,
-            "true",
-            "Do not measure the policies' decision time (wall clock); outputs are then byte-identical for identical \
-             inputs and seeds.",
-        )
-    },
+    run_knob(
+        "timing",
+        Kind::Switch,
+        "true",
+        "Do not measure the policies' decision time (wall clock); outputs are then byte-identical for identical \
+         inputs and seeds.",
+    ),
     run_knob("max_sim_time_s", ANY, "3600", "Abort a run whose simulated time passes this many seconds."),
     run_knob(
         "max_events",
@@ -110,16 +80,9 @@ pub const ENGINE: [RunKnob; 7] = [
     ),
 ];
 
-impl RunKnob {
-    /// The command-line flag without its dashes (`max-events`, `no-timing`).
-    pub fn long(&self) -> String {
-        self.flag.map_or_else(|| self.spec.name.replace('_', "-"), str::to_string)
-    }
-
-    /// The run knob of keyword `name`.
-    pub fn find(name: &str) -> Option<&'static RunKnob> {
-        PLACE.iter().chain(ENGINE.iter()).find(|k| k.spec.name == name)
-    }
+/// The run knob of keyword `name`.
+pub fn run_knob_named(name: &str) -> Option<&'static KnobSpec> {
+    PLACE.iter().chain(ENGINE.iter()).find(|k| k.name == name)
 }
 
 /// The policies' knobs a user gave, as text, with the backend whose defaults
@@ -238,10 +201,15 @@ fn listed(spec: &KnobSpec, flag: String, help: String) -> Knob {
     }
 }
 
+/// Every option of declared options `T` as the faces list them.
+pub fn declared_knobs<T: crate::declared::Declared>() -> Vec<Knob> {
+    T::DECLARED.iter().map(|k| listed(k, crate::declared::long(k), k.doc.trim().to_string())).collect()
+}
+
 /// Every knob of a simulated run, in the command line's order: the machine
 /// and workload, every policy's, the engine's.
 pub fn knobs() -> Vec<Knob> {
-    let run = |k: &RunKnob| listed(&k.spec, k.long(), k.spec.doc.to_string());
+    let run = |k: &KnobSpec| listed(k, crate::declared::long(k), k.doc.to_string());
     let mut out: Vec<Knob> = PLACE.iter().map(run).collect();
     out.extend(knob::all().into_iter().map(|k| listed(k, k.name.replace('_', "-"), policy_help(k))));
     out.extend(ENGINE.iter().map(run));
@@ -259,11 +227,11 @@ mod tests {
             assert!(all[..i].iter().all(|o| o.name != k.name && o.flag != k.flag), "{} twice", k.name);
         }
         for k in PLACE.iter().chain(&ENGINE) {
-            if !k.spec.default.is_empty() {
-                k.spec.parse(k.spec.default).unwrap_or_else(|e| panic!("{}: {e}", k.spec.name));
+            if !k.default.is_empty() {
+                k.parse(k.default).unwrap_or_else(|e| panic!("{}: {e}", k.name));
             }
         }
-        assert_eq!(RunKnob::find("timing").unwrap().long(), "no-timing");
+        assert_eq!(crate::declared::long(run_knob_named("timing").unwrap()), "no-timing");
     }
 
     #[test]

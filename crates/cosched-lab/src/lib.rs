@@ -12,6 +12,7 @@ pub mod assign;
 pub mod assignment;
 pub mod best_static;
 pub mod compare;
+pub mod declared;
 pub mod error;
 pub mod evt;
 pub mod knobs;

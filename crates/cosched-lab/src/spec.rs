@@ -2,10 +2,10 @@
 //! ([`crate::knobs`]), turned into the machine, the planned workload, the
 //! policies' options and the engine's options that one seed's run uses.
 
+use crate::declared::FromValue;
 use crate::error::RunError;
-use crate::knobs::{RunKnob, SimKnobs};
+use crate::knobs::{run_knob_named, SimKnobs};
 use cosched_core::num::shortest;
-use cosched_core::policies::knob::Value;
 use cosched_core::policies::PolicyOptions;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{Cancel, SimOptions};
@@ -71,8 +71,8 @@ impl Default for RunSpec {
             cancel: Cancel::default(),
         };
         for k in crate::knobs::PLACE.iter().chain(&crate::knobs::ENGINE) {
-            if !k.spec.default.is_empty() {
-                r.set(k.spec.name, k.spec.default).unwrap_or_else(|e| panic!("declared default: {e}"));
+            if !k.default.is_empty() {
+                r.set(k.name, k.default).unwrap_or_else(|e| panic!("declared default: {e}"));
             }
         }
         r
@@ -83,27 +83,21 @@ impl RunSpec {
     /// Set knob `name` (a keyword: the run's own or a policy's) from `text`,
     /// checked against its declaration.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
-        let Some(k) = RunKnob::find(name) else { return self.knobs.set(name, text) };
-        let value = k.spec.parse(text)?;
-        let (num, int) = match &value {
-            Value::Float(v) => (*v, 0),
-            Value::Int(v) => (0.0, *v),
-            _ => (0.0, 0),
-        };
-        let count = |v: u64| u32::try_from(v).expect("declared within 32 bits");
-        match (name, value) {
-            ("machine", Value::Text(t)) => self.machine = t,
-            ("workload", Value::Text(t)) => self.workload = t,
-            ("threads", _) => self.threads = Some(count(int)),
-            ("copies", _) => self.copies = Some(count(int)),
-            ("pp_cost_us", _) => self.pp_cost_us = num,
-            ("decision_cost_us", _) => self.decision_cost_us = num,
-            ("counter_noise", _) => self.counter_noise = num,
-            ("noise", _) => self.noise = num,
-            ("timing", Value::Switch(on)) => self.timing = on,
-            ("max_sim_time_s", _) => self.max_sim_time_s = num,
-            ("max_events", _) => self.max_events = int,
-            (other, v) => unreachable!("run knob `{other}` declared without a field ({v:?})"),
+        let Some(k) = run_knob_named(name) else { return self.knobs.set(name, text) };
+        let v = k.parse(text)?;
+        match k.name {
+            "machine" => self.machine = FromValue::from_value(v),
+            "workload" => self.workload = FromValue::from_value(v),
+            "threads" => self.threads = FromValue::from_value(v),
+            "copies" => self.copies = FromValue::from_value(v),
+            "pp_cost_us" => self.pp_cost_us = FromValue::from_value(v),
+            "decision_cost_us" => self.decision_cost_us = FromValue::from_value(v),
+            "counter_noise" => self.counter_noise = FromValue::from_value(v),
+            "noise" => self.noise = FromValue::from_value(v),
+            "timing" => self.timing = FromValue::from_value(v),
+            "max_sim_time_s" => self.max_sim_time_s = FromValue::from_value(v),
+            "max_events" => self.max_events = FromValue::from_value(v),
+            other => unreachable!("run knob `{other}` declared without a field"),
         }
         Ok(())
     }

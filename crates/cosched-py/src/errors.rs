@@ -29,13 +29,7 @@ pub fn raise(class: &str, message: String, attrs: &[(&str, String)]) -> PyErr {
 pub fn run_error(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_error(c),
-        e @ RunError::Option { .. } => {
-            let knob = match &e {
-                RunError::Option { knobs, .. } => knobs.join(", "),
-                _ => unreachable!(),
-            };
-            raise("OptionError", e.in_keywords(), &[("knob", knob)])
-        }
+        RunError::Option { ref knobs, .. } => raise("OptionError", e.in_keywords(), &[("knob", knobs.join(", "))]),
         RunError::Policy(s) => raise("PolicyError", s, &[]),
         RunError::Simulation(s) => raise("SimulationError", s, &[]),
         RunError::Evt { context, error } => pot_error(Some(&context), error),

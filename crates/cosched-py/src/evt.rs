@@ -4,6 +4,7 @@
 use crate::errors::{pot_error, run_error};
 use cosched_lab::assign::{report, AssignOptions};
 use cosched_lab::best_static::OptimumOptions;
+use cosched_lab::declared::Declared;
 use cosched_lab::evt::{analyse, parse_threshold};
 use cosched_lab::RunError;
 use pyo3::prelude::*;
@@ -13,7 +14,21 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pot, m)?)?;
     m.add_function(wrap_pyfunction!(assign, m)?)?;
     m.add_function(wrap_pyfunction!(optimum, m)?)?;
+    m.add_function(wrap_pyfunction!(option_list, m)?)?;
     Ok(())
+}
+
+/// The declared options of `command` (`assign` or `optimum`) as JSON: keyword,
+/// flag, default, kind, help (as `knob_list`).
+#[pyfunction]
+fn option_list(command: &str) -> PyResult<String> {
+    use cosched_lab::knobs::declared_knobs;
+    let list = match command {
+        "assign" => declared_knobs::<AssignOptions>(),
+        "optimum" => declared_knobs::<OptimumOptions>(),
+        other => return Err(run_error(RunError::option(format!("`{other}` has no declared options")))),
+    };
+    serde_json::to_string(&list).map_err(|e| run_error(RunError::Simulation(e.to_string())))
 }
 
 /// POT on `samples` (`cosched evt --format json` without file and column).
