@@ -1,5 +1,5 @@
 """Summary of scripts/mechanisms: each paper's headline figures with issue
-#30's time-sharing mechanisms on (docs/results, the presets' default) and off
+the time-sharing mechanisms on (docs/results, the presets' default) and off
 (docs/results/mechanisms/<arm>/), mean ±95% half-width as the CSVs hold them,
 and for every paper how many of its CSV cells moved beyond their interval.
 """

@@ -9,7 +9,7 @@
 //! the predicted slowdowns at most [`TARGET_MEDIAN`], none beyond
 //! [`TARGET_WORST`], and the predicted best policy within the measured
 //! interval of the measured best. Each prediction carries the host's
-//! run-to-run spread ([`noise_band`], issue #31 item 2), and the check
+//! run-to-run spread ([`noise_band`]), and the check
 //! reports how many measured means fall inside it.
 
 use crate::mix_model::Predicted;
@@ -18,9 +18,9 @@ use cosched_core::paired::{paired_ratio, Verdict};
 use cosched_core::stats::{mean_ci, t95, MeanCi};
 use serde::Serialize;
 
-/// Issue #31 item 4: the median absolute relative error of the predicted co-run slowdowns.
+/// The median absolute relative error of the predicted co-run slowdowns.
 pub const TARGET_MEDIAN: f64 = 0.15;
-/// Issue #31 item 4: no job's predicted slowdown off by more than this.
+/// No job's predicted slowdown off by more than this.
 pub const TARGET_WORST: f64 = 0.30;
 
 /// One job under one policy.

@@ -1,6 +1,6 @@
 //! `cosched complete FILE`: complete a sparse matrix given as `row,col,value`
 //! lines (an empty value marks a cell to predict) with the Bayesian
-//! factorization machine (issue #35; `cosched_core::learn::complete_bayes`:
+//! factorization machine (`cosched_core::learn::complete_bayes`:
 //! each prediction with its posterior standard deviation), or with `--model
 //! sgd` the self-tuning SGD FM (SLITS §3.3; `cosched_core::learn::complete`).
 //! `cosched probe` and SLITS's warm start complete with the Bayesian FM too.

@@ -1,4 +1,4 @@
-//! The simulated model of a real mix (issue #31 items 3 and 5): each job of
+//! The simulated model of a real mix: each job of
 //! a mix file becomes a simulated job, from
 //! - the **characterised program** of the same name (`cosched characterise`
 //!   output, `--programs FILE`): its phases as fitted, or else
@@ -20,7 +20,7 @@
 //! - pointer chase over W MiB: every operation one LLC access (W above L2),
 //!   one miss outstanding (MLP 1), `access = "random"`: the miss ratio at
 //!   the LLC share it holds comes from the machine's measured latency sweep
-//!   (`cache.latency_curve`, issue #31 item 2), or `1 − share/W` without one;
+//!   (`cache.latency_curve`), or `1 − share/W` without one;
 //! - stream: one LLC access per 64-byte line, MLP 10, misses at every size;
 //! - compute: no memory traffic.
 
@@ -264,7 +264,7 @@ pub fn simulate_policy(
 /// The slowdown of every modelled job beside every other (self-pairs
 /// included: beside a second instance of itself), each pair simulated on the
 /// machine's first two cores sharing an LLC, the co-runner working throughout:
-/// the job-level TIM `cosched probe` measures, predicted (issue #31 item 5).
+/// the job-level TIM `cosched probe` measures, predicted.
 pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfile, String> {
     let (c0, c1) = corun_pair(&m.topology()).ok_or_else(|| format!("{}: no two cores share an LLC", m.name))?;
     let jobs = &model.workload.jobs;

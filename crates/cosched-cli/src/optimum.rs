@@ -1,6 +1,6 @@
 //! `cosched optimum`: the best static co-schedule of a workload on the
 //! simulated machine, its simulated outcome and what kind of bound it is
-//! (issue #33 item 1; `cosched_lab::optimum`).
+//! (`cosched_lab::optimum`).
 
 use crate::flags::Flags;
 use crate::opts::Format;

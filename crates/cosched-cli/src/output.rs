@@ -46,7 +46,7 @@ pub fn ci_cells(m: Option<&cosched_core::stats::MeanCi>) -> [String; 3] {
 }
 
 /// Check before any work that `dir` (an output folder, created if missing)
-/// can be written, so a long run never ends failing to write (issue #28 item 7).
+/// can be written, so a long run never ends failing to write.
 pub fn check_out_dir(flag: &str, dir: Option<&str>) -> Result<(), String> {
     let Some(d) = dir else { return Ok(()) };
     std::fs::create_dir_all(d).map_err(|e| format!("{flag} {d}: cannot create the folder: {e}"))?;

@@ -1,5 +1,5 @@
 //! `cosched run --policies A,B,C --repeat N`: interleaved rounds on a noisy
-//! host (issue #18). Each round measures the jobs alone (under `linux`), then
+//! host. Each round measures the jobs alone (under `linux`), then
 //! runs every policy once in a seeded random order; each policy's makespan is
 //! paired with the baseline's of the same round, so host drift between
 //! rounds cancels in the ratio (`cosched_core::paired`). A round whose solo

@@ -1,4 +1,4 @@
-//! Any input (issue #28): counts are bounded before anything is allocated,
+//! Any input: counts are bounded before anything is allocated,
 //! runs have an event budget, results are never NaN, and errors blame the
 //! right thing before the work. One test per numbered item of the issue.
 

@@ -304,7 +304,7 @@ fn evt_and_assign_estimate_bounds_and_reject_bad_input() {
     fails_cleanly(&["evt", &f, "--threshold", "x1"], &["--threshold"]);
     fails_cleanly(&["evt", &tmp("bad.csv", "a\n1\nzz\n"), "--column", "a"], &["bad.csv:3", "zz"]);
     fails_cleanly(&["evt", &tmp("few.csv", "1\n2\n3\n")], &["few.csv", "exceedances"]);
-    // Issue #14: several numeric columns and no --column: refused, listing them
+    // Several numeric columns and no --column: refused, listing them
     // (a run index must never be taken for the measurements).
     fails_cleanly(&["evt", &f], &["uniform.csv", "2 numeric columns (run, perf)", "--column"]);
     let o = cosched(&["evt", &f, "--column", "1"]);
@@ -337,7 +337,7 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let (pts, bare): (Vec<_>, Vec<_>) = v.as_array().unwrap().iter().partition(|p| p["status"] != "no points");
-    // Issue #30: at least 25 points, 10 of them held out, every preset covered.
+    // At least 25 points, 10 of them held out, every preset covered.
     assert!(pts.len() >= 25, "{} points", pts.len());
     assert!(pts.iter().filter(|p| p["fitted"] == false).count() >= 10);
     let presets = cosched_machine::presets::machine_names().count();
@@ -363,7 +363,7 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     assert!(err.contains("out of tolerance") && err.contains("bus rate"), "{err}");
     let f = tmp("badkind.toml", &preset("machines", "i5-2500").replace("kind = \"bus_rate\"", "kind = \"bus_rat\""));
     fails_cleanly(&["validate", &f], &["badkind.toml", "kind", "unknown variant `bus_rat`", "bus_rate"]);
-    // A known gap must name the mechanism the model lacks (issue #30).
+    // A known gap must name the mechanism the model lacks.
     let m = preset("machines", "i5-2500");
     let cut = m.lines().filter(|l| !l.starts_with("missing_mechanism")).collect::<Vec<_>>().join("\n");
     let f = tmp("nomechanism.toml", &cut);

@@ -73,8 +73,8 @@ fn the_shared_machine_crate_sits_on_the_core_only() {
 fn the_core_has_no_io_and_no_pyo3() {
     let all = manifests();
     let (deps, dir) = &all["cosched-core"];
-    // integer-blossom: the matching solver of `optimum` (std only, no I/O; issue #33);
-    // rand_distr: the normal and gamma draws of the Bayesian FM (issue #35).
+    // integer-blossom: the matching solver of `optimum` (std only, no I/O);
+    // rand_distr: the normal and gamma draws of the Bayesian FM.
     let allowed = ["serde", "serde_json", "rand", "rand_chacha", "thiserror", "integer-blossom", "rand_distr"];
     let extra: Vec<_> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
     assert!(extra.is_empty(), "cosched-core gained dependencies {extra:?} (allowed: {allowed:?})");
@@ -108,7 +108,7 @@ fn sources(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// Issue #29: the backend half of the policy contract (statuses, timers,
+/// The backend half of the policy contract (statuses, timers,
 /// validation of decisions) is written once, in `cosched-core/src/dispatch`;
 /// each backend implements its `Backend` trait and applies no decision itself.
 #[test]

@@ -322,7 +322,7 @@ fn rda_strict_admits_real_periods_of_the_pp_kernels_and_makes_oversized_ones_wai
 }
 
 /// Every run names the machine description it used; a preset that
-/// contradicts this host is warned about with both values (issue #28 item 2).
+/// contradicts this host is warned about with both values.
 #[test]
 fn a_run_names_its_description_and_warns_where_a_preset_contradicts_this_host() {
     let m = cosched_machine::presets::machine("xeon-e5645").unwrap();
@@ -391,7 +391,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
-    // Issue #31 item 3: the characterised program checked in a mix with more jobs than CPUs
+    // The characterised program checked in a mix with more jobs than CPUs
     // (three instances and a cosched-bench job), under linux and two other policies, one of
     // them SLITS on the pair slowdowns the model predicts.
     // The runtime's own description of this host (what it schedules on), not a count read apart.

@@ -151,7 +151,7 @@ fn sigterm_stops_the_run_releases_and_terminates_every_tree() {
     assert_eq!(run_dirs(pid), Vec::<std::path::PathBuf>::new(), "the run's cgroups were removed");
 }
 
-/// Chaos (issue #18): in each seeded round, managed processes are killed and
+/// Chaos: in each seeded round, managed processes are killed and
 /// stopped (then continued) from outside at random moments while a policy
 /// runs them, and the scheduler is SIGKILLed at a random moment; afterwards
 /// no surviving process is frozen, stopped, pinned or in a cgroup of ours.

@@ -1,4 +1,4 @@
-//! Coverage study of the POT upper bound's interval (issue #14): bounded
+//! Coverage study of the POT upper bound's interval: bounded
 //! distributions with known endpoints, several sample sizes, seeded
 //! replicates; for each threshold rule, how often the nominal-95% profile
 //! interval contains the true endpoint and the median interval width

@@ -6,7 +6,7 @@
 //! * [`policies`]: the baselines of the SLITS paper (§5.2) and more.
 //! * [`metrics`]: STP, ANTT, unfairness and the other per-run figures.
 //! * [`stats`]: small statistics helpers (percentiles, t-intervals).
-//! * [`optimum`]: distinct static co-schedules and minimum-cost pairing (issue #33).
+//! * [`optimum`]: distinct static co-schedules and minimum-cost pairing.
 //!
 //! No I/O (no file, network, process, environment or clock API) and no
 //! PyO3: every backend and front end sits on top of it, and

@@ -1,4 +1,4 @@
-//! Numbers as people read them in messages and tables (issue #28 item 4):
+//! Numbers as people read them in messages and tables:
 //! the shortest text that parses back to the same `f64`, in exponent form
 //! when plain digits would be long (`1e-9`, `1e300`, never 300 digits).
 

@@ -1,4 +1,4 @@
-//! Paired comparisons over interleaved rounds (issue #18): a candidate and a
+//! Paired comparisons over interleaved rounds: a candidate and a
 //! baseline measured once in each round, so the host's drift between rounds
 //! cancels in each round's ratio. The ratio of round i is
 //! `baseline_i / candidate_i` (a speedup: > 1 when the candidate is faster);

@@ -224,12 +224,12 @@ pub trait Oracle {
     fn solo_ipc(&self, thread: ThreadId) -> Option<f64>;
     /// Every thread that would run on `ctx`'s socket, with its rates, if
     /// `thread` (when given) ran on `ctx` and whatever runs on `ctx` now left:
-    /// the ground-truth outcome of a hypothetical co-schedule (issue #13's EFS
+    /// the ground-truth outcome of a hypothetical co-schedule (the EFS
     /// ablation admits by it instead of the collision model).
     fn coschedule(&self, ctx: CtxId, thread: Option<ThreadId>) -> Option<Vec<(ThreadId, CoRun)>>;
     /// What `thread` (waiting) would do if it ran on `ctx` beside the threads
     /// running now (whatever runs on `ctx` leaves): the ground truth an
-    /// oracle pairing ranks by (issue #13's SLITS ablation, "ground-truth contention").
+    /// oracle pairing ranks by (the SLITS ablation, "ground-truth contention").
     fn corun(&self, thread: ThreadId, ctx: CtxId) -> Option<CoRun> {
         self.coschedule(ctx, Some(thread))?.into_iter().find(|r| r.0 == thread).map(|r| r.1)
     }
@@ -305,7 +305,7 @@ pub trait Policy: Send {
     /// Handle one event, appending decisions to `out`.
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>);
     /// Why the policy cannot continue, once it cannot (a user policy whose
-    /// code raised, issue #34): the backends ask after every event and stop
+    /// code raised): the backends ask after every event and stop
     /// the run with [`crate::dispatch::ContractError::Failed`]. `None` (the
     /// default) for a policy that always can.
     fn failure(&mut self) -> Option<String> {

@@ -29,7 +29,7 @@ pub fn random_assignment(topo: &Topology, threads: usize, rng: &mut impl Rng) ->
 /// order dealt over the contexts in a random order, so every context holds
 /// ⌊threads/contexts⌋ or ⌈threads/contexts⌉ of them. The statistical study's
 /// random assignment (§3) carried to an oversubscribed workload, where
-/// threads sharing a context take turns (issue #33 item 2).
+/// threads sharing a context take turns.
 pub fn random_partition(topo: &Topology, threads: usize, rng: &mut impl Rng) -> Vec<CtxId> {
     use rand::seq::SliceRandom;
     let n = topo.n_contexts().max(1);

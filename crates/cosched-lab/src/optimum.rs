@@ -1,5 +1,5 @@
-//! The best static co-schedule of a workload on the simulated machine
-//! (issue #33), measured, never predicted: every candidate is a full run of
+//! The best static co-schedule of a workload on the simulated machine,
+//! measured, never predicted: every candidate is a full run of
 //! the machine under the `static` policy.
 //!
 //! Three ways to it, each with its own word for what it found:
@@ -181,7 +181,7 @@ impl<'a> Instance<'a> {
     }
 
     /// The instance of an oversubscribed workload (more threads than
-    /// contexts; issue #33 item 2): no static co-schedule runs every thread at
+    /// contexts): no static co-schedule runs every thread at
     /// once, so the candidates are **time-shared partitions**, each thread
     /// pinned to one context for the whole run and the threads of a context
     /// taking turns of the round-robin quantum
@@ -370,7 +370,7 @@ impl<'a> Instance<'a> {
     }
 
     /// Jiang et al.'s co-scheduling generalised to sharing domains of more
-    /// than two contexts (issue #33 item 1): the co-run cost of every group
+    /// than two contexts: the co-run cost of every group
     /// of jobs that fits one domain of the deepest shared level (the sum of
     /// its members' degradations, each measured beside the others), the
     /// exact minimum-cost grouping ([`min_cost_groups`]), placed spread over

@@ -79,7 +79,7 @@ fn matching_minimises_the_pairwise_cost_it_is_given() {
     }
 }
 
-/// Issue #33 item 1's larger sharing groups: on a machine whose cores share
+/// The larger sharing groups: on a machine whose cores share
 /// an LLC in fours and have no SMT, the exact grouping of the group costs
 /// equals brute force over every assignment to domains, and its simulated
 /// co-schedule never beats the exact optimum.

@@ -1,4 +1,4 @@
-//! The best static co-schedule of a mix on this machine (issue #33 item 2):
+//! The best static co-schedule of a mix on this machine:
 //! Jiang et al.'s minimum-cost pairing (PACT 2008, §3) of the mix's
 //! instances on the host's two-context sharing domains, from the pairwise
 //! slowdowns `cosched probe` measured (or `cosched characterise` predicted),

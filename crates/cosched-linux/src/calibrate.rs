@@ -16,7 +16,7 @@
 //! - `bandwidth_gbs`: the highest total streaming rate over the copy sweep.
 //!
 //! Also measured, not fitted into the preset: the cost of time-sharing one
-//! CPU ([`Timeshare`], issue #31 item 2), which the caller checks the
+//! CPU ([`Timeshare`]), which the caller checks the
 //! simulator's refill model against.
 //!
 //! Power cannot be measured without RAPL or a meter; the preset then carries
@@ -70,7 +70,7 @@ pub struct Measurements {
     pub timeshare: Vec<Timeshare>,
 }
 
-/// Time-sharing one CPU (issue #31 item 2): two copies of a pointer chase
+/// Time-sharing one CPU: two copies of a pointer chase
 /// over `wss_mb`, each of fixed work, pinned to the same CPU, so that the
 /// kernel alternates them at its own quantum and each refills, at every
 /// switch, what the other evicted. CPU times and switch counts are the

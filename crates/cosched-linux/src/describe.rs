@@ -1,4 +1,4 @@
-//! The machine description a real run uses (issue #28 item 2): a preset
+//! The machine description a real run uses: a preset
 //! given with `-m`, or this host as sysfs describes it (contexts, cores,
 //! SMT, LLC domains and size), with memory bandwidth and power from a
 //! `cosched calibrate` file when one is given (`--calibration`). Pure: the

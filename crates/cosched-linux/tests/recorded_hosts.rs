@@ -1,5 +1,5 @@
 //! The real runtime's host-dependent decisions on recorded sysfs trees of
-//! other machines (issue #28 item 1): each tree is read as `cosched run`
+//! other machines: each tree is read as `cosched run`
 //! reads this host ([`Host::from_sysfs`]), described as a run without `-m`
 //! describes it ([`Description::of`]), and policies are driven through a view
 //! of that description. Every size in the checks comes from the description.

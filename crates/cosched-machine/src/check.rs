@@ -1,6 +1,6 @@
 //! Calibration and check points of a machine description: published
 //! measurements of the machine that `cosched validate` reproduces on the
-//! simulated one (issue #12 item 7), as written in `[[check]]` entries.
+//! simulated one, as written in `[[check]]` entries.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +45,7 @@ pub enum CheckKind {
     /// Wall time of two pointer chases over `footprint_mb` each pinned to one
     /// context and alternating at `quantum_ms`, over one alone (`cosched
     /// calibrate`'s time-sharing measurement, each copy running `solo_s`
-    /// alone; issue #31 item 2, issue #30's time-sharing mechanisms).
+    /// alone; issue #31 item 2, the time-sharing mechanisms).
     Timeshare,
     /// Largest, over `workloads`, of 1 − performance of the load-balanced
     /// assignment (threads spread over cores, then pipes, then strands) over
@@ -101,7 +101,7 @@ pub enum Bound {
 }
 
 /// One published measurement of a machine and how to reproduce it in the
-/// simulator (`cosched validate`, issue #12 item 7).
+/// simulator (`cosched validate`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckPoint {

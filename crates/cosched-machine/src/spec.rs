@@ -85,11 +85,11 @@ pub struct CacheSpec {
     /// Measured dependent-load latency against working set, `[MiB, ns]`
     /// pairs in increasing MiB (`cosched calibrate`'s pointer-chase sweep):
     /// where present, phases with `access = "random"` take their miss ratio
-    /// from it (issue #31 item 2; docs/model.md, "Random access").
+    /// from it (docs/model.md, "Random access").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_curve: Option<Vec<[f64; 2]>>,
     /// LLC capacity is conserved across threads that time-share a domain
-    /// (issue #30, from issue #31's time-sharing check; docs/model.md,
+    /// (from the time-sharing check; docs/model.md,
     /// "Switches, migrations and absences"): what survives of a resuming
     /// thread's data is capped at the LLC minus what the domain's other
     /// threads still hold. `false`: the ablation (each thread's data ages by
@@ -115,7 +115,7 @@ pub struct CoreSpec {
     #[serde(default = "default_l1_contention")]
     pub l1_contention: f64,
     /// Whether threads on one core exchange data through its L1: a thread's
-    /// accesses to data an SMT sibling wrote hit there (issue #30 item 2a);
+    /// accesses to data an SMT sibling wrote hit there;
     /// `false` is the ablation (they hit in the LLC as from any other core).
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub l1_exchange: bool,
@@ -160,7 +160,7 @@ fn full() -> f64 {
 }
 
 /// DRAM organisation behind one socket's bus, for row-buffer conflicts
-/// between concurrent streams (issue #12 item 4; `docs/model.md`).
+/// between concurrent streams (`docs/model.md`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DramSpec {
@@ -215,7 +215,7 @@ pub struct CostSpec {
     #[serde(default = "default_cs")]
     pub context_switch_us: f64,
     /// How a refill after a switch shares a thread's time with execution
-    /// (issue #30; docs/model.md, "Switches, migrations and absences"):
+    /// (docs/model.md, "Switches, migrations and absences"):
     /// `true` (the default), the share the thread's own accesses to its
     /// evicted data take (their stall over that stall plus the time of an
     /// instruction alone); `false`, the ablation: half of the time to the
@@ -268,7 +268,7 @@ impl MachineSpec {
                 ));
             }
         }
-        // Physical ranges (issue #28 item 4): wide enough for any machine built,
+        // Physical ranges: wide enough for any machine built,
         // narrow enough that no result overflows, underflows or divides by zero.
         c.within("freq_ghz", self.freq_ghz, 0.05, 10.0)?;
         let t = &self.topology;

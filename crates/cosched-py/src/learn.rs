@@ -31,7 +31,7 @@ fn complete(
     Ok((about.to_string(), preds))
 }
 
-/// The Bayesian FM's completion (issue #35; `cosched complete`'s default):
+/// The Bayesian FM's completion (`cosched complete`'s default):
 /// the model's description as JSON and each `wanted` cell's (mean, std).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]

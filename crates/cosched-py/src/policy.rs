@@ -1,4 +1,4 @@
-//! A policy written in Python (issue #34): a `cosched.Policy` subclass run by
+//! A policy written in Python: a `cosched.Policy` subclass run by
 //! the simulator through the same contract as the built-in policies
 //! (`cosched_core::policy`, design.md "The policy boundary"). Each event
 //! crosses as an [`Event`] object and the machine as a [`View`] whose methods

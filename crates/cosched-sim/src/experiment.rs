@@ -146,7 +146,7 @@ pub fn simulate(
 }
 
 /// As [`simulate`] with the policy given rather than named (a user's
-/// policy, issue #34); the report names it `cfg.policy`.
+/// policy); the report names it `cfg.policy`.
 pub fn simulate_with(
     m: &MachineSpec,
     plan: &Plan,

@@ -1,4 +1,4 @@
-//! Run-to-run variation of the ground truth (issue #12): a real machine
+//! Run-to-run variation of the ground truth: a real machine
 //! never runs the same program twice at the same speed, so each simulated
 //! run draws its own ground truth from the seed, and repeated runs give an
 //! interval as repeated runs on hardware do.

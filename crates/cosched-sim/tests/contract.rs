@@ -1,5 +1,5 @@
 //! The simulator keeps the policy contract through the core's dispatcher
-//! (issue #29): an illegal decision ends the run with the dispatcher's error,
+//!: an illegal decision ends the run with the dispatcher's error,
 //! the same words the real runtime and the test scripts use.
 
 mod common;

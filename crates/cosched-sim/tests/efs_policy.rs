@@ -89,7 +89,7 @@ fn no_thread_waits_longer_than_eq24_under_a_stream_of_bandwidth_hungry_threads()
     }
 }
 
-/// Issue #13's ablation: admission by the oracle's solo bandwidths or by the
+/// The ablation: admission by the oracle's solo bandwidths or by the
 /// true outcome are different code paths from the model's, and the true
 /// outcome agrees with the model where the answer is clear: serialise four
 /// threads that saturate the bus, run every low-bandwidth thread.
@@ -114,7 +114,7 @@ fn oracle_admissions_differ_from_the_model_and_agree_where_the_answer_is_clear()
     assert_ne!(solo.job_finish, truth.job_finish);
 }
 
-/// Issue #32 item 11's arms are real switches: with starvation freedom off,
+/// The arms are real switches: with starvation freedom off,
 /// a stream of bandwidth-hungry threads does make some thread wait beyond
 /// Eq. 24's bound (the test above shows it holds when on); the capacity rule
 /// (no collision model) is a different admission from the model's, and still

@@ -200,7 +200,7 @@ fn the_oracles_what_if_answers_are_the_models_rates() {
     assert!((measured_ipc - a[1].ipc).abs() < 0.05 * a[1].ipc, "run {measured_ipc} vs what-if {}", a[1].ipc);
 }
 
-/// `SimOptions::decision_cost_ns` (issue #32 item 11): every thread start
+/// `SimOptions::decision_cost_ns`: every thread start
 /// stalls its context that long, so with one thread per context and
 /// nothing else changing, the makespan grows by exactly the cost times the
 /// starts of the longest thread (one trace slice per start), and the energy

@@ -104,7 +104,7 @@ fn chase(mb: f64, copies: u32, ipc: f64) -> String {
 
 #[test]
 fn the_random_access_miss_ratio_reproduces_the_recorded_latency_sweep() {
-    // Issue #31 item 2: on the whole LLC, a random chase over W pays the sweep's latency at W:
+    // On the whole LLC, a random chase over W pays the sweep's latency at W:
     // an LLC hit plus the miss ratio times the memory latency.
     let m = machine("kvm-epyc-2c");
     let curve = m.cache.latency_curve.clone().expect("the calibrated preset records its sweep");
@@ -159,7 +159,7 @@ fn a_random_access_phase_refuses_a_miss_rate_curve() {
 }
 
 /// LLC capacity conserved across time-sharing threads, and refills paced by
-/// the thread's own accesses (issue #30, from issue #31's check against two
+/// the thread's own accesses (from the check against two
 /// chases on one CPU): two random chases pinned to one context of the
 /// calibrated guest, each sized from the preset's LLC. When the two working
 /// sets together exceed the LLC, each resumes with at most what the other

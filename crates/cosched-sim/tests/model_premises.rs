@@ -41,7 +41,7 @@ fn measured_on_figures_are_reproduced_on_a_machine_like_the_reference() {
         p[1] *= 90.0 / 65.0;
     }
     m.memory.bandwidth_gbs = 200.0;
-    // Phased presets (issue #12 item 2) keep the whole-run figure: total instructions / cycles.
+    // Phased presets keep the whole-run figure: total instructions / cycles.
     for (name, published) in [("omnetpp", 0.70), ("mcf", 0.45), ("soplex", 1.33), ("gcc", 1.43)] {
         let w = cosched_sim::presets::workload(name).unwrap();
         let p = plan(&w, &m);
@@ -215,7 +215,7 @@ fn delivered(m: &cosched_machine::MachineSpec, n: usize, h: f64) -> f64 {
 
 #[test]
 fn concurrent_streams_lose_bandwidth_to_row_conflicts_by_the_closed_form() {
-    // EFS Table 1's phenomenon (issue #12 item 4): one stream alone keeps its rows open; four
+    // EFS Table 1's phenomenon: one stream alone keeps its rows open; four
     // streams on 16 banks break each other's. Saturated, the bus delivers μ / (1 + δ) with
     // δ = h · p · switch / (MLP · line), p = 1 − (1 − 1/16)^3 for four identical streams.
     let m = machine("i5-2500");
@@ -293,7 +293,7 @@ fn a_queueing_model_bus_never_queues_a_request_behind_more_than_is_outstanding()
 
 #[test]
 fn a_shared_raytrace_scene_is_one_copy_in_the_llc() {
-    // Issue #30 item 2c: the four threads of an `rda-raytrace-shared` process render one scene;
+    // The four threads of an `rda-raytrace-shared` process render one scene;
     // together they hold one copy of it (plus their private data), where the per-thread reading
     // holds one per thread.
     let m = machine("xeon-e5-2420");

@@ -55,7 +55,7 @@ fn progress_error(o: &Outcome) -> f64 {
 
 #[test]
 fn re_estimating_ipc_alone_tracks_program_phases() {
-    // The SPEC presets have phases with distinct IPC alone (issue #12 item 2), so an estimate
+    // The SPEC presets have phases with distinct IPC alone, so an estimate
     // taken once goes stale; refreshing it every 40 quanta (Perf&Fair §5.1) must measure
     // progress more accurately than never refreshing it. 20 s of solo work per process.
     let every_40 = progress_error(&go_with(Variant::PerfFair, PerfFairParams::default(), 4.0));

@@ -110,7 +110,7 @@ fn declarations_scaled_down_admit_more_and_scaled_up_fewer() {
 
 #[test]
 fn the_thread_pool_hold_is_a_switch_that_changes_some_schedules() {
-    // Issue #32 item 15's ablation: §3.4's hold off. Across the RDA presets it must change at
+    // The ablation: §3.4's hold off. Across the RDA presets it must change at
     // least one schedule (else the switch would be dead), and every job still finishes.
     let m = machine("xeon-e5-2420");
     let mut changed = vec![];

@@ -194,7 +194,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             let (measured, rhos, diffs) = placement(budget, prune);
             t_sp.push(sp_row("placement (measured budget)", prune, measured, &rhos, &diffs));
         }
-        // §5.4 at the paper's 5% *in total* (issue #32 item 5): half of the 5% trains the
+        // §5.4 at the paper's 5% *in total*: half of the 5% trains the
         // predictor, the other half is the predicted best of the rest.
         let train = budget / 2;
         let rest = a.samples.saturating_sub(train).max(1);

@@ -39,9 +39,9 @@ enum Paper {
     Evt(evt::Args),
     /// RDA: energy and performance of Strict and Compromise on the Table 2 workloads, and the overhead study, on `xeon-e5-2420`.
     Rda(rda::Args),
-    /// How far from the best (issue #33): the exact optimum of static co-schedules beside pairwise matching, the EVT estimate and every policy.
+    /// How far from the best: the exact optimum of static co-schedules beside pairwise matching, the EVT estimate and every policy.
     Optimum(optimum::Args),
-    /// The combined policy `quintet` on each paper's workloads and objective, against the paper's policy and CFS, with ablations (issue #33 item 3).
+    /// The combined policy `quintet` on each paper's workloads and objective, against the paper's policy and CFS, with ablations.
     Quintet(quintet::Args),
 }
 
@@ -66,7 +66,7 @@ pub fn mix(name: &str, jobs: &[(&str, u32)]) -> Result<WorkloadSpec, String> {
     presets::workload_from_toml(name, &s).map_err(|e| e.to_string())
 }
 
-/// `--no-timing` of every paper rerun (issue #32 item 18): leave out wall-clock
+/// `--no-timing` of every paper rerun: leave out wall-clock
 /// timings, so that identical inputs give byte-identical output and
 /// `scripts/check-results` can compare a rerun with docs/results. Only `paper
 /// slits` prints a timing (its decision-time table); the others take the flag
@@ -78,7 +78,7 @@ pub struct Timing {
     pub no_timing: bool,
 }
 
-/// `--seeds` and `--noise` of a paper rerun (issue #13).
+/// `--seeds` and `--noise` of a paper rerun.
 #[derive(ClapArgs, Clone, Copy)]
 pub struct SeedArgs {
     /// Repetitions, each a run of the machine with its own run-to-run variation; tables give mean ±95% interval.

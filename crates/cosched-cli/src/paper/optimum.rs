@@ -1,5 +1,5 @@
 //! `cosched paper optimum`: how far the papers' policies are from the best
-//! static co-schedule (issue #33 item 2), on machines where the exact optimum
+//! static co-schedule, on machines where the exact optimum
 //! can be computed (every distinct co-schedule simulated), with Jiang et
 //! al.'s pairwise matching and the statistical study's EVT estimate checked
 //! against it.

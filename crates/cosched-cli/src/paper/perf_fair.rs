@@ -295,7 +295,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     println!("## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n");
     println!("Paper: below 80 trans/µs Perf and Fair \"reach similar speedup\" and Perf&Fair \"improves the speedups achieved by both\"; between 80 and 120 Perf beats Fair and Perf&Fair reaches \"speedups closely resembling Perf\"; above 120 Perf&Fair \"widely improves the results of both Fair and Linux\" but not Perf's.\n");
     regimes.emit(&a.out, "regimes.csv")?;
-    // Paired comparisons (issue #32 item 2): the §7 claims order schedulers, so
+    // Paired comparisons: the §7 claims order schedulers, so
     // each pair is compared seed by seed (same machine, mix and seed), not by
     // the overlap of two unpaired intervals.
     let mut paired = Table::new(&[

@@ -1,4 +1,4 @@
-//! `cosched paper quintet`: the combined policy (`quintet`, issue #33 item 3)
+//! `cosched paper quintet`: the combined policy (`quintet`)
 //! on each paper's own machine, workloads and objective, against that
 //! paper's policy and CFS, with every borrowed mechanism ablated, paired by
 //! seed; beside it the best static co-schedule where every thread can run

@@ -142,7 +142,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         ]);
     }
     summary.emit(&a.out, "summary.csv")?;
-    // Strict against Compromise on the same seeds (issue #32 item 2; §4.2's 1.47x on water_nsquared).
+    // Strict against Compromise on the same seeds (§4.2's 1.47x on water_nsquared).
     let mut sc =
         Table::new(&["workload", "strict over compromise: ops/s ratio", "strict − compromise: energy saved (points)"]);
     for w in 0..WORKLOADS.len() {
@@ -165,7 +165,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     super::rda_growth::fig13(&m, &trials, &a.out)
 }
 
-/// Issue #13's sensitivity ablation: Strict and Compromise with every
+/// The sensitivity ablation: Strict and Compromise with every
 /// declaration scaled ×0.5 / ×1 / ×2, same seeds; `cfs(w, k)` is the baseline run.
 fn declarations<'a>(
     a: &Args,
@@ -282,7 +282,7 @@ fn pool_hold<'a>(
     t.emit(&a.out, "pool-hold.csv")
 }
 
-/// Issue #13: raytrace under the per-thread reading of Table 2 (`rda-raytrace`:
+/// Raytrace under the per-thread reading of Table 2 (`rda-raytrace`:
 /// each of a process's 4 threads declares and touches the whole working set)
 /// and the shared reading (`rda-raytrace-shared`: the 4 threads share one
 /// working set of Table 2's size, each declaring a quarter), each policy

@@ -1,4 +1,4 @@
-//! Issue #32 item 14: RDA with declarations a profiler would produce, beside
+//! RDA with declarations a profiler would produce, beside
 //! the oracle-grade ones (Table 2's working sets, which also set the
 //! simulated programs' ground truth).
 //!

@@ -236,9 +236,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     rows.emit(&a.out, "decision-time.csv")
 }
 
-/// Figs. 6-8 and issue #13's ablations at 64 threads: every variant of
-/// SLITS-(Contention) under the same seeds, each difference paired by seed
-/// (issue #32 item 2), with the seeds a difference would need to be resolved
+/// Figs. 6-8 and the ablations at 64 threads: every variant of
+/// SLITS-(Contention) under the same seeds, each difference paired by seed,
+/// with the seeds a difference would need to be resolved
 /// (item 3); the last "variant" is P-RRS, Fig. 7's reference.
 fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> {
     let vs = variants();
@@ -284,7 +284,7 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
     );
     println!("Paper: disabling FM or Lazy Reschedule costs 24.23-32.73% (FM more, §6.3); speedup over P-RRS grows about linearly with FM coverage and 0% beats 25% (§6.4); Lazy beats periodic 0.5/1/1.5 ms by 11.29/10.82/10.93% (§6.5). Every row runs the same trigger and seeds as the first unless it names another; a row whose interval holds 0 is no different from full SLITS.\n");
     t.emit(&a.out, "fig678-ablation.csv")?;
-    // Pairing rule against pairing rule under one scope (issue #32 item 1):
+    // Pairing rule against pairing rule under one scope:
     // variant indices into `variants()`.
     // The last row is Fig. 7's "0% beats 25%" on its own benchmarks (PARSEC), paired.
     let all = WORKLOADS.len();
@@ -364,7 +364,7 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         let rowcol = |x: &[(usize, f64); 3]| {
             mu + x[..2].iter().map(|&(i, _)| if rc[i] > 0.0 { rs[i] / rc[i] } else { 0.0 }).sum::<f64>()
         };
-        // Issue #35: the Bayesian FM trained offline on the same observations
+        // The Bayesian FM trained offline on the same observations
         // (same features, one prior group, rank 8, 400 Gibbs iterations).
         let n_features = train.iter().chain(test).flat_map(|o| o.0.iter().map(|f| f.0 + 1)).max().unwrap_or(0);
         // In standardised units, as `cosched complete` does (`learn/bayes.rs`).

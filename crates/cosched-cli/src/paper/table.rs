@@ -26,7 +26,7 @@ impl Cell {
         Cell::Diff { ci: mean_ci(xs), digits }
     }
 
-    /// How many seeds a difference needs (issue #32 item 3): "resolved" when
+    /// How many seeds a difference needs: "resolved" when
     /// its interval already excludes 0, else the seeds at which an interval of
     /// the observed spread would exclude 0 around the observed mean
     /// ([`cosched_core::stats::seeds_to_resolve`]), or "> 10,000"; "n/a" from one seed.

@@ -2,7 +2,7 @@
 //! preset (`[[check]]` in `data/machines/*.toml`) — the published figure, the
 //! simulated value, the error, the tolerance, the source and whether the point
 //! was fitted or held out — as a table or JSON; exit 1 when a point leaves its
-//! tolerance (issue #12 item 7; docs/model.md, "Why trust the simulator").
+//! tolerance (docs/model.md, "Why trust the simulator").
 //!
 //! Points run on the exact model (`--noise 0`): a calibration point compares
 //! the model with a published mean, not one noisy run with it.

@@ -6,7 +6,7 @@ use crate::ids::{CtxId, PeriodId, ThreadId};
 
 /// A broken contract: a decision the dispatcher refused, or a need the
 /// backend cannot meet. Every backend refuses the same decisions with the
-/// same error (issue #29).
+/// same error.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ContractError {
     /// A decision named a thread the run does not have.
@@ -69,7 +69,7 @@ pub enum ContractError {
         why: String,
     },
     /// The policy reported that it cannot continue ([`crate::Policy::failure`]:
-    /// a user policy that raised, issue #34); the run stops here.
+    /// a user policy that raised); the run stops here.
     #[error("policy `{policy}` failed: {why}")]
     Failed {
         /// The policy.

@@ -22,7 +22,7 @@ fn profile_maximum_is_the_fitted_endpoint() {
     }
 }
 
-/// Issue #14's CI-sized coverage study (the full one is
+/// The CI-sized coverage study (the full one is
 /// `scripts/bench-evt-coverage`): the automatic threshold's nominal-95%
 /// interval covers the true endpoint ≥ 90% of the time on two bounded
 /// distributions, 150 seeded replicates of 2,000 samples each.

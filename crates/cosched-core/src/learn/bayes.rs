@@ -1,4 +1,4 @@
-//! Matrix completion with the Bayesian FM (issue #35; `bfm.rs`): the
+//! Matrix completion with the Bayesian FM (`bfm.rs`): the
 //! observed cells standardised as the self-tuning completion does them
 //! (`complete.rs`), one-hot row and column features in two prior groups,
 //! and each wanted cell's posterior mean and standard deviation in the

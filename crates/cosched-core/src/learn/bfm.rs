@@ -1,4 +1,4 @@
-//! A Bayesian factorization machine trained by Gibbs sampling (issue #35):
+//! A Bayesian factorization machine trained by Gibbs sampling:
 //! Freudenthaler, Schmidt-Thieme, Rendle, "Bayesian Factorization Machines"
 //! (NIPS workshop on sparse representation and low-rank approximation, 2011),
 //! the MCMC solver of libFM.

@@ -1,4 +1,4 @@
-//! Matrix completion that tunes itself (issue #14): the factorization
+//! Matrix completion that tunes itself: the factorization
 //! machine of SLITS §3.3 (one-hot row and column features, Eq. 1) with its
 //! hyper-parameters chosen on held-out observed cells, and a fallback to
 //! row + column means whenever validation says the FM is no better. One
@@ -24,7 +24,7 @@
 //!    (the FM for the epochs validation chose).
 //!
 //! `cosched complete`, `cosched probe` and SLITS's warm start now use the
-//! Bayesian FM by Gibbs sampling (`bayes.rs`, issue #35), which needs no
+//! Bayesian FM by Gibbs sampling (`bayes.rs`), which needs no
 //! regularisation search; this self-tuning SGD completion stays
 //! `cosched complete --model sgd`.
 
@@ -56,7 +56,7 @@ pub enum Chosen {
         /// Epochs (chosen by early stopping).
         epochs: usize,
     },
-    /// The Bayesian FM (issue #35, `bfm.rs`; `cosched complete`'s default): no validation, the
+    /// The Bayesian FM (`bfm.rs`; `cosched complete`'s default): no validation, the
     /// posterior averaged over kept Gibbs samples.
     Bayes {
         /// Rank, iterations and burn-in.

@@ -1,6 +1,6 @@
 //! Learning components: the factorization machine (SLITS §3.3) and the
-//! self-tuning matrix completion built on it (issue #14), and the Bayesian
-//! FM by Gibbs sampling (issue #35).
+//! self-tuning matrix completion built on it, and the Bayesian
+//! FM by Gibbs sampling.
 
 pub mod bayes;
 pub mod bfm;

@@ -1,5 +1,5 @@
 //! The minimum-cost grouping of jobs onto sharing domains of more than two
-//! contexts (issue #33 item 1). Jiang et al. (PACT 2008, §3) solve pairs
+//! contexts. Jiang et al. (PACT 2008, §3) solve pairs
 //! exactly as a minimum-weight perfect matching ([`super::matching`]); for
 //! groups of three or more they show the problem NP-complete, and their TPDS
 //! 2011 version formulates it as an integer program. For the small sizes a

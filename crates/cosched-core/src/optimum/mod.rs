@@ -1,4 +1,4 @@
-//! How far from the best (issue #33): the static co-schedules of a workload
+//! How far from the best: the static co-schedules of a workload
 //! on a machine, counted and enumerated up to the machine's symmetry
 //! ([`coschedule`]), and the minimum-cost pairing of jobs on two-context
 //! sharing domains ([`matching`]; Jiang, Shen, Chen, Tripathi, "Analysis and

@@ -62,12 +62,12 @@ pub struct PolicyOptions {
     pub perf_fair: PerfFairParams,
     /// SLITS knobs (trigger, FM coverage, FM on/off and hyper-parameters).
     pub slits: SlitsParams,
-    /// `quintet`'s objective and ablations (issue #33 item 3).
+    /// `quintet`'s objective and ablations.
     pub quintet: QuintetParams,
     /// RDA Compromise's oversubscription factor x (RDA §3.3; 2 in the paper).
     pub rda_factor: f64,
     /// RDA: every declared demand is multiplied by this before the predicate
-    /// sees it (issue #13's sensitivity ablation; 1 = as declared).
+    /// sees it (the sensitivity ablation; 1 = as declared).
     pub rda_declare_scale: f64,
     /// RDA §3.4's thread-pool hold (true: a process's other threads wait while
     /// one of its periods waits). Off only in `paper rda`'s ablation (issue #32

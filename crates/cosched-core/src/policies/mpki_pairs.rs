@@ -1,4 +1,4 @@
-//! `mpki-pairs`: the worked example of docs/policies.md (issue #34 item 2),
+//! `mpki-pairs`: the worked example of docs/policies.md,
 //! the Rust twin of the Python policy there, decision for decision (the
 //! test `python/tests/test_policies_doc.py` holds the two to byte-identical
 //! reports). Every quantum, the next threads in round-robin order run, and

@@ -27,7 +27,7 @@ pub const FACTOR: KnobSpec = KnobSpec {
     paper: "RDA §3.3",
 };
 
-/// `rda_declare_scale`: every declared demand times this (issue #13's sensitivity ablation).
+/// `rda_declare_scale`: every declared demand times this (the sensitivity ablation).
 pub const DECLARE_SCALE: KnobSpec = KnobSpec {
     name: "rda_declare_scale",
     kind: POSITIVE,
@@ -93,13 +93,13 @@ impl Rda {
     }
 
     /// With `on = false`, no process's threads are held while one of its
-    /// periods waits (§3.4's thread-pool rule off: issue #32 item 15's ablation).
+    /// periods waits (§3.4's thread-pool rule off: the ablation).
     pub fn pool_hold(self, on: bool) -> Rda {
         Rda(self.0.pool_hold(on))
     }
 
     /// Take every declaration as `scale` times what the program declared:
-    /// how sensitive the predicate is to wrong declarations (issue #13).
+    /// how sensitive the predicate is to wrong declarations.
     pub fn declared_times(self, scale: f64) -> Rda {
         Rda(self.0.declared_times(scale))
     }
@@ -145,14 +145,14 @@ impl<G: Gate> PeriodGated<G> {
     }
 
     /// With `on = false`, no process's threads are held while one of its
-    /// periods waits (§3.4's thread-pool rule off: issue #32 item 15's ablation).
+    /// periods waits (§3.4's thread-pool rule off: the ablation).
     pub(crate) fn pool_hold(mut self, on: bool) -> PeriodGated<G> {
         self.pool_hold = on;
         self
     }
 
     /// Take every declaration as `scale` times what the program declared:
-    /// how sensitive the predicate is to wrong declarations (issue #13).
+    /// how sensitive the predicate is to wrong declarations.
     pub(crate) fn declared_times(mut self, scale: f64) -> PeriodGated<G> {
         self.declare_scale = scale;
         self

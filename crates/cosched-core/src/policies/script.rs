@@ -1,5 +1,5 @@
 //! A backend-free harness: feed a policy scripted events through the
-//! core's [`Dispatcher`] (a thin fake of a [`Backend`], issue #29), which
+//! core's [`Dispatcher`] (a thin fake of a [`Backend`]), which
 //! checks each decision is legal exactly as the simulator and the runtime do.
 
 use crate::dispatch::{deliver, Backend, ContractError, Dispatcher, Offer, Supply};

@@ -57,7 +57,7 @@ impl PairProfile {
         (0..n).flat_map(|j| (0..n).map(move |k| (j, k))).filter(|c| !measured.contains(c)).collect()
     }
 
-    /// The Bayesian completion ([`crate::learn::complete_bayes`], issue #35)
+    /// The Bayesian completion ([`crate::learn::complete_bayes`])
     /// of the job-level matrix from the measured pairs: each unmeasured cell's
     /// posterior mean and standard deviation (one-hot job and next_to
     /// features; row + column means below 10 measured cells, with the reason).
@@ -100,7 +100,7 @@ impl PairProfile {
 
     /// This profile with every (job, next_to) cell it lacks taken from
     /// `other` (matched by job name): measured pairs completed by predicted
-    /// ones (issue #31 item 5) before any FM completion.
+    /// ones before any FM completion.
     pub fn filled_from(&self, other: &PairProfile) -> PairProfile {
         let mut out = self.clone();
         let at = |name: &str| other.jobs.iter().position(|j| j == name);
@@ -191,7 +191,7 @@ mod tests {
         // The oracle: predicting the mean of the observed entries.
         let mean: f64 = p.observed.iter().map(|o| o.slowdown).sum::<f64>() / p.observed.len() as f64;
         let base: f64 = hidden.iter().map(|&(j, k)| (mean - truth(j, k)).abs()).sum::<f64>() / hidden.len() as f64;
-        // 22 measured cells of 36: the Bayesian FM (issue #35) against the mean of the measured cells.
+        // 22 measured cells of 36: the Bayesian FM against the mean of the measured cells.
         assert!(err < 0.5 * base, "completion error {err:.4} vs mean-predictor {base:.4}");
         let c = p.completion(3).unwrap();
         assert!(matches!(c.chosen, crate::learn::Chosen::Bayes { .. }), "{:?}", c.chosen);

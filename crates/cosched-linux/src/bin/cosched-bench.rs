@@ -78,7 +78,7 @@ fn parse() -> Opts {
             eprintln!("error: {flag}: `{v}` is not a number");
             std::process::exit(2)
         });
-        // Every count is bounded (issue #28): a working set must fit memory, a run must end.
+        // Every count is bounded: a working set must fit memory, a run must end.
         let max = match flag.as_str() {
             "--wss-mb" | "--mb" => 65_536.0,
             "--gbs" => 10_000.0,

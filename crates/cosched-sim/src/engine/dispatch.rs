@@ -158,7 +158,7 @@ impl Engine<'_, '_> {
             survived = th.left_occupancy_mb * survive;
             if prev == llc && self.machine.cache.conserve_capacity {
                 // Capacity is conserved: what survives fits beside what the
-                // domain's other threads still hold (issue #30).
+                // domain's other threads still hold.
                 survived = survived.min((self.machine.cache.llc_mb - self.held_by_others(t, llc)).max(0.0));
             }
             refill_llc = (th.left_occupancy_mb - survived) * 1024.0 * 1024.0 / 64.0 * llc_hit;

@@ -16,7 +16,7 @@ impl Plan {
     /// The same plan holding only these job instances, each with its work
     /// multiplied by the factor beside it, all arriving at time 0 (in this
     /// order: job k of the new plan is the k-th listed). A solo run is one
-    /// instance at factor 1; a pairwise co-run (issue #33) two, the co-runner
+    /// instance at factor 1; a pairwise co-run two, the co-runner
     /// stretched to outlast the job measured.
     pub fn subset(&self, jobs: &[(usize, f64)], name: String) -> Plan {
         let mut partners = vec![];

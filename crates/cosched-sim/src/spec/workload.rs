@@ -193,7 +193,7 @@ pub struct PhaseSpec {
     /// `random`: the phase accesses its footprint uniformly at random (a
     /// pointer chase, a hash table): its LLC miss ratio is that of a random
     /// access pattern at the capacity it holds, from the machine's measured
-    /// `cache.latency_curve` where it has one (issue #31 item 2), else
+    /// `cache.latency_curve` where it has one, else
     /// `1 − held / footprint`; `llc_mpki`, `mrc_*` and `solo_bus_util` are
     /// then not given.
     #[serde(default)]

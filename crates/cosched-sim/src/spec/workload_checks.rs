@@ -1,5 +1,5 @@
 //! Validation of a workload's jobs and phases: every field against its
-//! physical range (issue #28 item 4; `docs/formats.md` gives each with its unit).
+//! physical range (`docs/formats.md` gives each with its unit).
 
 use super::workload::{JobSpec, PhaseSpec};
 use cosched_machine::error::{Check, ConfigError};
@@ -73,7 +73,7 @@ impl JobSpec {
 impl PhaseSpec {
     pub(super) fn validate(&self, c: &Check, at: &str) -> Result<(), ConfigError> {
         let f = |s: &str| format!("{at}.{s}");
-        // Physical ranges (issue #28 item 4; docs/formats.md gives each with its unit).
+        // Physical ranges (docs/formats.md gives each with its unit).
         c.within(f("instructions"), self.instructions, 1.0, 1e15)?;
         c.within(f("ipc"), self.ipc, 0.001, 64.0)?;
         c.within(f("llc_apki"), self.llc_apki, 0.0, 1000.0)?;

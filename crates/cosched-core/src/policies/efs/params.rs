@@ -8,7 +8,7 @@ use crate::ids::{Nanos, MILLI};
 #[cfg(doc)]
 use crate::policy::MachineView;
 
-/// What EFS's admission test reads (issue #13's ablation; the paper's EFS is
+/// What EFS's admission test reads (the ablation; the paper's EFS is
 /// `Model`). The other two read the simulator's ground truth and are oracles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Admission {

@@ -29,7 +29,7 @@
 //!   thread's TIM entry for the candidate, where observed, stands in for the
 //!   FM's estimate of it (the FM only fills the missing entries, §3.3).
 //! * Coverage (§6.4): a share `coverage` of the picks uses the FM, the rest
-//!   round-robin (FIFO). Ablations (§6.3, issue #13): the pairing rule is one
+//!   round-robin (FIFO). Ablations (§6.3): the pairing rule is one
 //!   knob under the same trigger — `Pairing::Fm` (the paper), `RoundRobin`
 //!   (the paper's "without FM"), `Random` (a seeded uniform pick) and
 //!   `Oracle` (the simulator's ground-truth co-run statistic, labelled oracle:
