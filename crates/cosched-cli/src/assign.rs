@@ -8,7 +8,7 @@ use crate::output::table;
 use clap::Args as ClapArgs;
 pub use cosched_lab::assign::{report, AssignOptions, Report};
 use cosched_lab::RunError;
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::progress::Progress;
 
 /// `cosched assign`'s arguments.
 #[derive(ClapArgs)]
@@ -26,10 +26,9 @@ pub struct Args {
 /// `cosched assign`: print the report (and `--dump` the measurements).
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--dump", a.dump.as_deref().map(std::path::Path::new))?;
-    let bar = ProgressBar::new(0);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} assignments {elapsed}").expect("template"));
+    let bar = Progress::new(format!("assign: {} on {}", a.options.workload, a.options.machine), "assignments");
     let mut dump = |perf: &[(usize, f64)], predicted: &[f64]| -> Result<(), RunError> {
-        bar.finish_and_clear();
+        bar.finish();
         let Some(path) = &a.dump else { return Ok(()) };
         // In sample (measurement) order, with the predictor's score beside the
         // measurement; written before the estimate, so a failed fit loses nothing.
@@ -38,7 +37,7 @@ pub fn run(a: Args) -> Result<(), String> {
             .collect();
         std::fs::write(path, text).map_err(|e| RunError::option(format!("{path}: {e}")))
     };
-    let rep = report(&a.options, &|n| bar.inc_length(n as u64), &|| bar.inc(1), &mut dump)?;
+    let rep = report(&a.options, &|n| bar.add(n as u64), &|| bar.tick(), &mut dump)?;
     if rep.pot.gpd_rejected_everywhere {
         eprintln!("{}: warning: {}", a.options.workload, crate::evt::REJECTED);
     }

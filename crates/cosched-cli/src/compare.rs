@@ -7,7 +7,7 @@ use crate::output::{ci_cells, csv, table};
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
 use cosched_lab::compare::{comparison, default_policies, gap_legend, Comparison, COLUMNS};
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::progress::Progress;
 
 /// `cosched compare`'s arguments.
 #[derive(ClapArgs)]
@@ -69,9 +69,7 @@ fn legend() -> String {
 pub fn run(a: Args) -> Result<(), String> {
     a.run.machine()?; // a machine file's notes
     let names = a.policies.clone().unwrap_or_else(default_policies);
-    let bar = ProgressBar::new(0);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed} {msg}").expect("template"));
-    bar.set_message(format!("{} on {}", a.run.workload, a.run.machine));
+    let bar = Progress::new(format!("compare: {} on {}", a.run.workload, a.run.machine), "runs");
     let cmp = comparison(
         &a.run,
         &names,
@@ -79,10 +77,10 @@ pub fn run(a: Args) -> Result<(), String> {
         &a.baseline,
         (a.seed, a.seeds),
         !a.no_gap_to_best,
-        &|n| bar.inc_length(n as u64),
-        &|| bar.inc(1),
+        &|n| bar.add(n as u64),
+        &|| bar.tick(),
     )?;
-    bar.finish_and_clear();
+    bar.finish();
     for note in &cmp.notes {
         eprintln!("note: {note}");
     }

@@ -98,6 +98,14 @@ pub fn run(a: Args) -> Result<(), String> {
     print_report(&Report { file: a.file.clone(), column, analysis }, a.format)
 }
 
+/// What the table's terms mean, printed after it.
+const LEGEND: &str = "Terms: upb = the POT estimate of the best value the population reaches (statistical thread \
+    assignment, POT), with its interval ciNN_lo..ciNN_hi at the confidence asked; threshold = where the tail starts, \
+    exceedances = samples above it; xi, sigma = the generalised Pareto tail's shape and scale (xi < 0: a bounded \
+    tail, the only kind with an upper bound); gap = upb - best_observed; runs_test_p, ljung_box_p = p-values of \
+    the tests of independence (small: the sample is not i.i.d. and the interval is too narrow); tie_share = share \
+    of repeated values.";
+
 fn print_report(rep: &Report, format: Format) -> Result<(), String> {
     let r = &rep.analysis.result;
     match format {
@@ -124,6 +132,7 @@ fn print_report(rep: &Report, format: Format) -> Result<(), String> {
                 crate::output::csv(&rows);
             } else {
                 table(&rows);
+                println!("\n{LEGEND}");
             }
         }
     }

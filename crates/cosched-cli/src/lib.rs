@@ -34,6 +34,7 @@ mod paper;
 pub mod policy_knobs;
 mod probe;
 mod profile;
+mod progress;
 mod rounds;
 mod run;
 pub mod simulate;
@@ -67,7 +68,7 @@ enum Cmd {
     Compare(compare::Args),
     /// Peak-Over-Threshold estimate of the best value a population of measurements can reach.
     Evt(evt::Args),
-    /// Complete a sparse matrix (`row,col,value` lines; empty value = predict) with the self-tuning factorization machine.
+    /// Complete a sparse matrix (`row,col,value` lines; empty value = predict) with the Bayesian factorization machine (a std per cell; `--model sgd`: the self-tuning SGD FM).
     Complete(complete::Args),
     /// Random thread assignments measured on the simulated machine; the best found and the POT estimate of the optimum.
     Assign(assign::Args),

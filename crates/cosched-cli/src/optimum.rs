@@ -9,7 +9,7 @@ use clap::Args as ClapArgs;
 pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, Report};
 use cosched_lab::optimum::{Found, Objective, EVT_ESTIMATE, EXACT, PARTITION_EVT_ESTIMATE};
 use cosched_machine::MachineSpec;
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::progress::Progress;
 
 /// `cosched optimum`'s arguments.
 #[derive(ClapArgs)]
@@ -54,11 +54,10 @@ fn groups(m: &MachineSpec, f: &Found, jobs: &[String]) -> String {
 
 /// `cosched optimum`.
 pub fn run(a: Args) -> Result<(), String> {
-    let bar = ProgressBar::new(0);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} runs {elapsed}").expect("template"));
+    let bar = Progress::new(format!("optimum: {} on {}", a.options.workload, a.options.machine), "runs");
     let (m, _, _) = cosched_lab::best_static::load(&a.options)?;
-    let rep = report(&a.options, &|n| bar.inc_length(n), &|| bar.inc(1))?;
-    bar.finish_and_clear();
+    let rep = report(&a.options, &|n| bar.add(n), &|| bar.tick())?;
+    bar.finish();
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),
         _ => print(&rep, &m),
@@ -100,6 +99,8 @@ fn print(rep: &Report, m: &MachineSpec) {
             groups(m, f, &rep.thread_jobs),
         ]
     };
+    // Notes on the searches that did not apply, printed after the table they refer to.
+    let mut notes: Vec<String> = vec![];
     if let Some(e) = &rep.exhaustive {
         rows.push(row(&format!("best of all {}", e.evaluated), "exact optimum", &e.best));
         rows.push(row(&format!("worst of all {}", e.evaluated), "measured", &e.worst));
@@ -110,7 +111,7 @@ fn print(rep: &Report, m: &MachineSpec) {
             "optimal for pairwise costs only",
             &mt.found,
         )),
-        Err(why) => println!("pairwise matching: not applicable: {why}\n"),
+        Err(why) => notes.push(format!("pairwise matching: not applicable: {why}")),
     }
     match &rep.grouping {
         Ok(g) => rows.push(row(
@@ -118,13 +119,16 @@ fn print(rep: &Report, m: &MachineSpec) {
             "optimal for group costs only",
             &g.found,
         )),
-        Err(why) => println!("grouping: not applicable: {why}\n"),
+        Err(why) => notes.push(format!("grouping: not applicable: {why}")),
     }
     if let Some(s) = &rep.sampled {
         let what = if s.partitioned { "random partitions" } else { "random" };
         rows.push(row(&format!("best of {} {what}", s.samples), "measured", &s.best));
     }
     table(&rows);
+    for n in &notes {
+        println!("\n{n}");
+    }
     match (rep.bound, &rep.best_ci, &rep.sampled) {
         (EXACT, _, _) => println!(
             "\nbest = exact optimum: every distinct static co-schedule simulated (identical siblings of the machine's tree are one co-schedule)."

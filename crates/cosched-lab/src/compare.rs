@@ -136,14 +136,22 @@ fn best_static(run: &RunSpec, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result
             let count =
                 if inst.partitioned { "time-shared partitions".to_string() } else { inst.coschedules().to_string() };
             let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
-            let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, &|| {})?;
-            tick();
+            let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, tick)?;
             Ok((b.kind, count, b.value))
         })
         .collect::<Result<_, RunError>>()?;
     // The weakest kind any seed needed names the column.
     let bound = weakest_kind(per.iter().map(|p| p.0));
     Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
+}
+
+/// Runs each seed's best static co-schedule simulates (for progress).
+fn gap_runs(run: &RunSpec, seed: u64) -> Result<usize, RunError> {
+    let (m, w) = (run.machine_spec()?, run.workload_spec()?);
+    let (mm, plan) = run.plan(&m, &w, seed)?;
+    let threads = plan.threads.len();
+    let samples = if threads > mm.n_contexts() { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
+    Ok(crate::optimum::best_static_runs(&mm, threads, GAP_BUDGET, samples) as usize)
 }
 
 /// What the gap column is measured against, in one line.
@@ -241,7 +249,7 @@ pub fn comparison(
             })
         })
         .collect();
-    total(points.len() + if gap { seeds.len() } else { 0 });
+    total(points.len() + if gap { gap_runs(run, first_seed)? * seeds.len() } else { 0 });
     let reports = run_batch(&points, tick)?;
     let best =
         if gap { best_static(run, &seeds, tick).map_err(|e| e.to_string()) } else { Err(NOT_COMPUTED.to_string()) };

@@ -550,6 +550,20 @@ pub fn weakest_kind<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static st
         .unwrap_or(EXACT)
 }
 
+/// How many runs [`best_static`] simulates for `threads` threads on
+/// `machine` (`samples` when sampling; without the solo runs): what a
+/// progress report counts.
+pub fn best_static_runs(machine: &MachineSpec, threads: usize, budget: usize, samples: usize) -> u64 {
+    let t = &machine.topology;
+    let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
+    let count = tree.count(threads);
+    if threads <= machine.n_contexts() && count <= budget as u128 {
+        count as u64
+    } else {
+        samples as u64
+    }
+}
+
 /// The best static co-schedule of `inst` a bounded search can state: exact
 /// (every co-schedule simulated) when there are at most `budget`, else from
 /// `samples` random assignments seeded `seed` (EVT estimate, or best of

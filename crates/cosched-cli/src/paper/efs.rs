@@ -150,7 +150,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let cores = m.n_contexts() as u32;
     let trials = a.seeds.trials();
-    println!(
+    crate::heading!(
         "# EFS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
         m.name, a.seeds.seeds, a.seeds.noise
     );
@@ -175,7 +175,7 @@ pub fn run(a: Args) -> Result<(), String> {
             Cell::diff(&err, 1),
         ]);
     }
-    println!("## Fig. 4: throughput of {cores} identical threads\n");
+    crate::heading!("## Fig. 4: throughput of {cores} identical threads\n");
     t4.emit(&a.out, "fig4.csv")?;
     super::efs_figs::fig6(&m, mu, &trials, &a.out)?;
     super::efs_figs::fig7(&m, mu, &trials, &a.out)?;
@@ -209,7 +209,7 @@ pub fn run(a: Args) -> Result<(), String> {
         "".into(),
         "".into(),
     ]);
-    println!("## Table 1: {cores} synthetic instances at solo bus utilisation 0.97\n");
+    crate::heading!("## Table 1: {cores} synthetic instances at solo bus utilisation 0.97\n");
     println!("Paper: serial 21.84 s / 527 J / 904 J; parallel CFS 27.76 s / 1376 J / 2079 J; parallel EFS 23.48 s / 527 J / 1089 J (19.2% speedup, 61.7% CPU and 47.6% system energy reduction).\n");
     tab.emit(&a.out, "table1.csv")?;
 
@@ -247,7 +247,7 @@ pub fn run(a: Args) -> Result<(), String> {
         ));
         t8.push(row);
     }
-    println!("## Fig. 8: EFS over CFS, {cores} instances of each SPEC CPU2006 benchmark\n");
+    crate::heading!("## Fig. 8: EFS over CFS, {cores} instances of each SPEC CPU2006 benchmark\n");
     println!("Paper: system energy −7.7% on average (up to −32.2%, libquantum, with 3.7% slowdown), CPU energy −12.3%, average slowdown 1.9%; 12 of 25 benchmarks affected, −17.6% system energy and 2.1% slowdown on those.\n");
     t8.emit(&a.out, "fig8.csv")?;
 
@@ -275,7 +275,7 @@ pub fn run(a: Args) -> Result<(), String> {
         ]);
     }
     t9.push(vec!["EFS".into(), Cell::diff(&avg_ss, 1), Cell::diff(&avg_sp, 1)]);
-    println!("## Fig. 9: CFS restricted to fewer cores vs EFS (averages over the Fig. 8 benchmarks, against CFS on all cores)\n");
+    crate::heading!("## Fig. 9: CFS restricted to fewer cores vs EFS (averages over the Fig. 8 benchmarks, against CFS on all cores)\n");
     println!("Paper: EFS outperforms every static restriction.\n");
     t9.emit(&a.out, "fig9.csv")?;
 
@@ -314,7 +314,7 @@ pub fn run(a: Args) -> Result<(), String> {
         "".into(),
         "".into(),
     ]);
-    println!("## Fig. 10: mixed workloads\n");
+    crate::heading!("## Fig. 10: mixed workloads\n");
     println!("Paper: 23.7% average system energy saving and 0.3% speedup on mixes with high resource requirements, also with more programs than cores.\n");
     t10.emit(&a.out, "fig10.csv")?;
     println!("(unfairness here: longest / shortest turnaround of the mix's jobs)\n");

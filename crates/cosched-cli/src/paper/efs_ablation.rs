@@ -165,10 +165,10 @@ pub fn run(m: &MachineSpec, mu: f64, it: &Items, nt: usize, out: &Option<String>
             p(&fig10, |x| x.2),
         ]);
     }
-    println!("## Ablations: one EFS mechanism changed at a time (same trigger and seeds; savings and speedups against CFS)\n");
+    crate::heading!("## Ablations: one EFS mechanism changed at a time (same trigger and seeds; savings and speedups against CFS)\n");
     println!("`capacity rule` keeps the counter-based predictor and admits a thread whose solo utilisation fits 1 - Σ b of the running threads (additive bandwidths: no collision model, no power); `no starvation freedom` never forces a starved thread in (§4.3 off); `oracle solo bandwidths` replaces the predictor (Eqs. 18-20, 9) by each thread's true solo demand and keeps the collision model (Eqs. 10, 16); `oracle outcome` replaces both by the simulator's answer: run the thread if the true co-schedule costs no more energy per unit of work (Eq. 15) than leaving the core idle (both read ground truth: oracles). The cost arms charge CFS and EFS their measured mean decision time ({} µs and {} µs) as a stall at every thread start, both measured on this machine (CFS's runs are charged too, so the comparison stays like for like). `unaffected`: the Fig. 8 benchmarks the paper's EFS leaves within ±3% of CFS's system energy; unfairness: longest / shortest turnaround of a mix's jobs, averaged over the mixes.\n", measured_us("cfs"), measured_us("efs"));
     ab.emit(out, "ablation-admission.csv")?;
-    println!("## Ablations paired by seed against the paper's EFS (points of saving or speedup; an interval holding 0: no difference)\n");
+    crate::heading!("## Ablations paired by seed against the paper's EFS (points of saving or speedup; an interval holding 0: no difference)\n");
     paired.emit(out, "ablation-paired.csv")
 }
 
@@ -205,7 +205,7 @@ pub fn decision_times(
             format!("{}", measured_us(p)).into(),
         ]);
     }
-    println!(
+    crate::heading!(
         "## Decision time per scheduling event (wall clock, this machine; mean over the Fig. 8 benchmarks, seed {})\n",
         t.seed
     );

@@ -108,7 +108,7 @@ pub fn fig6(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
             Cell::diff(&err(&add), 1),
         ]);
     }
-    println!("## Fig. 6: solo utilisation of a thread at {TARGET} estimated under interference (1 ms windows while both run)\n");
+    crate::heading!("## Fig. 6: solo utilisation of a thread at {TARGET} estimated under interference (1 ms windows while both run)\n");
     println!("Paper: the additive model's estimate (the measured utilisation) \"strays significantly from the actual solo utilization\" as interference grows; EFS's estimates are \"very close to the actual solo utilization for virtually any level of interference\".\n");
     tab.emit(out, "fig6.csv")
 }
@@ -167,7 +167,7 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
             curve.push(vec![pol.to_string(), format!("{:.1}", 500.0 + i as f64 * 0.1), b.to_string()]);
         }
     }
-    println!("## Fig. 7: busy contexts during 300 ms (0.5-0.8 s) of {cores} synthetic instances at solo bus utilisation 0.97\n");
+    crate::heading!("## Fig. 7: busy contexts during 300 ms (0.5-0.8 s) of {cores} synthetic instances at solo bus utilisation 0.97\n");
     println!("Paper: \"all four cores are busy all of the time on CFS, whereas EFS makes sure only one instance is active at any time\". Timeline of seed 1 (0.1 ms steps): `fig7-timeline.csv`.\n");
     tab.emit(out, "fig7.csv")?;
     write_csv(out, "fig7-timeline.csv", &curve)

@@ -68,7 +68,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     crate::limits::SAMPLES.check(a.samples as u64)?;
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let topo = m.topology();
-    println!(
+    crate::heading!(
         "# Statistical thread assignment on `{}` (simulated; {} random assignments per application and seed, {} seeds, run-to-run variation {})\n",
         m.name, a.samples, a.seeds, a.noise
     );
@@ -245,16 +245,16 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    println!("## POT estimate of the optimal assignment's performance (GIPS ∝ packets/s), across seeds\n");
+    crate::heading!("## POT estimate of the optimal assignment's performance (GIPS ∝ packets/s), across seeds\n");
     println!("Paper: POT produced an estimate for every benchmark with 5,000 assignments; the best observed assignment is within a few percent of the estimated optimum. Coverage: seeds whose 95% interval reaches the best assignment measured over all seeds.\n");
     t_pot.emit(&a.out, "pot.csv")?;
-    println!("## Fig. 5 analogue: sample size and the estimate (first n assignments of each seed)\n");
+    crate::heading!("## Fig. 5 analogue: sample size and the estimate (first n assignments of each seed)\n");
     t_size.emit(&a.out, "sample-size.csv")?;
-    println!("## SP-POT: pruning the predicted-worst assignments\n");
+    crate::heading!("## SP-POT: pruning the predicted-worst assignments\n");
     println!("Placement predictor: a ridge regression fitted on the first 5% of each seed's assignments (measured), from thread classes and topology only (cosched_core::evt::predict); it prunes a share of the other 95%, and the rank correlation (Spearman) is against their measured performance. SimplePredictor reads the simulator's solo rates: an oracle input, kept for comparison.\n");
     println!("Paper (§5.3-5.4, Aho-Corasick): at 90% pruning the point estimate is off by 0.05% and the analysis eight times faster; executing only the predicted-best 5% \"failed to produce a performance estimate, for all benchmarks under study\" (BlackBox predictor errors).\n");
     t_sp.emit(&a.out, "sp-pot.csv")?;
-    println!("## Fig. 9 analogue: random sampling, best of n against the UPB (200 repeated samples per seed)\n");
+    crate::heading!("## Fig. 9 analogue: random sampling, best of n against the UPB (200 repeated samples per seed)\n");
     println!("Paper: a sample of several thousand random assignments contains, with high probability, one close to the optimum; P(A) = 1 − (1 − p/100)^n.\n");
     t_rs.emit(&a.out, "random-sampling.csv")?;
     Ok(())

@@ -46,6 +46,16 @@ enum Paper {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), String> {
+    let name = match &a.paper {
+        Paper::Efs(_) => "efs",
+        Paper::PerfFair(_) => "perf-fair",
+        Paper::Slits(_) => "slits",
+        Paper::Evt(_) => "evt",
+        Paper::Rda(_) => "rda",
+        Paper::Optimum(_) => "optimum",
+        Paper::Quintet(_) => "quintet",
+    };
+    crate::progress::begin(format!("paper {name}"));
     match a.paper {
         Paper::Efs(a) => efs::run(a),
         Paper::PerfFair(a) => perf_fair::run_cmd(a),

@@ -58,7 +58,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let trials = a.seeds.trials();
     let cover: Vec<Trial> = (1..=a.coverage_seeds).map(|seed| Trial { seed, noise: a.seeds.noise }).collect();
     let more = if cover.len() > trials.len() { &cover } else { &trials };
-    println!(
+    crate::heading!(
         "# How far from the best: the exact optimum of static co-schedules (simulated; {} seeds with run-to-run variation {}, mean ±95% interval; EVT coverage over {} seeds)\n",
         a.seeds.seeds, a.seeds.noise, a.coverage_seeds
     );
@@ -120,7 +120,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             Cell::diff(&k(&|x| below(x.random_best, x.best)), 2),
         ]);
     }
-    println!("## The exact optimum beside the worst co-schedule and the cheaper searches\n");
+    crate::heading!("## The exact optimum beside the worst co-schedule and the cheaper searches\n");
     println!("Throughput (GIPS: instructions per second of makespan). Co-run search: Jiang et al. (PACT 2008), pairwise matching where the deepest shared level holds two contexts, else the exact grouping of the group co-run costs (issue #33 item 1), each optimal for its co-run costs only; best of random: the best of {} uniformly random assignments (the statistical study's sample).\n", a.samples);
     t1.emit(&a.out, "optimum.csv")?;
     // Table 2: the EVT estimate against the exact optimum.
@@ -152,7 +152,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             value(&width),
         ]);
     }
-    println!("## The statistical study's EVT estimate against the exact optimum\n");
+    crate::heading!("## The statistical study's EVT estimate against the exact optimum\n");
     println!("Each seed: {} random assignments of that seed's machine, the POT upper bound of throughput and its 95% interval (profile likelihood, docs/evt.md); the interval should hold the exact optimum in about 95% of seeds. Widths count only finite intervals.\n", a.samples);
     t2.emit(&a.out, "evt-coverage.csv")?;
     // Table 3: every policy's gap to the optimum of its own seed.
@@ -178,7 +178,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         }
         t3.push(row);
     }
-    println!("## Each policy's throughput below the exact optimum of its own seed (gap_to_best_pct)\n");
+    crate::heading!("## Each policy's throughput below the exact optimum of its own seed (gap_to_best_pct)\n");
     println!("Dynamic policies may migrate and time-share, so a negative gap (a policy ahead of every static co-schedule) is possible; none is an upper bound.\n");
     t3.emit(&a.out, "policies.csv")?;
     linux_cache(&a, &trials)
@@ -225,7 +225,7 @@ fn linux_cache(a: &Args, trials: &[Trial]) -> Result<(), String> {
             Cell::diff(&(0..nt).map(|k| (l[k].1 / e[k].1 - 1.0) * 100.0).collect::<Vec<_>>(), 2),
         ]);
     }
-    println!("## Today's Linux: cache-aware scheduling (`linux-cache`) beside EEVDF on xeon-x5550-16c\n");
+    crate::heading!("## Today's Linux: cache-aware scheduling (`linux-cache`) beside EEVDF on xeon-x5550-16c\n");
     println!("Linux's cache-aware scheduling series (v4, 2026) aggregates a process's threads into one LLC domain when its RSS fits the LLC and its threads fit the LLC's cores; the X5550 has four 8 MiB LLCs of 4 cores. Each workload: 4 copies of a 4-thread process; paired by seed.\n");
     t.emit(&a.out, "linux-cache.csv")
 }

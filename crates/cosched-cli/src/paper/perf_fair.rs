@@ -225,7 +225,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
     })?;
     let cell = |i: usize, s: usize, k: usize| &cells[i * runs + s][k];
-    println!(
+    crate::heading!(
         "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each; {} seeds with run-to-run variation {} and 1% counter noise, mean ±95% interval)\n",
         m.name,
         mixes.len(),
@@ -273,10 +273,10 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             .map(|s| TCell::diff(&geo(&|i, k| spd(i, s, k)).iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>(), 1)),
     );
     fig2.push(g2);
-    println!("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% interval over seeds\n");
+    crate::heading!("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% interval over seeds\n");
     println!("Paper (geometric means): Perf 149%, Linux 33%, Fair 13.5%, Perf&Fair 18.5%, Oracle 3.5%.\n");
     fig1.emit(&a.out, "fig1-unfairness.csv")?;
-    println!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n");
+    crate::heading!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n");
     println!("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n");
     fig2.emit(&a.out, "fig2-speedup.csv")?;
     // §7's three bandwidth regimes.
@@ -292,7 +292,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         }
         regimes.push(r);
     }
-    println!("## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n");
+    crate::heading!("## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n");
     println!("Paper: below 80 trans/µs Perf and Fair \"reach similar speedup\" and Perf&Fair \"improves the speedups achieved by both\"; between 80 and 120 Perf beats Fair and Perf&Fair reaches \"speedups closely resembling Perf\"; above 120 Perf&Fair \"widely improves the results of both Fair and Linux\" but not Perf's.\n");
     regimes.emit(&a.out, "regimes.csv")?;
     // Paired comparisons: the §7 claims order schedulers, so
@@ -329,7 +329,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             format!("{ahead} / {level} / {behind}").into(),
         ]);
     }
-    println!(
+    crate::heading!(
         "## Paired comparisons: differences of the geometric means over the mixes, seed by seed
 "
     );
@@ -351,7 +351,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         TCell::diff(&minus(unf_of(once), unf_of(p_f)), 1),
         TCell::diff(&minus(spd_of(once), spd_of(p_f)), 1),
     ]);
-    println!("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n");
+    crate::heading!("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n");
     println!("`{ONCE}` runs one estimation quantum per process and never renews it (`--pf-validity 4294967295`: never expires); the paper renews every 8 s (40 quanta, §3 and Appendix 1).\n");
     abl.emit(&a.out, "ablation-reestimation.csv")?;
     // Fig. 3: remaining processes over time for the mix where the schedulers differ most.
@@ -375,14 +375,14 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             curve.push(vec![name.to_string(), format!("{t:.3}"), format!("{}", f.len() - k - 1)]);
         }
     }
-    println!(
+    crate::heading!(
         "## Fig. 3: completion of mix {} (largest spread of turnaround between schedulers; one run: seed 1, not a mean over the seeds)\n",
         worst + 1
     );
     println!("Paper (mix 9): Perf finishes its first process earliest and the whole mix first; Linux finishes 12 first but the mix last; Perf&Fair's curve resembles Fair's with a turnaround close to Perf's.\n");
     markdown(&fig3);
     write_csv(&a.out, "fig3-remaining.csv", &curve)?;
-    println!("## Mixes\n");
+    crate::heading!("## Mixes\n");
     let mut comp = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into(), "processes".into()]];
     for (i, (progs, _, bw)) in mixes.iter().enumerate() {
         comp.push(vec![format!("{}", i + 1), format!("{bw:.1}"), progs.join(" ")]);

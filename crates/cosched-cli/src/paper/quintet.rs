@@ -175,7 +175,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     crate::limits::SAMPLES.check(a.samples as u64)?;
     crate::limits::SAMPLES.check(a.partition_samples as u64)?;
     let trials = a.seeds.trials();
-    println!(
+    crate::heading!(
         "# quintet on each paper's workloads (issue #33 item 3)\n\n{} seeds, run-to-run variation {}; \
          gains are quintet's over the named policy, paired by seed (positive: quintet better on the \
          paper's objective); \"no difference\" when the 95% interval holds 0.\n",
@@ -305,13 +305,13 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             whole(0),
         ]);
     }
-    println!("## Each paper's study as a whole (mean over its workloads, per seed)\n");
+    crate::heading!("## Each paper's study as a whole (mean over its workloads, per seed)\n");
     summary.emit(&a.out, "summary.csv")?;
-    println!("## Per workload\n");
+    crate::heading!("## Per workload\n");
     results.emit(&a.out, "results.csv")?;
-    println!("## Ablations: quintet minus quintet without one mechanism (positive: the mechanism helps)\n");
+    crate::heading!("## Ablations: quintet minus quintet without one mechanism (positive: the mechanism helps)\n");
     ablations.emit(&a.out, "ablations.csv")?;
-    println!(
+    crate::heading!(
         "## Distance to the best static co-schedule (throughput below it, % per seed; negative: the policy beat it)\n\n\
          Where every thread has a context of its own the bound is the exact optimum or the EVT estimate over random \
          assignments; where threads outnumber contexts it is the EVT estimate of the best time-shared partition \

@@ -76,7 +76,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let trials = a.seeds.trials();
     let nt = trials.len();
-    println!(
+    crate::heading!(
         "# RDA on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
         m.name, a.seeds.seeds, a.seeds.noise
     );
@@ -109,7 +109,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    println!("## Figs. 7-10: energy and performance against the Linux/CFS model\n");
+    crate::heading!("## Figs. 7-10: energy and performance against the Linux/CFS model\n");
     println!("Paper (§4.2): strict on Raytrace \"a maximum speedup of 1.88x and 47% decrease in overall energy\"; \"the maximum decrease was 48%\" (strict, water_nsquared); maximum energy-efficiency increase 2.05x (compromise, Raytrace).\n");
     rows.emit(&a.out, "figs7-10.csv")?;
     let mut summary = Table::new(&[
@@ -153,7 +153,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             Cell::diff(&per(&|k| (c(k).energy.system - s(k).energy.system) / at(w, 0, k).energy.system * 100.0), 1),
         ]);
     }
-    println!("## Strict against Compromise, paired by seed\n");
+    crate::heading!("## Strict against Compromise, paired by seed\n");
     println!("Paper (§4.2): in water_nsquared \"the performance of the workload to increase by 1.47x when scheduled via the strict policy in comparison to the compromise configuration\".\n");
     sc.emit(&a.out, "strict-vs-compromise.csv")?;
     declarations(&a, &m, &trials, &|w, k| at(w, 0, k))?;
@@ -210,7 +210,7 @@ fn declarations<'a>(
             if x == 1.0 { "".into() } else { Cell::diff(&per(&|k| mean(&saved, i, k) - mean(&saved, one, k)), 1) },
         ]);
     }
-    println!(
+    crate::heading!(
         "## Sensitivity to wrong declarations: every declared demand scaled (same seeds; means over the 8 workloads)\n"
     );
     t.emit(&a.out, "declarations.csv")
@@ -278,7 +278,7 @@ fn pool_hold<'a>(
             ]);
         }
     }
-    println!("## Ablation: RDA §3.4's thread-pool hold on and off (same seeds; means over the 8 workloads)\n");
+    crate::heading!("## Ablation: RDA §3.4's thread-pool hold on and off (same seeds; means over the 8 workloads)\n");
     t.emit(&a.out, "pool-hold.csv")
 }
 
@@ -307,7 +307,7 @@ fn raytrace_readings(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial
             ]);
         }
     }
-    println!("## Raytrace: Table 2's working set per thread or shared by the process's 4 threads\n");
+    crate::heading!("## Raytrace: Table 2's working set per thread or shared by the process's 4 threads\n");
     println!("Paper (§4.2): strict on Raytrace \"a maximum speedup of 1.88x and 47% decrease in overall energy\"; whether each thread declared the working set or the process did is not said.\n");
     t.emit(&a.out, "raytrace-readings.csv")
 }
@@ -341,7 +341,7 @@ fn fig11(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result
             paper[g].into(),
         ]);
     }
-    println!(
+    crate::heading!(
         "## Fig. 11: overhead of period granularity (one dgemm process alone, rda-strict, {} µs per pp_begin/pp_end call)\n",
         a.pp_cost_us
     );

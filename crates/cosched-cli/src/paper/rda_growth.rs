@@ -183,7 +183,7 @@ pub fn fig12(out: &Option<String>) -> Result<(), String> {
             tab.push(row);
         }
     }
-    println!(
+    crate::heading!(
         "## Fig. 12: working set of the top two progress periods against input size (profiler on generated traces)\n"
     );
     println!("Paper: growth \"in the shape of a logarithmic curve\"; a logarithmic regression over the first three inputs predicts the fourth with 92% and 80% accuracy (water_nsquared PP1, PP2) and 95% and 94% (ocean_cp). Inputs: {WATER:?} molecules, {OCEAN:?} cells per side. Our profiler: windows of {WINDOW} accesses, lines touched at least twice; traces are exact, so no seeds.\n");
@@ -233,7 +233,7 @@ pub fn fig13(m: &MachineSpec, trials: &[Trial], out: &Option<String>) -> Result<
             Cell::value(&ratio(2, 1), 3),
         ]);
     }
-    println!(
+    crate::heading!(
         "## Fig. 13: water_nsquared's longest period at 1, 6 and 12 concurrent instances (CFS; throughput ratios)\n"
     );
     println!("Paper: at 512 and 3375 molecules \"the performance scales fairly well\"; at 8000 it scales from 1 to 6 but \"the GFLOPS drops from 33 to 20\" from 6 to 12 (12/6 = 0.606); at 32768 it scales from 1 to 6 and \"from 6 processes to 12, the performance remains unchanged\" (12/6 = 1). 8000 is the fitted calibration point (`cosched validate`), 32768 held out; working set scaled linearly with molecules.\n");

@@ -107,7 +107,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
     let trials = a.seeds.trials();
     let nt = trials.len();
-    println!(
+    crate::heading!(
         "# SLITS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
         m.name, a.seeds.seeds, a.seeds.noise
     );
@@ -141,7 +141,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         g.push(Cell::diff(&per.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1));
     }
     fig3.push(g);
-    println!("## Fig. 3: speedup over G-RRS (makespan), 16 cores, 32/64/128 threads\n");
+    crate::heading!("## Fig. 3: speedup over G-RRS (makespan), 16 cores, 32/64/128 threads\n");
     fig3.emit(&a.out, "fig3-speedup.csv")?;
     // Headline: SLITS over each baseline, geomean over all cells, per trial.
     let mut head = Table::new(&["SLITS variant", "baseline", "speedup %", "paper"]);
@@ -157,7 +157,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    println!("## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n");
+    crate::heading!("## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n");
     println!("Paper numbers in §1's order (G-RRS, P-RRS, WSS, CFS); §6.1 gives the same numbers in the order G-RRS, WSS, P-RRS, CFS, so 1.18x and 1.12x may belong the other way round.\n");
     head.emit(&a.out, "headline.csv")?;
     // The baselines among themselves: the paper's ratios imply each baseline's speedup over G-RRS.
@@ -171,7 +171,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             format!("{:+.1}% (1.27 / {:.2})", pct(implied), PAPER_HEADLINE[0][b]).into(),
         ]);
     }
-    println!("## Baselines over G-RRS (geometric mean over the grid; the paper gives SLITS's ratios, from which these follow)\n");
+    crate::heading!("## Baselines over G-RRS (geometric mean over the grid; the paper gives SLITS's ratios, from which these follow)\n");
     println!("Implied by §1's order; with §6.1's order P-RRS and WSS swap (+13.4% and +7.6%). Either way every baseline beats G-RRS in the paper.\n");
     bases.emit(&a.out, "baselines.csv")?;
     // Figs. 4-5 at 64 threads: the best baseline against the worst SLITS, per workload (§6.2).
@@ -200,7 +200,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             (*paper).into(),
         ]);
     }
-    println!("## Figs. 4-5: cache behaviour, worst SLITS variant against the best baseline per workload (geometric mean over workloads)\n");
+    crate::heading!("## Figs. 4-5: cache behaviour, worst SLITS variant against the best baseline per workload (geometric mean over workloads)\n");
     fig45.emit(&a.out, "fig45-cache.csv")?;
     // Fig. 1: explored pairs under RS and G-RRS.
     let f1: Vec<(usize, u32)> = (0..PARSEC).flat_map(|w| [32u32, 64].map(|t| (w, t))).collect();
@@ -215,7 +215,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let g: Vec<f64> = explored[i].iter().map(|x| x.1).collect();
         fig1.push(vec![WORKLOADS[w].into(), th.to_string().into(), Cell::value(&r, 1), Cell::value(&g, 1)]);
     }
-    println!("## Fig. 1: share of ordered thread pairs that ever co-ran (sparsity of the TIM)\n");
+    crate::heading!("## Fig. 1: share of ordered thread pairs that ever co-ran (sparsity of the TIM)\n");
     println!("Paper: RS and G-RRS explore only a small fraction of the thread permutations (their measure counts placements too, so its fractions are far smaller than pair fractions).\n");
     fig1.emit(&a.out, "fig1-explored.csv")?;
     let more = SeedArgs { seeds: a.seeds.seeds.max(a.ablation_seeds), noise: a.seeds.noise };
@@ -232,7 +232,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let (p50, p99) = o.decision_us.unwrap_or((f64::NAN, f64::NAN));
         rows.push(vec![p.into(), format!("{p50:.2}").into(), format!("{p99:.2}").into()]);
     }
-    println!("## Decision time per scheduling event (wall clock, includes TIM/FM updates; seed 1)\n");
+    crate::heading!("## Decision time per scheduling event (wall clock, includes TIM/FM updates; seed 1)\n");
     rows.emit(&a.out, "decision-time.csv")
 }
 
@@ -278,7 +278,7 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
             t.push(vec![(*name).into(), d(speed), need, d(mpki), d(prrs)]);
         }
     }
-    println!(
+    crate::heading!(
         "## Figs. 6-8 and ablations: pairing rule, step ①, trigger, FM coverage (64 threads; geometric means over the 11 workloads; {} seeds, differences paired by seed)\n",
         trials.len()
     );
@@ -303,7 +303,7 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
             geo_per_trial(cells, nt, |w, k| at(y, w, k).0 / at(x, w, k).0).into_iter().map(pct).collect();
         p.push(vec![name.into(), Cell::diff(&xs, 2), Cell::resolve(&xs)]);
     }
-    println!("## Pairing rules compared directly (64 threads, same seeds; the oracle is a greedy least-true-contention pick, not an optimum)\n");
+    crate::heading!("## Pairing rules compared directly (64 threads, same seeds; the oracle is a greedy least-true-contention pick, not an optimum)\n");
     p.emit(&a.out, "pairing-rules.csv")?;
     // "Why ours differ" point 4 over the same seeds: per-core homes against one
     // global queue and G-RRS on the two workloads where SLITS loses to G-RRS.
@@ -329,7 +329,7 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
             Cell::diff(&over(grrs, 0), 1),
         ]);
     }
-    println!("## Per-core homes on the workloads where SLITS loses to G-RRS (64 threads, same seeds, paired)\n");
+    crate::heading!("## Per-core homes on the workloads where SLITS loses to G-RRS (64 threads, same seeds, paired)\n");
     h.emit(&a.out, "per-core-loss.csv")
 }
 
@@ -420,7 +420,7 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         Cell::value(&col(6), 3),
         Cell::diff(&minus(6, 3), 3),
     ]);
-    println!(
+    crate::heading!(
         "## FM accuracy: the scheduler's own model (k = 8, online SGD with replay) on held-out TIM pairs (vips, 128 threads, LLC MPKI; {} seeds, differences paired by seed)\n",
         trials.len()
     );

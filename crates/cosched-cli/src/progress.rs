@@ -1,0 +1,113 @@
+//! Progress on stderr for commands that run longer than a couple of
+//! seconds: a bar on a terminal; when stderr is not a terminal (a pipe, a
+//! log file, CI), one line at every tenth of the work once the command has
+//! run [`QUIET`] (a short command prints nothing), so a piped run is never
+//! silent for long and never floods the log.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// How long a command runs before it reports progress when piped.
+pub const QUIET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Progress of one command's work, counted in `unit`s.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    what: String,
+    unit: &'static str,
+    done: AtomicU64,
+    total: AtomicU64,
+    tenth: AtomicU64,
+    start: Instant,
+}
+
+impl Progress {
+    /// Progress of `what` (`spec-mix24 on xeon-e5645`), counted in `unit`s (`runs`).
+    pub fn new(what: impl Into<String>, unit: &'static str) -> Progress {
+        let what = what.into();
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(0);
+            let template = format!("{{bar:30}} {{pos}}/{{len}} {unit} {{elapsed}} {{msg}}");
+            b.set_style(ProgressStyle::with_template(&template).expect("template"));
+            b.set_message(what.clone());
+            b
+        });
+        Progress {
+            bar,
+            what,
+            unit,
+            done: AtomicU64::new(0),
+            total: AtomicU64::new(0),
+            tenth: AtomicU64::new(0),
+            start: Instant::now(),
+        }
+    }
+
+    /// `n` more steps to come.
+    pub fn add(&self, n: u64) {
+        self.total.fetch_add(n, Ordering::Relaxed);
+        if let Some(b) = &self.bar {
+            b.inc_length(n);
+        }
+    }
+
+    /// One step done (from any thread).
+    pub fn tick(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        match &self.bar {
+            Some(b) => b.inc(1),
+            None => {
+                let total = self.total.load(Ordering::Relaxed).max(done);
+                let tenth = done * 10 / total;
+                if tenth > self.tenth.fetch_max(tenth, Ordering::Relaxed) && self.start.elapsed() >= QUIET {
+                    eprintln!(
+                        "{}: {done}/{total} {} ({:.1} s)",
+                        self.what,
+                        self.unit,
+                        self.start.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+    }
+
+    /// The work is over: clear the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+static STARTED: std::sync::OnceLock<(String, Instant)> = std::sync::OnceLock::new();
+
+/// Name the long command now starting (`paper efs`): its steps are timed from here.
+pub fn begin(name: impl Into<String>) {
+    let _ = STARTED.set((name.into(), Instant::now()));
+}
+
+/// A step of a long command reached (a section heading printed on stdout):
+/// one line on stderr with the time so far, unless stdout and stderr are
+/// both a terminal (the heading is then on screen already).
+pub fn step(heading: &str) {
+    if std::io::stdout().is_terminal() && std::io::stderr().is_terminal() {
+        return;
+    }
+    let (name, start) = STARTED.get_or_init(|| ("cosched".into(), Instant::now()));
+    let first = heading.lines().next().unwrap_or_default().trim_start_matches('#').trim();
+    let short: String = first.chars().take(100).collect();
+    let more = if short.len() < first.len() { "…" } else { "" };
+    eprintln!("{name}: {short}{more} ({:.1} s)", start.elapsed().as_secs_f64());
+}
+
+/// `println!` of a section heading, and [`step`] on it.
+#[macro_export]
+macro_rules! heading {
+    ($($arg:tt)*) => {{
+        let text = format!($($arg)*);
+        println!("{text}");
+        $crate::progress::step(&text);
+    }};
+}
