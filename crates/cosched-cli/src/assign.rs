@@ -5,10 +5,10 @@
 use crate::flags::Flags;
 use crate::opts::Format;
 use crate::output::table;
+use crate::progress::Progress;
 use clap::Args as ClapArgs;
 pub use cosched_lab::assign::{report, AssignOptions, Report};
 use cosched_lab::RunError;
-use crate::progress::Progress;
 
 /// `cosched assign`'s arguments.
 #[derive(ClapArgs)]

@@ -4,10 +4,10 @@
 
 use crate::opts::{Format, RunOpts};
 use crate::output::{ci_cells, csv, table};
+use crate::progress::Progress;
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
 use cosched_lab::compare::{comparison, default_policies, gap_legend, Comparison, COLUMNS};
-use crate::progress::Progress;
 
 /// `cosched compare`'s arguments.
 #[derive(ClapArgs)]

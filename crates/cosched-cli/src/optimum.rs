@@ -5,11 +5,11 @@
 use crate::flags::Flags;
 use crate::opts::Format;
 use crate::output::table;
+use crate::progress::Progress;
 use clap::Args as ClapArgs;
 pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, Report};
 use cosched_lab::optimum::{Found, Objective, EVT_ESTIMATE, EXACT, PARTITION_EVT_ESTIMATE};
 use cosched_machine::MachineSpec;
-use crate::progress::Progress;
 
 /// `cosched optimum`'s arguments.
 #[derive(ClapArgs)]

@@ -152,7 +152,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let trials = a.seeds.trials();
     crate::heading!(
         "# EFS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name, a.seeds.seeds, a.seeds.noise
+        m.name,
+        a.seeds.seeds,
+        a.seeds.noise
     );
     let mu = measure_mu(&m, cores)?;
     println!(

@@ -78,7 +78,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let nt = trials.len();
     crate::heading!(
         "# RDA on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name, a.seeds.seeds, a.seeds.noise
+        m.name,
+        a.seeds.seeds,
+        a.seeds.noise
     );
     let cells: Vec<(usize, usize)> =
         (0..WORKLOADS.len()).flat_map(|w| (0..POLICIES.len()).map(move |p| (w, p))).collect();

@@ -109,7 +109,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let nt = trials.len();
     crate::heading!(
         "# SLITS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name, a.seeds.seeds, a.seeds.noise
+        m.name,
+        a.seeds.seeds,
+        a.seeds.noise
     );
     let policies: Vec<&str> = BASELINES.iter().chain(SLITS.iter()).copied().collect();
     // Fig. 3 grid: (workload, threads, policy) × trials.
@@ -157,7 +159,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    crate::heading!("## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n");
+    crate::heading!(
+        "## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n"
+    );
     println!("Paper numbers in §1's order (G-RRS, P-RRS, WSS, CFS); §6.1 gives the same numbers in the order G-RRS, WSS, P-RRS, CFS, so 1.18x and 1.12x may belong the other way round.\n");
     head.emit(&a.out, "headline.csv")?;
     // The baselines among themselves: the paper's ratios imply each baseline's speedup over G-RRS.

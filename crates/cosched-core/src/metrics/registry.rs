@@ -61,7 +61,7 @@ pub const METRICS: &[Metric] = &[
         "gap_to_best_pct",
         "%",
         Lower,
-        "throughput below the best static co-schedule of the same seed (exact optimum or EVT estimate; with more threads than contexts, the EVT estimate of the best time-shared partition; on the real machine, `best-pairing` run in the same round; negative: the policy beat it; issue #33)",
+        "throughput below the best static co-schedule of the same seed (exact optimum or EVT estimate; with more threads than contexts, the EVT estimate of the best time-shared partition; on the real machine, `best-pairing` run in the same round; negative: the policy beat it)",
     ),
     m("policy_events", "count", Neither, "events the policy handled"),
     m(
