@@ -293,3 +293,31 @@ fn timeout_and_ctrl_c_kill_a_tree_that_ignores_sigterm_after_the_grace() {
         assert!(wait_released(pid, &marker, &all).is_err_and(|e| e == NONE_FOUND), "{how}");
     }
 }
+
+/// What a scheduler killed before its watchdog started leaves — its run's
+/// cgroup directory, the cgroup its writability check made, its temporary
+/// folder — is swept by the next start, named by a pid that is gone.
+#[test]
+fn a_start_sweeps_what_a_killed_start_left() {
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let pid = gone.id();
+    let root = ["/sys/fs/cgroup/freezer", "/sys/fs/cgroup"]
+        .iter()
+        .map(std::path::Path::new)
+        .find(|r| std::fs::create_dir(r.join(format!("cosched-probe-{pid}"))).is_ok());
+    let tmp = std::env::temp_dir().join(format!("cosched-run-{pid}"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut left = vec![tmp.clone()];
+    match root {
+        Some(r) => {
+            std::fs::create_dir(r.join(format!("cosched-{pid}"))).unwrap();
+            left.extend([r.join(format!("cosched-probe-{pid}")), r.join(format!("cosched-{pid}"))]);
+        }
+        None => eprintln!("SKIPPED (cgroups): no writable cgroup hierarchy here; the temporary folder only"),
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched")).args(["run", "--", "true"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept: Vec<_> = left.iter().filter(|p| p.exists()).collect();
+    assert!(kept.is_empty(), "a start left what a dead run made: {kept:?}");
+}

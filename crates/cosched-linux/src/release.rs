@@ -193,12 +193,15 @@ fn stale_pid(name: &str, prefix: &str) -> Option<i32> {
 /// Sweep what runs whose scheduler and watchdog both died left behind (a
 /// SIGKILL before the watchdog started, or of both): every `cosched-<pid>`
 /// cgroup of a gone pid drained into the root and removed, every
-/// `cosched-run-<pid>` temporary folder of a gone pid removed. Called at
-/// each start; a run still alive (its pid exists) is never touched.
+/// `cosched-probe-<pid>` (the writability check of a start killed between
+/// its mkdir and rmdir) and `cosched-run-<pid>` temporary folder of a gone
+/// pid removed. Called at each start; a run still alive (its pid exists) is
+/// never touched.
 pub fn sweep_stale(method: &Method, restore: &[u32]) {
     if let Some(root) = method.root() {
         for e in std::fs::read_dir(root).into_iter().flatten().flatten() {
-            if stale_pid(&e.file_name().to_string_lossy(), "cosched-").is_some() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if stale_pid(&name, "cosched-").is_some() || stale_pid(&name, "cosched-probe-").is_some() {
                 release_all(method, Some(&e.path()), &[], restore);
             }
         }

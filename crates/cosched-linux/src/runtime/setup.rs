@@ -149,7 +149,9 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
     let description = Description::of(&host, cfg.machine.as_ref(), cfg.calibration.as_ref());
     let cannot = |e: std::io::Error| RuntimeError::Host(format!("cannot set up {}: {e}", cfg.method.label()));
     let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() }).map_err(cannot)?;
-    crate::release::sweep_stale(&control.method, &control.restore);
+    // Swept with the host's method even when this run uses signals (`linux`):
+    // a dead run's cgroups are found wherever it made them.
+    crate::release::sweep_stale(&cfg.method, &control.restore);
     let watchdog = cfg.watchdog_exe.as_deref().map(|exe| spawn_watchdog(exe, &control)).transpose()?;
     control.create().map_err(cannot)?;
     sys::become_subreaper();
