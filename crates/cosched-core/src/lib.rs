@@ -40,6 +40,7 @@ pub mod paired;
 pub mod perf_fair;
 pub mod policies;
 pub mod policy;
+pub mod policy_error;
 pub mod rda;
 pub mod slits;
 pub mod stats;

@@ -11,7 +11,7 @@
 
 use crate::counters::Counters;
 use crate::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
-use crate::policies::PolicyError;
+pub use crate::policy_error::PolicyError;
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 

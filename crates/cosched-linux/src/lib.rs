@@ -19,6 +19,7 @@ pub mod counters;
 pub mod describe;
 pub mod energy;
 pub mod host;
+pub mod method;
 pub mod mix;
 pub mod pp;
 pub mod probe;

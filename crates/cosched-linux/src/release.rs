@@ -20,7 +20,7 @@
 //! found by parentage and process group until a pass finds nothing new
 //! to unpin or continue.
 
-use crate::control::Method;
+use crate::method::Method;
 use crate::sys;
 use std::collections::BTreeSet;
 use std::path::Path;

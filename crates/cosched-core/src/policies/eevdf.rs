@@ -38,10 +38,6 @@
 use super::cfs::{CfsCore, NICE_0_LOAD};
 use crate::ids::{Nanos, ThreadId, MILLI};
 
-/// Where every run queue's virtual clock starts, so `V − lag` never goes
-/// below zero (a placement offset only: every comparison is relative).
-pub(crate) const V_ORIGIN: u64 = 1 << 50;
-
 /// `TICK_NSEC` at `CONFIG_HZ=1000`: the floor of the lag clamp.
 pub const TICK: Nanos = MILLI;
 
@@ -169,7 +165,7 @@ impl CfsCore {
 mod tests {
     use super::*;
     use crate::ids::{CtxId, JobId};
-    use crate::policies::cfs::{CfsParams, Open};
+    use crate::policies::cfs::{CfsParams, Open, V_ORIGIN};
     use crate::policies::script::Script;
     use crate::policies::Cfs;
     use crate::policy::BlockReason;

@@ -7,7 +7,6 @@
 mod cfs;
 mod eevdf;
 mod efs;
-mod error;
 mod g_rrs;
 pub mod knob;
 mod mpki_pairs;
@@ -22,9 +21,9 @@ mod static_assign;
 mod wss;
 // `cosched new-policy NAME` adds its module above this line.
 
+pub use crate::policy_error::PolicyError;
 pub use cfs::{Cfs, CfsParams};
 pub use efs::{Admission, Efs, EfsParams};
-pub use error::PolicyError;
 pub use g_rrs::GRrs;
 pub use mpki_pairs::MpkiPairs;
 pub use p_rrs::PRrs;

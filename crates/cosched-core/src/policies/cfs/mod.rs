@@ -32,6 +32,10 @@ use crate::policy::{Decision, Event, MachineView, Policy};
 use crate::topology::Topology;
 use std::collections::BTreeSet;
 
+/// Where every EEVDF run queue's virtual clock starts, so `V − lag` never
+/// goes below zero (a placement offset only: every comparison is relative).
+pub(crate) const V_ORIGIN: u64 = 1 << 50;
+
 /// Weight of a nice-0 thread (`NICE_0_LOAD`).
 pub const NICE_0_LOAD: u64 = 1024;
 
@@ -390,7 +394,7 @@ impl CfsCore {
         self.rqs = vec![Rq::default(); n];
         if self.disc == Discipline::Eevdf {
             for rq in &mut self.rqs {
-                rq.min_vruntime = super::eevdf::V_ORIGIN;
+                rq.min_vruntime = V_ORIGIN;
             }
         }
         self.balance_key = n as u32;

@@ -1,4 +1,5 @@
-//! Why a policy could not be built or started (issue 29 item 4): typed, so
+//! Why a policy could not be built or started: part of the policy contract
+//! (it sits beside it, not among the policies), typed, so
 //! every front end maps it once (the CLI to exit status 2, Python to
 //! `cosched.errors.PolicyError`), whichever backend it came from.
 
