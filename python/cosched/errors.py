@@ -23,6 +23,8 @@ NoConvergenceError          POT: the GPD fit did not converge             ``PotE
 NoThresholdError            POT: no candidate threshold could be fitted   ``PotError::NoThreshold``
 BadSampleError              POT: NaN, empty sample, bad confidence        ``PotError::BadInput``
 CompletionError             matrix completion refused its cells           ``learn::complete`` error
+NotFittedError              a result read from an estimator before its    (Python only)
+                            ``fit`` (``POT(x).result``)
 ==========================  ===========================================  =====================================
 """
 
@@ -36,6 +38,7 @@ __all__ = [
     "EvtError",
     "NoConvergenceError",
     "NoThresholdError",
+    "NotFittedError",
     "OptionError",
     "PolicyError",
     "SimulationError",
@@ -105,3 +108,8 @@ class BadSampleError(EvtError):
 
 class CompletionError(CoschedError, ValueError):
     """Matrix completion refused its input (no observed cell, a cell outside the matrix, a non-finite value)."""
+
+
+class NotFittedError(CoschedError, AttributeError):
+    """A result was read from an estimator that was not fitted: call ``fit`` first
+    (a read never fits silently, with thresholds the caller did not choose)."""

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
-from .errors import BadSampleError
+from .errors import BadSampleError, NotFittedError
 from .figures import _ax
 
 __all__ = ["POT", "gpd_cdf"]
@@ -72,8 +72,9 @@ class POT:
 
     def _fitted(self) -> dict[str, Any]:
         if self.analysis is None:
-            self.fit()
-        assert self.analysis is not None
+            raise NotFittedError(
+                "POT: not fitted: call .fit() (or .fit(threshold, confidence)) before reading a result"
+            )
         return self.analysis
 
     @property

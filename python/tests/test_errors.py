@@ -23,6 +23,7 @@ def test_every_exception_class_is_exercised_here():
         "NoThresholdError",
         "BadSampleError",
         "CompletionError",
+        "NotFittedError",
     }
     leaves = {n for n in errors.__all__ if n not in ("CoschedError", "EvtError")}
     assert leaves == tested
@@ -98,6 +99,9 @@ def test_evt_errors_one_class_per_variant():
         POT(rng.uniform(size=12)).fit("auto")
     with pytest.raises(errors.BadSampleError):
         POT([1.0, float("nan")]).fit()
+    # A result is never read from an estimator that was not fitted.
+    with pytest.raises(errors.NotFittedError, match="call .fit()"):
+        _ = POT(rng.uniform(size=500)).result
     with pytest.raises(errors.BadSampleError):
         POT(rng.uniform(size=500)).fit(confidence=1.5)
     assert issubclass(errors.UnboundedTailError, errors.EvtError)
