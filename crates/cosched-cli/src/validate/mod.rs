@@ -132,8 +132,17 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
         .collect::<Result<_, String>>()?;
     let jobs: Vec<(&MachineSpec, &CheckPoint)> =
         machines.iter().flat_map(|m| m.checks.iter().map(move |k| (m, k))).collect();
-    let outcomes: Vec<Outcome> =
-        jobs.par_iter().map(|&(m, k)| simulate_point(m, k).map(|v| judge(m, k, v))).collect::<Result<_, String>>()?;
+    let bar = crate::progress::Progress::new("validate", "check points");
+    bar.add(jobs.len() as u64);
+    let outcomes: Vec<Outcome> = jobs
+        .par_iter()
+        .map(|&(m, k)| {
+            let o = simulate_point(m, k).map(|v| judge(m, k, v));
+            bar.tick();
+            o
+        })
+        .collect::<Result<_, String>>()?;
+    bar.finish();
     if a.doc {
         let all: Vec<serde_json::Value> =
             outcomes.iter().map(|o| serde_json::to_value(o).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
