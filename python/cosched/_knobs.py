@@ -5,7 +5,6 @@ checks each value's range through the same declaration as the command line."""
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from functools import cache
 from typing import Any
@@ -22,7 +21,7 @@ Texts = list[tuple[str, str]]
 @cache
 def known() -> dict[str, dict[str, Any]]:
     """Every knob by keyword: flag, default, switch, kind, choices, help."""
-    return {k["name"]: k for k in json.loads(_cosched.knob_list())}
+    return {k["name"]: k for k in _cosched.knob_list()}
 
 
 def to_texts(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> Texts:
@@ -90,7 +89,7 @@ def _text(name: str, k: dict[str, Any], value: Any) -> str:
 @cache
 def declared(command: str) -> dict[str, dict[str, Any]]:
     """The declared options of ``command`` (``assign``, ``optimum``) by keyword."""
-    return {k["name"]: k for k in json.loads(_cosched.option_list(command))}
+    return {k["name"]: k for k in _cosched.option_list(command)}
 
 
 def _command_texts(command: str, options: dict[str, Any]) -> Texts:

@@ -4,7 +4,6 @@ thread assignment, Secs. 4-6), with SP-POT pruning: ``cosched assign``."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -56,5 +55,5 @@ def assign(
     ``confidence=0.95``, ``noise=1.0``, ``compare_plain=False``."""
     texts = [("machine", machine), ("workload", workload), ("seed", str(check_seed("seed", seed)))]
     texts += _command_texts("assign", options)
-    text, measured, predicted = _cosched.assign(texts)
-    return Assignment(json.loads(text), measured, predicted)
+    report, measured, predicted = _cosched.assign(texts)
+    return Assignment(report, measured, predicted)

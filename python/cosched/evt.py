@@ -16,7 +16,6 @@ the result and draws it. Plot helpers take and return a matplotlib ``ax``.
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -63,8 +62,8 @@ class POT:
         quantile) and fit; raises a :class:`cosched.errors.EvtError` subclass
         when no bounded tail can be estimated."""
         self._threshold = str(threshold)
-        text = _cosched.pot([float(x) for x in self.samples], self._threshold, float(confidence))
-        self.analysis = json.loads(text)
+        analysis = _cosched.pot([float(x) for x in self.samples], self._threshold, float(confidence))
+        self.analysis = analysis
         for w in self.analysis.get("warnings", []):
             # A sample that is not independent, a GPD rejected everywhere: the bound is not to be trusted.
             warnings.warn(w, UserWarning, stacklevel=2)

@@ -5,7 +5,6 @@ exact grouping on larger sharing domains, or the EVT estimate), with the kind of
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -65,4 +64,4 @@ def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options:
     its grouping; ``False`` skips them), ``threads``, ``copies``."""
     texts = [("machine", machine), ("workload", workload)]
     texts += _command_texts("optimum", options)
-    return Optimum(json.loads(_cosched.optimum(texts)))
+    return Optimum(_cosched.optimum(texts))

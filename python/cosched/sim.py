@@ -44,7 +44,7 @@ _RESERVED = ("machine", "workload", "policy", "seed", "seeds", "policies", "base
 
 
 def _listing(what: str) -> pd.DataFrame:
-    return pd.DataFrame(json.loads(_cosched.listing(what)))
+    return pd.DataFrame(_cosched.listing(what))
 
 
 def list_policies() -> pd.DataFrame:
@@ -95,7 +95,7 @@ class _Spec:
     def __init__(self, source: str, *, toml: str | None = None) -> None:
         load = _cosched.machine_spec if self._kind == "machine" else _cosched.workload_spec
         self.source = source
-        self.spec: dict[str, Any] = json.loads(load(source, toml))
+        self.spec: dict[str, Any] = load(source, toml)
 
     @classmethod
     def from_toml(cls, text: str, name: str = "<memory>") -> Any:
@@ -338,8 +338,8 @@ def simulate(
     code = custom(policy) if _is_code(policy) else None
     name = code[0] if code else str(policy)
     flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-    text, _, _ = _cosched.simulate(flags, mtoml, wtoml, name, seed, custom=code)
-    return Run(json.loads(text), (flags, mtoml, wtoml, name, seed, code))
+    report, _, _ = _cosched.simulate(flags, mtoml, wtoml, name, seed, custom=code)
+    return Run(report, (flags, mtoml, wtoml, name, seed, code))
 
 
 def _is_code(p: Any) -> bool:
@@ -403,9 +403,7 @@ def compare(
     if not isinstance(baseline, str):
         raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
     flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-    c = json.loads(
-        _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
-    )
+    c = _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
     df = runs_frame(c["runs"])
     base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
     df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])

@@ -15,7 +15,6 @@ product puts ``policy`` innermost so they sit together.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -101,8 +100,8 @@ def partition(n: int, parts: int) -> list[range]:
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
-def _run_partition(points: Sequence[Point]) -> list[str]:
-    """One partition (a Dask task): its reports as JSON, in order."""
+def _run_partition(points: Sequence[Point]) -> list[dict[str, Any]]:
+    """One partition (a Dask task): its reports, in order."""
     return list(_cosched.sweep(list(points)))
 
 
@@ -144,7 +143,7 @@ def sweep(
     finally:
         if bar is not None:
             bar.close()
-    df = runs_frame([json.loads(r) for r in reports])
+    df = runs_frame(list(reports))
     # Knobs the report already carries (threads, noise) keep the report's column.
     knob_cols = sorted({k for p in points for k in p} - set(_AXES) - set(df.columns))
     for i, k in enumerate(knob_cols):
@@ -152,7 +151,7 @@ def sweep(
     return df
 
 
-def _on_cluster(client: Any, points: list[Point], partitions: int | None, bar: Any) -> list[str]:
+def _on_cluster(client: Any, points: list[Point], partitions: int | None, bar: Any) -> list[dict[str, Any]]:
     from distributed import as_completed
 
     if partitions is None:
@@ -161,7 +160,7 @@ def _on_cluster(client: Any, points: list[Point], partitions: int | None, bar: A
     ranges = partition(len(points), partitions)
     futures = client.map(_run_partition, [points[r.start : r.stop] for r in ranges], pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
-    out: list[list[str]] = [[] for _ in ranges]
+    out: list[list[dict[str, Any]]] = [[] for _ in ranges]
     for fut in as_completed(futures):  # type: ignore[no-untyped-call]
         i = index[fut.key]
         out[i] = fut.result()

@@ -21,31 +21,31 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The declared options of `command` (`assign` or `optimum`) as JSON: keyword,
 /// flag, default, kind, help (as `knob_list`).
 #[pyfunction]
-fn option_list(command: &str) -> PyResult<String> {
+fn option_list(py: Python<'_>, command: &str) -> PyResult<Py<PyAny>> {
     use cosched_lab::knobs::declared_knobs;
     let list = match command {
         "assign" => declared_knobs::<AssignOptions>(),
         "optimum" => declared_knobs::<OptimumOptions>(),
         other => return Err(run_error(RunError::option(format!("`{other}` has no declared options")))),
     };
-    serde_json::to_string(&list).map_err(|e| run_error(RunError::Simulation(e.to_string())))
+    crate::data::to_py(py, &list)
 }
 
 /// POT on `samples` (`cosched evt --format json` without file and column).
 #[pyfunction]
-fn pot(py: Python<'_>, samples: Vec<f64>, threshold: &str, confidence: f64) -> PyResult<String> {
+fn pot(py: Python<'_>, samples: Vec<f64>, threshold: &str, confidence: f64) -> PyResult<Py<PyAny>> {
     let t = parse_threshold(threshold).map_err(run_error)?;
     let a = py.detach(|| analyse(&samples, t, confidence)).map_err(|e| pot_error(None, e))?;
-    serde_json::to_string(&a).map_err(|e| run_error(RunError::Simulation(e.to_string())))
+    crate::data::to_py(py, &a)
 }
 
 /// A random-assignment study with these options ((keyword, text) pairs,
-/// `cosched_lab::assign::ASSIGN`): the report JSON and every measured
+/// `cosched_lab::assign::ASSIGN`): the report and every measured
 /// (sample index, GIPS) with the predictor's score.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(String, Vec<(usize, f64)>, Vec<f64>)> {
-    crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
+fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(Py<PyAny>, Vec<(usize, f64)>, Vec<f64>)> {
+    let (text, measured, predicted) = crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
         let mut a = AssignOptions::default();
         for (k, v) in &options {
             a.set(k, v)?;
@@ -53,19 +53,21 @@ fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(String, V
         let r = report(&a, &|_| {}, &|| {}, &mut |_, _| Ok(()))?;
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, r.measured_perf, r.predicted))
-    })
+    })?;
+    Ok((crate::data::from_text(py, &text)?, measured, predicted))
 }
 
 /// The search for the best static co-schedule with these options ((keyword,
-/// text) pairs, `cosched_lab::best_static::OPTIMUM`): the report JSON.
+/// text) pairs, `cosched_lab::best_static::OPTIMUM`): the report.
 #[pyfunction]
-fn optimum(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<String> {
-    crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
+fn optimum(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<Py<PyAny>> {
+    let text = crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
         let mut a = OptimumOptions::default();
         for (k, v) in &options {
             a.set(k, v)?;
         }
         let r = cosched_lab::best_static::report(&a, &|_| {}, &|| {})?;
         serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))
-    })
+    })?;
+    crate::data::from_text(py, &text)
 }

@@ -2,8 +2,8 @@
 //! over `cosched-lab`, the library the command line calls too: knobs arrive
 //! as (keyword, text) pairs and go through their declarations, so Python's
 //! results are the CLI's JSON for the same inputs.
-//! Results cross the boundary as JSON text (the `--format json` shapes),
-//! turned into dicts and DataFrames by the `cosched` package
+//! Results cross the boundary as Python dicts and lists built in Rust
+//! ([`data`]; the `--format json` shapes), turned into DataFrames by the `cosched` package
 //! (`python/cosched`). Binding files mirror the modules they wrap: [`sim`]
 //! (experiments), [`evt`] (statistical thread assignment), [`learn`]
 //! (matrix completion), [`policy`] (policies written in Python); [`errors`] maps each error variant to its exception
@@ -11,6 +11,7 @@
 
 use pyo3::prelude::*;
 
+mod data;
 mod errors;
 mod evt;
 mod interrupt;

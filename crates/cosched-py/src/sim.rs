@@ -50,13 +50,13 @@ fn custom((name, factory, needs): CustomIn) -> Result<Custom, RunError> {
     Ok(c)
 }
 
-fn json<T: serde::Serialize>(v: &T) -> PyResult<String> {
-    serde_json::to_string(v).map_err(|e| run_error(RunError::Simulation(format!("JSON: {e}"))))
+fn json<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
+    crate::data::to_py(py, v)
 }
 
 /// `cosched list WHAT --format json`: "policies", "machines" or "workloads".
 #[pyfunction]
-fn listing(what: &str) -> PyResult<String> {
+fn listing(py: Python<'_>, what: &str) -> PyResult<Py<PyAny>> {
     use cosched_lab::list::{items, What};
     let w = match what {
         "policies" => What::Policies,
@@ -69,13 +69,13 @@ fn listing(what: &str) -> PyResult<String> {
             ))))
         }
     };
-    json(&items(w).map_err(run_error)?)
+    json(py, &items(w).map_err(run_error)?)
 }
 
 /// Every knob of the run options (keyword, flag, default, switch, help) as JSON.
 #[pyfunction]
-fn knob_list() -> PyResult<String> {
-    json(&knobs())
+fn knob_list(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    json(py, &knobs())
 }
 
 /// Knobs as (keyword, text) pairs, each checked against its declaration.
@@ -99,23 +99,23 @@ fn run_opts(
 /// A machine (preset name, file, or `toml` text named `source`) as JSON.
 #[pyfunction]
 #[pyo3(signature = (source, toml=None))]
-fn machine_spec(source: &str, toml: Option<String>) -> PyResult<String> {
+fn machine_spec(py: Python<'_>, source: &str, toml: Option<String>) -> PyResult<Py<PyAny>> {
     let m = match toml {
         Some(t) => MachineSpec::from_toml(source, &t),
         None => cosched_machine::presets::machine(source),
     };
-    json(&m.map_err(|e| run_error(e.into()))?)
+    json(py, &m.map_err(|e| run_error(e.into()))?)
 }
 
 /// A workload (preset name, file, or `toml` text named `source`) as JSON, presets resolved.
 #[pyfunction]
 #[pyo3(signature = (source, toml=None))]
-fn workload_spec(source: &str, toml: Option<String>) -> PyResult<String> {
+fn workload_spec(py: Python<'_>, source: &str, toml: Option<String>) -> PyResult<Py<PyAny>> {
     let w = match toml {
         Some(t) => presets::workload_from_toml(source, &t),
         None => presets::workload(source),
     };
-    json(&w.map_err(|e| run_error(e.into()))?)
+    json(py, &w.map_err(|e| run_error(e.into()))?)
 }
 
 /// Spec JSON (as edited in Python) → TOML text, checked by loading it back
@@ -179,8 +179,8 @@ fn simulate(
     collect: bool,
     trace_path: Option<String>,
     custom: Option<CustomIn>,
-) -> PyResult<(String, Vec<String>, Vec<Slice>)> {
-    crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
+) -> PyResult<(Py<PyAny>, Vec<String>, Vec<Slice>)> {
+    let (text, names, slices) = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         run.machine_spec()?;
@@ -222,7 +222,8 @@ fn simulate(
         }
         let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
         Ok((text, names, slices))
-    })
+    })?;
+    Ok((crate::data::from_text(py, &text)?, names, slices))
 }
 
 /// `cosched compare --format json` for these options.
@@ -240,8 +241,8 @@ fn compare(
     seeds: u64,
     customs: Vec<CustomIn>,
     gap: bool,
-) -> PyResult<String> {
-    crate::interrupt::interruptible(py, move |cancel| -> Result<String, RunError> {
+) -> PyResult<Py<PyAny>> {
+    let text = crate::interrupt::interruptible(py, move |cancel| -> Result<String, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
@@ -249,13 +250,14 @@ fn compare(
         let c =
             cosched_lab::compare::comparison(&run, &names, &customs, &baseline, (seed, seeds), gap, &|_| {}, &|| {})?;
         serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
-    })
+    })?;
+    crate::data::from_text(py, &text)
 }
 
 /// One point of a sweep: (knobs, machine TOML, workload TOML, policy, seed).
 type PointIn = (KnobsIn, Option<String>, Option<String>, String, u64);
 
-/// Run every point (in parallel), reports as JSON in point order;
+/// Run every point (in parallel), reports as dicts in point order;
 /// `progress(n)` is called as runs finish.
 #[pyfunction]
 #[pyo3(signature = (points, progress=None, customs=vec![]))]
@@ -264,8 +266,8 @@ fn sweep(
     points: Vec<PointIn>,
     progress: Option<Py<PyAny>>,
     customs: Vec<CustomIn>,
-) -> PyResult<Vec<String>> {
-    crate::interrupt::interruptible(py, move |cancel| -> Result<Vec<String>, RunError> {
+) -> PyResult<Vec<Py<PyAny>>> {
+    let texts = crate::interrupt::interruptible(py, move |cancel| -> Result<Vec<String>, RunError> {
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let pts: Vec<Point> = points
             .into_iter()
@@ -285,5 +287,6 @@ fn sweep(
         };
         let reports = run_batch(&pts, &tick)?;
         reports.iter().map(|r| serde_json::to_string(r).map_err(|e| RunError::Simulation(e.to_string()))).collect()
-    })
+    })?;
+    texts.iter().map(|t| crate::data::from_text(py, t)).collect()
 }
