@@ -80,7 +80,7 @@ def complete(
     cols: int,
     wanted: Sequence[tuple[int, int]],
     seed: int,
-) -> tuple[str, list[float]]: ...
+) -> tuple[dict[str, Any], list[float]]: ...
 def complete_bayes(
     observed: Sequence[tuple[int, int, float]],
     rows: int,
@@ -89,4 +89,4 @@ def complete_bayes(
     rank: int,
     iterations: int,
     seed: int,
-) -> tuple[str, list[tuple[float, float]]]: ...
+) -> tuple[dict[str, Any], list[tuple[float, float]]]: ...

@@ -5,7 +5,6 @@ warm start); the same implementations as ``cosched complete``."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -76,6 +75,6 @@ def complete(
     out[value] = filled
     out["predicted"] = ~known
     out["std"] = std
-    info: dict[str, Any] = json.loads(about)
+    info: dict[str, Any] = dict(about)
     out.attrs["model"] = info
     return out

@@ -12,7 +12,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// Complete a `rows × cols` matrix from `observed` (row, col, value) cells:
-/// the model's description (chosen, validation) as JSON and the prediction
+/// the model's description (chosen, validation) and the prediction
 /// of every `wanted` (row, col) cell.
 #[pyfunction]
 fn complete(
@@ -22,17 +22,17 @@ fn complete(
     cols: usize,
     wanted: Vec<(usize, usize)>,
     seed: u64,
-) -> PyResult<(String, Vec<f64>)> {
+) -> PyResult<(Py<PyAny>, Vec<f64>)> {
     let c = py
         .detach(|| cosched_core::learn::complete(&observed, rows, cols, seed))
         .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;
     let preds = wanted.iter().map(|&(r, k)| c.predict(r, k)).collect();
     let about = serde_json::json!({ "chosen": c.chosen, "validation": c.validation });
-    Ok((about.to_string(), preds))
+    Ok((crate::data::to_py(py, &about)?, preds))
 }
 
 /// The Bayesian FM's completion (`cosched complete`'s default):
-/// the model's description as JSON and each `wanted` cell's (mean, std).
+/// the model's description and each `wanted` cell's (mean, std).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn complete_bayes(
@@ -44,12 +44,12 @@ fn complete_bayes(
     rank: usize,
     iterations: usize,
     seed: u64,
-) -> PyResult<(String, Vec<(f64, f64)>)> {
+) -> PyResult<(Py<PyAny>, Vec<(f64, f64)>)> {
     let p =
         cosched_core::learn::BfmParams::checked(rank, iterations).map_err(|e| crate::errors::run_error(e.into()))?;
     let c = py
         .detach(|| cosched_core::learn::complete_bayes(&observed, rows, cols, &wanted, &p, seed))
         .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;
     let about = serde_json::json!({ "chosen": c.chosen });
-    Ok((about.to_string(), c.predictions))
+    Ok((crate::data::to_py(py, &about)?, c.predictions))
 }
