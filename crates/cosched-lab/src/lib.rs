@@ -21,6 +21,7 @@ pub mod list;
 pub mod optimum;
 pub mod spec;
 pub mod sweep;
+pub mod table;
 
 pub use error::RunError;
 pub use spec::RunSpec;

@@ -34,7 +34,7 @@ fn complete(
 /// The Bayesian FM's completion (`cosched complete`'s default):
 /// the model's description and each `wanted` cell's (mean, std).
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn complete_bayes(
     py: Python<'_>,
     observed: Vec<(usize, usize, f64)>,

@@ -1,12 +1,13 @@
 //! `cosched paper efs`: the EFS paper's evaluation (§5) on `i5-2500`.
 
 use super::efs_figs::{pct, per_trial_mean, speedup_pct, unfairness};
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{mix, over_trials, run_one, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::PolicyOptions;
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::{presets, Plan, WorkloadSpec};

@@ -8,9 +8,10 @@
 
 use super::efs::Pair;
 use super::efs_figs::{pct, speedup_pct, unfairness};
-use super::table::{Cell, Table};
+use super::Emit;
 use super::Trial;
 use cosched_core::policies::{Admission, EfsParams, PolicyOptions};
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::WorkloadSpec;

@@ -3,13 +3,14 @@
 //! timeline of four bandwidth-hungry instances under CFS and EFS.
 
 use super::efs::{secs, synthetic_jobs};
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, write_csv, Trial};
 use cosched_core::counters::Counters;
 use cosched_core::efs::interval_estimate;
 use cosched_core::ids::{CtxId, Nanos, ThreadId, MILLI};
 use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::trace::TraceSlice;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};

@@ -1,7 +1,7 @@
 //! `cosched paper evt`: the statistical thread-assignment study (§4-6) on the
 //! simulated UltraSPARC T2 with its five network applications.
 
-use super::table::{Cell, Table};
+use super::Emit;
 use super::SeedArgs;
 use clap::Args as ClapArgs;
 use cosched_core::evt::checks::check;
@@ -11,6 +11,7 @@ use cosched_core::evt::PotResult;
 use cosched_core::evt::{pot, Threshold};
 use cosched_core::ids::CtxId;
 use cosched_lab::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
+use cosched_lab::table::{Cell, Table};
 use cosched_sim::{presets, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -12,10 +12,10 @@ mod rda;
 mod rda_growth;
 mod rda_profiled;
 mod slits;
-pub(crate) mod table;
 
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_core::policies::{self, PolicyOptions};
+use cosched_lab::table::Table;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
@@ -64,6 +64,19 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         Paper::Rda(a) => rda::run_cmd(a),
         Paper::Optimum(a) => optimum::run_cmd(a),
         Paper::Quintet(a) => quintet::run_cmd(a),
+    }
+}
+
+/// Printing and writing a study's tables (the lab's [`Table`] is data).
+pub trait Emit {
+    /// Print as markdown and write `name` into `dir` as CSV.
+    fn emit(&self, dir: &Option<String>, name: &str) -> Result<(), String>;
+}
+
+impl Emit for Table {
+    fn emit(&self, dir: &Option<String>, name: &str) -> Result<(), String> {
+        markdown(&self.markdown_rows());
+        write_csv(dir, name, &self.csv_rows())
     }
 }
 

@@ -5,11 +5,12 @@
 //! against it.
 #![allow(clippy::needless_range_loop)] // cells are addressed by (case, trial) indices
 
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
 use cosched_lab::optimum::{Instance, Objective};
+use cosched_lab::table::{Cell, Table};
 use cosched_sim::presets;
 
 #[derive(ClapArgs)]

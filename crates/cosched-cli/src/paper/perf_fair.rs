@@ -1,10 +1,11 @@
 //! `cosched paper perf-fair`: the Perf&Fair paper's evaluation (§6-7) on `xeon-e5645`.
 
-use super::table::{Cell as TCell, Table};
+use super::Emit;
 use super::{markdown, over_trials, write_csv, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PerfFairParams, PolicyOptions};
 use cosched_core::stats::geomean;
+use cosched_lab::table::{Cell as TCell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::experiment::solo_times;

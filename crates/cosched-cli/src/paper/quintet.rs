@@ -5,12 +5,13 @@
 //! at once (the statistical study's yardstick).
 #![allow(clippy::needless_range_loop)] // cells are addressed by (workload, variant, trial) indices
 
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{Mechanism, PolicyOptions, Quintet, QuintetObjective, QuintetParams};
 use cosched_core::stats::geomean;
 use cosched_lab::optimum::{best_static, weakest_kind, Instance, Objective};
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::solo_times;

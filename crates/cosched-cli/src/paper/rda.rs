@@ -2,10 +2,11 @@
 //! every cell over seeds with run-to-run variation (mean ±95% interval).
 #![allow(clippy::needless_range_loop)] // cells are addressed by (workload, policy, trial) indices
 
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PolicyOptions};
+use cosched_lab::table::{Cell, Table};
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::presets;
 

@@ -23,11 +23,12 @@
 //! have working sets within 3% and reuse within 20% of each other, and the
 //! profiler's similarity rule merges them).
 
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, Trial};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::rda::profile::{periods, windows, ProfileParams};
 use cosched_core::rda::LogFit;
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::presets;

@@ -14,11 +14,12 @@
 //! against the same policies with Table 2's.
 
 use super::rda::{against, go_with};
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, Trial};
 use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::Resource;
 use cosched_core::rda::profile::{level, windows, ProfileParams};
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::model::trace::llc_access_trace;
 use cosched_sim::spec::workload::PhaseSpec;

@@ -3,7 +3,7 @@
 //! the ablations of issue #13 that isolate each mechanism under the same
 //! trigger and seeds (pairing rule, step ①'s per-core filter, trigger).
 
-use super::table::{Cell, Table};
+use super::Emit;
 use super::{over_trials, SeedArgs, Trial};
 use clap::Args as ClapArgs;
 use cosched_core::learn::Fm;
@@ -11,6 +11,7 @@ use cosched_core::policies::{
     self, Observation, Pairing, PolicyOptions, Scope, Slits, SlitsObjective, SlitsParams, Trigger,
 };
 use cosched_core::stats::geomean;
+use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::presets;

@@ -1,6 +1,7 @@
-//! Tables of a paper rerun: text cells and mean ±95% interval cells over seeds
-//! (issue #13: every figure and table with an interval; a difference whose
-//! interval holds 0 is reported as "no difference").
+//! A study's tables as data: text cells and mean ±95% interval cells over
+//! seeds (every figure and table with its interval; a difference whose
+//! interval holds 0 is reported as "no difference"), rendered by the faces
+//! as markdown rows or CSV rows; and a study's named steps.
 
 use cosched_core::stats::{mean_ci, seeds_to_resolve, MeanCi};
 
@@ -9,10 +10,20 @@ pub enum Cell {
     /// Plain text (a name, a count).
     Text(String),
     /// A quantity measured once per seed: mean ±95% interval with `digits` decimals.
-    Value { ci: MeanCi, digits: usize },
+    Value {
+        /// Mean and 95% interval over seeds.
+        ci: MeanCi,
+        /// Decimals shown.
+        digits: usize,
+    },
     /// A difference against a reference (a saving or a speedup, %): as `Value`,
     /// signed, and marked "no difference" when its interval contains 0.
-    Diff { ci: MeanCi, digits: usize },
+    Diff {
+        /// Mean and 95% interval over seeds.
+        ci: MeanCi,
+        /// Decimals shown.
+        digits: usize,
+    },
 }
 
 impl Cell {
@@ -48,7 +59,8 @@ impl Cell {
         (ci.hi - ci.lo) / 2.0
     }
 
-    fn markdown(&self) -> String {
+    /// The cell as markdown text (intervals as "mean ±h").
+    pub fn markdown(&self) -> String {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Value { ci, digits } if ci.n < 2 => format!("{:.*}", *digits, ci.mean),
@@ -62,7 +74,7 @@ impl Cell {
     }
 
     /// CSV fields: text, or the mean and the interval's half-width (two numeric columns).
-    fn csv(&self) -> Vec<String> {
+    pub fn csv(&self) -> Vec<String> {
         match self {
             Cell::Text(s) => vec![s.clone()],
             Cell::Value { ci, .. } | Cell::Diff { ci, .. } => {
@@ -83,6 +95,17 @@ impl From<String> for Cell {
     fn from(s: String) -> Cell {
         Cell::Text(s)
     }
+}
+
+/// One step of a study: its name (a figure, a table, an ablation), what the
+/// paper says there (verbatim, with its section), and our table.
+pub struct Step {
+    /// The step's name (`Fig. 4: throughput of 4 identical threads`).
+    pub name: String,
+    /// The paper's words for the result this step reproduces, if any.
+    pub paper_says: Option<String>,
+    /// Our result.
+    pub table: Table,
 }
 
 /// A table: a header and rows of cells. Columns holding intervals get a
@@ -136,12 +159,6 @@ impl Table {
             out.push(line);
         }
         out
-    }
-
-    /// Print as markdown and write `name` into `dir` as CSV.
-    pub fn emit(&self, dir: &Option<String>, name: &str) -> Result<(), String> {
-        super::markdown(&self.markdown_rows());
-        super::write_csv(dir, name, &self.csv_rows())
     }
 }
 
