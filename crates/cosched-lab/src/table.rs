@@ -97,15 +97,19 @@ impl From<String> for Cell {
     }
 }
 
-/// One step of a study: its name (a figure, a table, an ablation), what the
-/// paper says there (verbatim, with its section), and our table.
+/// One step of a study: its name (a figure, a table, an ablation), the
+/// paragraphs shown before its table (what the paper says there, verbatim
+/// with its section; how we measured), the table, and the CSV file it is
+/// written to.
 pub struct Step {
-    /// The step's name (`Fig. 4: throughput of 4 identical threads`).
+    /// The step's name (`Fig. 5 analogue: sample size and the estimate`).
     pub name: String,
-    /// The paper's words for the result this step reproduces, if any.
-    pub paper_says: Option<String>,
+    /// Paragraphs before the table, in order.
+    pub text: Vec<String>,
     /// Our result.
     pub table: Table,
+    /// The CSV file name of the table (`pot.csv`).
+    pub csv: &'static str,
 }
 
 /// A table: a header and rows of cells. Columns holding intervals get a

@@ -1,7 +1,6 @@
 //! `cosched paper evt`: the statistical thread-assignment study (§4-6) on the
 //! simulated UltraSPARC T2 with its five network applications.
 
-use super::Emit;
 use super::SeedArgs;
 use clap::Args as ClapArgs;
 use cosched_core::evt::checks::check;
@@ -11,7 +10,7 @@ use cosched_core::evt::PotResult;
 use cosched_core::evt::{pot, Threshold};
 use cosched_core::ids::CtxId;
 use cosched_lab::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
-use cosched_lab::table::{Cell, Table};
+use cosched_lab::table::{Cell, Step, Table};
 use cosched_sim::{presets, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -246,17 +245,40 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    crate::heading!("## POT estimate of the optimal assignment's performance (GIPS ∝ packets/s), across seeds\n");
-    println!("Paper: POT produced an estimate for every benchmark with 5,000 assignments; the best observed assignment is within a few percent of the estimated optimum. Coverage: seeds whose 95% interval reaches the best assignment measured over all seeds.\n");
-    t_pot.emit(&a.out, "pot.csv")?;
-    crate::heading!("## Fig. 5 analogue: sample size and the estimate (first n assignments of each seed)\n");
-    t_size.emit(&a.out, "sample-size.csv")?;
-    crate::heading!("## SP-POT: pruning the predicted-worst assignments\n");
-    println!("Placement predictor: a ridge regression fitted on the first 5% of each seed's assignments (measured), from thread classes and topology only (cosched_core::evt::predict); it prunes a share of the other 95%, and the rank correlation (Spearman) is against their measured performance. SimplePredictor reads the simulator's solo rates: an oracle input, kept for comparison.\n");
-    println!("Paper (§5.3-5.4, Aho-Corasick): at 90% pruning the point estimate is off by 0.05% and the analysis eight times faster; executing only the predicted-best 5% \"failed to produce a performance estimate, for all benchmarks under study\" (BlackBox predictor errors).\n");
-    t_sp.emit(&a.out, "sp-pot.csv")?;
-    crate::heading!("## Fig. 9 analogue: random sampling, best of n against the UPB (200 repeated samples per seed)\n");
-    println!("Paper: a sample of several thousand random assignments contains, with high probability, one close to the optimum; P(A) = 1 − (1 − p/100)^n.\n");
-    t_rs.emit(&a.out, "random-sampling.csv")?;
-    Ok(())
+    let step = |name: &str, text: &[&str], table: Table, csv: &'static str| Step {
+        name: name.to_string(),
+        text: text.iter().map(|t| t.to_string()).collect(),
+        table,
+        csv,
+    };
+    let steps = [
+        step(
+            "POT estimate of the optimal assignment's performance (GIPS ∝ packets/s), across seeds",
+            &["Paper: POT produced an estimate for every benchmark with 5,000 assignments; the best observed assignment is within a few percent of the estimated optimum. Coverage: seeds whose 95% interval reaches the best assignment measured over all seeds."],
+            t_pot,
+            "pot.csv",
+        ),
+        step(
+            "Fig. 5 analogue: sample size and the estimate (first n assignments of each seed)",
+            &[],
+            t_size,
+            "sample-size.csv",
+        ),
+        step(
+            "SP-POT: pruning the predicted-worst assignments",
+            &[
+                "Placement predictor: a ridge regression fitted on the first 5% of each seed's assignments (measured), from thread classes and topology only (cosched_core::evt::predict); it prunes a share of the other 95%, and the rank correlation (Spearman) is against their measured performance. SimplePredictor reads the simulator's solo rates: an oracle input, kept for comparison.",
+                "Paper (§5.3-5.4, Aho-Corasick): at 90% pruning the point estimate is off by 0.05% and the analysis eight times faster; executing only the predicted-best 5% \"failed to produce a performance estimate, for all benchmarks under study\" (BlackBox predictor errors).",
+            ],
+            t_sp,
+            "sp-pot.csv",
+        ),
+        step(
+            "Fig. 9 analogue: random sampling, best of n against the UPB (200 repeated samples per seed)",
+            &["Paper: a sample of several thousand random assignments contains, with high probability, one close to the optimum; P(A) = 1 − (1 − p/100)^n."],
+            t_rs,
+            "random-sampling.csv",
+        ),
+    ];
+    super::emit_steps(&steps, &a.out)
 }

@@ -15,7 +15,7 @@ mod slits;
 
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_lab::table::Table;
+use cosched_lab::table::{Step, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
@@ -78,6 +78,18 @@ impl Emit for Table {
         markdown(&self.markdown_rows());
         write_csv(dir, name, &self.csv_rows())
     }
+}
+
+/// Print each step (heading, paragraphs, table) and write its table's CSV into `dir`.
+pub fn emit_steps(steps: &[Step], dir: &Option<String>) -> Result<(), String> {
+    for s in steps {
+        crate::heading!("## {}\n", s.name);
+        for t in &s.text {
+            println!("{t}\n");
+        }
+        s.table.emit(dir, s.csv)?;
+    }
+    Ok(())
 }
 
 /// A workload of preset jobs, `(preset, instances)` each.
