@@ -16,31 +16,25 @@ pub trait FromValue: Sized {
     fn from_value(v: Value) -> Self;
 }
 
-impl FromValue for String {
-    fn from_value(v: Value) -> String {
-        match v {
-            Value::Text(t) => t,
-            v => unreachable!("declared as text: {v:?}"),
+/// `FromValue` for the types a [`Value`] variant holds as it is.
+macro_rules! from_variant {
+    ($($t:ty => $variant:ident, $what:literal;)*) => {$(
+        impl FromValue for $t {
+            fn from_value(v: Value) -> $t {
+                match v {
+                    Value::$variant(x) => x,
+                    v => unreachable!(concat!("declared as ", $what, ": {:?}"), v),
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl FromValue for f64 {
-    fn from_value(v: Value) -> f64 {
-        match v {
-            Value::Float(x) => x,
-            v => unreachable!("declared as a number: {v:?}"),
-        }
-    }
-}
-
-impl FromValue for u64 {
-    fn from_value(v: Value) -> u64 {
-        match v {
-            Value::Int(x) => x,
-            v => unreachable!("declared as a whole number: {v:?}"),
-        }
-    }
+from_variant! {
+    String => Text, "text";
+    f64 => Float, "a number";
+    u64 => Int, "a whole number";
+    bool => Switch, "a switch";
 }
 
 impl FromValue for u32 {
@@ -52,15 +46,6 @@ impl FromValue for u32 {
 impl FromValue for usize {
     fn from_value(v: Value) -> usize {
         usize::try_from(u64::from_value(v)).unwrap_or(usize::MAX)
-    }
-}
-
-impl FromValue for bool {
-    fn from_value(v: Value) -> bool {
-        match v {
-            Value::Switch(on) => on,
-            v => unreachable!("declared as a switch: {v:?}"),
-        }
     }
 }
 
