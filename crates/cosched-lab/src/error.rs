@@ -34,6 +34,9 @@ pub enum RunError {
     /// The simulation itself stopped: the simulated-time limit, a policy
     /// that left every thread waiting.
     Simulation(String),
+    /// A study's own measurement could not be made (a run that ended
+    /// before the window it measures, a model that did not converge).
+    Study(String),
     /// The Peak-Over-Threshold estimate failed (statistical thread
     /// assignment §4); `context` names the sample (a workload, a file).
     Evt {
@@ -50,7 +53,7 @@ impl fmt::Display for RunError {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Option { knobs, problem } if knobs.is_empty() => write!(f, "{problem}"),
             RunError::Option { knobs, problem } => write!(f, "{}: {problem}", named(knobs, flag_of)),
-            RunError::Policy(s) | RunError::Simulation(s) => write!(f, "{s}"),
+            RunError::Policy(s) | RunError::Simulation(s) | RunError::Study(s) => write!(f, "{s}"),
             RunError::Evt { context, error } => write!(f, "{context}: {error}"),
         }
     }
@@ -93,6 +96,19 @@ impl From<crate::optimum::OptimumError> for RunError {
 impl From<PolicyError> for RunError {
     fn from(e: PolicyError) -> RunError {
         RunError::Policy(e.to_string())
+    }
+}
+
+impl From<SimError> for RunError {
+    /// A simulated run's failure by kind, its line unchanged (see [`RunError::from_sim`]).
+    fn from(e: SimError) -> RunError {
+        match e {
+            SimError::Config(c) => RunError::Config(c),
+            SimError::Policy { .. } | SimError::Contract(ContractError::Unsupported { .. }) => {
+                RunError::Policy(e.to_string())
+            }
+            _ => RunError::Simulation(e.to_string()),
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub mod knobs;
 pub mod limits;
 pub mod list;
 pub mod optimum;
+pub mod paper;
+pub mod report;
 pub mod spec;
 pub mod sweep;
 pub mod table;

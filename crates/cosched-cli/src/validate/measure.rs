@@ -5,10 +5,10 @@
 
 use super::sample;
 use crate::mix_model::{chase_phase, INSTR_PER_OP};
-use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
-use crate::paper::run_one;
-use crate::paper::Trial;
 use cosched_core::policies::PolicyOptions;
+use cosched_lab::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
+use cosched_lab::paper::run_one;
+use cosched_lab::paper::Trial;
 use cosched_machine::check::{CheckKind, CheckPoint, PowerDomain, Statistic};
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
@@ -99,7 +99,7 @@ fn efs_model_error(m: &MachineSpec, n: u32, stat: Statistic) -> Result<f64, Stri
     let errs: Vec<f64> = (1..=9)
         .into_par_iter()
         .map(|i| fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0)))
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, cosched_lab::RunError>>()?;
     Ok(match stat {
         Statistic::Max => errs.iter().fold(0.0, |a, e| f64::max(a, e.abs())),
         Statistic::Sd => {
@@ -125,7 +125,7 @@ fn table1_runs(
 /// the study (exact model, seed 1), as the geometric mean over all mixes or
 /// the arithmetic mean over the `top` most unfair.
 fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, String> {
-    use crate::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
+    use cosched_lab::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
     let mixes = mixes(m, PAPER_MIXES, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?;
     let mut ratio: Vec<f64> = mixes
         .par_iter()

@@ -4,12 +4,12 @@
 //! a run has co-running (SLITS Fig. 1).
 
 use super::measure::EXACT;
-use crate::paper::efs::secs;
-use crate::paper::Trial;
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::topology::Topology;
 use cosched_core::CtxId;
 use cosched_lab::assignment::{measure, random_assignment};
+use cosched_lab::paper::efs::secs;
+use cosched_lab::paper::Trial;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::{presets, Plan};

@@ -5,32 +5,39 @@
 //! at once (the statistical study's yardstick).
 #![allow(clippy::needless_range_loop)] // cells are addressed by (workload, variant, trial) indices
 
-use super::Emit;
-use super::{over_trials, SeedArgs, Trial};
-use clap::Args as ClapArgs;
+use super::{over_trials, Seeds, Trial};
+use crate::error::RunError;
+use crate::optimum::{best_static, weakest_kind, Instance, Objective};
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::policies::{Mechanism, PolicyOptions, Quintet, QuintetObjective, QuintetParams};
 use cosched_core::stats::geomean;
-use cosched_lab::optimum::{best_static, weakest_kind, Instance, Objective};
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::solo_times;
 
-#[derive(ClapArgs)]
-pub struct Args {
-    #[command(flatten)]
-    seeds: SeedArgs,
-    /// Random assignments per estimate of the best static co-schedule (where threads fit the contexts).
-    #[arg(long, default_value_t = 1000)]
-    samples: usize,
-    /// Random time-shared partitions per estimate of the best partition (where threads outnumber contexts).
-    #[arg(long, default_value_t = cosched_lab::compare::GAP_PARTITION_SAMPLES)]
-    partition_samples: usize,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
-    #[command(flatten)]
-    timing: super::Timing,
+/// Options of the quintet rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Seeds and run-to-run variation.
+    pub seeds: Seeds,
+    /// Random assignments per estimate of the best static co-schedule.
+    pub samples: usize,
+    /// Random time-shared partitions per estimate of the best partition.
+    pub partition_samples: usize,
+    /// Include wall-clock timings; off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            seeds: Seeds::default(),
+            samples: 1000,
+            partition_samples: crate::compare::GAP_PARTITION_SAMPLES,
+            timing: true,
+        }
+    }
 }
 
 /// What a study measures (each paper's own objective).
@@ -170,19 +177,19 @@ struct Run {
     gips: f64,
 }
 
-pub fn run_cmd(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
+/// The combined policy on each paper's workloads and objective, against the paper's policy and CFS, with ablations.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
     crate::limits::SAMPLES.check(a.samples as u64)?;
     crate::limits::SAMPLES.check(a.partition_samples as u64)?;
     let trials = a.seeds.trials();
-    crate::heading!(
+    out.heading(format!(
         "# quintet on each paper's workloads (issue #33 item 3)\n\n{} seeds, run-to-run variation {}; \
          gains are quintet's over the named policy, paired by seed (positive: quintet better on the \
          paper's objective); \"no difference\" when the 95% interval holds 0.\n",
         trials.len(),
         a.seeds.noise
-    );
+    ));
     let mut summary = Table::new(&["paper", "objective", "workloads", "vs the paper's policy", "vs cfs"]);
     let mut results = Table::new(&[
         "paper",
@@ -207,19 +214,19 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         "quintet gap to best %",
     ]);
     for s in &STUDIES {
-        let m = cosched_machine::presets::machine(s.machine).map_err(|e| e.to_string())?;
+        let m = cosched_machine::presets::machine(s.machine).map_err(RunError::from)?;
         let vs = variants(s);
         let wl: Vec<(String, cosched_sim::WorkloadSpec)> = s
             .workloads
             .iter()
             .map(|&(p, n)| {
-                let mut w = cosched_sim::presets::workload(p).map_err(|e| e.to_string())?;
+                let mut w = cosched_sim::presets::workload(p).map_err(RunError::from)?;
                 for j in &mut w.jobs {
                     j.instances *= n; // `--copies`
                 }
                 Ok((if n > 1 { format!("{p} x{n}") } else { p.to_string() }, w))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, RunError>>()?;
         let cells =
             over_trials(&wl, &trials, |(_, w), t| study_cell(s, &vs, &m, w, t, (a.samples, a.partition_samples)))?;
         let at = |w: usize, v: usize| -> Vec<Run> { cells[w].iter().map(|c| c.0[v]).collect() };
@@ -306,19 +313,21 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             whole(0),
         ]);
     }
-    crate::heading!("## Each paper's study as a whole (mean over its workloads, per seed)\n");
-    summary.emit(&a.out, "summary.csv")?;
-    crate::heading!("## Per workload\n");
-    results.emit(&a.out, "results.csv")?;
-    crate::heading!("## Ablations: quintet minus quintet without one mechanism (positive: the mechanism helps)\n");
-    ablations.emit(&a.out, "ablations.csv")?;
-    crate::heading!(
+    out.heading("## Each paper's study as a whole (mean over its workloads, per seed)\n".to_string());
+    out.table(summary, "summary.csv");
+    out.heading("## Per workload\n".to_string());
+    out.table(results, "results.csv");
+    out.heading(
+        "## Ablations: quintet minus quintet without one mechanism (positive: the mechanism helps)\n".to_string(),
+    );
+    out.table(ablations, "ablations.csv");
+    out.heading(String::from(
         "## Distance to the best static co-schedule (throughput below it, % per seed; negative: the policy beat it)\n\n\
          Where every thread has a context of its own the bound is the exact optimum or the EVT estimate over random \
          assignments; where threads outnumber contexts it is the EVT estimate of the best time-shared partition \
          (each thread pinned to one context, sharing it round-robin), which a policy that moves threads can beat.\n"
-    );
-    gaps.emit(&a.out, "gap-to-best.csv")?;
+    ));
+    out.table(gaps, "gap-to-best.csv");
     Ok(())
 }
 
@@ -334,11 +343,11 @@ fn study_cell(
     w: &cosched_sim::WorkloadSpec,
     t: &Trial,
     (samples, partition_samples): (usize, usize),
-) -> Result<StudyCell, String> {
+) -> Result<StudyCell, RunError> {
     let mm = t.machine(m);
     let plan = t.plan(w, &mm)?;
     let solo = if s.metric == Metric::Unfairness {
-        Some(solo_times(&mm, &plan, &SimOptions { seed: t.seed, ..SimOptions::default() }).map_err(String::from)?)
+        Some(solo_times(&mm, &plan, &SimOptions { seed: t.seed, ..SimOptions::default() })?)
     } else {
         None
     };
@@ -364,6 +373,6 @@ fn study_cell(
     }
     let inst = Instance::any(&mm, &plan)?;
     let n = if inst.partitioned { partition_samples } else { samples };
-    let b = best_static(&inst, Objective::Throughput, cosched_lab::compare::GAP_BUDGET, n, t.seed, &|| {})?;
+    let b = best_static(&inst, Objective::Throughput, crate::compare::GAP_BUDGET, n, t.seed, &|| {})?;
     Ok((runs, Some((b.kind.to_string(), b.value))))
 }

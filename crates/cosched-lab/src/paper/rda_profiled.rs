@@ -14,12 +14,13 @@
 //! against the same policies with Table 2's.
 
 use super::rda::{against, go_with};
-use super::Emit;
 use super::{over_trials, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::Resource;
 use cosched_core::rda::profile::{level, windows, ProfileParams};
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::model::trace::llc_access_trace;
 use cosched_sim::spec::workload::PhaseSpec;
@@ -62,8 +63,8 @@ fn phases_mut(w: &mut WorkloadSpec) -> Vec<&mut PhaseSpec> {
 
 /// `w` with every LLC declaration replaced by the profiler's at `window`, and
 /// one row per declared phase: (phase, Table 2 MiB, Table 2 reuse, profiled MiB, profiled reuse).
-fn profiled(w: &WorkloadSpec, m: &MachineSpec, window: usize) -> Result<(WorkloadSpec, Vec<[String; 5]>), String> {
-    let plan = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
+fn profiled(w: &WorkloadSpec, m: &MachineSpec, window: usize) -> Result<(WorkloadSpec, Vec<[String; 5]>), RunError> {
+    let plan = Plan::new(w, m, None, 1, &w.name).map_err(RunError::from)?;
     let mut out = w.clone();
     let found: Vec<(usize, (f64, f64))> = plan
         .models
@@ -75,7 +76,7 @@ fn profiled(w: &WorkloadSpec, m: &MachineSpec, window: usize) -> Result<(Workloa
     let mut rows = vec![];
     let mut ph = phases_mut(&mut out);
     if ph.len() != plan.models.len() {
-        return Err(format!("{}: {} phases but {} phase models", w.name, ph.len(), plan.models.len()));
+        return Err(RunError::Study(format!("{}: {} phases but {} phase models", w.name, ph.len(), plan.models.len())));
     }
     for (i, (mb, reuse)) in found {
         let Some(pp) = ph[i].pp.as_mut() else { continue };
@@ -102,8 +103,8 @@ pub fn run_profiled<'a>(
     policies_: &[&str],
     trials: &[Trial],
     base: &dyn Fn(usize, usize, usize) -> &'a RunOutput,
-    out: &Option<String>,
-) -> Result<(), String> {
+    out: &mut dyn Sink,
+) -> Result<(), RunError> {
     let mut specs = vec![];
     let mut decl = Table::new(&[
         "workload",
@@ -116,7 +117,7 @@ pub fn run_profiled<'a>(
         "profiled reuse (1,000,000)",
     ]);
     for w in workloads {
-        let spec = presets::workload(w).map_err(|e| e.to_string())?;
+        let spec = presets::workload(w).map_err(RunError::from)?;
         let mut per_window = vec![];
         for &win in &WINDOWS {
             per_window.push(profiled(&spec, m, win)?);
@@ -132,9 +133,9 @@ pub fn run_profiled<'a>(
         }
         specs.push(per_window.into_iter().map(|x| x.0).collect::<Vec<_>>());
     }
-    crate::heading!("## Declarations a profiler would produce (issue #32 item 14): our §2.4 profiler on each period's LLC access stream, drawn from the simulator's miss-rate curve for it\n");
-    println!("Table 2's declarations are oracle-grade here (they set the ground truth). Reuse: accesses per distinct line per window (low < 2, medium < 8, high ≥ 8).\n");
-    decl.emit(out, "profiled-declarations.csv")?;
+    out.heading("## Declarations a profiler would produce (issue #32 item 14): our §2.4 profiler on each period's LLC access stream, drawn from the simulator's miss-rate curve for it\n".to_string());
+    out.line("Table 2's declarations are oracle-grade here (they set the ground truth). Reuse: accesses per distinct line per window (low < 2, medium < 8, high ≥ 8).\n".to_string());
+    out.table(decl, "profiled-declarations.csv");
     let items: Vec<(usize, usize, usize)> = (1..policies_.len())
         .flat_map(|p| (0..WINDOWS.len()).flat_map(move |v| (0..workloads.len()).map(move |w| (p, v, w))))
         .collect();
@@ -177,8 +178,9 @@ pub fn run_profiled<'a>(
             ]);
         }
     }
-    crate::heading!(
-        "## Strict and Compromise with profiled declarations (same seeds; means over the 8 workloads; against CFS)\n"
-    );
-    t.emit(out, "profiled-runs.csv")
+    out.heading(String::from(
+        "## Strict and Compromise with profiled declarations (same seeds; means over the 8 workloads; against CFS)\n",
+    ));
+    out.table(t, "profiled-runs.csv");
+    Ok(())
 }

@@ -1,40 +1,39 @@
 //! `cosched paper evt`: the statistical thread-assignment study (§4-6) on the
 //! simulated UltraSPARC T2 with its five network applications.
 
-use super::SeedArgs;
-use clap::Args as ClapArgs;
+use super::{machine, Seeds};
+use crate::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Step, Table};
 use cosched_core::evt::checks::check;
 use cosched_core::evt::predict::{sp_pot_sample, spearman};
 use cosched_core::evt::sampling::prob_in_top;
 use cosched_core::evt::PotResult;
 use cosched_core::evt::{pot, Threshold};
 use cosched_core::ids::CtxId;
-use cosched_lab::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
-use cosched_lab::table::{Cell, Step, Table};
 use cosched_sim::{presets, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-#[derive(ClapArgs)]
-pub struct Args {
+/// Options of the statistical thread-assignment rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
     /// Machine preset or file.
-    #[arg(long, default_value = "ultrasparc-t2")]
-    machine: String,
+    pub machine: String,
     /// Random assignments per workload (the paper: 5,000).
-    #[arg(long, default_value_t = 5000)]
-    samples: usize,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
-    /// Independent samples per application (each its own assignments and measurement runs).
-    #[arg(long, default_value_t = 10)]
-    seeds: u64,
-    /// Run-to-run variation of each measurement (docs/model.md; 0 = exact model, a staircase population).
-    #[arg(long, default_value_t = 1.0)]
-    noise: f64,
-    #[command(flatten)]
-    timing: super::Timing,
+    pub samples: usize,
+    /// Independent samples per application (each its own assignments and measurement runs) and the run-to-run variation of each measurement.
+    pub seeds: Seeds,
+    /// Include wall-clock timings; off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { machine: "ultrasparc-t2".into(), samples: 5000, seeds: Seeds { seeds: 10, noise: 1.0 }, timing: true }
+    }
 }
 
 const APPS: [&str; 5] = ["ipfwd-l1", "ipfwd-mem", "packet-analyzer", "aho-corasick", "stateful"];
@@ -44,12 +43,12 @@ const APPS: [&str; 5] = ["ipfwd-l1", "ipfwd-mem", "packet-analyzer", "aho-corasi
 struct Sample {
     all: Vec<Vec<CtxId>>,
     perf: Vec<f64>,
-    pot: Result<PotResult, String>,
+    pot: Result<PotResult, cosched_core::evt::PotError>,
 }
 
-fn draw(m: &cosched_machine::MachineSpec, app: &str, n: usize, seed: u64, noise: f64) -> Result<Sample, String> {
-    let w = presets::workload(app).map_err(|e| e.to_string())?;
-    let plan = Plan::new(&w, m, None, 1, app).map_err(|e| e.to_string())?;
+fn draw(m: &cosched_machine::MachineSpec, app: &str, n: usize, seed: u64, noise: f64) -> Result<Sample, RunError> {
+    let w = presets::workload(app).map_err(RunError::from)?;
+    let plan = Plan::new(&w, m, None, 1, app).map_err(RunError::from)?;
     let topo = m.topology();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let all: Vec<_> = (0..n).map(|_| random_assignment(&topo, plan.threads.len(), &mut rng)).collect();
@@ -58,20 +57,20 @@ fn draw(m: &cosched_machine::MachineSpec, app: &str, n: usize, seed: u64, noise:
         .enumerate()
         .map(|(i, x)| measure_in_run(m, &w, &plan, x, sample_run(seed, i), noise))
         .collect::<Result<_, cosched_sim::SimError>>()?;
-    let pot = pot(&perf, Threshold::Auto, 0.95).map_err(|e| e.to_string());
+    let pot = pot(&perf, Threshold::Auto, 0.95);
     Ok(Sample { all, perf, pot })
 }
 
-pub fn run_cmd(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
-    (SeedArgs { seeds: a.seeds, noise: a.noise }).check()?;
+/// Rerun the statistical thread-assignment study (§4-6): POT estimates, sample size, SP-POT, random sampling.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
+    a.seeds.check()?;
     crate::limits::SAMPLES.check(a.samples as u64)?;
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = machine(&a.machine)?;
     let topo = m.topology();
-    crate::heading!(
+    out.heading(format!(
         "# Statistical thread assignment on `{}` (simulated; {} random assignments per application and seed, {} seeds, run-to-run variation {})\n",
-        m.name, a.samples, a.seeds, a.noise
-    );
+        m.name, a.samples, a.seeds.seeds, a.seeds.noise
+    ));
     let mut t_pot = Table::new(&[
         "application",
         "POT success",
@@ -105,10 +104,11 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
     let mut t_rs =
         Table::new(&["application", "n", "P(top 1%)", "mean best-of-n gap to UPB %", "worst best-of-n gap %"]);
     for app in APPS {
-        let w = presets::workload(app).map_err(|e| e.to_string())?;
-        let plan = Plan::new(&w, &m, None, 1, app).map_err(|e| e.to_string())?;
-        let samples: Vec<Sample> =
-            (1..=a.seeds).map(|seed| draw(&m, app, a.samples, seed, a.noise)).collect::<Result<_, String>>()?;
+        let w = presets::workload(app).map_err(RunError::from)?;
+        let plan = Plan::new(&w, &m, None, 1, app).map_err(RunError::from)?;
+        let samples: Vec<Sample> = (1..=a.seeds.seeds)
+            .map(|seed| draw(&m, app, a.samples, seed, a.seeds.noise))
+            .collect::<Result<_, RunError>>()?;
         let ok: Vec<&PotResult> = samples.iter().filter_map(|s| s.pot.as_ref().ok()).collect();
         let best_all = samples.iter().flat_map(|s| s.perf.iter().copied()).fold(f64::MIN, f64::max);
         let bounded: Vec<&PotResult> = ok.iter().copied().filter(|r| r.ci.1.is_finite()).collect();
@@ -280,5 +280,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             "random-sampling.csv",
         ),
     ];
-    super::emit_steps(&steps, &a.out)
+    for s in steps {
+        out.step(s);
+    }
+    Ok(())
 }

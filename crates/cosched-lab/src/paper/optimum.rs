@@ -5,29 +5,31 @@
 //! against it.
 #![allow(clippy::needless_range_loop)] // cells are addressed by (case, trial) indices
 
-use super::Emit;
-use super::{over_trials, SeedArgs, Trial};
-use clap::Args as ClapArgs;
+use super::{over_trials, Seeds, Trial};
+use crate::error::RunError;
+use crate::optimum::{Instance, Objective};
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::policies::PolicyOptions;
-use cosched_lab::optimum::{Instance, Objective};
-use cosched_lab::table::{Cell, Table};
 use cosched_sim::presets;
 
-#[derive(ClapArgs)]
-pub struct Args {
-    #[command(flatten)]
-    seeds: SeedArgs,
-    /// Seeds of the EVT coverage check (each: random assignments, a POT estimate and its interval).
-    #[arg(long, default_value_t = 20)]
-    coverage_seeds: u64,
-    /// Random assignments per EVT estimate (the statistical study's 1,000).
-    #[arg(long, default_value_t = 1000)]
-    samples: usize,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
-    #[command(flatten)]
-    timing: super::Timing,
+/// Options of the how-far-from-the-best rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Seeds and run-to-run variation.
+    pub seeds: Seeds,
+    /// Seeds of the EVT coverage check.
+    pub coverage_seeds: u64,
+    /// Random assignments per EVT estimate.
+    pub samples: usize,
+    /// Include wall-clock timings; off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { seeds: Seeds::default(), coverage_seeds: 20, samples: 1000, timing: true }
+    }
 }
 
 /// Machine and workload of each case: few enough co-schedules to simulate them all.
@@ -51,31 +53,30 @@ struct Cell1 {
     count: u128,
 }
 
-pub fn run_cmd(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
+/// The exact optimum of static co-schedules beside pairwise matching, the EVT estimate and every policy.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
     crate::limits::Bound { knob: "coverage_seeds", ..crate::limits::SEEDS }.check(a.coverage_seeds)?;
     crate::limits::SAMPLES.check(a.samples as u64)?;
     let trials = a.seeds.trials();
     let cover: Vec<Trial> = (1..=a.coverage_seeds).map(|seed| Trial { seed, noise: a.seeds.noise }).collect();
     let more = if cover.len() > trials.len() { &cover } else { &trials };
-    crate::heading!(
+    out.heading(format!(
         "# How far from the best: the exact optimum of static co-schedules (simulated; {} seeds with run-to-run variation {}, mean ±95% interval; EVT coverage over {} seeds)\n",
         a.seeds.seeds, a.seeds.noise, a.coverage_seeds
-    );
+    ));
     let cells = over_trials(&CASES, more, |&(mn, wn), t| {
-        let m = t.machine(&cosched_machine::presets::machine(mn).map_err(|e| e.to_string())?);
-        let plan = t.plan(&presets::workload(wn).map_err(|e| e.to_string())?, &m)?;
+        let m = t.machine(&cosched_machine::presets::machine(mn).map_err(RunError::from)?);
+        let plan = t.plan(&presets::workload(wn).map_err(RunError::from)?, &m)?;
         let inst = Instance::new(&m, &plan)?;
         let thr = Objective::Throughput;
-        let e = inst.exhaustive(thr, cosched_lab::optimum::MAX_BUDGET, &|| {})?;
+        let e = inst.exhaustive(thr, crate::optimum::MAX_BUDGET, &|| {})?;
         // Jiang et al.'s co-run search: the matching where domains hold pairs, else the grouping.
         let matching = match inst.matching(&|| {}) {
             Ok(mt) => Some((2, mt.found.outcome.throughput_gips)),
-            Err(_) => inst
-                .grouped(cosched_lab::optimum::MAX_BUDGET, &|| {})
-                .ok()
-                .map(|g| (g.size, g.found.outcome.throughput_gips)),
+            Err(_) => {
+                inst.grouped(crate::optimum::MAX_BUDGET, &|| {}).ok().map(|g| (g.size, g.found.outcome.throughput_gips))
+            }
         };
         let s = inst.sampled(thr, a.samples, t.seed, 0.95, &|| {})?;
         Ok(Cell1 {
@@ -121,9 +122,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             Cell::diff(&k(&|x| below(x.random_best, x.best)), 2),
         ]);
     }
-    crate::heading!("## The exact optimum beside the worst co-schedule and the cheaper searches\n");
-    println!("Throughput (GIPS: instructions per second of makespan). Co-run search: Jiang et al. (PACT 2008), pairwise matching where the deepest shared level holds two contexts, else the exact grouping of the group co-run costs (issue #33 item 1), each optimal for its co-run costs only; best of random: the best of {} uniformly random assignments (the statistical study's sample).\n", a.samples);
-    t1.emit(&a.out, "optimum.csv")?;
+    out.heading("## The exact optimum beside the worst co-schedule and the cheaper searches\n".to_string());
+    out.line(format!("Throughput (GIPS: instructions per second of makespan). Co-run search: Jiang et al. (PACT 2008), pairwise matching where the deepest shared level holds two contexts, else the exact grouping of the group co-run costs (issue #33 item 1), each optimal for its co-run costs only; best of random: the best of {} uniformly random assignments (the statistical study's sample).\n", a.samples));
+    out.table(t1, "optimum.csv");
     // Table 2: the EVT estimate against the exact optimum.
     let mut t2 = Table::new(&[
         "case",
@@ -153,15 +154,15 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             value(&width),
         ]);
     }
-    crate::heading!("## The statistical study's EVT estimate against the exact optimum\n");
-    println!("Each seed: {} random assignments of that seed's machine, the POT upper bound of throughput and its 95% interval (profile likelihood, docs/evt.md); the interval should hold the exact optimum in about 95% of seeds. Widths count only finite intervals.\n", a.samples);
-    t2.emit(&a.out, "evt-coverage.csv")?;
+    out.heading("## The statistical study's EVT estimate against the exact optimum\n".to_string());
+    out.line(format!("Each seed: {} random assignments of that seed's machine, the POT upper bound of throughput and its 95% interval (profile likelihood, docs/evt.md); the interval should hold the exact optimum in about 95% of seeds. Widths count only finite intervals.\n", a.samples));
+    out.table(t2, "evt-coverage.csv");
     // Table 3: every policy's gap to the optimum of its own seed.
     let items: Vec<(usize, usize)> = (0..CASES.len()).flat_map(|c| (0..POLICIES.len()).map(move |p| (c, p))).collect();
     let runs = over_trials(&items, &trials, |&(c, p), t| {
         let (mn, wn) = CASES[c];
-        let m = t.machine(&cosched_machine::presets::machine(mn).map_err(|e| e.to_string())?);
-        let plan = t.plan(&presets::workload(wn).map_err(|e| e.to_string())?, &m)?;
+        let m = t.machine(&cosched_machine::presets::machine(mn).map_err(RunError::from)?);
+        let plan = t.plan(&presets::workload(wn).map_err(RunError::from)?, &m)?;
         let o = t.run(&m, &plan, POLICIES[p], &PolicyOptions::default())?;
         let instr: f64 = (0..plan.jobs.len()).map(|j| plan.job_instructions(j)).sum();
         Ok(instr / (o.makespan as f64 * 1e-9) / 1e9)
@@ -179,10 +180,10 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         }
         t3.push(row);
     }
-    crate::heading!("## Each policy's throughput below the exact optimum of its own seed (gap_to_best_pct)\n");
-    println!("Dynamic policies may migrate and time-share, so a negative gap (a policy ahead of every static co-schedule) is possible; none is an upper bound.\n");
-    t3.emit(&a.out, "policies.csv")?;
-    linux_cache(&a, &trials)
+    out.heading("## Each policy's throughput below the exact optimum of its own seed (gap_to_best_pct)\n".to_string());
+    out.line("Dynamic policies may migrate and time-share, so a negative gap (a policy ahead of every static co-schedule) is possible; none is an upper bound.\n".to_string());
+    out.table(t3, "policies.csv");
+    linux_cache(out, &trials)
 }
 
 /// Multi-threaded processes on the X5550 (4 LLC domains of 4 cores): 4 copies of each, 4 threads each.
@@ -191,12 +192,12 @@ const LC_WORKLOADS: [&str; 7] =
 
 /// Issue #33 item 4: `linux-cache` (Linux's cache-aware scheduling) against
 /// EEVDF, paired by seed, where a multi-LLC machine lets it differ.
-fn linux_cache(a: &Args, trials: &[Trial]) -> Result<(), String> {
-    let base = cosched_machine::presets::machine("xeon-x5550-16c").map_err(|e| e.to_string())?;
+fn linux_cache(out: &mut dyn Sink, trials: &[Trial]) -> Result<(), RunError> {
+    let base = cosched_machine::presets::machine("xeon-x5550-16c").map_err(RunError::from)?;
     let llc_mb = base.cache.llc_mb;
     let items: Vec<(usize, usize)> = (0..LC_WORKLOADS.len()).flat_map(|w| [(w, 0), (w, 1)]).collect();
     let runs = over_trials(&items, trials, |&(w, p), t| {
-        let mut spec = presets::workload(LC_WORKLOADS[w]).map_err(|e| e.to_string())?;
+        let mut spec = presets::workload(LC_WORKLOADS[w]).map_err(RunError::from)?;
         for j in &mut spec.jobs {
             j.instances *= 4;
         }
@@ -226,7 +227,10 @@ fn linux_cache(a: &Args, trials: &[Trial]) -> Result<(), String> {
             Cell::diff(&(0..nt).map(|k| (l[k].1 / e[k].1 - 1.0) * 100.0).collect::<Vec<_>>(), 2),
         ]);
     }
-    crate::heading!("## Today's Linux: cache-aware scheduling (`linux-cache`) beside EEVDF on xeon-x5550-16c\n");
-    println!("Linux's cache-aware scheduling series (v4, 2026) aggregates a process's threads into one LLC domain when its RSS fits the LLC and its threads fit the LLC's cores; the X5550 has four 8 MiB LLCs of 4 cores. Each workload: 4 copies of a 4-thread process; paired by seed.\n");
-    t.emit(&a.out, "linux-cache.csv")
+    out.heading(
+        "## Today's Linux: cache-aware scheduling (`linux-cache`) beside EEVDF on xeon-x5550-16c\n".to_string(),
+    );
+    out.line("Linux's cache-aware scheduling series (v4, 2026) aggregates a process's threads into one LLC domain when its RSS fits the LLC and its threads fit the LLC's cores; the X5550 has four 8 MiB LLCs of 4 cores. Each workload: 4 copies of a 4-thread process; paired by seed.\n".to_string());
+    out.table(t, "linux-cache.csv");
+    Ok(())
 }

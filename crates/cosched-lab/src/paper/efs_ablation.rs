@@ -8,10 +8,11 @@
 
 use super::efs::Pair;
 use super::efs_figs::{pct, speedup_pct, unfairness};
-use super::Emit;
 use super::Trial;
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::policies::{Admission, EfsParams, PolicyOptions};
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::WorkloadSpec;
@@ -79,7 +80,7 @@ fn outcome(cfs: &cosched_sim::RunOutput, efs: &cosched_sim::RunOutput) -> (f64, 
 /// Run every arm on every item; print the arms' outcomes and their paired
 /// differences from the paper's EFS; write `ablation-admission.csv` and
 /// `ablation-paired.csv`.
-pub fn run(m: &MachineSpec, mu: f64, it: &Items, nt: usize, out: &Option<String>) -> Result<(), String> {
+pub fn run(m: &MachineSpec, mu: f64, it: &Items, nt: usize, out: &mut dyn Sink) -> Result<(), RunError> {
     let runs: Vec<Vec<(f64, f64, f64)>> = ARMS
         .iter()
         .enumerate()
@@ -107,7 +108,7 @@ pub fn run(m: &MachineSpec, mu: f64, it: &Items, nt: usize, out: &Option<String>
                     };
                     Ok(outcome(cfs.as_ref().unwrap_or(&base.cfs), &efs))
                 })
-                .collect::<Result<Vec<_>, String>>()
+                .collect::<Result<Vec<_>, RunError>>()
         })
         .collect::<Result<_, _>>()?;
     // Per trial, the mean over the selected items of f(arm's outcome at that item).
@@ -166,11 +167,12 @@ pub fn run(m: &MachineSpec, mu: f64, it: &Items, nt: usize, out: &Option<String>
             p(&fig10, |x| x.2),
         ]);
     }
-    crate::heading!("## Ablations: one EFS mechanism changed at a time (same trigger and seeds; savings and speedups against CFS)\n");
-    println!("`capacity rule` keeps the counter-based predictor and admits a thread whose solo utilisation fits 1 - Σ b of the running threads (additive bandwidths: no collision model, no power); `no starvation freedom` never forces a starved thread in (§4.3 off); `oracle solo bandwidths` replaces the predictor (Eqs. 18-20, 9) by each thread's true solo demand and keeps the collision model (Eqs. 10, 16); `oracle outcome` replaces both by the simulator's answer: run the thread if the true co-schedule costs no more energy per unit of work (Eq. 15) than leaving the core idle (both read ground truth: oracles). The cost arms charge CFS and EFS their measured mean decision time ({} µs and {} µs) as a stall at every thread start, both measured on this machine (CFS's runs are charged too, so the comparison stays like for like). `unaffected`: the Fig. 8 benchmarks the paper's EFS leaves within ±3% of CFS's system energy; unfairness: longest / shortest turnaround of a mix's jobs, averaged over the mixes.\n", measured_us("cfs"), measured_us("efs"));
-    ab.emit(out, "ablation-admission.csv")?;
-    crate::heading!("## Ablations paired by seed against the paper's EFS (points of saving or speedup; an interval holding 0: no difference)\n");
-    paired.emit(out, "ablation-paired.csv")
+    out.heading("## Ablations: one EFS mechanism changed at a time (same trigger and seeds; savings and speedups against CFS)\n".to_string());
+    out.line(format!("`capacity rule` keeps the counter-based predictor and admits a thread whose solo utilisation fits 1 - Σ b of the running threads (additive bandwidths: no collision model, no power); `no starvation freedom` never forces a starved thread in (§4.3 off); `oracle solo bandwidths` replaces the predictor (Eqs. 18-20, 9) by each thread's true solo demand and keeps the collision model (Eqs. 10, 16); `oracle outcome` replaces both by the simulator's answer: run the thread if the true co-schedule costs no more energy per unit of work (Eq. 15) than leaving the core idle (both read ground truth: oracles). The cost arms charge CFS and EFS their measured mean decision time ({} µs and {} µs) as a stall at every thread start, both measured on this machine (CFS's runs are charged too, so the comparison stays like for like). `unaffected`: the Fig. 8 benchmarks the paper's EFS leaves within ±3% of CFS's system energy; unfairness: longest / shortest turnaround of a mix's jobs, averaged over the mixes.\n", measured_us("cfs"), measured_us("efs")));
+    out.table(ab, "ablation-admission.csv");
+    out.heading("## Ablations paired by seed against the paper's EFS (points of saving or speedup; an interval holding 0: no difference)\n".to_string());
+    out.table(paired, "ablation-paired.csv");
+    Ok(())
 }
 
 /// The decision-time table (wall clock, so left out by `--no-timing`): mean,
@@ -181,8 +183,8 @@ pub fn decision_times(
     mu: f64,
     workloads: &[WorkloadSpec],
     t: &Trial,
-    out: &Option<String>,
-) -> Result<(), String> {
+    out: &mut dyn Sink,
+) -> Result<(), RunError> {
     let mut tab = Table::new(&["policy", "decision mean µs", "p50 µs", "p99 µs", "charged by the cost arms µs"]);
     for p in ["cfs", "efs"] {
         let per: Vec<(f64, f64, f64)> = workloads
@@ -193,10 +195,10 @@ pub fn decision_times(
                 o.efs.mu = Some(mu);
                 let r =
                     t.run_sim(&mt, &t.plan(w, &mt)?, p, &o, &SimOptions { timing: true, ..SimOptions::default() })?;
-                let (p50, p99) = r.decision_us.ok_or("the engine timed no decision")?;
+                let (p50, p99) = r.decision_us.ok_or_else(|| RunError::Study("the engine timed no decision".into()))?;
                 Ok((r.decision_mean_us.unwrap_or(0.0), p50, p99))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, RunError>>()?;
         let mean = |f: fn(&(f64, f64, f64)) -> f64| per.iter().map(f).sum::<f64>() / per.len().max(1) as f64;
         tab.push(vec![
             p.into(),
@@ -206,9 +208,10 @@ pub fn decision_times(
             format!("{}", measured_us(p)).into(),
         ]);
     }
-    crate::heading!(
+    out.heading(format!(
         "## Decision time per scheduling event (wall clock, this machine; mean over the Fig. 8 benchmarks, seed {})\n",
         t.seed
-    );
-    tab.emit(out, "decision-time.csv")
+    ));
+    out.table(tab, "decision-time.csv");
+    Ok(())
 }

@@ -3,17 +3,18 @@
 //! timeline of four bandwidth-hungry instances under CFS and EFS.
 
 use super::efs::{secs, synthetic_jobs};
-use super::Emit;
-use super::{over_trials, write_csv, Trial};
+use super::{over_trials, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::counters::Counters;
 use cosched_core::efs::interval_estimate;
 use cosched_core::ids::{CtxId, Nanos, ThreadId, MILLI};
 use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::trace::TraceSlice;
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::{run, SimOptions};
+use cosched_sim::engine::{self, SimOptions};
 use cosched_sim::RunOutput;
 
 /// Thread i on context i for the whole run; every `window` the scheduler's
@@ -65,15 +66,15 @@ impl Policy for SoloProbe {
 }
 
 /// Mean (Eq. 9 estimate, additive estimate) of thread 0 over the windows of one run.
-fn probe(m: &MachineSpec, jobs: &[(f64, u32, f64)], mu: f64, t: &Trial) -> Result<(f64, f64), String> {
+fn probe(m: &MachineSpec, jobs: &[(f64, u32, f64)], mu: f64, t: &Trial) -> Result<(f64, f64), RunError> {
     let w = synthetic_jobs("efs-fig6", jobs)?;
     let mt = t.machine(m);
     let plan = t.plan(&w, &mt)?;
     let mut p = SoloProbe { mu, window: MILLI, alive: 0, last: None, out: vec![] };
-    run(&mt, &plan, &mut p, &SimOptions { seed: t.seed, ..SimOptions::default() }, None)?;
+    engine::run(&mt, &plan, &mut p, &SimOptions { seed: t.seed, ..SimOptions::default() }, None)?;
     let v = &p.out;
     if v.is_empty() {
-        return Err("efs fig. 6: no measurement window while both threads ran".into());
+        return Err(RunError::Study("efs fig. 6: no measurement window while both threads ran".into()));
     }
     let n = v.len() as f64;
     Ok((v.iter().map(|x| x.0).sum::<f64>() / n, v.iter().map(|x| x.1).sum::<f64>() / n))
@@ -82,7 +83,7 @@ fn probe(m: &MachineSpec, jobs: &[(f64, u32, f64)], mu: f64, t: &Trial) -> Resul
 /// Fig. 6: thread 0 at solo utilisation 0.57 beside one interfering thread of
 /// solo utilisation x; its solo utilisation as measured alone, as Eq. 9
 /// estimates it under interference, and as the additive model takes it.
-pub fn fig6(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) -> Result<(), String> {
+pub fn fig6(m: &MachineSpec, mu: f64, trials: &[Trial], out: &mut dyn Sink) -> Result<(), RunError> {
     const TARGET: f64 = 0.57;
     let xs: Vec<f64> = (1..=9).map(|k| k as f64 / 10.0).collect();
     let alone = over_trials(&[()], trials, |_, t| probe(m, &[(TARGET, 1, 4e8)], mu, t))?;
@@ -109,9 +110,10 @@ pub fn fig6(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
             Cell::diff(&err(&add), 1),
         ]);
     }
-    crate::heading!("## Fig. 6: solo utilisation of a thread at {TARGET} estimated under interference (1 ms windows while both run)\n");
-    println!("Paper: the additive model's estimate (the measured utilisation) \"strays significantly from the actual solo utilization\" as interference grows; EFS's estimates are \"very close to the actual solo utilization for virtually any level of interference\".\n");
-    tab.emit(out, "fig6.csv")
+    out.heading(format!("## Fig. 6: solo utilisation of a thread at {TARGET} estimated under interference (1 ms windows while both run)\n"));
+    out.line("Paper: the additive model's estimate (the measured utilisation) \"strays significantly from the actual solo utilization\" as interference grows; EFS's estimates are \"very close to the actual solo utilization for virtually any level of interference\".\n".to_string());
+    out.table(tab, "fig6.csv");
+    Ok(())
 }
 
 /// Contexts busy over time from a run's slices, sampled every `step` in [from, to).
@@ -126,7 +128,7 @@ fn busy_timeline(slices: &[TraceSlice], from: Nanos, to: Nanos, step: Nanos) -> 
 
 /// Fig. 7: `cores` instances of the synthetic benchmark at maximum bus use,
 /// a 300 ms section of each context's activity under CFS and under EFS.
-pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) -> Result<(), String> {
+pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &mut dyn Sink) -> Result<(), RunError> {
     let cores = m.n_contexts();
     let w = synthetic_jobs("efs-fig7", &[(0.97, cores as u32, 1e9)])?;
     let (from, to) = (500 * MILLI, 800 * MILLI);
@@ -138,7 +140,7 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
         o.seed = t.seed;
         let mut slices = vec![];
         let mut sink = |s: TraceSlice| slices.push(s);
-        let r = run(
+        let r = engine::run(
             &mt,
             &plan,
             &mut *cosched_core::policies::make(pol, &o)?,
@@ -146,7 +148,10 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
             Some(&mut sink),
         )?;
         if r.makespan < to {
-            return Err(format!("efs fig. 7: the run ended at {:.3} s, before the 300 ms section", secs(r.makespan)));
+            return Err(RunError::Study(format!(
+                "efs fig. 7: the run ended at {:.3} s, before the 300 ms section",
+                secs(r.makespan)
+            )));
         }
         Ok(busy_timeline(&slices, from, to, MILLI / 10))
     })?;
@@ -168,10 +173,11 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &Option<String>) ->
             curve.push(vec![pol.to_string(), format!("{:.1}", 500.0 + i as f64 * 0.1), b.to_string()]);
         }
     }
-    crate::heading!("## Fig. 7: busy contexts during 300 ms (0.5-0.8 s) of {cores} synthetic instances at solo bus utilisation 0.97\n");
-    println!("Paper: \"all four cores are busy all of the time on CFS, whereas EFS makes sure only one instance is active at any time\". Timeline of seed 1 (0.1 ms steps): `fig7-timeline.csv`.\n");
-    tab.emit(out, "fig7.csv")?;
-    write_csv(out, "fig7-timeline.csv", &curve)
+    out.heading(format!("## Fig. 7: busy contexts during 300 ms (0.5-0.8 s) of {cores} synthetic instances at solo bus utilisation 0.97\n"));
+    out.line("Paper: \"all four cores are busy all of the time on CFS, whereas EFS makes sure only one instance is active at any time\". Timeline of seed 1 (0.1 ms steps): `fig7-timeline.csv`.\n".to_string());
+    out.table(tab, "fig7.csv");
+    out.file("fig7-timeline.csv", curve);
+    Ok(())
 }
 
 /// Saving of `new` against `old`, % (EFS Figs. 8-10).

@@ -1,32 +1,34 @@
 //! `cosched paper efs`: the EFS paper's evaluation (§5) on `i5-2500`.
 
 use super::efs_figs::{pct, per_trial_mean, speedup_pct, unfairness};
-use super::Emit;
-use super::{mix, over_trials, run_one, SeedArgs, Trial};
-use clap::Args as ClapArgs;
+use super::{machine, mix, over_trials, run_one, Seeds, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::PolicyOptions;
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::{presets, Plan, WorkloadSpec};
 
-#[derive(ClapArgs)]
-pub struct Args {
+/// Options of the EFS rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
     /// Machine preset or file.
-    #[arg(long, default_value = "i5-2500")]
-    machine: String,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
+    pub machine: String,
     /// A few benchmarks only (for a quick look).
-    #[arg(long)]
-    quick: bool,
-    #[command(flatten)]
-    seeds: SeedArgs,
-    #[command(flatten)]
-    timing: super::Timing,
+    pub quick: bool,
+    /// Seeds and run-to-run variation.
+    pub seeds: Seeds,
+    /// Include wall-clock timings (the decision-time table); off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { machine: "i5-2500".into(), quick: false, seeds: Seeds::default(), timing: true }
+    }
 }
 
 const SPEC: [&str; 28] = [
@@ -61,12 +63,12 @@ const SPEC: [&str; 28] = [
 ];
 
 /// `n` instances of the EFS synthetic benchmark (§3.2) at solo bus utilisation `u`.
-pub(crate) fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, String> {
+pub fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, RunError> {
     synthetic_jobs(&format!("efs-synthetic-{u}"), &[(u, n, instructions)])
 }
 
 /// Jobs of the EFS synthetic benchmark (§3.2): `(solo bus utilisation, instances, instructions)` each.
-pub(crate) fn synthetic_jobs(name: &str, jobs: &[(f64, u32, f64)]) -> Result<WorkloadSpec, String> {
+pub fn synthetic_jobs(name: &str, jobs: &[(f64, u32, f64)]) -> Result<WorkloadSpec, RunError> {
     let mut s = format!("name = \"{name}\"\ndescription = \"EFS synthetic benchmark\"\n");
     for (k, (u, n, instructions)) in jobs.iter().enumerate() {
         s += &format!(
@@ -75,11 +77,11 @@ pub(crate) fn synthetic_jobs(name: &str, jobs: &[(f64, u32, f64)]) -> Result<Wor
             if jobs.len() == 1 { String::new() } else { k.to_string() }
         );
     }
-    presets::workload_from_toml(name, &s).map_err(|e| e.to_string())
+    presets::workload_from_toml(name, &s).map_err(RunError::from)
 }
 
 /// One CFS run and one EFS run of a workload under one trial.
-pub(crate) struct Pair {
+pub struct Pair {
     /// CFS's run.
     pub cfs: RunOutput,
     /// EFS's run.
@@ -91,7 +93,7 @@ type Table1Trial = (RunOutput, Pair);
 /// Which run of a Table 1 trial a row shows.
 type Table1Row<'a> = (&'a str, &'a dyn Fn(&Table1Trial) -> &RunOutput);
 
-fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64, t: &Trial) -> Result<Pair, String> {
+fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64, t: &Trial) -> Result<Pair, RunError> {
     let mt = t.machine(m);
     let p = t.plan(w, &mt)?;
     let mut o = PolicyOptions::default();
@@ -103,11 +105,11 @@ fn pair(m: &MachineSpec, w: &WorkloadSpec, mu: f64, t: &Trial) -> Result<Pair, S
 /// 1..=cores copies of the synthetic benchmark at solo utilisation 0.99, the
 /// best delivered rate of memory accesses (lines) per second. Measured once on
 /// the exact model, as the paper measured its machine once.
-pub(crate) fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
+pub fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, RunError> {
     let mut best: f64 = 0.0;
     for n in 1..=cores {
         let w = synthetic(0.99, n, 2e8)?;
-        let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+        let p = Plan::new(&w, m, None, 1, "syn").map_err(RunError::from)?;
         let r = run_one(m, &p, "cfs", &PolicyOptions::default())?;
         best = best.max((r.totals.mem_reads + r.totals.mem_writes) / secs(r.makespan));
     }
@@ -117,20 +119,22 @@ pub(crate) fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, String> {
 /// EFS Fig. 4 at solo utilisation `u`: the throughput of `cores` identical
 /// synthetic threads by the EFS model (Eqs. 10-12) and on the simulated machine
 /// as trial `t` finds it (sum of solo time over each thread's time).
-pub(crate) fn fig4_point(m: &MachineSpec, u: f64, cores: u32, t: &Trial) -> Result<(f64, f64), String> {
-    let model = solve_interaction(&vec![u; cores as usize], Newton::CONVERGED).map_err(|e| e.to_string())?.throughput;
+pub fn fig4_point(m: &MachineSpec, u: f64, cores: u32, t: &Trial) -> Result<(f64, f64), RunError> {
+    let model = solve_interaction(&vec![u; cores as usize], Newton::CONVERGED)
+        .map_err(|e| RunError::Study(e.to_string()))?
+        .throughput;
     let w = synthetic(u, cores, 4e8)?;
     let mt = t.machine(m);
     let p = t.plan(&w, &mt)?;
     let all = t.run(&mt, &p, "cfs", &PolicyOptions::default())?;
     let measured = (0..p.jobs.len())
         .map(|j| Ok(secs(t.run(&mt, &p.solo(j), "cfs", &PolicyOptions::default())?.makespan) / secs(all.job_finish[j])))
-        .sum::<Result<f64, String>>()?;
+        .sum::<Result<f64, RunError>>()?;
     Ok((model, measured))
 }
 
 /// EFS Table 1's serial execution: the instances of `w` one after another on one core.
-pub(crate) fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32, t: &Trial) -> Result<RunOutput, String> {
+pub fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32, t: &Trial) -> Result<RunOutput, RunError> {
     let mt = t.machine(m);
     let p = t.plan(w, &mt)?;
     let o = PolicyOptions {
@@ -141,28 +145,27 @@ pub(crate) fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32, t: &Tria
     t.run(&mt, &p, "static", &o)
 }
 
-pub(crate) fn secs(n: u64) -> f64 {
+/// Nanoseconds as seconds.
+pub fn secs(n: u64) -> f64 {
     n as f64 / SECOND as f64
 }
 
-pub fn run(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
+/// Rerun EFS §5: Fig. 4, Figs. 6-7, Table 1, Figs. 8-10, the ablations and (with timing) the decision time.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = machine(&a.machine)?;
     let cores = m.n_contexts() as u32;
     let trials = a.seeds.trials();
-    crate::heading!(
+    out.heading(format!(
         "# EFS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name,
-        a.seeds.seeds,
-        a.seeds.noise
-    );
+        m.name, a.seeds.seeds, a.seeds.noise
+    ));
     let mu = measure_mu(&m, cores)?;
-    println!(
+    out.line(format!(
         "Bus rate measured with the miss-only micro-benchmark (§5.1) on the exact model: mu = {:.1} M accesses/s (preset's sustained maximum {:.1} M/s; the paper measured 150 M/s on its i5-2500).\n",
         mu / 1e6,
         m.bus_lines_per_s() / 1e6
-    );
+    ));
 
     // Fig. 4: model prediction vs simulator for `cores` identical synthetic threads.
     let utils: Vec<f64> = (1..=9).map(|k| k as f64 / 10.0).chain([0.95]).collect();
@@ -178,10 +181,10 @@ pub fn run(a: Args) -> Result<(), String> {
             Cell::diff(&err, 1),
         ]);
     }
-    crate::heading!("## Fig. 4: throughput of {cores} identical threads\n");
-    t4.emit(&a.out, "fig4.csv")?;
-    super::efs_figs::fig6(&m, mu, &trials, &a.out)?;
-    super::efs_figs::fig7(&m, mu, &trials, &a.out)?;
+    out.heading(format!("## Fig. 4: throughput of {cores} identical threads\n"));
+    out.table(t4, "fig4.csv");
+    super::efs_figs::fig6(&m, mu, &trials, out)?;
+    super::efs_figs::fig7(&m, mu, &trials, out)?;
 
     // Table 1: four synthetic instances at maximum bus use.
     let w = synthetic(0.97, cores, 2.5e9)?;
@@ -212,9 +215,9 @@ pub fn run(a: Args) -> Result<(), String> {
         "".into(),
         "".into(),
     ]);
-    crate::heading!("## Table 1: {cores} synthetic instances at solo bus utilisation 0.97\n");
-    println!("Paper: serial 21.84 s / 527 J / 904 J; parallel CFS 27.76 s / 1376 J / 2079 J; parallel EFS 23.48 s / 527 J / 1089 J (19.2% speedup, 61.7% CPU and 47.6% system energy reduction).\n");
-    tab.emit(&a.out, "table1.csv")?;
+    out.heading(format!("## Table 1: {cores} synthetic instances at solo bus utilisation 0.97\n"));
+    out.line("Paper: serial 21.84 s / 527 J / 904 J; parallel CFS 27.76 s / 1376 J / 2079 J; parallel EFS 23.48 s / 527 J / 1089 J (19.2% speedup, 61.7% CPU and 47.6% system energy reduction).\n".to_string());
+    out.table(tab, "table1.csv");
 
     // Fig. 8: four instances of each SPEC benchmark.
     let bench: Vec<&str> = if a.quick { vec!["libquantum", "lbm", "mcf", "povray", "gemsfdtd"] } else { SPEC.to_vec() };
@@ -250,9 +253,9 @@ pub fn run(a: Args) -> Result<(), String> {
         ));
         t8.push(row);
     }
-    crate::heading!("## Fig. 8: EFS over CFS, {cores} instances of each SPEC CPU2006 benchmark\n");
-    println!("Paper: system energy −7.7% on average (up to −32.2%, libquantum, with 3.7% slowdown), CPU energy −12.3%, average slowdown 1.9%; 12 of 25 benchmarks affected, −17.6% system energy and 2.1% slowdown on those.\n");
-    t8.emit(&a.out, "fig8.csv")?;
+    out.heading(format!("## Fig. 8: EFS over CFS, {cores} instances of each SPEC CPU2006 benchmark\n"));
+    out.line("Paper: system energy −7.7% on average (up to −32.2%, libquantum, with 3.7% slowdown), CPU energy −12.3%, average slowdown 1.9%; 12 of 25 benchmarks affected, −17.6% system energy and 2.1% slowdown on those.\n".to_string());
+    out.table(t8, "fig8.csv");
 
     // Fig. 9: CFS on 1..cores-1 active cores, and EFS, against CFS on all cores.
     let mut t9 = Table::new(&["scheduler", "system energy saving %", "speedup %"]);
@@ -278,9 +281,9 @@ pub fn run(a: Args) -> Result<(), String> {
         ]);
     }
     t9.push(vec!["EFS".into(), Cell::diff(&avg_ss, 1), Cell::diff(&avg_sp, 1)]);
-    crate::heading!("## Fig. 9: CFS restricted to fewer cores vs EFS (averages over the Fig. 8 benchmarks, against CFS on all cores)\n");
-    println!("Paper: EFS outperforms every static restriction.\n");
-    t9.emit(&a.out, "fig9.csv")?;
+    out.heading("## Fig. 9: CFS restricted to fewer cores vs EFS (averages over the Fig. 8 benchmarks, against CFS on all cores)\n".to_string());
+    out.line("Paper: EFS outperforms every static restriction.\n".to_string());
+    out.table(t9, "fig9.csv");
 
     // Fig. 10: mixed workloads, including more programs than cores.
     let mixes: Vec<(&str, Vec<(&str, u32)>)> = vec![
@@ -317,10 +320,10 @@ pub fn run(a: Args) -> Result<(), String> {
         "".into(),
         "".into(),
     ]);
-    crate::heading!("## Fig. 10: mixed workloads\n");
-    println!("Paper: 23.7% average system energy saving and 0.3% speedup on mixes with high resource requirements, also with more programs than cores.\n");
-    t10.emit(&a.out, "fig10.csv")?;
-    println!("(unfairness here: longest / shortest turnaround of the mix's jobs)\n");
+    out.heading("## Fig. 10: mixed workloads\n".to_string());
+    out.line("Paper: 23.7% average system energy saving and 0.3% speedup on mixes with high resource requirements, also with more programs than cores.\n".to_string());
+    out.table(t10, "fig10.csv");
+    out.line("(unfairness here: longest / shortest turnaround of the mix's jobs)\n".to_string());
 
     // Ablations: one item per (workload, trial), Fig. 8's benchmarks first, then Fig. 10's mixes.
     let nt = trials.len();
@@ -340,9 +343,9 @@ pub fn run(a: Args) -> Result<(), String> {
         runs.extend(fig10[i].iter().zip(&trials).map(|(p, t)| (w.clone(), *t, p)));
         unaffected.extend(std::iter::repeat_n(false, nt));
     }
-    super::efs_ablation::run(&m, mu, &super::efs_ablation::Items { runs, n8, unaffected }, nt, &a.out)?;
-    if !a.timing.no_timing {
-        super::efs_ablation::decision_times(&m, mu, &fig8_workloads, &trials[0], &a.out)?;
+    super::efs_ablation::run(&m, mu, &super::efs_ablation::Items { runs, n8, unaffected }, nt, out)?;
+    if a.timing {
+        super::efs_ablation::decision_times(&m, mu, &fig8_workloads, &trials[0], out)?;
     }
     Ok(())
 }

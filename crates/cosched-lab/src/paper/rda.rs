@@ -2,30 +2,36 @@
 //! every cell over seeds with run-to-run variation (mean ±95% interval).
 #![allow(clippy::needless_range_loop)] // cells are addressed by (workload, policy, trial) indices
 
-use super::Emit;
-use super::{over_trials, SeedArgs, Trial};
-use clap::Args as ClapArgs;
+use super::{machine, over_trials, Seeds, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::policies::{self, PolicyOptions};
-use cosched_lab::table::{Cell, Table};
-use cosched_sim::engine::{run, RunOutput, SimOptions};
+use cosched_sim::engine::{self, RunOutput, SimOptions};
 use cosched_sim::presets;
 
-#[derive(ClapArgs)]
-pub struct Args {
+/// Options of the RDA rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
     /// Machine preset or file.
-    #[arg(long, default_value = "xeon-e5-2420")]
-    machine: String,
-    /// Cost of one pp_begin / pp_end call in the overhead study, µs (default: measured on cosched's
-    /// real runtime by scripts/bench-pp).
-    #[arg(long, default_value_t = cosched_core::rda::MEASURED_PP_CALL_US)]
-    pp_cost_us: f64,
-    #[command(flatten)]
-    seeds: SeedArgs,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
-    #[command(flatten)]
-    timing: super::Timing,
+    pub machine: String,
+    /// Cost of one pp_begin / pp_end call in the overhead study, µs.
+    pub pp_cost_us: f64,
+    /// Seeds and run-to-run variation.
+    pub seeds: Seeds,
+    /// Include wall-clock timings; off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            machine: "xeon-e5-2420".into(),
+            pp_cost_us: cosched_core::rda::MEASURED_PP_CALL_US,
+            seeds: Seeds::default(),
+            timing: true,
+        }
+    }
 }
 
 const WORKLOADS: [&str; 8] = presets::RDA_WORKLOADS;
@@ -37,7 +43,7 @@ fn go(
     policy: &str,
     pp_cost_ns: u64,
     t: &Trial,
-) -> Result<RunOutput, String> {
+) -> Result<RunOutput, RunError> {
     go_with(m, w, policy, PolicyOptions::default(), pp_cost_ns, t)
 }
 
@@ -50,12 +56,12 @@ pub(super) fn go_with(
     opts: PolicyOptions,
     pp_cost_ns: u64,
     t: &Trial,
-) -> Result<RunOutput, String> {
+) -> Result<RunOutput, RunError> {
     let mm = t.machine(m);
     let plan = t.plan(w, &mm)?;
     let o = PolicyOptions { seed: t.seed, ..opts };
     let sim = SimOptions { seed: t.seed, pp_cost_ns, ..SimOptions::default() };
-    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
+    Ok(engine::run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None)?)
 }
 
 /// Work rate: instructions per second of the run.
@@ -68,25 +74,26 @@ pub(super) fn against(o: &RunOutput, cfs: &RunOutput) -> (f64, f64) {
     ((ops(o) / ops(cfs) - 1.0) * 100.0, (1.0 - o.energy.system / cfs.energy.system) * 100.0)
 }
 
-pub fn run_cmd(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
+/// Rerun RDA §5: Figs. 7-13, Strict against Compromise, the profiler and the overhead study.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
     if !(a.pp_cost_us >= 0.0 && a.pp_cost_us.is_finite()) {
-        return Err(format!("--pp-cost-us: must be ≥ 0, got {}", cosched_core::num::shortest(a.pp_cost_us)));
+        return Err(RunError::knob(
+            "pp_cost_us",
+            format!("must be ≥ 0, got {}", cosched_core::num::shortest(a.pp_cost_us)),
+        ));
     }
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let m = machine(&a.machine)?;
     let trials = a.seeds.trials();
     let nt = trials.len();
-    crate::heading!(
+    out.heading(format!(
         "# RDA on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name,
-        a.seeds.seeds,
-        a.seeds.noise
-    );
+        m.name, a.seeds.seeds, a.seeds.noise
+    ));
     let cells: Vec<(usize, usize)> =
         (0..WORKLOADS.len()).flat_map(|w| (0..POLICIES.len()).map(move |p| (w, p))).collect();
     let outs = over_trials(&cells, &trials, |&(w, p), t| {
-        go(&m, &presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?, POLICIES[p], 0, t)
+        go(&m, &presets::workload(WORKLOADS[w]).map_err(RunError::from)?, POLICIES[p], 0, t)
     })?;
     let at = |w: usize, p: usize, k: usize| &outs[w * POLICIES.len() + p][k];
     let mut rows = Table::new(&[
@@ -112,9 +119,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    crate::heading!("## Figs. 7-10: energy and performance against the Linux/CFS model\n");
-    println!("Paper (§4.2): strict on Raytrace \"a maximum speedup of 1.88x and 47% decrease in overall energy\"; \"the maximum decrease was 48%\" (strict, water_nsquared); maximum energy-efficiency increase 2.05x (compromise, Raytrace).\n");
-    rows.emit(&a.out, "figs7-10.csv")?;
+    out.heading("## Figs. 7-10: energy and performance against the Linux/CFS model\n".to_string());
+    out.line("Paper (§4.2): strict on Raytrace \"a maximum speedup of 1.88x and 47% decrease in overall energy\"; \"the maximum decrease was 48%\" (strict, water_nsquared); maximum energy-efficiency increase 2.05x (compromise, Raytrace).\n".to_string());
+    out.table(rows, "figs7-10.csv");
     let mut summary = Table::new(&[
         "policy",
         "mean energy saved %",
@@ -144,7 +151,7 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             Cell::value(&all(&speed, true), 1),
         ]);
     }
-    summary.emit(&a.out, "summary.csv")?;
+    out.table(summary, "summary.csv");
     // Strict against Compromise on the same seeds (§4.2's 1.47x on water_nsquared).
     let mut sc =
         Table::new(&["workload", "strict over compromise: ops/s ratio", "strict − compromise: energy saved (points)"]);
@@ -156,32 +163,32 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             Cell::diff(&per(&|k| (c(k).energy.system - s(k).energy.system) / at(w, 0, k).energy.system * 100.0), 1),
         ]);
     }
-    crate::heading!("## Strict against Compromise, paired by seed\n");
-    println!("Paper (§4.2): in water_nsquared \"the performance of the workload to increase by 1.47x when scheduled via the strict policy in comparison to the compromise configuration\".\n");
-    sc.emit(&a.out, "strict-vs-compromise.csv")?;
-    declarations(&a, &m, &trials, &|w, k| at(w, 0, k))?;
-    super::rda_profiled::run_profiled(&m, &WORKLOADS, &POLICIES, &trials, &|w, p, k| at(w, p, k), &a.out)?;
-    pool_hold(&a, &m, &trials, &|w, k| at(w, 0, k))?;
-    raytrace_readings(&a, &m, &trials)?;
-    fig11(&a, &m, &trials)?;
-    super::rda_growth::fig12(&a.out)?;
-    super::rda_growth::fig13(&m, &trials, &a.out)
+    out.heading("## Strict against Compromise, paired by seed\n".to_string());
+    out.line("Paper (§4.2): in water_nsquared \"the performance of the workload to increase by 1.47x when scheduled via the strict policy in comparison to the compromise configuration\".\n".to_string());
+    out.table(sc, "strict-vs-compromise.csv");
+    declarations(out, &m, &trials, &|w, k| at(w, 0, k))?;
+    super::rda_profiled::run_profiled(&m, &WORKLOADS, &POLICIES, &trials, &|w, p, k| at(w, p, k), out)?;
+    pool_hold(out, &m, &trials, &|w, k| at(w, 0, k))?;
+    raytrace_readings(out, &m, &trials)?;
+    fig11(a, out, &m, &trials)?;
+    super::rda_growth::fig12(out)?;
+    super::rda_growth::fig13(&m, &trials, out)
 }
 
 /// The sensitivity ablation: Strict and Compromise with every
 /// declaration scaled ×0.5 / ×1 / ×2, same seeds; `cfs(w, k)` is the baseline run.
 fn declarations<'a>(
-    a: &Args,
+    out: &mut dyn Sink,
     m: &cosched_machine::MachineSpec,
     trials: &[Trial],
     cfs: &dyn Fn(usize, usize) -> &'a RunOutput,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let scales = [0.5, 1.0, 2.0];
     let items: Vec<(usize, f64, usize)> = (1..POLICIES.len())
         .flat_map(|p| scales.iter().flat_map(move |&x| (0..WORKLOADS.len()).map(move |w| (p, x, w))))
         .collect();
     let res = over_trials(&items, trials, |&(p, x, w), t| {
-        let wl = presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?;
+        let wl = presets::workload(WORKLOADS[w]).map_err(RunError::from)?;
         go_with(m, &wl, POLICIES[p], PolicyOptions { rda_declare_scale: x, ..PolicyOptions::default() }, 0, t)
     })?;
     let nw = WORKLOADS.len();
@@ -213,26 +220,27 @@ fn declarations<'a>(
             if x == 1.0 { "".into() } else { Cell::diff(&per(&|k| mean(&saved, i, k) - mean(&saved, one, k)), 1) },
         ]);
     }
-    crate::heading!(
-        "## Sensitivity to wrong declarations: every declared demand scaled (same seeds; means over the 8 workloads)\n"
-    );
-    t.emit(&a.out, "declarations.csv")
+    out.heading(String::from(
+        "## Sensitivity to wrong declarations: every declared demand scaled (same seeds; means over the 8 workloads)\n",
+    ));
+    out.table(t, "declarations.csv");
+    Ok(())
 }
 
 /// Issue #32 item 15: §3.4's thread-pool hold on and off, Strict and
 /// Compromise, same seeds; each arm against CFS (`cfs(w, k)`), and the paired
 /// difference off − on per seed.
 fn pool_hold<'a>(
-    a: &Args,
+    out: &mut dyn Sink,
     m: &cosched_machine::MachineSpec,
     trials: &[Trial],
     cfs: &dyn Fn(usize, usize) -> &'a RunOutput,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let items: Vec<(usize, bool, usize)> = (1..POLICIES.len())
         .flat_map(|p| [true, false].into_iter().flat_map(move |h| (0..WORKLOADS.len()).map(move |w| (p, h, w))))
         .collect();
     let res = over_trials(&items, trials, |&(p, hold, w), t| {
-        let wl = presets::workload(WORKLOADS[w]).map_err(|e| e.to_string())?;
+        let wl = presets::workload(WORKLOADS[w]).map_err(RunError::from)?;
         go_with(m, &wl, POLICIES[p], PolicyOptions { rda_pool_hold: hold, ..PolicyOptions::default() }, 0, t)
     })?;
     let nw = WORKLOADS.len();
@@ -281,8 +289,11 @@ fn pool_hold<'a>(
             ]);
         }
     }
-    crate::heading!("## Ablation: RDA §3.4's thread-pool hold on and off (same seeds; means over the 8 workloads)\n");
-    t.emit(&a.out, "pool-hold.csv")
+    out.heading(
+        "## Ablation: RDA §3.4's thread-pool hold on and off (same seeds; means over the 8 workloads)\n".to_string(),
+    );
+    out.table(t, "pool-hold.csv");
+    Ok(())
 }
 
 /// Raytrace under the per-thread reading of Table 2 (`rda-raytrace`:
@@ -290,12 +301,12 @@ fn pool_hold<'a>(
 /// and the shared reading (`rda-raytrace-shared`: the 4 threads share one
 /// working set of Table 2's size, each declaring a quarter), each policy
 /// against CFS on the same reading.
-fn raytrace_readings(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result<(), String> {
+fn raytrace_readings(out: &mut dyn Sink, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result<(), RunError> {
     let readings =
         [("per thread (rda-raytrace)", "rda-raytrace"), ("shared (rda-raytrace-shared)", "rda-raytrace-shared")];
     let cells: Vec<(usize, usize)> = (0..2).flat_map(|r| (0..POLICIES.len()).map(move |p| (r, p))).collect();
     let outs = over_trials(&cells, trials, |&(r, p), t| {
-        go(m, &presets::workload(readings[r].1).map_err(|e| e.to_string())?, POLICIES[p], 0, t)
+        go(m, &presets::workload(readings[r].1).map_err(RunError::from)?, POLICIES[p], 0, t)
     })?;
     let at = |r: usize, p: usize, k: usize| &outs[r * POLICIES.len() + p][k];
     let mut t = Table::new(&["reading of Table 2", "policy", "ops/s speedup vs CFS %", "system energy saved vs CFS %"]);
@@ -310,15 +321,16 @@ fn raytrace_readings(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial
             ]);
         }
     }
-    crate::heading!("## Raytrace: Table 2's working set per thread or shared by the process's 4 threads\n");
-    println!("Paper (§4.2): strict on Raytrace \"a maximum speedup of 1.88x and 47% decrease in overall energy\"; whether each thread declared the working set or the process did is not said.\n");
-    t.emit(&a.out, "raytrace-readings.csv")
+    out.heading("## Raytrace: Table 2's working set per thread or shared by the process's 4 threads\n".to_string());
+    out.line("Paper (§4.2): strict on Raytrace \"a maximum speedup of 1.88x and 47% decrease in overall energy\"; whether each thread declared the working set or the process did is not said.\n".to_string());
+    out.table(t, "raytrace-readings.csv");
+    Ok(())
 }
 
 /// Fig. 11 (§4.3): one dgemm process, the only user process, under
 /// rda-strict, its 512 × 512 × 512 loop nest cut into 1, 512 (middle loop)
 /// or 262,144 (inner loop) progress periods.
-fn fig11(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result<(), String> {
+fn fig11(a: &Options, out: &mut dyn Sink, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result<(), RunError> {
     let cost = (a.pp_cost_us * 1000.0).round() as u64;
     let total = 2.0e9;
     let grains = [1u64, 512, 262_144];
@@ -329,7 +341,7 @@ fn fig11(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result
              pp = {{ resource = \"llc\", amount = 1.6, reuse = \"high\" }}\n",
             total / periods as f64
         );
-        let w = presets::workload_from_toml("dgemm", &text).map_err(|e| e.to_string())?;
+        let w = presets::workload_from_toml("dgemm", &text).map_err(RunError::from)?;
         Ok(go(m, &w, "rda-strict", cost, t)?.makespan as f64 * 1e-9)
     })?;
     let paper = ["0% (\"no runtime overhead\")", "19%", "59%"];
@@ -344,10 +356,11 @@ fn fig11(a: &Args, m: &cosched_machine::MachineSpec, trials: &[Trial]) -> Result
             paper[g].into(),
         ]);
     }
-    crate::heading!(
+    out.heading(format!(
         "## Fig. 11: overhead of period granularity (one dgemm process alone, rda-strict, {} µs per pp_begin/pp_end call)\n",
         a.pp_cost_us
-    );
-    println!("Paper (§4.3): \"a single instance of the kernel was the only active user process run on the host machine with the strict policy active. No runtime overhead is observed when tracking only a single progress period, a 19% performance overhead is incurred when tracking 512 iterations of the middle level loop, and a 59% performance overhead is observed when tracking 512² progress periods.\" The per-call cost is the one `scripts/bench-pp` measured on cosched's user-level runtime (half the p50 round trip of one process alone under rda-strict, 137 µs, on the 2-core KVM guest; `docs/results/runtime/pp-cost.json`), not the paper's in-kernel implementation's, which it does not state; `--pp-cost-us` sets another.\n");
-    ov.emit(&a.out, "fig11-overhead.csv")
+    ));
+    out.line("Paper (§4.3): \"a single instance of the kernel was the only active user process run on the host machine with the strict policy active. No runtime overhead is observed when tracking only a single progress period, a 19% performance overhead is incurred when tracking 512 iterations of the middle level loop, and a 59% performance overhead is observed when tracking 512² progress periods.\" The per-call cost is the one `scripts/bench-pp` measured on cosched's user-level runtime (half the p50 round trip of one process alone under rda-strict, 137 µs, on the 2-core KVM guest; `docs/results/runtime/pp-cost.json`), not the paper's in-kernel implementation's, which it does not state; `--pp-cost-us` sets another.\n".to_string());
+    out.table(ov, "fig11-overhead.csv");
+    Ok(())
 }

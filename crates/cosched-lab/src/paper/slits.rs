@@ -3,34 +3,36 @@
 //! the ablations of issue #13 that isolate each mechanism under the same
 //! trigger and seeds (pairing rule, step ①'s per-core filter, trigger).
 
-use super::Emit;
-use super::{over_trials, SeedArgs, Trial};
-use clap::Args as ClapArgs;
+use super::{machine, over_trials, Seeds, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::learn::Fm;
 use cosched_core::policies::{
     self, Observation, Pairing, PolicyOptions, Scope, Slits, SlitsObjective, SlitsParams, Trigger,
 };
 use cosched_core::stats::geomean;
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::{run, RunOutput, SimOptions};
+use cosched_sim::engine::{self, RunOutput, SimOptions};
 use cosched_sim::presets;
 
-#[derive(ClapArgs)]
-pub struct Args {
+/// Options of the SLITS rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
     /// Machine preset or file.
-    #[arg(long, default_value = "xeon-x5550-16c")]
-    machine: String,
-    #[command(flatten)]
-    seeds: SeedArgs,
-    /// Seeds of the ablation and FM-accuracy tables (at least --seeds): the effects there are a few tenths of a percent, so they need more seeds than the headline (issue #32 items 1-3).
-    #[arg(long, default_value_t = 40)]
-    ablation_seeds: u64,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
-    #[command(flatten)]
-    timing: super::Timing,
+    pub machine: String,
+    /// Seeds and run-to-run variation.
+    pub seeds: Seeds,
+    /// Seeds of the ablation and FM-accuracy tables (at least `seeds`).
+    pub ablation_seeds: u64,
+    /// Include wall-clock timings; off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { machine: "xeon-x5550-16c".into(), seeds: Seeds::default(), ablation_seeds: 40, timing: true }
+    }
 }
 
 const WORKLOADS: [&str; 11] = presets::SLITS_WORKLOADS;
@@ -52,13 +54,13 @@ fn one(
     policy: &str,
     slits: SlitsParams,
     timing: bool,
-) -> Result<RunOutput, String> {
-    let spec = presets::workload(w).map_err(|e| e.to_string())?;
+) -> Result<RunOutput, RunError> {
+    let spec = presets::workload(w).map_err(RunError::from)?;
     let mm = t.machine(m);
     let plan = t.plan_threads(&spec, &mm, Some(threads))?;
     let o = PolicyOptions { seed: t.seed, slits, ..PolicyOptions::default() };
     let sim = SimOptions { seed: t.seed, timing, ..SimOptions::default() };
-    run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None).map_err(String::from)
+    Ok(engine::run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None)?)
 }
 
 /// `(x - 1) · 100`.
@@ -102,18 +104,17 @@ fn variants() -> Vec<(&'static str, SlitsParams)> {
     ]
 }
 
-pub fn run_cmd(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
+/// Rerun SLITS §5: Figs. 1, 3-8, the baselines, FM accuracy and (with timing) the decision time.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    crate::limits::Bound { knob: "ablation_seeds", ..crate::limits::SEEDS }.check(a.ablation_seeds)?;
+    let m = machine(&a.machine)?;
     let trials = a.seeds.trials();
     let nt = trials.len();
-    crate::heading!(
+    out.heading(format!(
         "# SLITS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name,
-        a.seeds.seeds,
-        a.seeds.noise
-    );
+        m.name, a.seeds.seeds, a.seeds.noise
+    ));
     let policies: Vec<&str> = BASELINES.iter().chain(SLITS.iter()).copied().collect();
     // Fig. 3 grid: (workload, threads, policy) × trials.
     let cells: Vec<(usize, usize, usize)> = (0..WORKLOADS.len())
@@ -144,8 +145,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         g.push(Cell::diff(&per.iter().map(|&x| pct(x)).collect::<Vec<_>>(), 1));
     }
     fig3.push(g);
-    crate::heading!("## Fig. 3: speedup over G-RRS (makespan), 16 cores, 32/64/128 threads\n");
-    fig3.emit(&a.out, "fig3-speedup.csv")?;
+    out.heading("## Fig. 3: speedup over G-RRS (makespan), 16 cores, 32/64/128 threads\n".to_string());
+    out.table(fig3, "fig3-speedup.csv");
     // Headline: SLITS over each baseline, geomean over all cells, per trial.
     let mut head = Table::new(&["SLITS variant", "baseline", "speedup %", "paper"]);
     for (i, sp) in [4usize, 5].into_iter().enumerate() {
@@ -160,11 +161,11 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             ]);
         }
     }
-    crate::heading!(
-        "## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n"
-    );
-    println!("Paper numbers in §1's order (G-RRS, P-RRS, WSS, CFS); §6.1 gives the same numbers in the order G-RRS, WSS, P-RRS, CFS, so 1.18x and 1.12x may belong the other way round.\n");
-    head.emit(&a.out, "headline.csv")?;
+    out.heading(String::from(
+        "## Headline: SLITS speedup over each baseline (geometric mean over 11 workloads x 3 thread counts)\n",
+    ));
+    out.line("Paper numbers in §1's order (G-RRS, P-RRS, WSS, CFS); §6.1 gives the same numbers in the order G-RRS, WSS, P-RRS, CFS, so 1.18x and 1.12x may belong the other way round.\n".to_string());
+    out.table(head, "headline.csv");
     // The baselines among themselves: the paper's ratios imply each baseline's speedup over G-RRS.
     let mut bases = Table::new(&["baseline", "speedup over G-RRS %", "implied by the paper (SLITS-(Contention))"]);
     for b in 1..4 {
@@ -176,9 +177,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             format!("{:+.1}% (1.27 / {:.2})", pct(implied), PAPER_HEADLINE[0][b]).into(),
         ]);
     }
-    crate::heading!("## Baselines over G-RRS (geometric mean over the grid; the paper gives SLITS's ratios, from which these follow)\n");
-    println!("Implied by §1's order; with §6.1's order P-RRS and WSS swap (+13.4% and +7.6%). Either way every baseline beats G-RRS in the paper.\n");
-    bases.emit(&a.out, "baselines.csv")?;
+    out.heading("## Baselines over G-RRS (geometric mean over the grid; the paper gives SLITS's ratios, from which these follow)\n".to_string());
+    out.line("Implied by §1's order; with §6.1's order P-RRS and WSS swap (+13.4% and +7.6%). Either way every baseline beats G-RRS in the paper.\n".to_string());
+    out.table(bases, "baselines.csv");
     // Figs. 4-5 at 64 threads: the best baseline against the worst SLITS, per workload (§6.2).
     let t64 = 1;
     let mut fig45 = Table::new(&["metric (64 threads; worst SLITS vs best baseline)", "change %", "paper"]);
@@ -205,8 +206,8 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             (*paper).into(),
         ]);
     }
-    crate::heading!("## Figs. 4-5: cache behaviour, worst SLITS variant against the best baseline per workload (geometric mean over workloads)\n");
-    fig45.emit(&a.out, "fig45-cache.csv")?;
+    out.heading("## Figs. 4-5: cache behaviour, worst SLITS variant against the best baseline per workload (geometric mean over workloads)\n".to_string());
+    out.table(fig45, "fig45-cache.csv");
     // Fig. 1: explored pairs under RS and G-RRS.
     let f1: Vec<(usize, u32)> = (0..PARSEC).flat_map(|w| [32u32, 64].map(|t| (w, t))).collect();
     let explored = over_trials(&f1, &trials, |&(w, th), tr| {
@@ -220,14 +221,13 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let g: Vec<f64> = explored[i].iter().map(|x| x.1).collect();
         fig1.push(vec![WORKLOADS[w].into(), th.to_string().into(), Cell::value(&r, 1), Cell::value(&g, 1)]);
     }
-    crate::heading!("## Fig. 1: share of ordered thread pairs that ever co-ran (sparsity of the TIM)\n");
-    println!("Paper: RS and G-RRS explore only a small fraction of the thread permutations (their measure counts placements too, so its fractions are far smaller than pair fractions).\n");
-    fig1.emit(&a.out, "fig1-explored.csv")?;
-    let more = SeedArgs { seeds: a.seeds.seeds.max(a.ablation_seeds), noise: a.seeds.noise };
-    more.check().map_err(|e| format!("--ablation-seeds: {e}"))?;
-    ablations(&a, &m, &more.trials())?;
-    fm_accuracy(&a, &m, &more.trials())?;
-    if a.timing.no_timing {
+    out.heading("## Fig. 1: share of ordered thread pairs that ever co-ran (sparsity of the TIM)\n".to_string());
+    out.line("Paper: RS and G-RRS explore only a small fraction of the thread permutations (their measure counts placements too, so its fractions are far smaller than pair fractions).\n".to_string());
+    out.table(fig1, "fig1-explored.csv");
+    let more = Seeds { seeds: a.seeds.seeds.max(a.ablation_seeds), noise: a.seeds.noise };
+    ablations(out, &m, &more.trials())?;
+    fm_accuracy(out, &m, &more.trials())?;
+    if !a.timing {
         return Ok(());
     }
     // Decision time at 16 cores x 128 threads.
@@ -237,15 +237,16 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         let (p50, p99) = o.decision_us.unwrap_or((f64::NAN, f64::NAN));
         rows.push(vec![p.into(), format!("{p50:.2}").into(), format!("{p99:.2}").into()]);
     }
-    crate::heading!("## Decision time per scheduling event (wall clock, includes TIM/FM updates; seed 1)\n");
-    rows.emit(&a.out, "decision-time.csv")
+    out.heading("## Decision time per scheduling event (wall clock, includes TIM/FM updates; seed 1)\n".to_string());
+    out.table(rows, "decision-time.csv");
+    Ok(())
 }
 
 /// Figs. 6-8 and the ablations at 64 threads: every variant of
 /// SLITS-(Contention) under the same seeds, each difference paired by seed,
 /// with the seeds a difference would need to be resolved
 /// (item 3); the last "variant" is P-RRS, Fig. 7's reference.
-fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> {
+fn ablations(out: &mut dyn Sink, m: &MachineSpec, trials: &[Trial]) -> Result<(), RunError> {
     let vs = variants();
     // Variants, then P-RRS (index vs.len()) and G-RRS (vs.len() + 1).
     let items: Vec<(usize, usize)> =
@@ -283,12 +284,12 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
             t.push(vec![(*name).into(), d(speed), need, d(mpki), d(prrs)]);
         }
     }
-    crate::heading!(
+    out.heading(format!(
         "## Figs. 6-8 and ablations: pairing rule, step ①, trigger, FM coverage (64 threads; geometric means over the 11 workloads; {} seeds, differences paired by seed)\n",
         trials.len()
-    );
-    println!("Paper: disabling FM or Lazy Reschedule costs 24.23-32.73% (FM more, §6.3); speedup over P-RRS grows about linearly with FM coverage and 0% beats 25% (§6.4); Lazy beats periodic 0.5/1/1.5 ms by 11.29/10.82/10.93% (§6.5). Every row runs the same trigger and seeds as the first unless it names another; a row whose interval holds 0 is no different from full SLITS.\n");
-    t.emit(&a.out, "fig678-ablation.csv")?;
+    ));
+    out.line("Paper: disabling FM or Lazy Reschedule costs 24.23-32.73% (FM more, §6.3); speedup over P-RRS grows about linearly with FM coverage and 0% beats 25% (§6.4); Lazy beats periodic 0.5/1/1.5 ms by 11.29/10.82/10.93% (§6.5). Every row runs the same trigger and seeds as the first unless it names another; a row whose interval holds 0 is no different from full SLITS.\n".to_string());
+    out.table(t, "fig678-ablation.csv");
     // Pairing rule against pairing rule under one scope:
     // variant indices into `variants()`.
     // The last row is Fig. 7's "0% beats 25%" on its own benchmarks (PARSEC), paired.
@@ -308,8 +309,8 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
             geo_per_trial(cells, nt, |w, k| at(y, w, k).0 / at(x, w, k).0).into_iter().map(pct).collect();
         p.push(vec![name.into(), Cell::diff(&xs, 2), Cell::resolve(&xs)]);
     }
-    crate::heading!("## Pairing rules compared directly (64 threads, same seeds; the oracle is a greedy least-true-contention pick, not an optimum)\n");
-    p.emit(&a.out, "pairing-rules.csv")?;
+    out.heading("## Pairing rules compared directly (64 threads, same seeds; the oracle is a greedy least-true-contention pick, not an optimum)\n".to_string());
+    out.table(p, "pairing-rules.csv");
     // "Why ours differ" point 4 over the same seeds: per-core homes against one
     // global queue and G-RRS on the two workloads where SLITS loses to G-RRS.
     let grrs = vs.len() + 1;
@@ -334,8 +335,11 @@ fn ablations(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> 
             Cell::diff(&over(grrs, 0), 1),
         ]);
     }
-    crate::heading!("## Per-core homes on the workloads where SLITS loses to G-RRS (64 threads, same seeds, paired)\n");
-    h.emit(&a.out, "per-core-loss.csv")
+    out.heading(
+        "## Per-core homes on the workloads where SLITS loses to G-RRS (64 threads, same seeds, paired)\n".to_string(),
+    );
+    out.table(h, "per-core-loss.csv");
+    Ok(())
 }
 
 /// RMSE of `f` over `data`.
@@ -346,17 +350,17 @@ fn rmse(data: &[Observation], f: impl Fn(&[(usize, f64); 3]) -> f64) -> f64 {
 /// FM accuracy with the scheduler's own model (k = 8, trained online in the
 /// run): every fifth TIM pair is held out of training; the model at the end
 /// of the run predicts the held-out observations.
-fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String> {
+fn fm_accuracy(out: &mut dyn Sink, m: &MachineSpec, trials: &[Trial]) -> Result<(), RunError> {
     let per = over_trials(&[()], trials, |_, tr| {
-        let spec = presets::workload("vips").map_err(|e| e.to_string())?;
+        let spec = presets::workload("vips").map_err(RunError::from)?;
         let mm = tr.machine(m);
         let plan = tr.plan_threads(&spec, &mm, Some(128))?;
         let p = SlitsParams { holdout: 5, ..SlitsParams::default() };
         let mut s = Slits::new(SlitsObjective::Contention, p, tr.seed);
         let sim = SimOptions { seed: tr.seed, ..SimOptions::default() };
-        run(&mm, &plan, &mut s, &sim, None)?;
+        engine::run(&mm, &plan, &mut s, &sim, None)?;
         let (train, test) = s.observations();
-        let fm: &Fm = s.model().ok_or("SLITS kept no model")?;
+        let fm: &Fm = s.model().ok_or_else(|| RunError::Study("SLITS kept no model".into()))?;
         let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;
         let n = 2 * plan.threads.len();
         let (mut rs, mut rc) = (vec![0.0; n], vec![0.0; n]);
@@ -425,10 +429,11 @@ fn fm_accuracy(a: &Args, m: &MachineSpec, trials: &[Trial]) -> Result<(), String
         Cell::value(&col(6), 3),
         Cell::diff(&minus(6, 3), 3),
     ]);
-    crate::heading!(
+    out.heading(format!(
         "## FM accuracy: the scheduler's own model (k = 8, online SGD with replay) on held-out TIM pairs (vips, 128 threads, LLC MPKI; {} seeds, differences paired by seed)\n",
         trials.len()
-    );
-    println!("Every fifth (running, waiting) pair is recorded in the TIM but never trained on; the model as it stands at the end of the run predicts those observations (with the core each was made on). The Bayesian FM (issue #35) is trained offline, after the run, on the same trained observations with the same features: what a batch completion of the same TIM gives, not an online scheduler.\n");
-    t.emit(&a.out, "fm-accuracy-tim.csv")
+    ));
+    out.line("Every fifth (running, waiting) pair is recorded in the TIM but never trained on; the model as it stands at the end of the run predicts those observations (with the core each was made on). The Bayesian FM (issue #35) is trained offline, after the run, on the same trained observations with the same features: what a batch completion of the same TIM gives, not an online scheduler.\n".to_string());
+    out.table(t, "fm-accuracy-tim.csv");
+    Ok(())
 }

@@ -23,14 +23,15 @@
 //! have working sets within 3% and reuse within 20% of each other, and the
 //! profiler's similarity rule merges them).
 
-use super::Emit;
 use super::{over_trials, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell, Table};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::rda::profile::{periods, windows, ProfileParams};
 use cosched_core::rda::LogFit;
-use cosched_lab::table::{Cell, Table};
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::{run, SimOptions};
+use cosched_sim::engine::{self, SimOptions};
 use cosched_sim::presets;
 use rayon::prelude::*;
 
@@ -134,22 +135,22 @@ fn ocean(n: u64) -> [Vec<u64>; 2] {
 }
 
 /// Working set (MB) of the longest progress period the profiler finds in `trace`.
-fn profiled_wss(trace: &[u64]) -> Result<f64, String> {
+fn profiled_wss(trace: &[u64]) -> Result<f64, RunError> {
     let p = ProfileParams { window: WINDOW, ..ProfileParams::default() };
     periods(&windows(trace.iter().copied(), &p), &p)
         .iter()
         .max_by_key(|x| x.end_window - x.start_window)
         .map(|x| x.wss / 1048576.0)
-        .ok_or_else(|| "rda fig. 12: the profiler found no progress period in a kernel's trace".to_string())
+        .ok_or_else(|| RunError::Study("rda fig. 12: the profiler found no progress period in a kernel's trace".into()))
 }
 
 /// Working sets (MB) of PP1 and PP2.
-fn top_two(traces: [Vec<u64>; 2]) -> Result<(f64, f64), String> {
+fn top_two(traces: [Vec<u64>; 2]) -> Result<(f64, f64), RunError> {
     Ok((profiled_wss(&traces[0])?, profiled_wss(&traces[1])?))
 }
 
 /// Fig. 12: profiled working sets, the log fit on the first three inputs, its prediction of the fourth.
-pub fn fig12(out: &Option<String>) -> Result<(), String> {
+pub fn fig12(out: &mut dyn Sink) -> Result<(), RunError> {
     let cases: Vec<(&str, u64)> =
         WATER.iter().map(|&n| ("water", n)).chain(OCEAN.iter().map(|&n| ("ocean", n))).collect();
     let wss: Vec<(f64, f64)> = cases
@@ -174,7 +175,7 @@ pub fn fig12(out: &Option<String>) -> Result<(), String> {
                 .filter(|(c, _)| c.0 == app)
                 .map(|(c, w)| (c.1 as f64, if pp == 0 { w.0 } else { w.1 }))
                 .collect();
-            let fit = LogFit::fit(&pts[..3]).ok_or("rda fig. 12: degenerate fit")?;
+            let fit = LogFit::fit(&pts[..3]).ok_or_else(|| RunError::Study("rda fig. 12: degenerate fit".into()))?;
             let (pred, actual) = (fit.predict(sizes[3] as f64), pts[3].1);
             let mut row: Vec<Cell> = vec![format!("{label} PP{}", pp + 1).into()];
             row.extend(pts.iter().map(|p| Cell::from(format!("{:.3}", p.1))));
@@ -184,18 +185,19 @@ pub fn fig12(out: &Option<String>) -> Result<(), String> {
             tab.push(row);
         }
     }
-    crate::heading!(
-        "## Fig. 12: working set of the top two progress periods against input size (profiler on generated traces)\n"
-    );
-    println!("Paper: growth \"in the shape of a logarithmic curve\"; a logarithmic regression over the first three inputs predicts the fourth with 92% and 80% accuracy (water_nsquared PP1, PP2) and 95% and 94% (ocean_cp). Inputs: {WATER:?} molecules, {OCEAN:?} cells per side. Our profiler: windows of {WINDOW} accesses, lines touched at least twice; traces are exact, so no seeds.\n");
-    tab.emit(out, "fig12.csv")
+    out.heading(String::from(
+        "## Fig. 12: working set of the top two progress periods against input size (profiler on generated traces)\n",
+    ));
+    out.line(format!("Paper: growth \"in the shape of a logarithmic curve\"; a logarithmic regression over the first three inputs predicts the fourth with 92% and 80% accuracy (water_nsquared PP1, PP2) and 95% and 94% (ocean_cp). Inputs: {WATER:?} molecules, {OCEAN:?} cells per side. Our profiler: windows of {WINDOW} accesses, lines touched at least twice; traces are exact, so no seeds.\n"));
+    out.table(tab, "fig12.csv");
+    Ok(())
 }
 
 /// Fig. 13: the longest period of water_nsquared (`rda-water-nsq-8000`, its
 /// working set scaled with the molecule count) at 1, 6 and 12 concurrent
 /// instances under CFS: throughput relative to one instance.
-pub fn fig13(m: &MachineSpec, trials: &[Trial], out: &Option<String>) -> Result<(), String> {
-    let base = presets::workload("rda-water-nsq-8000").map_err(|e| e.to_string())?;
+pub fn fig13(m: &MachineSpec, trials: &[Trial], out: &mut dyn Sink) -> Result<(), RunError> {
+    let base = presets::workload("rda-water-nsq-8000").map_err(RunError::from)?;
     let sizes = [512.0, 3375.0, 8000.0, 32768.0];
     let counts = [1u32, 6, 12];
     let cells: Vec<(f64, u32)> = sizes.iter().flat_map(|&s| counts.iter().map(move |&c| (s, c))).collect();
@@ -211,7 +213,7 @@ pub fn fig13(m: &MachineSpec, trials: &[Trial], out: &Option<String>) -> Result<
         let mm = t.machine(m);
         let plan = t.plan(&w, &mm)?;
         let o = PolicyOptions { seed: t.seed, ..PolicyOptions::default() };
-        let r = run(
+        let r = engine::run(
             &mm,
             &plan,
             &mut *policies::make("cfs", &o)?,
@@ -234,9 +236,10 @@ pub fn fig13(m: &MachineSpec, trials: &[Trial], out: &Option<String>) -> Result<
             Cell::value(&ratio(2, 1), 3),
         ]);
     }
-    crate::heading!(
-        "## Fig. 13: water_nsquared's longest period at 1, 6 and 12 concurrent instances (CFS; throughput ratios)\n"
-    );
-    println!("Paper: at 512 and 3375 molecules \"the performance scales fairly well\"; at 8000 it scales from 1 to 6 but \"the GFLOPS drops from 33 to 20\" from 6 to 12 (12/6 = 0.606); at 32768 it scales from 1 to 6 and \"from 6 processes to 12, the performance remains unchanged\" (12/6 = 1). 8000 is the fitted calibration point (`cosched validate`), 32768 held out; working set scaled linearly with molecules.\n");
-    tab.emit(out, "fig13.csv")
+    out.heading(String::from(
+        "## Fig. 13: water_nsquared's longest period at 1, 6 and 12 concurrent instances (CFS; throughput ratios)\n",
+    ));
+    out.line("Paper: at 512 and 3375 molecules \"the performance scales fairly well\"; at 8000 it scales from 1 to 6 but \"the GFLOPS drops from 33 to 20\" from 6 to 12 (12/6 = 0.606); at 32768 it scales from 1 to 6 and \"from 6 processes to 12, the performance remains unchanged\" (12/6 = 1). 8000 is the fitted calibration point (`cosched validate`), 32768 held out; working set scaled linearly with molecules.\n".to_string());
+    out.table(tab, "fig13.csv");
+    Ok(())
 }

@@ -1,51 +1,56 @@
 //! `cosched paper perf-fair`: the Perf&Fair paper's evaluation (§6-7) on `xeon-e5645`.
 
-use super::Emit;
-use super::{markdown, over_trials, write_csv, SeedArgs, Trial};
-use clap::Args as ClapArgs;
+use super::{machine, over_trials, Seeds, Trial};
+use crate::error::RunError;
+use crate::report::Sink;
+use crate::table::{Cell as TCell, Table};
 use cosched_core::policies::{self, PerfFairParams, PolicyOptions};
 use cosched_core::stats::geomean;
-use cosched_lab::table::{Cell as TCell, Table};
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::{run, SimOptions};
+use cosched_sim::engine::{self, SimOptions};
 use cosched_sim::experiment::solo_times;
 use cosched_sim::{presets, Plan, WorkloadSpec};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-#[derive(ClapArgs)]
-pub struct Args {
+/// Options of the Perf&Fair rerun.
+#[derive(Clone, Debug)]
+pub struct Options {
     /// Machine preset or file.
-    #[arg(long, default_value = "xeon-e5645")]
-    machine: String,
-    /// Also write each table as CSV into this directory.
-    #[arg(long)]
-    out: Option<String>,
-    #[command(flatten)]
-    seeds: SeedArgs,
+    pub machine: String,
+    /// Seeds and run-to-run variation.
+    pub seeds: Seeds,
     /// Seconds of solo execution each process's target instruction count amounts to (the paper: 100).
-    #[arg(long, default_value_t = PAPER_SOLO_S)]
-    solo_seconds: f64,
+    pub solo_seconds: f64,
     /// Number of mixes (the paper: 13).
-    #[arg(long, default_value_t = PAPER_MIXES)]
-    mixes: usize,
-    /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs
-    /// (solo bandwidth of the 24 processes averaged, × contexts; default: our reading of Fig. 2's span,
-    /// whose values the paper's text lacks; its text names the bands below 80, 80-120 and above 120).
-    #[arg(long, default_value = PAPER_BW_RANGE)]
-    bw_range: String,
-    #[command(flatten)]
-    timing: super::Timing,
+    pub mixes: usize,
+    /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs.
+    pub bw_range: String,
+    /// Include wall-clock timings; off for byte-identical reruns.
+    pub timing: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            machine: "xeon-e5645".into(),
+            seeds: Seeds::default(),
+            solo_seconds: PAPER_SOLO_S,
+            mixes: PAPER_MIXES,
+            bw_range: PAPER_BW_RANGE.into(),
+            timing: true,
+        }
+    }
 }
 
 /// The paper's study: "a set of thirteen mixes composed of twenty-four SPEC CPU2006 benchmarks" (§6) ...
-pub(crate) const PAPER_MIXES: usize = 13;
+pub const PAPER_MIXES: usize = 13;
 /// ... spanning about 40-140 transactions/µs of average bandwidth: our reading of Fig. 2's span (the
 /// text gives only §7's bands, below 80, 80-120 and above 120 trans/usec) ...
-pub(crate) const PAPER_BW_RANGE: &str = "40:140";
+pub const PAPER_BW_RANGE: &str = "40:140";
 /// ... each benchmark's work what it executes "during 100 seconds in standalone execution" (§2).
-pub(crate) const PAPER_SOLO_S: f64 = 100.0;
+pub const PAPER_SOLO_S: f64 = 100.0;
 
 /// The schedulers compared (each run also once more as Perf&Fair estimating once, `ONCE`).
 const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
@@ -84,8 +89,9 @@ const BENCHMARKS: [&str; 28] = [
 ];
 
 /// Parse `--bw-range LOW:HIGH`.
-pub(crate) fn parse_range(s: &str) -> Result<(f64, f64), String> {
-    let bad = || format!("--bw-range: expected LOW:HIGH transactions/µs with 0 < LOW <= HIGH, got {s:?}");
+pub fn parse_range(s: &str) -> Result<(f64, f64), RunError> {
+    let bad =
+        || RunError::knob("bw_range", format!("expected LOW:HIGH transactions/µs with 0 < LOW <= HIGH, got {s:?}"));
     let (l, h) = s.split_once(':').ok_or_else(bad)?;
     let (l, h): (f64, f64) = (l.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
     if !(l > 0.0 && l <= h && h.is_finite()) {
@@ -133,19 +139,19 @@ fn compose(k: usize, target: f64, solo_bw: &[(&'static str, f64)], contexts: usi
 }
 
 /// Whole-run solo IPC, solo memory bandwidth (transactions/µs) and instructions of a preset on `m`.
-fn solo_profile(m: &MachineSpec, preset: &str) -> Result<(f64, f64, f64), String> {
-    let w = presets::workload(preset).map_err(|e| e.to_string())?;
-    let p = Plan::new(&w, m, None, 1, preset).map_err(|e| e.to_string())?;
+fn solo_profile(m: &MachineSpec, preset: &str) -> Result<(f64, f64, f64), RunError> {
+    let w = presets::workload(preset).map_err(RunError::from)?;
+    let p = Plan::new(&w, m, None, 1, preset).map_err(RunError::from)?;
     let (ipc, lines) = p.solo_rates(0);
     Ok((ipc, ipc * m.freq_ghz * 1e9 * lines / 1e6, p.job_instructions(0)))
 }
 
-fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(WorkloadSpec, f64), String> {
+fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(WorkloadSpec, f64), RunError> {
     let mut s = format!("name = \"{name}\"\ndescription = \"Perf&Fair-style mix of 24 SPEC CPU2006 processes\"\n");
     for p in progs {
         s += &format!("[[job]]\npreset = \"{p}\"\n");
     }
-    let mut w = presets::workload_from_toml(name, &s).map_err(|e| e.to_string())?;
+    let mut w = presets::workload_from_toml(name, &s).map_err(RunError::from)?;
     let mut bw = 0.0;
     for (job, p) in w.jobs.iter_mut().zip(progs) {
         let (ipc, b, instr) = solo_profile(m, p)?;
@@ -162,7 +168,7 @@ fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(Wo
 pub(crate) type Mix = (Vec<&'static str>, WorkloadSpec, f64);
 
 /// See [`Mix`].
-pub(crate) fn mixes(m: &MachineSpec, n: usize, (lo, hi): (f64, f64), solo_s: f64) -> Result<Vec<Mix>, String> {
+pub fn mixes(m: &MachineSpec, n: usize, (lo, hi): (f64, f64), solo_s: f64) -> Result<Vec<Mix>, RunError> {
     let solo_bw: Vec<(&str, f64)> =
         BENCHMARKS.iter().map(|&b| solo_profile(m, b).map(|p| (b, p.1))).collect::<Result<_, _>>()?;
     let mut mixes = vec![];
@@ -177,7 +183,7 @@ pub(crate) fn mixes(m: &MachineSpec, n: usize, (lo, hi): (f64, f64), solo_s: f64
 }
 
 /// Max slowdown over min slowdown of one run's jobs (Perf&Fair §7, Fig. 1).
-pub(crate) fn unfairness(finish_s: &[f64], solo_s: &[f64]) -> f64 {
+pub fn unfairness(finish_s: &[f64], solo_s: &[f64]) -> f64 {
     let slow: Vec<f64> = finish_s.iter().zip(solo_s).map(|(f, s)| f / s).collect();
     cosched_core::metrics::unfairness(&slow)
 }
@@ -188,13 +194,13 @@ struct Cell {
     finish: Vec<f64>,
 }
 
-pub fn run_cmd(a: Args) -> Result<(), String> {
-    crate::output::check_out_dir("--out", a.out.as_deref())?;
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+/// Rerun Perf&Fair §5: Figs. 1-3, the regimes, the paired comparison and the re-estimation ablation.
+pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
+    let m = machine(&a.machine)?;
     let (lo, hi) = parse_range(&a.bw_range)?;
     a.seeds.check()?;
     if a.mixes == 0 {
-        return Err("--mixes: must be at least 1".into());
+        return Err(RunError::knob("mixes", "must be at least 1"));
     }
     let mixes = mixes(&m, a.mixes, (lo, hi), a.solo_seconds)?;
     let trials = a.seeds.trials();
@@ -219,21 +225,26 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             o.perf_fair.validity = u32::MAX; // never expires: the first estimate stands
         }
         let sim = SimOptions { seed: t.seed, counter_noise: 0.01, ..SimOptions::default() };
-        let out =
-            run(mm, plan, &mut *policies::make(SCHEDULERS.get(s).copied().unwrap_or("perf-fair"), &o)?, &sim, None)?;
+        let out = engine::run(
+            mm,
+            plan,
+            &mut *policies::make(SCHEDULERS.get(s).copied().unwrap_or("perf-fair"), &o)?,
+            &sim,
+            None,
+        )?;
         let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
         let unfairness = unfairness(&finish, solo);
         Ok(Cell { makespan: out.makespan as f64 * 1e-9, unfairness, finish })
     })?;
     let cell = |i: usize, s: usize, k: usize| &cells[i * runs + s][k];
-    crate::heading!(
+    out.heading(format!(
         "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each; {} seeds with run-to-run variation {} and 1% counter noise, mean ±95% interval)\n",
         m.name,
         mixes.len(),
         a.solo_seconds,
         a.seeds.seeds,
         a.seeds.noise
-    );
+    ));
     // Fig. 1: unfairness (%), Fig. 2: speedup over Linux (%).
     let mut h1: Vec<String> = vec!["mix".into(), "avg BW_MM trans/µs".into()];
     h1.extend(SCHEDULERS.iter().map(|s| format!("{s} unfairness %")));
@@ -274,12 +285,12 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             .map(|s| TCell::diff(&geo(&|i, k| spd(i, s, k)).iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>(), 1)),
     );
     fig2.push(g2);
-    crate::heading!("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% interval over seeds\n");
-    println!("Paper (geometric means): Perf 149%, Linux 33%, Fair 13.5%, Perf&Fair 18.5%, Oracle 3.5%.\n");
-    fig1.emit(&a.out, "fig1-unfairness.csv")?;
-    crate::heading!("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n");
-    println!("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n");
-    fig2.emit(&a.out, "fig2-speedup.csv")?;
+    out.heading("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% interval over seeds\n".to_string());
+    out.line("Paper (geometric means): Perf 149%, Linux 33%, Fair 13.5%, Perf&Fair 18.5%, Oracle 3.5%.\n".to_string());
+    out.table(fig1, "fig1-unfairness.csv");
+    out.heading("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n".to_string());
+    out.line("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n".to_string());
+    out.table(fig2, "fig2-speedup.csv");
     // §7's three bandwidth regimes.
     let mut h3: Vec<String> = vec!["regime trans/µs".into(), "mixes".into()];
     h3.extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
@@ -293,9 +304,11 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         }
         regimes.push(r);
     }
-    crate::heading!("## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n");
-    println!("Paper: below 80 trans/µs Perf and Fair \"reach similar speedup\" and Perf&Fair \"improves the speedups achieved by both\"; between 80 and 120 Perf beats Fair and Perf&Fair reaches \"speedups closely resembling Perf\"; above 120 Perf&Fair \"widely improves the results of both Fair and Linux\" but not Perf's.\n");
-    regimes.emit(&a.out, "regimes.csv")?;
+    out.heading(
+        "## Fig. 2 by bandwidth regime (§7): geometric mean speedup over Linux of the mixes in each\n".to_string(),
+    );
+    out.line("Paper: below 80 trans/µs Perf and Fair \"reach similar speedup\" and Perf&Fair \"improves the speedups achieved by both\"; between 80 and 120 Perf beats Fair and Perf&Fair reaches \"speedups closely resembling Perf\"; above 120 Perf&Fair \"widely improves the results of both Fair and Linux\" but not Perf's.\n".to_string());
+    out.table(regimes, "regimes.csv");
     // Paired comparisons: the §7 claims order schedulers, so
     // each pair is compared seed by seed (same machine, mix and seed), not by
     // the overlap of two unpaired intervals.
@@ -330,13 +343,13 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             format!("{ahead} / {level} / {behind}").into(),
         ]);
     }
-    crate::heading!(
+    out.heading(String::from(
         "## Paired comparisons: differences of the geometric means over the mixes, seed by seed
-"
-    );
-    println!("Speedup over Linux and unfairness of scheduler A minus scheduler B on the same seeds (machine, mixes and variation as each seed draws them); the last column counts the mixes whose own paired speed difference excludes 0 either way.
-");
-    paired.emit(&a.out, "paired.csv")?;
+",
+    ));
+    out.line("Speedup over Linux and unfairness of scheduler A minus scheduler B on the same seeds (machine, mixes and variation as each seed draws them); the last column counts the mixes whose own paired speed difference excludes 0 either way.
+".to_string());
+    out.table(paired, "paired.csv");
     // Ablation: the IPC-alone estimate renewed every `validity` quanta vs taken once.
     let once = SCHEDULERS.len();
     let p_f = SCHEDULERS.iter().position(|&s| s == "perf-fair").expect("perf-fair is compared");
@@ -352,9 +365,9 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
         TCell::diff(&minus(unf_of(once), unf_of(p_f)), 1),
         TCell::diff(&minus(spd_of(once), spd_of(p_f)), 1),
     ]);
-    crate::heading!("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n");
-    println!("`{ONCE}` runs one estimation quantum per process and never renews it (`--pf-validity 4294967295`: never expires); the paper renews every 8 s (40 quanta, §3 and Appendix 1).\n");
-    abl.emit(&a.out, "ablation-reestimation.csv")?;
+    out.heading("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n".to_string());
+    out.line(format!("`{ONCE}` runs one estimation quantum per process and never renews it (`--pf-validity 4294967295`: never expires); the paper renews every 8 s (40 quanta, §3 and Appendix 1).\n"));
+    out.table(abl, "ablation-reestimation.csv");
     // Fig. 3: remaining processes over time for the mix where the schedulers differ most.
     let spread = |i: usize| {
         let ms: Vec<f64> = (0..SCHEDULERS.len()).map(|s| cell(i, s, 0).makespan).collect();
@@ -376,19 +389,19 @@ pub fn run_cmd(a: Args) -> Result<(), String> {
             curve.push(vec![name.to_string(), format!("{t:.3}"), format!("{}", f.len() - k - 1)]);
         }
     }
-    crate::heading!(
+    out.heading(format!(
         "## Fig. 3: completion of mix {} (largest spread of turnaround between schedulers; one run: seed 1, not a mean over the seeds)\n",
         worst + 1
-    );
-    println!("Paper (mix 9): Perf finishes its first process earliest and the whole mix first; Linux finishes 12 first but the mix last; Perf&Fair's curve resembles Fair's with a turnaround close to Perf's.\n");
-    markdown(&fig3);
-    write_csv(&a.out, "fig3-remaining.csv", &curve)?;
-    crate::heading!("## Mixes\n");
+    ));
+    out.line("Paper (mix 9): Perf finishes its first process earliest and the whole mix first; Linux finishes 12 first but the mix last; Perf&Fair's curve resembles Fair's with a turnaround close to Perf's.\n".to_string());
+    out.rows(fig3.clone());
+    out.file("fig3-remaining.csv", curve);
+    out.heading("## Mixes\n".to_string());
     let mut comp = vec![vec!["mix".to_string(), "avg BW_MM trans/µs".into(), "processes".into()]];
     for (i, (progs, _, bw)) in mixes.iter().enumerate() {
         comp.push(vec![format!("{}", i + 1), format!("{bw:.1}"), progs.join(" ")]);
     }
-    markdown(&comp);
-    write_csv(&a.out, "mixes.csv", &comp)?;
+    out.rows(comp.clone());
+    out.file("mixes.csv", comp);
     Ok(())
 }

@@ -1,0 +1,250 @@
+//! The flags of `cosched paper NAME`, turned into the lab's options
+//! (`cosched_lab::paper::*::Options`; their defaults are the papers').
+
+use super::Printer;
+use clap::{Args as ClapArgs, Subcommand};
+use cosched_lab::paper::{self as lab, perf_fair, Seeds};
+
+#[derive(ClapArgs)]
+pub struct Args {
+    #[command(subcommand)]
+    paper: Paper,
+}
+
+#[derive(Subcommand)]
+enum Paper {
+    /// EFS (Energy-Friendly Scheduler): Table 1, Figs. 4, 8, 9, 10 on `i5-2500`.
+    Efs(Efs),
+    /// Perf&Fair: Figs. 1-3 (unfairness, speedup over Linux, completion curve) on `xeon-e5645`.
+    PerfFair(PerfFair),
+    /// SLITS: Figs. 1, 3-8, FM accuracy on simulator TIMs, decision time, on `xeon-x5550-16c`.
+    Slits(Slits),
+    /// Statistical thread assignment: POT estimates, sample size, SP-POT, random sampling on `ultrasparc-t2`.
+    Evt(Evt),
+    /// RDA: energy and performance of Strict and Compromise on the Table 2 workloads, and the overhead study, on `xeon-e5-2420`.
+    Rda(Rda),
+    /// How far from the best: the exact optimum of static co-schedules beside pairwise matching, the EVT estimate and every policy.
+    Optimum(Optimum),
+    /// The combined policy `quintet` on each paper's workloads and objective, against the paper's policy and CFS, with ablations.
+    Quintet(Quintet),
+}
+
+/// `--out` and `--no-timing`, common to every rerun.
+#[derive(ClapArgs)]
+struct Common {
+    /// Also write each table as CSV into this directory.
+    #[arg(long)]
+    out: Option<String>,
+    /// Leave out wall-clock timings (only `paper slits` and `paper efs` have any: their decision-time tables), so that identical inputs give byte-identical output.
+    #[arg(long)]
+    no_timing: bool,
+}
+
+/// `--seeds` and `--noise` of a paper rerun.
+#[derive(ClapArgs, Clone, Copy)]
+struct SeedArgs {
+    /// Repetitions, each a run of the machine with its own run-to-run variation; tables give mean ±95% interval.
+    #[arg(long, default_value_t = 5)]
+    seeds: u64,
+    /// Run-to-run variation of the ground truth (docs/model.md; 0 = exact model, then seeds differ only in policy randomness).
+    #[arg(long, default_value_t = 1.0)]
+    noise: f64,
+}
+
+impl From<SeedArgs> for Seeds {
+    fn from(s: SeedArgs) -> Seeds {
+        Seeds { seeds: s.seeds, noise: s.noise }
+    }
+}
+
+#[derive(ClapArgs)]
+struct Efs {
+    /// Machine preset or file.
+    #[arg(long, default_value = "i5-2500")]
+    machine: String,
+    /// A few benchmarks only (for a quick look).
+    #[arg(long)]
+    quick: bool,
+    #[command(flatten)]
+    seeds: SeedArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(ClapArgs)]
+struct PerfFair {
+    /// Machine preset or file.
+    #[arg(long, default_value = "xeon-e5645")]
+    machine: String,
+    #[command(flatten)]
+    seeds: SeedArgs,
+    /// Seconds of solo execution each process's target instruction count amounts to (the paper: 100).
+    #[arg(long, default_value_t = perf_fair::PAPER_SOLO_S)]
+    solo_seconds: f64,
+    /// Number of mixes (the paper: 13).
+    #[arg(long, default_value_t = perf_fair::PAPER_MIXES)]
+    mixes: usize,
+    /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs
+    /// (solo bandwidth of the 24 processes averaged, × contexts; default: our reading of Fig. 2's span,
+    /// whose values the paper's text lacks; its text names the bands below 80, 80-120 and above 120).
+    #[arg(long, default_value = perf_fair::PAPER_BW_RANGE)]
+    bw_range: String,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(ClapArgs)]
+struct Slits {
+    /// Machine preset or file.
+    #[arg(long, default_value = "xeon-x5550-16c")]
+    machine: String,
+    #[command(flatten)]
+    seeds: SeedArgs,
+    /// Seeds of the ablation and FM-accuracy tables (at least --seeds): the effects there are a few tenths of a percent, so they need more seeds than the headline.
+    #[arg(long, default_value_t = 40)]
+    ablation_seeds: u64,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(ClapArgs)]
+struct Evt {
+    /// Machine preset or file.
+    #[arg(long, default_value = "ultrasparc-t2")]
+    machine: String,
+    /// Random assignments per workload (the paper: 5,000).
+    #[arg(long, default_value_t = 5000)]
+    samples: usize,
+    /// Independent samples per application (each its own assignments and measurement runs).
+    #[arg(long, default_value_t = 10)]
+    seeds: u64,
+    /// Run-to-run variation of each measurement (docs/model.md; 0 = exact model, a staircase population).
+    #[arg(long, default_value_t = 1.0)]
+    noise: f64,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(ClapArgs)]
+struct Rda {
+    /// Machine preset or file.
+    #[arg(long, default_value = "xeon-e5-2420")]
+    machine: String,
+    /// Cost of one pp_begin / pp_end call in the overhead study, µs (default: measured on cosched's
+    /// real runtime by scripts/bench-pp).
+    #[arg(long, default_value_t = cosched_core::rda::MEASURED_PP_CALL_US)]
+    pp_cost_us: f64,
+    #[command(flatten)]
+    seeds: SeedArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(ClapArgs)]
+struct Optimum {
+    #[command(flatten)]
+    seeds: SeedArgs,
+    /// Seeds of the EVT coverage check (each: random assignments, a POT estimate and its interval).
+    #[arg(long, default_value_t = 20)]
+    coverage_seeds: u64,
+    /// Random assignments per EVT estimate (the statistical study's 1,000).
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(ClapArgs)]
+struct Quintet {
+    #[command(flatten)]
+    seeds: SeedArgs,
+    /// Random assignments per estimate of the best static co-schedule (where threads fit the contexts).
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    /// Random time-shared partitions per estimate of the best partition (where threads outnumber contexts).
+    #[arg(long, default_value_t = cosched_lab::compare::GAP_PARTITION_SAMPLES)]
+    partition_samples: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// Run the named rerun, printing its report and writing its CSVs.
+pub fn run(a: Args) -> Result<(), String> {
+    let name = match &a.paper {
+        Paper::Efs(_) => "efs",
+        Paper::PerfFair(_) => "perf-fair",
+        Paper::Slits(_) => "slits",
+        Paper::Evt(_) => "evt",
+        Paper::Rda(_) => "rda",
+        Paper::Optimum(_) => "optimum",
+        Paper::Quintet(_) => "quintet",
+    };
+    crate::progress::begin(format!("paper {name}"));
+    match a.paper {
+        Paper::Efs(a) => {
+            let o = lab::efs::Options {
+                machine: a.machine,
+                quick: a.quick,
+                seeds: a.seeds.into(),
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| lab::efs::run(&o, s))
+        }
+        Paper::PerfFair(a) => {
+            let o = perf_fair::Options {
+                machine: a.machine,
+                seeds: a.seeds.into(),
+                solo_seconds: a.solo_seconds,
+                mixes: a.mixes,
+                bw_range: a.bw_range,
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| perf_fair::run(&o, s))
+        }
+        Paper::Slits(a) => {
+            let o = lab::slits::Options {
+                machine: a.machine,
+                seeds: a.seeds.into(),
+                ablation_seeds: a.ablation_seeds,
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| lab::slits::run(&o, s))
+        }
+        Paper::Evt(a) => {
+            let o = lab::evt::Options {
+                machine: a.machine,
+                samples: a.samples,
+                seeds: Seeds { seeds: a.seeds, noise: a.noise },
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| lab::evt::run(&o, s))
+        }
+        Paper::Rda(a) => {
+            let o = lab::rda::Options {
+                machine: a.machine,
+                pp_cost_us: a.pp_cost_us,
+                seeds: a.seeds.into(),
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| lab::rda::run(&o, s))
+        }
+        Paper::Optimum(a) => {
+            let o = lab::optimum::Options {
+                seeds: a.seeds.into(),
+                coverage_seeds: a.coverage_seeds,
+                samples: a.samples,
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| lab::optimum::run(&o, s))
+        }
+        Paper::Quintet(a) => {
+            let o = lab::quintet::Options {
+                seeds: a.seeds.into(),
+                samples: a.samples,
+                partition_samples: a.partition_samples,
+                timing: !a.common.no_timing,
+            };
+            Printer::run(&a.common.out, |s| lab::quintet::run(&o, s))
+        }
+    }
+}
