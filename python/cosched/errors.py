@@ -17,6 +17,8 @@ PolicyError                 an unknown policy, or one refusing its        ``RunE
                             options (``static`` without an assignment)
 SimulationError             the simulation stopped (simulated-time        ``RunError::Simulation``
                             limit, every thread left waiting)
+StudyError                  a study's own measurement could not be made   ``RunError::Study``
+                            (a run ended before the window it measures)
 TooFewExceedancesError      POT: too few exceedances over the threshold   ``PotError::TooFewExceedances``
 UnboundedTailError          POT: the fitted tail has no finite end        ``PotError::UnboundedTail``
 NoConvergenceError          POT: the GPD fit did not converge             ``PotError::NoConvergence``
@@ -42,6 +44,7 @@ __all__ = [
     "OptionError",
     "PolicyError",
     "SimulationError",
+    "StudyError",
     "TooFewExceedancesError",
     "UnboundedTailError",
 ]
@@ -80,6 +83,10 @@ class PolicyError(CoschedError, ValueError):
 
 class SimulationError(CoschedError, RuntimeError):
     """The simulation itself stopped (the simulated-time limit, a policy leaving every thread waiting)."""
+
+
+class StudyError(CoschedError, RuntimeError):
+    """A study's own measurement could not be made (a run that ended before the window it measures)."""
 
 
 class EvtError(CoschedError, ValueError):

@@ -5,11 +5,11 @@
 
 use crate::calibrate_check::{judge, Check};
 use crate::live::LiveOpts;
-use crate::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
 use crate::opts::Format;
 use crate::policy_knobs::RealKnobs;
 use crate::rounds;
 use clap::Args as ClapArgs;
+use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::host::Host;
 use cosched_linux::mix::Mix;
@@ -101,7 +101,7 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     let timeshare = match &measured {
         Some(m) => {
-            m.timeshare.iter().map(|t| crate::timeshare_check::check(&spec, t)).collect::<Result<Vec<_>, _>>()?
+            m.timeshare.iter().map(|t| cosched_lab::timeshare_check::check(&spec, t)).collect::<Result<Vec<_>, _>>()?
         }
         None => vec![],
     };

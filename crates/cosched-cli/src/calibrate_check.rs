@@ -12,10 +12,10 @@
 //! run-to-run spread ([`noise_band`]), and the check
 //! reports how many measured means fall inside it.
 
-use crate::mix_model::Predicted;
 use crate::rounds::{Interleaved, RESAMPLES};
 use cosched_core::paired::{paired_ratio, Verdict};
 use cosched_core::stats::{mean_ci, t95, MeanCi};
+use cosched_lab::mix_model::Predicted;
 use serde::Serialize;
 
 /// The median absolute relative error of the predicted co-run slowdowns.

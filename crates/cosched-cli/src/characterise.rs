@@ -17,11 +17,11 @@
 //! short of it (the measurement is a lower bound).
 
 use crate::live::LiveOpts;
-use crate::mix_model::{chase_phase, INSTR_PER_OP};
 use clap::Args as ClapArgs;
 use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::topology::corun_pair;
+use cosched_lab::mix_model::{chase_phase, INSTR_PER_OP};
 use cosched_linux::characterise::{measure, CoRun, JobRecord, Record};
-use cosched_linux::probing::corun_pair;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run as simulate, SimOptions};
 use cosched_sim::model::RandomMisses;

@@ -25,7 +25,6 @@ pub use cosched_lab::limits;
 use cosched_lab::sweep;
 pub mod list;
 mod live;
-mod mix_model;
 pub mod new_policy;
 pub mod optimum;
 pub mod opts;
@@ -38,7 +37,6 @@ mod progress;
 mod rounds;
 mod run;
 pub mod simulate;
-mod timeshare_check;
 mod validate;
 
 use clap::error::ErrorKind;
@@ -126,6 +124,12 @@ impl From<String> for Failure {
 
 /// A real run refused at setup or stopped by a contract break: exit status 2
 /// (its managed processes are already released).
+impl From<cosched_lab::RunError> for Failure {
+    fn from(e: cosched_lab::RunError) -> Failure {
+        Failure { code: 2, message: e.to_string() }
+    }
+}
+
 impl From<cosched_linux::runtime::RuntimeError> for Failure {
     fn from(e: cosched_linux::runtime::RuntimeError) -> Failure {
         Failure { code: 2, message: e.to_string() }

@@ -7,8 +7,8 @@ use clap::{Args as ClapArgs, ValueEnum};
 use cosched_linux::control::Method;
 use cosched_linux::describe::Description;
 use cosched_linux::host::Host;
-use cosched_linux::mix::Mix;
 use cosched_linux::runtime::RunConfig;
+use cosched_machine::mix::Mix;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -42,7 +42,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let mix = crate::live::load_mix(&a.workload)?;
     let predict = match &a.programs {
         Some(p) => Some((
-            crate::mix_model::Programs::load(p)?,
+            cosched_lab::mix_model::Programs::load(p)?,
             a.live.spec()?.ok_or_else(|| {
                 "--programs: give the calibrated machine the predictions run on (-m PRESET or --calibration FILE)"
                     .to_string()
@@ -56,7 +56,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let predicted = match &predict {
         Some((programs, spec)) => {
             let solo: Vec<Option<f64>> = profile.solo_s.iter().map(|&s| Some(s)).collect();
-            let p = crate::mix_model::programs_profile(&mix, &solo, spec, programs)?;
+            let p = cosched_lab::mix_model::programs_profile(&mix, &solo, spec, programs)?;
             Some(pair_errors(&profile, &p))
         }
         None => None,

@@ -14,8 +14,8 @@ use cosched_core::metrics::registry::SUMMARY_PARTS;
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::stats::{mean_ci, MeanCi};
 use cosched_linux::best_pairing::{BestPairing, ENTRY};
-use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, RealReport, RunConfig};
+use cosched_machine::mix::Mix;
 use serde::Serialize;
 
 /// Bootstrap resamples of the paired intervals.

@@ -11,8 +11,8 @@ use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::PairProfile;
 use cosched_core::stats::mean_ci;
 use cosched_linux::best_pairing::{best_pairing, ENTRY};
-use cosched_linux::mix::Mix;
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
+use cosched_machine::mix::Mix;
 use std::path::PathBuf;
 
 #[derive(ClapArgs)]
@@ -123,7 +123,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let mix = match (&a.workload, a.cmd.is_empty()) {
         (Some(w), true) => load_mix(w)?,
         (None, false) => {
-            if cosched_linux::mix::resolve_program(&a.cmd[0]).is_none() {
+            if cosched_machine::mix::resolve_program(&a.cmd[0]).is_none() {
                 return Err(format!("command `{}` not found on PATH or beside cosched", a.cmd[0]).into());
             }
             Mix::single(a.cmd.clone())
@@ -158,9 +158,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 "--programs: give the calibrated machine the predictions run on (-m PRESET or --calibration FILE)"
                     .to_string()
             })?;
-            let programs = crate::mix_model::Programs::load(p)?;
+            let programs = cosched_lab::mix_model::Programs::load(p)?;
             let solo = vec![None; mix.jobs.len()];
-            Some(crate::mix_model::programs_profile(&mix, &solo, &spec, &programs)?)
+            Some(cosched_lab::mix_model::programs_profile(&mix, &solo, &spec, &programs)?)
         }
         None => None,
     };

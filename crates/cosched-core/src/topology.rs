@@ -97,6 +97,20 @@ impl Topology {
     }
 }
 
+/// The first two contexts of `t` on different cores sharing an LLC: where a
+/// job runs beside a co-runner (probing, characterising, and the simulated
+/// co-runs a characterisation is fitted on).
+pub fn corun_pair(t: &Topology) -> Option<(CtxId, CtxId)> {
+    for a in t.ctx_ids() {
+        for b in t.ctx_ids() {
+            if a < b && t.ctx(a).llc == t.ctx(b).llc && t.ctx(a).core != t.ctx(b).core {
+                return Some((a, b));
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,12 +18,15 @@ pub mod evt;
 pub mod knobs;
 pub mod limits;
 pub mod list;
+pub mod mix_model;
 pub mod optimum;
 pub mod paper;
 pub mod report;
 pub mod spec;
 pub mod sweep;
 pub mod table;
+pub mod timeshare_check;
+pub mod validate;
 
 pub use error::RunError;
 pub use spec::RunSpec;

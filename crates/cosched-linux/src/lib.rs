@@ -20,7 +20,8 @@ pub mod describe;
 pub mod energy;
 pub mod host;
 pub mod method;
-pub mod mix;
+/// A real mix's description (shared with the simulator's model of it).
+pub use cosched_machine::mix;
 pub mod pp;
 pub mod probe;
 pub mod probing;

@@ -50,19 +50,7 @@ pub fn probe_contexts(h: &Host) -> Option<(CtxId, CtxId)> {
     corun_pair(&h.topology)
 }
 
-/// The first two contexts of `t` on different cores sharing an LLC: where a
-/// job runs beside a co-runner (probing, characterising, and the simulated
-/// co-runs a characterisation is fitted on).
-pub fn corun_pair(t: &cosched_core::Topology) -> Option<(CtxId, CtxId)> {
-    for a in t.ctx_ids() {
-        for b in t.ctx_ids() {
-            if a < b && t.ctx(a).llc == t.ctx(b).llc && t.ctx(a).core != t.ctx(b).core {
-                return Some((a, b));
-            }
-        }
-    }
-    None
-}
+pub use cosched_core::topology::corun_pair;
 
 /// Matrices of at most this many cells (n² for n jobs) are measured whole:
 /// completing a 2×2 or 4×4 matrix from half its cells predicts from too little.

@@ -272,3 +272,41 @@ impl CheckPoint {
         })
     }
 }
+
+/// Time-sharing one CPU: two copies of a pointer chase
+/// over `wss_mb`, each of fixed work, pinned to the same CPU, so that the
+/// kernel alternates them at its own quantum and each refills, at every
+/// switch, what the other evicted. CPU times and switch counts are the
+/// kernel's accounting of each copy (`wait4` rusage).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Timeshare {
+    /// Working set of each copy, MiB.
+    pub wss_mb: f64,
+    /// Work of each copy, million loads.
+    pub mops: f64,
+    /// CPU time of one copy alone, s.
+    pub solo_s: f64,
+    /// Wall time until both copies of the pair ended, s.
+    pub pair_s: f64,
+    /// Mean CPU time of a copy in the pair, s.
+    pub cpu_s: f64,
+    /// Mean involuntary context switches of a copy in the pair.
+    pub switches: f64,
+}
+
+impl Timeshare {
+    /// The kernel's effective quantum: CPU time per involuntary switch, s.
+    pub fn slice_s(&self) -> f64 {
+        self.cpu_s / self.switches.max(1.0)
+    }
+
+    /// Refill cost of one switch, µs: a copy's CPU time beyond its solo run's, per switch.
+    pub fn refill_us(&self) -> f64 {
+        (self.cpu_s - self.solo_s).max(0.0) / self.switches.max(1.0) * 1e6
+    }
+
+    /// Pair wall time over the solo time: 2 when the switches cost nothing.
+    pub fn slowdown(&self) -> f64 {
+        self.pair_s / self.solo_s
+    }
+}

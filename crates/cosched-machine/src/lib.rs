@@ -20,6 +20,7 @@
 pub mod check;
 pub mod error;
 pub mod input;
+pub mod mix;
 pub mod power;
 pub mod presets;
 pub mod spec;

@@ -24,7 +24,7 @@ pub fn raise(class: &str, message: String, attrs: &[(&str, String)]) -> PyErr {
 }
 
 /// The exception of a [`RunError`]: `ConfigError` (with `file`, `field`,
-/// `problem`), `OptionError`, `PolicyError`, `SimulationError`, or the
+/// `problem`), `OptionError`, `PolicyError`, `SimulationError`, `StudyError`, or the
 /// `EvtError` subclass of the POT failure.
 pub fn run_error(e: RunError) -> PyErr {
     match e {
@@ -32,6 +32,7 @@ pub fn run_error(e: RunError) -> PyErr {
         RunError::Option { ref knobs, .. } => raise("OptionError", e.in_keywords(), &[("knob", knobs.join(", "))]),
         RunError::Policy(s) => raise("PolicyError", s, &[]),
         RunError::Simulation(s) => raise("SimulationError", s, &[]),
+        RunError::Study(s) => raise("StudyError", s, &[]),
         RunError::Evt { context, error } => pot_error(Some(&context), error),
     }
 }

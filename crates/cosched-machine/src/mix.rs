@@ -19,9 +19,9 @@
 //! A command named `cosched-bench` is found next to the `cosched` binary
 //! when it is not on `PATH`.
 
+use crate::ConfigError;
 use cosched_core::policy::{Demand, Resource, Reuse};
 use cosched_core::text::quote;
-use cosched_machine::ConfigError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -110,7 +110,7 @@ impl Mix {
     /// Read and validate a mix file.
     pub fn load(path: &Path) -> Result<Mix, ConfigError> {
         let file = path.display().to_string();
-        let src = cosched_machine::input::read_text(path, &file, cosched_machine::input::Kind::Config)?;
+        let src = crate::input::read_text(path, &file, crate::input::Kind::Config)?;
         let mut m = Mix::parse(&file, &src)?;
         m.base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         if m.name.is_none() {

@@ -8,11 +8,12 @@
 //! refill at the LLC hit latency, LLC refill of what the other copy's
 //! insertions evicted) is not fitted to this measurement; it is checked by it.
 
+use crate::error::RunError;
 use crate::mix_model::{model_mix, simulate_policy};
 use cosched_core::policies::PolicyOptions;
 use cosched_core::CtxId;
-use cosched_linux::calibrate::Timeshare;
-use cosched_linux::mix::Mix;
+use cosched_machine::check::Timeshare;
+use cosched_machine::mix::Mix;
 use cosched_machine::MachineSpec;
 use serde::Serialize;
 
@@ -31,15 +32,15 @@ pub struct TimeshareCheck {
 
 /// Simulate `t` on `m`: two copies of the chase pinned to one context, the
 /// static policy alternating them at the measured quantum.
-pub fn check(m: &MachineSpec, t: &Timeshare) -> Result<TimeshareCheck, String> {
+pub fn check(m: &MachineSpec, t: &Timeshare) -> Result<TimeshareCheck, RunError> {
     let job = |name: &str| {
         format!(
             "[[job]]\nname = \"{name}\"\ncmd = [\"cosched-bench\", \"pointer-chase\", \"--wss-mb\", \"{}\", \"--mops\", \"{}\"]\n",
             t.wss_mb, t.mops
         )
     };
-    let mix = Mix::parse("timeshare", &format!("name = \"timeshare\"\n{}{}", job("a"), job("b")))
-        .map_err(|e| e.to_string())?;
+    let mix =
+        Mix::parse("timeshare", &format!("name = \"timeshare\"\n{}{}", job("a"), job("b"))).map_err(RunError::from)?;
     let model = model_mix(&mix, &[Some(t.solo_s), Some(t.solo_s)], m, None)?;
     let quantum = (t.slice_s() * 1e9).round().max(1e5) as u64;
     let opts = PolicyOptions { assignment: Some(vec![CtxId(0), CtxId(0)]), quantum, ..Default::default() };

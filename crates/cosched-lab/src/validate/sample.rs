@@ -4,12 +4,13 @@
 //! a run has co-running (SLITS Fig. 1).
 
 use super::measure::EXACT;
+use crate::assignment::{measure, random_assignment};
+use crate::error::RunError;
+use crate::paper::efs::secs;
+use crate::paper::Trial;
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::topology::Topology;
 use cosched_core::CtxId;
-use cosched_lab::assignment::{measure, random_assignment};
-use cosched_lab::paper::efs::secs;
-use cosched_lab::paper::Trial;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::{presets, Plan};
@@ -19,22 +20,22 @@ use std::collections::HashSet;
 
 /// A workload preset's plan, one context per thread (the statistical study
 /// pins every thread).
-fn pinned_plan(m: &MachineSpec, name: &str) -> Result<(Plan, Topology), String> {
-    let w = presets::workload(name).map_err(|e| e.to_string())?;
-    let plan = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
+fn pinned_plan(m: &MachineSpec, name: &str) -> Result<(Plan, Topology), RunError> {
+    let w = presets::workload(name).map_err(RunError::from)?;
+    let plan = Plan::new(&w, m, None, 1, name).map_err(RunError::from)?;
     let topo = m.topology();
     if plan.threads.len() > topo.n_contexts() {
-        return Err(format!(
+        return Err(RunError::Study(format!(
             "{name}: {} threads on {} contexts: an assignment needs one context per thread",
             plan.threads.len(),
             topo.n_contexts()
-        ));
+        )));
     }
     Ok((plan, topo))
 }
 
 /// Performance of `samples` uniformly random assignments (seeded, exact model).
-fn sampled(m: &MachineSpec, plan: &Plan, topo: &Topology, samples: u32) -> Result<Vec<f64>, String> {
+fn sampled(m: &MachineSpec, plan: &Plan, topo: &Topology, samples: u32) -> Result<Vec<f64>, RunError> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     let all: Vec<_> = (0..samples).map(|_| random_assignment(topo, plan.threads.len(), &mut rng)).collect();
     Ok(all.par_iter().map(|a| measure(m, plan, a)).collect::<Result<_, _>>()?)
@@ -42,7 +43,7 @@ fn sampled(m: &MachineSpec, plan: &Plan, topo: &Topology, samples: u32) -> Resul
 
 /// Best over worst performance, less 1, among `samples` random assignments
 /// of workload `name` (statistical thread assignment §3).
-pub(super) fn assignment_spread(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, String> {
+pub(super) fn assignment_spread(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, RunError> {
     let (plan, topo) = pinned_plan(m, name)?;
     let perf = sampled(m, &plan, &topo, samples)?;
     let (lo, hi) = perf.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
@@ -86,7 +87,7 @@ pub(super) fn balanced_order(topo: &Topology) -> Vec<CtxId> {
 
 /// 1 − performance of the load-balanced assignment of workload `name` over
 /// the best of `samples` random ones (statistical thread assignment §1).
-pub(super) fn balancer_loss(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, String> {
+pub(super) fn balancer_loss(m: &MachineSpec, name: &str, samples: u32) -> Result<f64, RunError> {
     let (plan, topo) = pinned_plan(m, name)?;
     let best = sampled(m, &plan, &topo, samples)?.into_iter().fold(f64::MIN, f64::max);
     let balanced: Vec<CtxId> = balanced_order(&topo).into_iter().take(plan.threads.len()).collect();
@@ -96,8 +97,8 @@ pub(super) fn balancer_loss(m: &MachineSpec, name: &str, samples: u32) -> Result
 
 /// Relative standard deviation of workload `name`'s makespan under `cfs`
 /// over seeds 1..=`seeds` of the run-to-run variation at `--noise 1`.
-pub(super) fn run_to_run_sd(m: &MachineSpec, name: &str, seeds: u32) -> Result<f64, String> {
-    let w = presets::workload(name).map_err(|e| e.to_string())?;
+pub(super) fn run_to_run_sd(m: &MachineSpec, name: &str, seeds: u32) -> Result<f64, RunError> {
+    let w = presets::workload(name).map_err(RunError::from)?;
     let t: Vec<f64> = (1..=seeds as u64)
         .into_par_iter()
         .map(|seed| {
@@ -106,7 +107,7 @@ pub(super) fn run_to_run_sd(m: &MachineSpec, name: &str, seeds: u32) -> Result<f
             let p = t.plan(&w, &mt)?;
             Ok(secs(t.run(&mt, &p, "cfs", &PolicyOptions::default())?.makespan))
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, RunError>>()?;
     let n = t.len() as f64;
     let mean = t.iter().sum::<f64>() / n;
     Ok((t.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() / mean)
@@ -120,8 +121,8 @@ pub(super) fn choose(n: u32, k: u32) -> f64 {
 /// Largest share, %, over `g-rrs` and `random`, of the C(`threads`,
 /// contexts) sets of threads that a run of `name` with `threads` threads
 /// ever has running at once, one per context (SLITS Fig. 1).
-pub(super) fn explored_permutations(m: &MachineSpec, name: &str, threads: u32) -> Result<f64, String> {
-    let w = presets::workload(name).map_err(|e| e.to_string())?;
+pub(super) fn explored_permutations(m: &MachineSpec, name: &str, threads: u32) -> Result<f64, RunError> {
+    let w = presets::workload(name).map_err(RunError::from)?;
     let plan = EXACT.plan_threads(&w, m, Some(threads))?;
     let contexts = m.n_contexts();
     let mut best: f64 = 0.0;
@@ -133,7 +134,7 @@ pub(super) fn explored_permutations(m: &MachineSpec, name: &str, threads: u32) -
         };
         let opts = PolicyOptions::default();
         run(m, &plan, &mut *policies::make(policy, &opts)?, &SimOptions::default(), Some(&mut record))
-            .map_err(String::from)?;
+            .map_err(RunError::from)?;
         // Ends before starts at one instant: a switch is not a moment with both running.
         edges.sort_unstable();
         let words = (plan.threads.len()).div_ceil(64);

@@ -4,11 +4,12 @@
 //! `sample.rs`.
 
 use super::sample;
+use crate::error::RunError;
 use crate::mix_model::{chase_phase, INSTR_PER_OP};
+use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
+use crate::paper::run_one;
+use crate::paper::Trial;
 use cosched_core::policies::PolicyOptions;
-use cosched_lab::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
-use cosched_lab::paper::run_one;
-use cosched_lab::paper::Trial;
 use cosched_machine::check::{CheckKind, CheckPoint, PowerDomain, Statistic};
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
@@ -22,7 +23,7 @@ pub(super) const EXACT: Trial = Trial { seed: 1, noise: 0.0 };
 pub(super) type Measured = (f64, Option<String>);
 
 /// The simulated value of point `k` on machine `m`.
-pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured, String> {
+pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured, RunError> {
     let cores = m.n_contexts() as u32;
     let copies = k.copies.unwrap_or(cores);
     match k.kind {
@@ -46,12 +47,12 @@ pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured
         }
         CheckKind::ThroughputRatio => {
             let name = k.workload.as_deref().expect("validated");
-            let rate = |copies: u32| -> Result<f64, String> {
-                let mut w = presets::workload(name).map_err(|e| e.to_string())?;
+            let rate = |copies: u32| -> Result<f64, RunError> {
+                let mut w = presets::workload(name).map_err(RunError::from)?;
                 for j in &mut w.jobs {
                     j.instances = copies;
                 }
-                let p = Plan::new(&w, m, None, 1, name).map_err(|e| e.to_string())?;
+                let p = Plan::new(&w, m, None, 1, name).map_err(RunError::from)?;
                 let r = run_one(m, &p, "cfs", &PolicyOptions::default())?;
                 Ok(r.totals.instructions / secs(r.makespan))
             };
@@ -78,12 +79,12 @@ pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured
 }
 
 /// `f` of each of the point's workloads.
-fn each(k: &CheckPoint, f: impl Fn(&str) -> Result<f64, String> + Sync) -> Result<Vec<(String, f64)>, String> {
+fn each(k: &CheckPoint, f: impl Fn(&str) -> Result<f64, RunError> + Sync) -> Result<Vec<(String, f64)>, RunError> {
     k.workloads.as_deref().expect("validated").par_iter().map(|n| Ok((n.clone(), f(n)?))).collect()
 }
 
 /// The largest `f` over the point's workloads, with each workload's value.
-fn largest(k: &CheckPoint, f: impl Fn(&str) -> Result<f64, String> + Sync) -> Result<Measured, String> {
+fn largest(k: &CheckPoint, f: impl Fn(&str) -> Result<f64, RunError> + Sync) -> Result<Measured, RunError> {
     let parts = each(k, f)?;
     let widest = parts.iter().map(|p| p.1).fold(f64::MIN, f64::max);
     Ok((widest, Some(format!("per workload: {}", listed(&parts)))))
@@ -95,11 +96,11 @@ fn listed(parts: &[(String, f64)]) -> String {
 
 /// EFS Fig. 4: the bus model's error, %, against the simulated machine for
 /// `n` synthetic threads at solo utilisations 0.1-0.9, largest or s.d.
-fn efs_model_error(m: &MachineSpec, n: u32, stat: Statistic) -> Result<f64, String> {
+fn efs_model_error(m: &MachineSpec, n: u32, stat: Statistic) -> Result<f64, RunError> {
     let errs: Vec<f64> = (1..=9)
         .into_par_iter()
         .map(|i| fig4_point(m, i as f64 / 10.0, n, &EXACT).map(|(model, sim)| 100.0 * (model / sim - 1.0)))
-        .collect::<Result<_, cosched_lab::RunError>>()?;
+        .collect::<Result<_, crate::RunError>>()?;
     Ok(match stat {
         Statistic::Max => errs.iter().fold(0.0, |a, e| f64::max(a, e.abs())),
         Statistic::Sd => {
@@ -114,29 +115,29 @@ fn efs_model_error(m: &MachineSpec, n: u32, stat: Statistic) -> Result<f64, Stri
 fn table1_runs(
     m: &MachineSpec,
     n: u32,
-) -> Result<(cosched_sim::engine::RunOutput, cosched_sim::engine::RunOutput), String> {
+) -> Result<(cosched_sim::engine::RunOutput, cosched_sim::engine::RunOutput), RunError> {
     let w = synthetic(0.97, n, 2.5e9)?;
     let serial = serial_run(m, &w, n, &EXACT)?;
-    let p = Plan::new(&w, m, None, 1, "syn").map_err(|e| e.to_string())?;
+    let p = Plan::new(&w, m, None, 1, "syn").map_err(RunError::from)?;
     Ok((serial, run_one(m, &p, "cfs", &PolicyOptions::default())?))
 }
 
 /// Perf&Fair Fig. 1's Linux: max/min slowdown − 1 under `cfs` per mix of
 /// the study (exact model, seed 1), as the geometric mean over all mixes or
 /// the arithmetic mean over the `top` most unfair.
-fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, String> {
-    use cosched_lab::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
+fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, RunError> {
+    use crate::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
     let mixes = mixes(m, PAPER_MIXES, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?;
     let mut ratio: Vec<f64> = mixes
         .par_iter()
         .map(|(_, w, _)| {
-            let p = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
+            let p = Plan::new(w, m, None, 1, &w.name).map_err(RunError::from)?;
             let solo = cosched_sim::experiment::solo_times(m, &p, &cosched_sim::SimOptions::default())?;
             let out = run_one(m, &p, "cfs", &PolicyOptions::default())?;
             let finish: Vec<f64> = out.job_finish.iter().map(|&f| secs(f)).collect();
             Ok(unfairness(&finish, &solo))
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, RunError>>()?;
     Ok(match top {
         None => (ratio.iter().map(|r| r.ln()).sum::<f64>() / ratio.len() as f64).exp() - 1.0,
         Some(t) => {
@@ -150,22 +151,22 @@ fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, String> {
 /// Two pointer chases over `wss_mb` MiB each, one per core, modelled as
 /// `cosched calibrate --check` models them (solo IPC from the measured solo
 /// rate `solo_rate_m` M loads/s): loads/s of the pair over one alone.
-fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, String> {
+fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, RunError> {
     let ops = 20e6;
     let ipc = INSTR_PER_OP * solo_rate_m * 1e6 / (m.freq_ghz * 1e9);
     if ipc > m.core.issue_width {
-        return Err(format!(
+        return Err(RunError::Study(format!(
             "{}: chase_corun solo_rate_m = {solo_rate_m} M loads/s would need IPC {ipc:.2} at {} GHz, above the issue width {}",
             m.name, m.freq_ghz, m.core.issue_width
-        ));
+        )));
     }
     let text = format!(
         "name = \"chase\"\n[[job]]\nname = \"chase\"\ninstances = 2\n[[job.phase]]\ninstructions = {}\nipc = {ipc}\n{}",
         ops * INSTR_PER_OP,
         chase_phase(wss_mb)
     );
-    let w = presets::workload_from_toml("chase", &text).map_err(|e| e.to_string())?;
-    let p = Plan::new(&w, m, None, 1, "chase").map_err(|e| e.to_string())?;
+    let w = presets::workload_from_toml("chase", &text).map_err(RunError::from)?;
+    let p = Plan::new(&w, m, None, 1, "chase").map_err(RunError::from)?;
     let solo = secs(run_one(m, &p.solo(0), "cfs", &PolicyOptions::default())?.makespan);
     let pair = run_one(m, &p, "cfs", &PolicyOptions::default())?;
     let mean = pair.job_finish.iter().map(|&f| secs(f)).sum::<f64>() / pair.job_finish.len() as f64;
@@ -178,17 +179,14 @@ fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, St
 /// over one copy alone. Each copy's loads are what `solo_s` holds at the
 /// machine's measured latency for that working set (the chase is sized to run
 /// `solo_s` alone).
-fn timeshare(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), String> {
+fn timeshare(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), RunError> {
     let (mb, solo_s, q) =
         (k.footprint_mb.expect("validated"), k.solo_s.expect("validated"), k.quantum_ms.expect("validated"));
-    let ns = m
-        .cache
-        .latency_curve
-        .as_ref()
-        .and_then(|c| latency_at(c, mb))
-        .ok_or_else(|| format!("{}: a `timeshare` point needs the machine's cache.latency_curve", m.name))?;
+    let ns = m.cache.latency_curve.as_ref().and_then(|c| latency_at(c, mb)).ok_or_else(|| {
+        RunError::Study(format!("{}: a `timeshare` point needs the machine's cache.latency_curve", m.name))
+    })?;
     let cpu_s = k.published * solo_s / 2.0;
-    let t = cosched_linux::calibrate::Timeshare {
+    let t = cosched_machine::check::Timeshare {
         wss_mb: mb,
         mops: solo_s / (ns * 1e-9) / 1e6,
         solo_s,
@@ -221,11 +219,11 @@ const REFERENCE_BANDWIDTH_GBS: f64 = 200.0;
 
 /// IPC of workload `name` alone on `m` altered to the `measured_on`
 /// reference of its first phase (clock, idle latency, LLC).
-fn solo_ipc_at_reference(m: &MachineSpec, name: &str) -> Result<f64, String> {
-    let w = presets::workload(name).map_err(|e| e.to_string())?;
+fn solo_ipc_at_reference(m: &MachineSpec, name: &str) -> Result<f64, RunError> {
+    let w = presets::workload(name).map_err(RunError::from)?;
     let reference =
         w.jobs.iter().flat_map(|j| j.all_phases()).find_map(|(_, _, ph)| ph.measured_on.clone()).ok_or_else(|| {
-            format!("{name}: no phase has measured_on, so there is no reference machine to run it on")
+            RunError::Study(format!("{name}: no phase has measured_on, so there is no reference machine to run it on"))
         })?;
     let mut r = m.clone();
     r.freq_ghz = reference.freq_ghz;
@@ -236,7 +234,7 @@ fn solo_ipc_at_reference(m: &MachineSpec, name: &str) -> Result<f64, String> {
     }
     r.memory.bandwidth_gbs = REFERENCE_BANDWIDTH_GBS;
     r.memory.dram = None;
-    let p = Plan::new(&w, &r, None, 1, name).map_err(|e| e.to_string())?;
+    let p = Plan::new(&w, &r, None, 1, name).map_err(RunError::from)?;
     let out = run_one(&r, &p, "cfs", &PolicyOptions::default())?;
     Ok(out.totals.instructions / out.totals.cycles)
 }

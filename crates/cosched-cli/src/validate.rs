@@ -7,17 +7,12 @@
 //! Points run on the exact model (`--noise 0`): a calibration point compares
 //! the model with a published mean, not one noisy run with it.
 
-mod measure;
-mod sample;
-
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
-use cosched_machine::check::{Bound, CheckKind, CheckPoint};
+use cosched_lab::validate::{doc_table, points, validate, Outcome};
+use cosched_machine::check::Bound;
 use cosched_machine::MachineSpec;
-use measure::simulate_point;
-use rayon::prelude::*;
-use serde::Serialize;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -32,94 +27,7 @@ pub struct Args {
     doc: bool,
 }
 
-/// The Markdown table of `outcomes` that docs/model.md carries, so the
-/// docs quote a rerun (a test compares the two).
-pub fn doc_table(outcomes: &[serde_json::Value]) -> String {
-    let mut out =
-        String::from("| machine | point | published | simulated | use | status |\n|---|---|---|---|---|---|\n");
-    for o in outcomes {
-        let status = match o["missing_mechanism"].as_str() {
-            Some(m) if o["status"] == "known gap" => format!("known gap; missing: {m}"),
-            _ => o["status"].as_str().unwrap_or("").to_string(),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            o["machine"].as_str().unwrap_or(""),
-            o["name"].as_str().unwrap_or("").replace('|', "/"),
-            short(o["published"].as_f64().unwrap_or(f64::NAN)),
-            short(o["simulated"].as_f64().unwrap_or(f64::NAN)),
-            if o["fitted"] == true { "fitted" } else { "held out" },
-            status.replace('|', "/"),
-        ));
-    }
-    out
-}
-
-/// Four significant digits, no trailing zeros.
-fn short(v: f64) -> String {
-    let digits = (3 - v.abs().max(1e-12).log10().floor() as i32).clamp(0, 8) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// One point's outcome.
-#[derive(Serialize)]
-struct Outcome {
-    machine: String,
-    name: String,
-    kind: CheckKind,
-    published: f64,
-    simulated: f64,
-    /// `simulated / published − 1`.
-    error: f64,
-    tolerance: f64,
-    bound: Option<Bound>,
-    fitted: bool,
-    source: String,
-    /// `pass`, `FAIL`, or `known gap`.
-    status: String,
-    known_gap: Option<String>,
-    /// What the model lacks, for a known gap.
-    missing_mechanism: Option<String>,
-    /// The values the simulated one is the largest of (`assignment_spread`: each workload).
-    detail: Option<String>,
-}
-
-fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<String>)) -> Outcome {
-    let error = simulated / k.published - 1.0;
-    let ok = error.abs() <= k.tolerance
-        || match k.bound {
-            Some(Bound::Upper) => simulated <= k.published,
-            Some(Bound::Lower) => simulated >= k.published,
-            None => false,
-        };
-    let status = match (ok, &k.known_gap) {
-        (true, _) => "pass",
-        (false, Some(_)) => "known gap",
-        (false, None) => "FAIL",
-    };
-    Outcome {
-        machine: m.name.clone(),
-        name: k.name.clone(),
-        kind: k.kind,
-        published: k.published,
-        simulated,
-        error,
-        tolerance: k.tolerance,
-        bound: k.bound,
-        fitted: k.fitted,
-        source: k.source.clone(),
-        status: status.into(),
-        known_gap: if ok { None } else { k.known_gap.clone() },
-        missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
-        detail,
-    }
-}
-
+/// Run `cosched validate`.
 pub fn run(a: Args) -> Result<(), crate::Failure> {
     let names: Vec<String> = if a.machines.is_empty() {
         cosched_machine::presets::machine_names().map(|s| s.to_string()).collect()
@@ -130,23 +38,12 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
         .iter()
         .map(|n| cosched_machine::presets::machine(n).map_err(|e| e.to_string()))
         .collect::<Result<_, String>>()?;
-    let jobs: Vec<(&MachineSpec, &CheckPoint)> =
-        machines.iter().flat_map(|m| m.checks.iter().map(move |k| (m, k))).collect();
     let bar = crate::progress::Progress::new("validate", "check points");
-    bar.add(jobs.len() as u64);
-    let outcomes: Vec<Outcome> = jobs
-        .par_iter()
-        .map(|&(m, k)| {
-            let o = simulate_point(m, k).map(|v| judge(m, k, v));
-            bar.tick();
-            o
-        })
-        .collect::<Result<_, String>>()?;
+    bar.add(points(&machines) as u64);
+    let outcomes = validate(&machines, &|| bar.tick()).map_err(String::from)?;
     bar.finish();
     if a.doc {
-        let all: Vec<serde_json::Value> =
-            outcomes.iter().map(|o| serde_json::to_value(o).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-        print!("{}", doc_table(&all));
+        print!("{}", doc_table(&outcomes));
         return Ok(());
     }
     match a.format {

@@ -24,10 +24,11 @@
 //! - stream: one LLC access per 64-byte line, MLP 10, misses at every size;
 //! - compute: no memory traffic.
 
+use crate::error::RunError;
 use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::{PairObservation, PairProfile};
-use cosched_linux::mix::{belongs, Mix};
-use cosched_linux::probing::corun_pair;
+use cosched_core::topology::corun_pair;
+use cosched_machine::mix::{belongs, Mix};
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::{simulate, solo_times, RunConfig as SimRun};
@@ -112,10 +113,10 @@ pub struct Programs {
 
 impl Programs {
     /// Read and check a workload file of programs.
-    pub fn load(path: &std::path::Path) -> Result<Programs, String> {
+    pub fn load(path: &std::path::Path) -> Result<Programs, RunError> {
         let file = path.display().to_string();
-        let text = crate::input::read_config(path)?;
-        let spec = presets::workload_from_toml(&file, &text).map_err(|e| e.to_string())?;
+        let text = cosched_machine::input::read_text(path, &file, cosched_machine::input::Kind::Config)?;
+        let spec = presets::workload_from_toml(&file, &text).map_err(RunError::from)?;
         Ok(Programs { file, spec })
     }
 
@@ -159,15 +160,15 @@ fn scale_instructions(job: &mut JobSpec, k: f64) {
 }
 
 /// The simulated solo time of one instance of `job` on `m`, s.
-fn simulated_solo(job: &JobSpec, m: &MachineSpec) -> Result<f64, String> {
+fn simulated_solo(job: &JobSpec, m: &MachineSpec) -> Result<f64, RunError> {
     let w = WorkloadSpec {
         name: "solo".into(),
         description: String::new(),
         sources: vec![],
         jobs: vec![JobSpec { instances: 1, ..job.clone() }],
     };
-    let plan = Plan::new(&w, m, None, 1, "solo").map_err(|e| e.to_string())?;
-    Ok(solo_times(m, &plan, &SimOptions::default()).map_err(String::from)?[0])
+    let plan = Plan::new(&w, m, None, 1, "solo").map_err(RunError::from)?;
+    Ok(solo_times(m, &plan, &SimOptions::default()).map_err(RunError::from)?[0])
 }
 
 /// The model of `mix` on `m`, each job's solo time set to `solo_s` (measured,
@@ -179,7 +180,7 @@ pub fn model_mix(
     solo_s: &[Option<f64>],
     m: &MachineSpec,
     programs: Option<&Programs>,
-) -> Result<MixModel, String> {
+) -> Result<MixModel, RunError> {
     let mut jobs = vec![];
     let mut source = vec![];
     let mut skipped = vec![];
@@ -188,7 +189,7 @@ pub fn model_mix(
             (Some(p), _, _) => (p.clone(), Source::Characterised),
             (None, Some(b), Some(solo)) => {
                 let text = format!("name = \"b\"\n[[job]]\nname = \"b\"\n[[job.phase]]\n{}", bench_phase(&b, solo, m));
-                let w = presets::workload_from_toml("cosched-bench model", &text).map_err(|e| e.to_string())?;
+                let w = presets::workload_from_toml("cosched-bench model", &text).map_err(RunError::from)?;
                 (w.jobs[0].clone(), Source::Bench)
             }
             _ => {
@@ -199,8 +200,9 @@ pub fn model_mix(
         job.name = mj.name.clone();
         job.instances = mj.count;
         job.arrival_s = 0.0;
-        let sim = simulated_solo(&job, m)
-            .map_err(|e| format!("{}: job `{}`: {e}", programs.map_or("mix model", |p| p.file.as_str()), mj.name))?;
+        let sim = simulated_solo(&job, m).map_err(|e| {
+            RunError::Study(format!("{}: job `{}`: {e}", programs.map_or("mix model", |p| p.file.as_str()), mj.name))
+        })?;
         if let Some(solo) = solo_s[j] {
             scale_instructions(&mut job, solo / sim);
         }
@@ -236,21 +238,21 @@ pub fn simulate_policy(
     policy: &str,
     opts: &PolicyOptions,
     seeds: &[u64],
-) -> Result<Predicted, String> {
+) -> Result<Predicted, RunError> {
     if seeds.is_empty() {
-        return Err("simulate_policy: no seeds".into());
+        return Err(RunError::option("simulate_policy: no seeds"));
     }
     let n = seeds.len() as f64;
     let w = &model.workload;
-    let plan = Plan::new(w, m, None, 1, &w.name).map_err(|e| e.to_string())?;
+    let plan = Plan::new(w, m, None, 1, &w.name).map_err(RunError::from)?;
     let sim = SimOptions::default();
-    let solo = solo_times(m, &plan, &sim).map_err(String::from)?;
+    let solo = solo_times(m, &plan, &sim).map_err(RunError::from)?;
     let mut slow = vec![0.0; model.source.len()];
     let mut makespan = 0.0;
     for &seed in seeds {
         let policy_opts = PolicyOptions { seed, ..opts.clone() };
         let cfg = SimRun { policy: policy.into(), policy_opts, sim: sim.clone(), threads: None };
-        let r = simulate(m, &plan, &cfg, &solo, None).map_err(String::from)?;
+        let r = simulate(m, &plan, &cfg, &solo, None).map_err(RunError::from)?;
         makespan += r.metrics.run.makespan_s / n;
         for (i, (name, _)) in model.source.iter().enumerate() {
             let s: Vec<f64> = r.jobs.iter().filter(|j| belongs(&j.name, name)).filter_map(|j| j.slowdown).collect();
@@ -265,8 +267,9 @@ pub fn simulate_policy(
 /// included: beside a second instance of itself), each pair simulated on the
 /// machine's first two cores sharing an LLC, the co-runner working throughout:
 /// the job-level TIM `cosched probe` measures, predicted.
-pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfile, String> {
-    let (c0, c1) = corun_pair(&m.topology()).ok_or_else(|| format!("{}: no two cores share an LLC", m.name))?;
+pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfile, RunError> {
+    let (c0, c1) =
+        corun_pair(&m.topology()).ok_or_else(|| RunError::Study(format!("{}: no two cores share an LLC", m.name)))?;
     let jobs = &model.workload.jobs;
     let one = |j: &JobSpec| JobSpec { instances: 1, ..j.clone() };
     let solo: Vec<f64> = jobs.iter().map(|j| simulated_solo(&one(j), m)).collect::<Result<_, _>>()?;
@@ -282,11 +285,11 @@ pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfil
                 sources: vec![],
                 jobs: vec![one(ja), co],
             };
-            let plan = Plan::new(&w, m, None, 1, "pair").map_err(|e| e.to_string())?;
+            let plan = Plan::new(&w, m, None, 1, "pair").map_err(RunError::from)?;
             let opts = PolicyOptions { assignment: Some(vec![c0, c1]), quantum: 1_000_000_000, ..Default::default() };
             let mut policy = cosched_core::policies::make("static", &opts)?;
-            let out =
-                cosched_sim::engine::run(m, &plan, &mut *policy, &SimOptions::default(), None).map_err(String::from)?;
+            let out = cosched_sim::engine::run(m, &plan, &mut *policy, &SimOptions::default(), None)
+                .map_err(RunError::from)?;
             observed.push(PairObservation { job: a, next_to: b, slowdown: out.job_finish[0] as f64 * 1e-9 / solo[a] });
         }
     }
@@ -301,14 +304,14 @@ pub fn programs_profile(
     solo_s: &[Option<f64>],
     m: &MachineSpec,
     programs: &Programs,
-) -> Result<PairProfile, String> {
+) -> Result<PairProfile, RunError> {
     let model = model_mix(mix, solo_s, m, Some(programs))?;
     if !model.complete() {
-        return Err(format!(
+        return Err(RunError::option(format!(
             "--programs {}: no characterised program (and no cosched-bench model) for {}",
             programs.file,
             model.skipped.join(", ")
-        ));
+        )));
     }
     predicted_profile(m, &model)
 }
@@ -399,7 +402,7 @@ mod tests {
     fn a_program_file_that_is_not_a_workload_is_refused_naming_it() {
         let p = std::env::temp_dir().join(format!("cosched-bad-{}.toml", std::process::id()));
         std::fs::write(&p, "name = \"p\"\n[[job]]\nname = \"x\"\n[[job.phase]]\nipc = 1.0\n").unwrap();
-        let e = Programs::load(&p).err().unwrap();
+        let e = Programs::load(&p).err().unwrap().to_string();
         std::fs::remove_file(&p).unwrap();
         assert!(e.contains("cosched-bad-") && e.contains("instructions"), "{e}");
     }
