@@ -156,10 +156,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = machine(&a.machine)?;
     let cores = m.n_contexts() as u32;
     let trials = a.seeds.trials();
-    out.heading(format!(
-        "# EFS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name, a.seeds.seeds, a.seeds.noise
-    ));
+    out.heading(a.seeds.title("EFS", &m.name));
     let mu = measure_mu(&m, cores)?;
     out.line(format!(
         "Bus rate measured with the miss-only micro-benchmark (§5.1) on the exact model: mu = {:.1} M accesses/s (preset's sustained maximum {:.1} M/s; the paper measured 150 M/s on its i5-2500).\n",

@@ -52,6 +52,14 @@ impl Seeds {
         cosched_sim::variation::check_noise(self.noise).map_err(|e| RunError::knob("noise", e.to_string()))
     }
 
+    /// A rerun's title: `# PAPER on `MACHINE` (simulated; N seeds …)` and its blank line.
+    pub fn title(&self, paper: &str, machine: &str) -> String {
+        format!(
+            "# {paper} on `{machine}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
+            self.seeds, self.noise
+        )
+    }
+
     /// The trials, seeds 1..=N.
     pub fn trials(&self) -> Vec<Trial> {
         (1..=self.seeds).map(|seed| Trial { seed, noise: self.noise }).collect()

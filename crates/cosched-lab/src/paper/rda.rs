@@ -86,10 +86,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = machine(&a.machine)?;
     let trials = a.seeds.trials();
     let nt = trials.len();
-    out.heading(format!(
-        "# RDA on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name, a.seeds.seeds, a.seeds.noise
-    ));
+    out.heading(a.seeds.title("RDA", &m.name));
     let cells: Vec<(usize, usize)> =
         (0..WORKLOADS.len()).flat_map(|w| (0..POLICIES.len()).map(move |p| (w, p))).collect();
     let outs = over_trials(&cells, &trials, |&(w, p), t| {

@@ -111,10 +111,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = machine(&a.machine)?;
     let trials = a.seeds.trials();
     let nt = trials.len();
-    out.heading(format!(
-        "# SLITS on `{}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
-        m.name, a.seeds.seeds, a.seeds.noise
-    ));
+    out.heading(a.seeds.title("SLITS", &m.name));
     let policies: Vec<&str> = BASELINES.iter().chain(SLITS.iter()).copied().collect();
     // Fig. 3 grid: (workload, threads, policy) × trials.
     let cells: Vec<(usize, usize, usize)> = (0..WORKLOADS.len())
