@@ -1,4 +1,4 @@
-"""Matrix-completion benchmark for scripts/bench-fm (issues #14, #35): planted
+"""Matrix-completion benchmark for scripts/bench-fm: planted
 low-rank matrices (sizes 32-256, ranks 1-4, 2-30% observed, noise 0.05)
 completed by `cosched complete` (its default Bayesian FM, rank 8, 400 Gibbs
 iterations; and `--model sgd`, the self-tuning SGD FM), by myFM (the

@@ -40,7 +40,7 @@ def main() -> None:
         "--policies",
         ",".join(POLICIES),
     ]
-    # The sweep computes no best static co-schedule; neither may the CLI (since issue #33 it would by default).
+    # The sweep computes no best static co-schedule; neither may the CLI (it would by default).
     cli += ["--seeds", str(seeds), "--no-timing", "--no-gap-to-best", "--format", "json"]
     t_cli = best_of(3, lambda: subprocess.run(cli, check=True, capture_output=True))
     grid = {

@@ -78,7 +78,7 @@ W = {
         4,
         1.0e7,
     ),
-    # The shared reading (#30 item 2c): the 4 threads of a process render one scene,
+    # The shared reading: the 4 threads of a process render one scene,
     # so Table 2's working set is the process's, one copy shared by its threads (`shared_mb`):
     # every thread reads all of it, each declares a quarter (the process declares it once).
     "rda-raytrace-shared": (

@@ -8,7 +8,7 @@ exponents [C]; footprints [A] (Henning, CAN 2007); classic L2 MPKI as LLC
 access rates [A]. MLP classes are a modelling choice written in docs/model.md:
 pointer chasing 2, default 4, prefetch-friendly streaming 8.
 
-Phases (issue #12 item 2, docs/model.md "Phases of the SPEC presets"): every
+Phases (docs/model.md "Phases of the SPEC presets"): every
 program's execution is cut SimPoint-style into recurring phases with their own
 IPC and miss curve. No per-phase figures for these binaries were available to
 us, so the phase shapes are [A]: each phase scales the whole-run core CPI by c

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise `scripts/host-check` (issue #31 items 3-4): every held-out mix's
+"""Summarise `scripts/host-check`: every held-out mix's
 predicted against measured slowdowns and policy ranking, and the targets over
 all mixes. Reads DIR/check-*.json, DIR/date.txt, DIR/host.toml; prints
 Markdown.

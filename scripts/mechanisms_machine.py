@@ -1,8 +1,8 @@
-"""A machine preset with issue #30's time-sharing mechanisms switched off.
+"""A machine preset with the time-sharing mechanisms switched off.
 
 Usage: mechanisms_machine.py PRESET.toml ARM > COPY.toml, where ARM is
 `off` (cache.conserve_capacity and costs.refill_by_access both false: the
-model before issue #30) or `conserve-only` (costs.refill_by_access false).
+model before them) or `conserve-only` (costs.refill_by_access false).
 The preset's text is kept; the keys are inserted under their tables (a
 [costs] table is added when the preset has none).
 """

@@ -1,4 +1,4 @@
-"""Policies written in Python that ship with cosched (issue #34): each the
+"""Policies written in Python that ship with cosched: each the
 twin of a Rust policy of the registry, decision for decision, so that
 ``cosched.simulate(policy=GRrs())`` gives ``g-rrs``'s report and
 ``MpkiPairs()`` gives ``mpki-pairs``'s byte for byte

@@ -1,4 +1,4 @@
-"""A Gymnasium-style environment over the simulator (issue #34 item 4): one
+"""A Gymnasium-style environment over the simulator: one
 step is one scheduling decision, made by you instead of a policy.
 
 The environment is a :class:`cosched.Policy` (round-robin with a quantum,

@@ -1,5 +1,5 @@
 """Matrix completion: the Bayesian factorization machine by Gibbs sampling
-(issue #35, ``cosched complete``'s default, with a posterior standard
+(``cosched complete``'s default, with a posterior standard
 deviation per prediction) or the self-tuning SGD FM (SLITS Sec. 3.3, SLITS's
 warm start); the same implementations as ``cosched complete``."""
 

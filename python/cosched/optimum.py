@@ -1,4 +1,4 @@
-"""How far from the best (issue #33): the best static co-schedule of a
+"""How far from the best: the best static co-schedule of a
 workload on the simulated machine, as ``cosched optimum`` finds it (exact by
 simulating every distinct co-schedule, Jiang et al.'s pairwise matching or its
 exact grouping on larger sharing domains, or the EVT estimate), with the kind of bound it is. See docs/optimum.md."""

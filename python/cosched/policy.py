@@ -1,4 +1,4 @@
-"""Your own scheduling policy in Python (issue #34).
+"""Your own scheduling policy in Python.
 
 Subclass :class:`Policy`, give it a ``name``, and pass an instance wherever a
 policy name goes: ``cosched.simulate(policy=MyPolicy())``,

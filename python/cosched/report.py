@@ -19,6 +19,8 @@ import html
 import io
 import json
 import sys
+import threading
+import time
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
@@ -178,8 +180,44 @@ def check_writable(path: str | Path) -> None:
         p.unlink()
 
 
+QUIET = 2.0
+"""Seconds a report runs before it says on stderr what it is doing (a short
+or refused one prints nothing but its result or its one error line)."""
+
+
+class _Progress:
+    """One line on stderr per step, once the report has run :data:`QUIET` seconds."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.what: str | None = None
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(QUIET, self._say)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _say(self) -> None:
+        with self.lock:
+            if self.what is not None:
+                print(
+                    f"cosched report: {self.what} ({time.monotonic() - self.start:.1f} s)", file=sys.stderr, flush=True
+                )
+
+    def step(self, what: str) -> None:
+        with self.lock:
+            self.what = what
+        if time.monotonic() - self.start >= QUIET:
+            self._say()
+
+    def done(self) -> None:
+        self.timer.cancel()
+        with self.lock:
+            self.what = None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``cosched report``: exit status 0, or 2 with one ``error:`` line."""
+    """``cosched report``: exit status 0, or 2 with one ``error:`` line; a
+    progress line on stderr at each step (running, rendering, writing)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -205,24 +243,39 @@ def main(argv: list[str] | None = None) -> int:
     for q in (p, c, s, g):
         q.add_argument("-o", "--out", required=True, help="HTML file to write")
     a = ap.parse_args(argv)
+    progress = _Progress()
     try:
         check_writable(a.out)
         if a.what == "papers":
+            progress.step(f"reading {a.results or 'docs/results'} and drawing the figures")
             page = papers_html(a.results)
         elif a.what == "compare":
             pols = a.policies.split(",") if a.policies else None
-            page = compare_html(compare(a.machine, a.workload, pols, a.baseline, a.seeds, timing=False))
+            progress.step(f"compare {a.workload} on {a.machine}, {a.seeds} seeds (with the best static co-schedule)")
+            df = compare(a.machine, a.workload, pols, a.baseline, a.seeds, timing=False)
+            progress.step("drawing the figures")
+            page = compare_html(df)
         elif a.what == "simulate":
-            page = run_html(simulate(a.machine, a.workload, a.policy, a.seed))
+            progress.step(f"simulate {a.policy} on {a.machine} with {a.workload}")
+            r = simulate(a.machine, a.workload, a.policy, a.seed)
+            progress.step("drawing the schedule")
+            page = run_html(r)
         else:
             try:
                 grid = json.loads(Path(a.grid).read_text())
             except (OSError, ValueError) as e:
                 raise CoschedError(f"{a.grid}: {e}") from e
-            page = sweep_html(sweep(grid))
+            progress.step(f"sweep of {a.grid}")
+            df = sweep(grid, progress=True)
+            progress.step("drawing the figures")
+            page = sweep_html(df)
+        progress.step(f"writing {a.out}")
         write(a.out, page)
     except (CoschedError, FileNotFoundError) as e:
+        progress.done()
         print(f"error: {e}", file=sys.stderr)
         return 2
+    finally:
+        progress.done()
     print(a.out)
     return 0

@@ -1,4 +1,4 @@
-"""Any input from Python (issue #28 item 6): arguments are checked at the call
+"""Any input from Python: arguments are checked at the call
 and at assignment, and refused with the documented class, named in Python's words."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #35: the Bayesian FM of `cosched complete` (cosched.complete's default)
+"""The Bayesian FM of `cosched complete` (cosched.complete's default)
 against myFM, an independent Bayesian FM by Gibbs sampling (C++), on planted
 low-rank matrices: at the same rank and iteration budget, on the same inputs
 (the observed values standardised, as `cosched complete` standardises them

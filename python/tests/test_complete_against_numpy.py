@@ -1,4 +1,4 @@
-"""Issue #14: `cosched complete` against an independent numpy FM. The
+"""`cosched complete` against an independent numpy FM. The
 prediction formula agrees with the literal Eq. 1 to 1e-9 on the fitted
 weights, and the completion beats row/column means on a planted matrix."""
 

@@ -1,4 +1,4 @@
-"""The docs' "Claims checked" tables (issue #32 item 18). Every quotation their first column
+"""The docs' "Claims checked" tables. Every quotation their first column
 attributes to a paper occurs verbatim in that paper's text (whitespace, line-end hyphenation,
 curly quotes and the text conversion's emphasis marks normalised; "..." and "[...]" mark the
 quoter's cuts and insertions, and each remaining piece must occur). Every verdict that says

@@ -142,3 +142,16 @@ def test_package_cli_runs_the_rust_binary(cli):
         [sys.executable, "-m", "cosched.cli", "list", "policies"], check=False, capture_output=True, text=True, env=env
     )
     assert p.returncode == 2 and p.stderr.startswith("error: /nonexistent/cosched:"), p.stderr
+
+
+def test_report_says_each_step_on_stderr_once_it_runs_long(tmp_path, monkeypatch, capsys):
+    # As if QUIET seconds had passed already: every step is announced, and stdout keeps only the file name.
+    monkeypatch.setattr(report, "QUIET", 0.0)
+    out = tmp_path / "s.html"
+    assert report.main(["simulate", "-m", "i5-2500", "-w", "mcf", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == str(out)
+    lines = captured.err.splitlines()
+    steps = [ln for ln in lines if ln.startswith("cosched report: ")]
+    assert any("simulate cfs on i5-2500 with mcf" in s for s in steps), lines
+    assert steps[-1].startswith(f"cosched report: writing {out} ("), lines

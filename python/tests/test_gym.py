@@ -1,4 +1,4 @@
-"""Issue #34 item 4: the Gymnasium-style environment: random actions with a
+"""The Gymnasium-style environment: random actions with a
 fixed seed give the same episode byte for byte, rewards add up to the run's
 objective, and closing or a bad action ends the simulation cleanly."""
 

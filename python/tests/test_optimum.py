@@ -1,4 +1,4 @@
-"""cosched.optimum: the CLI's result (issue #33), and compare's gap column in the summary frame."""
+"""cosched.optimum: the CLI's result, and compare's gap column in the summary frame."""
 
 from __future__ import annotations
 

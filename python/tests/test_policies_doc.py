@@ -1,4 +1,4 @@
-"""Issue #34 item 2: docs/policies.md's worked example runs as written, its
+"""The worked example of docs/policies.md runs as written, its
 quoted policy is the module's, its table is what a rerun writes, and the
 Python policy equals its Rust twin byte for byte."""
 

@@ -1,4 +1,4 @@
-"""Issue #34 item 1: policies written in Python run through the same contract
+"""Policies written in Python run through the same contract
 as the built-in ones, give the same reports, and fail with their traceback."""
 
 from __future__ import annotations

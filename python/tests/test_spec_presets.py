@@ -1,5 +1,5 @@
 """The SPEC presets are what scripts/gen-spec-presets.py writes, and their phases keep the
-published whole-run figures exact (issue #12 item 2): total instructions / total cycles
+published whole-run figures exact: total instructions / total cycles
 (the instruction-weighted harmonic mean of the phases' IPC) and DRAM lines per KI."""
 
 import importlib.util

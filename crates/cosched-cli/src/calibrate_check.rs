@@ -1,5 +1,5 @@
-//! The simulator's check against reality (`cosched calibrate --check MIX`,
-//! issue #31 items 3 and 4): the mix runs for real in interleaved rounds
+//! The simulator's check against reality (`cosched calibrate --check MIX`):
+//! the mix runs for real in interleaved rounds
 //! (`crate::rounds`: solo runs each round, then every policy in a seeded
 //! random order) and simulated on the calibrated preset from its model
 //! (`crate::mix_model`: characterised programs, `cosched-bench` models); this

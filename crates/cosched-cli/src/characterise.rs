@@ -1,5 +1,5 @@
-//! `cosched characterise`: any command characterised without a PMU (issue
-//! #31 item 1). Each job of a mix runs alone and beside cache pirates and
+//! `cosched characterise`: any command characterised without a PMU.
+//! Each job of a mix runs alone and beside cache pirates and
 //! bandwidth bandits (`cosched_linux::characterise`); its slowdowns are then
 //! fitted, on the calibrated preset of this machine, by a one-phase program
 //! whose footprint, LLC accesses and memory-level parallelism make the

@@ -3,7 +3,7 @@
 //! measured in the same run (per seed), mean and 95% t-interval.
 
 use crate::opts::{Format, RunOpts};
-use crate::output::{ci_cells, csv, table};
+use crate::output::{ci_cells, csv, table_fit};
 use crate::progress::Progress;
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
@@ -148,7 +148,7 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
                 c.seeds.len(),
                 c.baseline
             );
-            table(&rows);
+            table_fit(&rows);
             match &c.best_static {
                 Ok(b) => println!("{}", gap_legend(b)),
                 Err(why) => println!("gap_to_best_pct: -, {why}"),

@@ -1,5 +1,5 @@
-//! `cosched new-policy NAME`: a Rust policy of your own in one file (issue
-//! #34 item 3). Writes `crates/cosched-core/src/policies/<name>.rs` from a
+//! `cosched new-policy NAME`: a Rust policy of your own in one file.
+//! Writes `crates/cosched-core/src/policies/<name>.rs` from a
 //! template (a working global round-robin with its declared knob and a
 //! scripted-stream test), and registers it in `policies/mod.rs` (the module
 //! and a registry entry, each above the marker line left there for it), so

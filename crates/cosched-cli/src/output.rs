@@ -14,11 +14,57 @@ pub fn opt(v: Option<f64>, prec: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.prec$}"))
 }
 
+/// The widths of the columns of `rows`, in characters.
+fn widths(rows: &[Vec<String>]) -> Vec<usize> {
+    let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect()
+}
+
+/// Columns 1.. split into groups that each fit `width` characters beside
+/// column 0 (two spaces between columns); a column wider than that alone
+/// makes a group of its own.
+fn groups(widths: &[usize], width: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![];
+    let mut used = usize::MAX;
+    for (i, w) in widths.iter().enumerate().skip(1) {
+        if used.saturating_add(2 + w) > width {
+            out.push(vec![]);
+            used = widths[0];
+        }
+        out.last_mut().expect("a group").push(i);
+        used += 2 + w;
+    }
+    out
+}
+
+/// Print rows as an aligned table; when stdout is a terminal narrower than
+/// the table, as several tables of groups of columns, each led by the first
+/// column (piped output is always one table, so scripts see one layout).
+pub fn table_fit(rows: &[Vec<String>]) {
+    use std::io::IsTerminal;
+    let w = widths(rows);
+    let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    let term = std::io::stdout().is_terminal().then(|| console::Term::stdout().size_checked()).flatten();
+    match term {
+        Some((_, cols)) if total > cols as usize => {
+            for (k, g) in groups(&w, cols as usize).iter().enumerate() {
+                if k > 0 {
+                    println!();
+                }
+                let part: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|r| std::iter::once(0).chain(g.iter().copied()).filter_map(|i| r.get(i).cloned()).collect())
+                    .collect();
+                table(&part);
+            }
+        }
+        _ => table(rows),
+    }
+}
+
 /// Print rows as an aligned table (first row is the header).
 pub fn table(rows: &[Vec<String>]) {
-    let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> =
-        (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
+    let widths = widths(rows);
     for (k, r) in rows.iter().enumerate() {
         let line: Vec<String> = r
             .iter()
@@ -73,4 +119,18 @@ pub fn check_out_file(flag: &str, path: Option<&std::path::Path>) -> Result<(), 
         let _ = std::fs::remove_file(p);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::groups;
+
+    #[test]
+    fn columns_wrap_in_groups_that_fit_beside_the_first() {
+        // First column 10 wide; each further column plus its two spaces must fit in 30.
+        assert_eq!(groups(&[10, 8, 8, 8, 20], 30), vec![vec![1, 2], vec![3], vec![4]]);
+        // A column too wide for any group stands alone; everything fits: one group.
+        assert_eq!(groups(&[10, 40, 5], 30), vec![vec![1], vec![2]]);
+        assert_eq!(groups(&[4, 4, 4], 200), vec![vec![1, 2]]);
+    }
 }

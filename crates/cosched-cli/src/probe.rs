@@ -203,7 +203,7 @@ mod tests {
     use super::*;
     use cosched_core::slits::{PairObservation, PairProfile};
 
-    /// Issue #16, item 9: measured slowdowns below 1 are flagged, with the
+    /// Measured slowdowns below 1 are flagged, with the
     /// repetitions that would settle them.
     #[test]
     fn slowdowns_below_one_are_flagged_with_the_repetitions_needed() {

@@ -1,6 +1,6 @@
-//! Issue #16, "A new user's first hour": one test per numbered item (item 2,
-//! the annotation that compiles, is in `tests/profile.rs`; item 9's note is a
-//! unit test in `src/probe.rs`).
+//! A new user's first hour: what they type first, and what they should see
+//! (the annotation `cosched profile` suggests is compiled in `tests/profile.rs`;
+//! the note on slowdowns below 1 is a unit test in `src/probe.rs`).
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Issue #34 item 3: `cosched new-policy NAME` writes a policy that compiles,
+//! `cosched new-policy NAME` writes a policy that compiles,
 //! is registered, and passes its own scripted-stream tests, in a copy of this
 //! workspace (the checkout itself is never touched).
 

@@ -1,4 +1,4 @@
-//! Issue #33: `cosched optimum` from the command line, and compare's gap to the best.
+//! `cosched optimum` from the command line, and compare's gap to the best.
 
 mod common;
 

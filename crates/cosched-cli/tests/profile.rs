@@ -69,7 +69,7 @@ fn bad_traces_and_growth_fits() {
     assert!(text.contains("predicted WSS for input 1600: 3.5000"), "{text}");
 }
 
-/// Issue #16, item 2: the suggested annotation compiles against the header.
+/// The suggested annotation compiles against the header.
 #[test]
 fn suggested_annotation_compiles_against_the_c_header() {
     if !have("cc") {

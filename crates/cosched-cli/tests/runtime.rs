@@ -13,7 +13,7 @@ fn a_mix_runs_to_completion_and_a_job_that_cannot_start_does_not_stop_it() {
     // A job whose program exists but names an interpreter that does not: its
     // launch fails at spawn time, the rest of the mix runs, and the run exits 1
     // naming it (a program missing altogether, or a missing cwd, is refused
-    // before launch: tests/first_hour.rs item 3, tests/any_input.rs item 7).
+    // before launch: tests/first_hour.rs and tests/any_input.rs).
     let ghost = d.join("ghost");
     std::fs::write(&ghost, "#!/no/such/interpreter\n").unwrap();
     std::fs::set_permissions(&ghost, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
@@ -348,7 +348,7 @@ fn a_run_names_its_description_and_warns_where_a_preset_contradicts_this_host() 
 
 #[test]
 fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs() {
-    // Issue #31 item 1, end to end on this machine (asserts the pipeline, not the accuracy).
+    // Characterisation end to end on this machine (asserts the pipeline, not the accuracy).
     let d = tmpdir("characterise");
     let mix = d.join("mix.toml");
     std::fs::write(

@@ -30,10 +30,14 @@ fn interleaved_rounds_pair_each_policy_with_the_baseline_and_the_same_policy_is_
     let labels: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
     assert_eq!(labels, ["linux", "g-rrs", "linux#2"]);
     assert!(rows[0]["vs_baseline"].is_null());
-    // The same policy twice: the paired interval holds 1.
+    // The same policy twice: no difference, and the estimate inside the band the
+    // verdict does not claim (±min_effect). Whether its 95% interval holds 1 is
+    // not asserted: over 3 rounds it misses 1 in about 5% of runs by construction
+    // (seen in CI: 0.9979-0.9999), and a small order effect moves it further.
     let same = &rows[2]["vs_baseline"];
     assert_eq!(same["verdict"], "no-difference", "{same}");
-    assert!(same["lo"].as_f64().unwrap() <= 1.0 && same["hi"].as_f64().unwrap() >= 1.0, "{same}");
+    let band = v["min_effect"].as_f64().expect("min_effect in the JSON");
+    assert!((same["ratio"].as_f64().unwrap() - 1.0).abs() <= band, "{same} against ±{band}");
     // Every round measured the jobs alone and ran every entry once, in the seeded order.
     let rounds = v["round"].as_array().unwrap();
     let orders: Vec<Vec<String>> = rounds

@@ -74,7 +74,7 @@ const DISTS: [Dist; 7] = [
 
 const SIZES: [usize; 5] = [500, 1000, 2000, 5000, 10000];
 const RULES: [&str; 4] =
-    ["automatic (ForwardStop + guard)", "ForwardStop alone", "stability rule (before #14)", "fixed q0.95"];
+    ["automatic (ForwardStop + guard)", "ForwardStop alone", "stability rule (earlier)", "fixed q0.95"];
 
 /// (covered, estimated, widths) per rule.
 type Tally = Vec<(usize, usize, Vec<f64>)>;

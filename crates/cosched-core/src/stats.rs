@@ -55,8 +55,7 @@ pub fn mean_ci(xs: &[f64]) -> MeanCi {
     MeanCi { mean, lo: mean - h, hi: mean + h, n }
 }
 
-/// Seeds needed to resolve the mean of `xs` from zero (issue #32 items 3
-/// and 6): the smallest n at which a 95% t-interval of half-width
+/// Seeds needed to resolve the mean of `xs` from zero: the smallest n at which a 95% t-interval of half-width
 /// `t95(n-1)·s/√n`, with the observed standard deviation `s`, would exclude 0
 /// around the observed mean. A planning figure, not a guarantee: it assumes
 /// mean and spread stay as observed. `None` when the mean is 0, fewer than two

@@ -1,5 +1,5 @@
-//! The simulator's refill model against a measured time-sharing run (issue
-//! #31 item 2): `cosched calibrate` pins two copies of a pointer chase to
+//! The simulator's refill model against a measured time-sharing run:
+//! `cosched calibrate` pins two copies of a pointer chase to
 //! one CPU ([`Timeshare`]); this module simulates the same two copies
 //! pinned to one context of the calibrated preset, alternating at the
 //! kernel's measured quantum (CPU time per involuntary switch), and sets the

@@ -1,4 +1,4 @@
-//! Issue #33 item 1: the best static co-schedule on the simulated machine.
+//! The best static co-schedule on the simulated machine.
 //! Sizes come from the machine preset the code under test reads.
 
 use cosched_core::optimum::{brute_force_groups, brute_force_pairs, pairing_cost};

@@ -1,5 +1,5 @@
-//! Characterising any command without a PMU (`cosched characterise`, issue
-//! #31 item 1): each job of a mix runs alone, then beside a cache *pirate*
+//! Characterising any command without a PMU (`cosched characterise`):
+//! each job of a mix runs alone, then beside a cache *pirate*
 //! (a `cosched-bench` pointer chase of known working set on another core
 //! sharing the LLC: Cache Pirating, Eklov et al., ICPP 2011) and beside a
 //! bandwidth *bandit* (a `cosched-bench` stream paced to a known rate:

@@ -48,7 +48,7 @@ fn bad_arguments_exit_2_with_one_line() {
     }
 }
 
-/// Issue #16, item 10: `--help` explains the benchmarks and exits 0;
+/// `--help` explains the benchmarks and exits 0;
 /// progress lines carry their unit.
 #[test]
 fn help_exits_0_and_progress_has_units() {

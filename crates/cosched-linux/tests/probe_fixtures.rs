@@ -69,7 +69,7 @@ fn vm_without_pmu_or_rapl_with_cgroup_v1() {
     let _ = std::fs::remove_dir_all(&r);
 }
 
-/// Issue #16, item 10: as non-root the freezer is present but not usable,
+/// As non-root the freezer is present but not usable,
 /// and the report says one thing, not "freezer yes" and "run as root".
 #[test]
 fn non_root_does_not_claim_a_usable_freezer() {

@@ -45,7 +45,7 @@ pub enum CheckKind {
     /// Wall time of two pointer chases over `footprint_mb` each pinned to one
     /// context and alternating at `quantum_ms`, over one alone (`cosched
     /// calibrate`'s time-sharing measurement, each copy running `solo_s`
-    /// alone; issue #31 item 2, the time-sharing mechanisms).
+    /// alone; the time-sharing mechanisms).
     Timeshare,
     /// Largest, over `workloads`, of 1 − performance of the load-balanced
     /// assignment (threads spread over cores, then pipes, then strands) over
@@ -171,7 +171,7 @@ pub struct CheckPoint {
     /// not failing `cosched validate` while the model gap it names is open).
     #[serde(default)]
     pub known_gap: Option<String>,
-    /// The mechanism the model lacks that a known gap needs (issue #30: a
+    /// The mechanism the model lacks that a known gap needs (a
     /// non-reproduction the model cannot act on is a gap of the model, and
     /// names what is missing); required with `known_gap`.
     #[serde(default)]

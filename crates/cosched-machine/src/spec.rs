@@ -93,7 +93,7 @@ pub struct CacheSpec {
     /// "Switches, migrations and absences"): what survives of a resuming
     /// thread's data is capped at the LLC minus what the domain's other
     /// threads still hold. `false`: the ablation (each thread's data ages by
-    /// insertions only, as before issue #30).
+    /// insertions only, as the model was before).
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub conserve_capacity: bool,
 }
@@ -219,7 +219,7 @@ pub struct CostSpec {
     /// `true` (the default), the share the thread's own accesses to its
     /// evicted data take (their stall over that stall plus the time of an
     /// instruction alone); `false`, the ablation: half of the time to the
-    /// refill while it lasts, as before issue #30.
+    /// refill while it lasts, as the model was before.
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub refill_by_access: bool,
 }
@@ -264,7 +264,7 @@ impl MachineSpec {
             if k.known_gap.is_some() && k.missing_mechanism.as_deref().is_none_or(|m| m.trim().is_empty()) {
                 return Err(c.fail(
                     f("missing_mechanism"),
-                    "a known gap must name the mechanism the model lacks (issue #30); a gap without one is a failure",
+                    "a known gap must name the mechanism the model lacks; a gap without one is a failure",
                 ));
             }
         }

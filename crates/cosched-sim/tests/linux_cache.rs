@@ -1,4 +1,4 @@
-//! Issue #33 item 4: `linux-cache` (Linux's cache-aware scheduling series,
+//! `linux-cache` (Linux's cache-aware scheduling series,
 //! docs/optimum.md) keeps a process whose RSS fits the LLC and whose threads
 //! fit its cores in one LLC, and spreads one that does not. Sizes come from
 //! the machine preset the engine reads.

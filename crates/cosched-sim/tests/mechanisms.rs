@@ -1,4 +1,4 @@
-//! The mechanisms issue #30 item 2 adds to the ground truth, each with its
+//! The time-sharing mechanisms of the ground truth, each with its
 //! ablation: data exchanged between threads through a core's L1 (2a).
 
 mod common;

@@ -1,4 +1,4 @@
-//! Issue #33 item 3: `quintet`, the policy combining the papers
+//! `quintet`, the policy combining the papers
 //! (docs/quintet.md). Each borrowed mechanism is checked on the simulator
 //! against the same policy with it switched off, under the same seeds; with
 //! its choices switched off, `quintet` must be exactly the policy it is

@@ -61,7 +61,7 @@ fn failures_are_errors_not_numbers() {
     assert!(matches!(pot(&[1.0, f64::NAN], Threshold::Auto, 0.95), Err(PotError::BadInput(_))));
 }
 
-/// Issue #14: when the automatic rule finds nothing to fit, the error says
+/// When the automatic rule finds nothing to fit, the error says
 /// why for each candidate instead of quoting the 70th percentile's count.
 #[test]
 fn no_automatic_threshold_explains_each_candidate() {

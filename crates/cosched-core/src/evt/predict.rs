@@ -3,7 +3,7 @@
 //! the machine's topology, and a budget of assignments whose performance was
 //! measured. No solo rates, no contention model: a ridge regression of the
 //! measured performance on how an assignment places the classes together
-//! (issue #13: the earlier `SimplePredictor` read the simulator's own ground
+//! (the earlier `SimplePredictor` read the simulator's own ground
 //! truth, so the predictor errors the paper warns about could not happen).
 //!
 //! Features of an assignment, for `K` classes: for each unordered class pair,

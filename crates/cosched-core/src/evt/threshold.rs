@@ -157,7 +157,7 @@ pub fn describe(cands: &[Candidate], total: usize) -> Vec<String> {
         .collect()
 }
 
-/// The rule before issue #14, kept for the coverage comparison in
+/// The earlier threshold rule, kept for the coverage comparison in
 /// `scripts/bench-evt-coverage`: the lowest candidate whose ξ̂ every higher
 /// candidate stays within 0.1 of (it under-covered; see `docs/evt.md`).
 pub fn stability_rule(cands: &[Candidate]) -> Option<usize> {

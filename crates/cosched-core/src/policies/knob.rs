@@ -1,4 +1,4 @@
-//! Policy knobs (issue 29 item 3): each policy declares the knobs it reads
+//! Policy knobs: each policy declares the knobs it reads
 //! next to its code, as [`KnobSpec`]s (name, kind and range, default, unit,
 //! doc, paper section). The command line's flags, `cosched run`, Python's
 //! keywords and `cosched list policies --format json` are built from these
@@ -38,7 +38,7 @@ pub enum KnobError {
         /// The name given.
         name: String,
     },
-    /// None of the chosen policies reads the knob (issue 29 item 3).
+    /// None of the chosen policies reads the knob.
     #[error("{}: {}", flag_of(knob), not_read(policies, readers))]
     NotRead {
         /// The knob's keyword.

@@ -69,8 +69,8 @@ pub struct PolicyOptions {
     /// sees it (the sensitivity ablation; 1 = as declared).
     pub rda_declare_scale: f64,
     /// RDA §3.4's thread-pool hold (true: a process's other threads wait while
-    /// one of its periods waits). Off only in `paper rda`'s ablation (issue #32
-    /// item 15); not a user knob.
+    /// one of its periods waits). Off only in `paper rda`'s ablation; not a user
+    /// knob.
     pub rda_pool_hold: bool,
 }
 
@@ -272,7 +272,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         },
         PolicyInfo {
             name: "mpki-pairs",
-            description: "Worked example of docs/policies.md: round-robin quanta, and on each SMT core the highest-MPKI thread beside the lowest (issue #34)",
+            description: "Worked example of docs/policies.md: round-robin quanta, and on each SMT core the highest-MPKI thread beside the lowest",
             oracle: false,
             knob_groups: &[mpki_pairs::KNOBS],
             make: |o| Ok(Box::new(MpkiPairs::new(o))),

@@ -35,7 +35,7 @@ pub const DECLARE_SCALE: KnobSpec = KnobSpec {
     real_default: "",
     unit: "",
     doc: "RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared)",
-    paper: "RDA §3.2 (declarations); ablation of issue 13",
+    paper: "RDA §3.2 (declarations); ablation of `paper rda`",
 };
 
 /// Threads of a held process are skipped, except those inside an admitted

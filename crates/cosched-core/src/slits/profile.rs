@@ -2,7 +2,7 @@
 //! and a sparse subset of job pairs co-run, the slowdown of each job next
 //! to each other recorded as a job-level Thread-Interaction Matrix (SLITS
 //! §3.2's TIM with slowdown as the statistic) and completed by a
-//! factorization machine (SLITS §3.3; since issue #35 the Bayesian FM,
+//! factorization machine (SLITS §3.3; by default the Bayesian FM,
 //! [`crate::learn::complete_bayes`]) — the paper's remedy for sparsity,
 //! applied to a matrix measured with wall clocks instead of counters.
 

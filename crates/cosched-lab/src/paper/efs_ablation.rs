@@ -1,4 +1,4 @@
-//! EFS's ablations (issues #13 and #32 item 11): the same EFS (trigger,
+//! EFS's ablations: the same EFS (trigger,
 //! seeds, workloads) with one mechanism changed at a time, every arm paired
 //! by seed against the paper's EFS: what admission reads (the collision model,
 //! the capacity rule without it, oracle inputs, the oracle outcome), §4.3's

@@ -190,7 +190,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
 const LC_WORKLOADS: [&str; 7] =
     ["small-stencil", "swaptions", "raytrace", "water-nsq", "canneal", "fluidanimate", "ocean-cont"];
 
-/// Issue #33 item 4: `linux-cache` (Linux's cache-aware scheduling) against
+/// `linux-cache` (Linux's cache-aware scheduling) against
 /// EEVDF, paired by seed, where a multi-LLC machine lets it differ.
 fn linux_cache(out: &mut dyn Sink, trials: &[Trial]) -> Result<(), RunError> {
     let base = cosched_machine::presets::machine("xeon-x5550-16c").map_err(RunError::from)?;

@@ -54,7 +54,7 @@ pub const PAPER_SOLO_S: f64 = 100.0;
 
 /// The schedulers compared (each run also once more as Perf&Fair estimating once, `ONCE`).
 const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
-/// Label of Perf&Fair with its IPC-alone estimate taken once and never renewed (issue #13 ablation).
+/// Label of Perf&Fair with its IPC-alone estimate taken once and never renewed (the re-estimation ablation).
 const ONCE: &str = "perf-fair (estimate once)";
 /// The SPEC CPU2006 presets mixes are drawn from.
 const BENCHMARKS: [&str; 28] = [

@@ -224,7 +224,7 @@ fn declarations<'a>(
     Ok(())
 }
 
-/// Issue #32 item 15: §3.4's thread-pool hold on and off, Strict and
+/// §3.4's thread-pool hold on and off, Strict and
 /// Compromise, same seeds; each arm against CFS (`cfs(w, k)`), and the paired
 /// difference off − on per seed.
 fn pool_hold<'a>(

@@ -1,6 +1,6 @@
 //! `cosched paper slits`: the SLITS paper's evaluation (§5-6) on `xeon-x5550-16c`,
 //! every cell over seeds with run-to-run variation (mean ±95% interval), plus
-//! the ablations of issue #13 that isolate each mechanism under the same
+//! the ablations that isolate each mechanism under the same
 //! trigger and seeds (pairing rule, step ①'s per-core filter, trigger).
 
 use super::{machine, over_trials, Seeds, Trial};
@@ -242,7 +242,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
 /// Figs. 6-8 and the ablations at 64 threads: every variant of
 /// SLITS-(Contention) under the same seeds, each difference paired by seed,
 /// with the seeds a difference would need to be resolved
-/// (item 3); the last "variant" is P-RRS, Fig. 7's reference.
+/// ([`Cell::resolve`]); the last "variant" is P-RRS, Fig. 7's reference.
 fn ablations(out: &mut dyn Sink, m: &MachineSpec, trials: &[Trial]) -> Result<(), RunError> {
     let vs = variants();
     // Variants, then P-RRS (index vs.len()) and G-RRS (vs.len() + 1).

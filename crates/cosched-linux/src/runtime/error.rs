@@ -1,4 +1,4 @@
-//! Why a real run did not start or stopped (issue 29 item 4), by stage, so
+//! Why a real run did not start or stopped, by stage, so
 //! the CLI maps each kind once. Every path that returns one has already
 //! released (thawed and unpinned) whatever the run had launched.
 

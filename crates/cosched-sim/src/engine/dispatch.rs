@@ -113,8 +113,8 @@ impl Engine<'_, '_> {
         // Only data that would have hit must be refilled: what a cache held of a
         // stream far larger than itself would have been evicted unused anyway. A
         // uniformly random pattern over a footprint F (`access = "random"`) hits a
-        // private cache of P in min(1, P/F) of its accesses (issue #31 item 2:
-        // checked against two chases time-sharing one CPU, docs/runtime.md).
+        // private cache of P in min(1, P/F) of its accesses
+        // (checked against two chases time-sharing one CPU, docs/runtime.md).
         let l2_hit = if model.mrc.random.is_some() {
             (private_kb / 1024.0 / footprint.max(1e-9)).min(1.0)
         } else if model.l2_apki > 0.0 {

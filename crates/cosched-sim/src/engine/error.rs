@@ -1,4 +1,4 @@
-//! Why a simulated run stopped (issue 29 item 4): the policy refused, it
+//! Why a simulated run stopped: the policy refused, it
 //! broke the contract, it stalled, or the run passed its budget. Typed, so
 //! the CLI and Python map each kind once (a policy's refusal is a
 //! `PolicyError` in Python, not a simulation failure).

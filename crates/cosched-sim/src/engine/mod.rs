@@ -45,8 +45,8 @@ pub struct SimOptions {
     pub pp_cost_ns: u64,
     /// Scheduler overhead charged at every thread start, ns: the context
     /// stalls this long (active, drawing power) before the thread runs, as the
-    /// scheduler's own decision path would on a real core (issue #32 item 11;
-    /// EFS §5.3 attributes the extra energy of unaffected benchmarks to "the
+    /// scheduler's own decision path would on a real core
+    /// (EFS §5.3 attributes the extra energy of unaffected benchmarks to "the
     /// added complexity of our new scheduler"). 0: decisions are free, as in
     /// every run unless an experiment sets it from a measured decision time.
     pub decision_cost_ns: u64,

@@ -1,6 +1,6 @@
 //! An LLC access stream drawn from a phase's miss-rate curve, for profiling
-//! a simulated program as RDA's profiler (§2.4) profiles a real one (issue
-//! #32 item 14: declarations "a profiler would produce").
+//! a simulated program as RDA's profiler (§2.4) profiles a real one
+//! (declarations "a profiler would produce").
 //!
 //! The miss-rate curve is read as the survival function of LRU stack
 //! distances (Mattson et al., "Evaluation techniques for storage

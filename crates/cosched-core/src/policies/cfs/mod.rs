@@ -9,7 +9,7 @@
 //!   granularities scale by `1 + log2(min(ncpus, 8))` (`sysctl_sched_tunable_scaling`);
 //! * new threads start at `min_vruntime + vslice` (START_DEBIT) on the idlest
 //!   context, ties going to the least loaded socket, then LLC domain, then core
-//!   (fork placement descends the domains, issue #33: with idle sockets a new
+//!   (fork placement descends the domains: with idle sockets a new
 //!   thread gets one, as `sched_balance_find_dst_cpu` gives it); woken threads get `max(vruntime, min_vruntime − latency/2)`
 //!   (GENTLE_FAIR_SLEEPERS) on their previous context if idle, else an idle
 //!   context in the same LLC domain, else the previous one; wakeup preemption

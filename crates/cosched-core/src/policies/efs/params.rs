@@ -15,7 +15,7 @@ pub enum Admission {
     /// §4: solo bandwidths predicted from counters (Eqs. 18-20, 9), outcome from the collision model (Eqs. 10, 16).
     #[default]
     Model,
-    /// The capacity rule without the collision model (issue #32 item 11's
+    /// The capacity rule without the collision model (an
     /// ablation): the predicted solo bandwidths as in `Model`, but a thread is
     /// admitted when its solo utilisation fits the bus time the running
     /// threads leave free, `1 − Σ b` (additive bandwidths, no collisions, no
@@ -55,7 +55,7 @@ pub struct EfsParams {
     /// What admission reads (the paper: the model).
     pub admission: Admission,
     /// §4.3's starvation freedom (Eqs. 21-23: the longest starved thread is
-    /// forced in); `false` only for the ablation of issue #32 item 11.
+    /// forced in); `false` only for the ablation of `paper efs`.
     pub starvation: bool,
 }
 
@@ -138,7 +138,7 @@ pub const KNOBS: [KnobSpec; 8] = [
         real_default: "",
         unit: "",
         doc: "EFS: what admission reads; `capacity` admits by 1 - sum of running solo utilisations (no collision model); `oracle-solo` and `oracle` read the simulator's ground truth (ablations)",
-        paper: "EFS §4; ablations of issues 13 and 32",
+        paper: "EFS §4; ablations of `paper efs`",
     },
     KnobSpec {
         name: "efs_no_starvation",
@@ -147,7 +147,7 @@ pub const KNOBS: [KnobSpec; 8] = [
         real_default: "",
         unit: "",
         doc: "EFS: turn off starvation freedom (no thread is forced in; ablation)",
-        paper: "EFS §4.3; ablation of issue 32",
+        paper: "EFS §4.3; ablation of `paper efs`",
     },
 ];
 

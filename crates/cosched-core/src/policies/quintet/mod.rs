@@ -1,5 +1,4 @@
-//! `quintet`: one policy combining the five papers (issue #33 item 3;
-//! design and measurements in `docs/quintet.md`).
+//! `quintet`: one policy combining the five papers (design and measurements in `docs/quintet.md`).
 //!
 //! It is CFS (the base scheduler of EFS and RDA, and the "Linux" of SLITS
 //! and Perf&Fair) whose task selection borrows one mechanism from each

@@ -1,11 +1,11 @@
 //! `quintet`'s knobs: the objective, and which borrowed mechanism to switch
-//! off (the ablations of issue #33 item 3).
+//! off (the ablations of `paper quintet`).
 
 use super::super::knob::{Kind, KnobError, KnobSpec, KnobValues};
 use crate::efs::model::Objective as EfsObjective;
 use crate::learn::FmParams;
 
-/// What `quintet` optimises (issue #33 item 3: "the objective is a knob").
+/// What `quintet` optimises (the objective is a knob).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QuintetObjective {
     /// Work done per second: pairing by learned interaction costs.
@@ -87,7 +87,7 @@ pub const OBJECTIVE: KnobSpec = KnobSpec {
     real_default: "",
     unit: "",
     doc: "quintet: what to optimise: throughput (pairing), fairness (progress accounting), energy or edp (EFS admission may idle contexts)",
-    paper: "issue 33 item 3 (SLITS §4.3, Perf&Fair §3, EFS Eq. 14)",
+    paper: "quintet (SLITS §4.3, Perf&Fair §3, EFS Eq. 14)",
 };
 
 /// `quintet_without`.
@@ -98,7 +98,7 @@ pub const WITHOUT: KnobSpec = KnobSpec {
     real_default: "",
     unit: "",
     doc: "quintet: mechanisms switched off, comma-separated: pairing, progress, admission, periods (an ablation; none = all on)",
-    paper: "issue 33 item 3 (ablations)",
+    paper: "quintet (ablations of `paper quintet`)",
 };
 
 /// `quintet`'s knobs.

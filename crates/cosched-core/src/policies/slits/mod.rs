@@ -118,7 +118,7 @@ impl Slits {
 
     /// Warm-start the FM from a probed profile (no counters needed): the
     /// job-level matrix is completed by the Bayesian FM
-    /// ([`PairProfile::complete`], [`crate::learn::complete_bayes`], issue #35:
+    /// ([`PairProfile::complete`], [`crate::learn::complete_bayes`]:
     /// measured pairs as measured, the rest the posterior mean; row + column
     /// means below 10 measured pairs), and every job pair becomes TIM observations
     /// of every thread pair of those jobs on every context, with the

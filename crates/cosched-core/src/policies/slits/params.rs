@@ -15,7 +15,7 @@ pub enum Trigger {
 }
 
 /// How a waiting thread is chosen for an idle context (the ablation axis of
-/// issue #13; SLITS §6.3 compares only `Fm` with `RoundRobin`).
+/// `paper slits`; SLITS §6.3 compares only `Fm` with `RoundRobin`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pairing {
     /// The FM's estimate, observed TIM entries first (SLITS §4.3).
