@@ -17,6 +17,7 @@
 //! `cosched-linux` or any front end.
 #![warn(missing_docs)]
 
+pub mod characterised;
 pub mod check;
 pub mod error;
 pub mod input;
