@@ -60,28 +60,30 @@ pub struct Round {
     pub makespan_s: Vec<f64>,
 }
 
-/// One entry's figures over the rounds.
-#[derive(Serialize)]
-pub struct Row {
-    /// Entry label.
-    pub policy: String,
-    /// Makespan, s: mean and 95% t-interval over rounds.
-    pub makespan_s: MeanCi,
-    /// ANTT over rounds (each round's slowdowns against that round's solo times).
-    pub antt: Option<MeanCi>,
-    /// Unfairness (max/min slowdown) over rounds.
-    pub unfairness: Option<MeanCi>,
-    /// System energy, J (measured or modelled, see the runs' provenance).
-    pub energy_j: MeanCi,
-    /// Scheduler CPU, % of one core.
-    pub scheduler_cpu_pct: MeanCi,
-    /// Paired speedup against the baseline (`baseline / this` makespan per round); none for the baseline.
-    pub vs_baseline: Option<PairedRatio>,
-    /// Throughput below the best pairing, % (1 − best/this makespan, paired per round): geometric
-    /// mean and interval; negative: this entry beat it. None for the best pairing itself, or without one.
-    pub gap_to_best_pct: Option<MeanCi>,
-    /// The verdict in words.
-    pub verdict: String,
+cosched_core::metric_fields! {
+    /// One entry's figures over the rounds.
+    #[derive(Serialize)]
+    pub struct Row {
+        /// Entry label.
+        pub policy: String,
+        /// Makespan, s: mean and 95% t-interval over rounds.
+        [metric] pub makespan_s: MeanCi,
+        /// ANTT over rounds (each round's slowdowns against that round's solo times).
+        [metric] pub antt: Option<MeanCi>,
+        /// Unfairness (max/min slowdown) over rounds.
+        [metric] pub unfairness: Option<MeanCi>,
+        /// System energy, J (measured or modelled, see the runs' provenance).
+        [metric] pub energy_j: MeanCi,
+        /// Scheduler CPU, % of one core.
+        [metric] pub scheduler_cpu_pct: MeanCi,
+        /// Paired speedup against the baseline (`baseline / this` makespan per round); none for the baseline.
+        pub vs_baseline: Option<PairedRatio>,
+        /// Throughput below the best pairing, % (1 − best/this makespan, paired per round): geometric
+        /// mean and interval; negative: this entry beat it. None for the best pairing itself, or without one.
+        [metric] pub gap_to_best_pct: Option<MeanCi>,
+        /// The verdict in words.
+        pub verdict: String,
+    }
 }
 
 /// The whole comparison (`--format json`).

@@ -6,70 +6,84 @@
 use crate::error::RunError;
 use crate::spec::RunSpec;
 use crate::sweep::{config_among, config_custom, run_batch, Custom, Point};
+use cosched_core::metrics::registry::named;
 use cosched_core::policies;
 use cosched_core::stats::{mean_ci, MeanCi};
 use cosched_sim::experiment::Report;
 use serde::Serialize;
 
-/// One policy's figures over the seeds: mean and 95% interval.
-#[derive(Serialize)]
-pub struct Row {
-    /// Policy name.
-    pub policy: String,
-    /// Whether the policy reads the ground truth (an oracle, not a contender).
-    pub oracle: bool,
-    /// Baseline makespan / this makespan, per seed.
-    pub speedup: MeanCi,
-    /// `makespan_s` over the seeds (the metric registry's, `cosched list metrics`).
-    pub makespan_s: MeanCi,
-    /// `antt` over the seeds (the metric registry's, `cosched list metrics`).
-    pub antt: Option<MeanCi>,
-    /// `unfairness` over the seeds (the metric registry's, `cosched list metrics`).
-    pub unfairness: Option<MeanCi>,
-    /// `stp` over the seeds (the metric registry's, `cosched list metrics`).
-    pub stp: Option<MeanCi>,
-    /// `energy_j` over the seeds (the metric registry's, `cosched list metrics`).
-    pub energy_j: MeanCi,
-    /// `edp_js` over the seeds (the metric registry's, `cosched list metrics`).
-    pub edp_js: MeanCi,
-    /// `llc_misses` over the seeds (the metric registry's, `cosched list metrics`).
-    pub llc_misses: MeanCi,
-    /// `l1_hits` over the seeds (the metric registry's, `cosched list metrics`).
-    pub l1_hits: MeanCi,
-    /// `ctx_switches` over the seeds (the metric registry's, `cosched list metrics`).
-    pub ctx_switches: MeanCi,
-    /// `migrations` over the seeds (the metric registry's, `cosched list metrics`).
-    pub migrations: MeanCi,
-    /// `explored_pct` over the seeds (the metric registry's, `cosched list metrics`).
-    pub explored_pct: MeanCi,
-    /// `gap_to_best_pct` over the seeds (the metric registry's, `cosched list metrics`).
-    pub gap_to_best_pct: Option<MeanCi>,
-    /// `decide_p50_us` over the seeds (the metric registry's, `cosched list metrics`).
-    pub decide_p50_us: Option<MeanCi>,
-    /// `decide_p99_us` over the seeds (the metric registry's, `cosched list metrics`).
-    pub decide_p99_us: Option<MeanCi>,
+cosched_core::metric_fields! {
+    /// One policy's figures over the seeds: mean and 95% interval.
+    #[derive(Serialize)]
+    pub struct Row {
+        /// Policy name.
+        pub policy: String,
+        /// Whether the policy reads the ground truth (an oracle, not a contender).
+        pub oracle: bool,
+        /// Baseline makespan / this makespan, per seed.
+        [metric] pub speedup: MeanCi,
+        /// `makespan_s` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub makespan_s: MeanCi,
+        /// `antt` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub antt: Option<MeanCi>,
+        /// `unfairness` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub unfairness: Option<MeanCi>,
+        /// `stp` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub stp: Option<MeanCi>,
+        /// `energy_j` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub energy_j: MeanCi,
+        /// `edp_js` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub edp_js: MeanCi,
+        /// `llc_misses` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub llc_misses: MeanCi,
+        /// `l1_hits` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub l1_hits: MeanCi,
+        /// `ctx_switches` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub ctx_switches: MeanCi,
+        /// `migrations` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub migrations: MeanCi,
+        /// `explored_pct` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub explored_pct: MeanCi,
+        /// `gap_to_best_pct` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub gap_to_best_pct: Option<MeanCi>,
+        /// `decide_p50_us` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub decide_p50_us: Option<MeanCi>,
+        /// `decide_p99_us` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub decide_p99_us: Option<MeanCi>,
+    }
 }
 
 /// A summary of a [`Row`], absent where the metric is not defined.
 pub type Get = fn(&Row) -> Option<&MeanCi>;
 
+/// A column of [`COLUMNS`]: a field of [`Row`] and its name, the field's own
+/// (checked against the metric registry when the crate is built).
+macro_rules! column {
+    ($f:ident) => {
+        (named(stringify!($f)), |r: &Row| Some(&r.$f))
+    };
+    (? $f:ident) => {
+        (named(stringify!($f)), |r: &Row| r.$f.as_ref())
+    };
+}
+
 /// Every summarised metric of a [`Row`], by its registry name, in column order.
 pub const COLUMNS: [(&str, Get); 15] = [
-    ("speedup", |r| Some(&r.speedup)),
-    ("makespan_s", |r| Some(&r.makespan_s)),
-    ("antt", |r| r.antt.as_ref()),
-    ("unfairness", |r| r.unfairness.as_ref()),
-    ("stp", |r| r.stp.as_ref()),
-    ("energy_j", |r| Some(&r.energy_j)),
-    ("edp_js", |r| Some(&r.edp_js)),
-    ("llc_misses", |r| Some(&r.llc_misses)),
-    ("l1_hits", |r| Some(&r.l1_hits)),
-    ("ctx_switches", |r| Some(&r.ctx_switches)),
-    ("migrations", |r| Some(&r.migrations)),
-    ("explored_pct", |r| Some(&r.explored_pct)),
-    ("gap_to_best_pct", |r| r.gap_to_best_pct.as_ref()),
-    ("decide_p50_us", |r| r.decide_p50_us.as_ref()),
-    ("decide_p99_us", |r| r.decide_p99_us.as_ref()),
+    column!(speedup),
+    column!(makespan_s),
+    column!(?antt),
+    column!(?unfairness),
+    column!(?stp),
+    column!(energy_j),
+    column!(edp_js),
+    column!(llc_misses),
+    column!(l1_hits),
+    column!(ctx_switches),
+    column!(migrations),
+    column!(explored_pct),
+    column!(?gap_to_best_pct),
+    column!(?decide_p50_us),
+    column!(?decide_p99_us),
 ];
 
 /// A comparison: per-policy summaries and every run's report.

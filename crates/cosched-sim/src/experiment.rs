@@ -17,47 +17,51 @@ use serde::Serialize;
 /// Reference policy of the solo runs.
 pub const SOLO_POLICY: &str = "cfs";
 
-/// Run metrics as reported (`cosched simulate --format json`, "metrics"):
-/// the shared aggregate figures plus what the simulator counts. Every field
-/// is named as in the metric registry (`cosched_core::metrics::registry`).
-#[derive(Clone, Debug, Serialize)]
-pub struct Metrics {
-    /// Makespan, throughput, STP, ANTT, unfairness, energy, EDP, instructions per joule.
-    #[serde(flatten)]
-    pub run: Aggregate,
-    /// Instructions retired.
-    pub instructions: f64,
-    /// LLC misses (including cache refills after switches and migrations).
-    pub llc_misses: f64,
-    /// L1 data-cache hits.
-    pub l1_hits: f64,
-    /// Dispatches of a different thread onto a context.
-    pub ctx_switches: u64,
-    /// Dispatches onto another core than last time.
-    pub migrations: u64,
-    /// Share of ordered thread pairs that ever co-ran, % (SLITS Fig. 1 sparsity).
-    pub explored_pct: f64,
-    /// Events handled by the policy.
-    pub policy_events: u64,
-    /// The policy's time per event, median, µs (null when not measured).
-    pub decide_p50_us: Option<f64>,
-    /// The policy's time per event, 99th percentile, µs (null when not measured).
-    pub decide_p99_us: Option<f64>,
+cosched_core::metric_fields! {
+    /// Run metrics as reported (`cosched simulate --format json`, "metrics"):
+    /// the shared aggregate figures plus what the simulator counts. Every field
+    /// is named as in the metric registry (`cosched_core::metrics::registry`).
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Metrics {
+        /// Makespan, throughput, STP, ANTT, unfairness, energy, EDP, instructions per joule.
+        #[serde(flatten)]
+        pub run: Aggregate,
+        /// Instructions retired.
+        [metric] pub instructions: f64,
+        /// LLC misses (including cache refills after switches and migrations).
+        [metric] pub llc_misses: f64,
+        /// L1 data-cache hits.
+        [metric] pub l1_hits: f64,
+        /// Dispatches of a different thread onto a context.
+        [metric] pub ctx_switches: u64,
+        /// Dispatches onto another core than last time.
+        [metric] pub migrations: u64,
+        /// Share of ordered thread pairs that ever co-ran, % (SLITS Fig. 1 sparsity).
+        [metric] pub explored_pct: f64,
+        /// Events handled by the policy.
+        [metric] pub policy_events: u64,
+        /// The policy's time per event, median, µs (null when not measured).
+        [metric] pub decide_p50_us: Option<f64>,
+        /// The policy's time per event, 99th percentile, µs (null when not measured).
+        [metric] pub decide_p99_us: Option<f64>,
+    }
 }
 
-/// One job in a report.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobReport {
-    /// Instance name.
-    pub name: String,
-    /// Threads.
-    pub threads: usize,
-    /// Turnaround, s.
-    pub turnaround_s: f64,
-    /// Solo turnaround, s.
-    pub solo_s: Option<f64>,
-    /// Turnaround / solo.
-    pub slowdown: Option<f64>,
+cosched_core::metric_fields! {
+    /// One job in a report.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct JobReport {
+        /// Instance name.
+        pub name: String,
+        /// Threads.
+        pub threads: usize,
+        /// Turnaround, s.
+        [metric] pub turnaround_s: f64,
+        /// Solo turnaround, s.
+        [metric] pub solo_s: Option<f64>,
+        /// Turnaround / solo.
+        [metric] pub slowdown: Option<f64>,
+    }
 }
 
 /// The result of one simulated run.

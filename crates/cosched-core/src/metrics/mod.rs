@@ -8,48 +8,52 @@ pub mod registry;
 use crate::policy::Energy;
 use serde::Serialize;
 
-/// What one job did in a run.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobOutcome {
-    /// Job name (instance-qualified, e.g. `mcf#2`).
-    pub name: String,
-    /// Number of threads.
-    pub threads: usize,
-    /// Arrival time, seconds.
-    pub arrival_s: f64,
-    /// Turnaround time (finish − arrival), seconds.
-    pub turnaround_s: f64,
-    /// Turnaround of the same job alone on the same machine, seconds.
-    pub solo_s: Option<f64>,
-    /// Turnaround / solo turnaround.
-    pub slowdown: Option<f64>,
-    /// Instructions retired.
-    pub instructions: f64,
+crate::metric_fields! {
+    /// What one job did in a run.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct JobOutcome {
+        /// Job name (instance-qualified, e.g. `mcf#2`).
+        pub name: String,
+        /// Number of threads.
+        pub threads: usize,
+        /// Arrival time, seconds.
+        pub arrival_s: f64,
+        /// Turnaround time (finish − arrival), seconds.
+        [metric] pub turnaround_s: f64,
+        /// Turnaround of the same job alone on the same machine, seconds.
+        [metric] pub solo_s: Option<f64>,
+        /// Turnaround / solo turnaround.
+        [metric] pub slowdown: Option<f64>,
+        /// Instructions retired.
+        pub instructions: f64,
+    }
 }
 
-/// Aggregate metrics of a run.
-#[derive(Clone, Debug, Serialize)]
-pub struct Aggregate {
-    /// Time until the last job finished, seconds.
-    pub makespan_s: f64,
-    /// Instructions retired per second of makespan, in billions (GIPS).
-    pub throughput_gips: f64,
-    /// System throughput: Σ 1/slowdown.
-    pub stp: Option<f64>,
-    /// Average normalised turnaround time: mean slowdown.
-    pub antt: Option<f64>,
-    /// Max slowdown / min slowdown.
-    pub unfairness: Option<f64>,
-    /// System (wall) energy, joules.
-    pub energy_j: f64,
-    /// CPU package energy, joules.
-    pub energy_cpu_j: f64,
-    /// DRAM energy, joules.
-    pub energy_dram_j: f64,
-    /// Energy-delay product: system energy × makespan (J·s).
-    pub edp_js: f64,
-    /// Instructions per joule of system energy.
-    pub instructions_per_joule: f64,
+crate::metric_fields! {
+    /// Aggregate metrics of a run.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Aggregate {
+        /// Time until the last job finished, seconds.
+        [metric] pub makespan_s: f64,
+        /// Instructions retired per second of makespan, in billions (GIPS).
+        [metric] pub throughput_gips: f64,
+        /// System throughput: Σ 1/slowdown.
+        [metric] pub stp: Option<f64>,
+        /// Average normalised turnaround time: mean slowdown.
+        [metric] pub antt: Option<f64>,
+        /// Max slowdown / min slowdown.
+        [metric] pub unfairness: Option<f64>,
+        /// System (wall) energy, joules.
+        [metric] pub energy_j: f64,
+        /// CPU package energy, joules.
+        [metric] pub energy_cpu_j: f64,
+        /// DRAM energy, joules.
+        [metric] pub energy_dram_j: f64,
+        /// Energy-delay product: system energy × makespan (J·s).
+        [metric] pub edp_js: f64,
+        /// Instructions per joule of system energy.
+        [metric] pub instructions_per_joule: f64,
+    }
 }
 
 impl Aggregate {

@@ -107,6 +107,86 @@ pub const LABELS: &[(&str, &str)] = &[
 /// 95% interval's ends (CSV and Python summary frames).
 pub const SUMMARY_PARTS: [&str; 3] = ["mean", "lo", "hi"];
 
+/// Whether two names are the same (usable in constants).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `name`, which must be a registered metric: used in a constant (a table's
+/// column list, [`metric_fields!`](crate::metric_fields)), an unregistered
+/// or misspelt name fails the build rather than a test.
+pub const fn named(name: &'static str) -> &'static str {
+    let mut i = 0;
+    while i < METRICS.len() {
+        if same(METRICS[i].name, name) {
+            return name;
+        }
+        i += 1;
+    }
+    panic!("not a registered metric: add it to cosched_core::metrics::registry::METRICS or fix the name")
+}
+
+/// A report struct whose fields marked `[metric]` carry registered metric
+/// names: each marked field's name is checked against [`METRICS`] when the
+/// crate is built (the unit, direction and meaning are declared once, in the
+/// registry; the field is its value). Other fields and every attribute
+/// (docs, serde) pass through unchanged; every field is `pub`.
+///
+/// ```
+/// cosched_core::metric_fields! {
+///     /// A run's figures.
+///     pub struct Figures {
+///         /// Time until the last job finished, s.
+///         [metric] pub makespan_s: f64,
+///         /// Not a metric.
+///         pub label: String,
+///     }
+/// }
+/// ```
+///
+/// A field marked `[metric]` whose name is not in the registry does not build:
+///
+/// ```compile_fail,E0080
+/// cosched_core::metric_fields! {
+///     /// A run's figures.
+///     pub struct Figures {
+///         /// Misspelt: the registry says `makespan_s`.
+///         [metric] pub makespan: f64,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! metric_fields {
+    (
+        $(#[$sattr:meta])*
+        $vis:vis struct $name:ident {
+            $(
+                $(#[$fattr:meta])*
+                $([$marker:ident])? pub $field:ident : $ty:ty
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$sattr])*
+        $vis struct $name {
+            $( $(#[$fattr])* pub $field : $ty ),*
+        }
+        const _: () = {
+            $( $( let _ = stringify!($marker); $crate::metrics::registry::named(stringify!($field)); )? )*
+        };
+    };
+}
+
 /// The metric called `name`.
 pub fn metric(name: &str) -> Option<&'static Metric> {
     METRICS.iter().find(|m| m.name == name)
@@ -180,6 +260,13 @@ mod tests {
         for bad in ["energy_system_j", "explored_permutations_pct", "decision_p50_us", "speedup_vs_", "_mean", "edp"] {
             assert!(!is_known_column(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn named_accepts_registered_names_only() {
+        assert_eq!(named("makespan_s"), "makespan_s");
+        assert!(std::panic::catch_unwind(|| named("makespan")).is_err());
+        assert!(!same("energy_j", "energy_jj") && same("stp", "stp"));
     }
 
     #[test]

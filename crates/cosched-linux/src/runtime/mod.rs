@@ -141,48 +141,52 @@ impl RunConfig {
     }
 }
 
-/// One instance in the report.
-#[derive(Clone, Debug, Serialize)]
-pub struct RealJob {
-    /// Instance name.
-    pub name: String,
-    /// Turnaround (launch to the last process of its tree gone), s; measured.
-    pub turnaround_s: Option<f64>,
-    /// Solo turnaround, s (declared or measured).
-    pub solo_s: Option<f64>,
-    /// Turnaround / solo.
-    pub slowdown: Option<f64>,
-    /// CPU time of the tree's leader (and reaped children), s; measured.
-    pub cpu_s: f64,
-    /// Exit code of the leader (128 + signal when killed).
-    pub exit_code: Option<i32>,
-    /// Why it did not run, if it did not.
-    pub error: Option<String>,
+cosched_core::metric_fields! {
+    /// One instance in the report.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct RealJob {
+        /// Instance name.
+        pub name: String,
+        /// Turnaround (launch to the last process of its tree gone), s; measured.
+        [metric] pub turnaround_s: Option<f64>,
+        /// Solo turnaround, s (declared or measured).
+        [metric] pub solo_s: Option<f64>,
+        /// Turnaround / solo.
+        [metric] pub slowdown: Option<f64>,
+        /// CPU time of the tree's leader (and reaped children), s; measured.
+        [metric] pub cpu_s: f64,
+        /// Exit code of the leader (128 + signal when killed).
+        pub exit_code: Option<i32>,
+        /// Why it did not run, if it did not.
+        pub error: Option<String>,
+    }
 }
 
-/// The result of a real run.
-#[derive(Clone, Debug, Serialize)]
-pub struct RealReport {
-    /// Policy.
-    pub policy: String,
-    /// Mix name.
-    pub mix: String,
-    /// How trees were frozen (or `none` under `linux`).
-    pub freezer: String,
-    /// Instances.
-    pub jobs: Vec<RealJob>,
-    /// Shared metrics (instructions and throughput are 0 without counters).
-    pub metrics: Aggregate,
-    /// Where each metric comes from: `measured`, `modelled (...)` or `unavailable (...)`.
-    pub provenance: BTreeMap<String, String>,
-    /// CPU time of the scheduler (all its threads) over the run, % of one core.
-    pub scheduler_cpu_pct: f64,
-    /// Policy events handled.
-    pub policy_events: u64,
-    /// Whether the run was cut short (timeout or signal).
-    pub interrupted: bool,
-    /// How it was cut short, when it was: why, and which instances had to be killed.
-    pub stop: Option<StopRecord>,
+cosched_core::metric_fields! {
+    /// The result of a real run.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct RealReport {
+        /// Policy.
+        pub policy: String,
+        /// Mix name.
+        pub mix: String,
+        /// How trees were frozen (or `none` under `linux`).
+        pub freezer: String,
+        /// Instances.
+        pub jobs: Vec<RealJob>,
+        /// Shared metrics (instructions and throughput are 0 without counters).
+        pub metrics: Aggregate,
+        /// Where each metric comes from: `measured`, `modelled (...)` or `unavailable (...)`.
+        pub provenance: BTreeMap<String, String>,
+        /// CPU time of the scheduler (all its threads) over the run, % of one core.
+        [metric] pub scheduler_cpu_pct: f64,
+        /// Policy events handled.
+        [metric] pub policy_events: u64,
+        /// Whether the run was cut short (timeout or signal).
+        pub interrupted: bool,
+        /// How it was cut short, when it was: why, and which instances had to be killed.
+        pub stop: Option<StopRecord>,
+    }
 }
 
 /// The run's temporary folder (progress-period socket), removed and the
