@@ -41,6 +41,7 @@ pub mod perf_fair;
 pub mod policies;
 pub mod policy;
 pub mod policy_error;
+pub mod policy_ext;
 pub mod rda;
 pub mod slits;
 pub mod stats;

@@ -12,6 +12,7 @@
 use crate::counters::Counters;
 use crate::ids::{CtxId, JobId, Nanos, PeriodId, ThreadId};
 pub use crate::policy_error::PolicyError;
+use crate::policy_ext::{Fallible, UsesProfile};
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 
@@ -296,19 +297,16 @@ pub trait Policy: Send {
     fn init(&mut self, _view: &dyn MachineView) -> Result<(), PolicyError> {
         Ok(())
     }
-    /// Offer a profile measured by co-run probing (jobs in the run's
-    /// `JobId` order), for backends without counters. Returns whether the
-    /// policy can use it in place of the counters its [`Needs`] ask for.
-    fn use_profile(&mut self, _profile: &crate::slits::PairProfile) -> bool {
-        false
-    }
     /// Handle one event, appending decisions to `out`.
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>);
-    /// Why the policy cannot continue, once it cannot (a user policy whose
-    /// code raised): the backends ask after every event and stop
-    /// the run with [`crate::dispatch::ContractError::Failed`]. `None` (the
-    /// default) for a policy that always can.
-    fn failure(&mut self) -> Option<String> {
+    /// This policy as one that takes a probed profile in place of counters
+    /// ([`UsesProfile`]); `None` (the default) for a policy that cannot.
+    fn as_uses_profile(&mut self) -> Option<&mut dyn UsesProfile> {
+        None
+    }
+    /// This policy as one that can become unable to continue ([`Fallible`]);
+    /// `None` (the default) for a policy that always can.
+    fn as_fallible(&mut self) -> Option<&mut dyn Fallible> {
         None
     }
 }

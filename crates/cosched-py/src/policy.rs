@@ -11,6 +11,7 @@ use cosched_core::counters::Counters;
 use cosched_core::ids::{CtxId, JobId, PeriodId, ThreadId};
 use cosched_core::policies::PolicyError;
 use cosched_core::policy::{BlockReason, Decision, Event as CoreEvent, MachineView, Needs, Policy};
+use cosched_core::policy_ext::Fallible;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use std::collections::BTreeSet;
@@ -410,6 +411,12 @@ impl Policy for PyPolicy {
         });
     }
 
+    fn as_fallible(&mut self) -> Option<&mut dyn Fallible> {
+        Some(self)
+    }
+}
+
+impl Fallible for PyPolicy {
     fn failure(&mut self) -> Option<String> {
         self.failure.clone()
     }

@@ -39,7 +39,7 @@ pub fn deliver<B: Backend + ?Sized>(b: &mut B, policy: &mut dyn Policy) -> Resul
         n += 1;
         out.clear();
         b.decide(policy, &ev, &mut out);
-        if let Some(why) = policy.failure() {
+        if let Some(why) = policy.as_fallible().and_then(|f| f.failure()) {
             break Err(ContractError::Failed { policy: policy.name(), why });
         }
         if let Err(e) = out.iter().try_for_each(|&d| apply(b, d)) {

@@ -390,6 +390,12 @@ impl Policy for Failing {
         self.heard += 1;
         out.push(Decision::Idle { ctx: CtxId(0) });
     }
+    fn as_fallible(&mut self) -> Option<&mut dyn crate::policy_ext::Fallible> {
+        Some(self)
+    }
+}
+
+impl crate::policy_ext::Fallible for Failing {
     fn failure(&mut self) -> Option<String> {
         (self.heard >= 2).then(|| "raised at 0.5 s".to_string())
     }

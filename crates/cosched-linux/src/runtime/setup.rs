@@ -69,7 +69,7 @@ fn counters_supply(
         .transpose()
         .map_err(|e| RuntimeError::File(format!("--profile: {e}")))?;
     Ok(match profile {
-        Some(pr) if policy.use_profile(&pr) => (
+        Some(pr) if policy.as_uses_profile().is_some_and(|p| p.use_profile(&pr)) => (
             Supply::Yes,
             Some(format!(
                 "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",

@@ -7,6 +7,7 @@ use crate::learn::Fm;
 use crate::policies::slots::Slots;
 use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Needs, Policy};
+use crate::policy_ext::UsesProfile;
 use crate::slits::PairProfile;
 
 impl Policy for Slits {
@@ -38,9 +39,8 @@ impl Policy for Slits {
         Ok(())
     }
 
-    fn use_profile(&mut self, profile: &PairProfile) -> bool {
-        self.profile = Some(profile.clone());
-        true
+    fn as_uses_profile(&mut self) -> Option<&mut dyn UsesProfile> {
+        Some(self)
     }
 
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
@@ -65,5 +65,12 @@ impl Policy for Slits {
             _ => {}
         }
         self.fill_idle(view, out);
+    }
+}
+
+impl UsesProfile for Slits {
+    fn use_profile(&mut self, profile: &PairProfile) -> bool {
+        self.profile = Some(profile.clone());
+        true
     }
 }
