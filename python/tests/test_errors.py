@@ -17,6 +17,7 @@ def test_every_exception_class_is_exercised_here():
         "OptionError",
         "PolicyError",
         "SimulationError",
+        "StudyError",
         "TooFewExceedancesError",
         "UnboundedTailError",
         "NoConvergenceError",
@@ -29,6 +30,16 @@ def test_every_exception_class_is_exercised_here():
     assert leaves == tested
     for n in errors.__all__:
         assert issubclass(getattr(errors, n), errors.CoschedError)
+
+
+def test_every_library_error_variant_has_a_class_of_its_own():
+    from cosched import _cosched
+
+    seen = {name: type(exc) for name, exc in _cosched._variant_errors()}
+    assert set(seen) == {"Config", "Option", "Policy", "Simulation", "Study", "Evt"}
+    assert len(set(seen.values())) == len(seen), seen
+    assert seen["Study"] is errors.StudyError and issubclass(errors.StudyError, RuntimeError)
+    assert seen["Evt"] is errors.BadSampleError
 
 
 def _cli_error(cli, *args: str) -> str:

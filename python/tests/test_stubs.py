@@ -26,7 +26,7 @@ def test_stub_names_and_parameters_match_the_module():
         for n in dir(_cosched)
         if not n.startswith("_") and callable(getattr(_cosched, n)) and not isinstance(getattr(_cosched, n), type)
     }
-    stub = _stub_functions()
+    stub = {n: a for n, a in _stub_functions().items() if not n.startswith("_")}
     assert set(stub) == set(module)
     for name, fn in module.items():
         assert list(inspect.signature(fn).parameters) == stub[name], name

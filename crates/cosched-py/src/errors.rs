@@ -37,6 +37,35 @@ pub fn run_error(e: RunError) -> PyErr {
     }
 }
 
+/// One example of every [`RunError`] variant, by name, as the exception
+/// Python sees (`_cosched._variant_errors`: the test that each variant has a
+/// class of its own).
+#[pyfunction]
+pub fn _variant_errors() -> Vec<(&'static str, PyErr)> {
+    let examples = [
+        RunError::Config(cosched_machine::ConfigError::new("machine `x`", "-", "example")),
+        RunError::knob("quantum_ms", "example"),
+        RunError::Policy("example".into()),
+        RunError::Simulation("example".into()),
+        RunError::Study("example".into()),
+        RunError::Evt { context: "example".into(), error: PotError::BadInput("example".into()) },
+    ];
+    examples.into_iter().map(|e| (variant(&e), run_error(e))).collect()
+}
+
+/// The name of `e`'s variant (the match is exhaustive: a new variant fails
+/// the build here until it is named, and the Python test until it has a class).
+fn variant(e: &RunError) -> &'static str {
+    match e {
+        RunError::Config(_) => "Config",
+        RunError::Option { .. } => "Option",
+        RunError::Policy(_) => "Policy",
+        RunError::Simulation(_) => "Simulation",
+        RunError::Study(_) => "Study",
+        RunError::Evt { .. } => "Evt",
+    }
+}
+
 /// `ConfigError` with `file` (without a `:LINE` suffix), `line` (or `None`),
 /// `field` (dotted path, or `None` when no single field is at fault) and `problem`.
 fn config_error(c: cosched_machine::ConfigError) -> PyErr {

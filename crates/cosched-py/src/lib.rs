@@ -29,5 +29,6 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     evt::register(m)?;
     learn::register(m)?;
+    m.add_function(wrap_pyfunction!(errors::_variant_errors, m)?)?;
     Ok(())
 }
