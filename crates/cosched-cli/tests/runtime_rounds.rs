@@ -30,14 +30,17 @@ fn interleaved_rounds_pair_each_policy_with_the_baseline_and_the_same_policy_is_
     let labels: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
     assert_eq!(labels, ["linux", "g-rrs", "linux#2"]);
     assert!(rows[0]["vs_baseline"].is_null());
-    // The same policy twice: no difference, and the estimate inside the band the
-    // verdict does not claim (±min_effect). Whether its 95% interval holds 1 is
-    // not asserted: over 3 rounds it misses 1 in about 5% of runs by construction
-    // (seen in CI: 0.9979-0.9999), and a small order effect moves it further.
+    // The same policy twice: no difference. Either its paired interval holds 1
+    // (on a busy host, wide: 0.92-1.13 around 1.022 under 2 x CPUs busy loops) or
+    // the estimate is inside the band the verdict does not claim (±min_effect; on
+    // a quiet host the interval is narrow and misses 1 in about 5% of runs by
+    // construction: 0.9979-0.9999 in one CI run). A real difference beyond the
+    // band with an interval excluding 1 fails.
     let same = &rows[2]["vs_baseline"];
     assert_eq!(same["verdict"], "no-difference", "{same}");
     let band = v["min_effect"].as_f64().expect("min_effect in the JSON");
-    assert!((same["ratio"].as_f64().unwrap() - 1.0).abs() <= band, "{same} against ±{band}");
+    let (lo, hi, ratio) = (same["lo"].as_f64().unwrap(), same["hi"].as_f64().unwrap(), same["ratio"].as_f64().unwrap());
+    assert!((lo <= 1.0 && hi >= 1.0) || (ratio - 1.0).abs() <= band, "{same} against ±{band}");
     // Every round measured the jobs alone and ran every entry once, in the seeded order.
     let rounds = v["round"].as_array().unwrap();
     let orders: Vec<Vec<String>> = rounds
