@@ -10,9 +10,9 @@
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
-use cosched_lab::validate::{doc_table, points, validate, Outcome};
+use cosched_lab::validate::{doc_table, points, tally_line, validate, Outcome};
 use cosched_machine::check::Bound;
-use cosched_machine::MachineSpec;
+use cosched_machine::{MachineSpec, Origin};
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -62,9 +62,10 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
             println!("{}", serde_json::to_string_pretty(&all).map_err(|e| e.to_string())?);
         }
         _ => {
-            let mut rows = vec![["machine", "point", "published", "simulated", "error", "tolerance", "use", "status"]
-                .map(String::from)
-                .to_vec()];
+            let mut rows =
+                vec![["machine", "point", "published", "simulated", "error", "tolerance", "target", "use", "status"]
+                    .map(String::from)
+                    .to_vec()];
             for o in &outcomes {
                 rows.push(vec![
                     o.machine.clone(),
@@ -81,7 +82,8 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
                         },
                         100.0 * o.tolerance
                     ),
-                    if o.fitted { "fitted" } else { "held out" }.into(),
+                    o.target.into(),
+                    o.usage().into(),
                     o.status.clone(),
                 ]);
             }
@@ -105,21 +107,18 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
                     m.name
                 );
             }
-            let count = |s: &str| outcomes.iter().filter(|o| o.status == s).count();
-            let held = outcomes.iter().filter(|o| !o.fitted).count();
             println!(
-                "\n{} points on {} of {} machines ({} fitted, {held} held out): {} pass, {} known gap, {} FAIL",
+                "\n{} points on {} of {} machines",
                 outcomes.len(),
                 machines.iter().filter(|m| !m.checks.is_empty()).count(),
-                machines.len(),
-                outcomes.len() - held,
-                count("pass"),
-                count("known gap"),
-                count("FAIL")
+                machines.len()
             );
+            for origin in [Origin::Published, Origin::Calibrated] {
+                println!("{}", tally_line(&outcomes, origin));
+            }
         }
     }
-    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "FAIL").collect();
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "fail").collect();
     if failed.is_empty() {
         Ok(())
     } else {

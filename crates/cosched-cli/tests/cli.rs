@@ -284,10 +284,37 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
         assert!(p["missing_mechanism"].as_str().is_some_and(|m| !m.is_empty()), "{p}");
     }
     for p in &pts {
-        for k in ["machine", "name", "published", "simulated", "error", "tolerance", "fitted", "source", "status"] {
+        for k in [
+            "machine",
+            "origin",
+            "name",
+            "published",
+            "simulated",
+            "error",
+            "tolerance",
+            "target",
+            "fitted",
+            "source",
+            "status",
+        ] {
             assert!(p.get(k).is_some(), "missing {k}: {p}");
         }
+        // A bound point says so; a pass outside the tolerance is a pass on the bound alone.
+        assert_eq!(p["target"] == "bound", !p["bound"].is_null(), "{p}");
+        if p["status"] == "pass" && p["within_tolerance"] == false {
+            assert_eq!(p["target"], "bound", "{p}");
+        }
+        assert!(["pass", "known gap", "fail"].contains(&p["status"].as_str().unwrap()), "{p}");
+        assert!(!(p["fitted"] == true && p["development"] == true), "fitted and development: {p}");
     }
+    // Every machine is of one origin, and both origins are counted apart in the summary.
+    for m in &covered {
+        let origins: std::collections::BTreeSet<&str> =
+            pts.iter().filter(|p| p["machine"] == *m).map(|p| p["origin"].as_str().unwrap()).collect();
+        assert_eq!(origins.len(), 1, "{m}: {origins:?}");
+    }
+    let table = String::from_utf8_lossy(&cosched(&["validate"]).stdout).to_string();
+    assert!(table.contains("\npublished machines: ") && table.contains("\ncalibrated hosts: "), "{table}");
     let bus = pts.iter().find(|p| p["kind"] == "bus_rate").unwrap();
     assert_eq!(bus["status"], "pass");
     // The same point with a wrong published value and no known gap fails with exit 1.

@@ -287,6 +287,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
             t.n_contexts()
         ),
         sources,
+        origin: cosched_machine::spec::Origin::Calibrated,
         freq_ghz: (m.freq_ghz * 1000.0).round() / 1000.0,
         topology: TopologySpec {
             sockets: t.n_sockets,

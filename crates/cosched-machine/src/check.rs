@@ -121,6 +121,11 @@ pub struct CheckPoint {
     pub source: String,
     /// Whether a preset constant was set from this point (else it is held out).
     pub fitted: bool,
+    /// Whether the point shaped a mechanism of the model (it failed, and the
+    /// mechanism that makes it pass was built after): a development point,
+    /// not held out, though no constant was set from it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub development: bool,
     /// Workload preset (`throughput_ratio`).
     #[serde(default)]
     pub workload: Option<String>,

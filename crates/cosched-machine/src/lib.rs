@@ -29,5 +29,5 @@ pub mod trace;
 
 pub use error::ConfigError;
 pub use power::{Power, PowerModel};
-pub use spec::MachineSpec;
+pub use spec::{MachineSpec, Origin};
 pub use trace::{ChromeTrace, TraceSlice};

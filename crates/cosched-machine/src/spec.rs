@@ -14,6 +14,24 @@ pub fn parse_toml<T: DeserializeOwned>(file: &str, src: &str) -> Result<T, Confi
     toml::from_str(src).map_err(|e| ConfigError::from_toml(file, src, &e))
 }
 
+/// Where a machine description's figures come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// A machine of the literature: its figures from papers and datasheets.
+    #[default]
+    Published,
+    /// A machine measured by `cosched calibrate` (this project's guest, or yours).
+    Calibrated,
+}
+
+impl Origin {
+    /// Whether the figures are the literature's (the default, not written out).
+    pub fn is_published(&self) -> bool {
+        *self == Origin::Published
+    }
+}
+
 /// A machine as written in `data/machines/*.toml`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +44,10 @@ pub struct MachineSpec {
     /// Where each figure comes from.
     #[serde(default)]
     pub sources: Vec<String>,
+    /// Whether the figures are the literature's or measured by `cosched calibrate`
+    /// (`cosched validate` counts the two kinds of point apart).
+    #[serde(default, skip_serializing_if = "Origin::is_published")]
+    pub origin: Origin,
     /// Core clock, GHz.
     pub freq_ghz: f64,
     /// The sharing tree.

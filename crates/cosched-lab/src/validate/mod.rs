@@ -9,7 +9,7 @@ mod sample;
 
 use crate::error::RunError;
 use cosched_machine::check::{Bound, CheckKind, CheckPoint};
-use cosched_machine::MachineSpec;
+use cosched_machine::{MachineSpec, Origin};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -18,6 +18,8 @@ use serde::Serialize;
 pub struct Outcome {
     /// The machine's name.
     pub machine: String,
+    /// Whether the machine's figures are the literature's or calibrated on a host.
+    pub origin: Origin,
     /// The point's name.
     pub name: String,
     /// What is measured.
@@ -32,11 +34,19 @@ pub struct Outcome {
     pub tolerance: f64,
     /// A one-sided bound the point also passes by.
     pub bound: Option<Bound>,
-    /// Whether the point was fitted (else held out).
+    /// `value` (the simulated figure must be within the tolerance) or `bound`
+    /// (it may also be anywhere on the stated side of the published figure).
+    pub target: &'static str,
+    /// Whether the simulated figure is within the tolerance (a bound point
+    /// that passes without it passes on the bound alone).
+    pub within_tolerance: bool,
+    /// Whether a preset constant was set from this point.
     pub fitted: bool,
+    /// Whether the point shaped a mechanism of the model (not held out either).
+    pub development: bool,
     /// Where the published figure comes from.
     pub source: String,
-    /// `pass`, `FAIL`, or `known gap`.
+    /// `pass`, `known gap` or `fail`.
     pub status: String,
     /// Why the model misses it, for a known gap.
     pub known_gap: Option<String>,
@@ -49,7 +59,8 @@ pub struct Outcome {
 /// Judge one simulated point against its published figure.
 fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<String>)) -> Outcome {
     let error = simulated / k.published - 1.0;
-    let ok = error.abs() <= k.tolerance
+    let within = error.abs() <= k.tolerance;
+    let ok = within
         || match k.bound {
             Some(Bound::Upper) => simulated <= k.published,
             Some(Bound::Lower) => simulated >= k.published,
@@ -58,10 +69,11 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
     let status = match (ok, &k.known_gap) {
         (true, _) => "pass",
         (false, Some(_)) => "known gap",
-        (false, None) => "FAIL",
+        (false, None) => "fail",
     };
     Outcome {
         machine: m.name.clone(),
+        origin: m.origin,
         name: k.name.clone(),
         kind: k.kind,
         published: k.published,
@@ -69,13 +81,75 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
         error,
         tolerance: k.tolerance,
         bound: k.bound,
+        target: if k.bound.is_some() { "bound" } else { "value" },
+        within_tolerance: within,
         fitted: k.fitted,
+        development: k.development,
         source: k.source.clone(),
         status: status.into(),
         known_gap: if ok { None } else { k.known_gap.clone() },
         missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
         detail,
     }
+}
+
+impl Outcome {
+    /// How the point is used: `fitted`, `development` or `held out`.
+    pub fn usage(&self) -> &'static str {
+        match (self.fitted, self.development) {
+            (true, _) => "fitted",
+            (false, true) => "development",
+            (false, false) => "held out",
+        }
+    }
+}
+
+/// The points of one origin counted as a reviewer reads them: held-out
+/// points apart from fitted and development ones, and among held-out passes
+/// those on a value apart from those that pass on a bound alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Points.
+    pub points: usize,
+    /// Fitted points.
+    pub fitted: usize,
+    /// Development points.
+    pub development: usize,
+    /// Held-out points.
+    pub held_out: usize,
+    /// Held-out points that pass within their tolerance.
+    pub held_out_pass_value: usize,
+    /// Held-out points that pass only because they sit on the stated side of a bound.
+    pub held_out_pass_bound_only: usize,
+    /// Held-out known gaps.
+    pub held_out_known_gap: usize,
+    /// Points that fail (any use).
+    pub fail: usize,
+}
+
+/// The tally of the outcomes from machines of `origin`.
+pub fn tally(outcomes: &[Outcome], origin: Origin) -> Tally {
+    let mut t = Tally::default();
+    for o in outcomes.iter().filter(|o| o.origin == origin) {
+        t.points += 1;
+        match o.usage() {
+            "fitted" => t.fitted += 1,
+            "development" => t.development += 1,
+            _ => {
+                t.held_out += 1;
+                match (o.status.as_str(), o.within_tolerance) {
+                    ("pass", true) => t.held_out_pass_value += 1,
+                    ("pass", false) => t.held_out_pass_bound_only += 1,
+                    ("known gap", _) => t.held_out_known_gap += 1,
+                    _ => {}
+                }
+            }
+        }
+        if o.status == "fail" {
+            t.fail += 1;
+        }
+    }
+    t
 }
 
 /// Simulate and judge every check point of `machines`, in order; `tick` is
@@ -97,25 +171,51 @@ pub fn points(machines: &[MachineSpec]) -> usize {
     machines.iter().map(|m| m.checks.len()).sum()
 }
 
-/// The Markdown table of `outcomes` that docs/model.md carries, so the
-/// docs quote a rerun (a test compares the two).
+/// One origin's tally in words (`cosched validate`'s summary lines).
+pub fn tally_line(outcomes: &[Outcome], origin: Origin) -> String {
+    let t = tally(outcomes, origin);
+    let what = match origin {
+        Origin::Published => "published machines",
+        Origin::Calibrated => "calibrated hosts",
+    };
+    format!(
+        "{what}: {} points ({} fitted, {} development, {} held out); held out: {} pass on a value, {} pass on a bound alone, {} known gap; {} fail",
+        t.points,
+        t.fitted,
+        t.development,
+        t.held_out,
+        t.held_out_pass_value,
+        t.held_out_pass_bound_only,
+        t.held_out_known_gap,
+        t.fail
+    )
+}
+
+/// The Markdown table of `outcomes` that docs/model.md carries, followed by
+/// the tally of each origin, so the docs quote a rerun (a test compares the two).
 pub fn doc_table(outcomes: &[Outcome]) -> String {
-    let mut out =
-        String::from("| machine | point | published | simulated | use | status |\n|---|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| machine | point | published | simulated | target | use | status |\n|---|---|---|---|---|---|---|\n",
+    );
     for o in outcomes {
         let status = match &o.missing_mechanism {
             Some(m) if o.status == "known gap" => format!("known gap; missing: {m}"),
             _ => o.status.clone(),
         };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
             o.machine,
             o.name.replace('|', "/"),
             short(o.published),
             short(o.simulated),
-            if o.fitted { "fitted" } else { "held out" },
+            o.target,
+            o.usage(),
             status.replace('|', "/"),
         ));
+    }
+    out.push('\n');
+    for origin in [Origin::Published, Origin::Calibrated] {
+        out += &format!("- {}\n", tally_line(outcomes, origin));
     }
     out
 }
