@@ -1,13 +1,6 @@
 //! Small formatting helpers.
 
-/// Quote a CSV field when needed.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+pub use cosched_lab::report::csv_field;
 
 /// Format an optional number with `prec` decimals, `-` when absent.
 pub fn opt(v: Option<f64>, prec: usize) -> String {

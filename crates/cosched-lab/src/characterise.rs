@@ -21,6 +21,7 @@ use crate::mix_model::{chase_phase, INSTR_PER_OP};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::topology::corun_pair;
 use cosched_machine::characterised::{CoRun, JobRecord, Record};
+use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run as simulate, SimOptions};
 use cosched_sim::model::RandomMisses;
@@ -113,8 +114,8 @@ pub fn predict(m: &MachineSpec, solo_s: f64, f: &Fit, pirate: bool, size: f64) -
     );
     let w = presets::workload_from_toml("fit", &text).map_err(RunError::from)?;
     let plan = Plan::new(&w, m, None, 1, "fit").map_err(RunError::from)?;
-    let (c0, c1) =
-        corun_pair(&m.topology()).ok_or_else(|| RunError::Study(format!("{}: no two cores share an LLC", m.name)))?;
+    let (c0, c1) = corun_pair(&m.topology())
+        .ok_or_else(|| RunError::Config(ConfigError::new(&m.name, "topology", "no two cores share an LLC")))?;
     let opts = PolicyOptions { assignment: Some(vec![c0, c1]), quantum: 1_000_000_000, ..Default::default() };
     let out = simulate(m, &plan, &mut *policies::make("static", &opts)?, &SimOptions::default(), None)
         .map_err(RunError::from)?;

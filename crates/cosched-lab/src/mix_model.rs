@@ -29,6 +29,7 @@ use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::{PairObservation, PairProfile};
 use cosched_core::topology::corun_pair;
 use cosched_machine::mix::{belongs, Mix};
+use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::{simulate, solo_times, RunConfig as SimRun};
@@ -201,7 +202,11 @@ pub fn model_mix(
         job.instances = mj.count;
         job.arrival_s = 0.0;
         let sim = simulated_solo(&job, m).map_err(|e| {
-            RunError::Study(format!("{}: job `{}`: {e}", programs.map_or("mix model", |p| p.file.as_str()), mj.name))
+            RunError::Config(ConfigError::new(
+                programs.map_or("mix model", |p| p.file.as_str()),
+                format!("job `{}`", mj.name),
+                e.to_string(),
+            ))
         })?;
         if let Some(solo) = solo_s[j] {
             scale_instructions(&mut job, solo / sim);
@@ -268,8 +273,8 @@ pub fn simulate_policy(
 /// machine's first two cores sharing an LLC, the co-runner working throughout:
 /// the job-level TIM `cosched probe` measures, predicted.
 pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfile, RunError> {
-    let (c0, c1) =
-        corun_pair(&m.topology()).ok_or_else(|| RunError::Study(format!("{}: no two cores share an LLC", m.name)))?;
+    let (c0, c1) = corun_pair(&m.topology())
+        .ok_or_else(|| RunError::Config(ConfigError::new(&m.name, "topology", "no two cores share an LLC")))?;
     let jobs = &model.workload.jobs;
     let one = |j: &JobSpec| JobSpec { instances: 1, ..j.clone() };
     let solo: Vec<f64> = jobs.iter().map(|j| simulated_solo(&one(j), m)).collect::<Result<_, _>>()?;

@@ -130,16 +130,18 @@ fn markdown(rows: &[Vec<String>]) -> String {
     s + "\n"
 }
 
-/// Rows as CSV text (fields with commas, quotes or newlines quoted, RFC 4180).
+/// One CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
+pub fn csv_field(f: &str) -> String {
+    if f.contains([',', '"', '\n']) {
+        format!("\"{}\"", f.replace('"', "\"\""))
+    } else {
+        f.to_string()
+    }
+}
+
+/// Rows as CSV text, one line per row.
 pub fn csv_text(rows: &[Vec<String>]) -> String {
-    let field = |f: &String| {
-        if f.contains([',', '"', '\n']) {
-            format!("\"{}\"", f.replace('"', "\"\""))
-        } else {
-            f.clone()
-        }
-    };
-    rows.iter().map(|r| r.iter().map(field).collect::<Vec<_>>().join(",") + "\n").collect()
+    rows.iter().map(|r| r.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(",") + "\n").collect()
 }
 
 #[cfg(test)]

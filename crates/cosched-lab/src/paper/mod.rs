@@ -147,8 +147,3 @@ pub fn run_one(m: &MachineSpec, plan: &Plan, policy: &str, opts: &PolicyOptions)
 pub fn machine(arg: &str) -> Result<MachineSpec, RunError> {
     Ok(cosched_machine::presets::machine(arg)?)
 }
-
-/// A workload preset or file.
-pub fn workload(arg: &str) -> Result<WorkloadSpec, RunError> {
-    Ok(presets::workload(arg)?)
-}

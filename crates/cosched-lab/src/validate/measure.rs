@@ -11,6 +11,7 @@ use crate::paper::run_one;
 use crate::paper::Trial;
 use cosched_core::policies::PolicyOptions;
 use cosched_machine::check::{CheckKind, CheckPoint, PowerDomain, Statistic};
+use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
@@ -155,9 +156,13 @@ fn chase_corun(m: &MachineSpec, wss_mb: f64, solo_rate_m: f64) -> Result<f64, Ru
     let ops = 20e6;
     let ipc = INSTR_PER_OP * solo_rate_m * 1e6 / (m.freq_ghz * 1e9);
     if ipc > m.core.issue_width {
-        return Err(RunError::Study(format!(
-            "{}: chase_corun solo_rate_m = {solo_rate_m} M loads/s would need IPC {ipc:.2} at {} GHz, above the issue width {}",
-            m.name, m.freq_ghz, m.core.issue_width
+        return Err(RunError::Config(ConfigError::new(
+            &m.name,
+            "check.solo_rate_m",
+            format!(
+                "{solo_rate_m} M loads/s (chase_corun) would need IPC {ipc:.2} at {} GHz, above the issue width {}",
+                m.freq_ghz, m.core.issue_width
+            ),
         )));
     }
     let text = format!(
@@ -183,7 +188,7 @@ fn timeshare(m: &MachineSpec, k: &CheckPoint) -> Result<(f64, Option<String>), R
     let (mb, solo_s, q) =
         (k.footprint_mb.expect("validated"), k.solo_s.expect("validated"), k.quantum_ms.expect("validated"));
     let ns = m.cache.latency_curve.as_ref().and_then(|c| latency_at(c, mb)).ok_or_else(|| {
-        RunError::Study(format!("{}: a `timeshare` point needs the machine's cache.latency_curve", m.name))
+        RunError::Config(ConfigError::new(&m.name, "cache.latency_curve", "a `timeshare` point needs it"))
     })?;
     let cpu_s = k.published * solo_s / 2.0;
     let t = cosched_machine::check::Timeshare {
@@ -223,7 +228,11 @@ fn solo_ipc_at_reference(m: &MachineSpec, name: &str) -> Result<f64, RunError> {
     let w = presets::workload(name).map_err(RunError::from)?;
     let reference =
         w.jobs.iter().flat_map(|j| j.all_phases()).find_map(|(_, _, ph)| ph.measured_on.clone()).ok_or_else(|| {
-            RunError::Study(format!("{name}: no phase has measured_on, so there is no reference machine to run it on"))
+            RunError::Config(ConfigError::new(
+                name,
+                "measured_on",
+                "no phase has it, so there is no reference machine to run it on",
+            ))
         })?;
     let mut r = m.clone();
     r.freq_ghz = reference.freq_ghz;

@@ -11,6 +11,7 @@ use crate::paper::Trial;
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::topology::Topology;
 use cosched_core::CtxId;
+use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::{presets, Plan};
@@ -25,10 +26,15 @@ fn pinned_plan(m: &MachineSpec, name: &str) -> Result<(Plan, Topology), RunError
     let plan = Plan::new(&w, m, None, 1, name).map_err(RunError::from)?;
     let topo = m.topology();
     if plan.threads.len() > topo.n_contexts() {
-        return Err(RunError::Study(format!(
-            "{name}: {} threads on {} contexts: an assignment needs one context per thread",
-            plan.threads.len(),
-            topo.n_contexts()
+        return Err(RunError::Config(ConfigError::new(
+            name,
+            "-",
+            format!(
+                "{} threads on {} contexts of {}: an assignment needs one context per thread",
+                plan.threads.len(),
+                topo.n_contexts(),
+                m.name
+            ),
         )));
     }
     Ok((plan, topo))
