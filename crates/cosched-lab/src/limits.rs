@@ -37,6 +37,14 @@ pub const SAMPLES: Bound = Bound {
           study uses 5,000)",
 };
 
+/// Mixes of `paper perf-fair` (the paper: 13).
+pub const MIXES: Bound = Bound {
+    knob: "mixes",
+    min: 1,
+    max: 1_000,
+    why: "each mix is composed and run under every scheduler and seed (the paper has 13)",
+};
+
 /// Real runs of `cosched run --repeat` (or interleaved rounds).
 pub const REPEAT: Bound = Bound {
     knob: "repeat",

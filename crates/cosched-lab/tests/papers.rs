@@ -137,6 +137,10 @@ fn a_refused_option_names_its_knob_before_any_work() {
     bad(paper::efs::run(&paper::efs::Options { seeds: zero, ..Default::default() }, &mut r).unwrap_err(), "seeds");
     let o = paper::perf_fair::Options { bw_range: "140:40".into(), ..Default::default() };
     bad(paper::perf_fair::run(&o, &mut r).unwrap_err(), "bw_range");
+    let o = paper::perf_fair::Options { mixes: 1_000_000_000, ..Default::default() };
+    bad(paper::perf_fair::run(&o, &mut r).unwrap_err(), "mixes");
+    let o = paper::perf_fair::Options { solo_seconds: f64::NAN, ..Default::default() };
+    bad(paper::perf_fair::run(&o, &mut r).unwrap_err(), "solo_seconds");
     let o = paper::rda::Options { pp_cost_us: -1.0, ..Default::default() };
     bad(paper::rda::run(&o, &mut r).unwrap_err(), "pp_cost_us");
     let o = paper::evt::Options { samples: usize::MAX, ..Default::default() };

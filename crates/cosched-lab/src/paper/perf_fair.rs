@@ -52,6 +52,9 @@ pub const PAPER_BW_RANGE: &str = "40:140";
 /// ... each benchmark's work what it executes "during 100 seconds in standalone execution" (§2).
 pub const PAPER_SOLO_S: f64 = 100.0;
 
+/// Longest solo time a process of a mix may be given, s (100 × the paper's).
+pub const MAX_SOLO_S: f64 = 10_000.0;
+
 /// The schedulers compared (each run also once more as Perf&Fair estimating once, `ONCE`).
 const SCHEDULERS: [&str; 5] = ["cfs", "perf", "fair", "perf-fair", "perf-fair-oracle"];
 /// Label of Perf&Fair with its IPC-alone estimate taken once and never renewed (the re-estimation ablation).
@@ -199,8 +202,15 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = machine(&a.machine)?;
     let (lo, hi) = parse_range(&a.bw_range)?;
     a.seeds.check()?;
-    if a.mixes == 0 {
-        return Err(RunError::knob("mixes", "must be at least 1"));
+    crate::limits::MIXES.check(a.mixes as u64)?;
+    if !(a.solo_seconds > 0.0 && a.solo_seconds <= MAX_SOLO_S) {
+        return Err(RunError::knob(
+            "solo_seconds",
+            format!(
+                "must be above 0 and at most {MAX_SOLO_S} s (each process's work, simulated under every scheduler and seed), got {}",
+                cosched_core::num::shortest(a.solo_seconds)
+            ),
+        ));
     }
     let mixes = mixes(&m, a.mixes, (lo, hi), a.solo_seconds)?;
     let trials = a.seeds.trials();
