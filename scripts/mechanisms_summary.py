@@ -22,8 +22,8 @@ HEADLINES = [
     ("slits", "headline.csv", ("slits-contention", "cfs"), "speedup %"),
     ("slits", "fig678-ablation.csv", ('periodic 4 ms (paper\'s "without Lazy")',), "speedup vs full SLITS %"),
     ("slits", "pairing-rules.csv", ("FM - round-robin, per-core",), "speedup %"),
-    ("perf-fair", "fig1-unfairness.csv", ("geomean",), "cfs unfairness %"),
-    ("perf-fair", "fig1-unfairness.csv", ("geomean",), "perf-fair unfairness %"),
+    ("perf-fair", "fig1-unfairness.csv", ("geomean",), "cfs unfairness"),
+    ("perf-fair", "fig1-unfairness.csv", ("geomean",), "perf-fair unfairness"),
     ("perf-fair", "fig2-speedup.csv", ("geomean",), "perf speedup %"),
     ("perf-fair", "fig2-speedup.csv", ("geomean",), "fair speedup %"),
     ("perf-fair", "fig2-speedup.csv", ("geomean",), "perf-fair speedup %"),
@@ -50,6 +50,9 @@ def cell(rows: list[dict[str, str]], key: tuple[str, ...], col: str) -> str:
                 return mean or "n/a"
             if not math.isfinite(m):
                 return "n/a"
+            # Unfairness is a ratio (max slowdown / min slowdown): three decimals, no sign.
+            if "unfairness" in col:
+                return f"{m:.3f} ±{float(half):.3f}" if half else f"{m:.3f}"
             return f"{m:+.2f} ±{float(half):.2f}" if half else f"{m:+.2f}"
     return "n/a"
 

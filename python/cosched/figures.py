@@ -161,7 +161,8 @@ def _perf_fair_lines(df: pd.DataFrame, suffix: str, ax: Any, ylabel: str, title:
 def perf_fair_fig1(results: str | Path | None = None, ax: Any = None) -> Any:
     """Perf&Fair Fig. 1: unfairness of each scheduler per mix, by the mix's bandwidth."""
     df = _csv(results, "perf-fair", "fig1-unfairness.csv")
-    return _perf_fair_lines(df, "unfairness %", _ax(ax), "unfairness, %", "Perf&Fair Fig. 1 (ours): unfairness")
+    ylabel = "unfairness (max slowdown / min slowdown)"
+    return _perf_fair_lines(df, "unfairness", _ax(ax), ylabel, "Perf&Fair Fig. 1 (ours): unfairness")
 
 
 def perf_fair_fig2(results: str | Path | None = None, ax: Any = None) -> Any:

@@ -16,6 +16,7 @@ mod characterise;
 pub mod compare;
 pub mod complete;
 mod doctor;
+mod dram;
 pub use cosched_lab::error;
 pub mod evt;
 mod flags;
@@ -88,6 +89,9 @@ enum Cmd {
     Characterise(characterise::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
+    /// EFS Table 1 at the DRAM: one versus several read streams on the cycle-level controller of a
+    /// machine's `[memory.dram]`, and the row-conflict table the bus model reads (`--toml`).
+    Dram(dram::Args),
     /// Every calibration and check point of the machine presets: published figure, simulated value,
     /// error, tolerance, source, fitted or held out; exit 1 when a point leaves its tolerance.
     Validate(validate::Args),
@@ -269,6 +273,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Evt(a) => evt::run(a).map_err(Failure::from),
         Cmd::Complete(a) => complete::run(a).map_err(Failure::from),
         Cmd::Validate(a) => validate::run(a),
+        Cmd::Dram(a) => dram::run(a).map_err(Failure::from),
         Cmd::Doctor(a) => doctor::run(a).map_err(Failure::from),
         Cmd::Profile(a) => profile::run(a).map_err(Failure::from),
         Cmd::Assign(a) => assign::run(a).map_err(Failure::from),

@@ -22,8 +22,12 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     let w = tmp("badlatency.toml", &preset("machines", "i5-2500").replace("[0.0, 62.0]", "[0.5, 62.0]"));
     fails_cleanly(&["simulate", "-m", &w], &["badlatency.toml", "memory.loaded_latency"]);
     let i5 = preset("machines", "i5-2500");
-    let w = tmp("nobanks.toml", &i5.replace("banks = 16", "banks = 0"));
-    fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "from 1 to"]);
+    let w = tmp("nobanks.toml", &i5.replace("banks = 8", "banks = 0"));
+    fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "must be in [1, 64], got 0"]);
+    let w = tmp("nodevice.toml", &i5.replace("device = \"ddr3-1333h\"", "device = \"ddr5\""));
+    fails_cleanly(&["simulate", "-m", &w], &["nodevice.toml", "memory.dram.device", "unknown device \"ddr5\""]);
+    let w = tmp("shortrow.toml", &i5.replace("  [0, 0, 0, 0],\n]", "  [0, 0, 0],\n]"));
+    fails_cleanly(&["simulate", "-m", &w], &["shortrow.toml", "memory.dram.stretch[3]", "one value per streams entry"]);
     let w = tmp("selfq.toml", &i5.replace("self_queueing = 0.0", "self_queueing = 1.5"));
     fails_cleanly(&["simulate", "-m", &w], &["selfq.toml", "memory.self_queueing"]);
     let w = tmp(

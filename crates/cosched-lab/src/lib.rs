@@ -14,6 +14,7 @@ pub mod best_static;
 pub mod characterise;
 pub mod compare;
 pub mod declared;
+pub mod dram_check;
 pub mod error;
 pub mod evt;
 pub mod knobs;

@@ -19,6 +19,7 @@
 
 pub mod characterised;
 pub mod check;
+pub mod dram;
 pub mod error;
 pub mod input;
 pub mod mix;

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod contention;
+pub mod dram;
 pub mod engine;
 pub mod experiment;
 pub mod model;

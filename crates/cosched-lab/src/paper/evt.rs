@@ -68,7 +68,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = machine(&a.machine)?;
     let topo = m.topology();
     out.heading(format!(
-        "# Statistical thread assignment on `{}` (simulated; {} random assignments per application and seed, {} seeds, run-to-run variation {})\n",
+        "# Statistical thread assignment on `{}` (simulated; {} random assignments per application and seed, {} seeds, run-to-run variation {}; intervals: simulation precision)\n",
         m.name, a.samples, a.seeds.seeds, a.seeds.noise
     ));
     let mut t_pot = Table::new(&[

@@ -55,7 +55,7 @@ impl Seeds {
     /// A rerun's title: `# PAPER on `MACHINE` (simulated; N seeds …)` and its blank line.
     pub fn title(&self, paper: &str, machine: &str) -> String {
         format!(
-            "# {paper} on `{machine}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval)\n",
+            "# {paper} on `{machine}` (simulated; {} seeds with run-to-run variation {}, mean ±95% interval: simulation precision)\n",
             self.seeds, self.noise
         )
     }

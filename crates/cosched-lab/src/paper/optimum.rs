@@ -62,7 +62,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let cover: Vec<Trial> = (1..=a.coverage_seeds).map(|seed| Trial { seed, noise: a.seeds.noise }).collect();
     let more = if cover.len() > trials.len() { &cover } else { &trials };
     out.heading(format!(
-        "# How far from the best: the exact optimum of static co-schedules (simulated; {} seeds with run-to-run variation {}, mean ±95% interval; EVT coverage over {} seeds)\n",
+        "# How far from the best: the exact optimum of static co-schedules (simulated; {} seeds with run-to-run variation {}, mean ±95% interval: simulation precision; EVT coverage over {} seeds)\n",
         a.seeds.seeds, a.seeds.noise, a.coverage_seeds
     ));
     let cells = over_trials(&CASES, more, |&(mn, wn), t| {

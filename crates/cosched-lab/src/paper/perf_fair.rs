@@ -197,6 +197,35 @@ struct Cell {
     finish: Vec<f64>,
 }
 
+/// §7, Fig. 2 ("speedups closer to the Perf scheduler than to the Fair scheduler"): in how many
+/// mixes Perf&Fair's mean speedup is nearer Fair's than Perf's. `per_mix` holds each mix's mean
+/// speedups (Perf&Fair, Fair, Perf); mixes are numbered from 1.
+pub fn nearer_line(per_mix: &[[f64; 3]]) -> String {
+    let (mut fair, mut perf, mut level) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, [pf, f, p]) in per_mix.iter().enumerate() {
+        let (to_fair, to_perf) = ((pf - f).abs(), (pf - p).abs());
+        match to_fair.partial_cmp(&to_perf) {
+            Some(std::cmp::Ordering::Less) => fair.push(i + 1),
+            Some(std::cmp::Ordering::Greater) => perf.push(i + 1),
+            _ => level.push(i + 1),
+        }
+    }
+    let list = |v: &[usize]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+        }
+    };
+    format!(
+        "Perf&Fair's mean speedup is nearer Fair's than Perf's in {} of {} mixes (mixes nearer Perf's: {}; equidistant: {}).\n",
+        fair.len(),
+        per_mix.len(),
+        list(&perf),
+        list(&level)
+    )
+}
+
 /// Rerun Perf&Fair §5: Figs. 1-3, the regimes, the paired comparison and the re-estimation ablation.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = machine(&a.machine)?;
@@ -248,7 +277,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     })?;
     let cell = |i: usize, s: usize, k: usize| &cells[i * runs + s][k];
     out.heading(format!(
-        "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each; {} seeds with run-to-run variation {} and 1% counter noise, mean ±95% interval)\n",
+        "# Perf&Fair on `{}` (simulated, {} mixes x 24 processes, {} s solo each; {} seeds with run-to-run variation {} and 1% counter noise, mean ±95% interval: simulation precision)\n",
         m.name,
         mixes.len(),
         a.solo_seconds,
@@ -257,19 +286,19 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     ));
     // Fig. 1: unfairness (%), Fig. 2: speedup over Linux (%).
     let mut h1: Vec<String> = vec!["mix".into(), "avg BW_MM trans/µs".into()];
-    h1.extend(SCHEDULERS.iter().map(|s| format!("{s} unfairness %")));
+    h1.extend(SCHEDULERS.iter().map(|s| format!("{s} unfairness")));
     let mut h2: Vec<String> = vec!["mix".into(), "avg BW_MM trans/µs".into()];
     h2.extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
     let s1: Vec<&str> = h1.iter().map(String::as_str).collect();
     let s2: Vec<&str> = h2.iter().map(String::as_str).collect();
     let (mut fig1, mut fig2) = (Table::new(&s1), Table::new(&s2));
-    let unf = |i: usize, s: usize, k: usize| (cell(i, s, k).unfairness - 1.0) * 100.0;
+    let unf = |i: usize, s: usize, k: usize| cell(i, s, k).unfairness;
     let spd = |i: usize, s: usize, k: usize| cell(i, 0, k).makespan / cell(i, s, k).makespan;
     for (i, (_, _, bw)) in mixes.iter().enumerate() {
         let mut r1: Vec<TCell> = vec![format!("{}", i + 1).into(), format!("{bw:.1}").into()];
         let mut r2: Vec<TCell> = vec![format!("{}", i + 1).into(), format!("{bw:.1}").into()];
         for s in 0..SCHEDULERS.len() {
-            r1.push(TCell::value(&(0..nt).map(|k| unf(i, s, k)).collect::<Vec<_>>(), 1));
+            r1.push(TCell::value(&(0..nt).map(|k| unf(i, s, k)).collect::<Vec<_>>(), 3));
             if s > 0 {
                 r2.push(TCell::diff(&(0..nt).map(|k| (spd(i, s, k) - 1.0) * 100.0).collect::<Vec<_>>(), 1));
             }
@@ -285,9 +314,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let geo = |f: &dyn Fn(usize, usize) -> f64| geo_of(&all, f);
     let pct = |xs: Vec<f64>| xs.iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>();
     let mut g1: Vec<TCell> = vec!["geomean".into(), "".into()];
-    g1.extend((0..SCHEDULERS.len()).map(|s| {
-        TCell::value(&geo(&|i, k| cell(i, s, k).unfairness).iter().map(|u| (u - 1.0) * 100.0).collect::<Vec<_>>(), 1)
-    }));
+    g1.extend((0..SCHEDULERS.len()).map(|s| TCell::value(&geo(&|i, k| cell(i, s, k).unfairness), 3)));
     fig1.push(g1);
     let mut g2: Vec<TCell> = vec!["geomean".into(), "".into()];
     g2.extend(
@@ -295,12 +322,18 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             .map(|s| TCell::diff(&geo(&|i, k| spd(i, s, k)).iter().map(|x| (x - 1.0) * 100.0).collect::<Vec<_>>(), 1)),
     );
     fig2.push(g2);
-    out.heading("## Fig. 1: unfairness (max slowdown / min slowdown − 1), mean ±95% interval over seeds\n".to_string());
-    out.line("Paper (geometric means): Perf 149%, Linux 33%, Fair 13.5%, Perf&Fair 18.5%, Oracle 3.5%.\n".to_string());
+    out.heading("## Fig. 1: unfairness (max slowdown / min slowdown), mean ±95% interval over seeds\n".to_string());
+    out.line("Paper (geometric means, printed there as percent above 1): Perf 2.49 (149%), Linux 1.33 (33%), Fair 1.135 (13.5%), Perf&Fair 1.185 (18.5%), Oracle 1.035 (3.5%).\n".to_string());
     out.table(fig1, "fig1-unfairness.csv");
     out.heading("## Fig. 2: turnaround-time speedup over Linux (cfs), mean ±95% interval over seeds\n".to_string());
     out.line("Paper (geometric means): Perf&Fair +5.6%, Perf +5.0%, Fair +2.2%; Oracle above Perf&Fair.\n".to_string());
     out.table(fig2, "fig2-speedup.csv");
+    let pos = |name: &str| SCHEDULERS.iter().position(|&s| s == name).expect("a compared scheduler");
+    let mean_spd = |i: usize, s: usize| (0..nt).map(|k| (spd(i, s, k) - 1.0) * 100.0).sum::<f64>() / nt as f64;
+    let per_mix: Vec<[f64; 3]> = (0..mixes.len())
+        .map(|i| [mean_spd(i, pos("perf-fair")), mean_spd(i, pos("fair")), mean_spd(i, pos("perf"))])
+        .collect();
+    out.line(nearer_line(&per_mix));
     // §7's three bandwidth regimes.
     let mut h3: Vec<String> = vec!["regime trans/µs".into(), "mixes".into()];
     h3.extend(SCHEDULERS.iter().skip(1).map(|s| format!("{s} speedup %")));
@@ -326,7 +359,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         "comparison",
         "speedup difference (points)",
         "seeds to resolve",
-        "unfairness difference (points)",
+        "unfairness difference (ratio)",
         "mixes A ahead / no difference / B ahead (speed)",
     ]);
     let at = |name: &str| SCHEDULERS.iter().position(|&s| s == name).expect("a compared scheduler");
@@ -334,7 +367,11 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         let (sx, sy) = (at(x), at(y));
         let points = |a: Vec<f64>, b: Vec<f64>| a.iter().zip(&b).map(|(p, q)| (p - q) * 100.0).collect::<Vec<_>>();
         let d_spd = points(geo(&|i, k| spd(i, sx, k)), geo(&|i, k| spd(i, sy, k)));
-        let d_unf = points(geo(&|i, k| cell(i, sx, k).unfairness), geo(&|i, k| cell(i, sy, k).unfairness));
+        let d_unf: Vec<f64> = geo(&|i, k| cell(i, sx, k).unfairness)
+            .iter()
+            .zip(geo(&|i, k| cell(i, sy, k).unfairness))
+            .map(|(p, q)| p - q)
+            .collect();
         let (mut ahead, mut level, mut behind) = (0, 0, 0);
         for i in 0..mixes.len() {
             let d: Vec<f64> = (0..nt).map(|k| (spd(i, sx, k) - spd(i, sy, k)) * 100.0).collect();
@@ -349,7 +386,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             format!("A = {x}, B = {y}: A − B").into(),
             TCell::diff(&d_spd, 2),
             TCell::resolve(&d_spd),
-            TCell::diff(&d_unf, 1),
+            TCell::diff(&d_unf, 3),
             format!("{ahead} / {level} / {behind}").into(),
         ]);
     }
@@ -363,16 +400,16 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     // Ablation: the IPC-alone estimate renewed every `validity` quanta vs taken once.
     let once = SCHEDULERS.len();
     let p_f = SCHEDULERS.iter().position(|&s| s == "perf-fair").expect("perf-fair is compared");
-    let mut abl = Table::new(&["variant", "unfairness %", "speedup over Linux %"]);
-    let unf_of = |s: usize| pct(geo(&|i, k| cell(i, s, k).unfairness));
+    let mut abl = Table::new(&["variant", "unfairness", "speedup over Linux %"]);
+    let unf_of = |s: usize| geo(&|i, k| cell(i, s, k).unfairness);
     let spd_of = |s: usize| pct(geo(&|i, k| spd(i, s, k)));
     for (label, s) in [("perf-fair (re-estimates every 40 quanta)", p_f), (ONCE, once)] {
-        abl.push(vec![label.into(), TCell::value(&unf_of(s), 1), TCell::diff(&spd_of(s), 1)]);
+        abl.push(vec![label.into(), TCell::value(&unf_of(s), 3), TCell::diff(&spd_of(s), 1)]);
     }
     let minus = |a: Vec<f64>, b: Vec<f64>| a.iter().zip(&b).map(|(x, y)| x - y).collect::<Vec<_>>();
     abl.push(vec![
-        "estimate once − re-estimate (points)".into(),
-        TCell::diff(&minus(unf_of(once), unf_of(p_f)), 1),
+        "estimate once − re-estimate (unfairness: ratio; speed: points)".into(),
+        TCell::diff(&minus(unf_of(once), unf_of(p_f)), 3),
         TCell::diff(&minus(spd_of(once), spd_of(p_f)), 1),
     ]);
     out.heading("## Ablation: re-estimation of IPC alone (geometric means over the mixes, same seeds)\n".to_string());
@@ -414,4 +451,19 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     out.rows(comp.clone());
     out.file("mixes.csv", comp);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearer_line;
+
+    #[test]
+    fn nearer_line_counts_each_mix_once() {
+        // Mix 1 nearer Fair, mix 2 nearer Perf, mix 3 equidistant.
+        let line = nearer_line(&[[3.0, 2.9, 1.0], [3.0, 1.0, 3.2], [2.0, 1.0, 3.0]]);
+        assert_eq!(
+            line,
+            "Perf&Fair's mean speedup is nearer Fair's than Perf's in 1 of 3 mixes (mixes nearer Perf's: 2; equidistant: 3).\n"
+        );
+    }
 }

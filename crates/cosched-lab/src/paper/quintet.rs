@@ -47,7 +47,8 @@ enum Metric {
     Speed,
     /// System energy; differences as saving, % (positive: quintet uses less).
     Energy,
-    /// Unfairness (max slowdown / min slowdown − 1, %); differences in points (positive: quintet fairer).
+    /// Unfairness (max slowdown / min slowdown, the registry's ratio); differences of the ratio
+    /// (positive: quintet fairer).
     Unfairness,
 }
 
@@ -56,7 +57,7 @@ impl Metric {
         match self {
             Metric::Speed => "makespan s",
             Metric::Energy => "system energy J",
-            Metric::Unfairness => "unfairness %",
+            Metric::Unfairness => "unfairness",
         }
     }
 
@@ -64,7 +65,7 @@ impl Metric {
         match self {
             Metric::Speed => "speed gain %",
             Metric::Energy => "energy saving %",
-            Metric::Unfairness => "unfairness cut (points)",
+            Metric::Unfairness => "unfairness cut (ratio)",
         }
     }
 
@@ -74,6 +75,15 @@ impl Metric {
             Metric::Speed => (other / ours - 1.0) * 100.0,
             Metric::Energy => (1.0 - ours / other) * 100.0,
             Metric::Unfairness => other - ours,
+        }
+    }
+
+    /// Decimals of a difference: a ratio's needs three, a percentage two.
+    fn digits(self) -> usize {
+        if self == Metric::Unfairness {
+            3
+        } else {
+            2
         }
     }
 }
@@ -247,8 +257,8 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
                 vals(0),
                 rival.map_or("-".into(), vals),
                 vals(q),
-                rival.map_or("-".into(), |r| Cell::diff(&diff(w, r), 2)),
-                Cell::diff(&diff(w, 0), 2),
+                rival.map_or("-".into(), |r| Cell::diff(&diff(w, r), s.metric.digits())),
+                Cell::diff(&diff(w, 0), s.metric.digits()),
                 rival.map_or("-".into(), |r| Cell::diff(&speed(w, r), 2)),
                 Cell::diff(&speed(w, 0), 2),
                 Cell::value(&at(w, q).iter().map(|r| r.choice * 100.0).collect::<Vec<_>>(), 1),
@@ -258,7 +268,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
                     s.paper.into(),
                     name.clone().into(),
                     vs[v].ablated().map_or("-", Mechanism::word).into(),
-                    Cell::diff(&diff(w, v), 2),
+                    Cell::diff(&diff(w, v), s.metric.digits()),
                 ]);
             }
             let best: Option<Vec<f64>> = cells[w].iter().map(|c| c.1.as_ref().map(|b| b.1)).collect();
@@ -302,7 +312,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
                             / wl.len() as f64
                     })
                     .collect();
-                Cell::diff(&d, 2)
+                Cell::diff(&d, s.metric.digits())
             }
         };
         summary.push(vec![
@@ -366,7 +376,7 @@ fn study_cell(
             Metric::Energy => out.energy.system,
             Metric::Unfairness => {
                 let finish: Vec<f64> = out.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
-                (super::perf_fair::unfairness(&finish, solo.as_deref().expect("solo times")) - 1.0) * 100.0
+                super::perf_fair::unfairness(&finish, solo.as_deref().expect("solo times"))
             }
         };
         runs.push(Run { value, choice, makespan, gips: out.totals.instructions / makespan / 1e9 });

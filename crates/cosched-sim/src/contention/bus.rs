@@ -19,35 +19,35 @@ impl Solver {
         (r, d)
     }
 
-    /// DRAM row conflicts between concurrent streams: the extra bus time per
+    /// DRAM interference between concurrent streams: the extra bus time per
     /// line, as a share of the sustained line time (0 without `[memory.dram]`).
     ///
     /// With `n` streams (the effective number, `(Σd)²/Σd²` over the threads'
-    /// current demands `d`) spread over `B` banks, a stream shares its bank
-    /// with another with probability `p = 1 − (1 − 1/B)^(n−1)`. A controller
-    /// that serves open-row hits first (FR-FCFS) then alternates between the
-    /// sharers' rows every batch of `MLP` requests (what one stream has
-    /// outstanding), each switch costing `switch_ns` of bank time; only the
-    /// `row_locality` share of a stream's accesses had an open row to lose.
-    /// Extra time per line of stream `i`: `h_i · p · switch / MLP_i`, weighted
-    /// by its share of the traffic (`docs/model.md`, "DRAM interference").
+    /// current demands `d`, so a light stream counts little), each stream's
+    /// extra time is the cycle-level controller's measurement at `n` streams
+    /// of its phase's `row_locality` (`[memory.dram] stretch`, read
+    /// bilinearly), weighted by its share of the traffic (`docs/model.md`,
+    /// "DRAM interference"). One stream alone costs nothing, so solo
+    /// calibrations are unchanged.
     pub(super) fn row_conflicts(&self, models: &[PhaseModel], runners: &[Runner]) -> f64 {
-        let Some((banks, switch_ns)) = self.dram else { return 0.0 };
-        let (mut sum, mut sum2, mut extra) = (0.0, 0.0, 0.0);
-        for (i, r) in runners.iter().enumerate() {
-            let m = &models[r.model as usize];
+        let Some(dram) = &self.dram else { return 0.0 };
+        let (mut sum, mut sum2) = (0.0, 0.0);
+        for i in 0..runners.len() {
             let d = self.demand(i, self.l[i]);
             sum += d;
             sum2 += d * d;
-            extra += d * m.row_locality * switch_ns / m.mlp;
         }
         if sum <= 0.0 {
             return 0.0;
         }
         let streams = sum * sum / sum2;
-        let p = 1.0 - (1.0 - 1.0 / banks).powf(streams - 1.0);
-        let line_ns = 1e9 / self.mu;
-        p * extra / sum / line_ns
+        let mut extra = 0.0;
+        for (i, r) in runners.iter().enumerate() {
+            let h = models[r.model as usize].row_locality;
+            let d = self.demand(i, self.l[i]);
+            extra += d * crate::dram::table::read(&dram.streams, &dram.row_locality, &dram.stretch, streams, h);
+        }
+        extra / sum
     }
 
     /// Latency at utilisation `r` with the queueing part (above idle)

@@ -18,9 +18,9 @@
 //!   utilisation (less the thread's own share where the machine's
 //!   `self_queueing` < 1, EFS Eqs. 7-8); past the sustained maximum the
 //!   latency is whatever makes demand equal the maximum.
-//! * **DRAM interference**: concurrent streams break each other's open rows;
-//!   each row switch costs bank time, so the bus delivers less than its
-//!   sustained maximum (`Solver::row_conflicts`).
+//! * **DRAM interference**: what concurrent streams cost each other at the
+//!   DRAM, read from the table the cycle-level controller measured for the
+//!   machine's device and organisation (`crate::dram`, `Solver::row_conflicts`).
 //!
 //! Occupancy, miss rates, IPC and latency depend on each other; the solver
 //! iterates occupancy (warm-started from the last solution, damped by half
@@ -122,8 +122,8 @@ pub struct Solver {
     /// LLC hit latency).
     exchange_hit_cycles: f64,
     lat: LoadedLatency,
-    /// DRAM banks and row-switch time (ns), when the machine models row conflicts.
-    dram: Option<(f64, f64)>,
+    /// The cycle-level DRAM's row-conflict table, when the machine has `[memory.dram]`.
+    dram: Option<cosched_machine::spec::DramSpec>,
     /// Service-time stretch from row conflicts at the current solve (1 = none).
     stretch: f64,
     // scratch
@@ -186,7 +186,7 @@ impl Solver {
             l1_bw: m.core.l1_accesses_per_cycle,
             exchange_hit_cycles: m.cache.llc_hit_cycles,
             lat: LoadedLatency::of(&m.memory),
-            dram: m.memory.dram.as_ref().map(|d| (d.banks as f64, d.switch_ns)),
+            dram: m.memory.dram.clone(),
             l: vec![],
             own: vec![],
             mlp: vec![],
