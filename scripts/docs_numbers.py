@@ -2,27 +2,29 @@
 
 Scope: each Markdown table of the docs whose header has a `verdict` column (the "Claims checked"
 tables and the runtime's rounds tables), every table or paragraph that a line
-`<!-- numbers: results/DIR ... -->` right above it declares, and every number of those, in
-every column but the paper's own (the first column when its header starts with "paper" or
-"claim").
+`<!-- numbers: results/DIR ... -->` right above it declares, and every number of those, in every
+column but the first (it names the row: a claim, a workload, a setting) and the paper's own
+(a header starting with "paper" or "claim").
 
-A number is read with its precision (`+2.2 ±1.1` is a mean and a 95% half-width, `1.034–1.314`
-an interval, `12 of 13` a count) and looked for among the cells of the doc's result files
-(`docs/results/<doc>/`, CSV, JSON, and the tables and lines of the reruns' report.md): a cell
-matches when it rounds to the number as printed, directly, as a percentage (x 100) or as a
-percentage change of a ratio ((x - 1) x 100). A mean with its interval must be found in one
-row. Each number's cell is pinned in `docs/results/numbers.csv` (doc, claim, column, token,
-file, row, column of the file, reading), which is how a reader finds the cell behind a number.
+A number is read with its precision (`+2.2 ±1.1` is a mean and its 95% half-width, `1.034–1.314`
+an interval, `12 of 13` a count) and pinned to a cell of the doc's result files (CSV, JSON, and
+the tables and lines of the reruns' reports under `docs/results/`): the cell must round to the
+number as printed, directly, as a percentage (x 100), as the percentage change of a ratio
+((x - 1) x 100), or any of those negated. `docs/results/numbers.csv` holds the pins (page, claim,
+column, number; file, row, field, which number of the cell, reading, where the half-width or the
+range's end is), which is how a reader finds the cell behind a number.
 
-    scripts/docs-numbers            # check: every number still reads its pinned cell
-    scripts/docs-numbers --write    # find a cell for each number without a valid pin
+    scripts/docs-numbers            # check every number against its pinned cell
+    scripts/docs-numbers --update   # rewrite every number whose pinned cell changed (after a rerun)
+    scripts/docs-numbers --write    # pin a cell for each number without one (new or edited text)
     scripts/docs-numbers --explain docs/rda.md   # where each number of a page comes from
 
-The check fails, naming the doc, its line and the number, when a number has no pinned cell,
-when the pinned cell no longer rounds to it (a rerun changed the result: regenerate the doc's
-number), or when a pin names a number the docs no longer have. Numbers that are not results
-(seeds, sizes and parameters of a run, section and figure numbers, file names in backticks)
-are skipped by the rules in `skipped`.
+The check fails, naming the page, line and number, when a number has no pinned cell (typed by
+hand), when its pinned cell no longer rounds to it (a rerun changed the result: `--update`
+regenerates the number), when a pin names a number the docs no longer have, and when a verdict
+written beside an interval does not follow from it (`x ±h (no difference)` with |x| > h). Numbers
+that are not results (seeds, sizes and parameters of a run, section and figure numbers, names in
+backticks) are skipped by the rules in `skipped`.
 """
 
 from __future__ import annotations
@@ -33,26 +35,25 @@ import io
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-# A doc -> the folders of docs/results its tables read (relative to docs/results).
+# A page -> the folders of docs/results its verdict tables read (a marker line overrides).
 FOLDERS = {
     "efs": ["efs"],
-    "evt": ["evt"],
+    "evt": ["evt", "evt-coverage"],
     "perf-fair": ["perf-fair", "sensitivity"],
     "rda": ["rda", "runtime", "sensitivity"],
     "slits": ["slits"],
     "runtime": ["runtime"],
     "quintet": ["quintet"],
     "optimum": ["optimum"],
-    "model": ["mechanisms", "perf-fair", "rda", "efs", "slits", "evt", "optimum", "quintet"],
 }
 PIN_FILE = "docs/results/numbers.csv"
-PIN_HEADER = ["doc", "claim", "column", "token", "file", "row", "field", "reading"]
+PIN_HEADER = ["doc", "claim", "column", "token", "file", "row", "row key", "field", "item", "reading", "half", "to"]
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)-->")
 
-# One number as printed: sign, digits (thousands with commas), decimals, and what may follow it.
+# One number as printed: sign, digits (thousands with commas), decimals.
 NUM = r"[+−-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+−-]?\d+(?:\.\d+)?"
 TOKEN = re.compile(
     rf"(?<![\w.\-/#§])(?P<a>{NUM})"
@@ -63,7 +64,7 @@ TOKEN = re.compile(
 # The words after a number that make it a parameter of the run, not a result.
 PARAMETER_AFTER = re.compile(
     r"\s*(?:[-–]?\s*)?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
-    r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|contexts|"
+    r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
     r"rounds|samples|assignments|partitions|repeats|times|x\b|×\s*(?:the|spec)|"
     r"ms periods|µs periods|MiB each|KiB|bits?|SPEC|PARSEC|/µs sustained|"
     r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b|k\b)",
@@ -73,6 +74,19 @@ PARAMETER_BEFORE = re.compile(
     r"at\s+|first\s+|top\s+|of\s+|every\s+|k\s*=\s*|p\s*=\s*|level\s+|"
     r"beta\(|Weibull\(|Pareto\(|gpd\(|\d,\s*)$"
 )
+HALF_WIDTH = re.compile(r"(?<![a-z])ci(95)?(?![a-z])|±|half-width|interval")
+LO_HI = re.compile(r"(^|[._ ])(lo|hi|low|high)$")
+WORD = re.compile(r"[A-Za-z][\w&-]{2,}")
+# How a cell may be printed: as it is, as a percentage, as the percentage change of a ratio, and
+# each of those negated (a saving printed as a positive number, a loss as a negative speedup).
+READINGS = {
+    "value": (1.0, 0.0),
+    "percent": (100.0, 0.0),
+    "change": (100.0, -100.0),
+    "negated": (-1.0, 0.0),
+    "negated percent": (-100.0, 0.0),
+    "saving": (-100.0, 100.0),
+}
 
 
 def num(text: str) -> tuple[float, int]:
@@ -83,11 +97,15 @@ def num(text: str) -> tuple[float, int]:
 
 @dataclass(frozen=True)
 class Token:
-    """A number (or a mean with its interval, a range, a count of a total) in a doc cell."""
+    """A number (or a mean with its half-width, a range, a count of a total) in a doc cell."""
 
     text: str
-    values: tuple[tuple[float, int], ...]
+    parts: tuple[str, ...]  # the printed numbers: (a,), (mean, half), (lo, hi), (count, total)
     kind: str  # "one", "pm", "range", "of"
+
+    @property
+    def values(self) -> list[tuple[float, int]]:
+        return [num(p) for p in self.parts]
 
 
 def tokens(cell: str) -> list[tuple[int, Token]]:
@@ -96,19 +114,21 @@ def tokens(cell: str) -> list[tuple[int, Token]]:
     # Backticked code and link targets are names, not numbers.
     masked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), cell)
     masked = re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), masked)
+    # Quoted text is the paper's words, and `462.libquantum` a name.
+    masked = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), masked)
+    masked = re.sub(r"\b\d+\.[A-Za-z]\w*", lambda m: " " * len(m.group(0)), masked)
     for m in TOKEN.finditer(masked):
         a = m.group("a")
         if m.group("b"):
-            tok = Token(m.group(0).strip(), (num(a), num(m.group("b"))), "pm")
+            tok = Token(cell[m.start() : m.end()].strip(), (a, m.group("b")), "pm")
         elif m.group("c"):
-            tok = Token(m.group(0), (num(a), num(m.group("c"))), "range")
+            tok = Token(cell[m.start() : m.end()], (a, m.group("c")), "range")
         elif m.group("d"):
-            tok = Token(m.group(0), (num(a), num(m.group("d"))), "of")
+            tok = Token(cell[m.start() : m.end()], (a, m.group("d")), "of")
         else:
-            tok = Token(a, (num(a),), "one")
-        if skipped(masked, m.start(), m.end(), tok):
-            continue
-        out.append((m.start(), tok))
+            tok = Token(a, (a,), "one")
+        if not skipped(masked, m.start(), m.end(), tok):
+            out.append((m.start(), tok))
     return out
 
 
@@ -122,7 +142,10 @@ def skipped(text: str, start: int, end: int, tok: Token) -> bool:
     return bool(tok.kind == "one" and re.match(r"[A-Za-z_(]", after[:1]))
 
 
-def rows_of(path: Path) -> list[list[tuple[str, str]]]:
+Row = list[tuple[str, str]]
+
+
+def rows_of(path: Path) -> list[Row]:
     """A result file as rows of (field, text) pairs."""
     text = path.read_text(errors="replace")
     if path.suffix == ".csv":
@@ -133,43 +156,17 @@ def rows_of(path: Path) -> list[list[tuple[str, str]]]:
         return [[(head[i] if i < len(head) else str(i), v) for i, v in enumerate(r)] for r in rows[1:]]
     if path.suffix == ".json":
         try:
-            data = json.loads(text)
+            return json_rows(json.loads(text))
         except json.JSONDecodeError:
             return []
-        out: list[list[tuple[str, str]]] = []
-
-        def flat(node: dict, prefix: str, row: list[tuple[str, str]]) -> None:
-            # Nested objects join their parent's row (`unfairness.mean` beside `policy`);
-            # lists of objects become rows of their own.
-            for k, v in node.items():
-                if isinstance(v, dict):
-                    flat(v, f"{prefix}{k}.", row)
-                elif isinstance(v, list) and v and isinstance(v[0], dict):
-                    for item in v:
-                        sub: list[tuple[str, str]] = []
-                        flat(item, f"{prefix}{k}.", sub)
-                        out.append(sub)
-                else:
-                    row.append((prefix + k, json.dumps(v)))
-
-        top: list[tuple[str, str]] = []
-        if isinstance(data, dict):
-            flat(data, "", top)
-        elif isinstance(data, list):
-            for item in data:
-                if isinstance(item, dict):
-                    sub: list[tuple[str, str]] = []
-                    flat(item, "", sub)
-                    out.append(sub)
-        return [top, *out] if top else out
     # Markdown and text reports: table rows by their header, other lines as one field.
-    out = []
+    out: list[Row] = []
     head: list[str] = []
     for line in text.splitlines():
         if line.startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if set(line) <= set("|-: "):
                 continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if not head or len(cells) != len(head):
                 head = cells
                 continue
@@ -181,137 +178,283 @@ def rows_of(path: Path) -> list[list[tuple[str, str]]]:
     return out
 
 
-# How a cell may be printed: as it is, as a percentage, as the percentage change of a ratio, and
-# each of those negated (a saving printed as a positive number, a loss as a negative speedup).
-READINGS = (
-    ("value", 1.0, 0.0),
-    ("percent", 100.0, 0.0),
-    ("change", 100.0, -100.0),
-    ("negated", -1.0, 0.0),
-    ("negated percent", -100.0, 0.0),
-    ("saving", -100.0, 100.0),
-)
+def json_rows(data: object) -> list[Row]:
+    """JSON as rows: nested objects join their parent's row (`unfairness.mean` beside `policy`);
+    lists of objects become rows of their own."""
+    out: list[Row] = []
+
+    def flat(node: dict, prefix: str, row: Row) -> None:
+        for k, v in node.items():
+            if isinstance(v, dict):
+                flat(v, f"{prefix}{k}.", row)
+            elif isinstance(v, list) and v and isinstance(v[0], dict):
+                for item in v:
+                    sub: Row = []
+                    flat(item, f"{prefix}{k}.", sub)
+                    out.append(sub)
+            else:
+                row.append((prefix + k, json.dumps(v)))
+
+    top: Row = []
+    if isinstance(data, dict):
+        flat(data, "", top)
+    elif isinstance(data, list):
+        for item in data:
+            if isinstance(item, dict):
+                sub: Row = []
+                flat(item, "", sub)
+                out.append(sub)
+    return [top, *out] if top else out
 
 
-def numbers_in(text: str) -> list[float]:
-    """Every number inside a result cell (a cell may hold `1 / 8 / 4` or `1.2 [0.9, 1.5]`)."""
-    return [float(x.replace("−", "-")) for x in re.findall(r"[+−-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", text.replace(",", ""))]
+NUMBER_IN_CELL = re.compile(r"[+−-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
-def rounds_to(cell: float, printed: float, decimals: int, scale: float, shift: float) -> bool:
-    """Whether `cell` read as scale*cell + shift prints as `printed` at `decimals`."""
-    x = scale * cell + shift
-    half = 0.5 * 10.0**-decimals
-    return abs(x - printed) <= half * (1 + 1e-9) + 1e-12 or abs(abs(x) - abs(printed)) <= half * (1 + 1e-9) + 1e-12 and printed == 0
+def numbers_in(text: str) -> tuple[list[float], list[bool]]:
+    """Every number inside a result cell (a cell may hold `1 / 8 / 4` or `1.2 ±0.3`), and for
+    each whether a `±` leads to it (a half-width, never read as a value of its own)."""
+    t = text.replace(",", "")
+    xs, half, last = [], [], 0
+    for m in NUMBER_IN_CELL.finditer(t):
+        xs.append(float(m.group(0).replace("−", "-")))
+        half.append("±" in t[last : m.start()] and bool(xs[:-1]))
+        last = m.end()
+    return xs, half
+
+
+def rounds_to(x: float, printed: float, decimals: int) -> bool:
+    """Whether `x` prints as `printed` at `decimals` (a printed 0 may be −0)."""
+    half = 0.5 * 10.0**-decimals * (1 + 1e-9) + 1e-12
+    return abs(x - printed) <= half
 
 
 @dataclass(frozen=True)
-class Source:
-    """Where a number was found: file (relative to docs/results), row index, field, reading."""
+class Pin:
+    """Where a number is read: file (under docs/results), row (0-based), field, which number of
+    the cell, reading; for a mean, where its half-width is (`±`: the cell's next number, a field
+    name, or `lo,hi` fields); for a range, its upper end (a field of the row, or `row N`)."""
 
     file: str
     row: int
     field: str
+    item: int
     reading: str
-    row2: int | None = None  # a range's upper end, read from another row of the same field
-
-    def rows_text(self) -> str:
-        return f"{self.row + 1}" if self.row2 is None else f"{self.row + 1}..{self.row2 + 1}"
-
-
-WORD = re.compile(r"[A-Za-z][\w&-]{2,}")
+    half: str = ""
+    to: str = ""
+    # What names the row (its first cell; a report line with its numbers masked), so a pin follows
+    # its row when a rerun inserts rows above it.
+    key: str = ""
 
 
-ROW_WORDS: dict[int, set[str]] = {}
+class Files:
+    """The result files' rows, parsed once, with their numbers and words."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.rows: dict[str, list[Row]] = {}
+        self.nums: dict[tuple[str, int], list[tuple[str, list[float], list[bool]]]] = {}
+        self.words: dict[tuple[str, int], set[str]] = {}
+
+    def of(self, folders: list[str]) -> list[str]:
+        names = []
+        for folder in folders:
+            base = self.root / "docs" / "results"
+            for p in sorted((base / folder).rglob("*")):
+                if p.is_file() and p.suffix in (".csv", ".json", ".md", ".txt") and p.name != "numbers.csv":
+                    rel = p.relative_to(base).as_posix()
+                    if rel not in self.rows:
+                        self.rows[rel] = rows_of(p)
+                    names.append(rel)
+        return names
+
+    def cells(self, name: str, r: int) -> list[tuple[str, list[float], list[bool]]]:
+        k = (name, r)
+        if k not in self.nums:
+            self.nums[k] = [(f, *numbers_in(v)) for f, v in self.rows[name][r]]
+        return self.nums[k]
+
+    def key(self, name: str, r: int) -> str:
+        """What names row `r`: its first cell, or a report line with its numbers masked."""
+        row = self.rows[name][r]
+        if not row:
+            return ""
+        return NUMBER_IN_CELL.sub("#", row[0][1]) if row[0][0] == "line" else row[0][1]
+
+    def locate(self, name: str, r: int, key: str, field: str) -> int | None:
+        """Row `r` if it still has `key` and `field`, else the first row that has both."""
+        rows = self.rows.get(name)
+        if rows is None:
+            return None
+
+        def fits(i: int) -> bool:
+            return self.key(name, i) == key and any(f == field for f, _ in rows[i])
+
+        if r < len(rows) and fits(r):
+            return r
+        found = next((i for i in range(len(rows)) if fits(i)), None)
+        # A text file's line whose wording changed around its numbers keeps its place.
+        if found is None and name.endswith(".txt") and r < len(rows) and rows[r][0][0] == "line":
+            return r
+        return found
+
+    def row_words(self, name: str, r: int) -> set[str]:
+        k = (name, r)
+        if k not in self.words:
+            self.words[k] = set().union(*(words_of(v) | words_of(f) for f, v in self.rows[name][r]))
+        return self.words[k]
 
 
 def words_of(text: str) -> set[str]:
     return {w.lower() for w in WORD.findall(text)}
 
 
-def find(tok: Token, files: dict[str, list[list[tuple[str, str]]]], near: str, context: str) -> Source | None:
-    """The best cell for a number: the field named by the words just before it (`Perf +1.6`),
-    then the row naming most of the cell's words, a direct reading before a percentage or a
-    negation, the first file and row."""
+def read(pin: Pin, files: Files) -> list[float] | None:
+    """The values a pin reads, as the doc prints them (reading applied): one, or two for a mean
+    with its half-width or a range; None when the cell is gone."""
+    r = files.locate(pin.file, pin.row, pin.key, pin.field)
+    if r is None:
+        return None
+    rows = files.rows[pin.file]
+    cells = {f: (xs, halves) for f, xs, halves in files.cells(pin.file, r)}
+    if pin.field not in cells or pin.item >= len(cells[pin.field][0]):
+        return None
+    scale, shift = READINGS[pin.reading]
+    a = scale * cells[pin.field][0][pin.item] + shift
+    if pin.half:
+        if pin.half == "±":
+            xs, halves = cells[pin.field]
+            if pin.item + 1 >= len(xs) or not halves[pin.item + 1]:
+                return None
+            return [a, abs(scale) * xs[pin.item + 1]]
+        if pin.half.startswith("lo:"):
+            lo, hi = pin.half[3:].split("|hi:", 1)
+            if lo not in cells or hi not in cells or not cells[lo][0] or not cells[hi][0]:
+                return None
+            return [a, abs(scale) * (cells[hi][0][0] - cells[lo][0][0]) / 2]
+        if pin.half not in cells or not cells[pin.half][0]:
+            return None
+        return [a, abs(scale) * cells[pin.half][0][0]]
+    if pin.to:
+        if pin.to.startswith("@row "):
+            r2 = int(pin.to[5:]) - 1
+            if r2 >= len(rows):
+                return None
+            other = {f: xs for f, xs, _ in files.cells(pin.file, r2)}
+            if pin.field not in other or pin.item >= len(other[pin.field]):
+                return None
+            return [a, scale * other[pin.field][pin.item] + shift]
+        if pin.to not in cells or not cells[pin.to][0]:
+            return None
+        return [a, scale * cells[pin.to][0][0] + shift]
+    return [a]
+
+
+def reads(tok: Token, pin: Pin, files: Files) -> bool:
+    """Whether the pinned cell still prints as the number."""
+    got = read(pin, files)
+    if got is None:
+        return False
+    want = tok.values if tok.kind in ("pm", "range") else tok.values[:1]
+    return len(got) == len(want) and all(rounds_to(g, v, d) for g, (v, d) in zip(got, want))
+
+
+def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
+    """Every pin of row `r` of `name` that prints as the number, in every reading."""
+    cells = files.cells(name, r)
+    (a, da) = tok.values[0]
+    out = []
+    for reading, (scale, shift) in READINGS.items():
+        for f, xs, halves in cells:
+            if (HALF_WIDTH.search(f) and not any(halves)) or LO_HI.search(f):  # a half-width's own field
+                continue
+            for item in range(len(xs)):
+                if halves[item] or not rounds_to(scale * xs[item] + shift, a, da):
+                    continue
+                base = Pin(name, r, f, item, reading, key=files.key(name, r))
+                if tok.kind in ("one", "of"):
+                    out.append(base)
+                    continue
+                if tok.kind == "pm":
+                    stem = re.sub(r"[._ ]?mean$", "", f)
+                    options = ["±"] if item + 1 < len(xs) and halves[item + 1] else []
+                    options += [
+                        g for g, _, _ in cells if g != f and g.startswith(stem) and HALF_WIDTH.search(g[len(stem) :])
+                    ]
+                    los = [g for g, _, _ in cells if g.startswith(stem) and re.search(r"(lo|low)$", g)]
+                    his = [g for g, _, _ in cells if g.startswith(stem) and re.search(r"(hi|high)$", g)]
+                    options += [f"lo:{lo}|hi:{hi}" for lo in los for hi in his]
+                    out += [p for h in options if reads(tok, p := replace(base, half=h), files)]
+                else:
+                    out += [p for g, _, _ in cells if g != f and reads(tok, p := replace(base, to=g), files)]
+    return out
+
+
+def find(tok: Token, names: list[str], files: Files, near: str, context: str, used: set[str]) -> Pin | None:
+    """The best cell for a number: the field named by the words around it (`Perf +1.6`), a file
+    the line's other numbers read (`used`), the row naming most of the words around it and then
+    of the cell, a direct reading before a percentage or a negation, the first file and row."""
     near_words, words = words_of(near), words_of(context)
-    best: tuple[tuple[int, int, int, int], Source] | None = None
-    for name, rows in files.items():
-        for ri, row in enumerate(rows):
-            row_words = ROW_WORDS.get(id(row))
-            if row_words is None:
-                row_words = ROW_WORDS[id(row)] = set().union(*(words_of(v) | words_of(f) for f, v in row)) if row else set()
-            for order, (reading, scale, shift) in enumerate(READINGS):
-                for field in matches(tok, row, scale, shift):
-                    fw = words_of(field)
-                    k = (-len(near_words & fw), -len(near_words & row_words), -len(words & row_words), order)
-                    if best is None or k < best[0]:
-                        best = (k, Source(name, ri, field, reading))
+    order = {r: i for i, r in enumerate(READINGS)}
+    best: tuple[tuple[int, ...], Pin] | None = None
+    for name in names:
+        for r in range(len(files.rows[name])):
+            row_words = files.row_words(name, r)
+            for p in candidates(tok, name, r, files):
+                k = (
+                    -len(near_words & words_of(p.field)),
+                    -(name in used),
+                    -name.endswith((".csv", ".json")),
+                    -len(near_words & row_words),
+                    -len(words & row_words),
+                    order[p.reading],
+                )
+                if best is None or k < best[0]:
+                    best = (k, p)
     if best is None and tok.kind == "range":
-        return find_range(tok, files)
+        return find_range(tok, names, files)
     return best[1] if best else None
 
 
-def find_range(tok: Token, files: dict[str, list[list[tuple[str, str]]]]) -> Source | None:
+def find_range(tok: Token, names: list[str], files: Files) -> Pin | None:
     """A range printed over rows (`0.80-0.97`: the lowest and the highest of a column)."""
-    lo, hi = (Token(str(v), ((v, d),), "one") for v, d in tok.values)
-    for name, rows in files.items():
-        for reading, scale, shift in READINGS:
-            for ri, row in enumerate(rows):
-                for f in matches(lo, row, scale, shift):
-                    for rj, other in enumerate(rows):
-                        if rj != ri and matches(hi, [(g, v) for g, v in other if g == f], scale, shift):
-                            return Source(name, ri, f, reading, rj)
+    lo = Token(tok.parts[0], (tok.parts[0],), "one")
+    for name in names:
+        for r in range(len(files.rows[name])):
+            for p in candidates(lo, name, r, files):
+                for r2 in range(len(files.rows[name])):
+                    q = replace(p, to=f"@row {r2 + 1}")
+                    if r2 != r and reads(tok, q, files):
+                        return q
     return None
 
 
-CELLS: dict[int, list[tuple[str, list[float], bool]]] = {}
-HALF_WIDTH = re.compile(r"(?<![a-z])ci(95)?(?![a-z])|±|half-width|interval")
+def printed(values: list[float], tok: Token) -> str:
+    """The number as the doc prints it, from new values, in the token's style (sign, minus sign,
+    thousands separators, decimals)."""
 
+    def one(x: float, part: str, signed_ok: bool) -> str:
+        _, d = num(part)
+        plain = part.lstrip("+−-")
+        text = f"{abs(x):,.{d}f}" if "," in plain else f"{abs(x):.{d}f}"
+        if float(text.replace(",", "")) == 0:
+            x = 0.0
+        minus = "-" if "-" in tok.text.replace("−", "") and "−" not in tok.text else "−"
+        if x < 0:
+            return minus + text
+        return ("+" + text) if signed_ok and part[:1] in "+−-" and part[:1] else text
 
-def matches(tok: Token, row: list[tuple[str, str]], scale: float, shift: float) -> list[str]:
-    """The fields of `row` that hold the number (for a mean with its interval, the mean's field,
-    its half-width in the same cell after a ±, in a field named after it with "ci", or half of
-    its lo/hi pair; an interval's half-width is never read as a mean)."""
-    cells = CELLS.get(id(row))
-    if cells is None:
-        cells = CELLS[id(row)] = [(f, numbers_in(v), "±" in v) for f, v in row]
-    (a, da) = tok.values[0]
-
-    def hits(value: float, dec: int, xs: list[float], sc: float, sh: float) -> bool:
-        return any(rounds_to(x, value, dec, sc, sh) for x in xs)
-
-    out = []
-    for f, xs, pm_cell in cells:
-        if HALF_WIDTH.search(f) and not pm_cell or re.search(r"(^|[._ ])(lo|hi|low|high)$", f):
-            continue
-        first = xs[:1] if pm_cell else xs
-        if not hits(a, da, first, scale, shift):
-            continue
-        if tok.kind in ("one", "of"):
-            out.append(f)
-            continue
-        (b, db) = tok.values[1]
-        if tok.kind == "range":
-            if hits(b, db, xs, scale, shift) or any(hits(b, db, ys, scale, shift) for g, ys, _ in cells if g != f):
-                out.append(f)
-            continue
-        stem = re.sub(r"[._ ]?mean$", "", f)
-        sc = abs(scale)
-        if pm_cell and hits(b, db, xs[1:2], sc, 0.0):
-            out.append(f)
-        elif any(g.startswith(stem) and g != f and HALF_WIDTH.search(g[len(stem) :]) and hits(b, db, ys, sc, 0.0) for g, ys, _ in cells):
-            out.append(f)
-        else:
-            los = [x for g, ys, _ in cells if g.startswith(stem) and re.search(r"(lo|low)$", g) for x in ys]
-            his = [x for g, ys, _ in cells if g.startswith(stem) and re.search(r"(hi|high)$", g) for x in ys]
-            if any(rounds_to((h - lo) / 2, b, db, sc, 0.0) for lo in los for h in his):
-                out.append(f)
-    return out
+    if tok.kind == "one":
+        return one(values[0], tok.parts[0], True)
+    if tok.kind == "of":
+        return tok.text.replace(tok.parts[0], one(values[0], tok.parts[0], False), 1)
+    a, b = one(values[0], tok.parts[0], True), one(values[1], tok.parts[1], tok.kind == "range")
+    sep = tok.text[len(tok.parts[0]) : len(tok.text) - len(tok.parts[1])]
+    return f"{a}{sep}{b}"
 
 
 @dataclass
 class Cell:
-    """A table cell (or a declared paragraph) whose numbers are checked."""
+    """A table cell (or a declared paragraph line) whose numbers are checked."""
 
     doc: str
     line: int
@@ -319,6 +462,7 @@ class Cell:
     column: str
     text: str
     folders: list[str]
+    start: int = 0  # where the cell's text starts in its line
 
 
 def cells(root: Path) -> list[Cell]:
@@ -339,19 +483,22 @@ def cells(root: Path) -> list[Cell]:
                 j = i + 2
                 while j < len(lines) and lines[j].startswith("|"):
                     row = [c.strip() for c in lines[j].strip().strip("|").split(" | ")]
-                    if checked:
-                        for k, text in enumerate(row):
-                            if k == 0 and re.match(r"(paper|claim)", head[0]):
-                                continue
+                    pos = 0
+                    for k, text in enumerate(row if checked else []):
+                        pos = lines[j].find(text, pos)
+                        # The first column names the row (a claim, a workload, a setting), and a
+                        # paper's own column holds the paper's figures: neither is ours.
+                        if k > 0 and not re.match(r"(paper|claim)", head[k] if k < len(head) else ""):
                             column = head[k] if k < len(head) else str(k)
-                            out.append(Cell(doc, j + 1, row[0][:70], column, text, folders))
+                            out.append(Cell(doc, j + 1, row[0][:70], column, text, folders, pos))
+                        pos += len(text)
                     j += 1
                 i = j
                 continue
             if marker and line.strip():
                 j = i
                 while j < len(lines) and lines[j].strip():
-                    out.append(Cell(doc, j + 1, f"paragraph {i + 1}", "text", lines[j], folders))
+                    out.append(Cell(doc, j + 1, f"paragraph {i + 1}", f"line {j - i + 1}", lines[j], folders))
                     j += 1
                 i = j
                 continue
@@ -359,104 +506,155 @@ def cells(root: Path) -> list[Cell]:
     return out
 
 
-def load(root: Path, folders: list[str], cache: dict) -> dict[str, list[list[tuple[str, str]]]]:
-    files = {}
-    for folder in folders:
-        for p in sorted((root / "docs" / "results" / folder).rglob("*")):
-            if p.is_file() and p.suffix in (".csv", ".json", ".md", ".txt"):
-                rel = p.relative_to(root / "docs" / "results").as_posix()
-                if rel not in cache:
-                    cache[rel] = rows_of(p)
-                files[rel] = cache[rel]
-    return files
+Key = tuple[str, str, str, str]
 
 
-def key(c: Cell, ordinal: int, tok: Token) -> tuple[str, str, str, str]:
+def key(c: Cell, ordinal: int, tok: Token) -> Key:
     return (c.doc, c.claim, c.column, f"{ordinal}:{tok.text}")
 
 
-def read_pins(root: Path) -> dict[tuple[str, str, str, str], Source]:
+def read_pins(root: Path) -> dict[Key, Pin]:
     path = root / PIN_FILE
     if not path.exists():
         return {}
     pins = {}
     for r in csv.DictReader(io.StringIO(path.read_text())):
-        first, _, last = r["row"].partition("..")
-        pins[(r["doc"], r["claim"], r["column"], r["token"])] = Source(
-            r["file"], int(first) - 1, r["field"], r["reading"], int(last) - 1 if last else None
+        pins[(r["doc"], r["claim"], r["column"], r["token"])] = Pin(
+            r["file"], int(r["row"]) - 1, r["field"], int(r["item"]), r["reading"], r["half"], r["to"], r["row key"]
         )
     return pins
 
 
-def still_reads(tok: Token, src: Source, files: dict) -> bool:
-    rows = files.get(src.file)
-    if rows is None or src.row >= len(rows) or (src.row2 is not None and src.row2 >= len(rows)):
-        return False
-    scale, shift = {r: (s, h) for r, s, h in READINGS}[src.reading]
-    if src.row2 is None:
-        return src.field in matches(tok, rows[src.row], scale, shift)
-    ends = [Token(str(v), ((v, d),), "one") for v, d in tok.values]
-    return all(
-        src.field in matches(end, [(g, v) for g, v in rows[r] if g == src.field], scale, shift)
-        for end, r in zip(ends, (src.row, src.row2))
-    )
+def write_pins(root: Path, pins: dict[Key, Pin]) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(PIN_HEADER)
+    for k in sorted(pins):
+        p = pins[k]
+        w.writerow([*k, p.file, p.row + 1, p.key, p.field, p.item, p.reading, p.half, p.to])
+    (root / PIN_FILE).write_text(buf.getvalue())
 
 
-def run(root: Path, write: bool, explain: str | None) -> int:
+# A mean with its 95% half-width and the verdict written right after it.
+VERDICT_AFTER = re.compile(
+    rf"(?P<x>{NUM})\s*%?\s*±\s*(?P<h>\d+(?:\.\d+)?)\s*(?:%|points?|pp)?\s*\((?P<v>no difference|[^)]*excludes? (?:0|zero)[^)]*)"
+)
+
+
+def verdict_problems(root: Path) -> list[str]:
+    """Every `x ±h (no difference)` of the docs has |x| ≤ h, and every `x ±h (… excludes 0 …)`
+    has |x| > h: a verdict written beside an interval follows from it."""
+    out = []
+    for path in sorted((root / "docs").glob("*.md")) + [root / "README.md"]:
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for m in VERDICT_AFTER.finditer(line):
+                x, _ = num(m.group("x"))
+                h = float(m.group("h"))
+                where = f"{path.relative_to(root)}:{n}: {m.group(0)!r}"
+                if m.group("v") == "no difference" and abs(x) > h:
+                    out.append(f"{where}: the interval excludes 0, so it is a difference")
+                elif m.group("v") != "no difference" and abs(x) <= h:
+                    out.append(f"{where}: the interval holds 0")
+    return out
+
+
+def run(root: Path, mode: str, explain: str | None = None) -> int:
+    """Check (mode "check"), pin new numbers ("write") or rewrite changed ones ("update")."""
     pins = read_pins(root)
-    cache: dict = {}
-    problems, new_pins, total = [], {}, 0
-    for c in cells(root):
-        files = load(root, c.folders, cache)
-        found_tokens = tokens(c.text)
-        for ordinal, (offset, tok) in enumerate(found_tokens):
-            total += 1
-            k = key(c, ordinal, tok)
-            src = pins.get(k)
-            if src is not None and still_reads(tok, src, files):
-                new_pins[k] = src
-            elif write:
-                prev = found_tokens[ordinal - 1][0] + len(found_tokens[ordinal - 1][1].text) if ordinal else 0
-                found = find(tok, files, c.text[max(prev, offset - 40) : offset], c.text + " " + c.claim)
-                if found is None:
-                    problems.append(f"{c.doc}:{c.line}: {tok.text!r} ({c.column}) is in no result file of {', '.join(c.folders) or 'no folder'}")
-                else:
-                    new_pins[k] = found
-            elif src is None:
-                problems.append(f"{c.doc}:{c.line}: {tok.text!r} ({c.column}) has no pinned result cell (scripts/docs-numbers --write finds one)")
+    files = Files(root)
+    problems, kept, total = verdict_problems(root), {}, 0
+    edits: dict[str, dict[int, list[tuple[int, Token, str]]]] = {}
+    # Means with their intervals and ranges first: they pin their files surely, and the line's
+    # single numbers then prefer those files.
+    work = [
+        (c, ordinal, offset, tok, found)
+        for c in cells(root)
+        for found in [tokens(c.text)]
+        for ordinal, (offset, tok) in enumerate(found)
+    ]
+    work.sort(key=lambda w: w[3].kind not in ("pm", "range"))
+    used: dict[tuple[str, int], set[str]] = {}
+    seen: set[Key] = set()
+    for c, ordinal, offset, tok, found in work:
+        names = files.of(c.folders)
+        total += 1
+        k = key(c, ordinal, tok)
+        seen.add(k)
+        pin = pins.get(k)
+        where = f"{c.doc}:{c.line}: {tok.text!r} ({c.column})"
+        if pin is not None and reads(tok, pin, files):
+            kept[k] = pin
+            used.setdefault((c.doc, c.line), set()).add(pin.file)
+        elif pin is not None and mode == "update" and (got := read(pin, files)) is not None:
+            new = printed(got, tok)
+            edits.setdefault(c.doc, {}).setdefault(c.line, []).append((c.start + offset, tok, new))
+            new_tok = next((t for _, t in tokens(new)), tok)
+            kept[(k[0], k[1], k[2], f"{ordinal}:{new_tok.text}")] = pin
+            print(f"docs-numbers: {where} -> {new!r} ({pin.file} row {pin.row + 1})", file=sys.stderr)
+        elif mode == "write" and (pin is None or read(pin, files) is None or not reads(tok, pin, files)):
+            # The words around the number name it: back to the previous number (at most 40
+            # characters), on to the next (at most 25: "3 paper-range mixes"), and its column.
+            prev = found[ordinal - 1][0] + len(found[ordinal - 1][1].text) if ordinal else 0
+            nxt = found[ordinal + 1][0] if ordinal + 1 < len(found) else len(c.text)
+            end = offset + len(tok.text)
+            near = f"{c.text[max(prev, offset - 40) : offset]} {c.text[end : min(nxt, end + 25)]} {c.column}"
+            line_files = used.setdefault((c.doc, c.line), set())
+            new_pin = find(tok, names, files, near, f"{c.text} {c.claim}", line_files)
+            if new_pin is None:
+                problems.append(f"{where} is in no result file of {', '.join(c.folders) or 'no folder'}")
             else:
-                problems.append(
-                    f"{c.doc}:{c.line}: {tok.text!r} ({c.column}) no longer reads {src.file} row {src.rows_text()} field {src.field!r}: "
-                    "the result changed; correct the doc's number (scripts/docs-numbers --write re-finds it)"
-                )
-            if explain and c.doc == explain and k in new_pins:
-                s = new_pins[k]
-                print(f"{c.doc}:{c.line}  {tok.text:<22} {s.file} row {s.rows_text()} [{s.field}] ({s.reading})")
-    stale = sorted(set(pins) - set(new_pins)) if not write else []
-    for k in stale:
-        problems.append(f"{PIN_FILE}: pin for {k[0]} {k[1][:40]!r} {k[3]!r} names a number the docs no longer have (scripts/docs-numbers --write drops it)")
-    if write:
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(PIN_HEADER)
-        for k in sorted(new_pins):
-            s = new_pins[k]
-            w.writerow([*k[:3], k[3], s.file, s.rows_text(), s.field, s.reading])
-        (root / PIN_FILE).write_text(buf.getvalue())
+                kept[k] = new_pin
+                line_files.add(new_pin.file)
+        elif pin is None:
+            problems.append(f"{where} has no pinned result cell (scripts/docs-numbers --write pins one)")
+        else:
+            kept[k] = pin  # unreadable: kept, and reported until the page or the pin is fixed
+            got = read(pin, files)
+            now = "is gone" if got is None else f"now reads {printed(got, tok)!r}"
+            problems.append(
+                f"{where}: its cell ({pin.file} row {pin.row + 1}, {pin.field!r}) {now}; "
+                "scripts/docs-numbers --update rewrites it"
+            )
+        if explain and c.doc == explain and k in kept:
+            p = kept[k]
+            extra = f" ± {p.half}" if p.half else (f" to {p.to}" if p.to else "")
+            print(
+                f"{c.doc}:{c.line}  {tok.text:<22} {p.file} row {p.row + 1} [{p.field}#{p.item}{extra}] ({p.reading})"
+            )
+    if mode == "check":
+        for k in sorted(set(pins) - seen):
+            problems.append(
+                f"{PIN_FILE}: the pin of {k[0]} {k[1][:40]!r} {k[3]!r} names a number the docs no longer have (--write drops it)"
+            )
+    for doc, lines in edits.items():
+        path = root / doc
+        text = path.read_text().split("\n")
+        for n, changes in lines.items():
+            line = text[n - 1]
+            # From the right, so earlier offsets stay valid.
+            for at, tok, new in sorted(changes, key=lambda t: -t[0]):
+                if line[at : at + len(tok.text)] == tok.text:
+                    line = line[:at] + new + line[at + len(tok.text) :]
+            text[n - 1] = line
+        path.write_text("\n".join(text))
+    if mode != "check":
+        write_pins(root, kept)
     for p in problems:
         print(f"docs-numbers: {p}", file=sys.stderr)
-    if not problems:
-        print(f"docs-numbers: {total} numbers of the docs' result tables read their result files", file=sys.stderr)
+    if not problems and mode == "check":
+        print(f"docs-numbers: the {total} numbers of the docs' result tables read their pinned cells", file=sys.stderr)
     return 1 if problems else 0
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--write", action="store_true", help="find a cell for each number without a valid pin")
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--write", action="store_true", help="pin a result cell for each number without a valid pin")
+    g.add_argument("--update", action="store_true", help="rewrite each number whose pinned cell changed")
     ap.add_argument("--explain", metavar="DOC", help="print where each number of DOC (e.g. docs/rda.md) comes from")
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
     a = ap.parse_args()
-    return run(a.root, a.write, a.explain)
+    return run(a.root, "write" if a.write else "update" if a.update else "check", a.explain)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def main() -> None:
     print("# Time-sharing mechanisms on and off: every paper rerun (scripts/mechanisms)\n")
     print(
         "On: docs/results (the presets' default: `cache.conserve_capacity` and `costs.refill_by_access`). "
-        "`conserve-only`: `costs.refill_by_access = false`; `off`: both false (the model before issue #30). "
+        "`conserve-only`: `costs.refill_by_access = false`; `off`: both false (the model before the two mechanisms). "
         "Same seeds; mean ±95% half-width.\n"
     )
     print("| paper | figure | on | " + " | ".join(ARMS) + " |")
@@ -90,7 +90,10 @@ def main() -> None:
         off = cell(table(ROOT / paper / f), key, col)
         arms = [cell(table(ROOT / "mechanisms" / a / paper / f), key, col) for a in ARMS]
         print(f"| {paper} | {f} {' / '.join(key)}: {col} | {off} | " + " | ".join(arms) + " |")
-    print("\nThe held-out time-sharing points of `kvm-epyc-2c-hostcheck` (`cosched validate`; pair over one alone):\n")
+    print(
+        "\nThe time-sharing points of `kvm-epyc-2c-hostcheck` (`cosched validate`; pair over one alone; "
+        "development points: the mechanisms were built after they failed):\n"
+    )
     print("| point | measured | on | " + " | ".join(ARMS) + " |")
     print("|---|---|---|" + "---|" * len(ARMS))
     runs = [ROOT / "mechanisms" / "validate-hostcheck.json"] + [

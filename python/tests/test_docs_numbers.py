@@ -1,0 +1,132 @@
+"""scripts/docs_numbers.py: every number of the docs' result tables reads its pinned result cell,
+a changed cell or a hand-typed number fails the check, `--update` regenerates the number, and a
+verdict written beside an interval follows from it."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("docs_numbers", ROOT / "scripts" / "docs_numbers.py")
+assert _spec and _spec.loader
+dn = importlib.util.module_from_spec(_spec)
+sys.modules["docs_numbers"] = dn  # dataclasses look their module up
+_spec.loader.exec_module(dn)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the docs and the README, to change."""
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    return tmp_path
+
+
+def pins(root: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((root / dn.PIN_FILE).read_text())))
+
+
+def test_every_number_of_the_docs_reads_its_pinned_cell(capsys):
+    assert dn.run(ROOT, "check") == 0, capsys.readouterr().err
+    assert len(pins(ROOT)) >= 300, "fewer pins than the claims tables hold: has a table's layout changed?"
+
+
+def changed_pin(root: Path, want: str) -> dict[str, str]:
+    """The pin of a mean ±interval on page `want` read directly from a CSV field, and that
+    field's cell rewritten in the file to a value far from it."""
+    for p in pins(root):
+        if (
+            p["doc"] == want
+            and p["file"].endswith(".csv")
+            and p["half"]
+            and p["reading"] == "value"
+            and p["item"] == "0"
+        ):
+            path = root / "docs" / "results" / p["file"]
+            rows = list(csv.reader(io.StringIO(path.read_text())))
+            col = rows[0].index(p["field"])
+            rows[int(p["row"])][col] = str(float(rows[int(p["row"])][col]) + 37.0)
+            buf = io.StringIO()
+            csv.writer(buf, lineterminator="\n").writerows(rows)
+            path.write_text(buf.getvalue())
+            return p
+    raise AssertionError(f"no CSV-read interval pinned on {want}")
+
+
+def test_changing_one_value_in_a_cited_csv_fails_the_check_naming_the_number(tree: Path, capsys):
+    p = changed_pin(tree, "docs/perf-fair.md")
+    assert dn.run(tree, "check") == 1
+    err = capsys.readouterr().err
+    number = p["token"].split(":", 1)[1]
+    assert "docs/perf-fair.md:" in err and repr(number) in err and "--update rewrites it" in err, err
+
+
+def test_update_regenerates_a_changed_number_and_the_check_passes_again(tree: Path, capsys):
+    p = changed_pin(tree, "docs/efs.md")
+    number = p["token"].split(":", 1)[1]
+    mean, _ = dn.num(number.split("±")[0].strip())
+    assert dn.run(tree, "update") == 0, capsys.readouterr().err
+    page = (tree / "docs" / "efs.md").read_text()
+    assert dn.run(tree, "check") == 0, capsys.readouterr().err
+    # The regenerated mean is 37 above the old one, at the same precision.
+    decimals = dn.num(number.split("±")[0].strip())[1]
+    new = f"{mean + 37.0:.{decimals}f}"
+    assert new in page, (number, new)
+
+
+def test_a_hand_typed_number_in_a_verdict_table_fails(tree: Path, capsys):
+    page = tree / "docs" / "rda.md"
+    text = page.read_text()
+    row = "| §4.2: a claim typed by hand | +12.3 ±0.4% | reproduced | |\n"
+    anchor = "| paper (section) | ours (mean ±95%, 5 seeds) | verdict | why |\n|---|---|---|---|\n"
+    assert anchor in text
+    page.write_text(text.replace(anchor, anchor + row))
+    assert dn.run(tree, "check") == 1
+    assert "'+12.3 ±0.4'" in capsys.readouterr().err
+
+
+def test_a_no_difference_beside_an_interval_excluding_zero_fails(tree: Path, capsys):
+    # The defect the docs had: "+2.2 ±1.1 (no difference)".
+    page = tree / "docs" / "perf-fair.md"
+    page.write_text(page.read_text() + "\nFair +2.2 ±1.1 (no difference) above 120.\n")
+    assert dn.run(tree, "check") == 1
+    assert "the interval excludes 0, so it is a difference" in capsys.readouterr().err
+    assert dn.verdict_problems(ROOT) == []
+
+
+def test_numbers_are_read_with_their_precision_and_kind():
+    toks = [t for _, t in dn.tokens("Perf +1.6 ±0.3, 12 of 13 mixes, 0.80-0.97, `fig2.csv` §7 40 seeds")]
+    assert [(t.text, t.kind) for t in toks] == [("+1.6 ±0.3", "pm"), ("12 of 13", "of"), ("0.80-0.97", "range")]
+    assert dn.printed([-2.345, 0.061], toks[0]) == "−2.3 ±0.1"
+    assert dn.printed([12.0], toks[1]) == "12 of 13"
+    assert dn.rounds_to(0.3346, 0.33, 2) and not dn.rounds_to(0.336, 0.33, 2)
+
+
+def tables_starting(text: str, heads: tuple[str, ...]) -> list[str]:
+    """The lines of the Markdown tables of `text` whose header line starts with one of `heads`."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if line.startswith(heads):
+            inside = True
+        elif not line.startswith("|"):
+            inside = False
+        if inside:
+            out.append(line)
+    return out
+
+
+def test_the_mechanisms_table_in_docs_is_the_summary_scripts_mechanisms_writes():
+    summary = (ROOT / "docs" / "results" / "mechanisms" / "summary.md").read_text()
+    model = (ROOT / "docs" / "model.md").read_text()
+    block = model[model.index("<!-- mechanisms:begin -->\n") : model.index("<!-- mechanisms:end -->")]
+    heads = ("| paper | figure |", "| paper | conserve-only | off |")
+    want = tables_starting(summary, heads)
+    assert len(want) > 10
+    assert tables_starting(block, heads) == want, "copy them from docs/results/mechanisms/summary.md"
