@@ -238,6 +238,35 @@ pub fn effective_llc_mb(latency: &[(f64, f64)], l2_kb: f64) -> Option<(f64, f64)
     Some(((w[0].0.ln() + f * (w[1].0.ln() - w[0].0.ln())).exp(), plateau))
 }
 
+/// Where each constant of a calibrated preset comes from (`MachineSpec::provenance`): measured
+/// here, computed from a measurement, or one of calibrate's assumptions.
+fn provenance(clock_measured: bool) -> std::collections::BTreeMap<String, String> {
+    let clock = if clock_measured {
+        "[M] cosched calibrate: the clock the host reports"
+    } else {
+        "[A] the host reports no clock: 2 GHz assumed"
+    };
+    [
+        ("freq_ghz", clock),
+        ("topology", "[M] cosched calibrate: sysfs's CPUs, cores, LLC domains and SMT siblings"),
+        ("cache.l1d_kb", "[M] cosched calibrate: sysfs"),
+        ("cache.l2_kb", "[M] cosched calibrate: sysfs"),
+        ("cache.llc_mb", "[M] cosched calibrate: where the measured latency curve crosses the midpoint between its LLC plateau and DRAM"),
+        ("cache.llc_hit_cycles", "[M] cosched calibrate: the latency curve's LLC plateau, in cycles"),
+        ("cache.latency_curve", "[M] cosched calibrate: ns per dependent load by working set"),
+        ("cache.conserve_capacity", "[A] the default: threads time-sharing a domain share its capacity"),
+        ("core", "[A] not measurable without a PMU: cosched calibrate's defaults (issue 4, 2 L1 accesses per cycle, SMT penalty 0.5, L1 contention 0.4)"),
+        ("memory.bandwidth_gbs", "[M] cosched calibrate: the most GB/s its streaming copies reached"),
+        ("memory.loaded_latency", "[C] the Haswell MLC curve of workload-sources.md §4 rescaled to the measured DRAM latency"),
+        ("memory.self_queueing", "[A] an MLC-type curve is read at the total utilisation, the thread's own traffic included"),
+        ("power", "[A] cosched calibrate's defaults: power is not measured by calibrate"),
+        ("costs", "[A] the defaults: a context switch's direct cost of a few µs (Li, Ding, Shen, ExpCS 2007)"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
 /// Turn measurements into a machine preset named `name`.
 pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, CalibrateError> {
     let derive = |why: &str| CalibrateError::Derive(why.to_string());
@@ -288,6 +317,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         ),
         sources,
         origin: cosched_machine::spec::Origin::Calibrated,
+        provenance: provenance(m.freq_ghz > 0.0),
         freq_ghz: (m.freq_ghz * 1000.0).round() / 1000.0,
         topology: TopologySpec {
             sockets: t.n_sockets,
@@ -403,5 +433,18 @@ mod tests {
         assert_eq!(spec.cache.llc_hit_cycles, (13.7f64 * 2.45).round());
         let text = toml::to_string(&spec).unwrap();
         assert!(MachineSpec::from_toml("local.toml", &text).is_ok());
+        // Every constant written has a provenance (its key's or its section's).
+        let value: toml::Value = toml::from_str(&text).unwrap();
+        for (section, v) in value.as_table().unwrap() {
+            let keys: Vec<String> = match v {
+                toml::Value::Table(t) => t.keys().map(|k| format!("{section}.{k}")).collect(),
+                _ if ["name", "description", "sources", "origin", "provenance"].contains(&section.as_str()) => vec![],
+                _ => vec![section.clone()],
+            };
+            for k in keys {
+                let covered = spec.provenance.contains_key(&k) || spec.provenance.contains_key(section.as_str());
+                assert!(covered || section == "provenance", "{k} has no provenance");
+            }
+        }
     }
 }

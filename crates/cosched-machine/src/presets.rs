@@ -13,6 +13,11 @@ pub fn machine_names() -> impl Iterator<Item = &'static str> {
     embedded::MACHINES.iter().map(|(n, _)| *n)
 }
 
+/// The TOML text of the machine preset `name`, if there is one.
+pub fn machine_text(name: &str) -> Option<&'static str> {
+    embedded::MACHINES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// Whether an input argument names a file (contains `/` or ends in
 /// `.toml`) rather than a preset.
 pub fn looks_like_path(s: &str) -> bool {

@@ -48,6 +48,13 @@ pub struct MachineSpec {
     /// (`cosched validate` counts the two kinds of point apart).
     #[serde(default, skip_serializing_if = "Origin::is_published")]
     pub origin: Origin,
+    /// Where each constant comes from, by key (`power.cpu_idle_w`, or a section such as
+    /// `cache` for all of it): a tag `[P]` published, `[C]` computed from published figures,
+    /// `[M]` measured on the host by `cosched calibrate`, `[A]` assumed (with what the assumption
+    /// rests on), or `[F: point; point]` fitted to the named check points, which are then fitted
+    /// points (`docs/model.md`, "Why trust the simulator"; a test holds every preset to it).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub provenance: std::collections::BTreeMap<String, String>,
     /// Core clock, GHz.
     pub freq_ghz: f64,
     /// The sharing tree.
@@ -179,6 +186,22 @@ pub struct MemorySpec {
 
 fn full() -> f64 {
     1.0
+}
+
+/// The tag of a provenance entry (`[P]`, `[C]`, `[M]`, `[A]`) and, for `[F: a; b]`, the check
+/// points it names; `None` when the entry has no tag.
+pub fn provenance_tag(why: &str) -> Option<(char, Vec<&str>)> {
+    let rest = why.strip_prefix('[')?;
+    let close = rest.find(']')?;
+    let tag = &rest[..close];
+    match tag {
+        "P" | "C" | "M" | "A" => Some((tag.chars().next()?, vec![])),
+        _ => {
+            let points = tag.strip_prefix("F:")?;
+            let names: Vec<&str> = points.split(';').map(str::trim).filter(|n| !n.is_empty()).collect();
+            (!names.is_empty()).then_some(('F', names))
+        }
+    }
 }
 
 /// DRAM behind one socket's bus: the device, its organisation, and what the cycle-level
@@ -428,6 +451,16 @@ impl MachineSpec {
         c.within("memory.self_queueing", self.memory.self_queueing, 0.0, 1.0)?;
         if let Some(d) = &self.memory.dram {
             d.check(&c)?;
+        }
+        if self.provenance.len() > 1000 {
+            return Err(c.fail("provenance", format!("at most 1000 entries, got {}", self.provenance.len())));
+        }
+        for (key, why) in &self.provenance {
+            if provenance_tag(why).is_none() {
+                return Err(
+                    c.fail(format!("provenance.{key}"), "must start with [P], [C], [M], [A] or [F: check point; ...]")
+                );
+            }
         }
         let p = &self.power;
         c.within("power.system_idle_w", p.system_idle_w, 0.0, 1e6)?;

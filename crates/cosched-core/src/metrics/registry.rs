@@ -45,7 +45,12 @@ pub const METRICS: &[Metric] = &[
     m("throughput_gips", "GIPS", Higher, "instructions retired per second of makespan, billions"),
     m("stp", "1", Higher, "system throughput: sum of solo/turnaround (Eyerman & Eeckhout 2008)"),
     m("antt", "1", Lower, "mean slowdown against solo runs (Eyerman & Eeckhout 2008)"),
-    m("unfairness", "1", Lower, "max slowdown / min slowdown (Perf&Fair §6)"),
+    m(
+        "unfairness",
+        "1",
+        Lower,
+        "largest slowdown over the smallest among the jobs, a ratio >= 1 (1: all slowed alike; Perf&Fair §6); printed as the ratio everywhere (a paper's \"33 percent\" is 1.33)",
+    ),
     m("energy_j", "J", Lower, "system (wall) energy"),
     m("energy_cpu_j", "J", Lower, "CPU package energy"),
     m("energy_dram_j", "J", Lower, "DRAM energy"),
