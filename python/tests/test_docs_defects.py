@@ -1,0 +1,168 @@
+"""Regression assertions, one per defect a review found in the docs' claims and verdicts: each is
+checked against the result file it concerns, so the defect cannot come back with a rerun."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+RESULTS = DOCS / "results"
+
+
+def page(name: str) -> str:
+    return (DOCS / f"{name}.md").read_text()
+
+
+def rows(path: str) -> list[dict[str, str]]:
+    with open(RESULTS / path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def claim_row(doc: str, start: str) -> str:
+    """The claims-table row of `doc` whose first cell starts with `start`."""
+    found = [line for line in doc.splitlines() if line.startswith(f"| {start}")]
+    assert len(found) == 1, f"{len(found)} rows start with {start!r}"
+    return found[0]
+
+
+def test_perf_fair_counts_the_mixes_nearer_fair_as_its_report_does():
+    report = (RESULTS / "perf-fair" / "report.md").read_text()
+    m = re.search(r"nearer Fair's than Perf's in (\d+) of (\d+) mixes", report)
+    assert m, "the report states the count"
+    row = claim_row(page("perf-fair"), '§7, Fig. 2: "the Perf Fair scheduler achieves speedups closer')
+    assert f"in {m.group(1)} of {m.group(2)} mixes" in row
+
+
+def test_perf_fair_fig3_names_the_reports_mix():
+    report = (RESULTS / "perf-fair" / "report.md").read_text()
+    mix = re.search(r"## Fig\. 3: completion of mix (\d+)", report).group(1)
+    doc = page("perf-fair")
+    assert f"mix {mix}, seed 1" in doc and f"| mix {mix} (our mix of largest spread)" in doc
+
+
+def test_perf_fair_unfairness_is_the_ratio_of_the_csv():
+    geo = next(r for r in rows("perf-fair/fig1-unfairness.csv") if r["mix"] == "geomean")
+    doc = page("perf-fair")
+    linux = f"{float(geo['cfs unfairness']):.3f}"
+    assert f"Our Linux is less fair than the paper's ({linux} vs 1.33)" in doc
+    pf, fair = f"{float(geo['perf-fair unfairness']):.3f}", f"{float(geo['fair unfairness']):.3f}"
+    assert f"fairer here than in the paper ({pf} / {fair} vs 1.185 / 1.135)" in doc
+    assert not re.search(
+        r"unfairness[^|\n]{0,40}\d+(\.\d+)?%", doc.split("## Results beside")[1].split("### Claims")[0]
+    )
+
+
+def test_perf_fair_sensitivity_claims_only_what_its_paired_intervals_show():
+    doc = page("perf-fair")
+    assert "the paper's order follows" not in doc
+    assert "Perf&Fair is no different from Perf" in doc
+    bw10 = (RESULTS / "sensitivity" / "perf-fair-bw10.md").read_text()
+    assert "| A = perf-fair, B = perf: A − B | -0.29 ±0.35 (no difference) |" in bw10
+
+
+def summary_line(prefix: str) -> str:
+    text = (RESULTS / "evt-coverage" / "coverage.md").read_text()
+    return next(line for line in text.splitlines() if line.startswith(prefix))
+
+
+def test_evt_coverage_counts_are_the_studys():
+    met = re.search(r"in (\d+) of (\d+) cells", summary_line("Automatic rule: coverage")).groups()
+    narrow = re.search(r"in (\d+) of (\d+) cells", summary_line("Automatic rule: median width")).groups()
+    evt, bench = page("evt"), page("benchmarks")
+    assert f"≥ 92% in {met[0]} of {met[1]} cells" in evt and f"≥ 92% in {met[0]} of {met[1]} cells" in bench
+    assert f"at most the fixed rule's in {narrow[0]} of {narrow[1]} cells" in evt
+    assert "except one cell" not in evt and "NaN" not in evt
+
+
+def test_slits_fig7_verdict_follows_from_its_rising_row():
+    at = {r[next(iter(r))]: r for r in rows("slits/fig678-ablation.csv")}
+    col = next(c for c in next(iter(at.values())) if c.startswith("speedup over P-RRS"))
+    # 100% coverage is full SLITS (every thread paired by the FM).
+    lo, hi = at["coverage 25%"], next(r for k, r in at.items() if k.startswith("full SLITS"))
+    apart = float(hi[col]) - float(hi[f"{col} ci95"]) > float(lo[col]) + float(lo[f"{col} ci95"])
+    row = claim_row(page("slits"), "§6.4 Fig. 7:")
+    assert apart and "reproduced in shape" in row and "no trend" not in row
+
+
+def figs7_10(workload: str, policy: str, col: str) -> tuple[float, float]:
+    r = next(r for r in rows("rda/figs7-10.csv") if r["workload"] == workload and r["policy"] == policy)
+    return float(r[col]), float(r[f"{col} ci95"])
+
+
+def test_rda_blas1_gains_so_the_papers_inferior_result_is_reversed():
+    x, h = figs7_10("rda-blas1", "rda-strict", "ops/s speedup %")
+    assert x - h > 0
+    row = claim_row(page("rda"), "§4.2: high-reuse workloads gain;")
+    assert "reversed for BLAS-1" in row and "does not lose" not in row
+
+
+def test_rda_volrend_claims_are_checked_and_reversed():
+    r = next(r for r in rows("rda/strict-vs-compromise.csv") if r["workload"] == "rda-volrend")
+    ratio, h = float(r["strict over compromise: ops/s ratio"]), float(r["strict over compromise: ops/s ratio ci95"])
+    assert ratio - h > 1
+    row = claim_row(page("rda"), "§4.2, Volrend:")
+    assert "differ only by 9%" in row and "reversed on all three" in row
+
+
+def test_rda_water_sp_compromise_dram_saving_is_not_called_no_difference():
+    x, h = figs7_10("rda-water-sp", "rda-compromise", "DRAM energy saved vs CFS %")
+    assert abs(x) > h
+    doc = page("rda")
+    assert "water-sp: both no different from CFS" not in doc and "compromise a little" in doc
+
+
+def test_rda_fig13_calibration_point_is_not_called_reproduced():
+    row = claim_row(page("rda"), "§4.4 Fig. 13:")
+    assert "8,000: fitted (the calibration point, not a test)" in row and "8,000 reproduced" not in row
+
+
+def test_unfairness_is_one_ratio_in_quintet_and_the_registry():
+    quintet = page("quintet")
+    assert "points lower" not in quintet and "(ratio−1)" not in quintet
+    formats = page("formats")
+    assert "a ratio >= 1" in formats
+    summary = rows("quintet/summary.csv")
+    assert any(r["objective"] == "fairness (unfairness cut (ratio))" for r in summary)
+
+
+def test_validate_accounting_is_generated_and_time_sharing_points_are_development():
+    model = page("model")
+    assert "16 of the 32 held-out" not in model
+    hostcheck = tomllib.loads((ROOT / "data" / "machines" / "kvm-epyc-2c-hostcheck.toml").read_text())
+    timeshare = [c for c in hostcheck["check"] if c["kind"] == "timeshare"]
+    assert timeshare and all(c.get("development") for c in timeshare)
+    assert (
+        "nothing is fitted to time sharing"
+        not in (ROOT / "data" / "machines" / "kvm-epyc-2c-hostcheck.toml").read_text()
+    )
+
+
+def test_every_paper_rerun_says_its_intervals_are_simulation_precision():
+    for report in sorted(RESULTS.glob("*/report.md")):
+        if report.parent.name in ("evt", "efs", "perf-fair", "rda", "slits", "optimum"):
+            assert "simulation precision" in report.read_text().splitlines()[0], report
+    assert "simulation precision" in page("index")
+
+
+def test_efs_table1_is_recorded_as_unexplained_by_dram_timing():
+    dram = {r["row locality"]: r for r in rows("efs/table1-dram.csv")}
+    four = float(dram["0.9"]["4 streams: parallel / serial"])
+    assert four < 1.05, "the cycle-level DRAM makes four streams no slower together"
+    efs = page("efs")
+    assert "Table 1's 27% is unexplained by DRAM timing" in efs
+    assert "21.84 / 27.76 = 0.79" in efs
+    model = page("model")
+    assert "266.7 M activates/s" in model
+
+
+def test_validate_json_carries_the_accounting_fields(cli):
+    points = cli("validate", "xeon-e5645", "--format", "json")
+    for p in points:
+        assert {"machine", "fitted", "target", "status"} <= set(p), p
+        assert p["target"] in ("value", "bound") and p["status"] in ("pass", "known gap", "fail")
+    assert json.dumps(points)
