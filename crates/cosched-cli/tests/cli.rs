@@ -404,3 +404,28 @@ fn characterise_refuses_bad_input_with_one_line() {
         &["i5-2500", "no two cores share an LLC"],
     );
 }
+
+#[test]
+fn dram_checks_table_1_at_the_dram_and_regenerates_the_presets_table() {
+    // The check: one line per row locality, parallel / serial for 2, 4 and 8 streams.
+    let o = cosched(&["dram", "-m", "i5-2500"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("4 streams: parallel / serial") && out.lines().filter(|l| l.starts_with("0.9")).count() == 1,
+        "{out}"
+    );
+    // --toml: the machine's block, which a machine file takes as it is.
+    let o = cosched(&["dram", "-m", "i5-2500", "--toml"]);
+    let block = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(block.starts_with("[memory.dram]\ndevice = \"ddr3-1333h\"") && block.contains("stretch = ["), "{block}");
+    let i5 = preset("machines", "i5-2500");
+    let at = i5.find("[memory.dram]").expect("the i5-2500 has a DRAM");
+    let end = at + i5[at..].find("\n[power]").expect("[power] follows");
+    let rebuilt = format!("{}{}\n{}", &i5[..at], block.trim_end(), &i5[end..]);
+    let path = tmp("dram-rebuilt.toml", &rebuilt);
+    let o = cosched(&["simulate", "-m", &path, "-w", "mcf", "-p", "cfs", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A machine without [memory.dram] is refused in one line.
+    fails_cleanly(&["dram", "-m", "xeon-e5645"], &["xeon-e5645", "no [memory.dram]"]);
+}
