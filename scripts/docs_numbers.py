@@ -498,7 +498,9 @@ def cells(root: Path) -> list[Cell]:
             if marker and line.strip():
                 j = i
                 while j < len(lines) and lines[j].strip():
-                    out.append(Cell(doc, j + 1, f"paragraph {i + 1}", f"line {j - i + 1}", lines[j], folders))
+                    # Named by its first words (numbers masked), so lines added above keep its pins.
+                    name = "paragraph: " + NUMBER_IN_CELL.sub("#", lines[i].strip())[:60]
+                    out.append(Cell(doc, j + 1, name, f"line {j - i + 1}", lines[j], folders))
                     j += 1
                 i = j
                 continue
