@@ -56,7 +56,7 @@ MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)-->")
 # One number as printed: sign, digits (thousands with commas), decimals.
 NUM = r"[+−-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+−-]?\d+(?:\.\d+)?"
 TOKEN = re.compile(
-    rf"(?<![\w.\-/#§])(?P<a>{NUM})"
+    rf"(?<![\w.\-/#§±])(?P<a>{NUM})"
     rf"(?:(?P<pm>\s*%?\s*±\s*)(?P<b>\d+(?:\.\d+)?)"
     rf"|(?P<range>[–-])(?P<c>{NUM})(?![\w.])"
     rf"|(?P<of> of |/)(?P<d>\d+)(?![\w.]))?"
