@@ -327,3 +327,31 @@ fn a_shared_raytrace_scene_is_one_copy_in_the_llc() {
     let (_, _, per_thread) = held("rda-raytrace");
     assert!(per_thread > 2.0 * (shared + private), "the per-thread reading holds a copy each: {per_thread}");
 }
+
+#[test]
+fn the_solution_cache_holds_at_most_its_runner_bound_on_a_wide_socket() {
+    // One socket of 512 contexts: each remembered co-schedule holds 512 runners, so the cache
+    // stops at CACHE_RUNNERS / 512 co-schedules instead of CACHE_ENTRIES (gigabytes).
+    use cosched_sim::contention::{Runner, Solver, CACHE_ENTRIES, CACHE_RUNNERS};
+    let mut m = machine("xeon-e5645");
+    m.topology.cores_per_llc = 8;
+    m.topology.llc_per_socket = 32;
+    let n = m.n_contexts();
+    assert_eq!(n, 512);
+    let ph = "instructions = 1e9\nipc = 1.0\nllc_apki = 0.5\nllc_mpki = 0.1\nmrc_ref_mb = 6\nfootprint_mb = 1";
+    let p = plan(&single_threaded(&[("a", ph)]), &m);
+    let mut solver = Solver::new(&m);
+    let mut out = vec![];
+    let fits = CACHE_RUNNERS / n;
+    assert!(fits < CACHE_ENTRIES);
+    // Distinct co-schedules of every context busy (one runner's exchange share differs), past
+    // the bound.
+    let mut runners: Vec<Runner> =
+        (0..n as u32).map(|i| Runner { pipe: i, core: i / 2, llc: i / 16, ..Runner::alone() }).collect();
+    for j in 0..fits + 3 {
+        runners[0].local = 1.0 - j as f64 * 1e-6;
+        solver.solve(&p.models, &runners, &mut out);
+        assert!(solver.cached_runners() <= CACHE_RUNNERS);
+    }
+    assert!(solver.cached_runners() > CACHE_RUNNERS - 2 * n, "it filled up to the bound: {}", solver.cached_runners());
+}

@@ -146,6 +146,8 @@ pub struct Solver {
     /// Solutions by co-schedule (Fx hashing: the keys are small integer
     /// arrays, and SipHash cost 7% of a run's time; nothing iterates the map).
     cache: rustc_hash::FxHashMap<Vec<Key>, (Vec<Rates>, BusState)>,
+    /// Runners held by `cache`'s co-schedules together (at most [`CACHE_RUNNERS`]).
+    cached_runners: usize,
     order: Vec<usize>,
     /// Each runner's key, and the co-schedule's (sorted), reused between solves.
     keys: Vec<Key>,
@@ -155,6 +157,13 @@ pub struct Solver {
 /// Most distinct co-schedules whose solutions are remembered per run (the
 /// cache then stops growing; memory stays bounded).
 pub const CACHE_ENTRIES: usize = 1 << 16;
+
+/// Most runners the remembered co-schedules hold together: each costs its key
+/// and its rates (about 50 bytes), so a socket of hundreds of contexts would
+/// otherwise remember gigabytes (1,024 runners × `CACHE_ENTRIES`). A socket of
+/// up to 64 contexts (every preset's) still remembers `CACHE_ENTRIES`
+/// co-schedules, so its runs are unchanged.
+pub const CACHE_RUNNERS: usize = CACHE_ENTRIES * 64;
 
 #[derive(Clone, Copy, Debug)]
 struct Tenant {
@@ -201,6 +210,7 @@ impl Solver {
             prev_ipc: vec![],
             tenants: vec![],
             cache: Default::default(),
+            cached_runners: 0,
             order: vec![],
             keys: vec![],
             key: vec![],
@@ -210,6 +220,11 @@ impl Solver {
     /// The loaded-latency curve.
     pub fn latency_curve(&self) -> &LoadedLatency {
         &self.lat
+    }
+
+    /// Runners the remembered co-schedules hold together (bounded by [`CACHE_RUNNERS`]).
+    pub fn cached_runners(&self) -> usize {
+        self.cached_runners
     }
 
     /// Solve one socket. `out` receives one [`Rates`] per runner.
@@ -238,9 +253,10 @@ impl Solver {
             return *bus;
         }
         let bus = self.solve_fresh(models, runners, out);
-        if self.cache.len() < CACHE_ENTRIES {
+        if self.cache.len() < CACHE_ENTRIES && self.cached_runners + runners.len() <= CACHE_RUNNERS {
             let sorted: Vec<Rates> = self.order.iter().map(|&i| out[i]).collect();
             self.cache.insert(self.key.clone(), (sorted, bus));
+            self.cached_runners += runners.len();
         }
         bus
     }
