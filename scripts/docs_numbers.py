@@ -254,8 +254,16 @@ class Files:
         self.rows: dict[str, list[Row]] = {}
         self.nums: dict[tuple[str, int], list[tuple[str, list[float], list[bool]]]] = {}
         self.words: dict[tuple[str, int], set[str]] = {}
+        self.listed: dict[tuple[str, ...], list[str]] = {}
 
     def of(self, folders: list[str]) -> list[str]:
+        """The result files under `folders` (walked once per set of folders)."""
+        key = tuple(folders)
+        if key not in self.listed:
+            self.listed[key] = self.walk(folders)
+        return self.listed[key]
+
+    def walk(self, folders: list[str]) -> list[str]:
         names = []
         for folder in folders:
             base = self.root / "docs" / "results"

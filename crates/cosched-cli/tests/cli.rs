@@ -26,6 +26,8 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
     fails_cleanly(&["simulate", "-m", &w], &["nobanks.toml", "memory.dram.banks", "must be in [1, 64], got 0"]);
     let w = tmp("nodevice.toml", &i5.replace("device = \"ddr3-1333h\"", "device = \"ddr5\""));
     fails_cleanly(&["simulate", "-m", &w], &["nodevice.toml", "memory.dram.device", "unknown device \"ddr5\""]);
+    let w = tmp("halfstream.toml", &i5.replace("streams = [1, 2, 4, 8]", "streams = [1, 2.5, 4, 8]"));
+    fails_cleanly(&["simulate", "-m", &w], &["halfstream.toml", "memory.dram.streams[1]", "whole number"]);
     let w = tmp("shortrow.toml", &i5.replace("  [0, 0, 0, 0],\n]", "  [0, 0, 0],\n]"));
     fails_cleanly(&["simulate", "-m", &w], &["shortrow.toml", "memory.dram.stretch[3]", "one value per streams entry"]);
     let w = tmp("selfq.toml", &i5.replace("self_queueing = 0.0", "self_queueing = 1.5"));

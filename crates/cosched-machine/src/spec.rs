@@ -272,6 +272,11 @@ impl DramSpec {
             Ok(())
         };
         ascending("streams", &self.streams, 1.0, 4096.0)?;
+        if let Some((i, x)) = self.streams.iter().enumerate().find(|(_, x)| x.fract() != 0.0) {
+            return Err(
+                c.fail(format!("memory.dram.streams[{i}]"), format!("must be a whole number of streams, got {x}"))
+            );
+        }
         ascending("row_locality", &self.row_locality, 0.0, 1.0)?;
         if self.stretch.len() != self.row_locality.len() {
             return Err(c.fail(

@@ -122,7 +122,8 @@ pub struct Solver {
     /// LLC hit latency).
     exchange_hit_cycles: f64,
     lat: LoadedLatency,
-    /// The cycle-level DRAM's row-conflict table, when the machine has `[memory.dram]`.
+    /// The cycle-level DRAM's row-conflict table, when the machine has `[memory.dram]` and
+    /// the table has a non-zero entry.
     dram: Option<cosched_machine::spec::DramSpec>,
     /// Service-time stretch from row conflicts at the current solve (1 = none).
     stretch: f64,
@@ -195,7 +196,8 @@ impl Solver {
             l1_bw: m.core.l1_accesses_per_cycle,
             exchange_hit_cycles: m.cache.llc_hit_cycles,
             lat: LoadedLatency::of(&m.memory),
-            dram: m.memory.dram.clone(),
+            // An all-zero table (the i5-2500's) costs nothing: the solve skips it.
+            dram: m.memory.dram.clone().filter(|d| d.stretch.iter().flatten().any(|&x| x > 0.0)),
             l: vec![],
             own: vec![],
             mlp: vec![],
