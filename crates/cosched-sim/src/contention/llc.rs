@@ -18,38 +18,43 @@ impl Solver {
             let misses = out[i].ipc * out[i].mpki + 1e-9;
             self.tenants.push(Tenant {
                 llc: r.llc,
-                job: r.job,
                 weight: misses * share_priv,
                 cap: m.private_mb,
                 alloc: 0.0,
                 fixed: false,
             });
         }
+        // One shared tenant per (LLC domain, job), in the order its first thread comes.
+        self.shared_of.clear();
+        self.shared_at.clear();
         for (i, r) in runners.iter().enumerate() {
             let m = &models[r.model as usize];
             if m.shared_mb <= 0.0 {
+                self.shared_of.push(usize::MAX);
                 continue;
             }
             let share_shared = m.shared_mb / (m.private_mb + m.shared_mb);
             let w = (out[i].ipc * out[i].mpki + 1e-9) * share_shared;
-            match self.tenants[n..].iter_mut().find(|t| t.llc == r.llc && t.job == r.job) {
-                Some(t) => {
-                    t.weight += w;
-                    t.cap = t.cap.max(m.shared_mb);
-                }
-                None => self.tenants.push(Tenant {
-                    llc: r.llc,
-                    job: r.job,
-                    weight: w,
-                    cap: m.shared_mb,
-                    alloc: 0.0,
-                    fixed: false,
-                }),
+            let next = self.tenants.len();
+            let k = *self.shared_at.entry((r.llc, r.job)).or_insert(next);
+            if k == next {
+                self.tenants.push(Tenant { llc: r.llc, weight: w, cap: m.shared_mb, alloc: 0.0, fixed: false });
+            } else {
+                let t = &mut self.tenants[k];
+                t.weight += w;
+                t.cap = t.cap.max(m.shared_mb);
             }
+            self.shared_of.push(k);
         }
-        waterfill(&mut self.tenants, self.llc_mb);
-        for (i, r) in runners.iter().enumerate() {
-            let shared = self.tenants[n..].iter().find(|t| t.llc == r.llc && t.job == r.job).map_or(0.0, |t| t.alloc);
+        waterfill(&mut self.tenants, &mut self.by_domain, self.llc_mb);
+        for i in 0..n {
+            // A thread without shared data of its own still reads its job's
+            // shared tenant in the domain (another thread's phase may have one).
+            let k = match self.shared_of[i] {
+                usize::MAX => self.shared_at.get(&(runners[i].llc, runners[i].job)).copied(),
+                k => Some(k),
+            };
+            let shared = k.map_or(0.0, |k| self.tenants[k].alloc);
             let target = self.tenants[i].alloc + shared;
             self.s_eff[i] += step * (target - self.s_eff[i]);
         }
@@ -57,14 +62,24 @@ impl Solver {
 }
 
 /// Share each LLC domain's capacity among its tenants in proportion to their
-/// weights, capping each at its footprint and handing the surplus on.
-fn waterfill(tenants: &mut [Tenant], capacity: f64) {
-    let mut next_domain = tenants.iter().map(|t| t.llc).min();
-    while let Some(d) = next_domain {
+/// weights, capping each at its footprint and handing the surplus on. The
+/// domains are taken in increasing order and each domain's tenants in their
+/// order (`by_domain` is scratch space for that grouping), so every sum adds
+/// the same terms in the same order whatever the other domains hold.
+fn waterfill(tenants: &mut [Tenant], by_domain: &mut Vec<usize>, capacity: f64) {
+    by_domain.clear();
+    by_domain.extend(0..tenants.len());
+    by_domain.sort_by_key(|&k| tenants[k].llc); // stable
+    let mut start = 0;
+    while start < by_domain.len() {
+        let d = tenants[by_domain[start]].llc;
+        let len = by_domain[start..].iter().take_while(|&&k| tenants[k].llc == d).count();
+        let group = &by_domain[start..start + len];
+        start += len;
         let mut rem = capacity;
         loop {
             let (mut wsum, mut nfree) = (0.0, 0usize);
-            for t in tenants.iter().filter(|t| t.llc == d && !t.fixed) {
+            for t in group.iter().map(|&k| &tenants[k]).filter(|t| !t.fixed) {
                 wsum += t.weight;
                 nfree += 1;
             }
@@ -79,23 +94,26 @@ fn waterfill(tenants: &mut [Tenant], capacity: f64) {
                 }
             };
             let mut capped = false;
-            for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
-                if share(t) >= t.cap {
+            for &k in group {
+                let t = &mut tenants[k];
+                if !t.fixed && share(t) >= t.cap {
                     t.alloc = t.cap;
                     t.fixed = true;
                     capped = true;
                 }
             }
             if capped {
-                rem = capacity - tenants.iter().filter(|t| t.llc == d && t.fixed).map(|t| t.alloc).sum::<f64>();
+                rem = capacity - group.iter().map(|&k| &tenants[k]).filter(|t| t.fixed).map(|t| t.alloc).sum::<f64>();
                 continue;
             }
-            for t in tenants.iter_mut().filter(|t| t.llc == d && !t.fixed) {
-                t.alloc = share(t);
-                t.fixed = true;
+            for &k in group {
+                let t = &mut tenants[k];
+                if !t.fixed {
+                    t.alloc = share(t);
+                    t.fixed = true;
+                }
             }
             break;
         }
-        next_domain = tenants.iter().map(|t| t.llc).filter(|&l| l > d).min();
     }
 }

@@ -153,6 +153,24 @@ pub struct Solver {
     /// Each runner's key, and the co-schedule's (sorted), reused between solves.
     keys: Vec<Key>,
     key: Vec<Key>,
+    /// Sums per pipe and per core (indexed by the global pipe or core
+    /// number; zero between solves).
+    by_unit: Vec<UnitSums>,
+    /// Each runner's shared tenant in `tenants` (`usize::MAX`: none), and
+    /// the shared tenant of each (LLC domain, job) met so far.
+    shared_of: Vec<usize>,
+    shared_at: rustc_hash::FxHashMap<(u32, u32), usize>,
+    /// Tenant indices grouped by LLC domain (stable: tenant order within a domain).
+    by_domain: Vec<usize>,
+}
+
+/// What one solve sums over the runners of a pipe or a core.
+#[derive(Clone, Copy, Debug, Default)]
+struct UnitSums {
+    threads: u32,
+    issue: f64,
+    l1_u: f64,
+    l1_pen: f64,
 }
 
 /// Most distinct co-schedules whose solutions are remembered per run (the
@@ -169,7 +187,6 @@ pub const CACHE_RUNNERS: usize = CACHE_ENTRIES * 64;
 #[derive(Clone, Copy, Debug)]
 struct Tenant {
     llc: u32,
-    job: u32,
     weight: f64,
     cap: f64,
     alloc: f64,
@@ -216,6 +233,10 @@ impl Solver {
             order: vec![],
             keys: vec![],
             key: vec![],
+            by_unit: vec![UnitSums::default(); m.n_contexts()],
+            shared_of: vec![],
+            shared_at: Default::default(),
+            by_domain: vec![],
         }
     }
 
@@ -352,26 +373,28 @@ impl Solver {
     fn smt_factors(&mut self, models: &[PhaseModel], runners: &[Runner]) {
         self.b.clear();
         let pen = self.smt_penalty;
-        // Threads per pipe, then each thread's SMT slowdown and L1 demand.
+        // Per-pipe and per-core sums in one pass over the runners (in runner
+        // order, so each sum adds the same terms in the same order as a scan
+        // of the runners sharing the pipe or core would): threads per pipe,
+        // the pipe's issue demand, the core's L1 demand.
+        let by = &mut self.by_unit;
+        for r in runners {
+            let m = &models[r.model as usize];
+            let p = &mut by[r.pipe as usize];
+            p.threads += 1;
+            p.issue += m.ipc_alone;
+            by[r.core as usize].l1_u += m.l1_rate_alone() / self.l1_bw;
+        }
         self.s_pipe.clear();
-        for ri in runners {
-            let k = runners.iter().filter(|r| r.pipe == ri.pipe).count() as f64;
-            self.s_pipe.push(1.0 + pen * (k - 1.0));
+        self.s_pipe.extend(runners.iter().map(|r| 1.0 + pen * (by[r.pipe as usize].threads as f64 - 1.0)));
+        for (r, &s) in runners.iter().zip(&self.s_pipe) {
+            by[r.core as usize].l1_pen += models[r.model as usize].l1_rate_alone() / s / self.l1_bw;
         }
         for (i, ri) in runners.iter().enumerate() {
             let mi = &models[ri.model as usize];
             let s_pipe = self.s_pipe[i];
-            let (mut issue, mut l1_pen, mut l1_u) = (0.0, 0.0, 0.0);
-            for (j, rj) in runners.iter().enumerate() {
-                let mj = &models[rj.model as usize];
-                if rj.pipe == ri.pipe {
-                    issue += mj.ipc_alone;
-                }
-                if rj.core == ri.core {
-                    l1_u += mj.l1_rate_alone() / self.l1_bw;
-                    l1_pen += mj.l1_rate_alone() / self.s_pipe[j] / self.l1_bw;
-                }
-            }
+            let (issue, l1_u, l1_pen) =
+                (by[ri.pipe as usize].issue, by[ri.core as usize].l1_u, by[ri.core as usize].l1_pen);
             let own = mi.l1_rate_alone() / self.l1_bw;
             let issue_u = issue / (self.issue_width * s_pipe);
             let l1 = (1.0 + self.l1_contention * (l1_u * l1_u - own * own)).max(l1_pen);
@@ -381,6 +404,10 @@ impl Solver {
             // overlapped as its misses are (MLP), at most MAX_EXCHANGE_SAVING of b.
             let save = mi.comm_apki / 1000.0 * self.exchange_hit_cycles * ri.on_core / mi.mlp;
             self.b.push(b - save.min(MAX_EXCHANGE_SAVING * b));
+        }
+        for r in runners {
+            by[r.pipe as usize] = UnitSums::default();
+            by[r.core as usize] = UnitSums::default();
         }
     }
 }
