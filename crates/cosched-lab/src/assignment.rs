@@ -7,7 +7,7 @@ use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::Topology;
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::{run, SimError, SimOptions};
+use cosched_sim::engine::{run, Shared, SimError, SimOptions};
 use cosched_sim::Plan;
 use rand::Rng;
 
@@ -47,20 +47,40 @@ pub fn random_partition(topo: &Topology, threads: usize, rng: &mut impl Rng) -> 
 /// only on context `assignment[t]`, the threads of a context taking turns of
 /// the round-robin quantum (`static`'s default, SLITS §5.2's 4 ms).
 pub fn partition_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<cosched_sim::RunOutput, SimError> {
+    partition_run_sharing(m, plan, assignment, &Shared::default())
+}
+
+/// [`partition_run`], sharing contention solutions with the other runs of `m` and `plan` that hold `shared`.
+pub fn partition_run_sharing(
+    m: &MachineSpec,
+    plan: &Plan,
+    assignment: &[CtxId],
+    shared: &Shared,
+) -> Result<cosched_sim::RunOutput, SimError> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), ..Default::default() };
     let mut policy =
         policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
-    run(m, plan, &mut *policy, &SimOptions::default(), None)
+    run(m, plan, &mut *policy, &SimOptions { shared: shared.clone(), ..SimOptions::default() }, None)
 }
 
 /// One run of `plan` on `m` with thread t pinned to context `assignment[t]`
 /// for the whole run (`static` policy, no time slicing): what every
 /// assignment and co-schedule measurement runs (also `crate::optimum`).
 pub fn static_run(m: &MachineSpec, plan: &Plan, assignment: &[CtxId]) -> Result<cosched_sim::RunOutput, SimError> {
+    static_run_sharing(m, plan, assignment, &Shared::default())
+}
+
+/// [`static_run`], sharing contention solutions with the other runs of `m` and `plan` that hold `shared`.
+pub fn static_run_sharing(
+    m: &MachineSpec,
+    plan: &Plan,
+    assignment: &[CtxId],
+    shared: &Shared,
+) -> Result<cosched_sim::RunOutput, SimError> {
     let o = PolicyOptions { assignment: Some(assignment.to_vec()), quantum: 1000 * SECOND, ..Default::default() };
     let mut policy =
         policies::make("static", &o).map_err(|error| SimError::Policy { policy: "static".into(), error })?;
-    run(m, plan, &mut *policy, &SimOptions::default(), None)
+    run(m, plan, &mut *policy, &SimOptions { shared: shared.clone(), ..SimOptions::default() }, None)
 }
 
 /// Performance of an assignment: instructions retired per second of makespan

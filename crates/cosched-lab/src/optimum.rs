@@ -24,7 +24,7 @@ use cosched_core::ids::CtxId;
 use cosched_core::optimum::{grouping, min_cost_groups, place_pairs, Tree};
 use cosched_core::policies::knob::flag_of;
 use cosched_machine::MachineSpec;
-use cosched_sim::engine::SimOptions;
+use cosched_sim::engine::{Shared, SimOptions};
 use cosched_sim::experiment::solo_times;
 use cosched_sim::Plan;
 use cosched_sim::SimError;
@@ -156,6 +156,8 @@ pub struct Instance<'a> {
     /// More threads than contexts: the candidates are time-shared partitions
     /// ([`Instance::partitioned`]), only sampled.
     pub partitioned: bool,
+    /// Contention solutions shared by every run of the searches (one machine, one plan).
+    pub shared: Shared,
 }
 
 impl<'a> Instance<'a> {
@@ -177,7 +179,7 @@ impl<'a> Instance<'a> {
         let t = &machine.topology;
         let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
         let solo_s = solo_times(machine, plan, &SimOptions::default())?;
-        Ok(Instance { machine, plan, solo_s, tree, partitioned })
+        Ok(Instance { machine, plan, solo_s, tree, partitioned, shared: Shared::new() })
     }
 
     /// The instance of an oversubscribed workload (more threads than
@@ -235,9 +237,10 @@ impl<'a> Instance<'a> {
     pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, OptimumError> {
         let out = if self.partitioned {
             let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
-            crate::assignment::partition_run(self.machine, self.plan, &ctx)
+            crate::assignment::partition_run_sharing(self.machine, self.plan, &ctx, &self.shared)
         } else {
-            static_run(self.machine, self.plan, assignment)
+            let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
+            crate::assignment::static_run_sharing(self.machine, self.plan, &ctx, &self.shared)
         }?;
         let instr: f64 = (0..self.plan.jobs.len()).map(|j| self.plan.job_instructions(j)).sum();
         let makespan_s = out.makespan as f64 * 1e-9;

@@ -173,6 +173,7 @@ impl RunSpec {
             max_events: self.max_events,
             progress: self.progress,
             cancel: self.cancel.clone(),
+            shared: Default::default(),
         })
     }
 

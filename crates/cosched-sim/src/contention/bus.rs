@@ -71,18 +71,20 @@ impl Solver {
         self.a[i] / (self.b[i] + self.c[i] * l)
     }
 
-    /// Solve for the latency every runner sees (into `self.l`) and the bus state.
-    pub(super) fn solve_latency(&mut self) -> BusState {
+    /// Solve for the latency every runner sees (into `self.l`) and the bus
+    /// state; `guess` is the last iteration's latency (Newton starts there).
+    pub(super) fn solve_latency(&mut self, guess: f64) -> BusState {
         if self.lat.own_excluded() > 0.0 {
             return self.solve_latency_per_thread();
         }
-        let bus = self.solve_latency_shared();
+        let bus = self.solve_latency_shared(guess);
         self.l.iter_mut().for_each(|l| *l = bus.latency_ns);
         bus
     }
 
-    /// Every runner sees the same latency (`self_queueing` = 1).
-    pub(super) fn solve_latency_shared(&self) -> BusState {
+    /// Every runner sees the same latency (`self_queueing` = 1); Newton's
+    /// method starts at `guess` when it lies inside the bracket.
+    pub(super) fn solve_latency_shared(&self, guess: f64) -> BusState {
         let (l0, l1) = (self.lat.idle_ns(), self.curve(1.0));
         if self.rho(l1).0 >= 1.0 {
             // Saturated: find L ≥ l1 with ρ(L) = 1. ρ is convex and decreasing,
@@ -104,7 +106,7 @@ impl Solver {
         // φ(L) = curve(ρ(L)) − L is decreasing with φ(l0) ≥ 0 ≥ φ(l1):
         // Newton's method, falling back to bisection when a step leaves the bracket.
         let (mut lo, mut hi) = (l0, l1);
-        let mut x = l0;
+        let mut x = if guess > l0 && guess < l1 { guess } else { l0 };
         for _ in 0..100 {
             let (r, dr) = self.rho(x);
             let (ns, slope) = self.curve_and_slope(r);

@@ -7,8 +7,11 @@ use super::{Rates, Runner, Solver, Tenant};
 use crate::model::PhaseModel;
 
 impl Solver {
-    pub(super) fn occupancy(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates], step: f64) {
+    /// Each runner's step towards the occupancy its current miss rates earn
+    /// (the water-filled share, less what it holds now), into `self.occ_step`.
+    pub(super) fn occupancy_step(&mut self, models: &[PhaseModel], runners: &[Runner], out: &[Rates]) {
         let n = runners.len();
+        self.occ_step.resize(n, 0.0);
         self.tenants.clear();
         // Private tenants at 0..n, one shared tenant per (LLC domain, job) after them.
         for (i, r) in runners.iter().enumerate() {
@@ -47,16 +50,17 @@ impl Solver {
             self.shared_of.push(k);
         }
         waterfill(&mut self.tenants, &mut self.by_domain, self.llc_mb);
-        for i in 0..n {
+        for (i, r) in runners.iter().enumerate() {
             // A thread without shared data of its own still reads its job's
             // shared tenant in the domain (another thread's phase may have one).
             let k = match self.shared_of[i] {
-                usize::MAX => self.shared_at.get(&(runners[i].llc, runners[i].job)).copied(),
+                usize::MAX if self.shared_at.is_empty() => None,
+                usize::MAX => self.shared_at.get(&(r.llc, r.job)).copied(),
                 k => Some(k),
             };
             let shared = k.map_or(0.0, |k| self.tenants[k].alloc);
             let target = self.tenants[i].alloc + shared;
-            self.s_eff[i] += step * (target - self.s_eff[i]);
+            self.occ_step[i] = target - self.s_eff[i];
         }
     }
 }
@@ -69,7 +73,9 @@ impl Solver {
 fn waterfill(tenants: &mut [Tenant], by_domain: &mut Vec<usize>, capacity: f64) {
     by_domain.clear();
     by_domain.extend(0..tenants.len());
-    by_domain.sort_by_key(|&k| tenants[k].llc); // stable
+    if tenants.windows(2).any(|w| w[0].llc != w[1].llc) {
+        by_domain.sort_by_key(|&k| tenants[k].llc); // stable
+    }
     let mut start = 0;
     while start < by_domain.len() {
         let d = tenants[by_domain[start]].llc;

@@ -23,8 +23,8 @@
 //!   machine's device and organisation (`crate::dram`, `Solver::row_conflicts`).
 //!
 //! Occupancy, miss rates, IPC and latency depend on each other; the solver
-//! iterates occupancy (warm-started from the last solution, damped by half
-//! as soon as an iteration fails to contract) around
+//! iterates occupancy (from a cold start: each thread holding what fits of
+//! its footprint; damped by half as soon as an iteration fails to contract) around
 //! a latency solve (relative tolerance 1e-7) until IPCs move less than 1e-6
 //! relatively.
 
@@ -33,6 +33,47 @@ mod llc;
 
 use crate::model::{LoadedLatency, PhaseModel};
 use cosched_machine::MachineSpec;
+
+/// Solutions shared between the runs of one machine and one plan (the many
+/// runs of a search for the best static co-schedule): each solution is a
+/// function of its co-schedule key alone ([`Solver::solve`]), so which run
+/// solved it first does not matter and runs in parallel stay deterministic.
+/// Bounded like a run's own cache ([`CACHE_ENTRIES`], [`CACHE_RUNNERS`]).
+#[derive(Default)]
+pub struct SharedSolutions {
+    map: std::sync::Mutex<SharedMap>,
+}
+
+#[derive(Default)]
+struct SharedMap {
+    solutions: rustc_hash::FxHashMap<Vec<Key>, (Vec<Rates>, BusState)>,
+    runners: usize,
+}
+
+impl SharedSolutions {
+    fn get(&self, key: &[Key]) -> Option<(Vec<Rates>, BusState)> {
+        self.map.lock().ok()?.solutions.get(key).cloned()
+    }
+
+    fn insert(&self, key: &[Key], solution: &(Vec<Rates>, BusState)) {
+        let Ok(mut m) = self.map.lock() else { return };
+        let n = solution.0.len();
+        if m.solutions.len() < CACHE_ENTRIES && m.runners + n <= CACHE_RUNNERS && !m.solutions.contains_key(key) {
+            m.solutions.insert(key.to_vec(), solution.clone());
+            m.runners += n;
+        }
+    }
+
+    /// Co-schedules remembered.
+    pub fn len(&self) -> usize {
+        self.map.lock().map_or(0, |m| m.solutions.len())
+    }
+
+    /// Whether none is remembered yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// A running thread as the solver sees it.
 #[derive(Clone, Copy, Debug)]
@@ -47,8 +88,6 @@ pub struct Runner {
     pub llc: u32,
     /// Job instance (for shared data).
     pub job: u32,
-    /// LLC capacity it held at the last solve, MiB (warm start; 0 = none).
-    pub occupancy_mb: f64,
     /// Share of its exchange with partner threads that stays in its LLC
     /// domain (partners running there), 0-1; the rest misses.
     pub local: f64,
@@ -62,7 +101,7 @@ impl Runner {
     /// A thread alone on the machine, its partners (if any) beside it: the
     /// setting a phase's published IPC and miss rates describe.
     pub fn alone() -> Runner {
-        Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, occupancy_mb: 0.0, local: 1.0, on_core: 0.0 }
+        Runner { model: 0, pipe: 0, core: 0, llc: 0, job: 0, local: 1.0, on_core: 0.0 }
     }
 
     /// What the solution depends on: phase model, pipe, core, LLC domain, job
@@ -71,7 +110,7 @@ impl Runner {
     /// cores and LLC domains number fewer than 4096: the machine loader's
     /// bound on contexts), and the on-core share of its exchange (to 1e-6).
     fn key(&self) -> Key {
-        let local = (self.local * 1e6).round() as u32;
+        let local = grid(self.local);
         debug_assert!(self.pipe < 1 << 12 && self.core < 1 << 12 && self.llc < 1 << 12 && local < 1 << 20);
         let local = local as u128;
         let packed = (self.model as u128) << 88
@@ -80,8 +119,15 @@ impl Runner {
             | (self.llc as u128) << 52
             | (self.job as u128) << 20
             | local;
-        (packed, (self.on_core * 1e6).round() as u32)
+        (packed, grid(self.on_core))
     }
+}
+
+/// A share in 0-1 on the keys' 1e-6 grid (to nearest; the cast truncates,
+/// and a share is never negative).
+#[inline]
+fn grid(x: f64) -> u32 {
+    (x * 1e6 + 0.5) as u32
 }
 
 /// A runner's co-schedule key (`Runner::key`).
@@ -153,6 +199,20 @@ pub struct Solver {
     /// Each runner's key, and the co-schedule's (sorted), reused between solves.
     keys: Vec<Key>,
     key: Vec<Key>,
+    /// The canonical form of the co-schedule being solved (`Solver::canonical`),
+    /// and scratch space for building it: renumbered ids of each kind (LLC
+    /// domain, core, pipe, job; `u32::MAX` between solves), a permutation,
+    /// runners and an order.
+    canon: Vec<Runner>,
+    renumber: [Vec<u32>; 4],
+    perm: Vec<usize>,
+    scratch_runners: Vec<Runner>,
+    scratch_order: Vec<usize>,
+    /// Solutions shared with other runs of the same machine and plan.
+    shared: Option<std::sync::Arc<SharedSolutions>>,
+    /// The occupancy iteration's step per runner, this iteration's and the last.
+    occ_step: Vec<f64>,
+    occ_prev: Vec<f64>,
     /// Sums per pipe and per core (indexed by the global pipe or core
     /// number; zero between solves).
     by_unit: Vec<UnitSums>,
@@ -198,6 +258,9 @@ struct Tenant {
 pub const MAX_EXCHANGE_SAVING: f64 = 0.5;
 
 const MAX_ITERS: usize = 40;
+/// Bounds of the occupancy iteration's step (`Solver::solve_fresh`).
+const MIN_RELAX: f64 = 0.1;
+const MAX_RELAX: f64 = 2.0;
 const TOL: f64 = 1e-6;
 
 impl Solver {
@@ -233,6 +296,14 @@ impl Solver {
             order: vec![],
             keys: vec![],
             key: vec![],
+            canon: vec![],
+            renumber: Default::default(),
+            perm: vec![],
+            scratch_runners: vec![],
+            scratch_order: vec![],
+            shared: None,
+            occ_step: vec![],
+            occ_prev: vec![],
             by_unit: vec![UnitSums::default(); m.n_contexts()],
             shared_of: vec![],
             shared_at: Default::default(),
@@ -245,6 +316,11 @@ impl Solver {
         &self.lat
     }
 
+    /// Share solutions with the other runs of the same machine and plan that hold `shared`.
+    pub fn share(&mut self, shared: std::sync::Arc<SharedSolutions>) {
+        self.shared = Some(shared);
+    }
+
     /// Runners the remembered co-schedules hold together (bounded by [`CACHE_RUNNERS`]).
     pub fn cached_runners(&self) -> usize {
         self.cached_runners
@@ -252,21 +328,19 @@ impl Solver {
 
     /// Solve one socket. `out` receives one [`Rates`] per runner.
     ///
-    /// The solution depends only on which phase models run on which pipes,
-    /// cores, LLC domains and jobs, so solutions are remembered by that
-    /// co-schedule (threads of one class share their models, so co-schedules
-    /// repeat constantly); a repeat returns the remembered solution instead
-    /// of iterating again (it differs from a fresh warm-started solve only
-    /// within the solver's 1e-6 tolerance, and deterministically).
+    /// The solution depends only on which phase models run together and how
+    /// they share pipes, cores, LLC domains and jobs, not on which pipe or
+    /// core numbers they hold nor on what ran before: the runners are put in
+    /// a canonical form ([`Solver::canonical`]: ids renumbered by first
+    /// appearance, exchange shares on the key's 1e-6 grid) and a fresh solve
+    /// works on that form from a cold start, so it is a function of the key
+    /// alone. Solutions are remembered by that key (threads of one class
+    /// share their models, so co-schedules repeat constantly), within the run
+    /// and, when the solver was given one, in a cache shared between runs of
+    /// the same machine and plan ([`SharedSolutions`]): a repeat returns the
+    /// same bits a fresh solve would, whichever run solved it first.
     pub fn solve(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
-        self.keys.clear();
-        self.keys.extend(runners.iter().map(Runner::key));
-        self.order.clear();
-        self.order.extend(0..runners.len());
-        let keys = &self.keys;
-        self.order.sort_by_key(|&i| keys[i]);
-        self.key.clear();
-        self.key.extend(self.order.iter().map(|&i| keys[i]));
+        self.canonical(runners);
         if let Some((rates, bus)) = self.cache.get(self.key.as_slice()) {
             out.clear();
             out.resize(runners.len(), Rates::default());
@@ -275,13 +349,100 @@ impl Solver {
             }
             return *bus;
         }
-        let bus = self.solve_fresh(models, runners, out);
-        if self.cache.len() < CACHE_ENTRIES && self.cached_runners + runners.len() <= CACHE_RUNNERS {
-            let sorted: Vec<Rates> = self.order.iter().map(|&i| out[i]).collect();
-            self.cache.insert(self.key.clone(), (sorted, bus));
-            self.cached_runners += runners.len();
+        let found = self.shared.as_ref().and_then(|s| s.get(&self.key));
+        let (rates, bus) = match found {
+            Some(hit) => {
+                self.remember(hit.clone());
+                hit
+            }
+            None => {
+                let canon = std::mem::take(&mut self.canon);
+                let mut sorted = vec![];
+                let bus = self.solve_fresh(models, &canon, &mut sorted);
+                self.canon = canon;
+                let solution = (sorted, bus);
+                if let Some(shared) = &self.shared {
+                    shared.insert(&self.key, &solution);
+                }
+                self.remember(solution.clone());
+                solution
+            }
+        };
+        out.clear();
+        out.resize(runners.len(), Rates::default());
+        for (k, &i) in self.order.iter().enumerate() {
+            out[i] = rates[k];
         }
         bus
+    }
+
+    /// Keep a solution for the current key while the run's cache has room.
+    fn remember(&mut self, solution: (Vec<Rates>, BusState)) {
+        let n = solution.0.len();
+        if self.cache.len() < CACHE_ENTRIES && self.cached_runners + n <= CACHE_RUNNERS {
+            self.cache.insert(self.key.clone(), solution);
+            self.cached_runners += n;
+        }
+    }
+
+    /// The canonical form of a co-schedule: runners ordered by what they are
+    /// (phase model and exchange shares, then where they run), their LLC
+    /// domains, cores, pipes and jobs renumbered in order of first appearance,
+    /// then sorted by their keys. Fills `self.canon` (the renumbered runners,
+    /// in key order, exchange shares rounded to the key's grid), `self.key`
+    /// (their keys) and `self.order` (the runner each canonical one is).
+    /// Renumbering keeps which runners share a pipe, a core, a domain or a
+    /// job, which is all the solution depends on; two co-schedules that
+    /// differ only in numbering mostly (not always: ties break by the old
+    /// numbers) get one key.
+    fn canonical(&mut self, runners: &[Runner]) {
+        self.order.clear();
+        self.order.extend(0..runners.len());
+        self.order.sort_by_key(|&i| {
+            let r = &runners[i];
+            (r.model, grid(r.local), grid(r.on_core), r.llc, r.core, r.pipe, r.job)
+        });
+        self.canon.clear();
+        let mut next = [0u32; 4];
+        for &i in &self.order {
+            let r = &runners[i];
+            let mut ids = [r.llc, r.core, r.pipe, r.job];
+            for (kind, id) in ids.iter_mut().enumerate() {
+                let map = &mut self.renumber[kind];
+                if map.len() <= *id as usize {
+                    map.resize(*id as usize + 1, u32::MAX);
+                }
+                let slot = &mut map[*id as usize];
+                if *slot == u32::MAX {
+                    *slot = next[kind];
+                    next[kind] += 1;
+                }
+                *id = *slot;
+            }
+            let [llc, core, pipe, job] = ids;
+            let (local, on_core) = (grid(r.local) as f64 / 1e6, grid(r.on_core) as f64 / 1e6);
+            self.canon.push(Runner { model: r.model, pipe, core, llc, job, local, on_core });
+        }
+        for r in runners {
+            for (kind, id) in [r.llc, r.core, r.pipe, r.job].into_iter().enumerate() {
+                self.renumber[kind][id as usize] = u32::MAX;
+            }
+        }
+        // Sort by key (the canonical runners, their keys and the order together).
+        self.keys.clear();
+        self.keys.extend(self.canon.iter().map(Runner::key));
+        self.perm.clear();
+        self.perm.extend(0..runners.len());
+        let keys = &self.keys;
+        self.perm.sort_by_key(|&k| keys[k]);
+        self.key.clear();
+        self.key.extend(self.perm.iter().map(|&k| keys[k]));
+        self.scratch_runners.clear();
+        self.scratch_runners.extend(self.perm.iter().map(|&k| self.canon[k]));
+        std::mem::swap(&mut self.canon, &mut self.scratch_runners);
+        self.scratch_order.clear();
+        self.scratch_order.extend(self.perm.iter().map(|&k| self.order[k]));
+        std::mem::swap(&mut self.order, &mut self.scratch_order);
     }
 
     fn solve_fresh(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
@@ -292,12 +453,12 @@ impl Solver {
             return BusState { latency_ns: self.lat.idle_ns(), utilisation: 0.0 };
         }
         self.smt_factors(models, runners);
-        // initial occupancy
+        // Cold start: each thread holds what fits of its footprint (the
+        // solution must not depend on what ran before).
         self.s_eff.clear();
         for r in runners {
             let m = &models[r.model as usize];
-            let s = if r.occupancy_mb > 0.0 { r.occupancy_mb } else { self.llc_mb.min(m.mrc.footprint_mb) };
-            self.s_eff.push(s);
+            self.s_eff.push(self.llc_mb.min(m.mrc.footprint_mb));
         }
         self.a.resize(n, 0.0);
         self.c.resize(n, 0.0);
@@ -314,8 +475,12 @@ impl Solver {
         self.stretch = 1.0;
         let mut bus = BusState::default();
         let mut prev_ipc = std::mem::take(&mut self.prev_ipc);
-        let mut damp = 1.0;
-        let mut last_moved = f64::INFINITY;
+        // The step taken towards the water-filled occupancy: whole at first,
+        // then rescaled from how the last two steps relate (a secant estimate
+        // of the map's slope J along them: the step that would land on the
+        // fixed point of a linear map, 1/(1 − J)), within [MIN_RELAX, MAX_RELAX].
+        let mut relax = 1.0;
+        self.occ_prev.clear();
         for iter in 0..MAX_ITERS {
             for (i, r) in runners.iter().enumerate() {
                 let m = &models[r.model as usize];
@@ -338,7 +503,7 @@ impl Solver {
                 let s = self.stretch;
                 self.a.iter_mut().for_each(|a| *a *= s);
             }
-            bus = self.solve_latency();
+            bus = self.solve_latency(bus.latency_ns);
             let mut moved = 0.0f64;
             for i in 0..n {
                 let ipc = 1.0 / (self.b[i] + self.c[i] * self.l[i]);
@@ -351,13 +516,26 @@ impl Solver {
             if iter > 0 && moved < TOL {
                 break;
             }
-            if iter > 1 && moved >= last_moved {
-                damp = 0.5; // not contracting: damp from here on
-            }
-            last_moved = moved;
             prev_ipc.clear();
             prev_ipc.extend(out.iter().map(|o| o.ipc));
-            self.occupancy(models, runners, out, if iter == 0 { 1.0 } else { damp });
+            self.occupancy_step(models, runners, out);
+            if !self.occ_prev.is_empty() {
+                let (mut dot, mut norm) = (0.0, 0.0);
+                for (d, p) in self.occ_step.iter().zip(&self.occ_prev) {
+                    dot += d * p;
+                    norm += p * p;
+                }
+                if norm > 0.0 {
+                    relax = (relax / (1.0 - dot / norm)).clamp(MIN_RELAX, MAX_RELAX);
+                    if !relax.is_finite() {
+                        relax = MIN_RELAX;
+                    }
+                }
+            }
+            for (s, d) in self.s_eff.iter_mut().zip(&self.occ_step) {
+                *s += relax * d;
+            }
+            std::mem::swap(&mut self.occ_prev, &mut self.occ_step);
         }
         self.prev_ipc = prev_ipc;
         for (i, r) in runners.iter().enumerate() {

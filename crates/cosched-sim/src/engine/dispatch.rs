@@ -89,6 +89,7 @@ impl Engine<'_, '_> {
         self.core_busy[core as usize] += 1;
         self.socket_runners[s].push(t);
         self.socket_dirty[s] = true;
+        self.away.back(t);
         self.mark(t);
     }
 
@@ -159,7 +160,7 @@ impl Engine<'_, '_> {
             if prev == llc && self.machine.cache.conserve_capacity {
                 // Capacity is conserved: what survives fits beside what the
                 // domain's other threads still hold.
-                survived = survived.min((self.machine.cache.llc_mb - self.held_by_others(t, llc)).max(0.0));
+                survived = survived.min((self.machine.cache.llc_mb - self.held_by_others(t, llc, s)).max(0.0));
             }
             refill_llc = (th.left_occupancy_mb - survived) * 1024.0 * 1024.0 / 64.0 * llc_hit;
             refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
@@ -192,21 +193,13 @@ impl Engine<'_, '_> {
     /// Private LLC data the other threads of domain `llc` hold now, MiB: a
     /// running thread's share, and what a stopped thread left there aged by
     /// the insertions since (the survival rule of [`Engine::start_costs`]).
-    fn held_by_others(&self, t: u32, llc: u32) -> f64 {
-        let lines_cap = self.machine.cache.llc_mb * 1024.0 * 1024.0 / 64.0;
-        let now = self.llc_insertions[llc as usize];
-        self.threads
+    fn held_by_others(&self, t: u32, llc: u32, s: usize) -> f64 {
+        let running: f64 = self.socket_runners[s]
             .iter()
-            .enumerate()
-            .filter(|&(u, o)| u as u32 != t && o.last_llc == Some(llc))
-            .map(|(u, o)| {
-                if self.d.ctx_of(ThreadId(u as u32)).is_some() {
-                    o.private_mb
-                } else {
-                    o.left_occupancy_mb * (-(now - o.left_insertions) / lines_cap).exp()
-                }
-            })
-            .sum()
+            .filter(|&&u| u != t && self.threads[u as usize].last_llc == Some(llc))
+            .map(|&u| self.threads[u as usize].private_mb)
+            .sum();
+        running + self.away.held(llc, t, self.llc_insertions[llc as usize])
     }
 
     /// Count the refills of a start: LLC insertions, memory reads and DRAM
@@ -242,6 +235,7 @@ impl Engine<'_, '_> {
             th.private_mb
         };
         th.left_insertions = self.llc_insertions[info.llc as usize];
+        self.away.leave(t, info.llc, th.left_occupancy_mb, th.left_insertions);
         self.core_busy[info.core as usize] -= 1;
         if self.core_busy[info.core as usize] == 0 {
             self.n_active_cores -= 1;

@@ -11,6 +11,7 @@
 //! * [`view`]: the [`MachineView`](cosched_core::MachineView) offered to the policy;
 //! * this file: the event loop.
 
+mod away;
 mod dispatch;
 mod error;
 mod progress;
@@ -58,6 +59,29 @@ pub struct SimOptions {
     /// Set from outside (Ctrl-C in Python) to stop the run: checked every
     /// few thousand events, the run then ends with [`SimError::Cancelled`].
     pub cancel: Cancel,
+    /// Contention solutions shared with the other runs of the same machine
+    /// and plan that hold a clone (the runs of a search: `cosched optimum`,
+    /// the bound beside `compare`); results are the same with or without.
+    pub shared: Shared,
+}
+
+/// A handle on [`SharedSolutions`] for [`SimOptions::shared`] (`None`: the
+/// run remembers solutions for itself only). Its `Debug` form is constant, as
+/// [`Cancel`]'s is.
+#[derive(Clone, Default)]
+pub struct Shared(pub Option<std::sync::Arc<crate::contention::SharedSolutions>>);
+
+impl Shared {
+    /// A new, empty cache to share between runs of one machine and plan.
+    pub fn new() -> Shared {
+        Shared(Some(Default::default()))
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Shared")
+    }
 }
 
 /// A flag that stops runs from outside ([`SimOptions::cancel`]). Its
@@ -117,6 +141,7 @@ impl Default for SimOptions {
             max_events: DEFAULT_MAX_EVENTS,
             progress: false,
             cancel: Cancel::default(),
+            shared: Shared::default(),
         }
     }
 }
@@ -214,7 +239,6 @@ pub fn run(
         engine.now = at;
         engine.handle(ev, seq);
         deliver(&mut engine, policy)?;
-        engine.solve_dirty();
     }
     Ok(engine.finish())
 }
@@ -223,8 +247,19 @@ impl Engine<'_, '_> {
     /// The next queued event that is still current (timers cancelled since
     /// they were armed are dropped); an error when nothing is left although
     /// threads are unfinished (the policy stalled).
+    ///
+    /// Sockets whose running set changed are re-solved here, once time is
+    /// about to advance (or their own stale step end is next): the events of
+    /// one instant (every context's slice ending together) cost one solve,
+    /// not one each, and no rate lasts zero time.
     fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, u64, Scheduled), SimError> {
         loop {
+            if self.socket_dirty.iter().any(|&d| d) {
+                match self.queue.peek() {
+                    Some((at, socket)) if at == self.now && socket.is_none_or(|s| !self.socket_dirty[s]) => {}
+                    _ => self.solve_dirty(),
+                }
+            }
             let Some((at, seq, ev)) = self.queue.pop() else {
                 return Err(SimError::Stalled {
                     policy: policy.to_string(),

@@ -252,7 +252,6 @@ impl Engine<'_, '_> {
                     core: info.core,
                     llc: info.llc,
                     job: th.job,
-                    occupancy_mb: th.occupancy_mb,
                     local,
                     on_core,
                 });

@@ -71,8 +71,14 @@ impl EventQueue {
         self.timers.set(TimerEntry { at, seq, key, generation });
     }
 
-    /// The earliest event, removed.
-    pub(super) fn pop(&mut self) -> Option<(Nanos, u64, Scheduled)> {
+    /// When the earliest event is due, and its socket when it is a socket's step end.
+    pub(super) fn peek(&self) -> Option<(Nanos, Option<usize>)> {
+        let ((at, _), source) = self.earliest()?;
+        Some((at, if let Source::Socket(s) = source { Some(s) } else { None }))
+    }
+
+    /// The earliest event's key and source.
+    fn earliest(&self) -> Option<((Nanos, u64), Source)> {
         let mut best: Option<((Nanos, u64), Source)> =
             self.once.peek().map(|Reverse((at, seq, _))| ((*at, *seq), Source::Once));
         for (s, slot) in self.socket.iter().enumerate() {
@@ -87,7 +93,12 @@ impl EventQueue {
                 best = Some(((e.at, e.seq), Source::Timer));
             }
         }
-        let ((at, seq), source) = best?;
+        best
+    }
+
+    /// The earliest event, removed.
+    pub(super) fn pop(&mut self) -> Option<(Nanos, u64, Scheduled)> {
+        let ((at, seq), source) = self.earliest()?;
         Some(match source {
             Source::Once => {
                 let Reverse(e) = self.once.pop().expect("peeked");

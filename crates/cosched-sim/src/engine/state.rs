@@ -135,6 +135,8 @@ pub(super) struct Engine<'a, 't> {
     pub(super) socket_lines: Vec<f64>,
     /// Lines inserted into each LLC so far (ages what absent threads left).
     pub(super) llc_insertions: Vec<f64>,
+    /// What absent threads left in each LLC, aged by those insertions.
+    pub(super) away: super::away::AwayLedger,
     pub(super) energy: Energy,
     pub(super) power_now: Power,
     pub(super) queue: EventQueue,
@@ -203,7 +205,13 @@ impl<'a, 't> Engine<'a, 't> {
             machine: m,
             plan,
             power: PowerModel::new(&m.power, topo.n_cores as usize),
-            solver: Solver::new(m),
+            solver: {
+                let mut s = Solver::new(m);
+                if let Some(shared) = &opts.shared.0 {
+                    s.share(shared.clone());
+                }
+                s
+            },
             what_if: std::cell::RefCell::new(None),
             f_hz: m.freq_ghz * 1e9,
             now: 0,
@@ -223,6 +231,7 @@ impl<'a, 't> Engine<'a, 't> {
             socket_counters: vec![Counters::default(); n_sockets],
             socket_lines: vec![0.0; n_sockets],
             llc_insertions: vec![0.0; topo.n_llc as usize],
+            away: super::away::AwayLedger::new(n_threads, topo.n_llc as usize, m.cache.llc_mb),
             energy: Energy::default(),
             power_now: Power::default(),
             queue: EventQueue::new(n_sockets),

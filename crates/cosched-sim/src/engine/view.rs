@@ -107,20 +107,11 @@ impl Oracle for Engine<'_, '_> {
             self.threads.get(t.idx())?;
         }
         let s = info.socket as usize;
-        let runner = |t: u32, c: u32, occupancy_mb: f64| {
+        let runner = |t: u32, c: u32| {
             let i = self.topo.contexts[c as usize];
             let model = self.threads[t as usize].model;
             let (local, on_core) = self.exchange_shares(s, t, model, &i);
-            Runner {
-                model,
-                pipe: i.pipe,
-                core: i.core,
-                llc: i.llc,
-                job: self.threads[t as usize].job,
-                occupancy_mb,
-                local,
-                on_core,
-            }
+            Runner { model, pipe: i.pipe, core: i.core, llc: i.llc, job: self.threads[t as usize].job, local, on_core }
         };
         // Everyone running on the socket now, except whoever holds `ctx` (and
         // `thread` itself if it runs elsewhere), their exchange shares as they are.
@@ -130,13 +121,13 @@ impl Oracle for Engine<'_, '_> {
             if let Some(c) = self.d.ctx_of(ThreadId(j)) {
                 if c != ctx && Some(ThreadId(j)) != thread {
                     ids.push(ThreadId(j));
-                    runners.push(runner(j, c.0, self.threads[j as usize].occupancy_mb));
+                    runners.push(runner(j, c.0));
                 }
             }
         }
         if let Some(t) = thread {
             ids.push(t);
-            runners.push(runner(t.0, ctx.0, self.threads[t.idx()].occupancy_mb));
+            runners.push(runner(t.0, ctx.0));
         }
         let mut solver = self.what_if.borrow_mut();
         let solver = solver.get_or_insert_with(|| Solver::new(self.machine));
