@@ -123,7 +123,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         ]);
     }
     out.heading("## The exact optimum beside the worst co-schedule and the cheaper searches\n".to_string());
-    out.line(format!("Throughput (GIPS: instructions per second of makespan). Co-run search: Jiang et al. (PACT 2008), pairwise matching where the deepest shared level holds two contexts, else the exact grouping of the group co-run costs (issue #33 item 1), each optimal for its co-run costs only; best of random: the best of {} uniformly random assignments (the statistical study's sample).\n", a.samples));
+    out.line(format!("Throughput (GIPS: instructions per second of makespan). Co-run search: Jiang et al. (PACT 2008), pairwise matching where the deepest shared level holds two contexts, else the exact grouping of the group co-run costs, each optimal for its co-run costs only; best of random: the best of {} uniformly random assignments (the statistical study's sample).\n", a.samples));
     out.table(t1, "optimum.csv");
     // Table 2: the EVT estimate against the exact optimum.
     let mut t2 = Table::new(&[

@@ -194,9 +194,9 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     crate::limits::SAMPLES.check(a.partition_samples as u64)?;
     let trials = a.seeds.trials();
     out.heading(format!(
-        "# quintet on each paper's workloads (issue #33 item 3)\n\n{} seeds, run-to-run variation {}; \
-         gains are quintet's over the named policy, paired by seed (positive: quintet better on the \
-         paper's objective); \"no difference\" when the 95% interval holds 0.\n",
+        "# quintet on each paper's workloads\n\n{} seeds, run-to-run variation {}, mean ±95% interval: \
+         simulation precision; gains are quintet's over the named policy, paired by seed (positive: \
+         quintet better on the paper's objective); \"no difference\" when the 95% interval holds 0.\n",
         trials.len(),
         a.seeds.noise
     ));

@@ -133,7 +133,7 @@ pub fn run_profiled<'a>(
         }
         specs.push(per_window.into_iter().map(|x| x.0).collect::<Vec<_>>());
     }
-    out.heading("## Declarations a profiler would produce (issue #32 item 14): our §2.4 profiler on each period's LLC access stream, drawn from the simulator's miss-rate curve for it\n".to_string());
+    out.heading("## Declarations a profiler would produce: our §2.4 profiler on each period's LLC access stream, drawn from the simulator's miss-rate curve for it\n".to_string());
     out.line("Table 2's declarations are oracle-grade here (they set the ground truth). Reuse: accesses per distinct line per window (low < 2, medium < 8, high ≥ 8).\n".to_string());
     out.table(decl, "profiled-declarations.csv");
     let items: Vec<(usize, usize, usize)> = (1..policies_.len())

@@ -430,7 +430,7 @@ fn fm_accuracy(out: &mut dyn Sink, m: &MachineSpec, trials: &[Trial]) -> Result<
         "## FM accuracy: the scheduler's own model (k = 8, online SGD with replay) on held-out TIM pairs (vips, 128 threads, LLC MPKI; {} seeds, differences paired by seed)\n",
         trials.len()
     ));
-    out.line("Every fifth (running, waiting) pair is recorded in the TIM but never trained on; the model as it stands at the end of the run predicts those observations (with the core each was made on). The Bayesian FM (issue #35) is trained offline, after the run, on the same trained observations with the same features: what a batch completion of the same TIM gives, not an online scheduler.\n".to_string());
+    out.line("Every fifth (running, waiting) pair is recorded in the TIM but never trained on; the model as it stands at the end of the run predicts those observations (with the core each was made on). The Bayesian FM is trained offline, after the run, on the same trained observations with the same features: what a batch completion of the same TIM gives, not an online scheduler.\n".to_string());
     out.table(t, "fm-accuracy-tim.csv");
     Ok(())
 }
