@@ -235,11 +235,10 @@ impl<'a> Instance<'a> {
 
     /// Simulate one static co-schedule.
     pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, OptimumError> {
+        let ctx = contexts(assignment);
         let out = if self.partitioned {
-            let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
             crate::assignment::partition_run_sharing(self.machine, self.plan, &ctx, &self.shared)
         } else {
-            let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
             crate::assignment::static_run_sharing(self.machine, self.plan, &ctx, &self.shared)
         }?;
         let instr: f64 = (0..self.plan.jobs.len()).map(|j| self.plan.job_instructions(j)).sum();
@@ -355,11 +354,11 @@ impl<'a> Instance<'a> {
         let mut stretch: Vec<f64> = others.iter().map(|&j| (3.0 * self.solo_s[i] / self.solo_s[j]).max(1.0)).collect();
         let names: Vec<&str> = others.iter().map(|&j| self.plan.jobs[j].name.as_str()).collect();
         let name = format!("{}/group:{}+{}", self.plan.name, self.plan.jobs[i].name, names.join("+"));
-        let contexts: Vec<u32> = (0..=others.len() as u32).collect();
+        let first: Vec<CtxId> = (0..=others.len() as u32).map(CtxId).collect();
         for _ in 0..4 {
             let mut jobs = vec![(i, 1.0)];
             jobs.extend(others.iter().zip(&stretch).map(|(&j, &k)| (j, k)));
-            let out = static_run(self.machine, &self.plan.subset(&jobs, name.clone()), &contexts)?;
+            let out = crate::assignment::static_run(self.machine, &self.plan.subset(&jobs, name.clone()), &first)?;
             if out.job_finish[1..].iter().all(|&f| f >= out.job_finish[0]) {
                 return Ok(out.job_finish[0] as f64 * 1e-9 / self.solo_s[i]);
             }
@@ -651,14 +650,9 @@ pub struct Sampled {
     pub partitioned: bool,
 }
 
-/// One static run with contexts given as indices.
-fn static_run(
-    m: &MachineSpec,
-    plan: &Plan,
-    assignment: &[u32],
-) -> Result<cosched_sim::RunOutput, cosched_sim::SimError> {
-    let ctx: Vec<CtxId> = assignment.iter().map(|&c| CtxId(c)).collect();
-    crate::assignment::static_run(m, plan, &ctx)
+/// Contexts given as indices.
+fn contexts(assignment: &[u32]) -> Vec<CtxId> {
+    assignment.iter().map(|&c| CtxId(c)).collect()
 }
 
 /// Index of the first best value (first worst with `best` false) under `objective`.

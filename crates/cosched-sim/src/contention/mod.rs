@@ -24,7 +24,7 @@
 //!
 //! Occupancy, miss rates, IPC and latency depend on each other; the solver
 //! iterates occupancy (from a cold start: each thread holding what fits of
-//! its footprint; damped by half as soon as an iteration fails to contract) around
+//! its footprint; each step scaled by a secant estimate of the map's slope) around
 //! a latency solve (relative tolerance 1e-7) until IPCs move less than 1e-6
 //! relatively.
 
