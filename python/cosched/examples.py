@@ -33,8 +33,11 @@ class GRrs(Policy):
             seen[core] = seen.get(core, 0) + 1
         self.order = [c for _, _, c in sorted(keyed)]
         self.running: list[int | None] = [None] * view.n_contexts()
+        self.idle = view.n_contexts()  # contexts with no thread (the fill below skips its scan at 0)
 
     def _dispatch(self, t: int, c: int, now: int, out: list[Decision]) -> None:
+        if self.running[c] is None:
+            self.idle -= 1
         self.running[c] = t
         out += [run(t, c), timer(c, now + self.quantum)]
 
@@ -44,6 +47,8 @@ class GRrs(Policy):
             self.queue.append(ev.thread)
         elif ev.kind in ("blocked", "exited") and ev.ctx is not None:
             out.append(cancel(ev.ctx))
+            if self.running[ev.ctx] is not None:
+                self.idle += 1
             self.running[ev.ctx] = None
         elif ev.kind == "timer" and ev.key is not None:
             c, cur = ev.key, self.running[ev.key]
@@ -53,11 +58,12 @@ class GRrs(Policy):
                 self._dispatch(self.queue.popleft(), c, now, out)
             elif cur is not None:
                 out.append(timer(c, now + self.quantum))
-        for c in self.order:
-            if not self.queue:
-                break
-            if self.running[c] is None:
-                self._dispatch(self.queue.popleft(), c, now, out)
+        if self.idle:
+            for c in self.order:
+                if not self.queue:
+                    break
+                if self.running[c] is None:
+                    self._dispatch(self.queue.popleft(), c, now, out)
         return out
 
 
@@ -70,7 +76,7 @@ class MpkiPairs(Policy):
     def __init__(self, quantum_ms: float = 4.0) -> None:
         self.quantum = round(quantum_ms * 1e6)  # ns
         self.queue: list[int] = []  # runnable threads, round-robin order
-        self.last: dict[int, tuple[float, float]] = {}  # thread -> (instructions, LLC misses)
+        self.last: dict[int, tuple[float, ...]] = {}  # thread -> (instructions, LLC misses)
         self.mpki: dict[int, float] = {}  # thread -> LLC misses per kilo-instruction, last quantum
         self.armed = False
 
@@ -79,6 +85,7 @@ class MpkiPairs(Policy):
         for ctx, (_pipe, core, _llc, _socket) in enumerate(view.topology()):
             cores.setdefault(core, []).append(ctx)
         self.cores = [cores[k] for k in sorted(cores)]
+        self.n_contexts = sum(map(len, self.cores))
 
     def on_event(self, ev: Event, view: View) -> list[Decision]:
         if ev.thread is not None and ev.kind in ("arrived", "runnable"):
@@ -86,14 +93,15 @@ class MpkiPairs(Policy):
         elif ev.thread is not None and ev.kind in ("blocked", "exited"):
             self.queue.remove(ev.thread)
         elif ev.kind == "timer":  # a quantum ended: measure, then let the next threads run
-            for t in self.queue:
-                c = view.thread_counters(t)  # cumulative, in cosched.policy.COUNTERS order
+            # Cumulative; one call for every thread, reading only the two counters used.
+            last, mpki = self.last, self.mpki
+            for t, c in zip(self.queue, view.counters(self.queue, ("instructions", "llc_misses"))):
                 assert c is not None, "needs counters"
-                i, m = self.last.get(t, (0.0, 0.0))
+                i, m = last.get(t, (0.0, 0.0))
                 if c[0] > i:
-                    self.mpki[t] = 1000.0 * (c[3] - m) / (c[0] - i)
-                self.last[t] = (c[0], c[3])
-            n = min(sum(map(len, self.cores)), len(self.queue))
+                    mpki[t] = 1000.0 * (c[1] - m) / (c[0] - i)
+                last[t] = c
+            n = min(self.n_contexts, len(self.queue))
             self.queue = self.queue[n:] + self.queue[:n]
             self.armed = False
         else:
@@ -102,7 +110,8 @@ class MpkiPairs(Policy):
         if not self.armed and self.queue:
             out.append(timer(0, view.now() + self.quantum))
             self.armed = True
-        chosen = sorted(self.queue[: sum(map(len, self.cores))], key=lambda t: (self.mpki.get(t, 0.0), t))
+        mpki_of = self.mpki.get
+        chosen = [t for _, t in sorted([(mpki_of(t, 0.0), t) for t in self.queue[: self.n_contexts]])]
         pairs = max(0, len(chosen) - len(self.cores))
         groups = [[chosen.pop(0), chosen.pop()] for _ in range(pairs)] + [[t] for t in chosen]
         busy: set[int] = set()

@@ -129,8 +129,49 @@ class Reads(Policy):
     def on_event(self, ev, view):
         if ev.kind == "exited" and len(self.seen) < 3:
             self.seen.append((view.thread_counters(ev.thread), view.job_of(ev.thread), view.energy()))
+            self.picked = view.counters([ev.thread], ("llc_misses", "instructions"))
         free = [c for c in range(view.n_contexts()) if view.running_on(c) is None]
         return [run(ev.thread, free[0])] if ev.kind in ("arrived", "runnable") and free else []
+
+
+def test_counters_by_name_equal_the_full_tuple_and_an_unknown_name_is_refused():
+    class ByName(Policy):
+        name = "by-name"
+        needs = ("counters",)
+
+        def init(self, view):
+            self.pairs: list = []
+
+        def on_event(self, ev, view):
+            if ev.kind == "exited":
+                full = view.counters([ev.thread])[0]
+                picked = view.counters([ev.thread], ("llc_misses", "instructions"))[0]
+                self.pairs.append((full, picked))
+            free = [c for c in range(view.n_contexts()) if view.running_on(c) is None]
+            return [run(ev.thread, free[0])] if ev.kind in ("arrived", "runnable") and free else []
+
+    from cosched import _cosched
+
+    made: list = []
+
+    def factory():
+        made.append(ByName())
+        return made[-1]
+
+    knobs = [("machine", "i5-2500"), ("workload", "mcf"), ("timing", "false")]
+    _cosched.simulate(knobs, None, None, "by-name", 1, custom=("by-name", factory, ["counters"]))
+    assert made[-1].pairs
+    for full, picked in made[-1].pairs:
+        assert picked == (full[COUNTERS.index("llc_misses")], full[COUNTERS.index("instructions")])
+
+    class Typo(ByName):
+        def on_event(self, ev, view):
+            if ev.kind == "exited":
+                view.counters([ev.thread], ("instructions", "llc_miss"))
+            return super().on_event(ev, view)
+
+    with pytest.raises(SimulationError, match="`llc_miss` is not a counter"):
+        cosched.simulate("i5-2500", "mcf", Typo(), timing=False)
 
 
 def test_the_view_gives_plain_values_during_a_call_and_nothing_after_it():
@@ -159,6 +200,8 @@ def test_the_view_gives_plain_values_during_a_call_and_nothing_after_it():
     ran = holder[-1]
     counters, job, energy = ran.seen[0]
     assert len(counters) == len(COUNTERS) and counters[0] > 0  # instructions retired
+    # The same thread's counters read by name, in the order asked (the last exit read).
+    assert len(ran.picked) == 1 and len(ran.picked[0]) == 2 and ran.picked[0][1] > 0
     assert job == 0 and energy is not None and energy[0] > 0
     with pytest.raises(RuntimeError, match="valid only during"):
         ran.kept.now()

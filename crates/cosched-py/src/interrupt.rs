@@ -61,7 +61,12 @@ pub fn interruptible<T: Send + 'static>(
     let worker = std::thread::Builder::new()
         .name("cosched-work".into())
         .spawn(move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(flag)));
+            // The thread attaches to Python once and detaches for the work: a
+            // Python policy's calls then re-take the GIL on this thread's own
+            // state instead of creating and destroying one per event.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                Python::attach(|py| py.detach(|| work(flag)))
+            }));
             let _ = tx.send(r);
         })
         .map_err(|e| run_error(RunError::Simulation(format!("cannot start a thread: {e}"))))?;

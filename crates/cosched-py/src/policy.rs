@@ -23,8 +23,7 @@ use std::sync::Mutex;
 /// `Event` (`cosched_core::policy::Event`).
 #[pyclass(frozen, module = "cosched", name = "Event")]
 pub struct Event {
-    /// The kind.
-    #[pyo3(get)]
+    /// The kind (read through [`Event::kind`], an interned Python string).
     kind: &'static str,
     /// The thread (every kind but `timer`).
     #[pyo3(get)]
@@ -35,8 +34,7 @@ pub struct Event {
     /// The context left (`blocked`, `exited`; `period_begin` when it was running).
     #[pyo3(get)]
     ctx: Option<u32>,
-    /// Why it blocked: `barrier`, `lock` or `io` (`blocked`).
-    #[pyo3(get)]
+    /// Why it blocked: `barrier`, `lock` or `io` (`blocked`; read through [`Event::reason`]).
     reason: Option<&'static str>,
     /// The timer's key (`timer`).
     #[pyo3(get)]
@@ -49,8 +47,39 @@ pub struct Event {
     demand: Option<(&'static str, f64, &'static str)>,
 }
 
+/// `word` as a Python string made once per process (the event kinds and block reasons: a
+/// policy compares them on every event, and a fresh string per read cost more than the call).
+fn word<'py>(py: Python<'py>, word: &'static str) -> Bound<'py, PyString> {
+    let w = match word {
+        "arrived" => pyo3::intern!(py, "arrived"),
+        "runnable" => pyo3::intern!(py, "runnable"),
+        "blocked" => pyo3::intern!(py, "blocked"),
+        "exited" => pyo3::intern!(py, "exited"),
+        "timer" => pyo3::intern!(py, "timer"),
+        "period_begin" => pyo3::intern!(py, "period_begin"),
+        "period_end" => pyo3::intern!(py, "period_end"),
+        "barrier" => pyo3::intern!(py, "barrier"),
+        "lock" => pyo3::intern!(py, "lock"),
+        "io" => pyo3::intern!(py, "io"),
+        other => return PyString::new(py, other),
+    };
+    w.clone()
+}
+
 #[pymethods]
 impl Event {
+    /// The kind: `arrived`, `runnable`, `blocked`, `exited`, `timer`, `period_begin` or `period_end`.
+    #[getter]
+    fn kind<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        word(py, self.kind)
+    }
+
+    /// Why it blocked: `barrier`, `lock` or `io` (`blocked`), else None.
+    #[getter]
+    fn reason<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyString>> {
+        self.reason.map(|r| word(py, r))
+    }
+
     fn __repr__(&self) -> String {
         let mut parts = vec![];
         let mut add = |k: &str, v: Option<String>| {
@@ -107,6 +136,11 @@ pub const COUNTERS: [&str; 8] =
 
 /// A thread's or socket's counters as Python gets them, in [`COUNTERS`] order.
 type CounterTuple = (f64, f64, f64, f64, f64, f64, f64, f64);
+
+/// A thread's counters as an array in [`COUNTERS`] order.
+fn counter_array(c: Counters) -> [f64; 8] {
+    [c.instructions, c.cycles, c.llc_accesses, c.llc_misses, c.mem_reads, c.mem_writes, c.l1_accesses, c.l1_misses]
+}
 
 fn counter_tuple(c: Counters) -> CounterTuple {
     (c.instructions, c.cycles, c.llc_accesses, c.llc_misses, c.mem_reads, c.mem_writes, c.l1_accesses, c.l1_misses)
@@ -179,14 +213,38 @@ impl View {
         check_thread(v, thread)?;
         Ok(v.thread_counters(ThreadId(thread)).map(counter_tuple))
     }
-    /// Cumulative counters of every thread of `threads`, one tuple each (None where the backend has none).
-    fn counters(&self, threads: Vec<u32>) -> PyResult<Vec<Option<CounterTuple>>> {
+    /// Cumulative counters of every thread of `threads`, one tuple each (None where the backend
+    /// has none): every counter in [`COUNTERS`] order, or only those `fields` names, in its order
+    /// (a policy that reads two of the eight pays for two).
+    #[pyo3(signature = (threads, fields = None))]
+    fn counters<'py>(
+        &self,
+        py: Python<'py>,
+        threads: Vec<u32>,
+        fields: Option<Vec<String>>,
+    ) -> PyResult<Vec<Option<Bound<'py, PyTuple>>>> {
         let v = self.get()?;
+        let picks: Vec<usize> = match &fields {
+            None => (0..COUNTERS.len()).collect(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    COUNTERS.iter().position(|c| c == n).ok_or_else(|| {
+                        pyo3::exceptions::PyValueError::new_err(format!(
+                            "counters: `{n}` is not a counter (known: {})",
+                            COUNTERS.join(", ")
+                        ))
+                    })
+                })
+                .collect::<PyResult<_>>()?,
+        };
         threads
             .into_iter()
             .map(|t| {
                 check_thread(v, t)?;
-                Ok(v.thread_counters(ThreadId(t)).map(counter_tuple))
+                let Some(c) = v.thread_counters(ThreadId(t)) else { return Ok(None) };
+                let all = counter_array(c);
+                Ok(Some(PyTuple::new(py, picks.iter().map(|&k| all[k]))?))
             })
             .collect()
     }
@@ -284,7 +342,7 @@ impl PyPolicy {
         &mut self,
         py: Python<'py>,
         view: &dyn MachineView,
-        method: &str,
+        method: &Bound<'py, PyString>,
         event: Option<Event>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let v = match &self.view {
@@ -336,17 +394,20 @@ fn decisions(result: &Bound<'_, PyAny>, out: &mut Vec<Decision>) -> PyResult<()>
             pyo3::exceptions::PyValueError::new_err(format!("decision {i} {r}: {why}"))
         };
         let t = item.cast::<PyTuple>().map_err(|_| bad("not a tuple (use cosched.policy.run(), preempt(), …)"))?;
-        let kind: String = t
-            .get_item(0)
+        let name = t
+            .get_borrowed_item(0)
             .ok()
-            .and_then(|k| k.cast::<PyString>().ok().map(|s| s.to_string()))
+            .and_then(|k| k.cast::<PyString>().ok())
             .ok_or_else(|| bad("the first item must be the decision's name"))?;
+        let kind = name.to_str().map_err(|_| bad("the first item must be the decision's name"))?;
         let int = |k: usize| -> PyResult<u32> {
-            t.get_item(k).and_then(|x| x.extract::<u32>()).map_err(|_| bad(&format!("item {k} must be an integer ≥ 0")))
+            t.get_borrowed_item(k)
+                .and_then(|x| x.extract::<u32>())
+                .map_err(|_| bad(&format!("item {k} must be an integer ≥ 0")))
         };
         let arity =
             |n: usize| if t.len() == n { Ok(()) } else { Err(bad(&format!("`{kind}` takes {} values", n - 1))) };
-        out.push(match kind.as_str() {
+        out.push(match kind {
             "run" => {
                 arity(3)?;
                 Decision::Run { thread: ThreadId(int(1)?), ctx: CtxId(int(2)?) }
@@ -361,7 +422,7 @@ fn decisions(result: &Bound<'_, PyAny>, out: &mut Vec<Decision>) -> PyResult<()>
             }
             "timer" => {
                 arity(3)?;
-                let at = t.get_item(2)?;
+                let at = t.get_borrowed_item(2)?;
                 let at = if at.is_none() {
                     None
                 } else {
@@ -389,7 +450,7 @@ impl Policy for PyPolicy {
     }
 
     fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
-        Python::attach(|py| match self.call(py, view, "init", None) {
+        Python::attach(|py| match self.call(py, view, pyo3::intern!(py, "init"), None) {
             Ok(_) => Ok(()),
             Err(e) => {
                 self.fail(py, view, "init raised", e);
@@ -403,7 +464,9 @@ impl Policy for PyPolicy {
             return;
         }
         Python::attach(|py| {
-            let r = self.call(py, view, "on_event", Some(Event::of(ev))).and_then(|r| decisions(&r, out));
+            let r = self
+                .call(py, view, pyo3::intern!(py, "on_event"), Some(Event::of(ev)))
+                .and_then(|r| decisions(&r, out));
             if let Err(e) = r {
                 out.clear();
                 self.fail(py, view, &format!("on_event raised handling {}", Event::of(ev).__repr__()), e);
