@@ -210,6 +210,10 @@ pub struct Solver {
     scratch_order: Vec<usize>,
     /// Solutions shared with other runs of the same machine and plan.
     shared: Option<std::sync::Arc<SharedSolutions>>,
+    /// Each runner's first-sort key ([`Solver::canonical`]) with its index, sorted.
+    first: Vec<(FirstKey, u32)>,
+    /// The last solution of each slot ([`Solver::solve_slot`]: one per socket).
+    last: Vec<LastSolve>,
     /// The occupancy iteration's step per runner, this iteration's and the last.
     occ_step: Vec<f64>,
     occ_prev: Vec<f64>,
@@ -222,6 +226,21 @@ pub struct Solver {
     shared_at: rustc_hash::FxHashMap<(u32, u32), usize>,
     /// Tenant indices grouped by LLC domain (stable: tenant order within a domain).
     by_domain: Vec<usize>,
+}
+
+/// What orders runners before their renumbering ([`Solver::canonical`]): phase
+/// model, exchange shares on the key's grid, LLC domain, core, pipe, job.
+type FirstKey = [u32; 7];
+
+/// A slot's last solve: the runners' first-sort keys in order, the rates of the
+/// runner at each of those places, and the bus. The solution is a function of
+/// that key sequence alone (the renumbering and the keys are computed from it),
+/// so a solve whose sequence equals it has these rates, bit for bit.
+#[derive(Default)]
+struct LastSolve {
+    keys: Vec<FirstKey>,
+    rates: Vec<Rates>,
+    bus: BusState,
 }
 
 /// What one solve sums over the runners of a pipe or a core.
@@ -302,6 +321,8 @@ impl Solver {
             scratch_runners: vec![],
             scratch_order: vec![],
             shared: None,
+            first: vec![],
+            last: vec![],
             occ_step: vec![],
             occ_prev: vec![],
             by_unit: vec![UnitSums::default(); m.n_contexts()],
@@ -340,6 +361,59 @@ impl Solver {
     /// the same machine and plan ([`SharedSolutions`]): a repeat returns the
     /// same bits a fresh solve would, whichever run solved it first.
     pub fn solve(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
+        self.first_sort(runners);
+        self.solve_sorted(models, runners, out)
+    }
+
+    /// [`Solver::solve`] for the runners of slot `slot` (the engine's socket):
+    /// when they are, up to their order, those of the slot's last solve (the
+    /// same first-sort keys), that solve's rates are returned without the
+    /// renumbering and the lookup. Bit for bit what [`Solver::solve`] returns.
+    pub fn solve_slot(
+        &mut self,
+        slot: usize,
+        models: &[PhaseModel],
+        runners: &[Runner],
+        out: &mut Vec<Rates>,
+    ) -> BusState {
+        self.first_sort(runners);
+        if self.last.len() <= slot {
+            self.last.resize_with(slot + 1, LastSolve::default);
+        }
+        let last = &self.last[slot];
+        if last.keys.len() == runners.len() && last.keys.iter().zip(&self.first).all(|(a, (b, _))| a == b) {
+            out.clear();
+            out.resize(runners.len(), Rates::default());
+            for (p, &(_, i)) in self.first.iter().enumerate() {
+                out[i as usize] = last.rates[p];
+            }
+            return last.bus;
+        }
+        let bus = self.solve_sorted(models, runners, out);
+        let last = &mut self.last[slot];
+        last.keys.clear();
+        last.keys.extend(self.first.iter().map(|(k, _)| *k));
+        last.rates.clear();
+        last.rates.extend(self.first.iter().map(|&(_, i)| out[i as usize]));
+        last.bus = bus;
+        bus
+    }
+
+    /// The runners' first-sort keys with their indices, sorted (ties, which
+    /// only identical keys make, in runner order): `self.first`.
+    fn first_sort(&mut self, runners: &[Runner]) {
+        self.first.clear();
+        self.first.extend(
+            runners
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ([r.model, grid(r.local), grid(r.on_core), r.llc, r.core, r.pipe, r.job], i as u32)),
+        );
+        self.first.sort_unstable();
+    }
+
+    /// [`Solver::solve`] once `self.first` holds the runners' sorted first-sort keys.
+    fn solve_sorted(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
         self.canonical(runners);
         if let Some((rates, bus)) = self.cache.get(self.key.as_slice()) {
             out.clear();
@@ -386,7 +460,7 @@ impl Solver {
     }
 
     /// The canonical form of a co-schedule: runners ordered by what they are
-    /// (phase model and exchange shares, then where they run), their LLC
+    /// (phase model and exchange shares, then where they run: `self.first`), their LLC
     /// domains, cores, pipes and jobs renumbered in order of first appearance,
     /// then sorted by their keys. Fills `self.canon` (the renumbered runners,
     /// in key order, exchange shares rounded to the key's grid), `self.key`
@@ -396,12 +470,9 @@ impl Solver {
     /// differ only in numbering mostly (not always: ties break by the old
     /// numbers) get one key.
     fn canonical(&mut self, runners: &[Runner]) {
+        // The order of `self.first` (`Solver::first_sort`).
         self.order.clear();
-        self.order.extend(0..runners.len());
-        self.order.sort_by_key(|&i| {
-            let r = &runners[i];
-            (r.model, grid(r.local), grid(r.on_core), r.llc, r.core, r.pipe, r.job)
-        });
+        self.order.extend(self.first.iter().map(|&(_, i)| i as usize));
         self.canon.clear();
         let mut next = [0u32; 4];
         for &i in &self.order {

@@ -159,6 +159,10 @@ pub(super) struct Engine<'a, 't> {
     pub(super) pairs_n: usize,
     pub(super) runners_buf: Vec<Runner>,
     pub(super) rates_buf: Vec<Rates>,
+    /// Members of each partner group running in each LLC domain and on each
+    /// core of the socket being solved (`Engine::solve_dirty`; reused).
+    pub(super) group_llc: rustc_hash::FxHashMap<(u32, u32), u32>,
+    pub(super) group_core: rustc_hash::FxHashMap<(u32, u32), u32>,
     /// Threads still to continue in [`Engine::resume`] (reused).
     pub(super) wake_buf: Vec<u32>,
     pub(super) trace: Option<&'t mut dyn FnMut(TraceSlice)>,
@@ -248,6 +252,8 @@ impl<'a, 't> Engine<'a, 't> {
             pairs_n,
             runners_buf: vec![],
             rates_buf: vec![],
+            group_llc: Default::default(),
+            group_core: Default::default(),
             wake_buf: vec![],
             topo,
             trace,

@@ -108,7 +108,7 @@ pub struct Plan {
     /// Partner lists of [`Partners::List`] threads: (global thread index, weight).
     pub partners: Vec<(u32, f32)>,
     /// Groups handed out so far.
-    n_groups: u32,
+    pub(crate) n_groups: u32,
     /// Run-to-run variation it was drawn with (`--noise`; 0 = exact model).
     pub noise: f64,
 }
