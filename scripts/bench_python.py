@@ -41,7 +41,7 @@ def main() -> None:
         ",".join(POLICIES),
     ]
     # The sweep computes no best static co-schedule; neither may the CLI (it would by default).
-    cli += ["--seeds", str(seeds), "--no-timing", "--no-gap-to-best", "--format", "json"]
+    cli += ["--seeds", str(seeds), "--no-timing", "--no-bound", "--format", "json"]
     t_cli = best_of(3, lambda: subprocess.run(cli, check=True, capture_output=True))
     grid = {
         "machine": MACHINE,

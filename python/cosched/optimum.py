@@ -1,7 +1,10 @@
-"""How far from the best: the best static co-schedule of a
-workload on the simulated machine, as ``cosched optimum`` finds it (exact by
-simulating every distinct co-schedule, Jiang et al.'s pairwise matching or its
-exact grouping on larger sharing domains, or the EVT estimate), with the kind of bound it is. See docs/optimum.md."""
+"""How far from the bound: the best static partition of a workload on the
+simulated machine with idle contexts allowed (each thread pinned to one context,
+a context's threads taking turns, any context idle), as ``cosched optimum``
+finds it (exact by simulating every distinct one, the exact best static
+co-schedule beside the EVT estimate over random partitions, or the EVT estimate
+alone), with Jiang et al.'s pairwise matching and its grouping beside it, and
+the kind of bound it is. See docs/optimum.md."""
 
 from __future__ import annotations
 
@@ -17,8 +20,9 @@ __all__ = ["Optimum", "optimum"]
 
 class Optimum:
     """The result: ``report`` (``cosched optimum --format json``), ``bound``
-    (``"exact"`` or ``"evt estimate"``), ``best`` (the objective's best value)
-    and ``frame()`` (one row per co-schedule found, with its outcome)."""
+    (what the bound is, e.g. ``"exact best static partition, idle contexts
+    allowed"``), ``best`` (its value), ``ci`` (its POT interval, or None where
+    exact) and ``frame()`` (one row per candidate found, with its outcome)."""
 
     def __init__(self, report: dict[str, Any]) -> None:
         self.report = report
@@ -31,6 +35,13 @@ class Optimum:
     def best(self) -> float:
         return float(self.report["best"])
 
+    @property
+    def ci(self) -> tuple[float, float] | None:
+        ci = self.report.get("best_ci")
+        if ci is None:
+            return None
+        return (float(ci[0]), float("inf") if ci[1] is None else float(ci[1]))
+
     def frame(self) -> pd.DataFrame:
         """One row per co-schedule the search kept: kind, its outcome and assignment."""
         r = self.report
@@ -40,7 +51,8 @@ class Optimum:
             rows.append({"kind": kind, **found["outcome"], "assignment": found["assignment"]})
 
         if r.get("exhaustive"):
-            add("exact optimum", r["exhaustive"]["best"])
+            whole = "exact best partition" if r["exhaustive"]["idle"] else "exact best co-schedule"
+            add(whole, r["exhaustive"]["best"])
             add("worst", r["exhaustive"]["worst"])
         if "Ok" in (r.get("matching") or {}):
             add("pairwise matching", r["matching"]["Ok"]["found"])
@@ -56,7 +68,8 @@ class Optimum:
 
 
 def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options: Any) -> Optimum:
-    """The best static co-schedule of ``workload`` on ``machine``. Options as
+    """The bound of ``workload`` on ``machine``: its best static partition with
+    idle contexts allowed, with the searches beside it. Options as
     ``cosched optimum``'s flags: ``objective="throughput"`` (or ``"antt"``),
     ``budget=20000`` (simulate every co-schedule up to this many), ``samples``
     (random assignments for the EVT estimate beyond the budget), ``seed=1``,

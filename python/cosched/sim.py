@@ -357,8 +357,10 @@ def summary_frame(policies: list[dict[str, Any]]) -> pd.DataFrame:
     """Per-policy summary rows (mean, 95% interval lo/hi, n) from the comparison JSON."""
     rows = []
     for p in policies:
-        row: dict[str, Any] = {"policy": p["policy"], "oracle": p["oracle"]}
+        row: dict[str, Any] = {"policy": p["policy"], "oracle": p["oracle"], "beats_bound": p.get("beats_bound")}
         for k, v in p.items():
+            if k == "beats_bound":
+                continue
             if isinstance(v, dict):
                 row.update({f"{k}_mean": v["mean"], f"{k}_lo": v["lo"], f"{k}_hi": v["hi"]})
                 row["seeds"] = v["n"]
@@ -389,8 +391,14 @@ def compare(
 
     An entry of ``policies`` may be a :class:`cosched.Policy` instance (your own
     policy): it runs on the same seeds and is summarised like the others.
-    ``gap=False`` skips the best static co-schedule (``gap_to_best_pct``;
-    ``cosched compare --no-gap-to-best``).
+    ``df.attrs["bound"]`` is the bound of each seed (the best static partition
+    with idle contexts allowed: each thread pinned to one context, a context's
+    threads taking turns, any context idle), or None: ``kind``, ``gips`` and
+    ``ci`` (the POT interval per seed, None where exact; an unbounded upper end
+    is ``inf``). The summary's ``beats_bound`` is True only at 10 seeds or more
+    with the paired interval of the gap to each seed's upper end below zero.
+    ``gap=False`` skips the bound (``gap_to_bound_pct``; ``cosched compare
+    --no-bound``).
     """
     codes: list[Any] = []
     entries: Any = policies
@@ -407,8 +415,14 @@ def compare(
     df = runs_frame(c["runs"])
     base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
     df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])
+    b = c["best_static"].get("Ok") if isinstance(c["best_static"], dict) else None
+    bound = None
+    if b is not None:
+        ci = [None if x is None else (x[0], float("inf") if x[1] is None else x[1]) for x in b["best_ci"]]
+        bound = {"kind": b["bound"], "gips": list(b["best_gips"]), "ci": ci, "samples": b["samples"]}
     df.attrs.update(
         summary=summary_frame(c["policies"]),
+        bound=bound,
         baseline=c["baseline"],
         machine=c["machine"],
         workload=c["workload"],

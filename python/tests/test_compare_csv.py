@@ -24,7 +24,7 @@ def test_compare_csv_is_numeric_for_pandas():
     df = pd.read_csv(io.StringIO(out))
     assert list(df["policy"]) == ["cfs", "g-rrs", "random"]
     numeric = [c for c in df.columns if c.endswith(("_mean", "_lo", "_hi"))]
-    assert len(numeric) == 15 * 3  # the 15 summarised metrics of compare (gap_to_best_pct included)
+    assert len(numeric) == 15 * 3  # the 15 summarised metrics of compare (gap_to_bound_pct included)
     for c in numeric:
         assert pd.api.types.is_numeric_dtype(df[c]), f"{c} is {df[c].dtype}"
     assert (df["seeds"] == 3).all()

@@ -87,7 +87,7 @@ def test_compare_equals_the_cli_json_with_numeric_columns(cli):
     # One name per metric: every column of both frames is a registry metric
     # (or a summary column of one, or a label naming the row).
     metrics = set(cosched.list_metrics()["name"])
-    labels = {"policy", "oracle", "machine", "workload", "seed", "seeds", "threads", "noise"}
+    labels = {"policy", "oracle", "beats_bound", "machine", "workload", "seed", "seeds", "threads", "noise"}
     for c in list(df.columns) + list(s.columns):
         base = c.rsplit("_", 1)[0] if c.endswith(("_mean", "_lo", "_hi")) else c
         assert c in labels or base in metrics, f"column {c} is not in cosched.list_metrics()"

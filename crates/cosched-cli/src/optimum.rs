@@ -8,7 +8,9 @@ use crate::output::table;
 use crate::progress::Progress;
 use clap::Args as ClapArgs;
 pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, Report};
-use cosched_lab::optimum::{Found, Objective, EVT_ESTIMATE, EXACT, PARTITION_EVT_ESTIMATE};
+use cosched_lab::optimum::{
+    Found, Objective, IDLE_EVT_ESTIMATE, IDLE_EXACT, IDLE_EXACT_AND_EVT, IDLE_EXACT_AND_RANDOM,
+};
 use cosched_machine::MachineSpec;
 
 /// `cosched optimum`'s arguments.
@@ -67,20 +69,17 @@ pub fn run(a: Args) -> Result<(), String> {
 
 fn print(rep: &Report, m: &MachineSpec) {
     let objective = Objective::parse(if rep.objective == "antt" { "antt" } else { "throughput" }).expect("known");
-    let count = if rep.coschedules == cosched_lab::best_static::PARTITIONS {
-        rep.coschedules.clone()
-    } else {
-        format!("{} distinct co-schedules", rep.coschedules)
-    };
     println!(
-        "Best static co-schedule of {} on {} ({} threads on {} contexts, {count}; objective {})\n",
-        rep.workload, rep.machine, rep.threads, rep.contexts, rep.objective
+        "Best static partition of {} on {} ({} threads on {} contexts; objective {}): each thread pinned to one \
+         context, a context's threads taking turns, any context idle; {} such partitions up to symmetry, of which \
+         static co-schedules (a context each): {}\n",
+        rep.workload, rep.machine, rep.threads, rep.contexts, rep.objective, rep.coschedules, rep.static_coschedules
     );
     let mut rows = vec![vec![
-        "co-schedule".to_string(),
+        "candidate".to_string(),
         "kind".into(),
         rep.objective.into(),
-        "gap to best %".into(),
+        "gap to bound %".into(),
         "makespan_s".into(),
         if rep.objective == "antt" { "throughput_gips".into() } else { "antt".into() },
         "energy_j".into(),
@@ -102,8 +101,10 @@ fn print(rep: &Report, m: &MachineSpec) {
     // Notes on the searches that did not apply, printed after the table they refer to.
     let mut notes: Vec<String> = vec![];
     if let Some(e) = &rep.exhaustive {
-        rows.push(row(&format!("best of all {}", e.evaluated), "exact optimum", &e.best));
-        rows.push(row(&format!("worst of all {}", e.evaluated), "measured", &e.worst));
+        let (what, kind) =
+            if e.idle { ("partitions", "exact best partition") } else { ("co-schedules", "exact best co-schedule") };
+        rows.push(row(&format!("best of all {} {what}", e.evaluated), kind, &e.best));
+        rows.push(row(&format!("worst of all {} {what}", e.evaluated), "measured", &e.worst));
     }
     match &rep.matching {
         Ok(mt) => rows.push(row(
@@ -122,50 +123,40 @@ fn print(rep: &Report, m: &MachineSpec) {
         Err(why) => notes.push(format!("grouping: not applicable: {why}")),
     }
     if let Some(s) = &rep.sampled {
-        let what = if s.partitioned { "random partitions" } else { "random" };
+        let what = if s.idle { "random partitions" } else { "random" };
         rows.push(row(&format!("best of {} {what}", s.samples), "measured", &s.best));
     }
     table(&rows);
     for n in &notes {
         println!("\n{n}");
     }
-    match (rep.bound, &rep.best_ci, &rep.sampled) {
-        (EXACT, _, _) => println!(
-            "\nbest = exact optimum: every distinct static co-schedule simulated (identical siblings of the machine's tree are one co-schedule)."
-        ),
-        (EVT_ESTIMATE, Some(ci), Some(s)) => {
+    let end = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "unbounded".to_string() };
+    let interval = match (&rep.best_ci, &rep.sampled) {
+        (Some(ci), Some(s)) => {
             let conf = s.estimate.as_ref().map(|p| p.confidence * 100.0).unwrap_or(95.0);
-            let end = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "unbounded".to_string() };
-            println!(
-                "\nbest = EVT estimate (POT upper bound over {} random assignments): {:.4} {}, {conf:.0}% interval [{}, {}]; \
-                 gaps are to this estimate, not to a proven optimum.",
-                s.samples,
-                rep.best,
-                rep.objective,
-                end(ci.0),
-                end(ci.1)
-            );
+            format!(", {conf:.0}% interval [{}, {}]", end(ci.0), end(ci.1))
         }
-        (PARTITION_EVT_ESTIMATE, Some(ci), Some(s)) => {
-            let conf = s.estimate.as_ref().map(|p| p.confidence * 100.0).unwrap_or(95.0);
-            let end = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "unbounded".to_string() };
-            println!(
-                "\nbest = EVT estimate of the best time-shared partition (POT upper bound over {} random balanced partitions, \
-                 each thread pinned to one context and sharing it round-robin): {:.4} {}, {conf:.0}% interval [{}, {}]. \
-                 It is no ceiling for a policy that moves threads between contexts.",
-                s.samples,
-                rep.best,
-                rep.objective,
-                end(ci.0),
-                end(ci.1)
-            );
-        }
-        (_, _, s) => println!(
-            "\nbest = the best of {} random assignments, a lower bound of the optimum: POT found no bounded tail ({}); gaps are to it.",
-            s.as_ref().map_or(0, |s| s.samples),
-            s.as_ref().and_then(|s| s.estimate.as_ref().err()).map_or("-", |e| e.as_str())
+        _ => String::new(),
+    };
+    let samples = rep.sampled.as_ref().map_or(0, |s| s.samples);
+    let why = rep.sampled.as_ref().and_then(|s| s.estimate.as_ref().err()).map_or("-", |e| e.as_str());
+    let said = match rep.bound {
+        IDLE_EXACT => "the exact best: every static partition simulated (identical siblings of the machine's tree are one)".to_string(),
+        IDLE_EXACT_AND_EVT => format!(
+            "the exact best static co-schedule, or the EVT estimate (POT upper bound over {samples} random partitions) if \
+             higher; not a proven best"
         ),
-    }
+        IDLE_EVT_ESTIMATE => format!("the EVT estimate (POT upper bound over {samples} random partitions), not a proven best"),
+        IDLE_EXACT_AND_RANDOM => format!(
+            "the exact best static co-schedule, or the best of {samples} random partitions if higher: POT found no bounded \
+             tail ({why}), so below the family's best"
+        ),
+        _ => format!("the best of {samples} random partitions: POT found no bounded tail ({why}), so below the family's best"),
+    };
+    println!(
+        "\nbound = {said}: {:.4} {}{interval}; gaps are to it. It is no ceiling for a policy that moves threads.",
+        rep.best, rep.objective
+    );
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ cosched_core::metric_fields! {
         pub vs_baseline: Option<PairedRatio>,
         /// Throughput below the best pairing, % (1 − best/this makespan, paired per round): geometric
         /// mean and interval; negative: this entry beat it. None for the best pairing itself, or without one.
-        [metric] pub gap_to_best_pct: Option<MeanCi>,
+        [metric] pub gap_to_bound_pct: Option<MeanCi>,
         /// The verdict in words.
         pub verdict: String,
     }
@@ -236,7 +236,7 @@ pub fn analyse(
                 energy_j: of(i, &|r| Some(r.metrics.energy_j)).expect("energy"),
                 scheduler_cpu_pct: of(i, &|r| Some(r.scheduler_cpu_pct)).expect("cpu"),
                 vs_baseline: vs,
-                gap_to_best_pct: gap(i),
+                gap_to_bound_pct: gap(i),
                 verdict,
             }
         })
@@ -286,7 +286,7 @@ fn csv_header() -> Vec<String> {
         head.extend(SUMMARY_PARTS.map(|p| format!("{m}_{p}")));
     }
     head.extend(["verdict".to_string(), "rounds_needed".into()]);
-    head.extend(SUMMARY_PARTS.map(|p| format!("gap_to_best_pct_{p}")));
+    head.extend(SUMMARY_PARTS.map(|p| format!("gap_to_bound_pct_{p}")));
     head
 }
 
@@ -299,7 +299,7 @@ fn table_header(baseline: &str) -> Vec<String> {
         &format!("speedup_vs_{baseline}"),
         "speedup_lo",
         "speedup_hi",
-        "gap_to_best_pct",
+        "gap_to_bound_pct",
     ]
     .map(String::from)
     .to_vec()
@@ -309,7 +309,7 @@ fn table_header(baseline: &str) -> Vec<String> {
 pub fn gap_legend(c: &Interleaved) -> String {
     match (&c.best_pairing, &c.no_best_pairing) {
         (Some(b), _) => format!(
-            "gap_to_best_pct: throughput below {ENTRY} (1 - its makespan / the policy's, paired per round; negative: the policy beat it). \
+            "gap_to_bound_pct: throughput below {ENTRY} (1 - its makespan / the policy's, paired per round; negative: the policy beat it). \
              {ENTRY} is Jiang et al.'s minimum-cost pairing on this machine's {} pairs ({}), from {} measured and {} FM-predicted \
              job-pair slowdowns: optimal for those pair costs, pinned with `static` and run every round",
             b.level,
@@ -321,8 +321,8 @@ pub fn gap_legend(c: &Interleaved) -> String {
             b.measured_cells,
             b.predicted_cells
         ),
-        (None, Some(why)) => format!("gap_to_best_pct: -, {why}"),
-        (None, None) => "gap_to_best_pct: -".to_string(),
+        (None, Some(why)) => format!("gap_to_bound_pct: -, {why}"),
+        (None, None) => "gap_to_bound_pct: -".to_string(),
     }
 }
 
@@ -356,7 +356,7 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     }
                     None => row.extend(["1", "1", "1", "baseline", ""].map(String::from)),
                 }
-                row.extend(ci_cells(r.gap_to_best_pct.as_ref()));
+                row.extend(ci_cells(r.gap_to_bound_pct.as_ref()));
                 rows.push(row);
             }
             csv(&rows);
@@ -376,7 +376,7 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     r.vs_baseline.as_ref().map_or("1 (baseline)".into(), |p| format!("{:.3}", p.ratio)),
                     r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.lo)),
                     r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.hi)),
-                    match &r.gap_to_best_pct {
+                    match &r.gap_to_bound_pct {
                         Some(g) => format!("{:+.1} [{:+.1}, {:+.1}]", g.mean, g.lo, g.hi),
                         None if r.policy == ENTRY => "(best)".into(),
                         None => "-".into(),

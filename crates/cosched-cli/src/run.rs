@@ -44,9 +44,9 @@ pub struct Args {
     #[arg(long, default_value_t = 0.01)]
     min_effect: f64,
     /// With --policies: skip the best pairing (run every round as entry `best-pairing` when --profile or
-    /// --programs gives pairwise slowdowns and each instance fits a context; the gap_to_best_pct column).
-    #[arg(long)]
-    no_gap_to_best: bool,
+    /// --programs gives pairwise slowdowns and each instance fits a context; the gap_to_bound_pct column).
+    #[arg(long = "no-bound", visible_alias = "no-gap-to-best")]
+    no_bound: bool,
     /// Every policy's knobs, as the policies declare them (the real runtime's defaults).
     #[command(flatten)]
     knobs: RealKnobs,
@@ -183,8 +183,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if !(a.drift_threshold > 0.0 && a.min_effect >= 0.0) {
             return Err("--drift-threshold must be > 0 and --min-effect ≥ 0".to_string().into());
         }
-        let best = match (&profile, a.no_gap_to_best) {
-            (_, true) => Err("not computed (--no-gap-to-best)".to_string()),
+        let best = match (&profile, a.no_bound) {
+            (_, true) => Err("not computed (--no-bound)".to_string()),
             (None, false) => Err(
                 "give --profile (from `cosched probe`) or --programs: the best pairing is found from pairwise slowdowns"
                     .to_string(),

@@ -79,26 +79,16 @@ fn compare_prints_the_gap_to_the_best_static_co_schedule_where_one_exists() {
     let v = json(&["compare", "-w", "spec-mix8", "--policies", "cfs,g-rrs", "--seeds", "2", "--format", "json"]);
     assert_eq!(v["best_static"]["Ok"]["bound"], "exact");
     for p in v["policies"].as_array().unwrap() {
-        let g = p["gap_to_best_pct"]["mean"].as_f64().unwrap();
+        let g = p["gap_to_bound_pct"]["mean"].as_f64().unwrap();
         assert!(g.is_finite() && g > -50.0 && g < 100.0, "{g}");
     }
     // More threads than contexts: no static co-schedule, so the best time-shared partition, named so.
     let v =
         json(&["compare", "-m", "i5-2500", "-w", "spec-mix8", "--policies", "cfs", "--seeds", "1", "--format", "json"]);
     assert!(v["best_static"]["Ok"]["bound"].as_str().unwrap().contains("partition"), "{}", v["best_static"]);
-    assert!(v["policies"][0]["gap_to_best_pct"]["mean"].as_f64().unwrap().is_finite());
-    let v = json(&[
-        "compare",
-        "-w",
-        "spec-mix24",
-        "--policies",
-        "cfs",
-        "--seeds",
-        "1",
-        "--no-gap-to-best",
-        "--format",
-        "json",
-    ]);
-    assert!(v["best_static"]["Err"].as_str().unwrap().contains("--no-gap-to-best"));
-    assert!(v["policies"][0]["gap_to_best_pct"].is_null());
+    assert!(v["policies"][0]["gap_to_bound_pct"]["mean"].as_f64().unwrap().is_finite());
+    let v =
+        json(&["compare", "-w", "spec-mix24", "--policies", "cfs", "--seeds", "1", "--no-bound", "--format", "json"]);
+    assert!(v["best_static"]["Err"].as_str().unwrap().contains("--no-bound"));
+    assert!(v["policies"][0]["gap_to_bound_pct"].is_null());
 }

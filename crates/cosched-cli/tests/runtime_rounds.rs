@@ -147,17 +147,17 @@ fn with_pairwise_slowdowns_the_best_pairing_is_run_every_round_and_each_policy_g
                 assert_eq!(round[2]["policy"], "static", "{round}");
             }
             for r in &rows[..2] {
-                let g = &r["gap_to_best_pct"];
+                let g = &r["gap_to_bound_pct"];
                 let (mean, lo, hi) =
                     (g["mean"].as_f64().unwrap(), g["lo"].as_f64().unwrap(), g["hi"].as_f64().unwrap());
                 assert!(lo <= mean && mean <= hi && mean.abs() < 100.0, "{r}");
             }
-            assert!(rows[2]["gap_to_best_pct"].is_null());
+            assert!(rows[2]["gap_to_bound_pct"].is_null());
             // The table names what the gap is measured against.
             let t = cosched(&args[..args.len() - 2]);
             let text = String::from_utf8_lossy(&t.stdout);
             assert!(
-                text.contains("gap_to_best_pct: throughput below best-pairing") && text.contains("(a+b)"),
+                text.contains("gap_to_bound_pct: throughput below best-pairing") && text.contains("(a+b)"),
                 "{text}"
             );
         }

@@ -41,7 +41,7 @@ fn output_to_a_full_disk_is_one_line_and_status_2_for_every_command() {
     for args in [
         &["list", "policies"][..],
         &["simulate", "-m", "i5-2500", "-w", "mcf", "-p", "cfs"],
-        &["compare", "-m", "i5-2500", "-w", "mcf", "--policies", "cfs,efs", "--seeds", "2", "--no-gap-to-best"],
+        &["compare", "-m", "i5-2500", "-w", "mcf", "--policies", "cfs,efs", "--seeds", "2", "--no-bound"],
         &["complete", cells],
         &["evt", csv, "--threshold", "q0.8"],
     ] {

@@ -43,6 +43,80 @@ pub fn random_partition(topo: &Topology, threads: usize, rng: &mut impl Rng) -> 
     out
 }
 
+/// The shapes [`random_static_partition`] draws the contexts of a partition
+/// from: every context, one context of each core (SMT siblings idle), one of
+/// each LLC domain, or a uniformly random subset of uniformly random size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Every context (the balanced partitions and static co-schedules of the papers' families).
+    Every,
+    /// One context of each core, the others idle.
+    PerCore,
+    /// One context of each LLC domain, the others idle.
+    PerLlc,
+    /// `k` contexts, `k` uniform in 1..=contexts, the subset uniform.
+    Subset,
+}
+
+impl Shape {
+    /// The shapes that differ on `topo` (one context per core only with SMT
+    /// or pipes, one per LLC domain only where a domain holds several cores).
+    pub fn available(topo: &Topology) -> Vec<Shape> {
+        let mut shapes = vec![Shape::Every];
+        if (topo.n_cores as usize) < topo.n_contexts() {
+            shapes.push(Shape::PerCore);
+        }
+        if topo.n_llc < topo.n_cores {
+            shapes.push(Shape::PerLlc);
+        }
+        shapes.push(Shape::Subset);
+        shapes
+    }
+}
+
+/// A random time-shared static partition with idle contexts allowed: a shape
+/// drawn uniformly from [`Shape::available`], its contexts drawn, and the
+/// threads in a random order dealt over them in a random order (each holds
+/// ⌊threads/k⌋ or ⌈threads/k⌉; with no more threads than contexts, each
+/// thread on a context of its own and the rest idle). Every static partition
+/// of the family the bound beside a comparison names (`crate::optimum`) has a
+/// positive probability, and the papers' families are the shape `Every`.
+pub fn random_static_partition(topo: &Topology, threads: usize, rng: &mut impl Rng) -> (Shape, Vec<CtxId>) {
+    use rand::seq::SliceRandom;
+    let shapes = Shape::available(topo);
+    let shape = shapes[rng.gen_range(0..shapes.len())];
+    let n = topo.n_contexts();
+    let mut chosen: Vec<u32> = match shape {
+        Shape::Every => (0..n as u32).collect(),
+        Shape::PerCore | Shape::PerLlc => {
+            // One context per unit (core or domain), uniform among the unit's contexts.
+            let unit = |c: usize| if shape == Shape::PerCore { topo.contexts[c].core } else { topo.contexts[c].llc };
+            let units = if shape == Shape::PerCore { topo.n_cores } else { topo.n_llc } as usize;
+            let mut members: Vec<Vec<u32>> = vec![vec![]; units];
+            for c in 0..n {
+                members[unit(c) as usize].push(c as u32);
+            }
+            members.iter().filter(|m| !m.is_empty()).map(|m| m[rng.gen_range(0..m.len())]).collect()
+        }
+        Shape::Subset => {
+            let k = rng.gen_range(1..=n);
+            let mut all: Vec<u32> = (0..n as u32).collect();
+            all.partial_shuffle(rng, k);
+            all.truncate(k);
+            all
+        }
+    };
+    chosen.shuffle(rng);
+    let mut order: Vec<usize> = (0..threads).collect();
+    order.shuffle(rng);
+    let k = chosen.len().max(1);
+    let mut out = vec![CtxId(0); threads];
+    for (i, &t) in order.iter().enumerate() {
+        out[t] = CtxId(chosen[i % k]);
+    }
+    (shape, out)
+}
+
 /// One run of `plan` on `m` under a time-shared static partition: thread t
 /// only on context `assignment[t]`, the threads of a context taking turns of
 /// the round-robin quantum (`static`'s default, SLITS §5.2's 4 ms).

@@ -48,8 +48,8 @@ crate::declared! {
 /// Random assignments drawn when the co-schedules are too many to simulate them all.
 pub const DEFAULT_SAMPLES: usize = 1000;
 
-/// What the co-schedule count says for an oversubscribed workload.
-pub const PARTITIONS: &str = "no static co-schedules (more threads than contexts): time-shared partitions sampled";
+/// What the static co-schedule count says for an oversubscribed workload.
+pub const PARTITIONS: &str = "none (more threads than contexts)";
 
 /// What the search for the best static co-schedule found (`cosched optimum --format json`).
 #[derive(Serialize)]
@@ -64,9 +64,13 @@ pub struct Report {
     pub threads: usize,
     /// Contexts of the machine.
     pub contexts: usize,
-    /// Distinct static co-schedules (text: it may not fit 64 bits).
+    /// Static partitions with idle contexts allowed, up to symmetry: the bound's family
+    /// ([`Instance::bound`]; text: it may not fit 64 bits).
     pub coschedules: String,
-    /// Which bound the report's `best` is: `exact`, `evt estimate`, or `best of random (no EVT estimate)`.
+    /// Of them, the static co-schedules (each thread on a context of its own), or why there are none.
+    pub static_coschedules: String,
+    /// Which bound the report's `best` is (`crate::optimum`'s kinds: exact, an EVT estimate, or
+    /// the best of random candidates, over static partitions with idle contexts allowed).
     pub bound: &'static str,
     /// The best value of the objective: the exact optimum, the POT estimate, or the best random assignment.
     pub best: f64,
@@ -127,11 +131,16 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
     }
     let (m, plan, name) = load(a)?;
     let sim = |e: OptimumError| RunError::Simulation(format!("{}: {e}", a.workload));
-    let inst = Instance::any(&m, &plan).map_err(sim)?;
+    let inst = Instance::bound(&m, &plan).map_err(sim)?;
     let count = inst.coschedules();
-    let exhaustive = if !inst.partitioned && count <= a.budget as u128 {
+    let static_count = inst.static_coschedules();
+    let exhaustive = if inst.enumerable() && count <= a.budget as u128 {
         total(count as u64);
         Some(inst.exhaustive(objective, a.budget, tick).map_err(sim)?)
+    } else if !inst.partitioned && static_count <= a.budget as u128 {
+        // The partitions are too many; the static co-schedules are the exact part of the bound.
+        total(static_count as u64);
+        Some(inst.exhaustive_static(objective, a.budget, tick).map_err(sim)?)
     } else {
         None
     };
@@ -151,7 +160,8 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         }
         _ => inst.grouped(a.budget, tick).map_err(|e| e.to_string()), // refused, naming why
     };
-    let samples = a.samples.unwrap_or(if exhaustive.is_some() { 0 } else { DEFAULT_SAMPLES });
+    let whole_family = exhaustive.as_ref().is_some_and(|e| e.idle);
+    let samples = a.samples.unwrap_or(if whole_family { 0 } else { DEFAULT_SAMPLES });
     let sampled = if samples > 0 {
         total(samples as u64);
         Some(inst.sampled(objective, samples, a.seed, a.confidence, tick).map_err(sim)?)
@@ -167,7 +177,8 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         objective: objective.metric(),
         threads: inst.threads(),
         contexts: m.n_contexts(),
-        coschedules: if inst.partitioned { PARTITIONS.to_string() } else { count.to_string() },
+        coschedules: count.to_string(),
+        static_coschedules: if inst.partitioned { PARTITIONS.to_string() } else { static_count.to_string() },
         bound,
         best,
         best_ci,

@@ -20,6 +20,10 @@ cosched_core::metric_fields! {
         pub policy: String,
         /// Whether the policy reads the ground truth (an oracle, not a contender).
         pub oracle: bool,
+        /// Whether it beats the bound ([`BestStatic::beaten_by`]: at least
+        /// [`BEAT_SEEDS`] seeds and a paired interval below zero); `None`
+        /// without a bound.
+        pub beats_bound: Option<bool>,
         /// Baseline makespan / this makespan, per seed.
         [metric] pub speedup: MeanCi,
         /// `makespan_s` over the seeds (the metric registry's, `cosched list metrics`).
@@ -44,8 +48,8 @@ cosched_core::metric_fields! {
         [metric] pub migrations: MeanCi,
         /// `explored_pct` over the seeds (the metric registry's, `cosched list metrics`).
         [metric] pub explored_pct: MeanCi,
-        /// `gap_to_best_pct` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub gap_to_best_pct: Option<MeanCi>,
+        /// `gap_to_bound_pct` over the seeds (the metric registry's, `cosched list metrics`).
+        [metric] pub gap_to_bound_pct: Option<MeanCi>,
         /// `decide_p50_us` over the seeds (the metric registry's, `cosched list metrics`).
         [metric] pub decide_p50_us: Option<MeanCi>,
         /// `decide_p99_us` over the seeds (the metric registry's, `cosched list metrics`).
@@ -81,7 +85,7 @@ pub const COLUMNS: [(&str, Get); 15] = [
     column!(ctx_switches),
     column!(migrations),
     column!(explored_pct),
-    column!(?gap_to_best_pct),
+    column!(?gap_to_bound_pct),
     column!(?decide_p50_us),
     column!(?decide_p99_us),
 ];
@@ -111,7 +115,7 @@ pub struct Comparison {
 }
 
 /// Why a comparison has no best static co-schedule when it was not asked for.
-pub const NOT_COMPUTED: &str = "not computed (--no-gap-to-best)";
+pub const NOT_COMPUTED: &str = "not computed (--no-bound)";
 
 /// Most distinct co-schedules `compare` simulates per seed for the exact optimum.
 pub const GAP_BUDGET: usize = 20_000;
@@ -124,39 +128,84 @@ pub const GAP_SAMPLES: usize = 1_000;
 /// 300 take ≈10 s on 2 cores).
 pub const GAP_PARTITION_SAMPLES: usize = 300;
 
-/// The best static co-schedule's throughput on each seed's machine and
-/// workload : the exact optimum when there are at most
-/// [`GAP_BUDGET`] distinct co-schedules, else the POT estimate from
-/// [`GAP_SAMPLES`] random assignments (`cosched_lab::optimum`).
+/// The bound beside a comparison, on each seed's machine and workload: the
+/// best static partition with idle contexts allowed ([`Instance::bound`]:
+/// each thread pinned to one context, a context's threads taking turns, any
+/// context idle), exact when the family has at most [`GAP_BUDGET`] members up
+/// to symmetry, else the POT estimate from [`GAP_SAMPLES`] (or
+/// [`GAP_PARTITION_SAMPLES`] with more threads than contexts) random members.
+///
+/// [`Instance::bound`]: crate::optimum::Instance::bound
 #[derive(Serialize)]
 pub struct BestStatic {
-    /// `exact`, `evt estimate`, or `best of random (no EVT estimate)` (the weakest any seed needed).
+    /// What the bound is (`crate::optimum`'s kinds; the weakest any seed needed).
     pub bound: &'static str,
-    /// Distinct static co-schedules (text: it may not fit 64 bits).
+    /// Static partitions of the family up to symmetry (text: it may not fit 64 bits).
     pub coschedules: String,
-    /// Best throughput_gips, one per seed.
+    /// The bound's throughput_gips, one per seed (the exact best, or the POT estimate).
     pub best_gips: Vec<f64>,
+    /// The bound's POT interval per seed (`None`: exact, or no estimate); an
+    /// upper end that is not finite is unbounded (null in JSON).
+    pub best_ci: Vec<Option<(f64, f64)>>,
+    /// Random members simulated per seed for the estimate (0: every member simulated).
+    pub samples: usize,
+}
+
+/// Seeds a comparison needs before a policy may be said to beat its bound.
+pub const BEAT_SEEDS: usize = 10;
+
+impl BestStatic {
+    fn samples_text(&self) -> String {
+        self.samples.to_string()
+    }
+
+    /// Whether the throughputs `gips` (one per seed, the seeds' order) beat the
+    /// bound: at least [`BEAT_SEEDS`] seeds, and the paired 95% interval of
+    /// the gap to each seed's upper interval end (the exact value where there
+    /// is no interval) entirely below zero. An unbounded upper end is never
+    /// beaten.
+    pub fn beaten_by(&self, gips: &[f64]) -> bool {
+        if gips.len() < BEAT_SEEDS || gips.len() != self.best_gips.len() {
+            return false;
+        }
+        let mut gaps = Vec::with_capacity(gips.len());
+        for (k, &g) in gips.iter().enumerate() {
+            let top = self.best_ci[k].map_or(self.best_gips[k], |c| c.1);
+            if !top.is_finite() {
+                return false;
+            }
+            gaps.push((1.0 - g / top) * 100.0);
+        }
+        mean_ci(&gaps).hi < 0.0
+    }
 }
 
 fn best_static(run: &RunSpec, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, RunError> {
     use crate::optimum::{best_static, weakest_kind, Instance, Objective};
     use rayon::prelude::*;
     let (m, w) = (run.machine_spec()?, run.workload_spec()?);
-    let per: Vec<(&'static str, String, f64)> = seeds
+    type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
+    let per: Vec<PerSeed> = seeds
         .par_iter()
         .map(|&seed| {
             let (mm, plan) = run.plan(&m, &w, seed)?;
-            let inst = Instance::any(&mm, &plan)?;
-            let count =
-                if inst.partitioned { "time-shared partitions".to_string() } else { inst.coschedules().to_string() };
+            let inst = Instance::bound(&mm, &plan)?;
+            let count = inst.coschedules().to_string();
             let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
             let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, tick)?;
-            Ok((b.kind, count, b.value))
+            let exact = inst.enumerable() && inst.coschedules() <= GAP_BUDGET as u128;
+            Ok((b.kind, count, b.value, b.ci, if exact { 0 } else { samples }))
         })
         .collect::<Result<_, RunError>>()?;
     // The weakest kind any seed needed names the column.
     let bound = weakest_kind(per.iter().map(|p| p.0));
-    Ok(BestStatic { bound, coschedules: per[0].1.clone(), best_gips: per.iter().map(|p| p.2).collect() })
+    Ok(BestStatic {
+        bound,
+        coschedules: per[0].1.clone(),
+        best_gips: per.iter().map(|p| p.2).collect(),
+        best_ci: per.iter().map(|p| p.3).collect(),
+        samples: per.iter().map(|p| p.4).max().unwrap_or(0),
+    })
 }
 
 /// Runs each seed's best static co-schedule simulates (for progress).
@@ -168,30 +217,50 @@ fn gap_runs(run: &RunSpec, seed: u64) -> Result<usize, RunError> {
     Ok(crate::optimum::best_static_runs(&mm, threads, GAP_BUDGET, samples) as usize)
 }
 
-/// What the gap column is measured against, in one line.
-pub fn gap_legend(b: &BestStatic) -> String {
-    use crate::optimum::{EVT_ESTIMATE, EXACT, PARTITION_EVT_ESTIMATE};
-    let partitions = b.bound.contains("partition");
+/// What the gap column is measured against, the bound's value and interval
+/// per seed, and which policies beat it (`rows`), in a few lines.
+pub fn gap_legend(b: &BestStatic, rows: &[Row]) -> String {
+    use crate::optimum::{IDLE_EVT_ESTIMATE, IDLE_EXACT};
     let what = match b.bound {
-        EXACT => "exact optimum, every one simulated",
-        EVT_ESTIMATE => "EVT estimate from random assignments, not a proven optimum",
-        PARTITION_EVT_ESTIMATE => "EVT estimate from random time-shared partitions: the best partition, no ceiling for a policy that moves threads",
-        _ if partitions => "best of random time-shared partitions on some seed (POT found no bounded tail)",
-        _ => "best of random assignments on some seed (POT found no bounded tail): a lower bound of the optimum",
+        IDLE_EXACT => "exact: every one simulated".to_string(),
+        IDLE_EVT_ESTIMATE => format!(
+            "EVT estimate from {} random ones per seed, not a proven best, and no ceiling for a policy that moves threads",
+            b.samples_text()
+        ),
+        _ => "best of random ones on some seed (POT found no bounded tail): below the family's best".to_string(),
     };
-    if partitions {
-        format!(
-            "gap_to_best_pct: throughput below the best static partition of each seed ({what}; more threads than contexts, so each \
-             thread is pinned to one context and shares it round-robin; {GAP_PARTITION_SAMPLES} balanced partitions per seed; \
-             negative: the policy beat it)"
-        )
+    let num = |x: f64| if x.is_finite() { format!("{x:.3}") } else { "unbounded".to_string() };
+    let per_seed: Vec<String> = b
+        .best_gips
+        .iter()
+        .zip(&b.best_ci)
+        .map(|(v, ci)| match ci {
+            Some((lo, hi)) => format!("{} [{}, {}]", num(*v), num(*lo), num(*hi)),
+            None => num(*v),
+        })
+        .collect();
+    let shown = if per_seed.len() <= 5 {
+        per_seed.join("; ")
     } else {
-        format!(
-            "gap_to_best_pct: throughput below the best static co-schedule of each seed ({what}; {} distinct co-schedules; \
-             negative: the policy beat it)",
-            b.coschedules
-        )
-    }
+        format!("{}; … ({} seeds)", per_seed[..5].join("; "), per_seed.len())
+    };
+    let seeds = b.best_gips.len();
+    let beaten: Vec<&str> = rows.iter().filter(|r| r.beats_bound == Some(true)).map(|r| r.policy.as_str()).collect();
+    let verdict = if seeds < BEAT_SEEDS {
+        format!("{seeds} seed(s): too few to say that any policy beats it (that takes {BEAT_SEEDS} or more)")
+    } else if beaten.is_empty() {
+        "no policy beats it (paired 95% interval of the gap to its upper interval end below zero)".to_string()
+    } else {
+        format!("beaten, on the paired 95% interval of the gap to its upper interval end, by: {}", beaten.join(", "))
+    };
+    format!(
+        "gap_to_bound_pct: throughput below the bound of each seed, the best static partition with idle contexts allowed \
+         (each thread pinned to one context for the whole run, a context's threads taking turns, any context idle; {} \
+         of them up to symmetry; {what}); negative: above it\n\
+         bound, throughput_gips per seed [95% interval]: {shown}\n\
+         {verdict}",
+        b.coschedules
+    )
 }
 
 /// Every non-oracle policy that needs no extra input (`cosched compare`'s default).
@@ -281,6 +350,10 @@ pub fn comparison(
             Row {
                 policy: names[p].clone(),
                 oracle: rs[0].oracle,
+                beats_bound: best
+                    .as_ref()
+                    .ok()
+                    .map(|b| b.beaten_by(&rs.iter().map(|r| r.metrics.run.throughput_gips).collect::<Vec<_>>())),
                 speedup: mean_ci(
                     &rs.iter()
                         .zip(&base_runs)
@@ -298,7 +371,7 @@ pub fn comparison(
                 ctx_switches: f(&|r| r.metrics.ctx_switches as f64),
                 migrations: f(&|r| r.metrics.migrations as f64),
                 explored_pct: f(&|r| r.metrics.explored_pct),
-                gap_to_best_pct: best.as_ref().ok().map(|b| {
+                gap_to_bound_pct: best.as_ref().ok().map(|b| {
                     mean_ci(
                         &rs.iter()
                             .zip(&b.best_gips)

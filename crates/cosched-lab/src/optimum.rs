@@ -17,8 +17,17 @@
 //! * **EVT estimate** (the statistical thread assignment paper, §4): random
 //!   assignments simulated, the best kept, and the Peak-Over-Threshold upper
 //!   bound of the objective with its confidence interval.
+//!
+//! Which candidates are searched is the instance's **family**: the papers'
+//! static co-schedules (each thread on a context of its own,
+//! [`Instance::new`]) or balanced time-shared partitions over every context
+//! ([`Instance::partitioned`]), or, for the bound beside every comparison,
+//! **static partitions with idle contexts allowed** ([`Instance::bound`]):
+//! each thread pinned to one context for the whole run, a context's threads
+//! taking turns, any context left idle. Leaving contexts idle is what RDA and
+//! EFS exploit, so a bound without it is no bound for them.
 
-use crate::assignment::{random_assignment, random_partition};
+use crate::assignment::{random_assignment, random_partition, random_static_partition};
 use cosched_core::evt::{pot, PotResult, Threshold};
 use cosched_core::ids::CtxId;
 use cosched_core::optimum::{grouping, min_cost_groups, place_pairs, Tree};
@@ -156,6 +165,9 @@ pub struct Instance<'a> {
     /// More threads than contexts: the candidates are time-shared partitions
     /// ([`Instance::partitioned`]), only sampled.
     pub partitioned: bool,
+    /// The family is the static partitions with idle contexts allowed
+    /// ([`Instance::bound`]): any number of threads per context, any context idle.
+    pub idle: bool,
     /// Contention solutions shared by every run of the searches (one machine, one plan).
     pub shared: Shared,
 }
@@ -179,7 +191,36 @@ impl<'a> Instance<'a> {
         let t = &machine.topology;
         let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
         let solo_s = solo_times(machine, plan, &SimOptions::default())?;
-        Ok(Instance { machine, plan, solo_s, tree, partitioned, shared: Shared::new() })
+        Ok(Instance { machine, plan, solo_s, tree, partitioned, idle: false, shared: Shared::new() })
+    }
+
+    /// The instance whose family is every **static partition with idle
+    /// contexts allowed**: each thread pinned to one context for the whole
+    /// run, the threads of a context taking turns of the round-robin quantum,
+    /// any context idle (a superset of both the static co-schedules and the
+    /// balanced partitions). Its exhaustive search visits each such partition
+    /// once up to the machine's symmetry ([`Tree::with_slots`]); its samples
+    /// come from [`random_static_partition`]. The bound beside every
+    /// comparison (`compare`, `paper quintet`, `cosched optimum`).
+    pub fn bound(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, OptimumError> {
+        let partitioned = plan.threads.len() > machine.n_contexts();
+        Ok(Instance { idle: true, ..Instance::build(machine, plan, partitioned)? })
+    }
+
+    /// The tree of the family's candidates: [`Instance::tree`], its contexts
+    /// holding any number of threads when idle contexts are allowed.
+    pub fn family_tree(&self) -> Tree {
+        if self.idle {
+            Tree::with_slots(self.tree.fanout, self.threads().max(1) as u32)
+        } else {
+            self.tree
+        }
+    }
+
+    /// Whether the family's candidates can be enumerated (the papers'
+    /// time-shared partitions cannot; idle-allowed partitions can).
+    pub fn enumerable(&self) -> bool {
+        self.idle || !self.partitioned
     }
 
     /// The instance of an oversubscribed workload (more threads than
@@ -228,15 +269,19 @@ impl<'a> Instance<'a> {
         self.plan.threads.len()
     }
 
-    /// Distinct static co-schedules (saturating).
+    /// Distinct candidates of the family (static co-schedules, or static
+    /// partitions with idle contexts allowed), up to the machine's symmetry (saturating).
     pub fn coschedules(&self) -> u128 {
-        self.tree.count(self.threads())
+        self.family_tree().count(self.threads())
     }
 
     /// Simulate one static co-schedule.
     pub fn evaluate(&self, assignment: &[u32]) -> Result<Outcome, OptimumError> {
         let ctx = contexts(assignment);
-        let out = if self.partitioned {
+        // A context holding two threads or more: they take turns (round-robin quanta).
+        let mut seen = vec![false; self.tree.contexts()];
+        let shared = assignment.iter().any(|&c| std::mem::replace(&mut seen[c as usize], true));
+        let out = if shared {
             crate::assignment::partition_run_sharing(self.machine, self.plan, &ctx, &self.shared)
         } else {
             crate::assignment::static_run_sharing(self.machine, self.plan, &ctx, &self.shared)
@@ -267,8 +312,41 @@ impl<'a> Instance<'a> {
         budget: usize,
         tick: &(dyn Fn() + Sync),
     ) -> Result<Exhaustive, OptimumError> {
+        if !self.enumerable() {
+            self.static_only("the exhaustive search")?;
+        }
+        self.enumerate(self.family_tree(), self.idle, objective, budget, tick)
+    }
+
+    /// Distinct static co-schedules (each thread on a context of its own; the
+    /// sub-family of [`Instance::bound`]'s without time-sharing; saturating).
+    pub fn static_coschedules(&self) -> u128 {
+        self.tree.count(self.threads())
+    }
+
+    /// [`Instance::exhaustive`] over the static co-schedules only (each thread
+    /// on a context of its own), whatever the family: with an
+    /// [`Instance::bound`] too large to enumerate, the exact part of its bound.
+    pub fn exhaustive_static(
+        &self,
+        objective: Objective,
+        budget: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Exhaustive, OptimumError> {
         self.static_only("the exhaustive search")?;
-        let count = self.coschedules();
+        self.enumerate(self.tree, false, objective, budget, tick)
+    }
+
+    /// Every candidate of `tree` simulated (`idle`: the tree is the idle-allowed family's).
+    fn enumerate(
+        &self,
+        tree: Tree,
+        idle: bool,
+        objective: Objective,
+        budget: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Exhaustive, OptimumError> {
+        let count = tree.count(self.threads());
         if count > budget.min(MAX_BUDGET) as u128 {
             return Err(OptimumError::Refused(format!(
                 "{count} distinct co-schedules exceed the budget of {} simulations (--budget, at most {MAX_BUDGET})",
@@ -276,7 +354,7 @@ impl<'a> Instance<'a> {
             )));
         }
         let mut all: Vec<Vec<u32>> = Vec::with_capacity(count as usize);
-        self.tree.for_each(self.threads(), &mut |a| {
+        tree.for_each(self.threads(), &mut |a| {
             all.push(a.to_vec());
             true
         });
@@ -286,7 +364,7 @@ impl<'a> Instance<'a> {
             let k = first_extreme(objective, &values, want_best);
             Found { assignment: all[k].clone(), outcome: outs[k].clone() }
         };
-        Ok(Exhaustive { best: pick(true), worst: pick(false), evaluated: outs.len(), values })
+        Ok(Exhaustive { best: pick(true), worst: pick(false), evaluated: outs.len(), values, idle })
     }
 
     /// Jiang et al.'s pairwise co-scheduling: the co-run cost of every pair of
@@ -469,13 +547,24 @@ impl<'a> Instance<'a> {
         let topo = self.machine.topology();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let draw = |rng: &mut ChaCha8Rng| {
-            if self.partitioned {
+            if self.idle {
+                random_static_partition(&topo, self.threads(), rng).1
+            } else if self.partitioned {
                 random_partition(&topo, self.threads(), rng)
             } else {
                 random_assignment(&topo, self.threads(), rng)
             }
         };
         let draws: Vec<Vec<u32>> = (0..samples).map(|_| draw(&mut rng).into_iter().map(|c| c.0).collect()).collect();
+        let contexts = self.tree.contexts();
+        let idle_draws = draws
+            .iter()
+            .filter(|a| {
+                let mut used = vec![false; contexts];
+                a.iter().for_each(|&c| used[c as usize] = true);
+                used.iter().filter(|&&u| u).count() < contexts.min(a.len())
+            })
+            .count();
         let outs = self.evaluate_all(&draws, tick)?;
         let sign = if objective.maximise() { 1.0 } else { -1.0 };
         let values: Vec<f64> = outs.iter().map(|o| objective.value(o)).collect();
@@ -496,6 +585,8 @@ impl<'a> Instance<'a> {
             estimate: estimate.map_err(|e| e.to_string()),
             values,
             partitioned: self.partitioned,
+            idle: self.idle,
+            idle_draws,
         })
     }
 }
@@ -511,6 +602,22 @@ pub const BEST_OF_RANDOM: &str = "best of random (no EVT estimate)";
 pub const PARTITION_EVT_ESTIMATE: &str = "evt estimate of the best partition";
 /// The best random time-shared partition measured, when POT gives no estimate.
 pub const PARTITION_BEST_OF_RANDOM: &str = "best of random partitions (no EVT estimate)";
+/// Every static partition with idle contexts allowed simulated, the best kept ([`Instance::bound`]).
+pub const IDLE_EXACT: &str = "exact best static partition, idle contexts allowed";
+/// The POT upper bound from random static partitions with idle contexts allowed: an estimate of
+/// the family's best, no ceiling for a policy that moves threads ([`Instance::bound`]).
+pub const IDLE_EVT_ESTIMATE: &str = "evt estimate of the best static partition, idle contexts allowed";
+/// The best random static partition with idle contexts allowed, when POT gives no estimate.
+pub const IDLE_BEST_OF_RANDOM: &str = "best of random static partitions, idle contexts allowed (no EVT estimate)";
+/// The exact best static co-schedule with the POT estimate over static partitions with idle
+/// contexts allowed (too many to enumerate), whichever is better, the interval the estimate's
+/// with its ends raised to the exact value ([`best_of`]).
+pub const IDLE_EXACT_AND_EVT: &str =
+    "exact best static co-schedule, or the evt estimate of the best static partition with idle contexts allowed if higher";
+/// The same when POT gives no estimate: the exact best static co-schedule or the best random
+/// static partition, whichever is better.
+pub const IDLE_EXACT_AND_RANDOM: &str =
+    "exact best static co-schedule, or the best random static partition with idle contexts allowed if higher (no EVT estimate)";
 
 /// The best value of the objective a search can state, and which kind of bound it is.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -528,15 +635,42 @@ pub struct Best {
 /// assignment (the weakest, named so). `None` when neither search ran.
 pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: Option<&Sampled>) -> Option<Best> {
     match (exhaustive, sampled) {
-        (Some(e), _) => Some(Best { kind: EXACT, value: objective.value(&e.best.outcome), ci: None }),
-        (None, Some(s)) => Some(match (&s.estimate, s.partitioned) {
-            (Ok(p), false) => Best { kind: EVT_ESTIMATE, value: p.upb, ci: Some(p.ci) },
-            (Ok(p), true) => Best { kind: PARTITION_EVT_ESTIMATE, value: p.upb, ci: Some(p.ci) },
-            (Err(_), false) => Best { kind: BEST_OF_RANDOM, value: objective.value(&s.best.outcome), ci: None },
-            (Err(_), true) => {
-                Best { kind: PARTITION_BEST_OF_RANDOM, value: objective.value(&s.best.outcome), ci: None }
-            }
+        (Some(e), Some(s)) if !e.idle && s.idle => {
+            // The exact sub-family's best beside the family's estimate: the better of the two,
+            // the estimate's interval ends raised (or lowered, for a minimum) to the exact value.
+            let exact = objective.value(&e.best.outcome);
+            let pick = |a: f64, b: f64| if objective.better(a, b) { a } else { b };
+            Some(match &s.estimate {
+                Ok(p) => Best {
+                    kind: IDLE_EXACT_AND_EVT,
+                    value: pick(p.upb, exact),
+                    ci: Some(if objective.maximise() {
+                        (p.ci.0.max(exact), p.ci.1.max(exact))
+                    } else {
+                        (p.ci.0.min(exact), p.ci.1.min(exact))
+                    }),
+                },
+                Err(_) => {
+                    Best { kind: IDLE_EXACT_AND_RANDOM, value: pick(objective.value(&s.best.outcome), exact), ci: None }
+                }
+            })
+        }
+        (Some(e), _) => Some(Best {
+            kind: if e.idle { IDLE_EXACT } else { EXACT },
+            value: objective.value(&e.best.outcome),
+            ci: None,
         }),
+        (None, Some(s)) => {
+            let (evt, random) = match (s.idle, s.partitioned) {
+                (true, _) => (IDLE_EVT_ESTIMATE, IDLE_BEST_OF_RANDOM),
+                (false, true) => (PARTITION_EVT_ESTIMATE, PARTITION_BEST_OF_RANDOM),
+                (false, false) => (EVT_ESTIMATE, BEST_OF_RANDOM),
+            };
+            Some(match &s.estimate {
+                Ok(p) => Best { kind: evt, value: p.upb, ci: Some(p.ci) },
+                Err(_) => Best { kind: random, value: objective.value(&s.best.outcome), ci: None },
+            })
+        }
         (None, None) => None,
     }
 }
@@ -546,30 +680,46 @@ pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: O
 /// [`EXACT`]): what a column over several seeds may call its bound.
 pub fn weakest_kind<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
     let kinds: Vec<&str> = kinds.into_iter().collect();
-    [PARTITION_BEST_OF_RANDOM, PARTITION_EVT_ESTIMATE, BEST_OF_RANDOM, EVT_ESTIMATE, EXACT]
-        .into_iter()
-        .find(|k| kinds.contains(k))
-        .unwrap_or(EXACT)
+    [
+        PARTITION_BEST_OF_RANDOM,
+        IDLE_BEST_OF_RANDOM,
+        BEST_OF_RANDOM,
+        IDLE_EXACT_AND_RANDOM,
+        PARTITION_EVT_ESTIMATE,
+        IDLE_EVT_ESTIMATE,
+        EVT_ESTIMATE,
+        IDLE_EXACT_AND_EVT,
+        IDLE_EXACT,
+        EXACT,
+    ]
+    .into_iter()
+    .find(|k| kinds.contains(k))
+    .unwrap_or(EXACT)
 }
 
-/// How many runs [`best_static`] simulates for `threads` threads on
-/// `machine` (`samples` when sampling; without the solo runs): what a
-/// progress report counts.
+/// How many runs [`best_static`] simulates on an [`Instance::bound`] of
+/// `threads` threads on `machine` (`samples` when sampling; without the solo
+/// runs): what a progress report counts.
 pub fn best_static_runs(machine: &MachineSpec, threads: usize, budget: usize, samples: usize) -> u64 {
     let t = &machine.topology;
-    let tree = Tree::new([t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe]);
-    let count = tree.count(threads);
-    if threads <= machine.n_contexts() && count <= budget as u128 {
+    let fanout = [t.sockets, t.llc_per_socket, t.cores_per_llc, t.pipes_per_core, t.contexts_per_pipe];
+    let count = Tree::with_slots(fanout, threads.max(1) as u32).count(threads);
+    let exact_part = Tree::new(fanout).count(threads);
+    if count <= budget as u128 {
         count as u64
+    } else if threads <= machine.n_contexts() && exact_part <= budget as u128 {
+        exact_part as u64 + samples as u64
     } else {
         samples as u64
     }
 }
 
-/// The best static co-schedule of `inst` a bounded search can state: exact
-/// (every co-schedule simulated) when there are at most `budget`, else from
-/// `samples` random assignments seeded `seed` (EVT estimate, or best of
-/// random); for a partitioned instance always from partitions.
+/// The best of `inst`'s family a bounded search can state: exact (every
+/// candidate simulated) when there are at most `budget`; for an
+/// [`Instance::bound`] whose partitions are too many but whose static
+/// co-schedules are not, the exact best co-schedule beside the estimate from
+/// `samples` random partitions ([`best_of`]); else from `samples` random
+/// candidates seeded `seed` (EVT estimate, or best of random).
 pub fn best_static(
     inst: &Instance,
     objective: Objective,
@@ -578,8 +728,14 @@ pub fn best_static(
     seed: u64,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Best, OptimumError> {
-    let (e, s) = if !inst.partitioned && inst.coschedules() <= budget as u128 {
+    let (e, s) = if inst.enumerable() && inst.coschedules() <= budget as u128 {
         (Some(inst.exhaustive(objective, budget, tick)?), None)
+    } else if inst.idle && !inst.partitioned && inst.static_coschedules() <= budget as u128 {
+        // Too many partitions to enumerate, few enough static co-schedules: both.
+        (
+            Some(inst.exhaustive_static(objective, budget, tick)?),
+            Some(inst.sampled(objective, samples, seed, 0.95, tick)?),
+        )
     } else {
         (None, Some(inst.sampled(objective, samples, seed, 0.95, tick)?))
     };
@@ -598,6 +754,8 @@ pub struct Exhaustive {
     /// The objective of each, in enumeration order.
     #[serde(skip)]
     pub values: Vec<f64>,
+    /// The family allowed idle contexts ([`Instance::bound`]).
+    pub idle: bool,
 }
 
 /// The minimum-cost pairing and its simulated outcome.
@@ -648,6 +806,11 @@ pub struct Sampled {
     pub values: Vec<f64>,
     /// The samples were time-shared partitions ([`Instance::partitioned`]).
     pub partitioned: bool,
+    /// The samples were static partitions with idle contexts allowed ([`Instance::bound`]).
+    pub idle: bool,
+    /// Samples that left idle a context the family could have used: fewer contexts
+    /// used than `min(threads, contexts)` (no work-conserving placement does that).
+    pub idle_draws: usize,
 }
 
 /// Contexts given as indices.

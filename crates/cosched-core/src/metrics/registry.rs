@@ -63,10 +63,10 @@ pub const METRICS: &[Metric] = &[
     m("migrations", "count", Lower, "dispatches onto another core than last time"),
     m("explored_pct", "%", Neither, "share of ordered thread pairs that ever co-ran (SLITS Fig. 1 sparsity)"),
     m(
-        "gap_to_best_pct",
+        "gap_to_bound_pct",
         "%",
         Lower,
-        "throughput below the best static co-schedule of the same seed (exact optimum or EVT estimate; with more threads than contexts, the EVT estimate of the best time-shared partition; on the real machine, `best-pairing` run in the same round; negative: the policy beat it)",
+        "throughput below the bound of the same seed: the best static partition with idle contexts allowed (each thread pinned to one context, a context's threads taking turns, any context idle), exact or its EVT estimate; on the real machine, `best-pairing` run in the same round; negative: above it (beating it takes a paired interval below zero at 10 seeds or more)",
     ),
     m("policy_events", "count", Neither, "events the policy handled"),
     m(
@@ -103,6 +103,10 @@ pub const LABELS: &[(&str, &str)] = &[
     ("rounds", "interleaved rounds run"),
     ("drifted_rounds", "rounds whose solo times drifted beyond the threshold"),
     ("verdict", "the paired comparison in words: faster, slower, no difference"),
+    (
+        "beats_bound",
+        "whether the policy beats the bound: 10 seeds or more and the paired interval of gap_to_bound_pct to each seed's upper interval end below zero (empty: no bound)",
+    ),
     ("rounds_needed", "rounds that would separate the estimate from zero"),
     ("metric", "a metric's name (one-run tables)"),
     ("value", "a metric's value (one-run tables)"),

@@ -10,6 +10,11 @@
 //! they are the same co-schedule. [`Tree::count`] counts the distinct ones and
 //! [`Tree::for_each`] visits one assignment of each; [`Tree::canonical`] is the
 //! brute-force oracle both are tested against.
+//!
+//! With [`Tree::with_slots`] a context holds up to that many threads, which
+//! take turns on it (a time-shared static partition; the threads of one
+//! context are interchangeable), and contexts may stay idle: the family the
+//! bound beside every comparison searches (`cosched_lab::optimum`).
 
 /// Levels below the machine: socket, LLC domain, core, pipe, context.
 pub const LEVELS: usize = 5;
@@ -20,12 +25,27 @@ pub const LEVELS: usize = 5;
 pub struct Tree {
     /// Children per node, from the machine down to the contexts of a pipe.
     pub fanout: [u32; LEVELS],
+    /// Threads a context may hold (1: a static co-schedule, each thread on a
+    /// context of its own; more: time-shared partitions).
+    pub slots: u32,
 }
 
 impl Tree {
     /// The tree of these fan-outs (each at least 1).
     pub fn new(fanout: [u32; LEVELS]) -> Tree {
-        Tree { fanout: fanout.map(|f| f.max(1)) }
+        Tree { fanout: fanout.map(|f| f.max(1)), slots: 1 }
+    }
+
+    /// The tree of these fan-outs whose contexts hold up to `slots` threads each
+    /// (at least 1), taking turns: the time-shared static partitions, idle
+    /// contexts allowed.
+    pub fn with_slots(fanout: [u32; LEVELS], slots: u32) -> Tree {
+        Tree { slots: slots.max(1), ..Tree::new(fanout) }
+    }
+
+    /// Threads one node of `level` can hold: its contexts times [`Tree::slots`].
+    fn room(&self, level: usize) -> usize {
+        self.capacity(level) * self.slots as usize
     }
 
     /// Contexts under one node of `level` (0 = the machine, [`LEVELS`] = one context).
@@ -73,16 +93,16 @@ impl Tree {
     }
 
     /// Number of distinct static co-schedules of `n` threads (saturating at `u128::MAX`;
-    /// 0 when `n` exceeds the contexts).
+    /// 0 when `n` exceeds the contexts times [`Tree::slots`]).
     pub fn count(&self, n: usize) -> u128 {
-        if n > self.contexts() {
+        if n > self.room(0) {
             return 0;
         }
-        // ways[l][k]: distinct arrangements of k labelled threads under one node of level l.
+        // ways[l][k]: distinct arrangements of k labelled threads under one node of level l
+        // (one context: one way for up to `slots` threads, its threads being interchangeable).
         let mut ways = vec![vec![0u128; n + 1]; LEVELS + 1];
-        ways[LEVELS][0] = 1;
-        if n >= 1 {
-            ways[LEVELS][1] = 1;
+        for k in 0..=n.min(self.slots as usize) {
+            ways[LEVELS][k] = 1;
         }
         let binom = binomials(n);
         for l in (0..LEVELS).rev() {
@@ -117,7 +137,7 @@ impl Tree {
     /// co-schedule of `n` threads, until `visit` returns false. Returns false
     /// when stopped early. Contexts are numbered as `Topology::regular` numbers them.
     pub fn for_each(&self, n: usize, visit: &mut dyn FnMut(&[u32]) -> bool) -> bool {
-        if n > self.contexts() {
+        if n > self.room(0) {
             return true;
         }
         let threads: Vec<u32> = (0..n as u32).collect();
@@ -134,15 +154,15 @@ impl Tree {
         k: &mut dyn FnMut(&mut [u32]) -> bool,
     ) -> bool {
         if level == LEVELS {
-            if let Some(&t) = threads.first() {
+            for &t in threads {
                 out[t as usize] = base;
             }
             return k(out);
         }
-        let (f, cap) = (self.fanout[level] as usize, self.capacity(level + 1));
+        let (f, cap, step) = (self.fanout[level] as usize, self.room(level + 1), self.capacity(level + 1));
         let mut blocks: Vec<Vec<u32>> = Vec::new();
         partitions(threads, 0, f, cap, &mut blocks, &mut |blocks: &[Vec<u32>]| {
-            self.place_blocks(level + 1, base, cap as u32, blocks, out, k)
+            self.place_blocks(level + 1, base, step as u32, blocks, out, k)
         })
     }
 
@@ -167,16 +187,20 @@ impl Tree {
     /// co-schedule (sibling subtrees sorted at every level): the oracle of
     /// [`Tree::count`] and [`Tree::for_each`].
     pub fn canonical(&self, assignment: &[u32]) -> String {
-        let mut at = vec![None; self.contexts()];
+        let mut at: Vec<Vec<usize>> = vec![vec![]; self.contexts()];
         for (t, &c) in assignment.iter().enumerate() {
-            at[c as usize] = Some(t);
+            at[c as usize].push(t);
         }
         self.key(0, 0, &at)
     }
 
-    fn key(&self, level: usize, base: usize, at: &[Option<usize>]) -> String {
+    fn key(&self, level: usize, base: usize, at: &[Vec<usize>]) -> String {
         if level == LEVELS {
-            return at[base].map_or("-".into(), |t| t.to_string());
+            let here = &at[base];
+            if here.is_empty() {
+                return "-".into();
+            }
+            return here.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("+");
         }
         let cap = self.capacity(level + 1);
         let mut kids: Vec<String> =
@@ -289,6 +313,64 @@ mod tests {
                 assert_eq!(t.count(n), want.len() as u128, "{f:?} n={n}");
             }
         }
+    }
+
+    /// Every assignment of `n` threads with at most `slots` per context, canonicalised.
+    fn brute_slots(t: &Tree, n: usize) -> BTreeSet<String> {
+        fn go(t: &Tree, n: usize, cur: &mut Vec<u32>, used: &mut Vec<u32>, out: &mut BTreeSet<String>) {
+            if cur.len() == n {
+                out.insert(t.canonical(cur));
+                return;
+            }
+            for c in 0..used.len() {
+                if used[c] < t.slots {
+                    used[c] += 1;
+                    cur.push(c as u32);
+                    go(t, n, cur, used, out);
+                    cur.pop();
+                    used[c] -= 1;
+                }
+            }
+        }
+        let mut out = BTreeSet::new();
+        go(t, n, &mut vec![], &mut vec![0; t.contexts()], &mut out);
+        out
+    }
+
+    #[test]
+    fn time_shared_partitions_equal_brute_force_on_small_trees() {
+        for (f, slots) in [
+            ([1, 1, 4, 1, 1], 4), // i5-2500, four copies: any number per core
+            ([1, 1, 3, 1, 2], 2),
+            ([2, 1, 2, 1, 1], 3),
+            ([1, 2, 2, 1, 1], 2),
+            ([1, 1, 2, 2, 2], 2),
+        ] {
+            let t = Tree::with_slots(f, slots);
+            for n in 0..=(t.contexts() * slots as usize).min(6) {
+                let want = brute_slots(&t, n);
+                let mut seen = BTreeSet::new();
+                let mut visits = 0;
+                t.for_each(n, &mut |a| {
+                    let mut per = vec![0u32; t.contexts()];
+                    for &c in a {
+                        per[c as usize] += 1;
+                    }
+                    assert!(per.iter().all(|&k| k <= slots), "{f:?}/{slots} n={n}: {a:?}");
+                    seen.insert(t.canonical(a));
+                    visits += 1;
+                    true
+                });
+                assert_eq!(visits, seen.len(), "{f:?}/{slots} n={n}: a partition visited twice");
+                assert_eq!(seen, want, "{f:?}/{slots} n={n}");
+                assert_eq!(t.count(n), want.len() as u128, "{f:?}/{slots} n={n}");
+            }
+        }
+        // Four threads on the i5-2500's four cores, any number per core: the set partitions of
+        // four labelled threads, Bell(4) = 15; one of them (one thread per core) is the only
+        // static co-schedule.
+        assert_eq!(Tree::with_slots([1, 1, 4, 1, 1], 4).count(4), 15);
+        assert_eq!(Tree::new([1, 1, 4, 1, 1]).count(4), 1);
     }
 
     #[test]

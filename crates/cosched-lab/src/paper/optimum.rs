@@ -180,7 +180,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         }
         t3.push(row);
     }
-    out.heading("## Each policy's throughput below the exact optimum of its own seed (gap_to_best_pct)\n".to_string());
+    out.heading("## Each policy's throughput below the exact optimum of its own seed (gap_to_bound_pct)\n".to_string());
     out.line("Dynamic policies may migrate and time-share, so a negative gap (a policy ahead of every static co-schedule) is possible; none is an upper bound.\n".to_string());
     out.table(t3, "policies.csv");
     linux_cache(out, &trials)
