@@ -101,8 +101,8 @@ impl Tree {
         // ways[l][k]: distinct arrangements of k labelled threads under one node of level l
         // (one context: one way for up to `slots` threads, its threads being interchangeable).
         let mut ways = vec![vec![0u128; n + 1]; LEVELS + 1];
-        for k in 0..=n.min(self.slots as usize) {
-            ways[LEVELS][k] = 1;
+        for w in ways[LEVELS].iter_mut().take(n.min(self.slots as usize) + 1) {
+            *w = 1;
         }
         let binom = binomials(n);
         for l in (0..LEVELS).rev() {
