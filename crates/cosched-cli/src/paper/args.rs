@@ -164,6 +164,9 @@ struct Quintet {
     /// Random time-shared partitions per estimate of the best partition (where threads outnumber contexts).
     #[arg(long, default_value_t = cosched_lab::compare::GAP_PARTITION_SAMPLES)]
     partition_samples: usize,
+    /// Run only these papers' studies, comma-separated: slits, efs, rda, perf-fair, statistical (default: all five).
+    #[arg(long, value_delimiter = ',')]
+    studies: Option<Vec<String>>,
     #[command(flatten)]
     common: Common,
 }
@@ -242,6 +245,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 seeds: a.seeds.into(),
                 samples: a.samples,
                 partition_samples: a.partition_samples,
+                studies: a.studies,
                 timing: !a.common.no_timing,
             };
             Printer::run(&a.common.out, |s| lab::quintet::run(&o, s))

@@ -55,6 +55,10 @@ impl<G: Gate> Gate for Hold<G> {
         self.inner.choose_allowed(c, core, view, &free)
     }
 
+    fn pull(&mut self, c: usize, core: &CfsCore) -> Option<(ThreadId, usize)> {
+        self.inner.pull(c, core)
+    }
+
     fn started(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
         self.inner.started(t, c, view);
     }

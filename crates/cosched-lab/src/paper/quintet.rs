@@ -27,6 +27,8 @@ pub struct Options {
     pub partition_samples: usize,
     /// Include wall-clock timings; off for byte-identical reruns.
     pub timing: bool,
+    /// Only these studies (by [`STUDY_WORDS`]); `None`: all five.
+    pub studies: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -36,9 +38,13 @@ impl Default for Options {
             samples: 1000,
             partition_samples: crate::compare::GAP_PARTITION_SAMPLES,
             timing: true,
+            studies: None,
         }
     }
 }
+
+/// The word naming each study in [`Options::studies`], in [`STUDIES`] order.
+pub const STUDY_WORDS: [&str; 5] = ["slits", "efs", "rda", "perf-fair", "statistical"];
 
 /// What a study measures (each paper's own objective).
 #[derive(Clone, Copy, PartialEq)]
@@ -99,6 +105,11 @@ struct Study {
     rival: Option<&'static str>,
     /// Whether its programs declare progress periods (RDA's do; periods are ablated only there).
     periods: bool,
+    /// The paper's own mixes of `paper perf-fair` run too (each job 100 s alone, the paper's
+    /// length), before the presets: how many (0: none).
+    paper_mixes: usize,
+    /// How the preset workloads' jobs compare with the paper's (a study row's regime).
+    regime: &'static str,
 }
 
 const STUDIES: [Study; 5] = [
@@ -110,6 +121,8 @@ const STUDIES: [Study; 5] = [
         metric: Metric::Speed,
         rival: Some("slits-contention"),
         periods: false,
+        paper_mixes: 0,
+        regime: "the presets' models of the paper's PARSEC runs",
     },
     Study {
         paper: "EFS",
@@ -119,6 +132,8 @@ const STUDIES: [Study; 5] = [
         metric: Metric::Energy,
         rival: Some("efs"),
         periods: false,
+        paper_mixes: 0,
+        regime: "four copies of each preset to completion, as the paper's Fig. 4-10 runs",
     },
     Study {
         paper: "RDA",
@@ -128,6 +143,8 @@ const STUDIES: [Study; 5] = [
         metric: Metric::Speed,
         rival: Some("rda-strict"),
         periods: true,
+        paper_mixes: 0,
+        regime: "the presets' models of the paper's Table 2 workloads",
     },
     Study {
         paper: "Perf&Fair",
@@ -137,6 +154,8 @@ const STUDIES: [Study; 5] = [
         metric: Metric::Unfairness,
         rival: Some("perf-fair"),
         periods: false,
+        paper_mixes: super::perf_fair::PAPER_MIXES,
+        regime: "preset length, shorter than the paper's 100 s alone: outside its regime",
     },
     Study {
         paper: "Statistical assignment",
@@ -146,35 +165,92 @@ const STUDIES: [Study; 5] = [
         metric: Metric::Speed,
         rival: None,
         periods: false,
+        paper_mixes: 0,
+        regime: "the presets' models of the paper's packet-processing pipelines",
     },
 ];
 
-/// One policy run of a study: the registry name, and `quintet`'s parameters.
+/// What a variant of a study is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    /// CFS or the paper's policy.
+    Policy,
+    /// `quintet` with every mechanism that acts under the objective.
+    Full,
+    /// `quintet` without one mechanism (a leave-one-out arm).
+    Without(Mechanism),
+    /// `quintet` with none of its mechanisms.
+    Bare,
+    /// `quintet` with only one mechanism (an add-one arm).
+    Only(Mechanism),
+    /// `quintet` whose progress accounting evens out each run queue only (no pull across queues).
+    QueueProgress,
+    /// `quintet` whose progress accounting estimates IPC alone opportunistically only (no idle sibling).
+    NoEstimation,
+}
+
+/// One policy run of a study: the registry name, `quintet`'s parameters, and what it is.
 struct Variant {
     policy: &'static str,
     quintet: Option<QuintetParams>,
+    role: Role,
 }
 
-impl Variant {
-    /// The mechanism this variant of `quintet` runs without (an ablation arm).
-    fn ablated(&self) -> Option<Mechanism> {
-        self.quintet.as_ref().and_then(|p| p.without.first().copied())
-    }
+/// The mechanisms of `quintet` that act in study `s` (periods only where programs declare them).
+fn used(s: &Study) -> Vec<Mechanism> {
+    let full = QuintetParams { objective: s.objective, ..QuintetParams::default() };
+    Mechanism::ALL.into_iter().filter(|&m| full.uses(m) && (m != Mechanism::Periods || s.periods)).collect()
 }
 
-/// CFS, the paper's policy, `quintet`, and `quintet` without each mechanism that acts under the objective.
+/// CFS, the paper's policy, `quintet`, `quintet` without each mechanism that acts under the
+/// objective (leave-one-out), `quintet` with none, and `quintet` with each one alone (add-one;
+/// with two mechanisms, one alone is the other left out, run once).
 fn variants(s: &Study) -> Vec<Variant> {
     let q = |without: Vec<Mechanism>| QuintetParams { objective: s.objective, without, ..QuintetParams::default() };
-    let mut v = vec![Variant { policy: "cfs", quintet: None }];
-    v.extend(s.rival.map(|r| Variant { policy: r, quintet: None }));
-    v.push(Variant { policy: "quintet", quintet: Some(q(vec![])) });
-    for m in Mechanism::ALL {
-        // Periods act only where programs declare them (RDA's workloads).
-        if q(vec![]).uses(m) && (m != Mechanism::Periods || s.periods) {
-            v.push(Variant { policy: "quintet", quintet: Some(q(vec![m])) });
+    let mechanisms = used(s);
+    let mut v = vec![Variant { policy: "cfs", quintet: None, role: Role::Policy }];
+    v.extend(s.rival.map(|r| Variant { policy: r, quintet: None, role: Role::Policy }));
+    v.push(Variant { policy: "quintet", quintet: Some(q(vec![])), role: Role::Full });
+    for &m in &mechanisms {
+        v.push(Variant { policy: "quintet", quintet: Some(q(vec![m])), role: Role::Without(m) });
+    }
+    if mechanisms.len() > 1 {
+        v.push(Variant { policy: "quintet", quintet: Some(q(mechanisms.clone())), role: Role::Bare });
+    }
+    if mechanisms.contains(&Mechanism::Progress) {
+        let p = QuintetParams { global_progress: false, ..q(vec![]) };
+        v.push(Variant { policy: "quintet", quintet: Some(p), role: Role::QueueProgress });
+        let p = QuintetParams { estimate_alone: false, ..q(vec![]) };
+        v.push(Variant { policy: "quintet", quintet: Some(p), role: Role::NoEstimation });
+    }
+    for &m in &mechanisms {
+        let others: Vec<Mechanism> = mechanisms.iter().copied().filter(|&x| x != m).collect();
+        let already = v
+            .iter()
+            .any(|x| x.quintet.as_ref().is_some_and(|p| p.without == others && p.global_progress && p.estimate_alone));
+        if !already {
+            v.push(Variant { policy: "quintet", quintet: Some(q(others)), role: Role::Only(m) });
         }
     }
     v
+}
+
+/// The variant running `quintet` with none of `mechanisms` (the leave-one-out arm when there is one).
+fn bare(vs: &[Variant], mechanisms: &[Mechanism]) -> usize {
+    vs.iter()
+        .position(|x| {
+            x.quintet.as_ref().is_some_and(|p| p.without == mechanisms && p.global_progress && p.estimate_alone)
+        })
+        .expect("a bare arm")
+}
+
+/// The variant running `quintet` with only `m` of `mechanisms` (an add-one arm, or the
+/// leave-one-out arm of the other when there are two; the full one when `m` is the only one).
+fn only(vs: &[Variant], mechanisms: &[Mechanism], m: Mechanism) -> usize {
+    let others: Vec<Mechanism> = mechanisms.iter().copied().filter(|&x| x != m).collect();
+    vs.iter()
+        .position(|x| x.quintet.as_ref().is_some_and(|p| p.without == others && p.global_progress && p.estimate_alone))
+        .expect("an add-one arm")
 }
 
 /// The metric of one run, and its throughput (GIPS) for the gap to the best.
@@ -193,6 +269,15 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     crate::limits::SAMPLES.check(a.samples as u64)?;
     crate::limits::SAMPLES.check(a.partition_samples as u64)?;
     let trials = a.seeds.trials();
+    if let Some(ws) = &a.studies {
+        if let Some(bad) = ws.iter().find(|w| !STUDY_WORDS.contains(&w.as_str())) {
+            return Err(RunError::knob(
+                "studies",
+                format!("`{bad}` is not a study (known: {})", STUDY_WORDS.join(", ")),
+            ));
+        }
+    }
+    let chosen = |i: usize| a.studies.as_ref().is_none_or(|ws| ws.iter().any(|w| w == STUDY_WORDS[i]));
     out.heading(format!(
         "# quintet on each paper's workloads\n\n{} seeds, run-to-run variation {}, mean ±95% interval: \
          simulation precision; gains are quintet's over the named policy, paired by seed (positive: \
@@ -200,10 +285,19 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         trials.len(),
         a.seeds.noise
     ));
-    let mut summary = Table::new(&["paper", "objective", "workloads", "vs the paper's policy", "vs cfs"]);
+    let mut summary = Table::new(&[
+        "paper",
+        "jobs",
+        "objective",
+        "workloads",
+        "vs the paper's policy",
+        "vs cfs",
+        "speed vs the paper's policy %",
+    ]);
     let mut results = Table::new(&[
         "paper",
         "workload",
+        "jobs",
         "measure",
         "cfs",
         "paper's policy",
@@ -214,7 +308,14 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         "speed gain over cfs %",
         "quintet picks with a choice %",
     ]);
-    let mut ablations = Table::new(&["paper", "workload", "mechanism off", "gain of the mechanism"]);
+    let mut ablations = Table::new(&[
+        "paper",
+        "workload",
+        "mechanism",
+        "leave-one-out: quintet minus quintet without it",
+        "add-one: quintet with it alone minus quintet with none",
+        "all of them: quintet minus quintet with none",
+    ]);
     let mut gaps = Table::new(&[
         "paper",
         "workload",
@@ -225,36 +326,43 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         "paper's policy gap to bound %",
         "quintet gap to bound %",
     ]);
-    for s in &STUDIES {
+    for (i, s) in STUDIES.iter().enumerate() {
+        if !chosen(i) {
+            continue;
+        }
         let m = cosched_machine::presets::machine(s.machine).map_err(RunError::from)?;
         let vs = variants(s);
-        let wl: Vec<(String, cosched_sim::WorkloadSpec)> = s
-            .workloads
-            .iter()
-            .map(|&(p, n)| {
-                let mut w = cosched_sim::presets::workload(p).map_err(RunError::from)?;
-                for j in &mut w.jobs {
-                    j.instances *= n; // `--copies`
-                }
-                Ok((if n > 1 { format!("{p} x{n}") } else { p.to_string() }, w))
-            })
-            .collect::<Result<_, RunError>>()?;
-        let cells =
-            over_trials(&wl, &trials, |(_, w), t| study_cell(s, &vs, &m, w, t, (a.samples, a.partition_samples)))?;
+        let mechanisms = used(s);
+        let wl = study_workloads(s, &m)?;
+        let cells = over_trials(&wl, &trials, |w, t| {
+            let bound = w.bound.then_some((a.samples, a.partition_samples));
+            study_cell(s, &vs, &m, &w.spec, t, bound)
+        })?;
         let at = |w: usize, v: usize| -> Vec<Run> { cells[w].iter().map(|c| c.0[v]).collect() };
-        let q = vs.iter().position(|v| v.quintet.is_some()).expect("quintet");
+        let q = vs.iter().position(|v| v.role == Role::Full).expect("quintet");
         let rival = s.rival.map(|_| 1);
-        let diff = |w: usize, v: usize| -> Vec<f64> {
-            at(w, q).iter().zip(at(w, v)).map(|(o, x)| s.metric.better(o.value, x.value)).collect()
+        let diff_of = |w: usize, x: usize, y: usize| -> Vec<f64> {
+            at(w, x).iter().zip(at(w, y)).map(|(o, r)| s.metric.better(o.value, r.value)).collect()
         };
+        let diff = |w: usize, v: usize| diff_of(w, q, v);
         let speed = |w: usize, v: usize| -> Vec<f64> {
             at(w, q).iter().zip(at(w, v)).map(|(o, x)| Metric::Speed.better(o.makespan, x.makespan)).collect()
         };
-        for (w, (name, _)) in wl.iter().enumerate() {
+        // Each workload's jobs: how long alone, against the paper's.
+        let jobs_of = |w: usize| -> String {
+            match cells[w][0].2 {
+                Some((lo, hi)) if wl[w].paper_length => format!("{lo:.0}-{hi:.0} s alone: the paper's 100 s"),
+                Some((lo, hi)) => format!("{lo:.1}-{hi:.1} s alone; {}", s.regime),
+                None => s.regime.to_string(),
+            }
+        };
+        for (w, wk) in wl.iter().enumerate() {
+            let name = &wk.name;
             let vals = |v: usize| Cell::value(&at(w, v).iter().map(|r| r.value).collect::<Vec<_>>(), 3);
             results.push(vec![
                 s.paper.into(),
                 name.clone().into(),
+                jobs_of(w).into(),
                 s.metric.label().into(),
                 vals(0),
                 rival.map_or("-".into(), vals),
@@ -265,13 +373,32 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
                 Cell::diff(&speed(w, 0), 2),
                 Cell::value(&at(w, q).iter().map(|r| r.choice * 100.0).collect::<Vec<_>>(), 1),
             ]);
-            for v in q + 1..vs.len() {
+            let none = bare(&vs, &mechanisms);
+            for &mech in &mechanisms {
+                let without = vs.iter().position(|v| v.role == Role::Without(mech)).expect("a leave-one-out arm");
                 ablations.push(vec![
                     s.paper.into(),
                     name.clone().into(),
-                    vs[v].ablated().map_or("-", Mechanism::word).into(),
-                    Cell::diff(&diff(w, v), s.metric.digits()),
+                    mech.word().into(),
+                    Cell::diff(&diff(w, without), s.metric.digits()),
+                    Cell::diff(&diff_of(w, only(&vs, &mechanisms, mech), none), s.metric.digits()),
+                    Cell::diff(&diff(w, none), s.metric.digits()),
                 ]);
+            }
+            for (role, what) in [
+                (Role::QueueProgress, "progress: the pull across run queues"),
+                (Role::NoEstimation, "progress: IPC alone measured on an idle sibling"),
+            ] {
+                if let Some(arm) = vs.iter().position(|v| v.role == role) {
+                    ablations.push(vec![
+                        s.paper.into(),
+                        name.clone().into(),
+                        what.into(),
+                        Cell::diff(&diff(w, arm), s.metric.digits()),
+                        "-".into(),
+                        "-".into(),
+                    ]);
+                }
             }
             let best: Option<Vec<f64>> = cells[w].iter().map(|c| c.1.as_ref().map(|b| b.1)).collect();
             if let Some(best) = best {
@@ -293,47 +420,60 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
                 ]);
             }
         }
-        // The study as a whole: per seed, the geometric mean over workloads of each ratio.
-        let overall = |v: usize| -> Vec<f64> {
-            (0..trials.len())
-                .map(|k| {
-                    let ratios: Vec<f64> = (0..wl.len())
-                        .map(|w| 1.0 + s.metric.better(cells[w][k].0[q].value, cells[w][k].0[v].value) / 100.0)
-                        .collect();
-                    (geomean(&ratios) - 1.0) * 100.0
-                })
-                .collect()
-        };
-        let as_ratio = s.metric != Metric::Unfairness;
-        let whole = |v: usize| -> Cell {
-            if as_ratio {
-                Cell::diff(&overall(v), 2)
-            } else {
+        // The study as a whole, one row per regime (the paper's job length, or the presets'):
+        // per seed, the geometric mean over the regime's workloads of each ratio (the mean of the
+        // differences for unfairness, a ratio of ratios having no meaning).
+        for paper_length in [true, false] {
+            let ws: Vec<usize> = (0..wl.len()).filter(|&w| wl[w].paper_length == paper_length).collect();
+            if ws.is_empty() {
+                continue;
+            }
+            let over = |metric: Metric, v: usize, value: &dyn Fn(&Run) -> f64| -> Cell {
                 let d: Vec<f64> = (0..trials.len())
                     .map(|k| {
-                        (0..wl.len())
-                            .map(|w| s.metric.better(cells[w][k].0[q].value, cells[w][k].0[v].value))
-                            .sum::<f64>()
-                            / wl.len() as f64
+                        let each =
+                            ws.iter().map(|&w| metric.better(value(&cells[w][k].0[q]), value(&cells[w][k].0[v])));
+                        if metric == Metric::Unfairness {
+                            each.sum::<f64>() / ws.len() as f64
+                        } else {
+                            let ratios: Vec<f64> = each.map(|x| 1.0 + x / 100.0).collect();
+                            (geomean(&ratios) - 1.0) * 100.0
+                        }
                     })
                     .collect();
-                Cell::diff(&d, s.metric.digits())
-            }
-        };
-        summary.push(vec![
-            s.paper.into(),
-            format!("{} ({})", s.objective.word(), s.metric.gain()).into(),
-            wl.len().to_string().into(),
-            rival.map_or("- (no policy: the optimum is the yardstick)".into(), whole),
-            whole(0),
-        ]);
+                Cell::diff(&d, metric.digits())
+            };
+            let whole = |v: usize| over(s.metric, v, &|r: &Run| r.value);
+            let jobs = if paper_length {
+                format!("{} mixes of `paper perf-fair`, each job 100 s alone: the paper's regime", ws.len())
+            } else {
+                s.regime.to_string()
+            };
+            summary.push(vec![
+                s.paper.into(),
+                jobs.into(),
+                format!("{} ({})", s.objective.word(), s.metric.gain()).into(),
+                ws.len().to_string().into(),
+                rival.map_or("- (no policy: the optimum is the yardstick)".into(), whole),
+                whole(0),
+                rival.map_or("-".into(), |r| over(Metric::Speed, r, &|x: &Run| x.makespan)),
+            ]);
+        }
     }
-    out.heading("## Each paper's study as a whole (mean over its workloads, per seed)\n".to_string());
+    out.heading(
+        "## Each paper's study as a whole, per regime (geometric mean over its workloads of each seed's ratio; \
+         unfairness: the mean difference)\n"
+            .to_string(),
+    );
     out.table(summary, "summary.csv");
     out.heading("## Per workload\n".to_string());
     out.table(results, "results.csv");
     out.heading(
-        "## Ablations: quintet minus quintet without one mechanism (positive: the mechanism helps)\n".to_string(),
+        "## Ablations: each mechanism left out of quintet, and alone (positive: the mechanism helps)\n\n\
+         When the add-one gains of a workload's mechanisms sum to more than the gain of all of them together, \
+         the mechanisms overlap: each alone does part of what the others do, and leaving one out costs less \
+         than its gain alone.\n"
+            .to_string(),
     );
     out.table(ablations, "ablations.csv");
     out.heading(String::from(
@@ -349,10 +489,22 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Every variant on one workload under one trial, and the best static
-/// co-schedule's throughput (with its kind): over assignments when the
-/// threads fit the contexts, else over time-shared partitions.
-type StudyCell = (Vec<Run>, Option<(String, f64, Option<(f64, f64)>)>);
+/// Every variant on one workload under one trial, the bound's throughput (with its kind and
+/// interval) where it was computed, and the shortest and longest job alone (where solo times were
+/// measured: the unfairness studies).
+type StudyCell = (Vec<Run>, Option<(String, f64, Option<(f64, f64)>)>, Option<(f64, f64)>);
+
+/// One workload of a study.
+struct Workload {
+    /// Its row's name.
+    name: String,
+    spec: cosched_sim::WorkloadSpec,
+    /// The paper's own job length (`paper perf-fair`'s mixes), not a preset's.
+    paper_length: bool,
+    /// Whether the bound is computed (not on the paper-length mixes: 300 partitions of 24
+    /// 100-s jobs per seed and mix would cost more than the rest of the rerun together).
+    bound: bool,
+}
 
 /// The mean of each end of the per-seed intervals, or why there is none: an
 /// exact bound has no interval, an unbounded upper end is said.
@@ -370,13 +522,36 @@ fn interval_ends(ends: &[Option<(f64, f64)>]) -> String {
     format!("[{lo:.3}, {hi:.3}]")
 }
 
+/// A study's workloads: the paper's own mixes first where it has them, then its presets.
+fn study_workloads(s: &Study, m: &MachineSpec) -> Result<Vec<Workload>, RunError> {
+    let mut wl = vec![];
+    if s.paper_mixes > 0 {
+        use super::perf_fair::{mixes, parse_range, PAPER_BW_RANGE, PAPER_SOLO_S};
+        for (k, (_, spec, bw)) in
+            mixes(m, s.paper_mixes, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?.into_iter().enumerate()
+        {
+            let name = format!("paper mix {} ({bw:.0} trans/us)", k + 1);
+            wl.push(Workload { name, spec, paper_length: true, bound: false });
+        }
+    }
+    for &(p, n) in s.workloads {
+        let mut spec = cosched_sim::presets::workload(p).map_err(RunError::from)?;
+        for j in &mut spec.jobs {
+            j.instances *= n; // `--copies`
+        }
+        let name = if n > 1 { format!("{p} x{n}") } else { p.to_string() };
+        wl.push(Workload { name, spec, paper_length: false, bound: true });
+    }
+    Ok(wl)
+}
+
 fn study_cell(
     s: &Study,
     vs: &[Variant],
     m: &MachineSpec,
     w: &cosched_sim::WorkloadSpec,
     t: &Trial,
-    (samples, partition_samples): (usize, usize),
+    bound: Option<(usize, usize)>,
 ) -> Result<StudyCell, RunError> {
     let mm = t.machine(m);
     let plan = t.plan(w, &mm)?;
@@ -405,8 +580,11 @@ fn study_cell(
         };
         runs.push(Run { value, choice, makespan, gips: out.totals.instructions / makespan / 1e9 });
     }
+    let range =
+        solo.as_ref().map(|v| (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(0.0, f64::max)));
+    let Some((samples, partition_samples)) = bound else { return Ok((runs, None, range)) };
     let inst = Instance::bound(&mm, &plan)?;
     let n = if inst.partitioned { partition_samples } else { samples };
     let b = best_static(&inst, Objective::Throughput, crate::compare::GAP_BUDGET, n, t.seed, &|| {})?;
-    Ok((runs, Some((b.kind.to_string(), b.value, b.ci))))
+    Ok((runs, Some((b.kind.to_string(), b.value, b.ci)), range))
 }

@@ -130,6 +130,12 @@ pub(crate) trait Gate: Send {
             None => Pick::Idle,
         }
     }
+    /// A thread waiting on another context's queue that context `c` should
+    /// pull before choosing, and that context (`None`: pull nothing; every
+    /// gate but `quintet`'s under its fairness objective).
+    fn pull(&mut self, _c: usize, _core: &CfsCore) -> Option<(ThreadId, usize)> {
+        None
+    }
     /// `t` was dispatched on `c`.
     fn started(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
     /// `t` stopped running on `c` (preempted, blocked or exited).
@@ -288,6 +294,10 @@ impl CfsCore {
         let now = view.now();
         if self.rqs[c].tree.is_empty() {
             self.idle_balance(c, now);
+        }
+        if let Some((t, src)) = gate.pull(c, self) {
+            self.update_curr(src, now);
+            self.migrate_thread(t, src, c);
         }
         let chosen = match gate.choose(c, self, view) {
             Pick::Fair if self.disc == Discipline::Eevdf => self.eevdf_pick(c, false).map(|t| (t, None)),

@@ -15,12 +15,17 @@ use crate::policy::MachineView;
 /// halves when no interval reaches it: old phases fade.
 const REF_HALF_LIFE_S: f64 = 1.0;
 
-/// One thread's open interval: when it started, its counters then and the
-/// threads running beside it.
+/// Run time an IPC measured alone on its core stays the thread's IPC-alone
+/// estimate (Perf&Fair §5.1: 40 quanta of 200 ms).
+const ALONE_VALID_S: f64 = 8.0;
+
+/// One thread's open interval: when it started, its counters then, the
+/// threads running beside it, and whether a sibling ran at any time during it.
 struct Interval {
     at: Nanos,
     counters: Counters,
     corunners: Vec<u32>,
+    shared: bool,
 }
 
 /// The gate.
@@ -32,6 +37,12 @@ pub(crate) struct QuintetGate {
     open: Vec<Option<Interval>>,
     pub(crate) progress: Vec<Progress>,
     ref_ipc: Vec<f64>,
+    /// Each thread's IPC measured alone on its core, and the run time it stays valid.
+    alone: Vec<Option<(f64, f64)>>,
+    /// Each thread's run time so far, s (estimation starts after [`ALONE_VALID_S`] of it).
+    run_s: Vec<f64>,
+    /// Whether contexts have SMT siblings (estimation alone needs them idle).
+    smt: bool,
     on_ctx: Vec<Option<ThreadId>>,
     /// For each context, the contexts whose threads interact with it most:
     /// its SMT siblings on a machine with SMT, else its LLC domain.
@@ -50,6 +61,9 @@ impl QuintetGate {
             open: vec![],
             progress: vec![],
             ref_ipc: vec![],
+            alone: vec![],
+            run_s: vec![],
+            smt: false,
             on_ctx: vec![],
             neighbours: vec![],
             picks: (0, 0),
@@ -76,6 +90,9 @@ impl QuintetGate {
         self.open = (0..n).map(|_| None).collect();
         self.progress = vec![Progress::default(); n];
         self.ref_ipc = vec![0.0; n];
+        self.alone = vec![None; n];
+        self.run_s = vec![0.0; n];
+        self.smt = smt;
         if self.p.uses(Mechanism::Pairing) {
             self.model = Some(Interactions::new(n, topo.n_contexts(), self.p.fm, self.seed));
         }
@@ -83,6 +100,11 @@ impl QuintetGate {
             self.efs.init(view).map_err(|e| crate::policies::PolicyError::from(format!("quintet (energy): {e}")))?;
         }
         Ok(())
+    }
+
+    /// Whether IPC alone is measured on an idle sibling (progress accounting on an SMT machine).
+    pub(crate) fn estimating(&self) -> bool {
+        self.smt && self.p.uses(Mechanism::Progress) && self.p.estimate_alone
     }
 
     /// The threads running beside context `c` that interact with it, with their contexts.
@@ -131,6 +153,30 @@ impl Gate for QuintetGate {
         self.choose_allowed(c, core, view, &|_| true)
     }
 
+    /// Perf&Fair selects the least advanced processes machine-wide (§3);
+    /// CFS's run queues keep a thread on its context for the whole run, so
+    /// the fair window alone only evens out the threads of one queue. With
+    /// progress accounting a context pulls the machine's least advanced
+    /// waiting thread when it is more than one scheduling latency of
+    /// progress behind every thread waiting here.
+    fn pull(&mut self, c: usize, core: &CfsCore) -> Option<(ThreadId, usize)> {
+        if !self.p.uses(Mechanism::Progress) || !self.p.global_progress {
+            return None;
+        }
+        let key = |t: u32| self.progress.get(t as usize).map_or(0.0, |p| p.value);
+        let here = core.rqs[c].tree.iter().map(|&(_, t)| key(t)).fold(f64::INFINITY, f64::min);
+        let slack = core.p.latency as f64 * 1e-9 / UNIT_S;
+        let (src, t, v) = core
+            .rqs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != c)
+            .flat_map(|(i, rq)| rq.tree.iter().map(move |&(_, t)| (i, t)))
+            .map(|(i, t)| (i, t, key(t)))
+            .min_by(|a, b| a.2.total_cmp(&b.2).then(a.1.cmp(&b.1)))?;
+        (v + slack < here).then_some((ThreadId(t), src))
+    }
+
     fn choose_allowed(
         &mut self,
         c: usize,
@@ -146,6 +192,20 @@ impl Gate for QuintetGate {
         if admission {
             if let Some(p) = self.efs.force_starved(c, core, view, allowed) {
                 return p;
+            }
+        }
+        // Perf&Fair §5.1 carried to a CFS run queue: a context whose SMT sibling
+        // runs a thread without a valid IPC-alone estimate stays idle, so that
+        // the sibling's next interval measures it alone on its core.
+        if self.estimating() {
+            // A thread is measured once it has run as long as an estimate lasts: a
+            // shorter one would pay an idle sibling for an estimate it barely uses.
+            let expired = |t: ThreadId| {
+                self.run_s.get(t.idx()).is_some_and(|&r| r >= ALONE_VALID_S)
+                    && self.alone.get(t.idx()).is_none_or(|a| a.is_none_or(|(_, left)| left <= 0.0))
+            };
+            if self.neighbours[c].iter().any(|&o| self.on_ctx[o].is_some_and(expired)) {
+                return Pick::Idle;
             }
         }
         let mut order = self.window(&cands, core);
@@ -167,9 +227,16 @@ impl Gate for QuintetGate {
 
     fn started(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
         self.on_ctx[c] = Some(t);
-        let corunners = self.runners(c).into_iter().map(|(r, _)| r as u32).collect();
+        let corunners: Vec<u32> = self.runners(c).into_iter().map(|(r, _)| r as u32).collect();
+        // Whoever runs beside `c` is no longer alone on its core.
+        for &(r, _) in &self.runners(c) {
+            if let Some(Some(iv)) = self.open.get_mut(r) {
+                iv.shared = true;
+            }
+        }
         if let (Some(slot), Some(counters)) = (self.open.get_mut(t.idx()), view.thread_counters(t)) {
-            *slot = Some(Interval { at: view.now(), counters, corunners });
+            let shared = !corunners.is_empty();
+            *slot = Some(Interval { at: view.now(), counters, corunners, shared });
         }
         if self.p.uses(Mechanism::Admission) {
             self.efs.started(t, c, view);
@@ -193,11 +260,25 @@ impl Gate for QuintetGate {
         if let Some(m) = self.model.as_mut() {
             m.record(t.idx(), c, &iv.corunners, d.instructions, d.cycles);
         }
-        // Perf&Fair Eq. 1 with an opportunistic IPC-alone estimate: the best
-        // IPC the thread has shown, fading with a half-life of run time.
+        // Perf&Fair Eq. 1. The IPC-alone estimate: measured alone on its core
+        // (`estimating`), valid for ALONE_VALID_S of run time; else the best IPC
+        // the thread has shown, fading with a half-life of run time.
         let ipc = d.instructions / d.cycles;
         let r = &mut self.ref_ipc[t.idx()];
         *r = ipc.max(*r * 0.5f64.powf(dt / REF_HALF_LIFE_S));
-        self.progress[t.idx()].add(ipc, dt, Some(*r));
+        let mut reference = *r;
+        self.run_s[t.idx()] += dt;
+        if self.estimating() {
+            let a = &mut self.alone[t.idx()];
+            if !iv.shared && iv.corunners.is_empty() {
+                *a = Some((ipc, ALONE_VALID_S));
+            } else if let Some((_, left)) = a {
+                *left -= dt;
+            }
+            if let Some((alone_ipc, _)) = a {
+                reference = *alone_ipc;
+            }
+        }
+        self.progress[t.idx()].add(ipc, dt, Some(reference));
     }
 }

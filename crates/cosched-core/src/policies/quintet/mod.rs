@@ -10,11 +10,17 @@
 //! 2. **progress** (Perf&Fair §3, Eq. 1; fairness objective): the fair
 //!    window is the waiting threads within one scheduling latency of the
 //!    least solo-equivalent progress, least advanced first, instead of CFS's
-//!    vruntime window. IPC alone is estimated opportunistically, without
-//!    Perf&Fair's estimation quanta: the best IPC the thread has shown over
-//!    an interval, fading with a 1 s half-life of its run time (a reading:
-//!    it costs no idle sibling, and it under-states slowdown for a thread
-//!    that never runs with light co-runners).
+//!    vruntime window, and a context pulls the machine's least advanced
+//!    waiting thread when it is more than one latency behind every thread
+//!    waiting there (Perf&Fair selects machine-wide). IPC alone is measured
+//!    as Perf&Fair's estimation quanta do (§5.1), carried to CFS: a context
+//!    whose SMT sibling runs a thread without a valid estimate stays idle, so
+//!    the sibling's next interval runs alone on its core; the estimate stays
+//!    valid for 8 s of the thread's run time (40 quanta of 200 ms). Before the
+//!    first estimate, and on machines without SMT, the best IPC the thread has
+//!    shown stands in, fading with a 1 s half-life of its run time: on 100-s
+//!    jobs that tracks the co-run IPC, so progress becomes CPU time (the
+//!    ablation in `paper quintet` measures it).
 //! 3. **pairing** (SLITS §3-4): the window is ranked by the speed both sides
 //!    of the co-run are predicted to lose, from a TIM of relative speeds
 //!    completed by an online FM (`interact.rs`); the neighbours are the SMT
@@ -26,7 +32,8 @@
 //!
 //! The fifth paper, the statistical study, is the yardstick rather than a
 //! run-time mechanism: `cosched paper quintet` and `compare` print each
-//! result's gap to the best static co-schedule (exact, or its EVT estimate).
+//! result's gap to the bound (the best static partition with idle contexts
+//! allowed: exact, or its EVT estimate).
 
 mod gate;
 mod interact;
@@ -109,8 +116,11 @@ impl Policy for Quintet {
         if !(admission && expire_alone(&mut inner.core, &mut inner.gate, ev, view, out)) {
             inner.on_event(ev, view, out);
         }
-        if admission {
+        if admission || inner.gate.inner.estimating() {
+            // Idle contexts with waiting threads try again (freed bus; a sibling measured alone).
             retry_idle(&mut inner.core, &mut inner.gate, view, out);
+        }
+        if admission {
             recheck_after_forced(&mut inner.core, &mut inner.gate, |g| &mut g.inner.efs, view, out);
         }
     }

@@ -113,11 +113,25 @@ pub struct QuintetParams {
     pub without: Vec<Mechanism>,
     /// The factorization machine's hyper-parameters (SLITS's defaults).
     pub fm: FmParams,
+    /// With progress accounting, a context pulls the machine's least advanced waiting
+    /// thread (Perf&Fair's machine-wide selection, §3); off: the fair window evens out
+    /// only the threads of each run queue (the reading before 2026-11-26, kept for its ablation).
+    pub global_progress: bool,
+    /// With progress accounting on an SMT machine, a thread's IPC alone is measured with its
+    /// sibling context left idle (Perf&Fair's estimation quanta, §5.1); off: only the
+    /// opportunistic estimate (the reading before 2026-11-26, kept for its ablation).
+    pub estimate_alone: bool,
 }
 
 impl Default for QuintetParams {
     fn default() -> Self {
-        QuintetParams { objective: QuintetObjective::Throughput, without: vec![], fm: FmParams::default() }
+        QuintetParams {
+            objective: QuintetObjective::Throughput,
+            without: vec![],
+            fm: FmParams::default(),
+            global_progress: true,
+            estimate_alone: true,
+        }
     }
 }
 
