@@ -22,7 +22,7 @@ fn measuring_ipc_alone_cuts_unfairness_over_the_papers_mixes() {
     for (_, w, _) in &all {
         let plan = Plan::new(w, &m, None, 1, &w.name).unwrap();
         let solo = solo_times(&m, &plan, &SimOptions::default()).unwrap();
-        let mut each = |p: &QuintetParams| {
+        let each = |p: &QuintetParams| {
             let o = PolicyOptions { quintet: p.clone(), ..PolicyOptions::default() };
             let out =
                 run(&m, &plan, &mut *policies::make("quintet", &o).unwrap(), &SimOptions::default(), None).unwrap();
