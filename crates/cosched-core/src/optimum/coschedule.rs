@@ -261,28 +261,6 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    /// Every injective assignment of `n` threads, canonicalised: the brute-force set.
-    fn brute(t: &Tree, n: usize) -> BTreeSet<String> {
-        fn go(t: &Tree, n: usize, cur: &mut Vec<u32>, used: &mut Vec<bool>, out: &mut BTreeSet<String>) {
-            if cur.len() == n {
-                out.insert(t.canonical(cur));
-                return;
-            }
-            for c in 0..used.len() {
-                if !used[c] {
-                    used[c] = true;
-                    cur.push(c as u32);
-                    go(t, n, cur, used, out);
-                    cur.pop();
-                    used[c] = false;
-                }
-            }
-        }
-        let mut out = BTreeSet::new();
-        go(t, n, &mut vec![], &mut vec![false; t.contexts()], &mut out);
-        out
-    }
-
     #[test]
     fn enumeration_and_count_equal_brute_force_on_small_trees() {
         let trees = [
@@ -296,7 +274,7 @@ mod tests {
         for f in trees {
             let t = Tree::new(f);
             for n in 0..=t.contexts().min(6) {
-                let want = brute(&t, n);
+                let want = brute_slots(&t, n); // one slot: the injective assignments
                 let mut seen = BTreeSet::new();
                 let mut visits = 0;
                 t.for_each(n, &mut |a| {
@@ -315,7 +293,8 @@ mod tests {
         }
     }
 
-    /// Every assignment of `n` threads with at most `slots` per context, canonicalised.
+    /// Every assignment of `n` threads with at most `t.slots` per context, canonicalised: the
+    /// brute-force set (with one slot, every injective assignment).
     fn brute_slots(t: &Tree, n: usize) -> BTreeSet<String> {
         fn go(t: &Tree, n: usize, cur: &mut Vec<u32>, used: &mut Vec<u32>, out: &mut BTreeSet<String>) {
             if cur.len() == n {
