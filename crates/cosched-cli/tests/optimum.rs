@@ -94,6 +94,9 @@ fn compare_prints_the_gap_to_the_bound_with_its_interval() {
     let o = cosched(&["compare", "-w", "spec-mix8", "--policies", "cfs", "--seeds", "2"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("throughput_gips per seed [95% interval]") && out.contains("too few to say"), "{out}");
+    // The legend says what this bound is: the exact co-schedules beside the estimate over partitions.
+    assert_eq!(b["bound"], cosched_lab::optimum::IDLE_EXACT_AND_EVT);
+    assert!(out.contains("the exact best static co-schedule") && !out.contains("no bounded tail"), "{out}");
     // More threads than contexts: partitions only, named so.
     let v =
         json(&["compare", "-m", "i5-2500", "-w", "spec-mix8", "--policies", "cfs", "--seeds", "1", "--format", "json"]);

@@ -202,7 +202,7 @@ pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Repor
     // Built-in policies in parallel; policies given as code one after another on this thread:
     // a Python policy's calls hold the interpreter's lock, and runs on parallel threads would
     // hand it back and forth at every event (4 runs of a Python G-RRS: 5.2 s in parallel
-    // against 1.5 s one after another on the 2-core guest).
+    // against 0.5 s one after another on the 2-core guest).
     let mut reports: Vec<Option<Result<Report, RunError>>> = points
         .par_iter()
         .zip(group_of.par_iter())

@@ -229,8 +229,8 @@ impl Gate for QuintetGate {
         self.on_ctx[c] = Some(t);
         let corunners: Vec<u32> = self.runners(c).into_iter().map(|(r, _)| r as u32).collect();
         // Whoever runs beside `c` is no longer alone on its core.
-        for &(r, _) in &self.runners(c) {
-            if let Some(Some(iv)) = self.open.get_mut(r) {
+        for &r in &corunners {
+            if let Some(Some(iv)) = self.open.get_mut(r as usize) {
                 iv.shared = true;
             }
         }
@@ -270,7 +270,7 @@ impl Gate for QuintetGate {
         self.run_s[t.idx()] += dt;
         if self.estimating() {
             let a = &mut self.alone[t.idx()];
-            if !iv.shared && iv.corunners.is_empty() {
+            if !iv.shared {
                 *a = Some((ipc, ALONE_VALID_S));
             } else if let Some((_, left)) = a {
                 *left -= dt;
