@@ -119,3 +119,29 @@ fn a_sampled_bound_counts_its_idle_draws_and_the_exact_family_holds_the_every_co
     let s = inst.sampled(Objective::Throughput, 200, 2, 0.95, &|| {}).unwrap();
     assert!(s.idle && s.idle_draws > 0 && s.idle_draws < 200, "{} idle draws", s.idle_draws);
 }
+
+/// Beating the bound (`BestStatic::beaten_by`): ten seeds or more, a paired interval below
+/// zero against each seed's upper end, an unbounded end never beaten, and floating-point
+/// rounding (a policy that is the exact bound's own co-schedule) no difference.
+#[test]
+fn beating_the_bound_takes_ten_seeds_and_a_paired_interval() {
+    use cosched_lab::compare::{BestStatic, BEAT_SEEDS};
+    let exact = |gips: Vec<f64>| BestStatic {
+        bound: "exact",
+        coschedules: "1".into(),
+        best_ci: vec![None; gips.len()],
+        best_gips: gips,
+        samples: 0,
+    };
+    let bound: Vec<f64> = (0..BEAT_SEEDS).map(|k| 10.0 + k as f64 * 0.1).collect();
+    let above: Vec<f64> = bound.iter().enumerate().map(|(k, b)| b * (1.01 + 0.001 * (k % 3) as f64)).collect();
+    assert!(exact(bound.clone()).beaten_by(&above), "1% above on every seed");
+    assert!(!exact(bound[1..].to_vec()).beaten_by(&above[1..]), "one seed too few");
+    let same: Vec<f64> = bound.iter().map(|b| b * (1.0 + 1e-10)).collect();
+    assert!(!exact(bound.clone()).beaten_by(&same), "rounding is no difference");
+    let mut open = exact(bound.clone());
+    open.best_ci = bound.iter().map(|b| Some((*b, f64::INFINITY))).collect();
+    assert!(!open.beaten_by(&above), "an unbounded upper end is never beaten");
+    open.best_ci = bound.iter().map(|b| Some((*b, b * 1.005))).collect();
+    assert!(open.beaten_by(&above), "above the upper ends on every seed");
+}

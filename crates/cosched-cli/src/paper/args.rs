@@ -167,6 +167,9 @@ struct Quintet {
     /// Run only these papers' studies, comma-separated: slits, efs, rda, perf-fair, statistical (default: all five).
     #[arg(long, value_delimiter = ',')]
     studies: Option<Vec<String>>,
+    /// Seeds of the distance to the bound (at least --seeds; the further seeds run CFS, the paper's policy and quintet only): a policy beats the bound only at 10 or more.
+    #[arg(long, default_value_t = cosched_lab::compare::BEAT_SEEDS as u64)]
+    bound_seeds: u64,
     #[command(flatten)]
     common: Common,
 }
@@ -246,6 +249,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 samples: a.samples,
                 partition_samples: a.partition_samples,
                 studies: a.studies,
+                bound_seeds: a.bound_seeds,
                 timing: !a.common.no_timing,
             };
             Printer::run(&a.common.out, |s| lab::quintet::run(&o, s))

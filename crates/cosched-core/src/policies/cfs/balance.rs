@@ -77,11 +77,15 @@ impl CfsCore {
     /// fork placement, `sched_balance_find_dst_cpu`, descends the scheduling
     /// domains from the top, taking the idlest group at each level: a new task
     /// on a machine with idle sockets goes to an idle socket).
+    ///
+    /// With [`CfsCore::pipe_placement`] on a machine whose cores have several
+    /// pipelines, the least loaded pipeline breaks the remaining ties.
     pub(super) fn select_idlest(&mut self, t: ThreadId) -> usize {
         if let Some(c) = self.cache_place(t) {
             return c;
         }
         let topo = self.topo.as_ref().expect("init");
+        let pipes = self.pipes_apart();
         let load = |same: &dyn Fn(usize) -> bool| {
             (0..self.rqs.len()).filter(|&j| same(j)).map(|j| self.rqs[j].nr).sum::<u32>()
         };
@@ -91,7 +95,8 @@ impl CfsCore {
                 let socket = load(&|j| topo.contexts[j].socket == c.socket);
                 let llc = load(&|j| topo.contexts[j].llc == c.llc);
                 let core = load(&|j| topo.contexts[j].core == c.core);
-                (self.rqs[i].nr, socket, llc, core, i)
+                let pipe = if pipes { load(&|j| topo.contexts[j].pipe == c.pipe) } else { 0 };
+                (self.rqs[i].nr, socket, llc, core, pipe, i)
             })
             .expect("contexts")
     }
@@ -105,6 +110,20 @@ impl CfsCore {
         }
         let topo = self.topo.as_ref().expect("init");
         let llc = topo.contexts[prev].llc;
-        (0..self.rqs.len()).find(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0).unwrap_or(prev)
+        let idle = (0..self.rqs.len()).filter(|&i| topo.contexts[i].llc == llc && self.rqs[i].nr == 0);
+        if self.pipes_apart() {
+            // The idle context of the LLC whose pipeline runs the fewest threads.
+            let on_pipe = |p: u32| {
+                (0..self.rqs.len()).filter(|&j| topo.contexts[j].pipe == p).map(|j| self.rqs[j].nr).sum::<u32>()
+            };
+            return idle.min_by_key(|&i| (on_pipe(topo.contexts[i].pipe), i)).unwrap_or(prev);
+        }
+        idle.min().unwrap_or(prev)
+    }
+
+    /// Whether placement weighs pipelines apart from cores: [`CfsCore::pipe_placement`]
+    /// on a machine with more pipelines than cores.
+    fn pipes_apart(&self) -> bool {
+        self.pipe_placement && self.topo.as_ref().is_some_and(|t| t.n_pipes > t.n_cores)
     }
 }

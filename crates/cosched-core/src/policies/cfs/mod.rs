@@ -162,6 +162,10 @@ pub(crate) struct CfsCore {
     balancing: bool,
     /// `linux-cache`'s LLC aggregation (`cache.rs`); `None` for every other policy.
     cache: Option<cache::CacheAware>,
+    /// Place new and woken threads on the least loaded pipeline of a core as
+    /// well (`quintet`'s `pipes` mechanism, the statistical study §3.1's
+    /// IntraPipe level); off for every Linux model, which balances cores only.
+    pub pipe_placement: bool,
 }
 
 /// The Linux fair-class models: `cfs` and `eevdf` (`eevdf.rs`).
@@ -206,6 +210,7 @@ impl CfsCore {
             balance_key: 0,
             balancing: false,
             cache: None,
+            pipe_placement: false,
         }
     }
 

@@ -29,11 +29,18 @@
 //! 4. **admission** (EFS §4.2-4.3; energy and EDP objectives): the
 //!    best-ranked thread the bus-collision model admits runs, else the next,
 //!    else the context stays idle; the longest-starved thread is forced in.
+//! 5. **pipes** (statistical assignment §3.1: threads "share (and compete
+//!    for) hardware resources at three different levels: *IntraPipe*,
+//!    *IntraCore*, and *InterCore*"): a new thread goes to the least loaded
+//!    pipeline of the least loaded core, a woken thread whose context is taken
+//!    to the idle context of its LLC on the least loaded pipeline; Linux's
+//!    placement balances cores only.
+//!    It acts only where cores have several pipelines (the UltraSPARC T2);
+//!    it is what the best static partitions there do.
 //!
-//! The fifth paper, the statistical study, is the yardstick rather than a
-//! run-time mechanism: `cosched paper quintet` and `compare` print each
-//! result's gap to the bound (the best static partition with idle contexts
-//! allowed: exact, or its EVT estimate).
+//! The fifth paper's estimate is also the yardstick: `cosched paper quintet`
+//! and `compare` print each result's gap to the bound (the best static
+//! partition with idle contexts allowed: exact, or its EVT estimate).
 
 mod gate;
 mod interact;
@@ -61,8 +68,11 @@ impl Quintet {
             objective: p.objective.efs().unwrap_or(crate::efs::model::Objective::Energy),
             ..EfsParams::default()
         };
+        let pipes = p.uses(Mechanism::Pipes);
         let gate = QuintetGate::new(p, EfsGate::new(efs), seed);
-        Quintet { inner: PeriodGated::with_gate(RdaPolicy::Strict, gate) }
+        let mut inner = PeriodGated::with_gate(RdaPolicy::Strict, gate);
+        inner.core.pipe_placement = pipes;
+        Quintet { inner }
     }
 
     fn gate(&self) -> &QuintetGate {

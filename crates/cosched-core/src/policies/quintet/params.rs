@@ -62,11 +62,16 @@ pub enum Mechanism {
     Admission,
     /// RDA §3: declared progress periods gate admission (Strict predicate).
     Periods,
+    /// Statistical assignment §3.1: threads compete at the IntraPipe level too, so new and
+    /// woken threads go to the least loaded pipeline of a core (acts only on machines whose
+    /// cores have several pipelines, the UltraSPARC T2's two).
+    Pipes,
 }
 
 impl Mechanism {
     /// Every mechanism, in the order the docs list them.
-    pub const ALL: [Mechanism; 4] = [Mechanism::Pairing, Mechanism::Progress, Mechanism::Admission, Mechanism::Periods];
+    pub const ALL: [Mechanism; 5] =
+        [Mechanism::Pairing, Mechanism::Progress, Mechanism::Admission, Mechanism::Periods, Mechanism::Pipes];
 
     /// The word `--quintet-without` takes.
     pub fn word(self) -> &'static str {
@@ -75,6 +80,7 @@ impl Mechanism {
             Mechanism::Progress => "progress",
             Mechanism::Admission => "admission",
             Mechanism::Periods => "periods",
+            Mechanism::Pipes => "pipes",
         }
     }
 }
@@ -93,11 +99,11 @@ pub const OBJECTIVE: KnobSpec = KnobSpec {
 /// `quintet_without`.
 pub const WITHOUT: KnobSpec = KnobSpec {
     name: "quintet_without",
-    kind: Kind::Subset { choices: &["pairing", "progress", "admission", "periods"] },
+    kind: Kind::Subset { choices: &["pairing", "progress", "admission", "periods", "pipes"] },
     default: "none",
     real_default: "",
     unit: "",
-    doc: "quintet: mechanisms switched off, comma-separated: pairing, progress, admission, periods (an ablation; none = all on)",
+    doc: "quintet: mechanisms switched off, comma-separated: pairing, progress, admission, periods, pipes (an ablation; none = all on)",
     paper: "quintet (ablations of `paper quintet`)",
 };
 
@@ -154,7 +160,7 @@ impl QuintetParams {
         match m {
             Mechanism::Progress => self.objective == QuintetObjective::Fairness,
             Mechanism::Admission => self.objective.efs().is_some(),
-            Mechanism::Pairing | Mechanism::Periods => true,
+            Mechanism::Pairing | Mechanism::Periods | Mechanism::Pipes => true,
         }
     }
 }
