@@ -438,7 +438,7 @@ mod tests {
         assert!(v.set("efs_objective", "speed").unwrap_err().to_string().contains("energy, energy-delay"));
         assert_eq!(
             v.set("quintet_without", "pairing,bus").unwrap_err().to_string(),
-            "--quintet-without: unknown word `bus`: expected none or any of pairing, progress, admission, periods"
+            "--quintet-without: unknown word `bus`: expected none or any of pairing, progress, admission, periods, pipes"
         );
         v.set("quintet_without", "periods, pairing,pairing").unwrap();
         assert_eq!(v.text("quintet_without"), Some("pairing,periods"));

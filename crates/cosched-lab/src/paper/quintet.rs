@@ -425,8 +425,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             if wk.bound {
                 let b = bounded.iter().position(|x| std::ptr::eq(*x, wk)).expect("a bounded workload");
                 let all: Vec<&StudyCell> = cells[w].iter().chain(&further[b]).collect();
-                let bounds: Vec<&(String, f64, Option<(f64, f64)>)> =
-                    all.iter().map(|c| c.1.as_ref().expect("the bound was computed")).collect();
+                let bounds: Vec<&Bound> = all.iter().map(|c| c.1.as_ref().expect("the bound was computed")).collect();
                 // The weakest kind any seed needed names the bound.
                 let bs = crate::compare::BestStatic {
                     bound: weakest_kind(bounds.iter().map(|b| b.0.as_str())),
@@ -534,7 +533,10 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
 /// Every variant on one workload under one trial, the bound's throughput (with its kind and
 /// interval) where it was computed, and the shortest and longest job alone (where solo times were
 /// measured: the unfairness studies).
-type StudyCell = (Vec<Run>, Option<(String, f64, Option<(f64, f64)>)>, Option<(f64, f64)>);
+type StudyCell = (Vec<Run>, Option<Bound>, Option<(f64, f64)>);
+
+/// The bound of one seed: its kind, throughput (GIPS) and POT interval (`None`: exact).
+type Bound = (String, f64, Option<(f64, f64)>);
 
 /// One workload of a study.
 struct Workload {

@@ -2,7 +2,8 @@
 //!
 //! It is CFS (the base scheduler of EFS and RDA, and the "Linux" of SLITS
 //! and Perf&Fair) whose task selection borrows one mechanism from each
-//! paper, every one switchable off (`--quintet-without`) for the ablations:
+//! paper, and whose placement the statistical study's pipelines, every one
+//! switchable off (`--quintet-without`) for the ablations:
 //!
 //! 1. **periods** (RDA §3): a thread entering a declared progress period
 //!    waits until the Strict predicate admits its demand; a waiting
