@@ -13,7 +13,7 @@ use crate::output::{ci_cells, csv, table};
 use cosched_core::metrics::registry::SUMMARY_PARTS;
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::stats::{mean_ci, MeanCi};
-use cosched_linux::best_pairing::{BestPairing, ENTRY};
+use cosched_linux::best_static::{BestStatic, ENTRY};
 use cosched_linux::runtime::{self, RealReport, RunConfig};
 use cosched_machine::mix::Mix;
 use serde::Serialize;
@@ -37,8 +37,8 @@ pub struct Plan<'a> {
     pub min_effect: f64,
     /// Builds a run of `mix` under a policy (and under [`ENTRY`] when `best` is found).
     pub config: &'a dyn Fn(Mix, &str) -> RunConfig,
-    /// The best pairing, run as entry [`ENTRY`] and every entry's gap measured to it; or why there is none.
-    pub best: Result<BestPairing, String>,
+    /// The best static partition, run as entry [`ENTRY`] and every entry's gap measured to it; or why there is none.
+    pub best: Result<BestStatic, String>,
 }
 
 /// One round.
@@ -78,8 +78,8 @@ cosched_core::metric_fields! {
         [metric] pub scheduler_cpu_pct: MeanCi,
         /// Paired speedup against the baseline (`baseline / this` makespan per round); none for the baseline.
         pub vs_baseline: Option<PairedRatio>,
-        /// Throughput below the best pairing, % (1 − best/this makespan, paired per round): geometric
-        /// mean and interval; negative: this entry beat it. None for the best pairing itself, or without one.
+        /// Throughput below the best static partition, % (1 − best/this makespan, paired per round):
+        /// geometric mean and interval; negative: this entry beat it. None for the partition itself, or without one.
         [metric] pub gap_to_bound_pct: Option<MeanCi>,
         /// The verdict in words.
         pub verdict: String,
@@ -103,10 +103,10 @@ pub struct Interleaved {
     pub min_effect: f64,
     /// Rounds marked drifted.
     pub drifted_rounds: Vec<usize>,
-    /// The best pairing each gap is measured to (run as entry `best-pairing`).
-    pub best_pairing: Option<BestPairing>,
-    /// Why there is no best pairing (and no gap column).
-    pub no_best_pairing: Option<String>,
+    /// The best static partition each gap is measured to (run as entry `best-static`).
+    pub best_static: Option<BestStatic>,
+    /// Why there is none (and no gap column).
+    pub no_best_static: Option<String>,
     /// One row per entry.
     pub policies: Vec<Row>,
     /// Every round.
@@ -249,8 +249,8 @@ pub fn analyse(
         drift_threshold: plan.drift_threshold,
         min_effect: plan.min_effect,
         drifted_rounds: rounds.iter().filter(|r| r.drifted).map(|r| r.round).collect(),
-        best_pairing: plan.best.as_ref().ok().cloned(),
-        no_best_pairing: plan.best.as_ref().err().cloned(),
+        best_static: plan.best.as_ref().ok().cloned(),
+        no_best_static: plan.best.as_ref().err().cloned(),
         policies,
         round: rounds,
         runs,
@@ -307,19 +307,21 @@ fn table_header(baseline: &str) -> Vec<String> {
 
 /// What the gap column is measured against, in one line.
 pub fn gap_legend(c: &Interleaved) -> String {
-    match (&c.best_pairing, &c.no_best_pairing) {
+    match (&c.best_static, &c.no_best_static) {
         (Some(b), _) => format!(
             "gap_to_bound_pct: throughput below {ENTRY} (1 - its makespan / the policy's, paired per round; negative: the policy beat it). \
-             {ENTRY} is Jiang et al.'s minimum-cost pairing on this machine's {} pairs ({}), from {} measured and {} FM-predicted \
-             job-pair slowdowns: optimal for those pair costs, pinned with `static` and run every round",
-            b.level,
-            b.pairs
-                .iter()
-                .map(|(i, j)| format!("{i}+{}", j.as_deref().unwrap_or("idle")))
-                .collect::<Vec<_>>()
-                .join(", "),
+             {ENTRY} is the static partition with idle contexts allowed (each instance pinned to one context, a context's \
+             instances taking turns, any context idle) of least makespan predicted from the solo times and {} measured and {} \
+             FM-predicted job-pair slowdowns, over {} partitions on this machine's {} pairs ({}; predicted {:.3} s{}): \
+             best for that prediction, pinned with `static` and run every round",
             b.measured_cells,
-            b.predicted_cells
+            b.predicted_cells,
+            b.candidates,
+            b.level,
+            b.describe(),
+            b.predicted_makespan_s,
+            b.pairing_makespan_s
+                .map_or(String::new(), |p| format!(", the minimum-cost pairing {p:.3} s"))
         ),
         (None, Some(why)) => format!("gap_to_bound_pct: -, {why}"),
         (None, None) => "gap_to_bound_pct: -".to_string(),

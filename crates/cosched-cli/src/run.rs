@@ -10,7 +10,7 @@ use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::PairProfile;
 use cosched_core::stats::mean_ci;
-use cosched_linux::best_pairing::{best_pairing, ENTRY};
+use cosched_linux::best_static::{best_static, ENTRY};
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
 use cosched_machine::mix::Mix;
 use std::path::PathBuf;
@@ -43,8 +43,9 @@ pub struct Args {
     /// With --policies: the smallest speedup change (fraction) claimed as a difference.
     #[arg(long, default_value_t = 0.01)]
     min_effect: f64,
-    /// With --policies: skip the best pairing (run every round as entry `best-pairing` when --profile or
-    /// --programs gives pairwise slowdowns and each instance fits a context; the gap_to_bound_pct column).
+    /// With --policies: skip the bound (the best static partition with idle contexts allowed, predicted from
+    /// the pairwise slowdowns --profile or --programs gives, run every round as entry `best-static`; the
+    /// gap_to_bound_pct column).
     #[arg(long = "no-bound", visible_alias = "no-gap-to-best")]
     no_bound: bool,
     /// Every policy's knobs, as the policies declare them (the real runtime's defaults).
@@ -186,12 +187,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         let best = match (&profile, a.no_bound) {
             (_, true) => Err("not computed (--no-bound)".to_string()),
             (None, false) => Err(
-                "give --profile (from `cosched probe`) or --programs: the best pairing is found from pairwise slowdowns"
+                "give --profile (from `cosched probe`) or --programs: the best static partition is predicted from pairwise slowdowns"
                     .to_string(),
             ),
             (Some(p), false) => {
                 let host = base(mix.clone(), LINUX).host.unwrap_or_else(cosched_linux::host::Host::live);
-                best_pairing(&host.topology, &mix, p, a.seed).map_err(|e| e.to_string())
+                best_static(&host.topology, &mix, p, a.seed).map_err(|e| e.to_string())
             }
         };
         let pinned = best.as_ref().ok().map(|b| b.assignment.clone());

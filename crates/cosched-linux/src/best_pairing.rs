@@ -3,9 +3,9 @@
 //! instances on the host's two-context sharing domains, from the pairwise
 //! slowdowns `cosched probe` measured (or `cosched characterise` predicted),
 //! completed by the Bayesian FM where a pair was not measured. It is optimal
-//! for those pair costs only: `cosched run --policies` runs it as the entry
-//! [`ENTRY`] (the `static` policy pinned to it) and measures it like any
-//! other policy, so its gap to each policy is measured, not predicted.
+//! for those pair costs only, and one member of the family the real
+//! machine's bound searches ([`crate::best_static`], whose legend prints the
+//! pairing's predicted makespan beside the chosen partition's).
 
 use crate::mix::Mix;
 use cosched_core::optimum::{pair_domains, place_pairs};
@@ -13,9 +13,6 @@ use cosched_core::slits::PairProfile;
 use cosched_core::topology::Topology;
 use cosched_core::CtxId;
 use serde::Serialize;
-
-/// The entry label of the pinned best pairing in `cosched run --policies`.
-pub const ENTRY: &str = "best-pairing";
 
 /// The minimum-cost pairing of a mix on this machine.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod best_pairing;
+pub mod best_static;
 pub mod calibrate;
 pub mod characterise;
 pub mod control;

@@ -66,7 +66,7 @@ pub const METRICS: &[Metric] = &[
         "gap_to_bound_pct",
         "%",
         Lower,
-        "throughput below the bound of the same seed: the best static partition with idle contexts allowed (each thread pinned to one context, a context's threads taking turns, any context idle), exact or its EVT estimate; on the real machine, `best-pairing` run in the same round; negative: above it (beating it takes a paired interval below zero at 10 seeds or more)",
+        "throughput below the bound of the same seed: the best static partition with idle contexts allowed (each thread pinned to one context, a context's threads taking turns, any context idle), exact or its EVT estimate; on the real machine, `best-static` (the partition of least predicted makespan) run in the same round; negative: above it (beating it takes a paired interval below zero at 10 seeds or more)",
     ),
     m("policy_events", "count", Neither, "events the policy handled"),
     m(

@@ -5,7 +5,9 @@
 //! approximation of optimal co-scheduling on chip multiprocessors", PACT 2008,
 //! §3: optimal co-scheduling for pairs is a minimum-weight perfect matching),
 //! and the minimum-cost grouping on larger domains, exact by dynamic
-//! programming over subsets at small sizes ([`grouping`]).
+//! programming over subsets at small sizes ([`grouping`]), and the static
+//! partition with idle contexts allowed of least predicted makespan from
+//! pair costs and solo times ([`partition`]: the real machine's bound).
 //!
 //! What is measured stays with the backend: this module only says which
 //! co-schedules exist and which pairing minimises a given pairwise cost. A
@@ -16,6 +18,7 @@ pub mod coschedule;
 pub mod domains;
 pub mod grouping;
 pub mod matching;
+pub mod partition;
 
 pub use coschedule::Tree;
 
@@ -35,3 +38,4 @@ pub enum SearchError {
 pub use domains::pair_domains;
 pub use grouping::{brute_force_groups, min_cost_groups};
 pub use matching::{brute_force_pairs, min_cost_pairs, pairing_cost, place_pairs, PairPlacement};
+pub use partition::{best_partition, PartitionPlacement};
