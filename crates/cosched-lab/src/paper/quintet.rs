@@ -192,6 +192,11 @@ enum Role {
     QueueProgress,
     /// `quintet` whose progress accounting estimates IPC alone opportunistically only (no idle sibling).
     NoEstimation,
+    /// `quintet` whose other cores start only light-sharing threads while one is measured alone
+    /// (Perf&Fair's light-only fill, added: not in `quintet`).
+    LightFill,
+    /// `quintet` measuring IPC alone over a CFS slice, not a 200-ms quantum.
+    SliceMeasure,
 }
 
 /// One policy run of a study: the registry name, `quintet`'s parameters, and what it is.
@@ -234,12 +239,14 @@ fn variants(s: &Study, m: &MachineSpec) -> Vec<Variant> {
         v.push(Variant { policy: "quintet", quintet: Some(p), role: Role::QueueProgress });
         let p = QuintetParams { estimate_alone: false, ..q(vec![]) };
         v.push(Variant { policy: "quintet", quintet: Some(p), role: Role::NoEstimation });
+        let p = QuintetParams { light_fill: !QuintetParams::default().light_fill, ..q(vec![]) };
+        v.push(Variant { policy: "quintet", quintet: Some(p), role: Role::LightFill });
+        let p = QuintetParams { measure_quantum: !QuintetParams::default().measure_quantum, ..q(vec![]) };
+        v.push(Variant { policy: "quintet", quintet: Some(p), role: Role::SliceMeasure });
     }
     for &m in &mechanisms {
         let others: Vec<Mechanism> = mechanisms.iter().copied().filter(|&x| x != m).collect();
-        let already = v
-            .iter()
-            .any(|x| x.quintet.as_ref().is_some_and(|p| p.without == others && p.global_progress && p.estimate_alone));
+        let already = v.iter().any(|x| x.quintet.as_ref().is_some_and(|p| p.without == others && standard(p)));
         if !already {
             v.push(Variant { policy: "quintet", quintet: Some(q(others)), role: Role::Only(m) });
         }
@@ -247,12 +254,17 @@ fn variants(s: &Study, m: &MachineSpec) -> Vec<Variant> {
     v
 }
 
+/// Whether `p` runs every mechanism's default reading (not one of the progress arms).
+fn standard(p: &QuintetParams) -> bool {
+    let d = QuintetParams::default();
+    (p.global_progress, p.estimate_alone, p.light_fill, p.measure_quantum)
+        == (d.global_progress, d.estimate_alone, d.light_fill, d.measure_quantum)
+}
+
 /// The variant running `quintet` with none of `mechanisms` (the leave-one-out arm when there is one).
 fn bare(vs: &[Variant], mechanisms: &[Mechanism]) -> usize {
     vs.iter()
-        .position(|x| {
-            x.quintet.as_ref().is_some_and(|p| p.without == mechanisms && p.global_progress && p.estimate_alone)
-        })
+        .position(|x| x.quintet.as_ref().is_some_and(|p| p.without == mechanisms && standard(p)))
         .expect("a bare arm")
 }
 
@@ -261,7 +273,7 @@ fn bare(vs: &[Variant], mechanisms: &[Mechanism]) -> usize {
 fn only(vs: &[Variant], mechanisms: &[Mechanism], m: Mechanism) -> usize {
     let others: Vec<Mechanism> = mechanisms.iter().copied().filter(|&x| x != m).collect();
     vs.iter()
-        .position(|x| x.quintet.as_ref().is_some_and(|p| p.without == others && p.global_progress && p.estimate_alone))
+        .position(|x| x.quintet.as_ref().is_some_and(|p| p.without == others && standard(p)))
         .expect("an add-one arm")
 }
 
@@ -410,6 +422,8 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             for (role, what) in [
                 (Role::QueueProgress, "progress: the pull across run queues"),
                 (Role::NoEstimation, "progress: IPC alone measured on an idle sibling"),
+                (Role::LightFill, "progress, added (not in quintet; positive: better without it): only light threads start while one is measured alone"),
+                (Role::SliceMeasure, "progress: IPC alone measured over a 200-ms quantum"),
             ] {
                 if let Some(arm) = vs.iter().position(|v| v.role == role) {
                     ablations.push(vec![

@@ -41,6 +41,9 @@ pub(crate) struct QuintetGate {
     alone: Vec<Option<(f64, f64)>>,
     /// Each thread's run time so far, s (estimation starts after [`ALONE_VALID_S`] of it).
     run_s: Vec<f64>,
+    /// Whether each thread's last interval was light-sharing (Perf&Fair §5.1's thresholds on
+    /// LLC and memory bandwidth; a thread never measured is light).
+    light: Vec<bool>,
     /// Whether contexts have SMT siblings (estimation alone needs them idle).
     smt: bool,
     on_ctx: Vec<Option<ThreadId>>,
@@ -63,6 +66,7 @@ impl QuintetGate {
             ref_ipc: vec![],
             alone: vec![],
             run_s: vec![],
+            light: vec![],
             smt: false,
             on_ctx: vec![],
             neighbours: vec![],
@@ -92,6 +96,7 @@ impl QuintetGate {
         self.ref_ipc = vec![0.0; n];
         self.alone = vec![None; n];
         self.run_s = vec![0.0; n];
+        self.light = vec![true; n];
         self.smt = smt;
         if self.p.uses(Mechanism::Pairing) {
             self.model = Some(Interactions::new(n, topo.n_contexts(), self.p.fm, self.seed));
@@ -146,6 +151,46 @@ impl QuintetGate {
             *slot = k.2;
         }
     }
+
+    /// Whether thread `t` is due for an IPC-alone estimate: it has run as long as an estimate
+    /// lasts (a shorter one would pay an idle sibling for an estimate it barely uses), and has
+    /// none still valid.
+    fn due(&self, t: ThreadId) -> bool {
+        self.run_s.get(t.idx()).is_some_and(|&r| r >= ALONE_VALID_S)
+            && self.alone.get(t.idx()).is_none_or(|a| a.is_none_or(|(_, left)| left <= 0.0))
+    }
+
+    /// A thread due for its IPC-alone estimate that starts with its siblings idle runs one
+    /// Perf&Fair quantum (§5.1's 200 ms), so the estimate is an interval as long as the paper's,
+    /// not a CFS slice that starts on a cold cache.
+    fn measure_whole_quantum(&self, c: usize, pick: Pick) -> Pick {
+        match pick {
+            Pick::Thread(t, None) if self.p.measure_quantum && self.due(t) && self.runners(c).is_empty() => {
+                Pick::Thread(t, Some((UNIT_S * 1e9) as Nanos))
+            }
+            other => other,
+        }
+    }
+
+    /// Steps 1-3 on the candidates `cands`: the fair window, ranked by predicted
+    /// interaction, then (energy objectives) the first thread the bus model admits.
+    fn pick_from(&mut self, c: usize, cands: &[ThreadId], core: &CfsCore, view: &dyn MachineView) -> Pick {
+        let mut order = self.window(cands, core);
+        self.picks.0 += 1;
+        self.picks.1 += u64::from(order.len() > 1);
+        self.rank(c, &mut order);
+        if !self.p.uses(Mechanism::Admission) {
+            return Pick::Thread(order[0], None);
+        }
+        // EFS §4.2: the best-ranked thread the bus model admits, then the rest
+        // of the queue in vruntime order; none: the context stays idle.
+        let threshold = self.efs.threshold(c, core, view);
+        let rest = cands.iter().filter(|t| !order.contains(t));
+        match order.iter().chain(rest).find(|&&t| self.efs.admits(t, threshold, view)) {
+            Some(&t) => Pick::Thread(t, None),
+            None => Pick::Idle,
+        }
+    }
 }
 
 impl Gate for QuintetGate {
@@ -198,31 +243,24 @@ impl Gate for QuintetGate {
         // runs a thread without a valid IPC-alone estimate stays idle, so that
         // the sibling's next interval measures it alone on its core.
         if self.estimating() {
-            // A thread is measured once it has run as long as an estimate lasts: a
-            // shorter one would pay an idle sibling for an estimate it barely uses.
-            let expired = |t: ThreadId| {
-                self.run_s.get(t.idx()).is_some_and(|&r| r >= ALONE_VALID_S)
-                    && self.alone.get(t.idx()).is_none_or(|a| a.is_none_or(|(_, left)| left <= 0.0))
-            };
-            if self.neighbours[c].iter().any(|&o| self.on_ctx[o].is_some_and(expired)) {
+            if self.neighbours[c].iter().any(|&o| self.on_ctx[o].is_some_and(|t| self.due(t))) {
                 return Pick::Idle;
             }
+            // While a thread elsewhere is measured alone, only light-sharing threads start
+            // (Perf&Fair's estimation mode): a heavy one would load the LLC and the bus it is measured on.
+            let measured = |t: ThreadId| self.due(t) && self.open[t.idx()].as_ref().is_some_and(|iv| !iv.shared);
+            if self.p.light_fill && self.on_ctx.iter().flatten().any(|&t| measured(t)) {
+                let light: Vec<ThreadId> = cands.iter().copied().filter(|t| self.light[t.idx()]).collect();
+                if light.is_empty() {
+                    return Pick::Idle;
+                }
+                let pick = self.pick_from(c, &light, core, view);
+                return self.measure_whole_quantum(c, pick);
+            }
+            let pick = self.pick_from(c, &cands, core, view);
+            return self.measure_whole_quantum(c, pick);
         }
-        let mut order = self.window(&cands, core);
-        self.picks.0 += 1;
-        self.picks.1 += u64::from(order.len() > 1);
-        self.rank(c, &mut order);
-        if !admission {
-            return Pick::Thread(order[0], None);
-        }
-        // EFS §4.2: the best-ranked thread the bus model admits, then the rest
-        // of the queue in vruntime order; none: the context stays idle.
-        let threshold = self.efs.threshold(c, core, view);
-        let rest = cands.iter().filter(|t| !order.contains(t));
-        match order.iter().chain(rest).find(|&&t| self.efs.admits(t, threshold, view)) {
-            Some(&t) => Pick::Thread(t, None),
-            None => Pick::Idle,
-        }
+        self.pick_from(c, &cands, core, view)
     }
 
     fn started(&mut self, t: ThreadId, c: usize, view: &dyn MachineView) {
@@ -264,6 +302,10 @@ impl Gate for QuintetGate {
         // (`estimating`), valid for ALONE_VALID_S of run time; else the best IPC
         // the thread has shown, fading with a half-life of run time.
         let ipc = d.instructions / d.cycles;
+        let per_us = 1.0 / (dt * 1e6);
+        let pf = crate::policies::perf_fair::PerfFairParams::default();
+        self.light[t.idx()] =
+            d.llc_accesses * per_us < pf.llc_threshold && (d.mem_reads + d.mem_writes) * per_us < pf.mm_threshold;
         let r = &mut self.ref_ipc[t.idx()];
         *r = ipc.max(*r * 0.5f64.powf(dt / REF_HALF_LIFE_S));
         let mut reference = *r;

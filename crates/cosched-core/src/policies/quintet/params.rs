@@ -127,6 +127,15 @@ pub struct QuintetParams {
     /// sibling context left idle (Perf&Fair's estimation quanta, §5.1); off: only the
     /// opportunistic estimate (the reading before 2026-11-26, kept for its ablation).
     pub estimate_alone: bool,
+    /// While a thread's IPC alone is measured, the other cores start only light-sharing threads
+    /// (Perf&Fair §5.1's estimation mode fills the free contexts with light processes only).
+    /// Off by default: measured as an added arm, it was no fairer on the paper's mixes and on
+    /// short jobs it can starve a heavy thread (docs/quintet.md).
+    pub light_fill: bool,
+    /// A thread due for its IPC-alone estimate that starts with its siblings idle runs one
+    /// Perf&Fair quantum (200 ms), the interval the paper measures over; off: its CFS slice
+    /// (the reading before 2026-11-26, kept for its ablation).
+    pub measure_quantum: bool,
 }
 
 impl Default for QuintetParams {
@@ -137,6 +146,8 @@ impl Default for QuintetParams {
             fm: FmParams::default(),
             global_progress: true,
             estimate_alone: true,
+            light_fill: false,
+            measure_quantum: true,
         }
     }
 }
