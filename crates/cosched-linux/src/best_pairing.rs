@@ -78,15 +78,7 @@ pub fn best_pairing(
         }
     }
     let placed = place_pairs(&degradation, k, &domains)?;
-    // The job-pair cells the pairing read: (job of a, job of b) for two different instances.
-    let needed: std::collections::BTreeSet<(usize, usize)> = instances
-        .iter()
-        .enumerate()
-        .flat_map(|(a, ia)| {
-            instances.iter().enumerate().filter(move |&(b, _)| b != a).map(move |(_, ib)| (ia.job, ib.job))
-        })
-        .collect();
-    let measured = needed.iter().filter(|c| profile.observed.iter().any(|o| (o.job, o.next_to) == **c)).count();
+    let (measured, predicted) = cells_read(&instances, &profile);
     Ok(BestPairing {
         level,
         assignment: placed.assignment.iter().map(|&c| CtxId(c)).collect(),
@@ -97,8 +89,22 @@ pub fn best_pairing(
             .collect(),
         pair_cost: placed.pair_cost,
         measured_cells: measured,
-        predicted_cells: needed.len() - measured,
+        predicted_cells: predicted,
     })
+}
+
+/// The job-pair cells (job of a, job of b, for two different instances) a search over
+/// `instances` reads: how many `profile` measured, and how many its completion predicted.
+pub(crate) fn cells_read(instances: &[cosched_machine::mix::Instance], profile: &PairProfile) -> (usize, usize) {
+    let needed: std::collections::BTreeSet<(usize, usize)> = instances
+        .iter()
+        .enumerate()
+        .flat_map(|(a, ia)| {
+            instances.iter().enumerate().filter(move |&(b, _)| b != a).map(move |(_, ib)| (ia.job, ib.job))
+        })
+        .collect();
+    let measured = needed.iter().filter(|c| profile.observed.iter().any(|o| (o.job, o.next_to) == **c)).count();
+    (measured, needed.len() - measured)
 }
 
 #[cfg(test)]

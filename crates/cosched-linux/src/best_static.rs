@@ -93,15 +93,7 @@ fn search(
     for (i, &c) in placed.assignment.iter().enumerate() {
         contexts[c as usize].push(instances[i].name.clone());
     }
-    // The job-pair cells read: every pair of two different instances.
-    let needed: std::collections::BTreeSet<(usize, usize)> = instances
-        .iter()
-        .enumerate()
-        .flat_map(|(a, ia)| {
-            instances.iter().enumerate().filter(move |&(b, _)| b != a).map(move |(_, ib)| (ia.job, ib.job))
-        })
-        .collect();
-    let measured = needed.iter().filter(|c| ordered.observed.iter().any(|o| (o.job, o.next_to) == **c)).count();
+    let (measured, predicted) = crate::best_pairing::cells_read(&instances, &ordered);
     Ok(BestStatic {
         level,
         assignment: placed.assignment.iter().map(|&c| CtxId(c)).collect(),
@@ -110,7 +102,7 @@ fn search(
         candidates: placed.candidates,
         pairing_makespan_s: pairing,
         measured_cells: measured,
-        predicted_cells: needed.len() - measured,
+        predicted_cells: predicted,
     })
 }
 
