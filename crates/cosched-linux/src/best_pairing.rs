@@ -108,11 +108,12 @@ pub(crate) fn cells_read(instances: &[cosched_machine::mix::Instance], profile: 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use cosched_core::slits::PairObservation;
 
-    fn mix(jobs: &[(&str, u32)]) -> Mix {
+    /// A mix of `count` instances of each named job (a command that does nothing).
+    pub(crate) fn mix(jobs: &[(&str, u32)]) -> Mix {
         let mut text = String::from("name = \"m\"\n");
         for (n, c) in jobs {
             text += &format!("[[job]]\nname = \"{n}\"\ncmd = [\"true\"]\ncount = {c}\n");
@@ -121,7 +122,7 @@ mod tests {
     }
 
     /// Every ordered pair measured: `slow[a][b]` is a's slowdown beside b.
-    fn profile(names: &[&str], slow: &[&[f64]]) -> PairProfile {
+    pub(crate) fn profile(names: &[&str], slow: &[&[f64]]) -> PairProfile {
         let mut observed = vec![];
         for (a, row) in slow.iter().enumerate() {
             for (b, &s) in row.iter().enumerate() {

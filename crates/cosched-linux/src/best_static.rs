@@ -121,24 +121,10 @@ impl BestStatic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cosched_core::slits::PairObservation;
-
-    fn mix(jobs: &[(&str, u32)]) -> Mix {
-        let mut text = String::from("name = \"m\"\n");
-        for (n, c) in jobs {
-            text += &format!("[[job]]\nname = \"{n}\"\ncmd = [\"true\"]\ncount = {c}\n");
-        }
-        Mix::parse("m.toml", &text).unwrap()
-    }
+    use crate::best_pairing::tests::mix;
 
     fn profile(names: &[&str], solo: &[f64], slow: &[&[f64]]) -> PairProfile {
-        let mut observed = vec![];
-        for (a, row) in slow.iter().enumerate() {
-            for (b, &s) in row.iter().enumerate() {
-                observed.push(PairObservation { job: a, next_to: b, slowdown: s });
-            }
-        }
-        PairProfile { jobs: names.iter().map(|s| s.to_string()).collect(), solo_s: solo.to_vec(), observed }
+        PairProfile { solo_s: solo.to_vec(), ..crate::best_pairing::tests::profile(names, slow) }
     }
 
     /// Two jobs on this VM's shape (two cores sharing an LLC): co-running at a small cost is
