@@ -88,7 +88,9 @@ pub fn best_partition(
         return Err(SearchError::Malformed("no domains or no instances".into()));
     }
     let slow = |i: usize, j: usize| slowdown[i * k + j];
-    let mut search = Search { solo, slow: &slow, domains, budget, best: None, candidates: 0, side: vec![] };
+    // The prediction is blind to which domain is which: search on domains numbered 2d, 2d + 1.
+    let canonical: Vec<[u32; 2]> = (0..domains.len() as u32).map(|d| [2 * d, 2 * d + 1]).collect();
+    let mut search = Search { solo, slow: &slow, domains: &canonical, budget, best: None, candidates: 0, side: vec![] };
     search.place(0, 0)?;
     let (makespan, side) = search.best.expect("one partition at least");
     // Canonical (domain rank, side) to the context ids.
@@ -123,8 +125,7 @@ impl Search<'_> {
                 )));
             }
             let assignment: Vec<u32> = self.side.iter().map(|&(d, s)| (2 * d + s) as u32).collect();
-            let canonical: Vec<[u32; 2]> = (0..self.domains.len() as u32).map(|d| [2 * d, 2 * d + 1]).collect();
-            let t = predicted_makespan(&assignment, self.solo, self.slow, &canonical);
+            let t = predicted_makespan(&assignment, self.solo, self.slow, self.domains);
             if self.best.as_ref().is_none_or(|b| t < b.0) {
                 self.best = Some((t, self.side.clone()));
             }

@@ -375,6 +375,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             study_cell(s, &vs[..=q], &m, &w.spec, t, Some((a.samples, a.partition_samples)))
         })?;
         let rival = s.rival.map(|_| 1);
+        let none = bare(&vs, &mechanisms);
         let diff_of = |w: usize, x: usize, y: usize| -> Vec<f64> {
             at(w, x).iter().zip(at(w, y)).map(|(o, r)| s.metric.better(o.value, r.value)).collect()
         };
@@ -407,7 +408,6 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
                 Cell::diff(&speed(w, 0), 2),
                 Cell::value(&at(w, q).iter().map(|r| r.choice * 100.0).collect::<Vec<_>>(), 1),
             ]);
-            let none = bare(&vs, &mechanisms);
             for &mech in &mechanisms {
                 let without = vs.iter().position(|v| v.role == Role::Without(mech)).expect("a leave-one-out arm");
                 ablations.push(vec![

@@ -44,6 +44,8 @@ pub(crate) struct QuintetGate {
     /// Whether each thread's last interval was light-sharing (Perf&Fair §5.1's thresholds on
     /// LLC and memory bandwidth; a thread never measured is light).
     light: Vec<bool>,
+    /// Perf&Fair's light-sharing thresholds (LLC, memory transactions per µs), from its defaults.
+    light_thresholds: (f64, f64),
     /// Whether contexts have SMT siblings (estimation alone needs them idle).
     smt: bool,
     on_ctx: Vec<Option<ThreadId>>,
@@ -67,6 +69,10 @@ impl QuintetGate {
             alone: vec![],
             run_s: vec![],
             light: vec![],
+            light_thresholds: {
+                let pf = crate::policies::perf_fair::PerfFairParams::default();
+                (pf.llc_threshold, pf.mm_threshold)
+            },
             smt: false,
             on_ctx: vec![],
             neighbours: vec![],
@@ -302,10 +308,12 @@ impl Gate for QuintetGate {
         // (`estimating`), valid for ALONE_VALID_S of run time; else the best IPC
         // the thread has shown, fading with a half-life of run time.
         let ipc = d.instructions / d.cycles;
-        let per_us = 1.0 / (dt * 1e6);
-        let pf = crate::policies::perf_fair::PerfFairParams::default();
-        self.light[t.idx()] =
-            d.llc_accesses * per_us < pf.llc_threshold && (d.mem_reads + d.mem_writes) * per_us < pf.mm_threshold;
+        if self.p.light_fill {
+            // Perf&Fair's light-sharing test on the interval's LLC and memory bandwidth.
+            let (llc_thr, mm_thr) = self.light_thresholds;
+            let per_us = 1.0 / (dt * 1e6);
+            self.light[t.idx()] = d.llc_accesses * per_us < llc_thr && (d.mem_reads + d.mem_writes) * per_us < mm_thr;
+        }
         let r = &mut self.ref_ipc[t.idx()];
         *r = ipc.max(*r * 0.5f64.powf(dt / REF_HALF_LIFE_S));
         let mut reference = *r;
