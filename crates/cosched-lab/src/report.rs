@@ -45,9 +45,14 @@ impl Block {
 
     /// The CSV file this block writes: its name and text (RFC 4180 quoting).
     pub fn csv(&self) -> Option<(&str, String)> {
+        self.csv_rows().map(|(name, rows)| (name, csv_text(&rows)))
+    }
+
+    /// The CSV file this block writes: its name and rows (first row the header).
+    pub fn csv_rows(&self) -> Option<(&str, Vec<Vec<String>>)> {
         match self {
-            Block::Table { table, csv } => Some((csv, csv_text(&table.csv_rows()))),
-            Block::File { name, rows } => Some((name, csv_text(rows))),
+            Block::Table { table, csv } => Some((csv, table.csv_rows())),
+            Block::File { name, rows } => Some((name, rows.clone())),
             _ => None,
         }
     }

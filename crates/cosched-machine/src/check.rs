@@ -68,6 +68,25 @@ pub enum CheckKind {
     /// ample), i.e. where its published IPC was measured (docs/model.md,
     /// "Programs measured elsewhere").
     SoloIpc,
+    /// One cell of a paper rerun's table (`rerun`, `table`, `row`, `column`)
+    /// on this machine at one seed of the exact model: a result the paper
+    /// states for its machine under its baseline or its policy, so the point
+    /// tests the machine model and our reading of the policy together.
+    RerunCell,
+}
+
+/// The paper reruns a `rerun_cell` point can read (`cosched paper NAME`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rerun {
+    /// SLITS's Figs. 1-8 (`cosched paper slits`).
+    Slits,
+    /// EFS's Table 1 and Figs. 4-10 (`cosched paper efs`).
+    Efs,
+    /// RDA's Figs. 7-13 (`cosched paper rda`).
+    Rda,
+    /// Perf&Fair's Figs. 1-3 (`cosched paper perf-fair`).
+    PerfFair,
 }
 
 /// Which statistic of EFS Fig. 4's model errors an `efs_model_fit` point reports.
@@ -172,6 +191,23 @@ pub struct CheckPoint {
     /// Threads per workload (`explored_permutations`).
     #[serde(default)]
     pub threads: Option<u32>,
+    /// The paper rerun whose table holds the value (`rerun_cell`).
+    #[serde(default)]
+    pub rerun: Option<Rerun>,
+    /// The rerun's CSV table, without `.csv` (`rerun_cell`).
+    #[serde(default)]
+    pub table: Option<String>,
+    /// The row: its leading cells, in order (`rerun_cell`); the last may be
+    /// a prefix of its cell when that cell carries a count (`affected (10: …)`).
+    #[serde(default)]
+    pub row: Option<Vec<String>>,
+    /// The column's header (`rerun_cell`).
+    #[serde(default)]
+    pub column: Option<String>,
+    /// The day the point was written down, before any mechanism it could
+    /// judge was tuned: a pre-registered held-out point (issue #49 item 4).
+    #[serde(default)]
+    pub registered: Option<String>,
     /// A point known to be out of tolerance, with the reason (reported, and
     /// not failing `cosched validate` while the model gap it names is open).
     #[serde(default)]
@@ -219,6 +255,30 @@ impl CheckPoint {
                         &format!("`explored_permutations` needs threads from 2 to {MAX_PERMUTATION_THREADS}"),
                     )
                 })
+            }
+            CheckKind::RerunCell => {
+                need(self.rerun.is_some(), "rerun", "`rerun_cell` needs the rerun (slits, efs, rda, perf-fair)")
+                    .or_else(|| {
+                        need(
+                            self.table.as_ref().is_some_and(|t| !t.trim().is_empty()),
+                            "table",
+                            "`rerun_cell` needs the rerun's table",
+                        )
+                    })
+                    .or_else(|| {
+                        need(
+                            self.row.as_ref().is_some_and(|r| !r.is_empty()),
+                            "row",
+                            "`rerun_cell` needs the row's leading cells",
+                        )
+                    })
+                    .or_else(|| {
+                        need(
+                            self.column.as_ref().is_some_and(|c| !c.trim().is_empty()),
+                            "column",
+                            "`rerun_cell` needs the column's header",
+                        )
+                    })
             }
             CheckKind::AggregateThroughput => need(
                 self.utilisation.is_some_and(|u| u > 0.0 && u < 1.0),

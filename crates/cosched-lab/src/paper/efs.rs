@@ -152,8 +152,14 @@ pub fn secs(n: u64) -> f64 {
 
 /// Rerun EFS §5: Fig. 4, Figs. 6-7, Table 1, Figs. 8-10, the ablations and (with timing) the decision time.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
+    run_on(&machine(&a.machine)?, a, out)
+}
+
+/// As [`run`], on machine `m` (`a.machine` unread): `cosched validate` reads
+/// its `rerun_cell` points from the EFS rerun of the point's own machine.
+pub fn run_on(m: &MachineSpec, a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
-    let m = machine(&a.machine)?;
+    let m = m.clone();
     let cores = m.n_contexts() as u32;
     let trials = a.seeds.trials();
     out.heading(a.seeds.title("EFS", &m.name));

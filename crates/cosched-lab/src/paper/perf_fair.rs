@@ -228,7 +228,13 @@ pub fn nearer_line(per_mix: &[[f64; 3]]) -> String {
 
 /// Rerun Perf&Fair §5: Figs. 1-3, the regimes, the paired comparison and the re-estimation ablation.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
-    let m = machine(&a.machine)?;
+    run_on(&machine(&a.machine)?, a, out)
+}
+
+/// As [`run`], on machine `m` (`a.machine` unread): `cosched validate` reads
+/// its `rerun_cell` points from the Perf&Fair rerun of the point's own machine.
+pub fn run_on(m: &MachineSpec, a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
+    let m = m.clone();
     let (lo, hi) = parse_range(&a.bw_range)?;
     a.seeds.check()?;
     crate::limits::MIXES.check(a.mixes as u64)?;

@@ -76,6 +76,12 @@ pub(super) fn against(o: &RunOutput, cfs: &RunOutput) -> (f64, f64) {
 
 /// Rerun RDA §5: Figs. 7-13, Strict against Compromise, the profiler and the overhead study.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
+    run_on(&machine(&a.machine)?, a, out)
+}
+
+/// As [`run`], on machine `m` (`a.machine` unread): `cosched validate` reads
+/// its `rerun_cell` points from the RDA rerun of the point's own machine.
+pub fn run_on(m: &cosched_machine::MachineSpec, a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
     if !(a.pp_cost_us >= 0.0 && a.pp_cost_us.is_finite()) {
         return Err(RunError::knob(
@@ -83,7 +89,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             format!("must be ≥ 0, got {}", cosched_core::num::shortest(a.pp_cost_us)),
         ));
     }
-    let m = machine(&a.machine)?;
+    let m = m.clone();
     let trials = a.seeds.trials();
     let nt = trials.len();
     out.heading(a.seeds.title("RDA", &m.name));

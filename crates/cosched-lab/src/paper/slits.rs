@@ -106,9 +106,15 @@ fn variants() -> Vec<(&'static str, SlitsParams)> {
 
 /// Rerun SLITS §5: Figs. 1, 3-8, the baselines, FM accuracy and (with timing) the decision time.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
+    run_on(&machine(&a.machine)?, a, out)
+}
+
+/// As [`run`], on machine `m` (`a.machine` unread): `cosched validate` reads
+/// its `rerun_cell` points from the SLITS rerun of the point's own machine.
+pub fn run_on(m: &MachineSpec, a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     a.seeds.check()?;
     crate::limits::Bound { knob: "ablation_seeds", ..crate::limits::SEEDS }.check(a.ablation_seeds)?;
-    let m = machine(&a.machine)?;
+    let m = m.clone();
     let trials = a.seeds.trials();
     let nt = trials.len();
     out.heading(a.seeds.title("SLITS", &m.name));

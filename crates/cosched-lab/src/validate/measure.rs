@@ -59,6 +59,7 @@ pub(super) fn simulate_point(m: &MachineSpec, k: &CheckPoint) -> Result<Measured
             };
             Ok((rate(k.copies.expect("validated"))? / rate(k.base_copies.expect("validated"))?, None))
         }
+        CheckKind::RerunCell => unreachable!("`validate` reads rerun cells from the reruns it ran first"),
         CheckKind::SoloIpc => Ok((solo_ipc_at_reference(m, k.workload.as_deref().expect("validated"))?, None)),
         CheckKind::LinuxUnfairness => Ok((linux_unfairness(m, k.top)?, None)),
         CheckKind::ChaseCorun => {
