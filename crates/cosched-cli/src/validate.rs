@@ -10,7 +10,7 @@
 use crate::opts::Format;
 use crate::output::table;
 use clap::Args as ClapArgs;
-use cosched_lab::validate::{doc_table, points, tally_line, validate, Outcome};
+use cosched_lab::validate::{doc_table, points, registered_line, tally_line, validate, Outcome};
 use cosched_machine::check::Bound;
 use cosched_machine::{MachineSpec, Origin};
 
@@ -115,6 +115,9 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
             );
             for origin in [Origin::Published, Origin::Calibrated] {
                 println!("{}", tally_line(&outcomes, origin));
+            }
+            if let Some(line) = registered_line(&outcomes) {
+                println!("{line}");
             }
         }
     }

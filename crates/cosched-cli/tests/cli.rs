@@ -319,8 +319,13 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
             pts.iter().filter(|p| p["machine"] == *m).map(|p| p["origin"].as_str().unwrap()).collect();
         assert_eq!(origins.len(), 1, "{m}: {origins:?}");
     }
+    // Issue #49 item 4: at least 10 held-out points written down before the mechanisms they judge.
+    let registered: Vec<_> = pts.iter().filter(|p| p["registered"].is_string()).collect();
+    assert!(registered.len() >= 10, "{} pre-registered points", registered.len());
+    assert!(registered.iter().all(|p| p["fitted"] == false && p["development"] == false));
     let table = String::from_utf8_lossy(&cosched(&["validate"]).stdout).to_string();
     assert!(table.contains("\npublished machines: ") && table.contains("\ncalibrated hosts: "), "{table}");
+    assert!(table.contains("\npre-registered held-out points"), "{table}");
     let bus = pts.iter().find(|p| p["kind"] == "bus_rate").unwrap();
     assert_eq!(bus["status"], "pass");
     // The same point with a wrong published value and no known gap fails with exit 1.
@@ -332,6 +337,15 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     assert!(err.contains("out of tolerance") && err.contains("bus rate"), "{err}");
     let f = tmp("badkind.toml", &preset("machines", "i5-2500").replace("kind = \"bus_rate\"", "kind = \"bus_rat\""));
     fails_cleanly(&["validate", &f], &["badkind.toml", "kind", "unknown variant `bus_rat`", "bus_rate"]);
+    // A rerun cell that is not in the rerun names the field and what the rerun has.
+    for (from, to, expect) in [
+        ("table = \"fig10\"", "table = \"fig99\"", ["check.table", "no table `fig99`"]),
+        ("column = \"CPU energy J\"", "column = \"CPU joules\"", ["check.column", "no column `CPU joules`"]),
+        ("row = [\"gemsfdtd\"]", "row = [\"gems\"]", ["check.row", "0 rows of table `fig8`"]),
+    ] {
+        let f = tmp("badcell.toml", &preset("machines", "i5-2500").replacen(from, to, 1));
+        fails_cleanly(&["validate", &f], &["i5-2500", expect[0], expect[1]]);
+    }
     // A known gap must name the mechanism the model lacks.
     let m = preset("machines", "i5-2500");
     let cut = m.lines().filter(|l| !l.starts_with("missing_mechanism")).collect::<Vec<_>>().join("\n");

@@ -45,6 +45,9 @@ pub struct Outcome {
     pub fitted: bool,
     /// Whether the point shaped a mechanism of the model (not held out either).
     pub development: bool,
+    /// The day a pre-registered held-out point was written down, before any
+    /// mechanism it judges was tuned (issue #49 item 4).
+    pub registered: Option<String>,
     /// Where the published figure comes from.
     pub source: String,
     /// `pass`, `known gap` or `fail`.
@@ -86,6 +89,7 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
         within_tolerance: within,
         fitted: k.fitted,
         development: k.development,
+        registered: k.registered.clone(),
         source: k.source.clone(),
         status: status.into(),
         known_gap: if ok { None } else { k.known_gap.clone() },
@@ -156,15 +160,22 @@ pub fn tally(outcomes: &[Outcome], origin: Origin) -> Tally {
 /// Simulate and judge every check point of `machines`, in order; `tick` is
 /// called once per point done (from any thread).
 pub fn validate(machines: &[MachineSpec], tick: &(dyn Fn() + Sync)) -> Result<Vec<Outcome>, RunError> {
-    let reruns = rerun::run_all(machines)?;
     let jobs: Vec<(usize, &CheckPoint)> =
         machines.iter().enumerate().flat_map(|(i, m)| m.checks.iter().map(move |k| (i, k))).collect();
+    // Every rerun cell is read before any point is simulated, so a cell the
+    // rerun lacks is one error line before any progress.
+    let reruns = rerun::run_all(machines)?;
+    let cells: Vec<Option<f64>> = jobs
+        .iter()
+        .map(|&(i, k)| (k.kind == CheckKind::RerunCell).then(|| reruns.cell(i, &machines[i], k)).transpose())
+        .collect::<Result<_, _>>()?;
     jobs.par_iter()
-        .map(|&(i, k)| {
+        .zip(&cells)
+        .map(|(&(i, k), cell)| {
             let m = &machines[i];
-            let v = match k.kind {
-                CheckKind::RerunCell => reruns.cell(i, m, k).map(|v| (v, None)),
-                _ => measure::simulate_point(m, k),
+            let v = match cell {
+                Some(v) => Ok((*v, None)),
+                None => measure::simulate_point(m, k),
             };
             tick();
             v.map(|v| judge(m, k, v))
@@ -223,7 +234,28 @@ pub fn doc_table(outcomes: &[Outcome]) -> String {
     for origin in [Origin::Published, Origin::Calibrated] {
         out += &format!("- {}\n", tally_line(outcomes, origin));
     }
+    if let Some(line) = registered_line(outcomes) {
+        out += &format!("- {line}\n");
+    }
     out
+}
+
+/// The pre-registered points (issue #49 item 4) in words: how many, how
+/// many pass on a value, by the day they were written down; `None` without any.
+pub fn registered_line(outcomes: &[Outcome]) -> Option<String> {
+    let mut days: Vec<&str> = outcomes.iter().filter_map(|o| o.registered.as_deref()).collect();
+    days.sort_unstable();
+    days.dedup();
+    let parts: Vec<String> = days
+        .iter()
+        .map(|d| {
+            let of_day: Vec<&Outcome> = outcomes.iter().filter(|o| o.registered.as_deref() == Some(d)).collect();
+            let pass = of_day.iter().filter(|o| o.status == "pass" && o.within_tolerance).count();
+            format!("{} written down {d}, {pass} pass on a value", of_day.len())
+        })
+        .collect();
+    (!parts.is_empty())
+        .then(|| format!("pre-registered held-out points (already in the counts above): {}", parts.join("; ")))
 }
 
 /// Four significant digits, no trailing zeros.

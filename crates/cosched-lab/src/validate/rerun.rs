@@ -102,3 +102,54 @@ impl Reruns {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_machine::check::CheckKind;
+
+    fn point(row: &[&str], column: &str) -> CheckPoint {
+        let k: CheckPoint = serde_json::from_value(serde_json::json!({
+            "name": "p", "kind": "rerun_cell", "rerun": "efs", "table": "fig8", "row": row, "column": column,
+            "published": 1.0, "tolerance": 0.1, "source": "s", "fitted": false
+        }))
+        .unwrap();
+        assert_eq!(k.kind, CheckKind::RerunCell);
+        k
+    }
+
+    fn reruns() -> (Reruns, MachineSpec) {
+        let rows = [
+            ["benchmark", "speedup %"],
+            ["lbm", "32.8"],
+            ["lbm2", "1.0"],
+            ["affected (10: mean system saving beyond ±3%)", "2.4"],
+            ["nan", "NaN"],
+        ];
+        let table: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(|c| c.to_string()).collect()).collect();
+        let tables = HashMap::from([("fig8.csv".to_string(), table)]);
+        let m = cosched_machine::presets::machine("i5-2500").unwrap();
+        (Reruns(HashMap::from([((0, Rerun::Efs), tables)])), m)
+    }
+
+    #[test]
+    fn a_cell_is_found_by_its_row_and_column_and_a_count_in_the_last_key_is_a_prefix() {
+        let (r, m) = reruns();
+        // `lbm` is not a prefix of `lbm2`: a prefix matches only before " (".
+        assert_eq!(r.cell(0, &m, &point(&["lbm"], "speedup %")).unwrap(), 32.8);
+        assert_eq!(r.cell(0, &m, &point(&["affected"], "speedup %")).unwrap(), 2.4);
+    }
+
+    #[test]
+    fn a_missing_row_column_or_number_names_the_field() {
+        let (r, m) = reruns();
+        for (k, field) in [
+            (point(&["gcc"], "speedup %"), "check.row"),
+            (point(&["lbm"], "slowdown"), "check.column"),
+            (point(&["nan"], "speedup %"), "check.column"),
+        ] {
+            let e = r.cell(0, &m, &k).unwrap_err().to_string();
+            assert!(e.contains(field), "{e}");
+        }
+    }
+}
