@@ -256,6 +256,23 @@ fn check(
             simulate_policy(spec, &mix_model, sim, &opts, &seeds)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // The ablation: the same predictions on the preset without the host's other tenants.
+    let without = if spec.cache.tenant_lines_per_s > 0.0 {
+        let mut alone = spec.clone();
+        alone.cache.tenant_lines_per_s = 0.0;
+        let simulated = real
+            .policies
+            .iter()
+            .map(|row| {
+                let name = row.policy.split('#').next().unwrap_or(&row.policy);
+                let sim = if name == LINUX { model.as_str() } else { name };
+                simulate_policy(&alone, &mix_model, sim, &opts, &seeds)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Some(simulated)
+    } else {
+        None
+    };
     let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
-    Ok((judge(&real, &predicted, &names), model, mix_model))
+    Ok((judge(&real, &predicted, without.as_deref(), &names), model, mix_model))
 }

@@ -46,6 +46,13 @@ pub struct JobCheck {
     pub band: Option<[f64; 2]>,
     /// Whether the measured mean lies inside `band`.
     pub in_band: bool,
+    /// The pooled measured slowdown: the rounds' co-run time over their
+    /// solo time (not a mean of per-round ratios, which a solo time that
+    /// moves from round to round inflates); none if a round lacks either.
+    pub pooled: Option<f64>,
+    /// The prediction with the host's other tenants taken out
+    /// (`cache.tenant_lines_per_s = 0`: the ablation); none when the preset has none.
+    pub predicted_without_tenants: Option<f64>,
 }
 
 /// The band around a prediction `p` that the host's run-to-run spread alone
@@ -105,6 +112,14 @@ pub struct Check {
     pub median_abs_error: f64,
     /// Largest |error|.
     pub worst_abs_error: f64,
+    /// Median |error| of the predictions without the host's tenants (the ablation), if the preset has them.
+    pub median_abs_error_without_tenants: Option<f64>,
+    /// Largest |error| without the host's tenants.
+    pub worst_abs_error_without_tenants: Option<f64>,
+    /// Median |error| against the pooled measured slowdowns.
+    pub median_abs_error_pooled: Option<f64>,
+    /// Largest |error| against the pooled measured slowdowns.
+    pub worst_abs_error_pooled: Option<f64>,
     /// Jobs beyond [`TARGET_WORST`].
     pub beyond_worst: usize,
     /// Of those, the ones whose prediction lies inside the measured interval.
@@ -150,7 +165,11 @@ fn argmin(xs: impl Iterator<Item = f64>) -> usize {
 pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64, solo_s: &[f64]) -> JobCheck {
     let measured = mean_ci(&rounds);
     let band = noise_band(predicted, solo_s);
+    let pooled = (rounds.len() == solo_s.len() && !rounds.is_empty())
+        .then(|| rounds.iter().zip(solo_s).map(|(r, s)| r * s).sum::<f64>() / solo_s.iter().sum::<f64>());
     JobCheck {
+        pooled,
+        predicted_without_tenants: None,
         in_band: band.is_some_and(|[lo, hi]| (lo..=hi).contains(&measured.mean)),
         band,
         policy: policy.into(),
@@ -166,7 +185,8 @@ pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64, solo_s: &
 
 /// Judge `predicted` (one per entry of `real`, in its order) against the
 /// measured rounds; `mix_jobs` names the mix's jobs in order (the rounds' solo times).
-pub fn judge(real: &Interleaved, predicted: &[Predicted], mix_jobs: &[String]) -> Check {
+/// `without` are the same predictions with the host's other tenants taken out (the ablation), if any.
+pub fn judge(real: &Interleaved, predicted: &[Predicted], without: Option<&[Predicted]>, mix_jobs: &[String]) -> Check {
     let mut jobs = vec![];
     let mut policies = vec![];
     for (i, (row, p)) in real.policies.iter().zip(predicted).enumerate() {
@@ -179,7 +199,10 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted], mix_jobs: &[String]) -
                 Some(j) => real.round.iter().map(|r| r.solo_s[j]).collect(),
                 None => vec![],
             };
-            jobs.push(cell(&row.policy, job, xs, *s, &solo));
+            let mut c = cell(&row.policy, job, xs, *s, &solo);
+            c.predicted_without_tenants =
+                without.and_then(|w| w[i].slowdown.iter().find(|(n, _)| n == job).map(|(_, v)| *v));
+            jobs.push(c);
         }
         policies.push(PolicyCheck {
             policy: row.policy.clone(),
@@ -211,7 +234,14 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted], mix_jobs: &[String]) -
             Err(e) => (false, e.to_string()),
         }
     };
+    let of = |f: &dyn Fn(&JobCheck) -> Option<f64>| -> Option<Vec<f64>> { jobs.iter().map(f).collect() };
+    let without: Option<Vec<f64>> = of(&|j| j.predicted_without_tenants.map(|p| (p / j.measured.mean - 1.0).abs()));
+    let pooled: Option<Vec<f64>> = of(&|j| j.pooled.map(|m| (j.predicted / m - 1.0).abs()));
     Check {
+        median_abs_error_without_tenants: without.clone().filter(|v| !v.is_empty()).map(median),
+        worst_abs_error_without_tenants: without.map(|v| v.iter().copied().fold(0.0, f64::max)),
+        median_abs_error_pooled: pooled.clone().filter(|v| !v.is_empty()).map(median),
+        worst_abs_error_pooled: pooled.map(|v| v.iter().copied().fold(0.0, f64::max)),
         median_abs_error: median(errors.clone()),
         worst_abs_error: errors.iter().copied().fold(0.0, f64::max),
         beyond_worst: errors.iter().filter(|e| **e > TARGET_WORST).count(),
@@ -266,6 +296,20 @@ pub fn print(c: &Check, model: &str) {
         c.beyond_worst,
         c.jobs.len()
     );
+    if let (Some(m), Some(w)) = (c.median_abs_error_pooled, c.worst_abs_error_pooled) {
+        println!(
+            "against the pooled measured slowdowns (the rounds' co-run time over their solo time): median |error| {:.1}%, worst {:.1}%",
+            pct(m),
+            pct(w)
+        );
+    }
+    if let (Some(m), Some(w)) = (c.median_abs_error_without_tenants, c.worst_abs_error_without_tenants) {
+        println!(
+            "ablation, the host's other tenants taken out (cache.tenant_lines_per_s = 0): median |error| {:.1}%, worst {:.1}%",
+            pct(m),
+            pct(w)
+        );
+    }
     if c.banded > 0 {
         println!(
             "measured mean inside the prediction's host-noise band: {} of {} cells (about 95% for a model exact up to host noise)",

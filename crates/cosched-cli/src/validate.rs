@@ -25,6 +25,11 @@ pub struct Args {
     /// `validate:begin` and `validate:end` markers) instead.
     #[arg(long)]
     doc: bool,
+    /// Take one mechanism out of every machine and validate what is left
+    /// (`tenants`, `conserve-capacity`, `refill-by-access`): its effect on
+    /// each point is the difference from a run without it.
+    #[arg(long, value_name = "MECHANISM")]
+    ablate: Option<String>,
 }
 
 /// Run `cosched validate`.
@@ -34,10 +39,15 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
     } else {
         a.machines.clone()
     };
-    let machines: Vec<MachineSpec> = names
+    let mut machines: Vec<MachineSpec> = names
         .iter()
         .map(|n| cosched_machine::presets::machine(n).map_err(|e| e.to_string()))
         .collect::<Result<_, String>>()?;
+    if let Some(name) = &a.ablate {
+        for m in &mut machines {
+            cosched_lab::validate::ablate(m, name).map_err(String::from)?;
+        }
+    }
     let bar = crate::progress::Progress::new("validate", "check points");
     bar.add(points(&machines) as u64);
     let outcomes = validate(&machines, &|| bar.tick()).map_err(String::from)?;
@@ -119,10 +129,15 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
             if let Some(line) = registered_line(&outcomes) {
                 println!("{line}");
             }
+            if let Some(name) = &a.ablate {
+                let what = cosched_lab::validate::ABLATIONS.iter().find(|x| x.0 == name).map_or("", |x| x.1);
+                println!("ablation: {name} taken out of every machine ({what})");
+            }
         }
     }
     let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "fail").collect();
-    if failed.is_empty() {
+    // An ablation is an experiment on the model: its points are reported, not judged.
+    if failed.is_empty() || a.ablate.is_some() {
         Ok(())
     } else {
         Err(crate::Failure::check(format!(

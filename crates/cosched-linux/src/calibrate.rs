@@ -68,6 +68,17 @@ pub struct Measurements {
     pub llc_sysfs_mb: Option<f64>,
     /// Time-sharing one CPU, at [`timeshare_sizes_mb`].
     pub timeshare: Vec<Timeshare>,
+    /// The absence probe: a chase over half the effective LLC paused for
+    /// each of [`crate::absence::PAUSES_MS`] (empty where no LLC was placed).
+    pub absence: Vec<crate::absence::Absence>,
+}
+
+impl Measurements {
+    /// The host's other tenants' insertion rate into an LLC of `llc_mb`,
+    /// lines/s, from the absence probe (0 without one).
+    pub fn tenant_lines_per_s(&self, llc_mb: f64, dram_ns: f64) -> f64 {
+        crate::absence::tenant_lines_per_s(&self.absence, llc_mb, dram_ns)
+    }
 }
 
 pub use cosched_machine::check::Timeshare;
@@ -84,7 +95,7 @@ pub fn timeshare_sizes_mb(l2_kb: f64, llc_mb: Option<f64>) -> Vec<f64> {
 }
 
 /// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
-fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
+pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
     let prog = resolve_program("cosched-bench")
         .ok_or_else(|| CalibrateError::Bench("cosched-bench not found (build it: cargo build --release)".into()))?;
     let mut cmd = Command::new(prog);
@@ -113,7 +124,7 @@ fn rate(child: std::process::Child) -> Result<f64, CalibrateError> {
 /// Wait for a `cosched-bench` run: its final JSON line, its CPU time (user +
 /// system, s) and its involuntary context switches, from the kernel's
 /// accounting of the child.
-fn finish(mut child: std::process::Child) -> Result<(serde_json::Value, f64, f64), CalibrateError> {
+pub(crate) fn finish(mut child: std::process::Child) -> Result<(serde_json::Value, f64, f64), CalibrateError> {
     use std::io::Read;
     let mut text = String::new();
     if let Some(mut out) = child.stdout.take() {
@@ -200,9 +211,17 @@ pub fn measure(host: &Host, seconds: f64, progress: &dyn Fn(&str)) -> Result<Mea
     };
     let l2_kb = cache_kb("2", "Unified").unwrap_or(512.0);
     let mut timeshare_runs = vec![];
-    for mb in timeshare_sizes_mb(l2_kb, effective_llc_mb(&latency, l2_kb).map(|x| x.0)) {
+    let llc = effective_llc_mb(&latency, l2_kb).map(|x| x.0);
+    for mb in timeshare_sizes_mb(l2_kb, llc) {
         progress(&format!("time-sharing one CPU at {mb} MiB"));
         timeshare_runs.push(timeshare(c0, mb, seconds)?);
+    }
+    let mut absence = vec![];
+    if let Some(llc) = llc {
+        let mb = (llc / 2.0 * 100.0).round() / 100.0;
+        progress(&format!("absences of {:?} ms at {mb} MiB", crate::absence::PAUSES_MS));
+        let rate = rate(bench(c0, &args("pointer-chase", mb, seconds))?)?;
+        absence = crate::absence::measure(c0, mb, (rate * seconds / 1e6 * 10.0).round().max(1.0) / 10.0)?;
     }
     Ok(Measurements {
         freq_ghz: cpu_mhz().map(|m| m / 1000.0).unwrap_or(2.0),
@@ -213,6 +232,7 @@ pub fn measure(host: &Host, seconds: f64, progress: &dyn Fn(&str)) -> Result<Mea
         l2_kb,
         llc_sysfs_mb: host.llc_bytes.map(|b| b / 1048576.0),
         timeshare: timeshare_runs,
+        absence,
     })
 }
 
@@ -255,6 +275,7 @@ fn provenance(clock_measured: bool) -> std::collections::BTreeMap<String, String
         ("cache.llc_hit_cycles", "[M] cosched calibrate: the latency curve's LLC plateau, in cycles"),
         ("cache.latency_curve", "[M] cosched calibrate: ns per dependent load by working set"),
         ("cache.conserve_capacity", "[A] the default: threads time-sharing a domain share its capacity"),
+        ("cache.tenant_lines_per_s", "[M] cosched calibrate: the absence probe (a paused chase's refill per pause, read through the model's random-replacement survival)"),
         ("core", "[A] not measurable without a PMU: cosched calibrate's defaults (issue 4, 2 L1 accesses per cycle, SMT penalty 0.5, L1 contention 0.4)"),
         ("memory.bandwidth_gbs", "[M] cosched calibrate: the most GB/s its streaming copies reached"),
         ("memory.loaded_latency", "[C] the Haswell MLC curve of workload-sources.md §4 rescaled to the measured DRAM latency"),
@@ -303,6 +324,16 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
                 .collect::<Vec<_>>()
                 .join(" ")
         ),
+        format!(
+            "Absence probe, a chase over half the effective LLC paused between {} ms slices, pause ms: CPU s straight → paused, pauses, lost share: {}; the host's other tenants insert {:.3e} lines/s (cache.tenant_lines_per_s; measured, not fitted) [M]",
+            crate::absence::RUN_MS,
+            m.absence
+                .iter()
+                .map(|a| format!("{}:{:.3}→{:.3},{:.0},{:.2}", a.pause_ms, a.solo_cpu_s, a.cpu_s, a.pauses, a.lost_share(dram_ns)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            m.tenant_lines_per_s(llc_mb, dram_ns)
+        ),
         "Loaded-latency shape: Haswell MLC curve of workload-sources.md §4 rescaled to the measured DRAM latency [C]".into(),
         "Core resources (issue width 4, 2 L1 ports, SMT penalty 0.5) and the power model: assumed, not measurable here [A]".into(),
     ];
@@ -333,6 +364,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
             llc_hit_cycles: (plateau_ns * m.freq_ghz).round(),
             latency_curve: Some(m.latency.iter().map(|&(mb, ns)| [mb, (ns * 10.0).round() / 10.0]).collect()),
             conserve_capacity: true,
+            tenant_lines_per_s: m.tenant_lines_per_s(llc_mb, dram_ns),
         },
         core: CoreSpec {
             issue_width: 4.0,
@@ -395,6 +427,7 @@ mod tests {
             l2_kb: 512.0,
             llc_sysfs_mb: Some(32.0),
             timeshare: vec![],
+            absence: vec![],
         }
     }
 

@@ -11,6 +11,7 @@
 //! simulator with this machine lives in the CLI (`calibrate --check`).
 #![warn(missing_docs)]
 
+pub mod absence;
 pub mod best_pairing;
 pub mod best_static;
 pub mod calibrate;

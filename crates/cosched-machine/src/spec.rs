@@ -125,6 +125,14 @@ pub struct CacheSpec {
     /// insertions only, as the model was before).
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub conserve_capacity: bool,
+    /// Lines per second that the host's other tenants insert into each LLC
+    /// domain, ageing what absent threads left there as the domain's own
+    /// insertions do (a guest's L3 shared with other virtual machines;
+    /// docs/model.md, "Tenants of a shared host"). Measured by `cosched
+    /// calibrate`'s absence probe; 0 (the default) on a machine of its own,
+    /// as every paper's was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tenant_lines_per_s: f64,
 }
 
 /// Core resources shared by the contexts of a core or pipe.
@@ -152,6 +160,10 @@ pub struct CoreSpec {
 
 fn default_true() -> bool {
     true
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn is_true(b: &bool) -> bool {
@@ -420,6 +432,7 @@ impl MachineSpec {
         c.within("cache.l2_kb", self.cache.l2_kb, 0.0, 1_048_576.0)?;
         c.within("cache.llc_mb", self.cache.llc_mb, 0.0625, 65_536.0)?;
         c.within("cache.llc_hit_cycles", self.cache.llc_hit_cycles, 0.0, 10_000.0)?;
+        c.within("cache.tenant_lines_per_s", self.cache.tenant_lines_per_s, 0.0, 1e12)?;
         if let Some(curve) = &self.cache.latency_curve {
             if curve.len() < 2 {
                 return Err(c.fail("cache.latency_curve", "needs at least two [MiB, ns] points"));

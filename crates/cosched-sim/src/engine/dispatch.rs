@@ -37,6 +37,13 @@ struct StartCosts {
 }
 
 impl Engine<'_, '_> {
+    /// Lines inserted into LLC domain `d` so far: the run's own, and the
+    /// host's other tenants' at `cache.tenant_lines_per_s` (0 on a machine
+    /// of its own). What absent threads left there ages by both.
+    fn insertions(&self, d: u32) -> f64 {
+        self.llc_insertions[d as usize] + self.machine.cache.tenant_lines_per_s * self.now as f64 * 1e-9
+    }
+
     pub(super) fn mark(&mut self, pairs_thread: u32) {
         if self.pairs_n == 0 {
             return;
@@ -152,7 +159,7 @@ impl Engine<'_, '_> {
         if let Some(prev) = th.last_llc {
             let survive = if prev == llc {
                 let lines_cap = self.machine.cache.llc_mb * 1024.0 * 1024.0 / 64.0;
-                (-(self.llc_insertions[llc as usize] - th.left_insertions) / lines_cap).exp()
+                (-(self.insertions(llc) - th.left_insertions) / lines_cap).exp()
             } else {
                 0.0
             };
@@ -199,7 +206,7 @@ impl Engine<'_, '_> {
             .filter(|&&u| u != t && self.threads[u as usize].last_llc == Some(llc))
             .map(|&u| self.threads[u as usize].private_mb)
             .sum();
-        running + self.away.held(llc, t, self.llc_insertions[llc as usize])
+        running + self.away.held(llc, t, self.insertions(llc))
     }
 
     /// Count the refills of a start: LLC insertions, memory reads and DRAM
@@ -225,6 +232,7 @@ impl Engine<'_, '_> {
         let s = self.socket_of(c);
         self.settle_socket(s);
         let info = self.topo.contexts[c as usize];
+        let left_insertions = self.insertions(info.llc);
         let th = &mut self.threads[t as usize];
         // Private LLC data it leaves behind: all of its share, or, if it was
         // preempted while still refilling, what it had refilled so far.
@@ -234,7 +242,7 @@ impl Engine<'_, '_> {
         } else {
             th.private_mb
         };
-        th.left_insertions = self.llc_insertions[info.llc as usize];
+        th.left_insertions = left_insertions;
         self.away.leave(t, info.llc, th.left_occupancy_mb, th.left_insertions);
         self.core_busy[info.core as usize] -= 1;
         if self.core_busy[info.core as usize] == 0 {
