@@ -246,30 +246,24 @@ fn check(
         .collect();
     let mix_model = model_mix(mix, &solo, spec, programs)?;
     let seeds: Vec<u64> = real.round.iter().map(|r| r.policy_seed).collect();
-    let predicted = real
-        .policies
-        .iter()
-        .map(|row| {
-            let name = row.policy.split('#').next().unwrap_or(&row.policy);
-            let sim = if name == LINUX { model.as_str() } else { name };
-            eprintln!("check: simulating {} as `{sim}`", row.policy);
-            simulate_policy(spec, &mix_model, sim, &opts, &seeds)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // The ablation: the same predictions on the preset without the host's other tenants.
-    let without = if spec.cache.tenant_lines_per_s > 0.0 {
-        let mut alone = spec.clone();
-        alone.cache.tenant_lines_per_s = 0.0;
-        let simulated = real
-            .policies
+    let predict = |on: &MachineSpec| {
+        real.policies
             .iter()
             .map(|row| {
                 let name = row.policy.split('#').next().unwrap_or(&row.policy);
                 let sim = if name == LINUX { model.as_str() } else { name };
-                simulate_policy(&alone, &mix_model, sim, &opts, &seeds)
+                eprintln!("check: simulating {} as `{sim}` on `{}`", row.policy, on.name);
+                simulate_policy(on, &mix_model, sim, &opts, &seeds)
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        Some(simulated)
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let predicted = predict(spec)?;
+    // The ablation: the same predictions on the preset without the host's other tenants.
+    let without = if spec.cache.tenant_lines_per_s > 0.0 {
+        let mut alone = spec.clone();
+        alone.cache.tenant_lines_per_s = 0.0;
+        alone.name = format!("{} without tenants", spec.name);
+        Some(predict(&alone)?)
     } else {
         None
     };

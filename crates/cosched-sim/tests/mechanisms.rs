@@ -192,3 +192,55 @@ fn time_sharing_threads_cannot_both_keep_more_than_the_llc() {
     let (off, conserve) = (pair(small, &with(false, false)), pair(small, &with(true, false)));
     assert!((conserve / off - 1.0).abs() < 1e-9, "conserve {conserve} s, off {off} s");
 }
+
+/// A random chase and a compute loop with no LLC traffic, pinned to one
+/// context and alternating every `quantum_ms`: the chase's finish, s.
+fn beside_a_compute_loop(m: &cosched_machine::MachineSpec, mb: f64, quantum_ms: u64) -> f64 {
+    let text = format!(
+        "{}[[job]]\nname = \"spin\"\n[[job.phase]]\ninstructions = 4e9\nipc = 2.0\nllc_apki = 0\nllc_mpki = 0\nmrc_ref_mb = 1\nfootprint_mb = 0.01\n",
+        chase(mb, 1, 0.05)
+    );
+    let w = workload(&text);
+    let p = plan(&w, m);
+    secs(run_static(m, &p, &[0, 0], quantum_ms).job_finish[0])
+}
+
+/// Tenants of a shared host (issue #49 item 2): while a thread is away, the
+/// host's other tenants insert `cache.tenant_lines_per_s` lines into its LLC,
+/// so a line survives an absence of `a` seconds with probability
+/// `exp(−λa/C)`. Beside a compute loop that inserts nothing, a chase loses
+/// nothing without tenants; with them each absence costs the refill of what
+/// they evicted, at the memory latency, and the cost grows with the rate.
+#[test]
+fn the_hosts_other_tenants_evict_what_an_absent_thread_left() {
+    let m0 = machine("kvm-epyc-2c-hostcheck");
+    let at = |lambda: f64| {
+        let mut m = m0.clone();
+        m.cache.tenant_lines_per_s = lambda;
+        m
+    };
+    let (mb, q) = (0.5 * m0.cache.llc_mb, 4);
+    let cap = m0.cache.llc_mb * 1024.0 * 1024.0 / 64.0;
+    // A tenant rate at which a tenth of the chase's lines go in one 4-ms absence, and twice it.
+    let tenth = -cap * 0.9f64.ln() / (q as f64 * 1e-3);
+    let (none, some, more) = (
+        beside_a_compute_loop(&at(0.0), mb, q),
+        beside_a_compute_loop(&at(tenth), mb, q),
+        beside_a_compute_loop(&at(2.0 * tenth), mb, q),
+    );
+    eprintln!(
+        "chase beside a compute loop: no tenants {none} s, a tenth lost per absence {some} s, about a fifth {more} s"
+    );
+    assert!(some > 1.1 * none && more > some, "none {none}, some {some}, more {more}");
+    // Closed form: each absence costs the refill R of the lost lines at the memory latency, and
+    // a slice of q holds the refill and the work, so the chase's own time is base / (1 − R/q)
+    // and the pair alternates, doubling it.
+    let lines = mb * 1024.0 * 1024.0 / 64.0;
+    let refill_s = 0.1 * lines * m0.memory.loaded_latency[0][1] * 1e-9;
+    let want = none / (1.0 - refill_s / (q as f64 * 1e-3));
+    assert!((some / want - 1.0).abs() < 0.25, "{some} s against the closed form's {want} s");
+    // A machine of its own (every paper's preset) has no tenants.
+    for p in ["i5-2500", "xeon-e5645", "xeon-e5-2420", "xeon-x5550-16c", "ultrasparc-t2"] {
+        assert_eq!(machine(p).cache.tenant_lines_per_s, 0.0, "{p}");
+    }
+}
