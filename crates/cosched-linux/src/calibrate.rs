@@ -274,7 +274,6 @@ fn provenance(clock_measured: bool) -> std::collections::BTreeMap<String, String
         ("cache.llc_mb", "[M] cosched calibrate: where the measured latency curve crosses the midpoint between its LLC plateau and DRAM"),
         ("cache.llc_hit_cycles", "[M] cosched calibrate: the latency curve's LLC plateau, in cycles"),
         ("cache.latency_curve", "[M] cosched calibrate: ns per dependent load by working set"),
-        ("cache.conserve_capacity", "[A] the default: threads time-sharing a domain share its capacity"),
         ("cache.tenant_lines_per_s", "[M] cosched calibrate: the absence probe (a paused chase's refill per pause, read through the model's random-replacement survival)"),
         ("core", "[A] not measurable without a PMU: cosched calibrate's defaults (issue 4, 2 L1 accesses per cycle, SMT penalty 0.5, L1 contention 0.4)"),
         ("memory.bandwidth_gbs", "[M] cosched calibrate: the most GB/s its streaming copies reached"),
@@ -340,6 +339,12 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
     if m.freq_ghz <= 0.0 {
         sources.push("Clock unknown: 2 GHz assumed [A]".into());
     }
+    let tenants = m.tenant_lines_per_s(llc_mb, dram_ns);
+    let mut provenance = provenance(m.freq_ghz > 0.0);
+    if tenants == 0.0 {
+        // Left out of the file at 0, so it has no constant to name.
+        provenance.remove("cache.tenant_lines_per_s");
+    }
     let spec = MachineSpec {
         name: name.into(),
         description: format!(
@@ -348,7 +353,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         ),
         sources,
         origin: cosched_machine::spec::Origin::Calibrated,
-        provenance: provenance(m.freq_ghz > 0.0),
+        provenance,
         freq_ghz: (m.freq_ghz * 1000.0).round() / 1000.0,
         topology: TopologySpec {
             sockets: t.n_sockets,
@@ -364,7 +369,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
             llc_hit_cycles: (plateau_ns * m.freq_ghz).round(),
             latency_curve: Some(m.latency.iter().map(|&(mb, ns)| [mb, (ns * 10.0).round() / 10.0]).collect()),
             conserve_capacity: true,
-            tenant_lines_per_s: m.tenant_lines_per_s(llc_mb, dram_ns),
+            tenant_lines_per_s: tenants,
         },
         core: CoreSpec {
             issue_width: 4.0,
