@@ -15,6 +15,10 @@
 //!   rescaled to it.
 //! - `bandwidth_gbs`: the highest total streaming rate over the copy sweep.
 //!
+//! - `tenant_lines_per_s`: the rate at which the host's other tenants evict
+//!   an absent thread's LLC data, from the absence probe
+//!   ([`crate::absence`]; issue #49 item 2).
+//!
 //! Also measured, not fitted into the preset: the cost of time-sharing one
 //! CPU ([`Timeshare`]), which the caller checks the
 //! simulator's refill model against.
