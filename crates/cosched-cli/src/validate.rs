@@ -28,7 +28,7 @@ pub struct Args {
     /// Take one mechanism out of every machine and validate what is left
     /// (`tenants`, `conserve-capacity`, `refill-by-access`): its effect on
     /// each point is the difference from a run without it.
-    #[arg(long, value_name = "MECHANISM")]
+    #[arg(long, value_name = "MECHANISM", conflicts_with = "doc")]
     ablate: Option<String>,
 }
 

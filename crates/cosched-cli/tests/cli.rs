@@ -346,6 +346,8 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
         let f = tmp("badcell.toml", &preset("machines", "i5-2500").replacen(from, to, 1));
         fails_cleanly(&["validate", &f], &["i5-2500", expect[0], expect[1]]);
     }
+    // An ablation names a mechanism the model has.
+    fails_cleanly(&["validate", "i5-2500", "--ablate", "bogus"], &["--ablate", "unknown mechanism `bogus`", "tenants"]);
     // A known gap must name the mechanism the model lacks.
     let m = preset("machines", "i5-2500");
     let cut = m.lines().filter(|l| !l.starts_with("missing_mechanism")).collect::<Vec<_>>().join("\n");

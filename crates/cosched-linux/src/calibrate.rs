@@ -14,7 +14,6 @@
 //!   shape is the presets' (Haswell MLC curve, workload-sources.md §4)
 //!   rescaled to it.
 //! - `bandwidth_gbs`: the highest total streaming rate over the copy sweep.
-//!
 //! - `tenant_lines_per_s`: the rate at which the host's other tenants evict
 //!   an absent thread's LLC data, from the absence probe
 //!   ([`crate::absence`]; issue #49 item 2).
@@ -104,12 +103,14 @@ pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, Ca
         .ok_or_else(|| CalibrateError::Bench("cosched-bench not found (build it: cargo build --release)".into()))?;
     let mut cmd = Command::new(prog);
     cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::null());
-    // SAFETY: sched_setaffinity on the child itself, async-signal-safe.
+    // SAFETY: sched_setaffinity and prctl on the child itself, async-signal-safe.
     unsafe {
         cmd.pre_exec(move || {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(cpu as usize, &mut set);
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            // Dies with calibrate, even stopped (the absence probe stops its children).
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
             Ok(())
         });
     }
@@ -327,16 +328,6 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
                 .collect::<Vec<_>>()
                 .join(" ")
         ),
-        format!(
-            "Absence probe, a chase over half the effective LLC paused between {} ms slices, pause ms: CPU s straight → paused, pauses, lost share: {}; the host's other tenants insert {:.3e} lines/s (cache.tenant_lines_per_s; measured, not fitted) [M]",
-            crate::absence::RUN_MS,
-            m.absence
-                .iter()
-                .map(|a| format!("{}:{:.3}→{:.3},{:.0},{:.2}", a.pause_ms, a.solo_cpu_s, a.cpu_s, a.pauses, a.lost_share(dram_ns)))
-                .collect::<Vec<_>>()
-                .join(" "),
-            m.tenant_lines_per_s(llc_mb, dram_ns)
-        ),
         "Loaded-latency shape: Haswell MLC curve of workload-sources.md §4 rescaled to the measured DRAM latency [C]".into(),
         "Core resources (issue width 4, 2 L1 ports, SMT penalty 0.5) and the power model: assumed, not measurable here [A]".into(),
     ];
@@ -344,6 +335,17 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         sources.push("Clock unknown: 2 GHz assumed [A]".into());
     }
     let tenants = m.tenant_lines_per_s(llc_mb, dram_ns);
+    if !m.absence.is_empty() {
+        sources.push(format!(
+            "Absence probe, a chase over half the effective LLC paused between {} ms slices, pause ms: CPU s straight → paused, pauses, lost share: {}; the host's other tenants insert {tenants:.3e} lines/s (cache.tenant_lines_per_s; measured, not fitted) [M]",
+            crate::absence::RUN_MS,
+            m.absence
+                .iter()
+                .map(|a| format!("{}:{:.3}→{:.3},{:.0},{:.2}", a.pause_ms, a.solo_cpu_s, a.cpu_s, a.pauses, a.lost_share(dram_ns)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ));
+    }
     let mut provenance = provenance(m.freq_ghz > 0.0);
     if tenants == 0.0 {
         // Left out of the file at 0, so it has no constant to name.
