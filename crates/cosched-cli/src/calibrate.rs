@@ -45,6 +45,11 @@ pub struct Args {
     /// simulated as these; other `cosched-bench` jobs with --mops by their model; the rest are skipped.
     #[arg(long, requires = "check")]
     programs: Option<PathBuf>,
+    /// Do not run the mix: predict again, with today's simulator, the rounds an earlier
+    /// `calibrate --check MIX --format json` recorded in this file (its preset, solo times and
+    /// round seeds, `--seed` as then), beside its recorded predictions and the measurements.
+    #[arg(long, requires = "check")]
+    replay: Option<PathBuf>,
     /// Policies the check runs and predicts (`linux` is always run: the baseline). slits-* run on
     /// the pair slowdowns the model predicts (every job must be modelled).
     #[arg(long, value_delimiter = ',', default_value = "linux,g-rrs,slits-contention,random")]
@@ -86,6 +91,10 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let mix = a.check.as_deref().map(crate::live::load_mix).transpose()?;
     let programs = a.programs.as_deref().map(Programs::load).transpose()?;
+    if let (Some(file), Some(mix)) = (&a.replay, &mix) {
+        let r = crate::calibrate_replay::replay(file, mix, programs.as_ref(), &a.knobs, a.seed)?;
+        return crate::calibrate_replay::print(&r, a.format);
+    }
     let (spec, measured) = match &a.preset {
         Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
         None => {

@@ -12,6 +12,7 @@
 pub mod assign;
 mod calibrate;
 mod calibrate_check;
+mod calibrate_replay;
 mod characterise;
 pub mod compare;
 pub mod complete;

@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long)]
     doc: bool,
     /// Take one mechanism out of every machine and validate what is left
-    /// (`tenants`, `conserve-capacity`, `refill-by-access`): its effect on
+    /// (`tenants`, `conserve-capacity`, `refill-by-access`, `scheduler-tick`): its effect on
     /// each point is the difference from a run without it.
     #[arg(long, value_name = "MECHANISM", conflicts_with = "doc")]
     ablate: Option<String>,

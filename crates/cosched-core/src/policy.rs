@@ -273,6 +273,12 @@ pub trait MachineView {
     fn llc_bytes(&self) -> Option<f64> {
         None
     }
+    /// The kernel's scheduler tick, at which the Linux fair-class models end a
+    /// slice (docs/model.md, "The scheduler tick"); `None` (the default) or 0:
+    /// slices end exactly when used up.
+    fn scheduler_tick(&self) -> Option<Nanos> {
+        None
+    }
     /// Resident memory of a job (process), bytes, as the kernel counts it for
     /// cache-aware scheduling (anonymous and shared pages; `linux-cache`);
     /// `None` (the default) when the backend cannot tell.

@@ -362,15 +362,32 @@ pub struct CostSpec {
     /// refill while it lasts, as the model was before.
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub refill_by_access: bool,
+    /// The kernel's scheduler tick (1 / `CONFIG_HZ`), ms, at which the Linux
+    /// fair-class models check a slice (docs/model.md, "The scheduler tick"):
+    /// a slice ends at the first tick after it is used up, and a few end off
+    /// the tick grid, so two contexts' run queues drift out of step as the
+    /// kernel's do. Default 4 ms (`HZ_250`, the Kconfig default, measured on
+    /// this host by `scripts/tick-phase`); 0, the ablation: every slice ends
+    /// exactly when used up, and run queues that start together stay in step.
+    #[serde(default = "default_tick_ms", skip_serializing_if = "is_default_tick")]
+    pub scheduler_tick_ms: f64,
 }
 
 fn default_cs() -> f64 {
     3.0
 }
 
+fn default_tick_ms() -> f64 {
+    4.0
+}
+
+fn is_default_tick(x: &f64) -> bool {
+    *x == default_tick_ms()
+}
+
 impl Default for CostSpec {
     fn default() -> Self {
-        CostSpec { context_switch_us: default_cs(), refill_by_access: true }
+        CostSpec { context_switch_us: default_cs(), refill_by_access: true, scheduler_tick_ms: default_tick_ms() }
     }
 }
 
@@ -505,6 +522,7 @@ impl MachineSpec {
         c.within("power.dram_static_w", p.dram_static_w, 0.0, 1e5)?;
         c.within("power.dram_nj_per_line", p.dram_nj_per_line, 0.0, 10_000.0)?;
         c.within("costs.context_switch_us", self.costs.context_switch_us, 0.0, 1e6)?;
+        c.within("costs.scheduler_tick_ms", self.costs.scheduler_tick_ms, 0.0, 1000.0)?;
         Ok(())
     }
 

@@ -185,10 +185,14 @@ pub fn validate(machines: &[MachineSpec], tick: &(dyn Fn() + Sync)) -> Result<Ve
 
 /// Mechanisms `cosched validate --ablate` can take out of every machine, each
 /// with what it switches off (docs/model.md names the mechanism).
-pub const ABLATIONS: [(&str, &str); 3] = [
+pub const ABLATIONS: [(&str, &str); 4] = [
     ("tenants", "cache.tenant_lines_per_s = 0: no other tenant of the host ages an absent thread's LLC data"),
     ("conserve-capacity", "cache.conserve_capacity = false: a resuming thread's data ages by insertions only"),
     ("refill-by-access", "costs.refill_by_access = false: a refill takes half of each slice until paid"),
+    (
+        "scheduler-tick",
+        "costs.scheduler_tick_ms = 0: Linux-model slices end exactly when used up, and run queues that start together stay in step",
+    ),
 ];
 
 /// Take mechanism `name` (one of [`ABLATIONS`]) out of machine `m`.
@@ -197,6 +201,7 @@ pub fn ablate(m: &mut MachineSpec, name: &str) -> Result<(), RunError> {
         "tenants" => m.cache.tenant_lines_per_s = 0.0,
         "conserve-capacity" => m.cache.conserve_capacity = false,
         "refill-by-access" => m.costs.refill_by_access = false,
+        "scheduler-tick" => m.costs.scheduler_tick_ms = 0.0,
         _ => {
             let known: Vec<&str> = ABLATIONS.iter().map(|a| a.0).collect();
             return Err(RunError::knob("ablate", format!("unknown mechanism `{name}` (known: {})", known.join(", "))));

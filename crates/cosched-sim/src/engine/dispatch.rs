@@ -17,6 +17,17 @@ use cosched_machine::TraceSlice;
 const MIN_REFILL_SHARE: f64 = 0.05;
 const MAX_REFILL_SHARE: f64 = 0.99;
 
+/// The share of a thread's running time its refill takes under
+/// `costs.refill_by_access`: the stall per instruction of its accesses to
+/// evicted data over that stall plus the time of an instruction at the rate
+/// it runs at (`ips`, instructions per second): a thread slowed by its
+/// co-runners spends more of each instruction's time on hits and shared
+/// misses, so the same refill stall is a smaller share of it.
+pub(super) fn refill_share(evicted_stall_s: f64, ips: f64) -> f64 {
+    let instr = 1.0 / ips.max(1e-300);
+    (evicted_stall_s / (evicted_stall_s + instr)).clamp(MIN_REFILL_SHARE, MAX_REFILL_SHARE)
+}
+
 /// The costs of putting a thread on a context.
 struct StartCosts {
     /// Stall owed: context switch plus refills, s.
@@ -29,8 +40,12 @@ struct StartCosts {
     survived_mb: f64,
     /// Stall of the LLC refill, s.
     llc_refill_debt_s: f64,
-    /// Share of the running time the debt takes while it lasts.
+    /// Share of the running time the debt takes while it lasts (until the
+    /// first re-solve gives the thread its rate).
     share: f64,
+    /// Stall per instruction of its accesses to evicted data, s (under
+    /// `costs.refill_by_access`; 0 otherwise).
+    evicted_stall_s: f64,
     /// Part of `debt_s` that is the context switch itself (a pure stall
     /// under `costs.refill_by_access`), s.
     switch_s: f64,
@@ -81,6 +96,7 @@ impl Engine<'_, '_> {
             th.debt_s = cost.debt_s;
         }
         th.debt_share = cost.share;
+        th.evicted_stall_s = cost.evicted_stall_s;
         th.refill_from_mb = cost.survived_mb;
         th.refill_debt_s = cost.llc_refill_debt_s;
         th.occupancy_mb = cost.survived_mb + (th.occupancy_mb - th.left_occupancy_mb).max(0.0);
@@ -178,11 +194,12 @@ impl Engine<'_, '_> {
                     model.mrc.apki / 1000.0 * llc_hit * evicted * self.socket_bus[s].latency_ns * 1e-9 / mlp;
             }
         }
-        let share = if self.machine.costs.refill_by_access && evicted_stall > 0.0 {
+        let by_access = self.machine.costs.refill_by_access && evicted_stall > 0.0;
+        let share = if by_access {
             // Its accesses to evicted data stall it for this share of its time
-            // (their stall over that stall plus an instruction's time alone).
-            let alone = 1.0 / (model.ipc_alone * self.f_hz);
-            (evicted_stall / (evicted_stall + alone)).clamp(MIN_REFILL_SHARE, MAX_REFILL_SHARE)
+            // (their stall over that stall plus an instruction's time; alone
+            // until the re-solve gives its rate: `refill_share`).
+            refill_share(evicted_stall, model.ipc_alone * self.f_hz)
         } else {
             0.5
         };
@@ -193,6 +210,7 @@ impl Engine<'_, '_> {
             survived_mb: survived,
             llc_refill_debt_s: refill_debt,
             share,
+            evicted_stall_s: if by_access { evicted_stall } else { 0.0 },
             switch_s,
         }
     }

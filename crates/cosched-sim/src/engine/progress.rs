@@ -328,6 +328,9 @@ impl Engine<'_, '_> {
                 th.rate = rate;
                 th.occupancy_mb = r.occupancy_mb;
                 th.private_mb = r.private_mb;
+                if th.evicted_stall_s > 0.0 {
+                    th.debt_share = super::dispatch::refill_share(th.evicted_stall_s, ips);
+                }
                 let work = th.remaining / ips;
                 let secs = th.stall_s + debt_time(work, th.debt_s, th.debt_share);
                 let at = self.now + (secs * 1e9).ceil() as Nanos;

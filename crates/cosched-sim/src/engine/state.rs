@@ -51,6 +51,10 @@ pub(super) struct SimThread {
     /// Share of its running time that goes to the debt while one remains
     /// (0.5, or by its accesses to evicted data: `costs.refill_by_access`).
     pub(super) debt_share: f64,
+    /// Under `costs.refill_by_access`: the stall per instruction of its
+    /// accesses to data evicted while it was away, s (0 otherwise); each
+    /// re-solve sets `debt_share` from it and the thread's current rate.
+    pub(super) evicted_stall_s: f64,
     /// Counter rates per second while running (the contention solution).
     pub(super) rate: Counters,
     /// Cumulative counters up to `settled_at`.
@@ -306,6 +310,7 @@ impl SimThread {
             last_llc: None,
             left_occupancy_mb: 0.0,
             debt_share: 0.5,
+            evicted_stall_s: 0.0,
             left_insertions: 0.0,
             period: None,
         }

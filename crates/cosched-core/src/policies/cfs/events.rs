@@ -77,7 +77,7 @@ impl CfsCore {
                 if self.rqs[c].tree.is_empty() {
                     if let Some(t) = self.rqs[c].curr {
                         let s = self.slice(c, t);
-                        out.push(Decision::Timer { key, at: Some(now + s) });
+                        out.push(Decision::Timer { key, at: Some(self.expiry(c, t, now, s)) });
                     }
                 } else {
                     self.put_prev(c, view, gate);

@@ -25,6 +25,9 @@
 mod balance;
 mod cache;
 mod events;
+mod tick;
+
+pub use tick::OFF_GRID as SLICE_OFF_GRID;
 
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
 use crate::policies::PolicyError;
@@ -166,6 +169,8 @@ pub(crate) struct CfsCore {
     /// well (`quintet`'s `pipes` mechanism, the statistical study §3.1's
     /// IntraPipe level); off for every Linux model, which balances cores only.
     pub pipe_placement: bool,
+    /// The scheduler tick the machine reports (`tick.rs`); 0: slices end exactly.
+    pub(crate) tick: Nanos,
 }
 
 /// The Linux fair-class models: `cfs` and `eevdf` (`eevdf.rs`).
@@ -211,6 +216,7 @@ impl CfsCore {
             balancing: false,
             cache: None,
             pipe_placement: false,
+            tick: 0,
         }
     }
 
@@ -321,7 +327,7 @@ impl CfsCore {
                 self.tasks[t.idx()].protected = true;
                 let s = slice.unwrap_or_else(|| self.slice(c, t));
                 out.push(Decision::Run { thread: t, ctx: CtxId(c as u32) });
-                out.push(Decision::Timer { key: c as u32, at: Some(now + s) });
+                out.push(Decision::Timer { key: c as u32, at: Some(self.expiry(c, t, now, s)) });
                 gate.started(t, c, view);
             }
             None => {
@@ -413,6 +419,7 @@ impl CfsCore {
             }
         }
         self.balance_key = n as u32;
+        self.tick = view.scheduler_tick().unwrap_or(0);
         self.topo = Some(topo);
     }
 }
