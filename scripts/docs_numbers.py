@@ -66,7 +66,7 @@ PARAMETER_AFTER = re.compile(
     r"\s*(?:[-–]?\s*)?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
     r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
     r"rounds|samples|assignments|partitions|repeats|times|x\b|×\s*(?:the|spec)|"
-    r"ms periods|µs periods|MiB each|KiB|bits?|SPEC|PARSEC|/µs sustained|"
+    r"ms periods|µs periods|MiB each|MB each|KiB|bits?|SPEC|PARSEC|/µs sustained|"
     r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b|k\b)",
 )
 PARAMETER_BEFORE = re.compile(

@@ -63,7 +63,7 @@ fn with_tick(ms: f64) -> MachineSpec {
 }
 
 /// The kernel's run queues drift out of step (measured on this host by
-/// `scripts/tick-phase`: each spinner spent 0.48-0.52 of its time beside each
+/// `scripts/tick-phase`: each spinner spent half its time beside each
 /// of the other CPU's two); without the tick, the model's stay in step and
 /// every thread always runs beside the same one.
 #[test]

@@ -7,9 +7,9 @@
 //! it is used up, and contexts whose ticks are aligned switch together. What
 //! keeps two contexts' run queues from staying in step is the few switches off
 //! the tick grid (a wake-up, a kernel thread, an interrupt long enough to
-//! preempt): measured on this host by `scripts/tick-phase`, 83-94% of a
-//! spinner's slices lasted one tick and 5-14% were cut short, and each spinner
-//! of one CPU spent 0.48-0.52 of its time beside each of the other CPU's two.
+//! preempt): measured on this host by `scripts/tick-phase`, 81-92% of a
+//! spinner's slices lasted one tick and 7-16% were cut short, and each spinner
+//! of one CPU spent half its time beside each of the other CPU's two.
 //! Which slices end off the grid depends on timing the model does not track; a
 //! hash of the context, the time and the thread draws it.
 
@@ -17,9 +17,9 @@ use super::CfsCore;
 use crate::ids::{Nanos, ThreadId};
 
 /// Share of slices that end off the tick grid, at a uniform point of their
-/// last tick: 1/16, within the 3-7% of switches per slice this host showed
+/// last tick: 1/16, within the 3.5-8% of switches per slice this host showed
 /// (`docs/results/runtime/tick-phase/`: each off-grid switch cuts two slices
-/// short, the one it preempts and the partial one after it, and 5.5-14% of
+/// short, the one it preempts and the partial one after it, and 7-16% of
 /// slices were short). Its size sets how fast run queues drift apart (a
 /// parity flip every ~16 slices), not where they end up.
 pub const OFF_GRID: f64 = 1.0 / 16.0;

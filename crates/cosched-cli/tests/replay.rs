@@ -1,0 +1,67 @@
+//! `cosched calibrate --check MIX --replay FILE`: the recorded rounds of a
+//! check predicted again (issue #49), on the host check the repository keeps.
+
+mod common;
+
+use common::{cosched, fails_cleanly, tmp};
+use serde_json::Value;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results/runtime/host-check");
+const MIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/mixes/host-check/check-bandwidth.toml");
+
+fn replay(file: &str) -> Value {
+    let programs = format!("{DIR}/programs.toml");
+    let o = cosched(&["calibrate", "--check", MIX, "--programs", &programs, "--replay", file, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// A replay reads the measurements and the recorded predictions from the file
+/// and predicts every cell again; fed its own predictions as the recorded
+/// ones, it gives them back exactly (deterministic, nothing else read).
+#[test]
+fn a_replay_of_its_own_predictions_gives_them_back() {
+    let file = format!("{DIR}/check-bandwidth.json");
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let first = replay(&file);
+    let cells = first["cells"].as_array().unwrap();
+    let jobs = recorded["check"]["result"]["jobs"].as_array().unwrap();
+    assert_eq!(cells.len(), jobs.len(), "every recorded cell of a modelled job is replayed");
+    for (c, j) in cells.iter().zip(jobs) {
+        assert_eq!(c["measured"], j["measured"]["mean"]);
+        assert_eq!(c["recorded"], j["predicted"]);
+    }
+    let mut again = recorded.clone();
+    for (c, j) in cells.iter().zip(again["check"]["result"]["jobs"].as_array_mut().unwrap()) {
+        j["predicted"] = c["replayed"].clone();
+    }
+    let path = tmp("replay-own.json", &serde_json::to_string(&again).unwrap());
+    let second = replay(&path);
+    for c in second["cells"].as_array().unwrap() {
+        assert_eq!(c["recorded"], c["replayed"], "{c}");
+    }
+    assert_eq!(second["median_abs_error"][0], second["median_abs_error"][1]);
+}
+
+/// A file that is not a check's output is refused in one line naming the
+/// file and the field.
+#[test]
+fn a_file_without_the_checks_fields_is_refused_naming_the_field() {
+    let file = format!("{DIR}/check-bandwidth.json");
+    let good: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut no_preset = good.clone();
+    no_preset.as_object_mut().unwrap().remove("preset");
+    let mut bad_solo = good.clone();
+    bad_solo["check"]["result"]["solo_s"][0][1] = Value::from("fast");
+    let mut no_model = good.clone();
+    no_model["check"].as_object_mut().unwrap().remove("model");
+    for (name, v, field) in [
+        ("no-preset.json", no_preset, "preset: missing"),
+        ("bad-solo.json", bad_solo, "check.result.solo_s.0.1: not a finite number"),
+        ("no-model.json", no_model, "check.model: missing"),
+    ] {
+        let p = tmp(name, &serde_json::to_string(&v).unwrap());
+        fails_cleanly(&["calibrate", "--check", MIX, "--replay", &p], &[name, field]);
+    }
+    fails_cleanly(&["calibrate", "--check", MIX, "--replay", "/nonexistent/check.json"], &["/nonexistent/check.json"]);
+}
