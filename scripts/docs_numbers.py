@@ -15,7 +15,9 @@ column, number; file, row, field, which number of the cell, reading, where the h
 range's end is), which is how a reader finds the cell behind a number.
 
     scripts/docs-numbers            # check every number against its pinned cell
-    scripts/docs-numbers --update   # rewrite every number whose pinned cell changed (after a rerun)
+    scripts/docs-numbers --update   # rewrite every number whose pinned cell changed (after a rerun);
+                                    # lists as suspects the rewritten numbers whose pinned row and
+                                    # field name nothing the text around them says (read those)
     scripts/docs-numbers --write    # pin a cell for each number without one (new or edited text)
     scripts/docs-numbers --explain docs/rda.md   # where each number of a page comes from
 
@@ -357,6 +359,34 @@ def read(pin: Pin, files: Files) -> list[float] | None:
     return [a]
 
 
+def near_text(c: Cell, found: list[tuple[int, Token]], ordinal: int) -> str:
+    """The words around number `ordinal` of cell `c` that name it: back to the previous number (at
+    most 40 characters), on to the next (at most 25: "3 paper-range mixes"), and its column."""
+    offset, tok = found[ordinal]
+    prev = found[ordinal - 1][0] + len(found[ordinal - 1][1].text) if ordinal else 0
+    nxt = found[ordinal + 1][0] if ordinal + 1 < len(found) else len(c.text)
+    end = offset + len(tok.text)
+    return f"{c.text[max(prev, offset - 40) : offset]} {c.text[end : min(nxt, end + 25)]} {c.column}"
+
+
+def anchored(pin: Pin, near: str) -> bool:
+    """Whether the pinned cell's row, field or file shares a word with the words around the
+    number: `--update` rewrites an unanchored number but lists it as a suspect, since a number
+    pinned to a cell it merely rounded to follows that cell anywhere."""
+    named = stems(f"{pin.key or ''} {pin.field} {Path(pin.file).stem}")
+    return bool(stems(near) & named)
+
+
+# Words too common in the docs' columns and the results' fields to tie a number to a cell.
+COMMON = {"ours", "mean", "seeds", "seed", "line", "paragraph", "the", "and", "with", "over", "per", "from"}
+
+
+def stems(text: str) -> set[str]:
+    """The words of `text` split at every non-letter (`perf-fair` and `Perf&Fair` both give perf
+    and fair), lower case, at least three letters, common column words left out."""
+    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in COMMON}
+
+
 def reads(tok: Token, pin: Pin, files: Files) -> bool:
     """Whether the pinned cell still prints as the number."""
     got = read(pin, files)
@@ -573,6 +603,7 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
     pins = read_pins(root)
     files = Files(root)
     problems, kept, total = verdict_problems(root), {}, 0
+    suspects: list[str] = []
     edits: dict[str, dict[int, list[tuple[int, Token, str]]]] = {}
     # Means with their intervals and ranges first: they pin their files surely, and the line's
     # single numbers then prefer those files.
@@ -601,13 +632,14 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
             new_tok = next((t for _, t in tokens(new)), tok)
             kept[(k[0], k[1], k[2], f"{ordinal}:{new_tok.text}")] = pin
             print(f"docs-numbers: {where} -> {new!r} ({pin.file} row {pin.row + 1})", file=sys.stderr)
+            if not anchored(pin, f"{near_text(c, found, ordinal)} {c.claim}"):
+                suspects.append(
+                    f"{where} -> {new!r}: its pin ({pin.file}, row {pin.key!r}, {pin.field!r}) names nothing "
+                    "the text around the number says; a number that only rounded to that cell when pinned "
+                    "(a parameter, a reference, a count) is now wrong: check it by hand"
+                )
         elif mode == "write" and (pin is None or read(pin, files) is None or not reads(tok, pin, files)):
-            # The words around the number name it: back to the previous number (at most 40
-            # characters), on to the next (at most 25: "3 paper-range mixes"), and its column.
-            prev = found[ordinal - 1][0] + len(found[ordinal - 1][1].text) if ordinal else 0
-            nxt = found[ordinal + 1][0] if ordinal + 1 < len(found) else len(c.text)
-            end = offset + len(tok.text)
-            near = f"{c.text[max(prev, offset - 40) : offset]} {c.text[end : min(nxt, end + 25)]} {c.column}"
+            near = near_text(c, found, ordinal)
             line_files = used.setdefault((c.doc, c.line), set())
             new_pin = find(tok, names, files, near, f"{c.text} {c.claim}", line_files)
             if new_pin is None:
@@ -649,6 +681,8 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
         path.write_text("\n".join(text))
     if mode != "check":
         write_pins(root, kept)
+    for p in suspects:
+        print(f"docs-numbers: suspect: {p}", file=sys.stderr)
     for p in problems:
         print(f"docs-numbers: {p}", file=sys.stderr)
     if not problems and mode == "check":

@@ -130,3 +130,25 @@ def test_the_mechanisms_table_in_docs_is_the_summary_scripts_mechanisms_writes()
     want = tables_starting(summary, heads)
     assert len(want) > 10
     assert tables_starting(block, heads) == want, "copy them from docs/results/mechanisms/summary.md"
+
+
+def test_update_lists_a_rewritten_number_whose_pin_names_nothing_around_it(tmp_path: Path, capsys):
+    (tmp_path / "docs" / "results" / "t").mkdir(parents=True)
+    (tmp_path / "README.md").write_text("# t\n")
+    (tmp_path / "docs" / "t.md").write_text(
+        "<!-- numbers: results/t -->\nThe widget count came to 3.25 today.\n\n"
+        "<!-- numbers: results/t -->\nThe green size is 7.5 now.\n"
+    )
+    csv_path = tmp_path / "docs" / "results" / "t" / "a.csv"
+    csv_path.write_text("name,size\nblue,3.25\ngreen,7.5\n")
+    assert dn.run(tmp_path, "write") == 0, capsys.readouterr().err
+    assert dn.run(tmp_path, "check") == 0, capsys.readouterr().err
+    csv_path.write_text("name,size\nblue,4.5\ngreen,8.5\n")
+    assert dn.run(tmp_path, "update") == 0
+    err = capsys.readouterr().err
+    suspects = [line for line in err.splitlines() if "suspect" in line]
+    # 3.25 was pinned to row "blue", field "size": nothing around "widget count" names them.
+    assert len(suspects) == 1 and "'3.25'" in suspects[0] and "'4.50'" in suspects[0], err
+    # 7.5 sits beside "green size": rewritten quietly.
+    assert "'7.5' (line 1) -> '8.5'" in err, err
+    assert "widget count came to 4.50 today" in (tmp_path / "docs" / "t.md").read_text()
