@@ -274,9 +274,10 @@ pub trait MachineView {
         None
     }
     /// The kernel's scheduler tick, at which the Linux fair-class models end a
-    /// slice (docs/model.md, "The scheduler tick"); `None` (the default) or 0:
-    /// slices end exactly when used up.
-    fn scheduler_tick(&self) -> Option<Nanos> {
+    /// slice, and the share of slices that end off its grid (docs/model.md,
+    /// "The scheduler tick"); `None` (the default) or a tick of 0: slices end
+    /// exactly when used up.
+    fn scheduler_tick(&self) -> Option<(Nanos, f64)> {
         None
     }
     /// Resident memory of a job (process), bytes, as the kernel counts it for

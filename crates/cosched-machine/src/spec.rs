@@ -371,6 +371,13 @@ pub struct CostSpec {
     /// exactly when used up, and run queues that start together stay in step.
     #[serde(default = "default_tick_ms", skip_serializing_if = "is_default_tick")]
     pub scheduler_tick_ms: f64,
+    /// Share of Linux-model slices that end off the tick grid (a wake-up, a
+    /// kernel thread or an interrupt preempting between ticks): 1/16 by
+    /// default, within the 3.5-8% per slice `scripts/tick-phase` measured on
+    /// this host. It sets how fast two run queues drift apart
+    /// (`docs/results/sensitivity/tick-off-grid.txt`).
+    #[serde(default = "default_off_grid", skip_serializing_if = "is_default_off_grid")]
+    pub scheduler_off_grid: f64,
 }
 
 fn default_cs() -> f64 {
@@ -385,9 +392,22 @@ fn is_default_tick(x: &f64) -> bool {
     *x == default_tick_ms()
 }
 
+fn default_off_grid() -> f64 {
+    1.0 / 16.0
+}
+
+fn is_default_off_grid(x: &f64) -> bool {
+    *x == default_off_grid()
+}
+
 impl Default for CostSpec {
     fn default() -> Self {
-        CostSpec { context_switch_us: default_cs(), refill_by_access: true, scheduler_tick_ms: default_tick_ms() }
+        CostSpec {
+            context_switch_us: default_cs(),
+            refill_by_access: true,
+            scheduler_tick_ms: default_tick_ms(),
+            scheduler_off_grid: default_off_grid(),
+        }
     }
 }
 
@@ -523,6 +543,7 @@ impl MachineSpec {
         c.within("power.dram_nj_per_line", p.dram_nj_per_line, 0.0, 10_000.0)?;
         c.within("costs.context_switch_us", self.costs.context_switch_us, 0.0, 1e6)?;
         c.within("costs.scheduler_tick_ms", self.costs.scheduler_tick_ms, 0.0, 1000.0)?;
+        c.within("costs.scheduler_off_grid", self.costs.scheduler_off_grid, 0.0, 1.0)?;
         Ok(())
     }
 

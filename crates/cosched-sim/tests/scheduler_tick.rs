@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::{PolicyOptions, SLICE_OFF_GRID};
+use cosched_core::policies::PolicyOptions;
 use cosched_machine::{MachineSpec, TraceSlice};
 use cosched_sim::engine::{run, SimOptions};
 
@@ -75,7 +75,7 @@ fn two_contexts_run_queues_drift_out_of_step_under_the_tick() {
         // Each off-grid slice flips which of the other context's threads a thread meets: with
         // n flips the share is a mean of about n alternating runs, so it strays from 1/2 by about
         // 1/(2 sqrt n); 4 of those either side.
-        let flips = sl.iter().filter(|s| s.ctx == 0).count() as f64 * SLICE_OFF_GRID;
+        let flips = sl.iter().filter(|s| s.ctx == 0).count() as f64 * machine("kvm-epyc-2c").costs.scheduler_off_grid;
         let margin = 4.0 / (2.0 * flips.sqrt());
         eprintln!("{policy}: largest share beside one thread: {locked:.3} without the tick, {drifting:.3} with it ({flips:.0} flips, margin {margin:.3})");
         assert!(locked > 0.99, "{policy}: without the tick the run queues should stay in step ({locked})");

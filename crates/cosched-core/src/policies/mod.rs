@@ -22,7 +22,7 @@ mod wss;
 // `cosched new-policy NAME` adds its module above this line.
 
 pub use crate::policy_error::PolicyError;
-pub use cfs::{Cfs, CfsParams, SLICE_OFF_GRID};
+pub use cfs::{Cfs, CfsParams};
 pub use efs::{Admission, Efs, EfsParams};
 pub use g_rrs::GRrs;
 pub use mpki_pairs::MpkiPairs;

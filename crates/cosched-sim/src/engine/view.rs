@@ -65,8 +65,9 @@ impl MachineView for Engine<'_, '_> {
     fn llc_bytes(&self) -> Option<f64> {
         Some(self.machine.cache.llc_mb * 1024.0 * 1024.0)
     }
-    fn scheduler_tick(&self) -> Option<Nanos> {
-        Some((self.machine.costs.scheduler_tick_ms * 1e6).round() as Nanos)
+    fn scheduler_tick(&self) -> Option<(Nanos, f64)> {
+        let c = &self.machine.costs;
+        Some(((c.scheduler_tick_ms * 1e6).round() as Nanos, c.scheduler_off_grid))
     }
     fn job_rss_bytes(&self, job: JobId) -> Option<f64> {
         // The job's data in its threads' current phases: private parts summed,

@@ -27,8 +27,6 @@ mod cache;
 mod events;
 mod tick;
 
-pub use tick::OFF_GRID as SLICE_OFF_GRID;
-
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
 use crate::policies::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
@@ -171,6 +169,8 @@ pub(crate) struct CfsCore {
     pub pipe_placement: bool,
     /// The scheduler tick the machine reports (`tick.rs`); 0: slices end exactly.
     pub(crate) tick: Nanos,
+    /// Share of slices that end off the tick grid (`tick.rs`).
+    pub(crate) off_grid: f64,
 }
 
 /// The Linux fair-class models: `cfs` and `eevdf` (`eevdf.rs`).
@@ -217,6 +217,7 @@ impl CfsCore {
             cache: None,
             pipe_placement: false,
             tick: 0,
+            off_grid: 0.0,
         }
     }
 
@@ -419,7 +420,7 @@ impl CfsCore {
             }
         }
         self.balance_key = n as u32;
-        self.tick = view.scheduler_tick().unwrap_or(0);
+        (self.tick, self.off_grid) = view.scheduler_tick().unwrap_or((0, 0.0));
         self.topo = Some(topo);
     }
 }

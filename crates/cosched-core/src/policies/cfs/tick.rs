@@ -16,20 +16,14 @@
 use super::CfsCore;
 use crate::ids::{Nanos, ThreadId};
 
-/// Share of slices that end off the tick grid, at a uniform point of their
-/// last tick: 1/16, within the 3.5-8% of switches per slice this host showed
-/// (`docs/results/runtime/tick-phase/`: each off-grid switch cuts two slices
-/// short, the one it preempts and the partial one after it, and 7-16% of
-/// slices were short). Its size sets how fast run queues drift apart (a
-/// parity flip every ~16 slices), not where they end up.
-pub const OFF_GRID: f64 = 1.0 / 16.0;
-
 impl CfsCore {
     /// When a slice `s` that `t` starts on context `c` at `now` ends: exactly
     /// `now + s` without a tick; with one, at the first tick at or after
-    /// `now + s` (and after `now`), or, for a share [`OFF_GRID`] of slices, at
-    /// a uniform point of the tick before that one (cut short, as a preemption
-    /// off the grid would).
+    /// `now + s` (and after `now`), or, for the machine's share of slices off
+    /// the grid (`costs.scheduler_off_grid`, 1/16 by default: within the
+    /// 3.5-8% of switches per slice this host showed, each cutting two slices
+    /// short), at a uniform point of the tick before that one, as a preemption
+    /// between ticks would. The share sets how fast run queues drift apart.
     pub(super) fn expiry(&self, c: usize, t: ThreadId, now: Nanos, s: Nanos) -> Nanos {
         let tick = self.tick;
         let used = now + s;
@@ -38,7 +32,7 @@ impl CfsCore {
         }
         let on_grid = (used.div_ceil(tick) * tick).max((now / tick + 1) * tick);
         let h = mix(c as u64, now, t.0 as u64);
-        if unit(h) < OFF_GRID {
+        if unit(h) < self.off_grid {
             let cut = (tick as f64 * unit(mix(h, 1, 2))) as Nanos;
             (on_grid - cut).max(now + 1)
         } else {
@@ -68,9 +62,12 @@ mod tests {
     use super::*;
     use crate::policies::cfs::{CfsParams, Discipline};
 
+    const OFF_GRID: f64 = 1.0 / 16.0;
+
     fn core(tick: Nanos) -> CfsCore {
         let mut c = CfsCore::with(CfsParams::default(), Discipline::Cfs);
         c.tick = tick;
+        c.off_grid = OFF_GRID;
         c
     }
 
