@@ -147,7 +147,8 @@ impl Check {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median (0 for none): the check's summary of |error|s and of solo times.
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     match v.len() {
         0 => 0.0,

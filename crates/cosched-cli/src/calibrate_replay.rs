@@ -9,6 +9,7 @@
 //! rounds, as the check takes it), the rounds (their policy seeds are
 //! `--seed + round`, as the check's). Only the model is today's.
 
+use crate::calibrate_check::{median, TARGET_WORST};
 use crate::opts::Format;
 use crate::policy_knobs::RealKnobs;
 use cosched_lab::mix_model::{model_mix, simulate_policy, Programs};
@@ -18,9 +19,6 @@ use cosched_machine::MachineSpec;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
-
-/// A cell's |error| beyond which the check counts it as a miss (as `calibrate --check`).
-const TARGET_WORST: f64 = 0.30;
 
 /// One job under one policy: measured, predicted then, predicted now.
 #[derive(Serialize)]
@@ -67,16 +65,6 @@ fn number(file: &str, v: &Value, path: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{file}: {}: not a finite number", path.trim_start_matches('/').replace('/', ".")))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Replay `path` (a `calibrate --check --format json` output of `mix`).
 pub fn replay(
     path: &Path,
@@ -101,6 +89,8 @@ pub fn replay(
     if rounds == 0 {
         return Err(format!("{file}: check.result.solo_s: no rounds"));
     }
+    // Each round is a seed every policy is simulated at: bounded as `--repeat` is.
+    crate::limits::REPEAT.check(rounds as u64).map_err(|e| format!("{file}: check.result.solo_s: {e}"))?;
     let jobs = mix.jobs.len();
     let mut solo = vec![];
     for j in 0..jobs {
@@ -122,6 +112,10 @@ pub fn replay(
                 .ok_or_else(|| format!("{file}: check.result.policies[{i}].policy: missing"))
         })
         .collect::<Result<_, _>>()?;
+    for (i, p) in policies.iter().enumerate() {
+        crate::run::check_policy(p.split('#').next().unwrap_or(p))
+            .map_err(|e| format!("{file}: check.result.policies[{i}].policy: {e}"))?;
+    }
     let entries: Vec<&str> =
         policies.iter().map(|p| p.split('#').next().unwrap_or(p)).chain([LINUX]).collect::<Vec<_>>();
     let (opts, _) = knobs.options(&entries, seed).map_err(|e| e.to_string())?;

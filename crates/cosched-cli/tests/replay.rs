@@ -55,10 +55,18 @@ fn a_file_without_the_checks_fields_is_refused_naming_the_field() {
     bad_solo["check"]["result"]["solo_s"][0][1] = Value::from("fast");
     let mut no_model = good.clone();
     no_model["check"].as_object_mut().unwrap().remove("model");
+    let mut bad_policy = good.clone();
+    bad_policy["check"]["result"]["policies"][0]["policy"] = Value::from("nope");
+    let mut many_rounds = good.clone();
+    let row = many_rounds["check"]["result"]["solo_s"][0].clone();
+    let bound = 1 + 1000; // one past `--repeat`'s bound (crate::limits::REPEAT)
+    many_rounds["check"]["result"]["solo_s"] = Value::Array(vec![row; bound]);
     for (name, v, field) in [
         ("no-preset.json", no_preset, "preset: missing"),
         ("bad-solo.json", bad_solo, "check.result.solo_s.0.1: not a finite number"),
         ("no-model.json", no_model, "check.model: missing"),
+        ("bad-policy.json", bad_policy, "check.result.policies[0].policy"),
+        ("many-rounds.json", many_rounds, "check.result.solo_s"),
     ] {
         let p = tmp(name, &serde_json::to_string(&v).unwrap());
         fails_cleanly(&["calibrate", "--check", MIX, "--replay", &p], &[name, field]);
