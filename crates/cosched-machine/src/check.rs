@@ -231,6 +231,33 @@ pub const MAX_SEEDS: u32 = 1000;
 /// Most threads an `explored_permutations` point may run (sets are bitsets of this many bits).
 pub const MAX_PERMUTATION_THREADS: u32 = 256;
 
+/// A known gap's text with every `{simulated:.N}` (N decimals, 0 to 6)
+/// replaced by the simulated value, so that the gap quotes the run it explains
+/// instead of a hand-typed number that goes stale when a rerun moves (issue
+/// #49, the numbers-from-results rule). With `simulated` absent the text is
+/// only checked (the loader); `Err` says what is malformed.
+pub fn fill_known_gap(text: &str, simulated: Option<f64>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail.find('}').ok_or_else(|| format!("unclosed `{{` at byte {}", text.len() - tail.len()))?;
+        let token = &tail[1..end];
+        let decimals = token
+            .strip_prefix("simulated:.")
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n <= 6)
+            .ok_or_else(|| format!("`{{{token}}}`: the only placeholder is `{{simulated:.N}}`, N from 0 to 6"))?;
+        if let Some(v) = simulated {
+            out.push_str(&format!("{v:.decimals$}"));
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 impl CheckPoint {
     /// The first field this point's kind needs and lacks or has out of range,
     /// with what is wrong, for the loader's one-line error.
@@ -373,5 +400,25 @@ impl Timeshare {
     /// Pair wall time over the solo time: 2 when the switches cost nothing.
     pub fn slowdown(&self) -> f64 {
         self.pair_s / self.solo_s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_known_gap;
+
+    #[test]
+    fn a_known_gap_quotes_the_simulated_value() {
+        let t = "runs {simulated:.1}% against 2.2%; ratio {simulated:.3}";
+        assert_eq!(fill_known_gap(t, Some(1.3149)).unwrap(), "runs 1.3% against 2.2%; ratio 1.315");
+        assert_eq!(fill_known_gap("no placeholder", Some(1.0)).unwrap(), "no placeholder");
+    }
+
+    #[test]
+    fn a_malformed_placeholder_is_named() {
+        for bad in ["{value}", "{simulated}", "{simulated:.9}", "open {simulated:.1"] {
+            let e = fill_known_gap(bad, None).unwrap_err();
+            assert!(e.contains("simulated") || e.contains("unclosed"), "{bad}: {e}");
+        }
     }
 }

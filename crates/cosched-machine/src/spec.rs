@@ -440,6 +440,9 @@ impl MachineSpec {
             if let Some((field, what)) = k.missing() {
                 return Err(c.fail(f(field), what));
             }
+            if let Some(g) = &k.known_gap {
+                crate::check::fill_known_gap(g, None).map_err(|e| c.fail(f("known_gap"), e))?;
+            }
             if k.known_gap.is_some() && k.missing_mechanism.as_deref().is_none_or(|m| m.trim().is_empty()) {
                 return Err(c.fail(
                     f("missing_mechanism"),

@@ -92,7 +92,14 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
         registered: k.registered.clone(),
         source: k.source.clone(),
         status: status.into(),
-        known_gap: if ok { None } else { k.known_gap.clone() },
+        // Checked by the loader; a malformed text is printed as written.
+        known_gap: if ok {
+            None
+        } else {
+            k.known_gap.as_ref().map(|g| {
+                cosched_machine::check::fill_known_gap(g, Some(simulated)).unwrap_or_else(|_| g.clone())
+            })
+        },
         missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
         detail,
     }
