@@ -35,9 +35,10 @@ struct Opts {
     report_ms: u64,
     kernels: u64,
     reuse: i32,
+    huge_pages: bool,
 }
 
-const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute|pp-kernels [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M] [--kernels K] [--reuse 0|1|2]";
+const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute|pp-kernels [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M] [--kernels K] [--reuse 0|1|2] [--huge-pages 0|1]";
 
 fn usage() -> ! {
     eprintln!("{USAGE}");
@@ -55,7 +56,9 @@ fn help() -> ! {
                                     pp_begin/pp_end (C library); prints the calls' latencies (--reuse 0/1/2, default 2)\n\
          --seconds S                run for S seconds of wall time (default 1)\n\
          --mops N                   or until N million operations are done (fixed work)\n\
-         --report-ms M              print `progress <N> ops/s` every M ms (default 100)\n\n\
+         --report-ms M              print `progress <N> ops/s` every M ms (default 100)\n\
+         --huge-pages 1             pointer-chase: ask for 2 MiB pages (transparent huge pages, madvise) for its\n\
+                                    cycle; the JSON line then also gives `huge_kb`, what the kernel granted\n\n\
          At the end one JSON line: {{\"kind\", \"ops\", \"seconds\", \"ops_per_s\"}}."
     );
     std::process::exit(0)
@@ -71,7 +74,7 @@ fn parse() -> Opts {
         eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute, pp-kernels)");
         std::process::exit(2);
     }
-    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, mops: 0.0, report_ms: 100, kernels: 100, reuse: 2 };
+    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, mops: 0.0, report_ms: 100, kernels: 100, reuse: 2, huge_pages: false };
     while let Some(flag) = a.next() {
         let v = a.next().unwrap_or_else(|| usage());
         let num: f64 = v.parse().unwrap_or_else(|_| {
@@ -86,6 +89,7 @@ fn parse() -> Opts {
             "--mops" => 1e9,
             "--report-ms" => 60_000.0,
             "--kernels" => 1e6,
+            "--huge-pages" => 1.0,
             _ => f64::MAX,
         };
         if !(num.is_finite() && num >= 0.0 && num <= max) {
@@ -100,6 +104,7 @@ fn parse() -> Opts {
             "--report-ms" => o.report_ms = num as u64,
             "--kernels" if num >= 1.0 => o.kernels = num as u64,
             "--reuse" if num <= 2.0 => o.reuse = num as i32,
+            "--huge-pages" => o.huge_pages = num >= 1.0,
             _ => usage(),
         }
     }
@@ -137,7 +142,7 @@ fn drive(o: &Opts, batch: u64, mut step: impl FnMut() -> u64) -> (u64, f64) {
 
 /// A random single cycle over the 64-byte lines of `wss_mb` MiB (Sattolo's
 /// algorithm, seeded): index k's successor lives at `lines[k * 8]`.
-fn cycle(wss_mb: f64) -> Vec<usize> {
+fn cycle(wss_mb: f64, huge_pages: bool) -> Vec<usize> {
     let n = ((wss_mb * 1024.0 * 1024.0 / 64.0) as usize).max(2);
     let mut next: Vec<usize> = (0..n).collect();
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -149,16 +154,50 @@ fn cycle(wss_mb: f64) -> Vec<usize> {
         next.swap(i, j);
     }
     let mut lines = vec![0usize; n * 8];
+    if huge_pages {
+        advise_huge(&lines);
+    }
     for k in 0..n {
         lines[k * 8] = next[k] * 8;
     }
     lines
 }
 
+/// Ask for 2 MiB pages under the 2 MiB-aligned interior of `v`, before it is
+/// first written (`madvise(MADV_HUGEPAGE)`: transparent huge pages in
+/// `madvise` mode), so that a chase over it needs one translation per 2 MiB
+/// instead of per 4 KiB: `scripts/page-size` asks whether a latency knee is the
+/// LLC or the TLB's reach (docs/runtime.md, "The page size").
+fn advise_huge(v: &[usize]) {
+    const HUGE: usize = 2 << 20;
+    let (start, len) = (v.as_ptr() as usize, std::mem::size_of_val(v));
+    let (lo, hi) = (start.div_ceil(HUGE) * HUGE, (start + len) / HUGE * HUGE);
+    if hi > lo {
+        // SAFETY: the range lies inside `v`'s allocation; MADV_HUGEPAGE only changes how it is backed.
+        let rc = unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+        if rc != 0 {
+            eprintln!("warning: madvise(MADV_HUGEPAGE): {}", std::io::Error::last_os_error());
+        }
+    }
+}
+
+/// The anonymous memory of this process the kernel backs with huge pages, KiB
+/// (`AnonHugePages` of /proc/self/smaps_rollup; 0 where it cannot be read).
+fn huge_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("AnonHugePages:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// `pp-kernels`: the kernels, each in a progress period; prints the calls' latencies.
 fn pp_kernels(o: &Opts) {
     use cosched_pp::{pp_begin, pp_end, COSCHED_PP_LLC};
-    let lines = cycle(o.wss_mb);
+    let lines = cycle(o.wss_mb, false);
     let bytes = (o.wss_mb * 1024.0 * 1024.0) as u64;
     let per_kernel = ((o.mops.max(0.001) * 1e6) as u64 / o.kernels).max(1);
     let start = Instant::now();
@@ -209,19 +248,34 @@ fn pp_kernels(o: &Opts) {
     );
 }
 
+/// `pointer-chase`: dependent loads around the cycle `lines`.
+fn chase(o: &Opts, lines: &[usize]) -> (u64, f64) {
+    let mut p = 0usize;
+    drive(o, 10_000, || {
+        for _ in 0..10_000 {
+            p = lines[p];
+        }
+        p as u64
+    })
+}
+
 fn main() {
     let o = parse();
     let (ops, secs) = match o.kind.as_str() {
         "pp-kernels" => return pp_kernels(&o),
         "pointer-chase" => {
-            let lines = cycle(o.wss_mb);
-            let mut p = 0usize;
-            drive(&o, 10_000, || {
-                for _ in 0..10_000 {
-                    p = lines[p];
-                }
-                p as u64
-            })
+            let lines = cycle(o.wss_mb, o.huge_pages);
+            if o.huge_pages {
+                let (ops, secs) = chase(&o, &lines);
+                println!(
+                    "{{\"kind\":\"{}\",\"ops\":{ops},\"seconds\":{secs:.6},\"ops_per_s\":{:.1},\"huge_kb\":{}}}",
+                    o.kind,
+                    ops as f64 / secs,
+                    huge_kb()
+                );
+                return;
+            }
+            chase(&o, &lines)
         }
         "stream" => {
             let n = ((o.wss_mb * 1024.0 * 1024.0 / 8.0) as usize).max(8);
