@@ -280,6 +280,13 @@ pub trait MachineView {
     fn scheduler_tick(&self) -> Option<(Nanos, f64)> {
         None
     }
+    /// Whether the Linux fair-class models move a one-thread excess between
+    /// run queues, as the kernel's balancer does after a failed pass
+    /// (docs/model.md, "Three threads on two contexts"); `false` (the default):
+    /// only a difference of two or more moves.
+    fn balance_rotation(&self) -> bool {
+        false
+    }
     /// Resident memory of a job (process), bytes, as the kernel counts it for
     /// cache-aware scheduling (anonymous and shared pages; `linux-cache`);
     /// `None` (the default) when the backend cannot tell.

@@ -378,6 +378,17 @@ pub struct CostSpec {
     /// (`docs/results/sensitivity/tick-off-grid.txt`).
     #[serde(default = "default_off_grid", skip_serializing_if = "is_default_off_grid")]
     pub scheduler_off_grid: f64,
+    /// Whether the Linux fair-class models' balancer moves a one-thread
+    /// excess (two runnable threads on one context, one on another) at a
+    /// domain's second busy pass, as `detach_tasks` in `kernel/sched/fair.c`
+    /// does once `nr_balance_failed` halves the task's load to the imbalance
+    /// (docs/model.md, "Three threads on two contexts"): `true` (the
+    /// default), three CPU-bound threads on two contexts each get two thirds
+    /// of one, as `scripts/balance-share` measured on this host; `false`, the
+    /// ablation: only a difference of two or more threads moves, and a 2-1
+    /// split stays until a thread ends.
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub balance_rotation: bool,
 }
 
 fn default_cs() -> f64 {
@@ -407,6 +418,7 @@ impl Default for CostSpec {
             refill_by_access: true,
             scheduler_tick_ms: default_tick_ms(),
             scheduler_off_grid: default_off_grid(),
+            balance_rotation: true,
         }
     }
 }

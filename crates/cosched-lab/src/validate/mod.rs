@@ -96,9 +96,9 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
         known_gap: if ok {
             None
         } else {
-            k.known_gap.as_ref().map(|g| {
-                cosched_machine::check::fill_known_gap(g, Some(simulated)).unwrap_or_else(|_| g.clone())
-            })
+            k.known_gap
+                .as_ref()
+                .map(|g| cosched_machine::check::fill_known_gap(g, Some(simulated)).unwrap_or_else(|_| g.clone()))
         },
         missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
         detail,
@@ -192,13 +192,17 @@ pub fn validate(machines: &[MachineSpec], tick: &(dyn Fn() + Sync)) -> Result<Ve
 
 /// Mechanisms `cosched validate --ablate` can take out of every machine, each
 /// with what it switches off (docs/model.md names the mechanism).
-pub const ABLATIONS: [(&str, &str); 4] = [
+pub const ABLATIONS: [(&str, &str); 5] = [
     ("tenants", "cache.tenant_lines_per_s = 0: no other tenant of the host ages an absent thread's LLC data"),
     ("conserve-capacity", "cache.conserve_capacity = false: a resuming thread's data ages by insertions only"),
     ("refill-by-access", "costs.refill_by_access = false: a refill takes half of each slice until paid"),
     (
         "scheduler-tick",
         "costs.scheduler_tick_ms = 0: Linux-model slices end exactly when used up, and run queues that start together stay in step",
+    ),
+    (
+        "balance-rotation",
+        "costs.balance_rotation = false: a Linux-model run queue with one thread more than another keeps it until a thread ends",
     ),
 ];
 
@@ -209,6 +213,7 @@ pub fn ablate(m: &mut MachineSpec, name: &str) -> Result<(), RunError> {
         "conserve-capacity" => m.cache.conserve_capacity = false,
         "refill-by-access" => m.costs.refill_by_access = false,
         "scheduler-tick" => m.costs.scheduler_tick_ms = 0.0,
+        "balance-rotation" => m.costs.balance_rotation = false,
         _ => {
             let known: Vec<&str> = ABLATIONS.iter().map(|a| a.0).collect();
             return Err(RunError::knob("ablate", format!("unknown mechanism `{name}` (known: {})", known.join(", "))));

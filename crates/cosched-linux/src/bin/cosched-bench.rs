@@ -74,7 +74,17 @@ fn parse() -> Opts {
         eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute, pp-kernels)");
         std::process::exit(2);
     }
-    let mut o = Opts { kind, wss_mb: 16.0, gbs: 0.0, seconds: 1.0, mops: 0.0, report_ms: 100, kernels: 100, reuse: 2, huge_pages: false };
+    let mut o = Opts {
+        kind,
+        wss_mb: 16.0,
+        gbs: 0.0,
+        seconds: 1.0,
+        mops: 0.0,
+        report_ms: 100,
+        kernels: 100,
+        reuse: 2,
+        huge_pages: false,
+    };
     while let Some(flag) = a.next() {
         let v = a.next().unwrap_or_else(|| usage());
         let num: f64 = v.parse().unwrap_or_else(|_| {

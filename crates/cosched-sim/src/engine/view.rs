@@ -69,6 +69,9 @@ impl MachineView for Engine<'_, '_> {
         let c = &self.machine.costs;
         Some(((c.scheduler_tick_ms * 1e6).round() as Nanos, c.scheduler_off_grid))
     }
+    fn balance_rotation(&self) -> bool {
+        self.machine.costs.balance_rotation
+    }
     fn job_rss_bytes(&self, job: JobId) -> Option<f64> {
         // The job's data in its threads' current phases: private parts summed,
         // the shared part once (`footprint_mb`, `shared_mb` of docs/formats.md).

@@ -54,13 +54,17 @@ impl CfsCore {
     pub(super) fn periodic_balance(&mut self, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
         let now = view.now();
         let topo = self.topo.clone().expect("init");
-        for pass_llc in (0..topo.n_llc).map(Some).chain(std::iter::once(None)) {
+        self.passes += 1;
+        for (domain, pass_llc) in (0..topo.n_llc).map(Some).chain(std::iter::once(None)).enumerate() {
             let members: Vec<usize> =
                 (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
             for _ in 0..members.len() {
                 let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
                 let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
                 if self.rqs[busiest].nr < self.rqs[idlest].nr + 2 || self.rqs[busiest].tree.is_empty() {
+                    if self.rotate(domain, members.len(), busiest, idlest, now) && self.rqs[idlest].curr.is_none() {
+                        self.pick_next(idlest, view, out, gate);
+                    }
                     break;
                 }
                 self.update_curr(busiest, now);

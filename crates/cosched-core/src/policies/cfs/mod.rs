@@ -17,7 +17,9 @@
 //! * idle balancing pulls a waiting thread when a context goes idle, and a
 //!   periodic balancer (every `balance_interval`) moves threads from the
 //!   busiest to the least busy context, first within each LLC domain, then
-//!   across the machine, while the difference in runnable threads is ≥ 2.
+//!   across the machine, while the difference in runnable threads is ≥ 2;
+//!   a difference of one moves at a domain's second busy pass (`rotate.rs`),
+//!   so three threads on two contexts each get two thirds of one.
 //!
 //! Task selection goes through a [`Gate`]; plain CFS uses [`Open`] (the
 //! leftmost thread), EFS (§4.2) its own.
@@ -25,6 +27,7 @@
 mod balance;
 mod cache;
 mod events;
+mod rotate;
 mod tick;
 
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
@@ -171,6 +174,13 @@ pub(crate) struct CfsCore {
     pub(crate) tick: Nanos,
     /// Share of slices that end off the tick grid (`tick.rs`).
     pub(crate) off_grid: f64,
+    /// Whether a one-thread excess rotates between run queues (`rotate.rs`).
+    pub(crate) rotation: bool,
+    /// Periodic balancer passes so far (`rotate.rs` counts its busy passes by them).
+    pub(crate) passes: u64,
+    /// Per balancing domain (each LLC, then the machine): whether its last
+    /// busy pass found a one-thread excess and moved nothing (`nr_balance_failed`).
+    pub(crate) failed: Vec<bool>,
 }
 
 /// The Linux fair-class models: `cfs` and `eevdf` (`eevdf.rs`).
@@ -218,6 +228,9 @@ impl CfsCore {
             pipe_placement: false,
             tick: 0,
             off_grid: 0.0,
+            rotation: false,
+            passes: 0,
+            failed: Vec::new(),
         }
     }
 
@@ -421,6 +434,8 @@ impl CfsCore {
         }
         self.balance_key = n as u32;
         (self.tick, self.off_grid) = view.scheduler_tick().unwrap_or((0, 0.0));
+        self.rotation = view.balance_rotation();
+        self.failed = vec![false; topo.n_llc as usize + 1];
         self.topo = Some(topo);
     }
 }
