@@ -8,28 +8,13 @@ mod common;
 use common::*;
 use cosched_core::policies::PolicyOptions;
 
-/// Three compute-bound threads of equal work.
-const THREE: &str = r#"
-name = "three"
-[[job]]
-name = "spin"
-instances = 3
-[[job.phase]]
-instructions = 2e10
-ipc = 2.0
-llc_apki = 0.01
-llc_mpki = 0.0
-mrc_ref_mb = 1
-footprint_mb = 0.01
-"#;
-
 /// Each thread's finish time over what it would take at an even share of the
 /// two contexts (3/2 of its time alone), for `policy`, with the rotation on or off.
 fn finish_over_even_share(policy: &str, rotation: bool) -> Vec<f64> {
     let mut m = machine("kvm-epyc-2c");
     assert_eq!(m.topology().contexts.len(), 2, "the premise is stated for two contexts");
     m.costs.balance_rotation = rotation;
-    let p = plan(&workload(THREE), &m);
+    let p = plan(&spinners(3), &m);
     let alone = secs(run_policy(&m, &p.solo(0), policy, PolicyOptions::default()).makespan);
     let out = run_policy(&m, &p, policy, PolicyOptions::default());
     out.job_finish.iter().map(|&f| secs(f) / (1.5 * alone)).collect()

@@ -24,6 +24,14 @@ pub fn single_threaded(jobs: &[(&str, &str)]) -> WorkloadSpec {
     workload(&s)
 }
 
+/// `instances` compute-bound threads of equal work (2e10 instructions at IPC 2, no LLC traffic).
+pub fn spinners(instances: u32) -> WorkloadSpec {
+    workload(&format!(
+        "name = \"spinners\"\n[[job]]\nname = \"spin\"\ninstances = {instances}\n[[job.phase]]\n\
+         instructions = 2e10\nipc = 2.0\nllc_apki = 0.01\nllc_mpki = 0.0\nmrc_ref_mb = 1\nfootprint_mb = 0.01\n"
+    ))
+}
+
 pub fn plan(w: &WorkloadSpec, m: &MachineSpec) -> Plan {
     Plan::new(w, m, None, 1, "test.toml").unwrap()
 }

@@ -8,24 +8,9 @@ use cosched_core::policies::PolicyOptions;
 use cosched_machine::{MachineSpec, TraceSlice};
 use cosched_sim::engine::{run, SimOptions};
 
-/// Four compute-bound threads, two per context of a 2-context machine.
-const SPINNERS: &str = r#"
-name = "spinners"
-[[job]]
-name = "spin"
-instances = 4
-[[job.phase]]
-instructions = 2e10
-ipc = 2.0
-llc_apki = 0.01
-llc_mpki = 0.0
-mrc_ref_mb = 1
-footprint_mb = 0.01
-"#;
-
 /// The slices of `policy` running the spinners on `m`.
 fn slices(m: &MachineSpec, policy: &str) -> Vec<TraceSlice> {
-    let p = plan(&workload(SPINNERS), m);
+    let p = plan(&spinners(4), m);
     let mut out = vec![];
     let mut keep = |s: TraceSlice| out.push(s);
     let mut pol = cosched_core::policies::make(policy, &PolicyOptions::default()).unwrap();
