@@ -2,6 +2,7 @@
 //! measurements of the machine that `cosched validate` reproduces on the
 //! simulated one, as written in `[[check]]` entries.
 
+use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
 /// How `cosched validate` measures a [`CheckPoint`] on the simulated machine.
@@ -235,20 +236,20 @@ pub const MAX_PERMUTATION_THREADS: u32 = 256;
 /// replaced by the simulated value, so that the gap quotes the run it explains
 /// instead of a hand-typed number that goes stale when a rerun moves (issue
 /// #49, the numbers-from-results rule). With `simulated` absent the text is
-/// only checked (the loader); `Err` says what is malformed.
-pub fn fill_known_gap(text: &str, simulated: Option<f64>) -> Result<String, String> {
+/// only checked (the loader); `Err` names `file`, `field` and what is malformed.
+pub fn fill_known_gap(text: &str, simulated: Option<f64>, file: &str, field: &str) -> Result<String, ConfigError> {
+    let bad = |problem: String| ConfigError::new(file, field, problem);
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('{') {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        let end = tail.find('}').ok_or_else(|| format!("unclosed `{{` at byte {}", text.len() - tail.len()))?;
+        let end = tail.find('}').ok_or_else(|| bad(format!("unclosed `{{` at byte {}", text.len() - tail.len())))?;
         let token = &tail[1..end];
-        let decimals = token
-            .strip_prefix("simulated:.")
-            .and_then(|n| n.parse::<usize>().ok())
-            .filter(|&n| n <= 6)
-            .ok_or_else(|| format!("`{{{token}}}`: the only placeholder is `{{simulated:.N}}`, N from 0 to 6"))?;
+        let decimals =
+            token.strip_prefix("simulated:.").and_then(|n| n.parse::<usize>().ok()).filter(|&n| n <= 6).ok_or_else(
+                || bad(format!("`{{{token}}}`: the only placeholder is `{{simulated:.N}}`, N from 0 to 6")),
+            )?;
         if let Some(v) = simulated {
             out.push_str(&format!("{v:.decimals$}"));
         }
@@ -410,14 +411,18 @@ mod tests {
     #[test]
     fn a_known_gap_quotes_the_simulated_value() {
         let t = "runs {simulated:.1}% against 2.2%; ratio {simulated:.3}";
-        assert_eq!(fill_known_gap(t, Some(1.3149)).unwrap(), "runs 1.3% against 2.2%; ratio 1.315");
-        assert_eq!(fill_known_gap("no placeholder", Some(1.0)).unwrap(), "no placeholder");
+        assert_eq!(
+            fill_known_gap(t, Some(1.3149), "m.toml", "known_gap").unwrap(),
+            "runs 1.3% against 2.2%; ratio 1.315"
+        );
+        assert_eq!(fill_known_gap("no placeholder", Some(1.0), "m.toml", "known_gap").unwrap(), "no placeholder");
     }
 
     #[test]
     fn a_malformed_placeholder_is_named() {
         for bad in ["{value}", "{simulated}", "{simulated:.9}", "open {simulated:.1"] {
-            let e = fill_known_gap(bad, None).unwrap_err();
+            let e = fill_known_gap(bad, None, "m.toml", "check[0].known_gap").unwrap_err().to_string();
+            assert!(e.starts_with("m.toml: check[0].known_gap: "), "{bad}: {e}");
             assert!(e.contains("simulated") || e.contains("unclosed"), "{bad}: {e}");
         }
     }

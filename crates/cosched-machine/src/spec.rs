@@ -453,7 +453,7 @@ impl MachineSpec {
                 return Err(c.fail(f(field), what));
             }
             if let Some(g) = &k.known_gap {
-                crate::check::fill_known_gap(g, None).map_err(|e| c.fail(f("known_gap"), e))?;
+                crate::check::fill_known_gap(g, None, c.file, &f("known_gap"))?;
             }
             if k.known_gap.is_some() && k.missing_mechanism.as_deref().is_none_or(|m| m.trim().is_empty()) {
                 return Err(c.fail(

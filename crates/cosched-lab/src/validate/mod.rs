@@ -96,9 +96,10 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
         known_gap: if ok {
             None
         } else {
-            k.known_gap
-                .as_ref()
-                .map(|g| cosched_machine::check::fill_known_gap(g, Some(simulated)).unwrap_or_else(|_| g.clone()))
+            k.known_gap.as_ref().map(|g| {
+                cosched_machine::check::fill_known_gap(g, Some(simulated), &m.name, "known_gap")
+                    .unwrap_or_else(|_| g.clone())
+            })
         },
         missing_mechanism: if ok { None } else { k.missing_mechanism.clone() },
         detail,
