@@ -34,11 +34,15 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import re
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+# Run as a script (scripts/docs-numbers) or loaded by path (the tests): the reader beside it.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_numbers_files import NUMBER_IN_CELL, Files, rounds_to, words_of
+from docs_numbers_tokens import HALF_WIDTH, LO_HI, NUM, READINGS, Token, num, tokens
 
 # A page -> the folders of docs/results its verdict tables read (a marker line overrides).
 FOLDERS = {
@@ -54,180 +58,6 @@ FOLDERS = {
 PIN_FILE = "docs/results/numbers.csv"
 PIN_HEADER = ["doc", "claim", "column", "token", "file", "row", "row key", "field", "item", "reading", "half", "to"]
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)-->")
-
-# One number as printed: sign, digits (thousands with commas), decimals.
-NUM = r"[+−-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+−-]?\d+(?:\.\d+)?"
-TOKEN = re.compile(
-    rf"(?<![\w.\-/#§±])(?P<a>{NUM})"
-    rf"(?:(?P<pm>\s*%?\s*±\s*)(?P<b>\d+(?:\.\d+)?)"
-    rf"|(?P<range>[–-])(?P<c>{NUM})(?![\w.])"
-    rf"|(?P<of> of |/)(?P<d>\d+)(?![\w.]))?"
-)
-# The words after a number that make it a parameter of the run, not a result.
-PARAMETER_AFTER = re.compile(
-    r"\s*(?:[-–]?\s*)?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
-    r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
-    r"rounds|samples|assignments|partitions|repeats|times|x\b|×\s*(?:the|spec)|"
-    r"ms periods|µs periods|MiB each|MB each|KiB|bits?|SPEC|PARSEC|/µs sustained|"
-    r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b|k\b)",
-)
-PARAMETER_BEFORE = re.compile(
-    r"(§|Fig\.?\s*|Figs\.?\s*|Table\s*|Eq\.?\s*|point\s*|points\s+|mix\s*|n\s*=\s*|"
-    r"at\s+|first\s+|top\s+|of\s+|every\s+|k\s*=\s*|p\s*=\s*|level\s+|"
-    r"beta\(|Weibull\(|Pareto\(|gpd\(|\d,\s*)$"
-)
-HALF_WIDTH = re.compile(r"(?<![a-z])ci(95)?(?![a-z])|±|half-width|interval")
-LO_HI = re.compile(r"(^|[._ ])(lo|hi|low|high)$")
-WORD = re.compile(r"[A-Za-z][\w&-]{2,}")
-# How a cell may be printed: as it is, as a percentage, as the percentage change of a ratio, and
-# each of those negated (a saving printed as a positive number, a loss as a negative speedup).
-READINGS = {
-    "value": (1.0, 0.0),
-    "percent": (100.0, 0.0),
-    "change": (100.0, -100.0),
-    "negated": (-1.0, 0.0),
-    "negated percent": (-100.0, 0.0),
-    "saving": (-100.0, 100.0),
-}
-
-
-def num(text: str) -> tuple[float, int]:
-    """The value and number of decimals of a printed number."""
-    t = text.replace("−", "-").replace(",", "")
-    return float(t), len(t.split(".")[1]) if "." in t else 0
-
-
-@dataclass(frozen=True)
-class Token:
-    """A number (or a mean with its half-width, a range, a count of a total) in a doc cell."""
-
-    text: str
-    parts: tuple[str, ...]  # the printed numbers: (a,), (mean, half), (lo, hi), (count, total)
-    kind: str  # "one", "pm", "range", "of"
-
-    @property
-    def values(self) -> list[tuple[float, int]]:
-        return [num(p) for p in self.parts]
-
-
-def tokens(cell: str) -> list[tuple[int, Token]]:
-    """The numbers of a table cell that are results, with their offsets."""
-    out = []
-    # Backticked code and link targets are names, not numbers.
-    masked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), cell)
-    masked = re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), masked)
-    # Quoted text is the paper's words, and `462.libquantum` a name.
-    masked = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), masked)
-    masked = re.sub(r"\b\d+\.[A-Za-z]\w*", lambda m: " " * len(m.group(0)), masked)
-    for m in TOKEN.finditer(masked):
-        a = m.group("a")
-        if m.group("b"):
-            tok = Token(cell[m.start() : m.end()].strip(), (a, m.group("b")), "pm")
-        elif m.group("c"):
-            tok = Token(cell[m.start() : m.end()], (a, m.group("c")), "range")
-        elif m.group("d"):
-            tok = Token(cell[m.start() : m.end()], (a, m.group("d")), "of")
-        else:
-            tok = Token(a, (a,), "one")
-        if not skipped(masked, m.start(), m.end(), tok):
-            out.append((m.start(), tok))
-    return out
-
-
-def skipped(text: str, start: int, end: int, tok: Token) -> bool:
-    """A parameter of the run, a section or figure number, a name: not a result."""
-    before, after = text[:start], text[end:]
-    if tok.kind == "one" and PARAMETER_AFTER.match(after) and not after.startswith(" ×"):
-        return True
-    if tok.kind in ("one", "range") and PARAMETER_BEFORE.search(before):
-        return True
-    return bool(tok.kind == "one" and re.match(r"[A-Za-z_(]", after[:1]))
-
-
-Row = list[tuple[str, str]]
-
-
-def rows_of(path: Path) -> list[Row]:
-    """A result file as rows of (field, text) pairs."""
-    text = path.read_text(errors="replace")
-    if path.suffix == ".csv":
-        rows = list(csv.reader(io.StringIO(text)))
-        if not rows:
-            return []
-        head = rows[0]
-        return [[(head[i] if i < len(head) else str(i), v) for i, v in enumerate(r)] for r in rows[1:]]
-    if path.suffix == ".json":
-        try:
-            return json_rows(json.loads(text))
-        except json.JSONDecodeError:
-            return []
-    # Markdown and text reports: table rows by their header, other lines as one field.
-    out: list[Row] = []
-    head: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("|"):
-            if set(line) <= set("|-: "):
-                continue
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if not head or len(cells) != len(head):
-                head = cells
-                continue
-            out.append(list(zip(head, cells)))
-        else:
-            head = []
-            if line.strip():
-                out.append([("line", line)])
-    return out
-
-
-def json_rows(data: object) -> list[Row]:
-    """JSON as rows: nested objects join their parent's row (`unfairness.mean` beside `policy`);
-    lists of objects become rows of their own."""
-    out: list[Row] = []
-
-    def flat(node: dict, prefix: str, row: Row) -> None:
-        for k, v in node.items():
-            if isinstance(v, dict):
-                flat(v, f"{prefix}{k}.", row)
-            elif isinstance(v, list) and v and isinstance(v[0], dict):
-                for item in v:
-                    sub: Row = []
-                    flat(item, f"{prefix}{k}.", sub)
-                    out.append(sub)
-            else:
-                row.append((prefix + k, json.dumps(v)))
-
-    top: Row = []
-    if isinstance(data, dict):
-        flat(data, "", top)
-    elif isinstance(data, list):
-        for item in data:
-            if isinstance(item, dict):
-                sub: Row = []
-                flat(item, "", sub)
-                out.append(sub)
-    return [top, *out] if top else out
-
-
-NUMBER_IN_CELL = re.compile(r"[+−-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
-
-
-def numbers_in(text: str) -> tuple[list[float], list[bool]]:
-    """Every number inside a result cell (a cell may hold `1 / 8 / 4` or `1.2 ±0.3`), and for
-    each whether a `±` leads to it (a half-width, never read as a value of its own)."""
-    t = text.replace(",", "")
-    xs, half, last = [], [], 0
-    for m in NUMBER_IN_CELL.finditer(t):
-        xs.append(float(m.group(0).replace("−", "-")))
-        half.append("±" in t[last : m.start()] and bool(xs[:-1]))
-        last = m.end()
-    return xs, half
-
-
-def rounds_to(x: float, printed: float, decimals: int) -> bool:
-    """Whether `x` prints as `printed` at `decimals` (a printed 0 may be −0)."""
-    half = 0.5 * 10.0**-decimals * (1 + 1e-9) + 1e-12
-    return abs(x - printed) <= half
 
 
 @dataclass(frozen=True)
@@ -246,76 +76,6 @@ class Pin:
     # What names the row (its first cell; a report line with its numbers masked), so a pin follows
     # its row when a rerun inserts rows above it.
     key: str = ""
-
-
-class Files:
-    """The result files' rows, parsed once, with their numbers and words."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.rows: dict[str, list[Row]] = {}
-        self.nums: dict[tuple[str, int], list[tuple[str, list[float], list[bool]]]] = {}
-        self.words: dict[tuple[str, int], set[str]] = {}
-        self.listed: dict[tuple[str, ...], list[str]] = {}
-
-    def of(self, folders: list[str]) -> list[str]:
-        """The result files under `folders` (walked once per set of folders)."""
-        key = tuple(folders)
-        if key not in self.listed:
-            self.listed[key] = self.walk(folders)
-        return self.listed[key]
-
-    def walk(self, folders: list[str]) -> list[str]:
-        names = []
-        for folder in folders:
-            base = self.root / "docs" / "results"
-            for p in sorted((base / folder).rglob("*")):
-                if p.is_file() and p.suffix in (".csv", ".json", ".md", ".txt") and p.name != "numbers.csv":
-                    rel = p.relative_to(base).as_posix()
-                    if rel not in self.rows:
-                        self.rows[rel] = rows_of(p)
-                    names.append(rel)
-        return names
-
-    def cells(self, name: str, r: int) -> list[tuple[str, list[float], list[bool]]]:
-        k = (name, r)
-        if k not in self.nums:
-            self.nums[k] = [(f, *numbers_in(v)) for f, v in self.rows[name][r]]
-        return self.nums[k]
-
-    def key(self, name: str, r: int) -> str:
-        """What names row `r`: its first cell, or a report line with its numbers masked."""
-        row = self.rows[name][r]
-        if not row:
-            return ""
-        return NUMBER_IN_CELL.sub("#", row[0][1]) if row[0][0] == "line" else row[0][1]
-
-    def locate(self, name: str, r: int, key: str, field: str) -> int | None:
-        """Row `r` if it still has `key` and `field`, else the first row that has both."""
-        rows = self.rows.get(name)
-        if rows is None:
-            return None
-
-        def fits(i: int) -> bool:
-            return self.key(name, i) == key and any(f == field for f, _ in rows[i])
-
-        if r < len(rows) and fits(r):
-            return r
-        found = next((i for i in range(len(rows)) if fits(i)), None)
-        # A text file's line whose wording changed around its numbers keeps its place.
-        if found is None and name.endswith(".txt") and r < len(rows) and rows[r][0][0] == "line":
-            return r
-        return found
-
-    def row_words(self, name: str, r: int) -> set[str]:
-        k = (name, r)
-        if k not in self.words:
-            self.words[k] = set().union(*(words_of(v) | words_of(f) for f, v in self.rows[name][r]))
-        return self.words[k]
-
-
-def words_of(text: str) -> set[str]:
-    return {w.lower() for w in WORD.findall(text)}
 
 
 def read(pin: Pin, files: Files) -> list[float] | None:

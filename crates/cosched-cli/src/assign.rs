@@ -6,6 +6,7 @@ use crate::flags::Flags;
 use crate::opts::Format;
 use crate::output::table;
 use crate::progress::Progress;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 pub use cosched_lab::assign::{report, AssignOptions, Report};
 use cosched_lab::RunError;
@@ -37,7 +38,7 @@ pub fn run(a: Args) -> Result<(), String> {
             .collect();
         std::fs::write(path, text).map_err(|e| RunError::option(format!("{path}: {e}")))
     };
-    let rep = report(&a.options, &|n| bar.add(n as u64), &|| bar.tick(), &mut dump)?;
+    let rep = report(&a.options, &|n| bar.add(n as u64), &|| bar.tick(), &mut dump).one_line()?;
     if rep.pot.gpd_rejected_everywhere {
         eprintln!("{}: warning: {}", a.options.workload, crate::evt::REJECTED);
     }

@@ -8,6 +8,7 @@ use crate::live::LiveOpts;
 use crate::opts::Format;
 use crate::policy_knobs::RealKnobs;
 use crate::rounds;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
 use cosched_linux::calibrate::{derive, measure};
@@ -82,7 +83,7 @@ pub fn run(a: Args) -> Result<(), String> {
             cosched_core::num::shortest(a.seconds)
         ));
     }
-    crate::limits::REPEAT.check(a.repeat as u64)?;
+    crate::limits::REPEAT.check(a.repeat as u64).one_line()?;
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1".into());
     }
@@ -90,7 +91,7 @@ pub fn run(a: Args) -> Result<(), String> {
         crate::run::check_policy(p)?;
     }
     let mix = a.check.as_deref().map(crate::live::load_mix).transpose()?;
-    let programs = a.programs.as_deref().map(Programs::load).transpose()?;
+    let programs = a.programs.as_deref().map(Programs::load).transpose().one_line()?;
     if let (Some(file), Some(mix)) = (&a.replay, &mix) {
         let r = crate::calibrate_replay::replay(file, mix, programs.as_ref(), &a.knobs, a.seed)?;
         return crate::calibrate_replay::print(&r, a.format);
@@ -99,8 +100,8 @@ pub fn run(a: Args) -> Result<(), String> {
         Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
         None => {
             let host = Host::live();
-            let m = measure(&host, a.seconds, &|s| eprintln!("calibrate: {s}"))?;
-            let spec = derive(&a.name, &host, &m)?;
+            let m = measure(&host, a.seconds, &|s| eprintln!("calibrate: {s}")).one_line()?;
+            let spec = derive(&a.name, &host, &m).one_line()?;
             let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
             std::fs::write(&a.out, format!("# Written by `cosched calibrate`; see docs/runtime.md.\n{text}"))
                 .map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
@@ -109,9 +110,12 @@ pub fn run(a: Args) -> Result<(), String> {
         }
     };
     let timeshare = match &measured {
-        Some(m) => {
-            m.timeshare.iter().map(|t| cosched_lab::timeshare_check::check(&spec, t)).collect::<Result<Vec<_>, _>>()?
-        }
+        Some(m) => m
+            .timeshare
+            .iter()
+            .map(|t| cosched_lab::timeshare_check::check(&spec, t))
+            .collect::<Result<Vec<_>, _>>()
+            .one_line()?,
         None => vec![],
     };
     let check = match &mix {
@@ -207,7 +211,7 @@ fn check(
 ) -> Result<(Check, String, MixModel), String> {
     let model = fair_model(a);
     let entries: Vec<&str> = a.policies.iter().map(String::as_str).chain([LINUX]).collect();
-    let (opts, notes) = a.knobs.options(&entries, a.seed)?;
+    let (opts, notes) = a.knobs.options(&entries, a.seed).one_line()?;
     for n in notes {
         eprintln!("note: {n}");
     }
@@ -215,11 +219,11 @@ fn check(
     // A first solo run gives the cosched-bench models their speed, so that the
     // pair slowdowns SLITS runs on can be predicted before the rounds.
     eprintln!("check: solo runs for the model");
-    let first: Vec<Option<f64>> = runtime::solo_turnarounds(mix, &base)?;
-    let first_model = model_mix(mix, &first, spec, programs)?;
+    let first: Vec<Option<f64>> = runtime::solo_turnarounds(mix, &base).one_line()?;
+    let first_model = model_mix(mix, &first, spec, programs).one_line()?;
     let slits = a.policies.iter().any(|p| p.starts_with("slits"));
     let profile = if first_model.complete() {
-        Some(predicted_profile(spec, &first_model)?)
+        Some(predicted_profile(spec, &first_model).one_line()?)
     } else if slits {
         return Err(format!(
             "--policies: slits-* run on the pair slowdowns the model predicts, and {} has no model: characterise it (`cosched characterise`) and give --programs, or drop slits-*",
@@ -253,7 +257,7 @@ fn check(
             v.get(v.len() / 2).copied()
         })
         .collect();
-    let mix_model = model_mix(mix, &solo, spec, programs)?;
+    let mix_model = model_mix(mix, &solo, spec, programs).one_line()?;
     let seeds: Vec<u64> = real.round.iter().map(|r| r.policy_seed).collect();
     let predict = |on: &MachineSpec| {
         real.policies
@@ -266,13 +270,13 @@ fn check(
             })
             .collect::<Result<Vec<_>, _>>()
     };
-    let predicted = predict(spec)?;
+    let predicted = predict(spec).one_line()?;
     // The ablation: the same predictions on the preset without the host's other tenants.
     let without = if spec.cache.tenant_lines_per_s > 0.0 {
         let mut alone = spec.clone();
         alone.cache.tenant_lines_per_s = 0.0;
         alone.name = format!("{} without tenants", spec.name);
-        Some(predict(&alone)?)
+        Some(predict(&alone).one_line()?)
     } else {
         None
     };

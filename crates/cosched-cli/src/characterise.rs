@@ -6,6 +6,7 @@
 //! the fit and writes the files.
 
 use crate::live::LiveOpts;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::topology::corun_pair;
 use cosched_lab::characterise::{
@@ -103,7 +104,8 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let (fits, predicted) = fit_record(&m, &rec, &|j| {
         eprintln!("characterise: fitting {} ({} grid points)", j.name, FOOTPRINTS.len() * APKI.len())
-    })?;
+    })
+    .one_line()?;
     let text = workload_file(&m, &rec, &fits);
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
     std::fs::write(&a.out, &text).map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;

@@ -5,6 +5,7 @@
 use crate::opts::{Format, RunOpts};
 use crate::output::{ci_cells, csv, table_fit};
 use crate::progress::Progress;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
 use cosched_lab::compare::{comparison, default_policies, gap_legend, Comparison, COLUMNS};
@@ -73,7 +74,8 @@ pub fn run(a: Args) -> Result<(), String> {
     let cmp =
         comparison(&a.run, &names, &[], &a.baseline, (a.seed, a.seeds), !a.no_bound, &|n| bar.add(n as u64), &|| {
             bar.tick()
-        })?;
+        })
+        .one_line()?;
     bar.finish();
     for note in &cmp.notes {
         eprintln!("note: {note}");

@@ -6,6 +6,7 @@
 //! `cosched probe` and SLITS's warm start complete with the Bayesian FM too.
 
 use crate::opts::Format;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::learn::{complete, complete_bayes, BfmParams, Completion};
 use cosched_core::num::fixed;
@@ -108,7 +109,7 @@ struct Model<'a> {
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--model-out", a.model_out.as_deref().map(std::path::Path::new))?;
     let bayes = match a.model.as_str() {
-        "bayes" => Some(BfmParams::checked(a.rank, a.iterations)?),
+        "bayes" => Some(BfmParams::checked(a.rank, a.iterations).one_line()?),
         "sgd" => None,
         m => return Err(format!("--model: expected bayes or sgd, got `{m}`")),
     };

@@ -4,6 +4,7 @@
 //! (`--toml`: the `[memory.dram]` block to paste into the machine's file).
 
 use crate::output::table;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_lab::dram_check;
 
@@ -19,12 +20,12 @@ pub struct Args {
 
 /// Run `cosched dram`.
 pub fn run(a: Args) -> Result<(), String> {
-    let m = cosched_lab::paper::machine(&a.machine).map_err(String::from)?;
+    let m = cosched_lab::paper::machine(&a.machine).one_line()?;
     if a.toml {
-        print!("{}", dram_check::toml_block(&m).map_err(String::from)?);
+        print!("{}", dram_check::toml_block(&m).one_line()?);
         return Ok(());
     }
-    let t = dram_check::check(&m).map_err(String::from)?;
+    let t = dram_check::check(&m).one_line()?;
     println!(
         "# {}: {} read streams of {} lines each, {} outstanding, on the cycle-level controller (parallel / serial: 1 = no cost to each other)",
         m.name,
@@ -33,7 +34,7 @@ pub fn run(a: Args) -> Result<(), String> {
         cosched_sim::dram::table::MLP
     );
     table(&t.markdown_rows());
-    if let Some(cell) = dram_check::stale_cell(&m).map_err(String::from)? {
+    if let Some(cell) = dram_check::stale_cell(&m).one_line()? {
         return Err(format!(
             "{}: memory.dram.stretch is not what the controller measures ({cell}); `cosched dram -m {} --toml` regenerates it",
             m.name, m.name

@@ -3,6 +3,7 @@
 
 use crate::opts::Format;
 use crate::output::table;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 pub use cosched_lab::evt::{analyse, parse_threshold, Analysis, REJECTED};
 use serde::Serialize;
@@ -89,7 +90,7 @@ struct Report {
 
 /// `cosched evt`: print the analysis of one column of a CSV file.
 pub fn run(a: Args) -> Result<(), String> {
-    let t = parse_threshold(&a.threshold)?;
+    let t = parse_threshold(&a.threshold).one_line()?;
     let (xs, column) = read_column(&a.file, a.column.as_deref())?;
     let analysis = analyse(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
     for w in &analysis.warnings {

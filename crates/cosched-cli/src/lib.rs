@@ -101,6 +101,20 @@ enum Cmd {
     NewPolicy(new_policy::Args),
 }
 
+/// The face turns a library's typed error into its one line here, in view
+/// (`.one_line()?`): no library error converts itself into text through `?`
+/// (issue #64 item 4; `crates/cosched-cli/tests/layering.rs`).
+pub(crate) trait OneLine<T> {
+    /// The error as the line the command prints.
+    fn one_line(self) -> Result<T, String>;
+}
+
+impl<T, E: std::fmt::Display> OneLine<T> for Result<T, E> {
+    fn one_line(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
 /// Why a command failed, and with which exit status: 2 for bad input or a
 /// refused run (every error given as a `String`), 1 when the command ran but
 /// a job it ran failed (`cosched run`).

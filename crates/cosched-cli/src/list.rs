@@ -1,6 +1,7 @@
 //! `cosched list`.
 
 use crate::opts::Format;
+use crate::OneLine;
 use clap::{Args as ClapArgs, ValueEnum};
 use cosched_core::metrics::registry::Better;
 pub use cosched_lab::list::{items, Item, ListedKnob, What};
@@ -41,7 +42,7 @@ pub struct Args {
 
 /// `cosched list`: print the items.
 pub fn run(a: Args) -> Result<(), String> {
-    let items = items(a.what.into())?;
+    let items = items(a.what.into()).one_line()?;
     print(&items, a.format)
 }
 

@@ -6,6 +6,7 @@ use crate::flags::Flags;
 use crate::opts::Format;
 use crate::output::table;
 use crate::progress::Progress;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, Report};
 use cosched_lab::optimum::{
@@ -57,8 +58,8 @@ fn groups(m: &MachineSpec, f: &Found, jobs: &[String]) -> String {
 /// `cosched optimum`.
 pub fn run(a: Args) -> Result<(), String> {
     let bar = Progress::new(format!("optimum: {} on {}", a.options.workload, a.options.machine), "runs");
-    let (m, _, _) = cosched_lab::best_static::load(&a.options)?;
-    let rep = report(&a.options, &|n| bar.add(n), &|| bar.tick())?;
+    let (m, _, _) = cosched_lab::best_static::load(&a.options).one_line()?;
+    let rep = report(&a.options, &|n| bar.add(n), &|| bar.tick()).one_line()?;
     bar.finish();
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rep).map_err(|e| e.to_string())?),

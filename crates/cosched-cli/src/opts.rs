@@ -2,6 +2,7 @@
 //! struct, so flag names never drift between subcommands).
 
 use crate::flags;
+use crate::OneLine;
 use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum};
 use cosched_lab::knobs;
 use cosched_lab::RunSpec;
@@ -71,7 +72,7 @@ impl Args for RunOpts {
 impl RunOpts {
     /// The machine; a machine file's shorthand is noted on stderr.
     pub fn machine(&self) -> Result<MachineSpec, String> {
-        let m = self.machine_spec()?;
+        let m = self.machine_spec().one_line()?;
         if cosched_machine::presets::looks_like_path(&self.machine) {
             for note in m.notes() {
                 eprintln!("note: {}: {note}", self.machine);
@@ -82,6 +83,6 @@ impl RunOpts {
 
     /// The workload, with `--copies` applied (`--threads` is checked by `Plan::new`).
     pub fn workload(&self) -> Result<WorkloadSpec, String> {
-        Ok(self.workload_spec()?)
+        self.workload_spec().one_line()
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::live::LiveOpts;
 use crate::opts::Format;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_linux::probing;
 use std::path::PathBuf;
@@ -42,7 +43,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let mix = crate::live::load_mix(&a.workload)?;
     let predict = match &a.programs {
         Some(p) => Some((
-            cosched_lab::mix_model::Programs::load(p)?,
+            cosched_lab::mix_model::Programs::load(p).one_line()?,
             a.live.spec()?.ok_or_else(|| {
                 "--programs: give the calibrated machine the predictions run on (-m PRESET or --calibration FILE)"
                     .to_string()
@@ -51,12 +52,12 @@ pub fn run(a: Args) -> Result<(), String> {
         None => None,
     };
     let base = a.live.builder()?;
-    let profile = probing::probe(&mix, a.pairs, a.seed, base)?;
+    let profile = probing::probe(&mix, a.pairs, a.seed, base).one_line()?;
     // The predictions, with the solo times just measured (so cosched-bench jobs are modelled too).
     let predicted = match &predict {
         Some((programs, spec)) => {
             let solo: Vec<Option<f64>> = profile.solo_s.iter().map(|&s| Some(s)).collect();
-            let p = cosched_lab::mix_model::programs_profile(&mix, &solo, spec, programs)?;
+            let p = cosched_lab::mix_model::programs_profile(&mix, &solo, spec, programs).one_line()?;
             Some(pair_errors(&profile, &p))
         }
         None => None,

@@ -10,6 +10,7 @@
 
 use crate::opts::Format;
 use crate::output::{ci_cells, csv, table};
+use crate::OneLine;
 use cosched_core::metrics::registry::SUMMARY_PARTS;
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::stats::{mean_ci, MeanCi};
@@ -151,7 +152,7 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
             plan.rounds,
             order.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join(", ")
         );
-        let solo = runtime::solo_turnarounds(mix, plan.config)?;
+        let solo = runtime::solo_turnarounds(mix, plan.config).one_line()?;
         let solo: Vec<f64> = solo
             .iter()
             .zip(&mix.jobs)
@@ -162,7 +163,8 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, String> {
             let mut c = (plan.config)(mix.clone(), &entries[i]);
             c.opts.seed = round_seed(plan.seed, r);
             c.solo = solo.iter().map(|&s| Some(s)).collect();
-            let rep = runtime::run(c)?
+            let rep = runtime::run(c)
+                .one_line()?
                 .completed()
                 .map_err(|e| format!("round {} under {}: {e}", r + 1, cosched_core::text::quote(&names[i])))?;
             this[i] = Some(rep);

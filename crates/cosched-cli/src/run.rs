@@ -6,6 +6,7 @@ use crate::opts::Format;
 use crate::policy_knobs::RealKnobs;
 use crate::rounds;
 use crate::Failure;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::policies::PolicyOptions;
 use cosched_core::slits::PairProfile;
@@ -107,7 +108,7 @@ fn policy_options(a: &Args) -> Result<PolicyOptions, String> {
         None => vec![a.policy.as_str()],
     };
     entries.dedup();
-    let (opts, notes) = a.knobs.options(&entries, a.seed)?;
+    let (opts, notes) = a.knobs.options(&entries, a.seed).one_line()?;
     for n in notes {
         eprintln!("note: {n}");
     }
@@ -142,7 +143,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         return Err("--quiet and --output-dir: choose one".to_string().into());
     }
     let opts = policy_options(&a)?;
-    crate::limits::REPEAT.check(a.repeat as u64).map_err(String::from)?;
+    crate::limits::REPEAT.check(a.repeat as u64).one_line()?;
     let profile = match &a.profile {
         Some(p) => {
             let text = crate::input::read_config(p)?;

@@ -4,6 +4,7 @@ use crate::error::RunError;
 use crate::opts::{Format, RunOpts};
 use crate::output::{csv, opt, table};
 use crate::sweep::{config, prepare};
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_machine::ChromeTrace;
 use cosched_machine::TraceSlice;
@@ -34,8 +35,8 @@ pub fn run(mut a: Args) -> Result<(), String> {
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
     a.run.progress = true;
     a.run.machine()?; // a machine file's notes
-    let cfg = config(&a.run, &a.policy, a.seed)?;
-    let prep = prepare(&a.run, a.seed)?;
+    let cfg = config(&a.run, &a.policy, a.seed).one_line()?;
+    let prep = prepare(&a.run, a.seed).one_line()?;
     let report = match &a.trace {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| format!("{path}: cannot create trace file: {e}"))?;
@@ -46,11 +47,11 @@ pub fn run(mut a: Args) -> Result<(), String> {
             )
             .map_err(|e| format!("{path}: {e}"))?;
             let mut sink = |s| tr.slice(s);
-            let r = prep.run(&a.run, &cfg, Some(&mut sink))?;
+            let r = prep.run(&a.run, &cfg, Some(&mut sink)).one_line()?;
             tr.finish().map_err(|e| format!("{path}: writing trace: {e}"))?;
             r
         }
-        None => prep.run(&a.run, &cfg, None)?,
+        None => prep.run(&a.run, &cfg, None).one_line()?,
     };
     print_report(&report, a.format)
 }

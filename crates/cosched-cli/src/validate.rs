@@ -9,6 +9,7 @@
 
 use crate::opts::Format;
 use crate::output::table;
+use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_lab::validate::{doc_table, points, registered_line, tally_line, validate, Outcome};
 use cosched_machine::check::Bound;
@@ -45,12 +46,12 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
         .collect::<Result<_, String>>()?;
     if let Some(name) = &a.ablate {
         for m in &mut machines {
-            cosched_lab::validate::ablate(m, name).map_err(String::from)?;
+            cosched_lab::validate::ablate(m, name).one_line()?;
         }
     }
     let bar = crate::progress::Progress::new("validate", "check points");
     bar.add(points(&machines) as u64);
-    let outcomes = validate(&machines, &|| bar.tick()).map_err(String::from)?;
+    let outcomes = validate(&machines, &|| bar.tick()).one_line()?;
     bar.finish();
     if a.doc {
         print!("{}", doc_table(&outcomes));

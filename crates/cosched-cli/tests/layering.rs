@@ -202,3 +202,28 @@ fn no_library_function_returns_a_string_error() {
     }
     assert!(found.is_empty(), "public functions returning Result<_, String>: {found:#?}");
 }
+
+/// No library error turns itself into text: no `impl From<E> for String`
+/// below the faces, so `?` cannot quietly drop a typed error to a string
+/// (issue #64 item 4); the command line turns one into its line in view
+/// (`.one_line()?`).
+#[test]
+fn no_library_error_converts_itself_into_a_string() {
+    let all = manifests();
+    let mut found = vec![];
+    for c in ["cosched-core", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab", "cosched-py"] {
+        for (p, text) in sources(&all[c].1) {
+            let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for (i, _) in flat.match_indices("impl From<") {
+                let head = &flat[i..flat.len().min(i + 200)];
+                if head.split('{').next().is_some_and(|h| h.trim_end().ends_with("for String")) {
+                    found.push(format!("{}: {}", p.display(), head.split('{').next().unwrap_or_default()));
+                }
+            }
+            if text.contains("error_to_text!") {
+                found.push(format!("{}: error_to_text!", p.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "library errors converting into String: {found:#?}");
+}

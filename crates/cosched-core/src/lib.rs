@@ -13,22 +13,9 @@
 //! `crates/cosched-cli/tests/layering.rs` keeps it that way.
 #![warn(missing_docs)]
 
-/// `impl From<$t> for String`: the command line, where typed errors end,
-/// keeps its messages as text (`?` converts them). Used by every crate
-/// below the CLI for its error types.
-#[macro_export]
-macro_rules! error_to_text {
-    ($($t:ty),*) => {$(
-        impl From<$t> for String {
-            fn from(e: $t) -> String {
-                e.to_string()
-            }
-        }
-    )*};
-}
-
 pub mod counters;
 pub mod dispatch;
+pub mod dist;
 pub mod efs;
 pub mod evt;
 pub mod ids;

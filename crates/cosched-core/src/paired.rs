@@ -10,7 +10,7 @@
 //! "differed" by 7.6% at 4 rounds); the t interval carries the small-sample
 //! penalty, and for many rounds the two agree.
 
-use crate::evt::pot::normal_quantile;
+use crate::dist::normal_quantile;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -81,8 +81,6 @@ pub enum PairedError {
     #[error("paired: confidence must be in (0, 1), resamples ≥ 1, min_effect ≥ 0")]
     Parameters,
 }
-
-crate::error_to_text!(PairedError);
 
 /// Round ratios `baseline_i / candidate_i` (pairs with a non-positive or
 /// non-finite side are refused).

@@ -35,9 +35,3 @@ impl From<&str> for PolicyError {
         PolicyError::Refused(why.to_string())
     }
 }
-
-impl From<PolicyError> for String {
-    fn from(e: PolicyError) -> String {
-        e.to_string()
-    }
-}

@@ -281,6 +281,19 @@ pub fn default_policies() -> Vec<String> {
 /// reads. With `gap`, each seed's best static co-schedule too ([`BestStatic`]).
 /// A name of `customs` runs that policy given as code. `total` is told how
 /// many steps there will be, `tick` each one.
+///
+/// ```
+/// use cosched_lab::{compare::comparison, RunSpec};
+///
+/// let run = RunSpec { machine: "i5-2500".into(), workload: "spec-mix8".into(), timing: false, ..RunSpec::default() };
+/// let names = ["cfs".to_string(), "efs".to_string()];
+/// let c = comparison(&run, &names, &[], "cfs", (1, 2), false, &|_| {}, &|| {}).unwrap();
+/// assert_eq!((c.seeds.len(), c.runs.len()), (2, 4)); // one report per policy and seed
+/// let cfs = &c.policies[0];
+/// assert_eq!((cfs.policy.as_str(), cfs.speedup.mean), ("cfs", 1.0)); // the baseline against itself
+/// let efs = &c.policies[1];
+/// assert!(efs.speedup.lo <= efs.speedup.mean && efs.speedup.mean <= efs.speedup.hi);
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn comparison(
     run: &RunSpec,

@@ -145,12 +145,6 @@ impl RunError {
     }
 }
 
-impl From<RunError> for String {
-    fn from(e: RunError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

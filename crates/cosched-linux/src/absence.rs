@@ -13,7 +13,7 @@
 //! a `C`-line cache with probability `exp(−N/C)`, so a share `s` surviving a
 //! pause `P` means the tenants inserted `−C·ln(s)/P` lines per second.
 
-use crate::calibrate::{bench, finish, CalibrateError};
+use crate::bench_child::{bench, finish, CalibrateError};
 use serde::Serialize;
 use std::time::Duration;
 

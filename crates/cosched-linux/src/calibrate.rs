@@ -25,27 +25,12 @@
 //! Power cannot be measured without RAPL or a meter; the preset then carries
 //! an assumed model, marked `[A]` in its sources.
 
+pub use crate::bench_child::CalibrateError;
+use crate::bench_child::{bench, finish, rate};
 use crate::host::Host;
-use crate::mix::resolve_program;
 use cosched_machine::spec::{CacheSpec, CoreSpec, CostSpec, MemorySpec, PowerSpec, TopologySpec};
 use cosched_machine::MachineSpec;
 use serde::Serialize;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
-
-/// Calibration that could not measure or could not turn its measurements
-/// into a machine description.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum CalibrateError {
-    /// A `cosched-bench` kernel did not start or gave no result.
-    #[error("{0}")]
-    Bench(String),
-    /// The measurements do not determine a valid machine description.
-    #[error("{0}")]
-    Derive(String),
-}
-
-cosched_core::error_to_text!(CalibrateError);
 
 /// Working sets of the latency sweep, MiB.
 pub const LATENCY_SIZES_MB: [f64; 12] = [0.125, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 128.0];
@@ -95,58 +80,6 @@ pub fn timeshare_sizes_mb(l2_kb: f64, llc_mb: Option<f64>) -> Vec<f64> {
         v.push(l);
     }
     v
-}
-
-/// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
-pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
-    let prog = resolve_program("cosched-bench")
-        .ok_or_else(|| CalibrateError::Bench("cosched-bench not found (build it: cargo build --release)".into()))?;
-    let mut cmd = Command::new(prog);
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::null());
-    // SAFETY: sched_setaffinity and prctl on the child itself, async-signal-safe.
-    unsafe {
-        cmd.pre_exec(move || {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu as usize, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-            // Dies with calibrate, even stopped (the absence probe stops its children).
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            Ok(())
-        });
-    }
-    cmd.spawn().map_err(|e| CalibrateError::Bench(format!("cannot start cosched-bench: {e}")))
-}
-
-fn rate(child: std::process::Child) -> Result<f64, CalibrateError> {
-    let out = child.wait_with_output().map_err(|e| CalibrateError::Bench(e.to_string()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().last().unwrap_or("");
-    let v: serde_json::Value = serde_json::from_str(last)
-        .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
-    v["ops_per_s"].as_f64().ok_or_else(|| CalibrateError::Bench("cosched-bench result lacks ops_per_s".into()))
-}
-
-/// Wait for a `cosched-bench` run: its final JSON line, its CPU time (user +
-/// system, s) and its involuntary context switches, from the kernel's
-/// accounting of the child.
-pub(crate) fn finish(mut child: std::process::Child) -> Result<(serde_json::Value, f64, f64), CalibrateError> {
-    use std::io::Read;
-    let mut text = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        out.read_to_string(&mut text).map_err(|e| CalibrateError::Bench(e.to_string()))?;
-    }
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is valid; wait4 on our own child's pid.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    if unsafe { libc::wait4(pid, &mut status, 0, &mut ru) } != pid {
-        return Err(CalibrateError::Bench(format!("wait4: {}", std::io::Error::last_os_error())));
-    }
-    let last = text.lines().last().unwrap_or("");
-    let v: serde_json::Value = serde_json::from_str(last)
-        .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok((v, secs(ru.ru_utime) + secs(ru.ru_stime), ru.ru_nivcsw as f64))
 }
 
 /// Measure [`Timeshare`] at `mb` on `cpu`, each copy's work sized to run `seconds` alone.

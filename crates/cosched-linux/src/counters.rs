@@ -43,8 +43,6 @@ pub enum CounterError {
     },
 }
 
-cosched_core::error_to_text!(CounterError);
-
 /// A source of cumulative per-tree counters.
 pub trait CounterSource {
     /// How the counters are obtained, for the report's provenance.

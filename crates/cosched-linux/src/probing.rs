@@ -40,8 +40,6 @@ pub enum ProbeError {
     },
 }
 
-cosched_core::error_to_text!(ProbeError);
-
 /// Share of a job's turnaround its partner must cover for its slowdown to count.
 pub const CLEAN_OVERLAP: f64 = 0.9;
 

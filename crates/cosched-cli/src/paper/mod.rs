@@ -4,6 +4,7 @@
 
 mod args;
 
+use crate::OneLine;
 pub use args::Args;
 use cosched_lab::report::{Block, Sink};
 use cosched_lab::RunError;
@@ -23,7 +24,7 @@ impl<'a> Printer<'a> {
     ) -> Result<(), String> {
         crate::output::check_out_dir("--out", dir.as_deref())?;
         let mut p = Printer { dir, failed: None };
-        study(&mut p)?;
+        study(&mut p).one_line()?;
         p.failed.map_or(Ok(()), Err)
     }
 }

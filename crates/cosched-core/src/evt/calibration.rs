@@ -7,7 +7,7 @@
 //! tabulated levels the ratio to χ²₁ at the nearest tabulated level is kept.
 
 use super::lr_table::{LR_LEVELS, LR_QUANTILES, LR_SIZES, LR_XI};
-use super::pot::chi2_1;
+use crate::dist::chi2_1;
 
 /// Index of the upper neighbour of `x` in ascending `grid` and the weight of it.
 fn bracket(grid: &[f64], x: f64) -> (usize, f64) {

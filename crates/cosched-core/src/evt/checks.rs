@@ -1,7 +1,7 @@
 //! Prerequisite checks of the POT method (§3.4): independence of the sample
 //! in measurement order and continuity (few ties).
 
-use super::pot::erfc;
+use crate::dist::erfc;
 use serde::Serialize;
 
 /// Results of the checks, with p-values.

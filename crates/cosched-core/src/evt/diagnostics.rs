@@ -5,8 +5,9 @@
 //! modified scale σ* = σ − ξu, and the candidates' goodness-of-fit tests.
 
 use super::gpd::profile_xi;
-use super::pot::{chi2_1, PotResult};
+use super::pot::PotResult;
 use super::threshold::{candidates, forward_stop, Candidate, FORWARD_STOP_ALPHA};
+use crate::dist::chi2_1;
 use serde::Serialize;
 
 /// One point of the mean-residual-life (mean excess) plot.

@@ -1,6 +1,7 @@
 //! Tests of `pot.rs`.
 
 use super::*;
+use crate::dist::{chi2_1, normal_quantile};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -24,8 +24,6 @@ pub enum PredictError {
     Degenerate,
 }
 
-crate::error_to_text!(PredictError);
-
 /// Ridge penalty on the standardised features.
 const LAMBDA: f64 = 1e-3;
 

@@ -218,8 +218,6 @@ pub enum CompletionError {
     },
 }
 
-crate::error_to_text!(CompletionError);
-
 /// Standardised cells, and the mean and standard deviation they were standardised with.
 pub(super) type Standardised = (Vec<(usize, usize, f64)>, f64, f64);
 

@@ -86,8 +86,6 @@ impl KnobError {
     }
 }
 
-crate::error_to_text!(KnobError);
-
 /// What values a knob takes.
 #[derive(Clone, Copy, Debug, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]

@@ -66,8 +66,6 @@ pub enum WireError {
     Verb(String),
 }
 
-crate::error_to_text!(WireError);
-
 /// Decode one request line (without or with its trailing newline).
 pub fn decode(line: &[u8]) -> Result<Request, WireError> {
     if line.len() > MAX_LINE {

@@ -14,8 +14,6 @@ use serde::{Deserialize, Serialize};
 #[error("the profile has no job `{0}`")]
 pub struct MissingJob(pub String);
 
-crate::error_to_text!(MissingJob);
-
 /// One probed pair: `job` slowed by `slowdown` when co-running with `next_to`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairObservation {

@@ -1,6 +1,6 @@
 //! `cosched paper efs`: the EFS paper's evaluation (§5) on `i5-2500`.
 
-use super::efs_figs::{pct, per_trial_mean, speedup_pct, unfairness};
+use super::efs_bench::{pct, per_trial_mean, secs, speedup_pct, synthetic, unfairness, Pair};
 use super::{machine, mix, over_trials, run_one, Seeds, Trial};
 use crate::error::RunError;
 use crate::report::Sink;
@@ -10,7 +10,7 @@ use cosched_core::ids::{CtxId, SECOND};
 use cosched_core::policies::PolicyOptions;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::RunOutput;
-use cosched_sim::{presets, Plan, WorkloadSpec};
+use cosched_sim::{Plan, WorkloadSpec};
 
 /// Options of the EFS rerun.
 #[derive(Clone, Debug)]
@@ -61,32 +61,6 @@ const SPEC: [&str; 28] = [
     "xalancbmk",
     "zeusmp",
 ];
-
-/// `n` instances of the EFS synthetic benchmark (§3.2) at solo bus utilisation `u`.
-pub fn synthetic(u: f64, n: u32, instructions: f64) -> Result<WorkloadSpec, RunError> {
-    synthetic_jobs(&format!("efs-synthetic-{u}"), &[(u, n, instructions)])
-}
-
-/// Jobs of the EFS synthetic benchmark (§3.2): `(solo bus utilisation, instances, instructions)` each.
-pub fn synthetic_jobs(name: &str, jobs: &[(f64, u32, f64)]) -> Result<WorkloadSpec, RunError> {
-    let mut s = format!("name = \"{name}\"\ndescription = \"EFS synthetic benchmark\"\n");
-    for (k, (u, n, instructions)) in jobs.iter().enumerate() {
-        s += &format!(
-            "[[job]]\nname = \"syn{}\"\ninstances = {n}\n\
-             [[job.phase]]\ninstructions = {instructions:e}\nipc = 0.5\nllc_apki = 60\nsolo_bus_util = {u}\nfootprint_mb = 1024\nmlp = 10\nwb_ratio = 0.0\nrow_locality = 0.9\n",
-            if jobs.len() == 1 { String::new() } else { k.to_string() }
-        );
-    }
-    presets::workload_from_toml(name, &s).map_err(RunError::from)
-}
-
-/// One CFS run and one EFS run of a workload under one trial.
-pub struct Pair {
-    /// CFS's run.
-    pub cfs: RunOutput,
-    /// EFS's run.
-    pub efs: RunOutput,
-}
 
 /// One trial of Table 1: the serial run and the parallel CFS/EFS pair.
 type Table1Trial = (RunOutput, Pair);
@@ -143,11 +117,6 @@ pub fn serial_run(m: &MachineSpec, w: &WorkloadSpec, cores: u32, t: &Trial) -> R
         ..PolicyOptions::default()
     };
     t.run(&mt, &p, "static", &o)
-}
-
-/// Nanoseconds as seconds.
-pub fn secs(n: u64) -> f64 {
-    n as f64 / SECOND as f64
 }
 
 /// Rerun EFS §5: Fig. 4, Figs. 6-7, Table 1, Figs. 8-10, the ablations and (with timing) the decision time.

@@ -6,8 +6,7 @@
 //! charged (measured on this machine; EFS §5.3 attributes the extra energy of
 //! its unaffected benchmarks to "the added complexity of our new scheduler").
 
-use super::efs::Pair;
-use super::efs_figs::{pct, speedup_pct, unfairness};
+use super::efs_bench::{pct, speedup_pct, unfairness, Pair};
 use super::Trial;
 use crate::error::RunError;
 use crate::report::Sink;

@@ -2,7 +2,7 @@
 //! interference against the additive model, and the core-utilisation
 //! timeline of four bandwidth-hungry instances under CFS and EFS.
 
-use super::efs::{secs, synthetic_jobs};
+use super::efs_bench::{secs, synthetic_jobs};
 use super::{over_trials, Trial};
 use crate::error::RunError;
 use crate::report::Sink;
@@ -15,7 +15,6 @@ use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_machine::trace::TraceSlice;
 use cosched_machine::MachineSpec;
 use cosched_sim::engine::{self, SimOptions};
-use cosched_sim::RunOutput;
 
 /// Thread i on context i for the whole run; every `window` the scheduler's
 /// own estimate of thread 0's solo utilisation from the window's counter
@@ -178,26 +177,4 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &mut dyn Sink) -> R
     out.table(tab, "fig7.csv");
     out.file("fig7-timeline.csv", curve);
     Ok(())
-}
-
-/// Saving of `new` against `old`, % (EFS Figs. 8-10).
-pub(super) fn pct(new: f64, old: f64) -> f64 {
-    (1.0 - new / old) * 100.0
-}
-
-/// Speed-up of `new` over `base` in makespan, %.
-pub(super) fn speedup_pct(base: &RunOutput, new: &RunOutput) -> f64 {
-    (secs(base.makespan) / secs(new.makespan) - 1.0) * 100.0
-}
-
-/// Longest / shortest turnaround of a run's jobs.
-pub(super) fn unfairness(o: &RunOutput) -> f64 {
-    let t: Vec<f64> = o.job_finish.iter().map(|&f| secs(f)).collect();
-    t.iter().cloned().fold(0.0, f64::max) / t.iter().cloned().fold(f64::MAX, f64::min)
-}
-
-/// Per-trial mean over items of `f` (the "average" rows, with an interval over trials).
-pub(super) fn per_trial_mean<R>(res: &[Vec<R>], pick: &[usize], f: impl Fn(&R) -> f64) -> Vec<f64> {
-    let n = res.first().map_or(0, |r| r.len());
-    (0..n).map(|k| pick.iter().map(|&i| f(&res[i][k])).sum::<f64>() / pick.len() as f64).collect()
 }

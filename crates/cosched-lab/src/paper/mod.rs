@@ -4,6 +4,7 @@
 
 pub mod efs;
 pub mod efs_ablation;
+pub mod efs_bench;
 pub mod efs_figs;
 pub mod evt;
 pub mod optimum;
@@ -12,6 +13,7 @@ pub mod quintet;
 pub mod rda;
 pub mod rda_growth;
 pub mod rda_profiled;
+pub mod rda_runs;
 pub mod slits;
 
 use crate::error::RunError;

@@ -2,12 +2,13 @@
 //! every cell over seeds with run-to-run variation (mean ±95% interval).
 #![allow(clippy::needless_range_loop)] // cells are addressed by (workload, policy, trial) indices
 
+use super::rda_runs::{against, go, go_with, ops};
 use super::{machine, over_trials, Seeds, Trial};
 use crate::error::RunError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
-use cosched_core::policies::{self, PolicyOptions};
-use cosched_sim::engine::{self, RunOutput, SimOptions};
+use cosched_core::policies::PolicyOptions;
+use cosched_sim::engine::RunOutput;
 use cosched_sim::presets;
 
 /// Options of the RDA rerun.
@@ -36,43 +37,6 @@ impl Default for Options {
 
 const WORKLOADS: [&str; 8] = presets::RDA_WORKLOADS;
 const POLICIES: [&str; 3] = ["cfs", "rda-strict", "rda-compromise"];
-
-fn go(
-    m: &cosched_machine::MachineSpec,
-    w: &cosched_sim::WorkloadSpec,
-    policy: &str,
-    pp_cost_ns: u64,
-    t: &Trial,
-) -> Result<RunOutput, RunError> {
-    go_with(m, w, policy, PolicyOptions::default(), pp_cost_ns, t)
-}
-
-/// One run of `policy` on `w` under trial `t` with these options (their seed
-/// is replaced by the trial's) and `pp_cost_ns` per progress-period call.
-pub(super) fn go_with(
-    m: &cosched_machine::MachineSpec,
-    w: &cosched_sim::WorkloadSpec,
-    policy: &str,
-    opts: PolicyOptions,
-    pp_cost_ns: u64,
-    t: &Trial,
-) -> Result<RunOutput, RunError> {
-    let mm = t.machine(m);
-    let plan = t.plan(w, &mm)?;
-    let o = PolicyOptions { seed: t.seed, ..opts };
-    let sim = SimOptions { seed: t.seed, pp_cost_ns, ..SimOptions::default() };
-    Ok(engine::run(&mm, &plan, &mut *policies::make(policy, &o)?, &sim, None)?)
-}
-
-/// Work rate: instructions per second of the run.
-fn ops(o: &RunOutput) -> f64 {
-    o.totals.instructions / (o.makespan as f64 * 1e-9)
-}
-
-/// Of run `o` against `cfs`: (ops/s speedup %, system energy saved %).
-pub(super) fn against(o: &RunOutput, cfs: &RunOutput) -> (f64, f64) {
-    ((ops(o) / ops(cfs) - 1.0) * 100.0, (1.0 - o.energy.system / cfs.energy.system) * 100.0)
-}
 
 /// Rerun RDA §5: Figs. 7-13, Strict against Compromise, the profiler and the overhead study.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {

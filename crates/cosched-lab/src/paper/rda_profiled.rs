@@ -13,7 +13,7 @@
 //! run Strict and Compromise with each set of declarations, paired by seed
 //! against the same policies with Table 2's.
 
-use super::rda::{against, go_with};
+use super::rda_runs::{against, go_with};
 use super::{over_trials, Trial};
 use crate::error::RunError;
 use crate::report::Sink;

@@ -3,21 +3,18 @@
 //! The sampling kinds (assignments, seeds, co-running sets) are in
 //! `sample.rs`.
 
-use super::sample;
+use super::sample::{self, EXACT};
 use crate::error::RunError;
 use crate::mix_model::{chase_phase, INSTR_PER_OP};
-use crate::paper::efs::{fig4_point, measure_mu, secs, serial_run, synthetic};
+use crate::paper::efs::{fig4_point, measure_mu, serial_run};
+use crate::paper::efs_bench::{secs, synthetic};
 use crate::paper::run_one;
-use crate::paper::Trial;
 use cosched_core::policies::PolicyOptions;
 use cosched_machine::check::{CheckKind, CheckPoint, PowerDomain, Statistic};
 use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
-
-/// Points run on the exact model: one run, no run-to-run variation.
-pub(super) const EXACT: Trial = Trial { seed: 1, noise: 0.0 };
 
 /// A simulated value, with the parts it summarises where it summarises
 /// several (each workload's value).

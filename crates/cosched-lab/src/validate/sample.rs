@@ -3,10 +3,9 @@
 //! seeds of the run-to-run variation (RDA's 2%), and the sets of threads
 //! a run has co-running (SLITS Fig. 1).
 
-use super::measure::EXACT;
 use crate::assignment::{measure, random_assignment};
 use crate::error::RunError;
-use crate::paper::efs::secs;
+use crate::paper::efs_bench::secs;
 use crate::paper::Trial;
 use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::topology::Topology;
@@ -18,6 +17,9 @@ use cosched_sim::{presets, Plan};
 use rand::SeedableRng;
 use rayon::prelude::*;
 use std::collections::HashSet;
+
+/// Points run on the exact model: one run, no run-to-run variation.
+pub(super) const EXACT: Trial = Trial { seed: 1, noise: 0.0 };
 
 /// A workload preset's plan, one context per thread (the statistical study
 /// pins every thread).

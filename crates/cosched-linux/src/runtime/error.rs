@@ -44,5 +44,3 @@ pub enum RuntimeError {
     #[error("{0}; the run stopped, every managed process released and terminated")]
     Contract(ContractError),
 }
-
-cosched_core::error_to_text!(RuntimeError);

@@ -54,7 +54,9 @@ pub(super) fn launch(
         .as_mut()
         .map_or(Ok(()), |w| w.tell(&format!("leader {pid}")).map_err(|e| format!("watchdog: {e}")))
         .and_then(|_| {
-            rt.counters.as_ref().map_or(Ok(()), |src| src.borrow_mut().attach(idx, pid, &j.name).map_err(String::from))
+            rt.counters
+                .as_ref()
+                .map_or(Ok(()), |src| src.borrow_mut().attach(idx, pid, &j.name).map_err(|e| e.to_string()))
         });
     if let Err(e) = registered {
         for p in rt.control.members(&mut tree) {

@@ -2,13 +2,11 @@
 //! through perf power events, or the machine preset's power model (EFS Eq.
 //! 13) on measured CPU utilisation — labelled measured or modelled.
 
-use super::state::Runtime;
 use crate::energy::{ModelledEnergy, PerfPower, Rapl};
 use crate::host::Host;
 use cosched_core::policy::Energy;
 use cosched_machine::{MachineSpec, PowerModel};
 use std::cell::RefCell;
-use std::time::Instant;
 
 /// Meter of whichever energy source the machine has.
 pub(super) enum Meter {
@@ -41,10 +39,10 @@ impl Meter {
     }
 }
 
-impl Runtime {
+impl Meter {
     /// Energy so far, where the machine has a source.
     pub(super) fn energy(&self) -> Option<Energy> {
-        match &self.meter {
+        match self {
             Meter::Rapl(r) => Some(r.energy()),
             Meter::PerfPower(p) => Some(p.borrow_mut().energy()),
             Meter::Model(m) => Some(m.energy()),
@@ -52,18 +50,16 @@ impl Runtime {
         }
     }
 
-    /// Integrate energy up to now; `j` is a fresh reading of `/proc/stat`.
-    pub(super) fn sample_energy(&mut self, j: Vec<(u64, u64)>) {
-        let now = Instant::now();
-        let dt = now.duration_since(self.last_sample).as_secs_f64();
-        self.last_sample = now;
-        match &mut self.meter {
+    /// Integrate energy over the `dt` seconds since the last sample, in
+    /// which each CPU's (busy, total) jiffies went from `before` to `now`.
+    pub(super) fn sample(&mut self, dt: f64, before: &[(u64, u64)], now: &[(u64, u64)]) {
+        match self {
             Meter::Rapl(r) => r.sample(),
             Meter::PerfPower(_) => {}
             Meter::Model(m) => {
-                let busy: f64 = j
+                let busy: f64 = now
                     .iter()
-                    .zip(&self.jiffies)
+                    .zip(before)
                     .map(|(a, b)| {
                         let (db, dt) = (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1));
                         if dt > 0 {
@@ -77,6 +73,5 @@ impl Runtime {
             }
             Meter::None => {}
         }
-        self.jiffies = j;
     }
 }

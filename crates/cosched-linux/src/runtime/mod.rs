@@ -287,7 +287,7 @@ impl Runtime {
             .map_err(|e| e.to_string())
             .and_then(|d| {
                 self.d = Some(d);
-                p.init(&self.view()).map_err(String::from)
+                p.init(&self.view()).map_err(|e| e.to_string())
             });
         self.policy = Some(p);
         if let Err(e) = started {

@@ -10,7 +10,7 @@ use crate::host::Host;
 use crate::sys;
 use crate::watchdog::Watchdog;
 use cosched_core::dispatch::{ContractError, Dispatcher, Offer, Status};
-use cosched_core::policy::{Demand, Policy};
+use cosched_core::policy::{Demand, Energy, Policy};
 use cosched_core::{JobId, Nanos, ThreadId};
 use cosched_machine::ChromeTrace;
 use std::cell::RefCell;
@@ -111,6 +111,20 @@ pub(super) fn ns_since(t0: Instant, t: Instant) -> Nanos {
 }
 
 impl Runtime {
+    /// Energy so far, where the machine has a source.
+    pub(super) fn energy(&self) -> Option<Energy> {
+        self.meter.energy()
+    }
+
+    /// Integrate energy up to now; `j` is a fresh reading of `/proc/stat`.
+    pub(super) fn sample_energy(&mut self, j: Vec<(u64, u64)>) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_sample).as_secs_f64();
+        self.last_sample = now;
+        self.meter.sample(dt, &self.jiffies, &j);
+        self.jiffies = j;
+    }
+
     /// Now on the policy's clock.
     pub(super) fn now(&self) -> Nanos {
         ns_since(self.t0, Instant::now())

@@ -75,5 +75,3 @@ pub enum SimError {
         threads: usize,
     },
 }
-
-cosched_core::error_to_text!(SimError);

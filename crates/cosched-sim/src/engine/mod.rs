@@ -175,6 +175,47 @@ pub struct RunOutput {
 
 /// Run `plan` on machine `m` under `policy`, which is borrowed, so its state
 /// can be read after the run. `trace` receives every slice.
+///
+/// A registered policy and one of your own on the same plan (the example
+/// checks what the engine guarantees):
+/// ```
+/// use cosched_core::ids::{CtxId, ThreadId};
+/// use cosched_core::policies::{self, PolicyError, PolicyOptions};
+/// use cosched_core::policy::{Decision, Event, MachineView, Policy};
+/// use cosched_sim::engine::{run, SimOptions};
+/// use cosched_sim::{presets, Plan};
+///
+/// let m = cosched_machine::presets::machine("i5-2500").unwrap();
+/// let w = presets::workload("spec-mix8").unwrap();
+/// let plan = Plan::new(&w, &m, None, 1, "spec-mix8").unwrap();
+/// let opts = SimOptions { timing: false, ..SimOptions::default() };
+/// let cfs = run(&m, &plan, &mut *policies::make("cfs", &PolicyOptions::default()).unwrap(), &opts, None).unwrap();
+/// assert_eq!(cfs.job_finish.len(), 8);
+/// assert_eq!(cfs.makespan, *cfs.job_finish.iter().max().unwrap());
+///
+/// /// Run to completion, oldest first: no preemption, so one switch per thread.
+/// #[derive(Default)]
+/// struct Fifo { queue: Vec<ThreadId>, idle: Vec<CtxId> }
+/// impl Policy for Fifo {
+///     fn name(&self) -> &'static str { "fifo" }
+///     fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
+///         self.idle = view.topology().ctx_ids().collect();
+///         Ok(())
+///     }
+///     fn on_event(&mut self, ev: &Event, _: &dyn MachineView, out: &mut Vec<Decision>) {
+///         match *ev {
+///             Event::Arrived { thread, .. } | Event::Runnable { thread } => self.queue.push(thread),
+///             Event::Blocked { ctx, .. } | Event::Exited { ctx, .. } => self.idle.push(ctx),
+///             _ => {}
+///         }
+///         while !self.queue.is_empty() && !self.idle.is_empty() {
+///             out.push(Decision::Run { thread: self.queue.remove(0), ctx: self.idle.remove(0) });
+///         }
+///     }
+/// }
+/// let fifo = run(&m, &plan, &mut Fifo::default(), &opts, None).unwrap();
+/// assert_eq!(fifo.ctx_switches, 8);
+/// ```
 pub fn run(
     m: &MachineSpec,
     plan: &Plan,
