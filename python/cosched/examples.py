@@ -17,7 +17,7 @@ __all__ = ["GRrs", "MpkiPairs"]
 
 class GRrs(Policy):
     """G-RRS (SLITS §5.2) decision for decision as
-    crates/cosched-core/src/policies/g_rrs.rs (with slots.rs's spread order)."""
+    crates/cosched-policies/src/families/g_rrs.rs (with slots.rs's spread order)."""
 
     name = "py-g-rrs"
 

@@ -5,9 +5,9 @@
 
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
-use cosched_core::policies::knob::{Kind, KnobSpec};
 use cosched_lab::declared::{long, short, Declared};
 use cosched_lab::RunError;
+use cosched_policies::knob::{Kind, KnobSpec};
 
 /// The clap argument of declared option `k`: its flag, short flag, help line
 /// (without the final period, as clap shows doc comments) and default.

@@ -9,7 +9,7 @@ pub use cosched_lab::list::{items, Item, ListedKnob, What};
 /// What `cosched list` lists.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Listed {
-    /// Scheduling policies (`cosched_core::policies::registry`).
+    /// Scheduling policies (`cosched_policies::registry`).
     Policies,
     /// Machine presets (`data/machines`).
     Machines,

@@ -124,6 +124,7 @@ impl LiveOpts {
             c.machine = machine.clone();
             c.calibration = calibration.clone();
             c.host = Some(host.clone());
+            c.report = crate::progress::stderr();
             c.timeout = o.timeout_s.map(Duration::from_secs_f64);
             c.grace = Duration::from_secs_f64(o.grace_s);
             c.output_dir = o.output_dir.clone();

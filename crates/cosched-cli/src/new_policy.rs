@@ -1,21 +1,16 @@
 //! `cosched new-policy NAME`: a Rust policy of your own in one file.
-//! Writes `crates/cosched-core/src/policies/<name>.rs` from a
-//! template (a working global round-robin with its declared knob and a
-//! scripted-stream test), and registers it in `policies/mod.rs` (the module
-//! and a registry entry, each above the marker line left there for it), so
-//! after a rebuild it runs in `simulate`, `compare`, sweeps, Python and
-//! `cosched run`. Everything is checked before anything is written; if the
-//! registration cannot be written, the new file is removed again.
+//! Writes `crates/cosched-policies/src/families/<name>.rs` from a template
+//! (a working global round-robin with its declared knob, its registry entry
+//! and scripted-stream tests) and patches nothing: the file declares its
+//! `REGISTERED` entry and the policies crate's build finds it, so after a
+//! rebuild it runs in `simulate`, `compare`, sweeps, Python and `cosched run`.
+//! Everything is checked before the file is written.
 
 use clap::Args as ClapArgs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The template (placeholders `{{name}}`, `{{Camel}}`).
 const TEMPLATE: &str = include_str!("templates/policy.rs.txt");
-/// The marker line the module declaration goes above.
-pub const MODULE_MARKER: &str = "// `cosched new-policy NAME` adds its module above this line.";
-/// The marker line the registry entry goes above.
-pub const ENTRY_MARKER: &str = "        // `cosched new-policy NAME` adds its entry above this line.";
 /// Longest name accepted.
 const MAX_NAME: usize = 40;
 
@@ -23,7 +18,7 @@ const MAX_NAME: usize = 40;
 pub struct Args {
     /// The policy's name: lowercase letters, digits and single hyphens, starting with a letter (`my-pairing`).
     name: String,
-    /// The cosched workspace to add it to (the folder holding crates/cosched-core).
+    /// The cosched workspace to add it to (the folder holding crates/cosched-policies).
     #[arg(long, default_value = ".")]
     root: PathBuf,
 }
@@ -55,7 +50,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
             "new-policy: `{name}` is a Rust keyword, so `mod {name};` would not compile: choose another name (e.g. my-{name})"
         ));
     }
-    if cosched_core::policies::find(name).is_some() || name == "linux" {
+    if cosched_policies::find(name).is_some() || name == "linux" {
         return Err(format!("new-policy: `{name}` is already a policy's name (cosched list policies)"));
     }
     Ok(())
@@ -76,52 +71,27 @@ pub fn render(name: &str) -> String {
     TEMPLATE.replace("{{name}}", name).replace("{{Camel}}", &camel(name))
 }
 
-/// `mod.rs` with the module and the registry entry of `name` added above their markers.
-pub fn register(mod_rs: &str, name: &str, file: &Path) -> Result<String, String> {
-    let snake = name.replace('-', "_");
-    let at = |marker: &str| {
-        mod_rs.find(marker).ok_or_else(|| {
-            format!(
-                "{}: the line `{}` is missing: new-policy cannot tell where to register `{name}`",
-                file.display(),
-                marker.trim()
-            )
-        })
-    };
-    let (m, e) = (at(MODULE_MARKER)?, at(ENTRY_MARKER)?);
-    if mod_rs.contains(&format!("\nmod {snake};")) {
-        return Err(format!("{}: a module `{snake}` is already declared", file.display()));
-    }
-    let entry = format!(
-        "        PolicyInfo {{\n            name: \"{name}\",\n            description: \"{name}: made by `cosched new-policy` (describe it here)\",\n            oracle: false,\n            knob_groups: &[{snake}::KNOBS],\n            make: |o| Ok(Box::new({snake}::{}::new(o))),\n        }},\n",
-        camel(name)
-    );
-    let mut out = mod_rs.to_string();
-    out.insert_str(e, &entry);
-    out.insert_str(m, &format!("mod {snake};\n"));
-    Ok(out)
-}
+/// The folder the policy families live in, under a checkout's root.
+pub const FAMILIES: &str = "crates/cosched-policies/src/families";
 
-/// `cosched new-policy`.
+/// `cosched new-policy`: one new file; nothing else is written or patched.
 pub fn run(a: Args) -> Result<(), String> {
     check_name(&a.name)?;
-    let dir = a.root.join("crates/cosched-core/src/policies");
-    let mod_path = dir.join("mod.rs");
-    let mod_rs = std::fs::read_to_string(&mod_path).map_err(|e| {
-        format!("{}: cannot read ({e}): run from the root of a cosched checkout or give --root", mod_path.display())
-    })?;
-    let file = dir.join(format!("{}.rs", a.name.replace('-', "_")));
-    if file.exists() {
+    let dir = a.root.join(FAMILIES);
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: no such folder: run from the root of a cosched checkout or give --root",
+            dir.display()
+        ));
+    }
+    let snake = a.name.replace('-', "_");
+    let (file, folder) = (dir.join(format!("{snake}.rs")), dir.join(&snake));
+    if file.exists() || folder.exists() {
         return Err(format!("{}: already exists; nothing written", file.display()));
     }
-    let registered = register(&mod_rs, &a.name, &mod_path)?;
     std::fs::write(&file, render(&a.name)).map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
-    if let Err(e) = std::fs::write(&mod_path, registered) {
-        let _ = std::fs::remove_file(&file);
-        return Err(format!("{}: cannot write: {e}; {} removed again", mod_path.display(), file.display()));
-    }
-    println!("wrote {} and registered `{}` in {}", file.display(), a.name, mod_path.display());
-    println!("next: cargo test -p cosched-core {}   # its scripted-stream tests", a.name.replace('-', "_"));
+    println!("wrote {} (it registers itself: the build finds its `REGISTERED`)", file.display());
+    println!("next: cargo test -p cosched-policies {snake}   # its scripted-stream tests");
     println!("      cargo run --release --bin cosched -- compare --policies cfs,{}", a.name);
     Ok(())
 }
@@ -145,15 +115,10 @@ mod tests {
     }
 
     #[test]
-    fn the_registry_of_this_workspace_has_both_markers_and_registration_is_refused_twice() {
-        let real = include_str!("../../cosched-core/src/policies/mod.rs");
-        let p = Path::new("mod.rs");
-        let once = register(real, "my-pairing", p).unwrap();
-        assert!(once.contains("mod my_pairing;\n// `cosched new-policy"));
-        assert!(once.contains("make: |o| Ok(Box::new(my_pairing::MyPairing::new(o)))"));
-        assert!(register(&once, "my-pairing", p).unwrap_err().contains("already declared"));
-        assert!(register("mod x;", "y", p).unwrap_err().contains("is missing"));
+    fn the_file_registers_itself_and_fills_every_placeholder() {
         let text = render("my-pairing");
         assert!(text.contains("pub struct MyPairing") && text.contains("\"my-pairing\"") && !text.contains("{{"));
+        assert!(text.contains("pub(crate) const REGISTERED: super::Registered"), "what the build looks for");
+        assert!(text.contains("make: |o| Ok(Box::new(MyPairing::new(o)))"));
     }
 }

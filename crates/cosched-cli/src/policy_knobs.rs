@@ -1,13 +1,13 @@
 //! The policies' knobs on the command line: one flag per knob the policies
-//! declare (`cosched_core::policies::knob`), built from the declarations, so
+//! declare (`cosched_policies::knob`), built from the declarations, so
 //! `simulate`/`compare`/`sweep`/`paper`, `cosched run` and Python's keywords
 //! offer the same knobs with the same defaults, ranges and help. The values
 //! given are the lab's [`PolicyKnobs`].
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
-use cosched_core::policies::knob::{self, Kind};
 use cosched_lab::knobs::{policy_help, PolicyKnobs};
 use cosched_lab::RunError;
+use cosched_policies::knob::{self, Kind};
 
 /// The policy knobs given on a command line, as a flattenable clap group
 /// (`cosched run`, `calibrate`: the real runtime's defaults when `REAL`).

@@ -156,8 +156,8 @@ struct PairError {
 
 /// Every measured pair of `measured` with its slowdown in `predicted` (same job names).
 fn pair_errors(
-    measured: &cosched_core::slits::PairProfile,
-    predicted: &cosched_core::slits::PairProfile,
+    measured: &cosched_core::pair_profile::PairProfile,
+    predicted: &cosched_core::pair_profile::PairProfile,
 ) -> Vec<PairError> {
     let at = |n: &str| predicted.jobs.iter().position(|j| j == n);
     measured
@@ -182,7 +182,7 @@ fn pair_errors(
 /// were measured at different moments). Flag them, and say how many
 /// repetitions would resolve a 5% slowdown if the noise is at least as large
 /// as the largest such deviation: n ≈ (1.96·d / 0.05)².
-fn below_one_note(profile: &cosched_core::slits::PairProfile) -> Option<String> {
+fn below_one_note(profile: &cosched_core::pair_profile::PairProfile) -> Option<String> {
     let low: Vec<_> = profile.observed.iter().filter(|o| o.slowdown < 1.0).collect();
     let worst = low.iter().min_by(|a, b| a.slowdown.total_cmp(&b.slowdown))?;
     let d = 1.0 - worst.slowdown;
@@ -202,7 +202,7 @@ fn below_one_note(profile: &cosched_core::slits::PairProfile) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cosched_core::slits::{PairObservation, PairProfile};
+    use cosched_policies::slits::{PairObservation, PairProfile};
 
     /// Measured slowdowns below 1 are flagged, with the
     /// repetitions that would settle them.

@@ -4,10 +4,10 @@
 use crate::opts::Format;
 use crate::output::table;
 use clap::{Args as ClapArgs, ValueEnum};
-use cosched_core::rda::profile::{periods, windows, ProfileParams};
-use cosched_core::rda::LogFit;
 use cosched_core::text::quote;
 use cosched_machine::input::BoundedLines;
+use cosched_policies::rda::profile::{periods, windows, ProfileParams};
+use cosched_policies::rda::LogFit;
 use serde::Serialize;
 use std::io::BufRead;
 
@@ -123,7 +123,7 @@ impl Iterator for Addresses<'_> {
 struct Report {
     accesses: usize,
     windows: usize,
-    periods: Vec<cosched_core::rda::profile::Period>,
+    periods: Vec<cosched_policies::rda::profile::Period>,
     growth: Option<(LogFit, Option<f64>)>,
 }
 

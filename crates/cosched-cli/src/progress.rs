@@ -111,3 +111,18 @@ macro_rules! heading {
         $crate::progress::step(&text);
     }};
 }
+
+/// The command line's destination for a library's progress lines, notes and
+/// warnings ([`cosched_core::progress::Reporter`]): stderr, one line each.
+pub struct Stderr;
+
+impl cosched_core::progress::Progress for Stderr {
+    fn line(&self, text: &str) {
+        eprintln!("{text}");
+    }
+}
+
+/// A reporter to stderr.
+pub fn stderr() -> cosched_core::progress::Reporter {
+    cosched_core::progress::Reporter::to(std::sync::Arc::new(Stderr))
+}

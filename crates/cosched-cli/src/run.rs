@@ -8,12 +8,12 @@ use crate::rounds;
 use crate::Failure;
 use crate::OneLine;
 use clap::Args as ClapArgs;
-use cosched_core::policies::PolicyOptions;
-use cosched_core::slits::PairProfile;
+use cosched_core::pair_profile::PairProfile;
 use cosched_core::stats::mean_ci;
 use cosched_linux::best_static::{best_static, ENTRY};
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
 use cosched_machine::mix::Mix;
+use cosched_policies::PolicyOptions;
 use std::path::PathBuf;
 
 #[derive(ClapArgs)]
@@ -85,7 +85,7 @@ pub struct Args {
 
 /// A policy `cosched run` can run: `linux` or one of the registry.
 pub(crate) fn check_policy(p: &str) -> Result<(), String> {
-    if p == LINUX || cosched_core::policies::find(p).is_some() {
+    if p == LINUX || cosched_policies::find(p).is_some() {
         return Ok(());
     }
     Err(format!(
@@ -93,9 +93,9 @@ pub(crate) fn check_policy(p: &str) -> Result<(), String> {
         cosched_core::text::quote(p),
         cosched_core::suggest::did_you_mean(
             p,
-            std::iter::once(LINUX).chain(cosched_core::policies::registry().iter().map(|p| p.name))
+            std::iter::once(LINUX).chain(cosched_policies::registry().iter().map(|p| p.name))
         ),
-        cosched_core::policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        cosched_policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
     ))
 }
 
@@ -373,13 +373,13 @@ mod tests {
             policy_options(&args(&["-p", "g-rrs", "--", "true"])).unwrap().quantum,
             100 * cosched_core::ids::MILLI
         );
-        for k in cosched_core::policies::knob::all() {
-            let reader = cosched_core::policies::knob::readers(k.name)[0];
+        for k in cosched_policies::knob::all() {
+            let reader = cosched_policies::knob::readers(k.name)[0];
             let value = match k.kind {
-                cosched_core::policies::knob::Kind::Switch => None,
-                cosched_core::policies::knob::Kind::Choice { choices } => Some(choices[choices.len() - 1].to_string()),
-                cosched_core::policies::knob::Kind::Subset { choices } => Some(choices[choices.len() - 1].to_string()),
-                cosched_core::policies::knob::Kind::Text => Some("0".into()),
+                cosched_policies::knob::Kind::Switch => None,
+                cosched_policies::knob::Kind::Choice { choices } => Some(choices[choices.len() - 1].to_string()),
+                cosched_policies::knob::Kind::Subset { choices } => Some(choices[choices.len() - 1].to_string()),
+                cosched_policies::knob::Kind::Text => Some("0".into()),
                 _ => {
                     Some(
                         k.default

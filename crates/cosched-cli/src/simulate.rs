@@ -33,7 +33,7 @@ pub struct Args {
 pub fn run(mut a: Args) -> Result<(), String> {
     crate::output::check_out_file("--trace", a.trace.as_deref().map(std::path::Path::new))?;
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
-    a.run.progress = true;
+    a.run.progress = crate::progress::stderr();
     a.run.machine()?; // a machine file's notes
     let cfg = config(&a.run, &a.policy, a.seed).one_line()?;
     let prep = prepare(&a.run, a.seed).one_line()?;

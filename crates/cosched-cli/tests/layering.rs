@@ -90,6 +90,33 @@ fn the_core_has_no_io_and_no_pyo3() {
     assert!(checked > 20, "only {checked} core sources found");
 }
 
+/// The policies are apart from the framework (issue #64 item 3): the
+/// policies crate sits on the core alone and does no I/O either, and no
+/// module of the core names a policy (the core has no `cosched-policies`
+/// dependency, and its sources name none of the policies' modules).
+#[test]
+fn the_policies_sit_on_the_framework_which_imports_none() {
+    let all = manifests();
+    let policies = reaches(&all, "cosched-policies");
+    assert_eq!(policies, BTreeSet::from(["cosched-core".to_string()]), "cosched-policies reaches {policies:?}");
+    let forbidden = ["std::fs", "std::net", "std::process", "std::env", "std::io", "Instant", "SystemTime", "pyo3"];
+    for (p, text) in sources(&all["cosched-policies"].1) {
+        for f in forbidden {
+            assert!(!text.contains(f), "{} uses `{f}`: the policies do no I/O", p.display());
+        }
+    }
+    assert!(!reaches(&all, "cosched-core").contains("cosched-policies"), "the core depends on the policies");
+    for (p, text) in sources(&all["cosched-core"].1) {
+        let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        let text = code;
+        for name in
+            ["cosched_policies", "crate::policies", "crate::efs", "crate::slits", "crate::rda", "crate::perf_fair"]
+        {
+            assert!(!text.contains(name), "{} names `{name}`: the framework imports no policy", p.display());
+        }
+    }
+}
+
 /// Sources of a crate's `src/`, with their text.
 fn sources(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
     let mut out = vec![];
@@ -147,7 +174,8 @@ fn the_backend_half_of_the_contract_lives_in_the_core_dispatcher() {
 fn the_lab_sits_on_the_core_the_machine_and_the_simulator() {
     let all = manifests();
     let lab = reaches(&all, "cosched-lab");
-    let want: BTreeSet<String> = ["cosched-core", "cosched-machine", "cosched-sim"].map(String::from).into();
+    let want: BTreeSet<String> =
+        ["cosched-core", "cosched-policies", "cosched-machine", "cosched-sim"].map(String::from).into();
     assert_eq!(lab, want, "cosched-lab reaches {lab:?}");
     let (deps, dir) = &all["cosched-lab"];
     for face in ["clap", "indicatif", "pyo3", "nix"] {
@@ -226,4 +254,29 @@ fn no_library_error_converts_itself_into_a_string() {
         }
     }
     assert!(found.is_empty(), "library errors converting into String: {found:#?}");
+}
+
+/// One progress mechanism, reported by the faces (issue #64 item 8): no
+/// library crate prints; progress lines, notes and warnings go through
+/// `cosched_core::progress::Reporter` to whatever the face gave it (test
+/// code and the benchmark binary aside).
+#[test]
+fn no_library_prints() {
+    let all = manifests();
+    let mut found = vec![];
+    for c in ["cosched-core", "cosched-policies", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab"] {
+        for (p, text) in sources(&all[c].1) {
+            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            if p.components().any(|x| x.as_os_str() == "bin") || name.ends_with("tests.rs") {
+                continue;
+            }
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for call in ["println!", "print!(", "eprintln!", "eprint!("] {
+                if code.contains(call) {
+                    found.push(format!("{} (`{call}`)", p.display()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "library sources that print (report through a Reporter instead): {found:#?}");
 }

@@ -37,31 +37,51 @@ fn workspace_copy(tag: &str) -> PathBuf {
     dst
 }
 
+/// Every file of a folder with its text, for a before/after comparison.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
 #[test]
-fn a_new_policy_compiles_registers_and_passes_its_scripted_tests() {
+fn a_new_policy_is_one_new_file_that_registers_itself_and_passes_its_tests() {
     let ws = workspace_copy("ok");
     let root = ws.to_str().unwrap();
+    let before = snapshot(&ws);
     let o = cosched(&["new-policy", "my-first", "--root", root]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let file = ws.join("crates/cosched-core/src/policies/my_first.rs");
-    assert!(file.exists());
-    let mod_rs = std::fs::read_to_string(ws.join("crates/cosched-core/src/policies/mod.rs")).unwrap();
-    assert!(mod_rs.contains("mod my_first;") && mod_rs.contains("name: \"my-first\""));
+    let file = ws.join("crates/cosched-policies/src/families/my_first.rs");
+    // Patches nothing: the one new file is the only difference.
+    let mut after = snapshot(&ws);
+    assert!(after.remove(&file).is_some(), "the new file is written");
+    assert!(after == before, "new-policy changed a file besides {}", file.display());
     // Again: refused, nothing changed.
+    let text = std::fs::read(&file).unwrap();
     fails_cleanly(&["new-policy", "my-first", "--root", root], &["my_first.rs", "already exists"]);
-    assert_eq!(std::fs::read_to_string(ws.join("crates/cosched-core/src/policies/mod.rs")).unwrap(), mod_rs);
-    // Its tests compile and pass (the core crate alone, in a target folder of its own).
+    assert_eq!(std::fs::read(&file).unwrap(), text);
+    // It is registered and its tests compile and pass (the policies crate alone, in a target folder of its own).
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/new-policy-check");
     let out = Command::new(cargo)
-        .args(["test", "--offline", "-q", "-p", "cosched-core", "my_first"])
+        .args(["test", "--offline", "-q", "-p", "cosched-policies", "my_first"])
         .current_dir(&ws)
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .expect("run cargo");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("2 passed"), "both template tests ran: {text}");
+    assert!(text.contains("2 passed"), "both template tests ran (one builds it by name from the registry): {text}");
     let _ = std::fs::remove_dir_all(&ws);
 }
 
@@ -71,13 +91,7 @@ fn bad_names_and_a_folder_that_is_not_a_checkout_are_refused_in_one_line() {
     fails_cleanly(&["new-policy", "cfs"], &["already a policy's name"]);
     let empty = std::env::temp_dir().join(format!("cosched-new-policy-empty-{}", std::process::id()));
     std::fs::create_dir_all(&empty).unwrap();
-    fails_cleanly(&["new-policy", "fine-name", "--root", empty.to_str().unwrap()], &["mod.rs", "--root"]);
-    // A registry whose marker line was removed: refused before any file is written.
-    let ws = workspace_copy("nomarker");
-    let m = ws.join("crates/cosched-core/src/policies/mod.rs");
-    let text = std::fs::read_to_string(&m).unwrap().replace("adds its entry above this line", "");
-    std::fs::write(&m, text).unwrap();
-    fails_cleanly(&["new-policy", "fine-name", "--root", ws.to_str().unwrap()], &["is missing"]);
-    assert!(!ws.join("crates/cosched-core/src/policies/fine_name.rs").exists());
-    let _ = std::fs::remove_dir_all(&ws);
+    fails_cleanly(&["new-policy", "fine-name", "--root", empty.to_str().unwrap()], &["families", "--root"]);
+    assert!(snapshot(&empty).is_empty(), "nothing written into a folder that is not a checkout");
+    let _ = std::fs::remove_dir_all(&empty);
 }

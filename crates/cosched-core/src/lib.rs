@@ -3,7 +3,10 @@
 //! * [`ids`], [`topology`], [`counters`]: the vocabulary a policy sees.
 //! * [`policy`]: the one interface between scheduling policies and backends
 //!   (events in, decisions out; `shared/design.md`, "The policy boundary").
-//! * [`policies`]: the baselines of the SLITS paper (§5.2) and more.
+//! * [`knob`]: the vocabulary a policy declares its knobs in; the
+//!   policies themselves are `cosched-policies`' (the core imports none).
+//! * [`pair_profile`], [`pp_wire`]: what a backend hands a policy beside its
+//!   counters (probed pair slowdowns; progress-period requests on the wire).
 //! * [`metrics`]: STP, ANTT, unfairness and the other per-run figures.
 //! * [`stats`]: small statistics helpers (percentiles, t-intervals).
 //! * [`optimum`]: distinct static co-schedules and minimum-cost pairing.
@@ -16,21 +19,20 @@
 pub mod counters;
 pub mod dispatch;
 pub mod dist;
-pub mod efs;
 pub mod evt;
 pub mod ids;
+pub mod knob;
 pub mod learn;
 pub mod metrics;
 pub mod num;
 pub mod optimum;
+pub mod pair_profile;
 pub mod paired;
-pub mod perf_fair;
-pub mod policies;
 pub mod policy;
 pub mod policy_error;
 pub mod policy_ext;
-pub mod rda;
-pub mod slits;
+pub mod pp_wire;
+pub mod progress;
 pub mod stats;
 pub mod suggest;
 pub mod text;

@@ -2,7 +2,7 @@
 //! default methods every policy carries: a policy that has one says so
 //! through its `Policy::as_*` accessor, and a backend asks before it uses it.
 
-use crate::slits::PairProfile;
+use crate::pair_profile::PairProfile;
 
 /// A policy that can take a profile measured by co-run probing in place of
 /// the counters its `Needs` ask for (SLITS §3.2's TIM from probed pairs, on

@@ -2,7 +2,7 @@
 //! regression corpus (fuzz/corpus/pp_decode) and seeded mutations of them
 //! decode or fail with a message; decoded requests round-trip.
 
-use cosched_core::rda::wire::{decode, encode};
+use cosched_core::pp_wire::{decode, encode};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

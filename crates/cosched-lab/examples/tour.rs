@@ -11,11 +11,11 @@
 //! guarantee, so a change that breaks an entry point fails CI.
 
 use cosched_core::ids::{CtxId, Nanos, ThreadId};
-use cosched_core::policies::{self, PolicyError, PolicyOptions};
 use cosched_core::policy::{Decision, Event, MachineView, Policy};
 use cosched_lab::compare::comparison;
 use cosched_lab::sweep::Custom;
 use cosched_lab::RunSpec;
+use cosched_policies::{self as policies, PolicyError, PolicyOptions};
 use cosched_sim::engine::{self, SimOptions};
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -4,9 +4,9 @@
 //! predictors for sample pruning (SP-POT).
 
 use cosched_core::ids::{CtxId, SECOND};
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::Topology;
 use cosched_machine::MachineSpec;
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run, Shared, SimError, SimOptions};
 use cosched_sim::Plan;
 use rand::Rng;

@@ -8,8 +8,8 @@ use crate::optimum::{
     best_of, Best, Exhaustive, Grouped, Instance, Matched, Objective, OptimumError, Sampled, MAX_BUDGET, MAX_SAMPLES,
 };
 use cosched_core::optimum::grouping::corun_count;
-use cosched_core::policies::knob::Kind;
 use cosched_machine::MachineSpec;
+use cosched_policies::knob::Kind;
 use cosched_sim::{presets, Plan};
 use serde::Serialize;
 

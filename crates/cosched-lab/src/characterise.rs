@@ -18,11 +18,11 @@
 
 use crate::error::RunError;
 use crate::mix_model::{chase_phase, INSTR_PER_OP};
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::topology::corun_pair;
 use cosched_machine::characterised::{CoRun, JobRecord, Record};
 use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run as simulate, SimOptions};
 use cosched_sim::model::RandomMisses;
 use cosched_sim::{presets, Plan};

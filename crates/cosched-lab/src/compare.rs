@@ -7,8 +7,8 @@ use crate::error::RunError;
 use crate::spec::RunSpec;
 use crate::sweep::{config_among, config_custom, run_batch, Custom, Point};
 use cosched_core::metrics::registry::named;
-use cosched_core::policies;
 use cosched_core::stats::{mean_ci, MeanCi};
+use cosched_policies as policies;
 use cosched_sim::experiment::Report;
 use serde::Serialize;
 

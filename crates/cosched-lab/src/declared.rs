@@ -8,7 +8,7 @@
 //! `machine` and `workload` have the short flags `-m` and `-w`.
 
 use crate::error::RunError;
-use cosched_core::policies::knob::{KnobSpec, Value};
+use cosched_policies::knob::{KnobSpec, Value};
 
 /// A field type a declared option's parsed value converts into.
 pub trait FromValue: Sized {
@@ -80,7 +80,7 @@ pub trait Declared: Sized {
 /// by default is turned off by `no-<keyword>`.
 pub fn long(k: &KnobSpec) -> String {
     let name = k.name.replace('_', "-");
-    if matches!(k.kind, cosched_core::policies::knob::Kind::Switch) && k.default == "true" {
+    if matches!(k.kind, cosched_policies::knob::Kind::Switch) && k.default == "true" {
         format!("no-{name}")
     } else {
         name
@@ -121,8 +121,8 @@ macro_rules! declared {
 
         impl $crate::declared::Declared for $name {
             const OF: &'static str = $of;
-            const DECLARED: &'static [cosched_core::policies::knob::KnobSpec] = &[$(
-                cosched_core::policies::knob::KnobSpec {
+            const DECLARED: &'static [cosched_policies::knob::KnobSpec] = &[$(
+                cosched_policies::knob::KnobSpec {
                     name: stringify!($field),
                     kind: $kind,
                     default: $default,
@@ -133,7 +133,7 @@ macro_rules! declared {
                 }
             ),+];
 
-            fn put(&mut self, name: &str, v: cosched_core::policies::knob::Value) {
+            fn put(&mut self, name: &str, v: cosched_policies::knob::Value) {
                 match name {
                     $(stringify!($field) => self.$field = $crate::declared::FromValue::from_value(v),)+
                     other => unreachable!("option `{other}` is not declared"),
@@ -159,7 +159,7 @@ macro_rules! declared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cosched_core::policies::knob::Kind;
+    use cosched_policies::knob::Kind;
 
     declared! {
         /// Options of a test.

@@ -6,9 +6,9 @@
 
 use cosched_core::dispatch::ContractError;
 use cosched_core::evt::PotError;
-use cosched_core::policies::knob::{flag_of, KnobError};
-use cosched_core::policies::PolicyError;
 use cosched_machine::ConfigError;
+use cosched_policies::knob::{flag_of, KnobError};
+use cosched_policies::PolicyError;
 use cosched_sim::SimError;
 use std::fmt;
 

@@ -1,13 +1,13 @@
 //! The knobs of a simulated run, declared once: the run's own (machine,
 //! workload, engine budgets, noise) here, every policy's next to its code
-//! (`cosched_core::policies::knob`). The command line builds its flags from
+//! (`cosched_policies::knob`). The command line builds its flags from
 //! these declarations and Python passes its keywords through them
 //! ([`crate::RunSpec::set`]), so both faces offer the same knobs with the same
 //! defaults and refuse a bad value in the same words.
 
 use crate::error::RunError;
-use cosched_core::policies::knob::{self, Kind, KnobSpec, KnobValues};
-use cosched_core::policies::PolicyOptions;
+use cosched_policies::knob::{self, Kind, KnobSpec, KnobValues};
+use cosched_policies::PolicyOptions;
 use serde::Serialize;
 
 const fn run_knob(name: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> KnobSpec {
@@ -42,9 +42,9 @@ pub const ENGINE: [KnobSpec; 7] = [
     run_knob(
         "pp_cost_us",
         ANY,
-        cosched_core::rda::MEASURED_PP_CALL_US_TEXT,
+        cosched_core::pp_wire::MEASURED_PP_CALL_US_TEXT,
         "Cost of each pp_begin / pp_end call charged to the calling thread, µs (default: measured on cosched's real \
-         runtime by scripts/bench-pp, `cosched_core::rda::MEASURED_PP_CALL_US`).",
+         runtime by scripts/bench-pp, `cosched_core::pp_wire::MEASURED_PP_CALL_US`).",
     ),
     run_knob(
         "decision_cost_us",
@@ -142,7 +142,7 @@ fn assignment_text(arg: &str) -> Result<String, RunError> {
         use cosched_machine::input;
         let text = input::read_text(std::path::Path::new(arg), arg, input::Kind::Data)?;
         // Name the file in a parse error, as the context-id check does.
-        cosched_core::policies::parse_assignment(Some(arg), &text)?;
+        cosched_policies::parse_assignment(Some(arg), &text)?;
         Ok(text)
     }
 }

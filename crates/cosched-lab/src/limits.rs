@@ -2,7 +2,7 @@
 //! its bound is refused before anything is allocated, naming the knob, the
 //! bound and why it is there; what a bound cannot cover streams instead
 //! (`cosched profile` reads its trace in constant memory). The policies'
-//! knobs carry their own ranges (`cosched_core::policies::knob`).
+//! knobs carry their own ranges (`cosched_policies::knob`).
 
 use crate::error::RunError;
 

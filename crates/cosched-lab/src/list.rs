@@ -3,15 +3,15 @@
 
 use crate::error::RunError;
 use cosched_core::metrics::registry::{Better, METRICS};
-use cosched_core::policies;
-use cosched_core::policies::knob::KnobSpec;
+use cosched_policies as policies;
+use cosched_policies::knob::KnobSpec;
 use cosched_sim::presets;
 use serde::Serialize;
 
 /// What a listing lists (`cosched list`, Python's `list_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum What {
-    /// Scheduling policies (`cosched_core::policies::registry`).
+    /// Scheduling policies (`cosched_policies::registry`).
     Policies,
     /// Machine presets (`data/machines`).
     Machines,

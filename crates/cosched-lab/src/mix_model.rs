@@ -25,12 +25,12 @@
 //! - compute: no memory traffic.
 
 use crate::error::RunError;
-use cosched_core::policies::PolicyOptions;
-use cosched_core::slits::{PairObservation, PairProfile};
 use cosched_core::topology::corun_pair;
 use cosched_machine::mix::{belongs, Mix};
 use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
+use cosched_policies::slits::{PairObservation, PairProfile};
+use cosched_policies::PolicyOptions;
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::{simulate, solo_times, RunConfig as SimRun};
 use cosched_sim::spec::workload::{JobSpec, WorkloadSpec};
@@ -292,7 +292,7 @@ pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfil
             };
             let plan = Plan::new(&w, m, None, 1, "pair").map_err(RunError::from)?;
             let opts = PolicyOptions { assignment: Some(vec![c0, c1]), quantum: 1_000_000_000, ..Default::default() };
-            let mut policy = cosched_core::policies::make("static", &opts)?;
+            let mut policy = cosched_policies::make("static", &opts)?;
             let out = cosched_sim::engine::run(m, &plan, &mut *policy, &SimOptions::default(), None)
                 .map_err(RunError::from)?;
             observed.push(PairObservation { job: a, next_to: b, slowdown: out.job_finish[0] as f64 * 1e-9 / solo[a] });

@@ -6,8 +6,9 @@ use crate::declared::FromValue;
 use crate::error::RunError;
 use crate::knobs::{run_knob_named, SimKnobs};
 use cosched_core::num::shortest;
-use cosched_core::policies::PolicyOptions;
+use cosched_core::progress::Reporter;
 use cosched_machine::MachineSpec;
+use cosched_policies::PolicyOptions;
 use cosched_sim::engine::{Cancel, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
 
@@ -44,8 +45,9 @@ pub struct RunSpec {
     pub machine_toml: Option<String>,
     /// The workload's TOML text when given in memory (Python's `cosched.Workload`).
     pub workload_toml: Option<String>,
-    /// Progress lines on stderr during runs longer than a few seconds.
-    pub progress: bool,
+    /// Where progress lines go during runs longer than a few seconds (the
+    /// face's choice; off by default).
+    pub progress: Reporter,
     /// Set from outside to stop every run of this specification (Ctrl-C).
     pub cancel: Cancel,
 }
@@ -67,7 +69,7 @@ impl Default for RunSpec {
             max_events: 0,
             machine_toml: None,
             workload_toml: None,
-            progress: false,
+            progress: Reporter::default(),
             cancel: Cancel::default(),
         };
         for k in crate::knobs::PLACE.iter().chain(&crate::knobs::ENGINE) {
@@ -171,7 +173,7 @@ impl RunSpec {
             decision_cost_ns: (self.decision_cost_us * 1000.0).round() as u64,
             max_time_s: self.max_sim_time_s,
             max_events: self.max_events,
-            progress: self.progress,
+            progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             shared: Default::default(),
         })
@@ -179,7 +181,7 @@ impl RunSpec {
 
     /// A key equal for equal specifications (batches share one preparation per key).
     pub fn key(&self) -> String {
-        format!("{:?}", RunSpec { cancel: Cancel::default(), progress: false, ..self.clone() })
+        format!("{:?}", RunSpec { cancel: Cancel::default(), progress: Reporter::default(), ..self.clone() })
     }
 }
 
@@ -191,7 +193,7 @@ mod tests {
     fn the_defaults_are_the_declared_ones_and_their_texts_the_constants() {
         let r = RunSpec::default();
         assert_eq!((r.machine.as_str(), r.workload.as_str()), ("xeon-e5645", "spec-mix24"));
-        assert_eq!(r.pp_cost_us, cosched_core::rda::MEASURED_PP_CALL_US);
+        assert_eq!(r.pp_cost_us, cosched_core::pp_wire::MEASURED_PP_CALL_US);
         assert_eq!(r.max_events, cosched_sim::engine::DEFAULT_MAX_EVENTS);
         assert!(r.timing && r.noise == 1.0 && r.max_sim_time_s == 3600.0);
         r.sim_opts(1).unwrap();

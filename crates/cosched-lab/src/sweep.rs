@@ -7,9 +7,9 @@
 
 use crate::error::RunError;
 use crate::spec::RunSpec;
-use cosched_core::policies;
 use cosched_core::Policy;
 use cosched_machine::{MachineSpec, TraceSlice};
+use cosched_policies as policies;
 use cosched_sim::experiment::{simulate, simulate_with, solo_times, Report, RunConfig};
 use cosched_sim::Plan;
 use rayon::prelude::*;

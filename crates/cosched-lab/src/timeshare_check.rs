@@ -10,11 +10,11 @@
 
 use crate::error::RunError;
 use crate::mix_model::{model_mix, simulate_policy};
-use cosched_core::policies::PolicyOptions;
 use cosched_core::CtxId;
 use cosched_machine::check::Timeshare;
 use cosched_machine::mix::Mix;
 use cosched_machine::MachineSpec;
+use cosched_policies::PolicyOptions;
 use serde::Serialize;
 
 /// One measured time-sharing run beside its simulation.

@@ -2,9 +2,9 @@
 //! processes, each job's work what it executes in 100 s alone (§2), as
 //! `paper perf-fair` and `paper quintet` build them.
 
-use cosched_core::policies::{self, PolicyOptions, QuintetObjective, QuintetParams};
 use cosched_lab::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
 use cosched_machine::presets::machine;
+use cosched_policies::{self as policies, PolicyOptions, QuintetObjective, QuintetParams};
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::experiment::solo_times;
 use cosched_sim::Plan;

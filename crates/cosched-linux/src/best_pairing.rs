@@ -9,7 +9,7 @@
 
 use crate::mix::Mix;
 use cosched_core::optimum::{pair_domains, place_pairs};
-use cosched_core::slits::PairProfile;
+use cosched_core::pair_profile::PairProfile;
 use cosched_core::topology::Topology;
 use cosched_core::CtxId;
 use serde::Serialize;
@@ -36,7 +36,7 @@ pub struct BestPairing {
 pub enum PairingError {
     /// The profile lacks a job of the mix.
     #[error("--profile: {0}")]
-    Profile(#[from] cosched_core::slits::profile::MissingJob),
+    Profile(#[from] cosched_core::pair_profile::MissingJob),
     /// More instances than contexts: no static co-schedule.
     #[error("no static co-schedule: {instances} instances on {contexts} contexts (each needs a context of its own)")]
     TooMany {
@@ -110,7 +110,7 @@ pub(crate) fn cells_read(instances: &[cosched_machine::mix::Instance], profile: 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use cosched_core::slits::PairObservation;
+    use cosched_core::pair_profile::PairObservation;
 
     /// A mix of `count` instances of each named job (a command that does nothing).
     pub(crate) fn mix(jobs: &[(&str, u32)]) -> Mix {

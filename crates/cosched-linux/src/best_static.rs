@@ -14,7 +14,7 @@ use crate::best_pairing::{best_pairing, PairingError};
 use crate::mix::Mix;
 use cosched_core::optimum::pair_domains;
 use cosched_core::optimum::partition::{best_partition, predicted_makespan};
-use cosched_core::slits::PairProfile;
+use cosched_core::pair_profile::PairProfile;
 use cosched_core::topology::Topology;
 use cosched_core::CtxId;
 use serde::Serialize;

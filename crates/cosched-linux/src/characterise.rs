@@ -78,7 +78,7 @@ pub fn corunner(kind: &str, mb: f64, gbs: Option<f64>, seconds: f64) -> MixJob {
 /// Measure every job of `mix` alone and beside each pirate (each `repeat` times)
 /// of `pirate_mb` MiB and each bandit of `bandit_gbs` GB/s (a stream over
 /// `stream_mb` MiB), on two contexts of different cores sharing an LLC.
-/// `base` supplies the freezer, watchdog and tick; progress goes to stderr.
+/// `base` supplies the freezer, watchdog and tick, and the reporter progress goes to.
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
     mix: &Mix,
@@ -104,12 +104,13 @@ pub fn measure(
             why: j.error.clone().unwrap_or("did not finish".into()),
         })
     };
+    let report = base(mix.clone(), "static").report;
     let mut jobs = vec![];
     for (k, job) in mix.jobs.iter().enumerate() {
         let alone = mix.only(&[k]);
         let mut solo = vec![];
         for r in 0..repeat.max(1) {
-            eprintln!("characterise: {} alone ({}/{})", job.name, r + 1, repeat.max(1));
+            report.line(|| format!("characterise: {} alone ({}/{})", job.name, r + 1, repeat.max(1)));
             solo.push(turnaround(alone.clone(), vec![c0])?);
         }
         let solo_s = median(&solo);
@@ -123,7 +124,7 @@ pub fn measure(
             m.jobs.push(co);
             let mut t = vec![];
             for r in 0..repeat.max(1) {
-                eprintln!("characterise: {} beside {what} ({}/{})", job.name, r + 1, repeat.max(1));
+                report.line(|| format!("characterise: {} beside {what} ({}/{})", job.name, r + 1, repeat.max(1)));
                 t.push(turnaround(m.clone(), vec![c0, c1])? - WARMUP_S);
             }
             let t = median(&t);

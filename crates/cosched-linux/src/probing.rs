@@ -15,8 +15,8 @@
 use crate::host::Host;
 use crate::mix::Mix;
 use crate::runtime::{self, RunConfig};
-use cosched_core::slits::{PairObservation, PairProfile};
 use cosched_core::CtxId;
+use cosched_policies::slits::{PairObservation, PairProfile};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -87,7 +87,7 @@ pub fn choose_pairs(n_jobs: usize, share: f64, seed: u64) -> Vec<(usize, usize)>
 }
 
 /// Probe `mix` (its jobs, one instance each): `base` supplies the freezer,
-/// watchdog and tick; progress lines go to stderr.
+/// watchdog and tick, and the reporter progress lines go to.
 pub fn probe(
     mix: &Mix,
     share: f64,
@@ -110,15 +110,16 @@ pub fn probe(
             })
             .collect()
     };
+    let report = base(mix.clone(), "static").report;
     let n = mix.jobs.len();
     let mut solo_s = vec![];
     for j in 0..n {
-        eprintln!("probe: {} solo", mix.jobs[j].name);
+        report.line(|| format!("probe: {} solo", mix.jobs[j].name));
         solo_s.push(run_pinned(mix.only(&[j]), vec![c0])?[0]);
     }
     let mut observed = vec![];
     for (a, b) in choose_pairs(n, share, seed) {
-        eprintln!("probe: {} beside {}", mix.jobs[a].name, mix.jobs[b].name);
+        report.line(|| format!("probe: {} beside {}", mix.jobs[a].name, mix.jobs[b].name));
         let t = run_pinned(mix.only(&[a, b]), vec![c0, c1])?;
         let (ta, tb) = (t[0], t[1]);
         let first_a = ta <= tb;

@@ -4,12 +4,12 @@
 //! describes it ([`Description::of`]), and policies are driven through a view
 //! of that description. Every size in the checks comes from the description.
 
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::policy::{Decision, Demand, Event, MachineView, Resource, Reuse};
 use cosched_core::{CtxId, JobId, Nanos, PeriodId, ThreadId, Topology};
 use cosched_linux::describe::Description;
 use cosched_linux::host::recorded::{self, Shape};
 use cosched_linux::host::Host;
+use cosched_policies::{self as policies, PolicyOptions};
 
 /// The shapes machines of our kind come in (2 MiB to 32 MiB L3, SMT or not,
 /// one or two LLC domains), and one that reports no L3 at all.

@@ -9,8 +9,8 @@
 
 use cosched_core::counters::Counters;
 use cosched_core::ids::{CtxId, JobId, PeriodId, ThreadId};
-use cosched_core::policies::PolicyError;
 use cosched_core::policy::{BlockReason, Decision, Event as CoreEvent, MachineView, Needs, Policy};
+use cosched_core::policy_error::PolicyError;
 use cosched_core::policy_ext::Fallible;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};

@@ -8,8 +8,8 @@
 //! Run: `scripts/bench-scaling` (or `cargo bench -p cosched-sim --bench scaling`);
 //! `COSCHED_BENCH_QUICK=1` runs 16, 64 and 256 contexts only, 3 rounds.
 
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_machine::MachineSpec;
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
 use std::time::Instant;

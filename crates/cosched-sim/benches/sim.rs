@@ -12,7 +12,7 @@
 //! `COSCHED_BENCH_QUICK=1` runs 2 seeds instead of 10; `COSCHED_BENCH_ENGINE_ONLY=1`
 //! stops after 1 and 2 (to profile the engine: `perf record -e cpu-clock`).
 
-use cosched_core::policies::{self, PolicyOptions};
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::experiment::{simulate, solo_times, RunConfig};
 use cosched_sim::presets::SLITS_WORKLOADS;

@@ -9,9 +9,10 @@
 use crate::engine::{run, SimError, SimOptions};
 use crate::plan::Plan;
 use cosched_core::metrics::{aggregate, Aggregate, JobOutcome};
-use cosched_core::policies::{self, PolicyOptions};
+use cosched_core::progress::Reporter;
 use cosched_machine::MachineSpec;
 use cosched_machine::TraceSlice;
+use cosched_policies::{self as policies, PolicyOptions};
 use serde::Serialize;
 
 /// Reference policy of the solo runs.
@@ -95,8 +96,8 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
     let started = std::time::Instant::now();
     let mut next_line = 3.0;
     for j in 0..plan.jobs.len() {
-        if opts.progress && started.elapsed().as_secs_f64() >= next_line {
-            eprintln!("progress: solo runs, {j} of {} jobs", plan.jobs.len());
+        if opts.progress.is_on() && started.elapsed().as_secs_f64() >= next_line {
+            opts.progress.line(|| format!("progress: solo runs, {j} of {} jobs", plan.jobs.len()));
             next_line = started.elapsed().as_secs_f64() + 3.0;
         }
         let jp = &plan.jobs[j];
@@ -110,7 +111,7 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
         }
         let solo = plan.solo(j);
         let mut policy = make(SOLO_POLICY, &PolicyOptions::default())?;
-        let o = SimOptions { timing: false, counter_noise: 0.0, progress: false, ..opts.clone() };
+        let o = SimOptions { timing: false, counter_noise: 0.0, progress: Reporter::default(), ..opts.clone() };
         let r = run(m, &solo, policy.as_mut(), &o, None)?;
         let t = r.job_finish[0] as f64 * 1e-9;
         seen.insert(key, t);

@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::PolicyOptions;
+use cosched_policies::PolicyOptions;
 
 /// Each thread's finish time over what it would take at an even share of the
 /// two contexts (3/2 of its time alone), for `policy`, with the rotation on or off.

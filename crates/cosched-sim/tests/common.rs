@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use cosched_core::ids::{CtxId, MILLI};
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_machine::MachineSpec;
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
 
@@ -82,7 +82,7 @@ where
     fn needs(&self) -> cosched_core::policy::Needs {
         self.inner.needs()
     }
-    fn init(&mut self, v: &dyn cosched_core::policy::MachineView) -> Result<(), cosched_core::policies::PolicyError> {
+    fn init(&mut self, v: &dyn cosched_core::policy::MachineView) -> Result<(), cosched_policies::PolicyError> {
         self.inner.init(v)
     }
     fn on_event(

@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::{Cfs, CfsParams};
 use cosched_core::policy::{Decision, Event, MachineView};
 use cosched_core::PeriodId;
+use cosched_policies::{Cfs, CfsParams};
 use cosched_sim::engine::{run, SimOptions};
 
 fn run_rogue(bad: fn(&Event) -> Option<Decision>) -> String {

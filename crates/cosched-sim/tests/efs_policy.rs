@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use cosched_core::efs::starvation::Thresholds;
-use cosched_core::policies::{self, Admission, PolicyOptions};
 use cosched_machine::TraceSlice;
+use cosched_policies::efs::starvation::Thresholds;
+use cosched_policies::{self as policies, Admission, PolicyOptions};
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 
 fn instances(preset: &str, n: u32) -> cosched_sim::WorkloadSpec {

@@ -4,8 +4,8 @@
 mod common;
 use common::*;
 use cosched_core::ids::{CtxId, Nanos, ThreadId};
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_core::policy::{BlockReason, Decision, Event, MachineView, Policy};
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run, SimOptions};
 
 /// Wraps a policy and records every event with its time.
@@ -18,7 +18,7 @@ impl Policy for Recorder {
     fn name(&self) -> &'static str {
         "recorder"
     }
-    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_core::policies::PolicyError> {
+    fn init(&mut self, v: &dyn MachineView) -> Result<(), cosched_policies::PolicyError> {
         self.inner.init(v)
     }
     fn on_event(&mut self, ev: &Event, v: &dyn MachineView, out: &mut Vec<Decision>) {

@@ -3,9 +3,9 @@
 //! fit its cores in one LLC, and spreads one that does not. Sizes come from
 //! the machine preset the engine reads.
 
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_machine::presets::machine;
 use cosched_machine::{MachineSpec, TraceSlice};
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{run, SimOptions};
 use cosched_sim::{presets, Plan};
 use std::collections::BTreeSet;

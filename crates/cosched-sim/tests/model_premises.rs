@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::PolicyOptions;
+use cosched_policies::PolicyOptions;
 use cosched_sim::Plan;
 
 const COMPUTE: &str = "instructions = 2e9\nipc = 1.5\nllc_apki = 2\nllc_mpki = 0.1\nmrc_ref_mb = 8\nfootprint_mb = 1";

@@ -3,8 +3,8 @@
 mod common;
 use common::*;
 use cosched_core::ids::{Nanos, ThreadId};
-use cosched_core::policies::{PerfFair, PerfFairParams, Variant};
 use cosched_core::policy::{Decision, Event, MachineView};
+use cosched_policies::{PerfFair, PerfFairParams, Variant};
 use cosched_sim::engine::{run, SimOptions};
 
 /// Decisions emitted at each quantum boundary, with its time.

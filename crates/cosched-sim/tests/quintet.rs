@@ -4,9 +4,9 @@
 //! its choices switched off, `quintet` must be exactly the policy it is
 //! built on (CFS, or RDA Strict where periods are declared).
 
-use cosched_core::policies::{self, Mechanism, PolicyOptions, QuintetObjective, QuintetParams};
 use cosched_machine::presets::machine;
 use cosched_machine::MachineSpec;
+use cosched_policies::{self as policies, Mechanism, PolicyOptions, QuintetObjective, QuintetParams};
 use cosched_sim::engine::{run, RunOutput, SimOptions};
 use cosched_sim::experiment::solo_times;
 use cosched_sim::variation;

@@ -3,9 +3,9 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::Rda;
 use cosched_core::policy::{Decision, Event, MachineView, Resource};
-use cosched_core::rda::RdaPolicy;
+use cosched_policies::rda::RdaPolicy;
+use cosched_policies::Rda;
 use cosched_sim::engine::{run, SimOptions};
 
 fn mixed() -> cosched_sim::WorkloadSpec {
@@ -77,7 +77,7 @@ fn each_progress_period_call_stalls_its_thread_for_its_whole_cost() {
         let o = run(
             &m,
             &p,
-            &mut *cosched_core::policies::make("rda-strict", &Default::default()).unwrap(),
+            &mut *cosched_policies::make("rda-strict", &Default::default()).unwrap(),
             &SimOptions { pp_cost_ns: cost_ns, ..Default::default() },
             None,
         )
@@ -100,7 +100,7 @@ fn declarations_scaled_down_admit_more_and_scaled_up_fewer() {
     let w = cosched_sim::presets::workload("rda-raytrace").unwrap();
     let p = plan(&w, &m);
     let go = |policy: &str, x: f64| {
-        let o = cosched_core::policies::PolicyOptions { rda_declare_scale: x, ..Default::default() };
+        let o = cosched_policies::PolicyOptions { rda_declare_scale: x, ..Default::default() };
         run_policy(&m, &p, policy, o).makespan
     };
     let (half, one, two) = (go("rda-strict", 0.5), go("rda-strict", 1.0), go("rda-strict", 2.0));
@@ -118,7 +118,7 @@ fn the_thread_pool_hold_is_a_switch_that_changes_some_schedules() {
         let w = cosched_sim::presets::workload(name).unwrap();
         let p = plan(&w, &m);
         let go = |hold: bool| {
-            let o = cosched_core::policies::PolicyOptions { rda_pool_hold: hold, ..Default::default() };
+            let o = cosched_policies::PolicyOptions { rda_pool_hold: hold, ..Default::default() };
             run_policy(&m, &p, "rda-strict", o)
         };
         let (on, off) = (go(true), go(false));

@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use cosched_core::policies::PolicyOptions;
 use cosched_machine::{MachineSpec, TraceSlice};
+use cosched_policies::PolicyOptions;
 use cosched_sim::engine::{run, SimOptions};
 
 /// The slices of `policy` running the spinners on `m`.
@@ -13,7 +13,7 @@ fn slices(m: &MachineSpec, policy: &str) -> Vec<TraceSlice> {
     let p = plan(&spinners(4), m);
     let mut out = vec![];
     let mut keep = |s: TraceSlice| out.push(s);
-    let mut pol = cosched_core::policies::make(policy, &PolicyOptions::default()).unwrap();
+    let mut pol = cosched_policies::make(policy, &PolicyOptions::default()).unwrap();
     run(m, &p, &mut *pol, &SimOptions::default(), Some(&mut keep)).unwrap();
     out
 }

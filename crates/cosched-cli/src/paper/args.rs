@@ -132,7 +132,7 @@ struct Rda {
     machine: String,
     /// Cost of one pp_begin / pp_end call in the overhead study, µs (default: measured on cosched's
     /// real runtime by scripts/bench-pp).
-    #[arg(long, default_value_t = cosched_core::rda::MEASURED_PP_CALL_US)]
+    #[arg(long, default_value_t = cosched_core::pp_wire::MEASURED_PP_CALL_US)]
     pp_cost_us: f64,
     #[command(flatten)]
     seeds: SeedArgs,

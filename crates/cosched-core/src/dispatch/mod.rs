@@ -208,10 +208,10 @@ impl Dispatcher {
         self.status[t.idx()] = Status::Blocked;
     }
 
-    /// Test scripts: a runnable `t` the test took out of the policy by hand
-    /// counts as blocked, without an event.
-    #[cfg(test)]
-    pub(crate) fn block_off_context(&mut self, t: ThreadId) {
+    /// Test scripts (`cosched-policies`' scripted streams): a runnable `t`
+    /// the test took out of the policy by hand counts as blocked, without an event.
+    #[doc(hidden)]
+    pub fn block_off_context(&mut self, t: ThreadId) {
         assert_eq!(self.status(t), Status::Runnable);
         self.status[t.idx()] = Status::Blocked;
     }

@@ -15,7 +15,7 @@
 //! kept samples (after `burn_in`); their spread over the samples is the
 //! predictive standard deviation of each cell's mean.
 
-use crate::policies::knob::KnobError;
+use crate::knob::KnobError;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -29,8 +29,8 @@
 
 use cosched_core::ids::CtxId;
 use cosched_core::optimum::Tree;
-use cosched_core::policies::knob::flag_of;
 use cosched_machine::MachineSpec;
+use cosched_policies::knob::flag_of;
 use cosched_sim::engine::{Shared, SimOptions};
 use cosched_sim::experiment::solo_times;
 use cosched_sim::Plan;

@@ -5,10 +5,10 @@ use super::{machine, mix, over_trials, run_one, Seeds, Trial};
 use crate::error::RunError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
-use cosched_core::efs::{solve_interaction, Newton};
 use cosched_core::ids::{CtxId, SECOND};
-use cosched_core::policies::PolicyOptions;
 use cosched_machine::MachineSpec;
+use cosched_policies::efs::{solve_interaction, Newton};
+use cosched_policies::PolicyOptions;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::{Plan, WorkloadSpec};
 

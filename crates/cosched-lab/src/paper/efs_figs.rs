@@ -8,12 +8,12 @@ use crate::error::RunError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::counters::Counters;
-use cosched_core::efs::interval_estimate;
 use cosched_core::ids::{CtxId, Nanos, ThreadId, MILLI};
-use cosched_core::policies::PolicyOptions;
 use cosched_core::policy::{Decision, Event, MachineView, Needs, Policy};
 use cosched_machine::trace::TraceSlice;
 use cosched_machine::MachineSpec;
+use cosched_policies::efs::interval_estimate;
+use cosched_policies::PolicyOptions;
 use cosched_sim::engine::{self, SimOptions};
 
 /// Thread i on context i for the whole run; every `window` the scheduler's
@@ -142,7 +142,7 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &mut dyn Sink) -> R
         let r = engine::run(
             &mt,
             &plan,
-            &mut *cosched_core::policies::make(pol, &o)?,
+            &mut *cosched_policies::make(pol, &o)?,
             &SimOptions { seed: t.seed, ..SimOptions::default() },
             Some(&mut sink),
         )?;

@@ -17,8 +17,8 @@ pub mod rda_runs;
 pub mod slits;
 
 use crate::error::RunError;
-use cosched_core::policies::{self, PolicyOptions};
 use cosched_machine::MachineSpec;
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{self, RunOutput, SimOptions};
 use cosched_sim::{presets, Plan, WorkloadSpec};
 use rayon::prelude::*;

@@ -10,7 +10,7 @@ use crate::error::RunError;
 use crate::optimum::{Instance, Objective};
 use crate::report::Sink;
 use crate::table::{Cell, Table};
-use cosched_core::policies::PolicyOptions;
+use cosched_policies::PolicyOptions;
 use cosched_sim::presets;
 
 /// Options of the how-far-from-the-best rerun.

@@ -7,7 +7,7 @@ use super::{machine, over_trials, Seeds, Trial};
 use crate::error::RunError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
-use cosched_core::policies::PolicyOptions;
+use cosched_policies::PolicyOptions;
 use cosched_sim::engine::RunOutput;
 use cosched_sim::presets;
 
@@ -28,7 +28,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             machine: "xeon-e5-2420".into(),
-            pp_cost_us: cosched_core::rda::MEASURED_PP_CALL_US,
+            pp_cost_us: cosched_core::pp_wire::MEASURED_PP_CALL_US,
             seeds: Seeds::default(),
             timing: true,
         }

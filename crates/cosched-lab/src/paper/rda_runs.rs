@@ -4,7 +4,7 @@
 
 use super::Trial;
 use crate::error::RunError;
-use cosched_core::policies::{self, PolicyOptions};
+use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{self, RunOutput, SimOptions};
 
 /// One run of `policy` on `w` under trial `t` with the default options.

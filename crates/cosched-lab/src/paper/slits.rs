@@ -8,11 +8,11 @@ use crate::error::RunError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::learn::Fm;
-use cosched_core::policies::{
-    self, Observation, Pairing, PolicyOptions, Scope, Slits, SlitsObjective, SlitsParams, Trigger,
-};
 use cosched_core::stats::geomean;
 use cosched_machine::MachineSpec;
+use cosched_policies::{
+    self as policies, Observation, Pairing, PolicyOptions, Scope, Slits, SlitsObjective, SlitsParams, Trigger,
+};
 use cosched_sim::engine::{self, RunOutput, SimOptions};
 use cosched_sim::presets;
 

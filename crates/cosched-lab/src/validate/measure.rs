@@ -9,10 +9,10 @@ use crate::mix_model::{chase_phase, INSTR_PER_OP};
 use crate::paper::efs::{fig4_point, measure_mu, serial_run};
 use crate::paper::efs_bench::{secs, synthetic};
 use crate::paper::run_one;
-use cosched_core::policies::PolicyOptions;
 use cosched_machine::check::{CheckKind, CheckPoint, PowerDomain, Statistic};
 use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
+use cosched_policies::PolicyOptions;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
 

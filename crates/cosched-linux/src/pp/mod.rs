@@ -5,6 +5,6 @@
 pub mod server;
 
 /// The wire protocol lives in `cosched-core` (pure, shared with the C client library).
-pub use cosched_core::rda::wire as proto;
+pub use cosched_core::pp_wire as proto;
 pub use proto::{decode, encode, Request, SOCKET_ENV};
 pub use server::{PpMsg, PpServer};

@@ -4,7 +4,7 @@
 
 use crate::counters::CounterError;
 use cosched_core::dispatch::ContractError;
-use cosched_core::policies::PolicyError;
+use cosched_policies::PolicyError;
 use thiserror::Error;
 
 /// A real run refused or stopped.

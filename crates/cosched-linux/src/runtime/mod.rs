@@ -44,10 +44,11 @@ use crate::pp::{PpMsg, PpServer};
 use crate::sys;
 use cosched_core::dispatch::{ContractError, Dispatcher};
 use cosched_core::metrics::Aggregate;
-use cosched_core::policies::PolicyOptions;
-use cosched_core::slits::PairProfile;
+use cosched_core::pair_profile::PairProfile;
+use cosched_core::progress::Reporter;
 use cosched_core::{PeriodId, ThreadId};
 use cosched_machine::MachineSpec;
+use cosched_policies::PolicyOptions;
 use report::RunRecord;
 use serde::Serialize;
 use state::Runtime;
@@ -111,6 +112,9 @@ pub struct RunConfig {
     /// trees are released (thawed, unpinned) and sent SIGTERM. A measured job
     /// beside co-runners that need only cover it (`cosched characterise`).
     pub end_with: Option<usize>,
+    /// Where the run's notes, warnings and progress lines go (the face's
+    /// choice; off by default: a library prints nothing).
+    pub report: Reporter,
 }
 
 impl RunConfig {
@@ -137,6 +141,7 @@ impl RunConfig {
             profile: None,
             recorded_counters: None,
             end_with: None,
+            report: Reporter::default(),
         }
     }
 }
@@ -260,7 +265,7 @@ impl Runtime {
             match launch::launch(self, cfg, inst.job, &inst.name, socket) {
                 Ok(e) => launched.push((e, inst.name.clone())),
                 Err(why) => {
-                    eprintln!("warning: {}: {why}; the rest of the run goes on", inst.name);
+                    cfg.report.line(|| format!("warning: {}: {why}; the rest of the run goes on", inst.name));
                     failures.push(RealJob {
                         name: inst.name.clone(),
                         turnaround_s: None,
@@ -295,7 +300,7 @@ impl Runtime {
             return Err(RuntimeError::Policy { policy: self.policy_name.clone(), problem: e });
         }
         for note in self.d().notes().to_vec() {
-            eprintln!("note: {note}");
+            cfg.report.line(|| format!("note: {note}"));
         }
         for e in 0..self.instances.len() {
             self.control.freeze(&mut self.instances[e].tree);
@@ -388,10 +393,12 @@ impl Runtime {
 pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> Result<Vec<Option<f64>>, RuntimeError> {
     let mut out = vec![];
     for j in 0..mix.jobs.len() {
-        eprintln!("solo: {} …", mix.jobs[j].name);
-        let r = run(config(mix.only(&[j]), LINUX))?.completed()?;
+        let c = config(mix.only(&[j]), LINUX);
+        let report = c.report.clone();
+        report.line(|| format!("solo: {} …", mix.jobs[j].name));
+        let r = run(c)?.completed()?;
         if let Some(e) = &r.jobs[0].error {
-            eprintln!("warning: solo run of {}: {e}", mix.jobs[j].name);
+            report.line(|| format!("warning: solo run of {}: {e}", mix.jobs[j].name));
         }
         out.push(r.jobs[0].turnaround_s);
     }

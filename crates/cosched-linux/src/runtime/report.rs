@@ -98,7 +98,7 @@ impl Runtime {
         };
         for j in &jobs {
             if let Some(code) = j.exit_code.filter(|&c| c != 0 && !ended(&j.name, c)) {
-                eprintln!("warning: {} exited with status {code}", j.name);
+                cfg.report.line(|| format!("warning: {} exited with status {code}", j.name));
             }
         }
         jobs.append(&mut rec.failures);

@@ -4,7 +4,7 @@
 //! `PolicyError` in Python, not a simulation failure).
 
 use cosched_core::dispatch::ContractError;
-use cosched_core::policies::PolicyError;
+use cosched_policies::PolicyError;
 use thiserror::Error;
 
 /// A simulated run that did not finish.

@@ -23,6 +23,7 @@ mod view;
 use cosched_core::dispatch::deliver;
 use cosched_core::ids::{Nanos, SECOND};
 use cosched_core::policy::{Energy, Policy};
+use cosched_core::progress::Reporter;
 use cosched_core::{Counters, CtxId};
 use cosched_machine::{MachineSpec, TraceSlice};
 pub use error::SimError;
@@ -54,8 +55,9 @@ pub struct SimOptions {
     /// Abort after this many engine events (timed events taken from the queue):
     /// the budget that stops a runaway input (a vanishing quantum, billions of iterations).
     pub max_events: u64,
-    /// Print a progress line on stderr every few seconds of a run that lasts longer than that.
-    pub progress: bool,
+    /// Where a progress line goes every few seconds of a run that lasts longer
+    /// than that (off by default; the face that started the run decides).
+    pub progress: Reporter,
     /// Set from outside (Ctrl-C in Python) to stop the run: checked every
     /// few thousand events, the run then ends with [`SimError::Cancelled`].
     pub cancel: Cancel,
@@ -139,7 +141,7 @@ impl Default for SimOptions {
             pp_cost_ns: 0,
             decision_cost_ns: 0,
             max_events: DEFAULT_MAX_EVENTS,
-            progress: false,
+            progress: Reporter::default(),
             cancel: Cancel::default(),
             shared: Shared::default(),
         }
@@ -180,7 +182,7 @@ pub struct RunOutput {
 /// checks what the engine guarantees):
 /// ```
 /// use cosched_core::ids::{CtxId, ThreadId};
-/// use cosched_core::policies::{self, PolicyError, PolicyOptions};
+/// use cosched_policies::{self as policies, PolicyError, PolicyOptions};
 /// use cosched_core::policy::{Decision, Event, MachineView, Policy};
 /// use cosched_sim::engine::{run, SimOptions};
 /// use cosched_sim::{presets, Plan};
@@ -264,15 +266,17 @@ pub fn run(
         if steps.is_multiple_of(4096) && opts.cancel.is_set() {
             return Err(SimError::Cancelled);
         }
-        if opts.progress && steps.is_multiple_of(65_536) {
+        if opts.progress.is_on() && steps.is_multiple_of(65_536) {
             let wall = started.elapsed().as_secs_f64();
             if wall >= next_line {
-                eprintln!(
-                    "progress: {:.3} s simulated, {steps} events, {} of {} threads finished, {wall:.0} s",
-                    at as f64 * 1e-9,
-                    engine.d.n_done(),
-                    plan.threads.len()
-                );
+                opts.progress.line(|| {
+                    format!(
+                        "progress: {:.3} s simulated, {steps} events, {} of {} threads finished, {wall:.0} s",
+                        at as f64 * 1e-9,
+                        engine.d.n_done(),
+                        plan.threads.len()
+                    )
+                });
                 next_line = wall + PROGRESS_EVERY_S;
             }
         }

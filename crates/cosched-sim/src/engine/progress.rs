@@ -364,7 +364,7 @@ pub(super) fn debt_time(work: f64, debt: f64, share: f64) -> f64 {
 mod group_count_tests {
     use crate::engine::{run, SimOptions};
     use crate::{presets, Plan};
-    use cosched_core::policies::{self, PolicyOptions};
+    use cosched_policies::{self as policies, PolicyOptions};
 
     /// A socket of more than `COUNT_GROUPS_ABOVE` runners counts group
     /// members; in test builds every counted share is checked against the

@@ -8,8 +8,8 @@
 use super::{Seeds, Trial};
 use crate::error::RunError;
 use crate::optimum::{best_static, Instance, Objective};
-use cosched_core::policies::{Mechanism, PolicyOptions, Quintet, QuintetObjective, QuintetParams};
 use cosched_machine::MachineSpec;
+use cosched_policies::{Mechanism, PolicyOptions, Quintet, QuintetObjective, QuintetParams};
 use cosched_sim::engine::SimOptions;
 use cosched_sim::experiment::solo_times;
 

@@ -1,0 +1,224 @@
+//! Policy knobs of the registered policies (`cosched_policies::registry`):
+//! the vocabulary is the core's ([`cosched_core::knob`], re-exported here),
+//! and this module adds what needs the registry: every declared knob, the
+//! values of one run ([`KnobValues`]), and which policies read each knob. The
+//! command line's flags, `cosched run`, Python's keywords and `cosched list
+//! policies --format json` are built from these declarations, and a knob the
+//! chosen policy does not read is refused ([`unread`]).
+
+pub use cosched_core::knob::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The knobs of one run: every declared knob's value (given or default) and
+/// which ones the user gave.
+#[derive(Clone, Debug, Default)]
+pub struct KnobValues {
+    values: BTreeMap<&'static str, Value>,
+    given: BTreeSet<&'static str>,
+}
+
+impl KnobValues {
+    /// Every declared knob at its default (`real`: the real runtime's defaults).
+    pub fn defaults(real: bool) -> KnobValues {
+        let mut v = KnobValues::default();
+        for k in all() {
+            let d = k.default_for(real);
+            if !d.is_empty() {
+                v.values.insert(k.name, k.parse(d).unwrap_or_else(|e| panic!("declared default: {e}")));
+            } else if matches!(k.kind, Kind::Switch) {
+                v.values.insert(k.name, Value::Switch(false));
+            }
+        }
+        v
+    }
+
+    /// Set knob `name` from `text`, as given by the user.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), KnobError> {
+        let k = spec(name).ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
+        self.values.insert(k.name, k.parse(text)?);
+        self.given.insert(k.name);
+        Ok(())
+    }
+
+    /// The knobs the user gave, in name order.
+    pub fn given(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.given.iter().copied()
+    }
+
+    fn get(&self, name: &str) -> Option<&Value> {
+        debug_assert!(spec(name).is_some(), "`{name}` is not declared");
+        self.values.get(name)
+    }
+
+    /// A number knob (declared with a default).
+    pub fn float(&self, name: &str) -> f64 {
+        self.opt_float(name).unwrap_or_else(|| panic!("knob `{name}` has no value"))
+    }
+
+    /// A number knob that may be unset.
+    pub fn opt_float(&self, name: &str) -> Option<f64> {
+        match self.get(name) {
+            Some(Value::Float(v)) => Some(*v),
+            None => None,
+            Some(v) => panic!("knob `{name}` is not a number: {v:?}"),
+        }
+    }
+
+    /// A whole-number knob.
+    pub fn int(&self, name: &str) -> u64 {
+        match self.get(name) {
+            Some(Value::Int(v)) => *v,
+            v => panic!("knob `{name}` is not a whole number: {v:?}"),
+        }
+    }
+
+    /// A switch.
+    pub fn switch(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(Value::Switch(true)))
+    }
+
+    /// A word or text knob that may be unset.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.get(name) {
+            Some(Value::Text(s)) => Some(s),
+            None => None,
+            Some(v) => panic!("knob `{name}` is not text: {v:?}"),
+        }
+    }
+}
+
+/// Every declared knob, once, in declaration order of the registry.
+pub fn all() -> Vec<&'static KnobSpec> {
+    let mut out: Vec<&'static KnobSpec> = vec![];
+    for p in crate::registry() {
+        for k in p.knobs() {
+            if !out.iter().any(|o| o.name == k.name) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// The declaration of knob `name`.
+pub fn spec(name: &str) -> Option<&'static KnobSpec> {
+    all().into_iter().find(|k| k.name == name)
+}
+
+/// The policies that read knob `name`.
+pub fn readers(name: &str) -> Vec<&'static str> {
+    crate::registry().iter().filter(|p| p.knobs().any(|k| k.name == name)).map(|p| p.name).collect()
+}
+
+/// The knobs `given` that none of `policies` reads: the one-line refusal
+/// naming the policies that do read each, or, when some of `policies` read
+/// every given knob, one note per knob that only some of them read.
+pub fn unread(given: &[&str], policies: &[&str]) -> Result<Vec<String>, KnobError> {
+    let mut notes = vec![];
+    for &k in given {
+        let who = readers(k);
+        let flag = flag_of(k);
+        let reading: Vec<&str> = policies.iter().copied().filter(|p| who.contains(p)).collect();
+        if reading.is_empty() {
+            return Err(KnobError::NotRead {
+                knob: k.to_string(),
+                policies: policies.iter().map(|p| p.to_string()).collect(),
+                readers: who,
+            });
+        }
+        if reading.len() < policies.len() {
+            notes.push(format!("{flag} applies to {} only", reading.join(", ")));
+        }
+    }
+    Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PolicyOptions;
+
+    /// A valid value of `k` other than its default, from the declaration alone.
+    fn other(k: &KnobSpec) -> String {
+        let d = k.default;
+        match k.kind {
+            Kind::Float { min, max } => {
+                let d: f64 = d.parse().unwrap_or(min.max(1.0));
+                let v = if d * 2.0 <= max && d > 0.0 {
+                    d * 2.0
+                } else if d == 0.0 {
+                    (min + max.min(1.0)) / 2.0 + 0.5
+                } else {
+                    (min + d) / 2.0
+                };
+                assert!(v != d && v >= min && v <= max, "{}: {v}", k.name);
+                v.to_string()
+            }
+            Kind::Int { min, max } => {
+                let d: u64 = d.parse().unwrap();
+                (if d < max { d + 1 } else { d.max(min + 1) - 1 }).to_string()
+            }
+            Kind::Switch => "true".into(),
+            Kind::Choice { choices } => choices.iter().find(|c| **c != d).unwrap().to_string(),
+            Kind::Subset { choices } => choices[0].to_string(),
+            Kind::Text => "0".into(),
+        }
+    }
+
+    #[test]
+    fn the_declared_defaults_are_the_default_options() {
+        let o = PolicyOptions::from_knobs(&KnobValues::defaults(false), 1).unwrap();
+        assert_eq!(format!("{o:?}"), format!("{:?}", PolicyOptions::default()));
+        let real = PolicyOptions::from_knobs(&KnobValues::defaults(true), 1).unwrap();
+        assert_eq!(real.quantum, 100 * crate::ids::MILLI, "the real runtime's quantum");
+    }
+
+    #[test]
+    fn every_knob_changes_the_options_its_policies_are_built_from() {
+        let base = format!("{:?}", PolicyOptions::from_knobs(&KnobValues::defaults(false), 1).unwrap());
+        for k in all() {
+            let mut v = KnobValues::defaults(false);
+            v.set(k.name, &other(k)).unwrap_or_else(|e| panic!("{e}"));
+            let o = PolicyOptions::from_knobs(&v, 1).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            assert_ne!(format!("{o:?}"), base, "{} does not reach the options", k.name);
+            assert!(!readers(k.name).is_empty(), "{} is read by no policy", k.name);
+            assert_eq!(v.given().collect::<Vec<_>>(), [k.name]);
+        }
+    }
+
+    #[test]
+    fn values_outside_the_declaration_are_refused_naming_the_flag() {
+        let mut v = KnobValues::defaults(false);
+        assert_eq!(
+            v.set("quantum_ms", "0").unwrap_err().to_string(),
+            "--quantum-ms: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got 0"
+        );
+        assert_eq!(
+            v.set("rda_factor", "-1").unwrap_err().to_string(),
+            "--rda-factor: must be a positive number, got -1"
+        );
+        assert_eq!(v.set("slits_k", "x").unwrap_err().to_string(), "--slits-k: `x` is not a whole number");
+        assert!(v.set("efs_objective", "speed").unwrap_err().to_string().contains("energy, energy-delay"));
+        assert_eq!(
+            v.set("quintet_without", "pairing,bus").unwrap_err().to_string(),
+            "--quintet-without: unknown word `bus`: expected none or any of pairing, progress, admission, periods, pipes"
+        );
+        v.set("quintet_without", "periods, pairing,pairing").unwrap();
+        assert_eq!(v.text("quintet_without"), Some("pairing,periods"));
+        assert!(v.set("no_such", "1").is_err());
+    }
+
+    #[test]
+    fn an_unread_knob_is_refused_naming_its_readers_or_noted_when_some_read_it() {
+        let e = unread(&["quantum_ms"], &["cfs"]).unwrap_err().to_string();
+        let readers = readers("quantum_ms");
+        assert!(readers.starts_with(&["g-rrs", "p-rrs", "wss"]) && readers.contains(&"static"), "{readers:?}");
+        assert_eq!(e, format!("--quantum-ms: policy `cfs` does not read it; it is read by {}", readers.join(", ")));
+        assert_eq!(unread(&["quantum_ms"], &["cfs", "g-rrs"]).unwrap(), ["--quantum-ms applies to g-rrs only"]);
+        assert!(unread(&["efs_window_ms"], &["efs"]).unwrap().is_empty());
+        assert!(unread(&["assignment"], &["cfs", "efs"])
+            .unwrap_err()
+            .to_string()
+            .contains("policies `cfs`, `efs` do not read it"));
+    }
+}
