@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -234,7 +234,7 @@ def gantt(trace: pd.DataFrame, ax: Any = None, until_s: float | None = None) -> 
     colour = {j: cmap(i % 20) for i, j in enumerate(jobs)}
     for ctx, g in t.groupby("context"):
         spans = list(zip(g["start_s"], g["end_s"] - g["start_s"]))
-        ax.broken_barh(spans, (float(ctx) - 0.4, 0.8), facecolors=[colour[j] for j in g["job_name"]])
+        ax.broken_barh(spans, (float(cast(float, ctx)) - 0.4, 0.8), facecolors=[colour[j] for j in g["job_name"]])
     ax.set(xlabel="time, s", ylabel="hardware context", title="Schedule", ylim=(-0.6, contexts - 0.4))
     if len(jobs) <= 40:
         handles = [mpl.patches.Patch(color=colour[j], label=j) for j in jobs]

@@ -142,7 +142,8 @@ def sweep_html(df: pd.DataFrame) -> str:
     """A :func:`cosched.sweep` frame: mean makespan and energy per policy and grid setting, every run."""
     import matplotlib.pyplot as plt
 
-    keys = [c for c in df.columns if c not in ("seed",) and df.columns.get_loc(c) < df.columns.get_loc("policy")]
+    columns = [str(c) for c in df.columns]
+    keys = [c for c in columns[: columns.index("policy")] if c != "seed"]
     groups = keys + ["machine", "workload", "policy"]
     means = df.groupby(groups, sort=False, dropna=False)[["makespan_s", "energy_j"]].agg(["mean", "std", "count"])
     means.columns = ["_".join(c) for c in means.columns]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -41,7 +41,7 @@ def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame)
     ``seed``, then the knobs, then workload and machine. A list of mappings
     or a DataFrame gives the points one by one."""
     if isinstance(grid, pd.DataFrame):
-        return [dict(r) for r in grid.to_dict("records")]
+        return [cast(dict[str, Any], dict(r)) for r in grid.to_dict("records")]
     if isinstance(grid, (str, bytes)) or not isinstance(grid, (Mapping, Iterable)):
         raise OptionError(
             "grid: give a mapping of axes to settings ({'policy': ['cfs', 'efs'], 'seed': range(1, 6)}), "

@@ -117,6 +117,16 @@ fn the_policies_sit_on_the_framework_which_imports_none() {
     }
 }
 
+/// The library crates (everything below the faces).
+const LIBRARIES: [&str; 6] =
+    ["cosched-core", "cosched-policies", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab"];
+
+/// Every source of the library crates, with its text.
+fn library_sources() -> Vec<(PathBuf, String)> {
+    let all = manifests();
+    LIBRARIES.iter().flat_map(|c| sources(&all[*c].1)).collect()
+}
+
 /// Sources of a crate's `src/`, with their text.
 fn sources(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
     let mut out = vec![];
@@ -210,7 +220,7 @@ fn the_python_bindings_reach_the_lab_not_the_command_line() {
 fn no_library_function_returns_a_string_error() {
     let all = manifests();
     let mut found = vec![];
-    for c in ["cosched-core", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab"] {
+    for c in LIBRARIES {
         for (p, text) in sources(&all[c].1) {
             let mut sig = String::new();
             for line in text.lines() {
@@ -237,20 +247,18 @@ fn no_library_function_returns_a_string_error() {
 /// (`.one_line()?`).
 #[test]
 fn no_library_error_converts_itself_into_a_string() {
-    let all = manifests();
     let mut found = vec![];
-    for c in ["cosched-core", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab", "cosched-py"] {
-        for (p, text) in sources(&all[c].1) {
-            let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            for (i, _) in flat.match_indices("impl From<") {
-                let head = &flat[i..flat.len().min(i + 200)];
-                if head.split('{').next().is_some_and(|h| h.trim_end().ends_with("for String")) {
-                    found.push(format!("{}: {}", p.display(), head.split('{').next().unwrap_or_default()));
-                }
+    let py = sources(&manifests()["cosched-py"].1);
+    for (p, text) in library_sources().into_iter().chain(py) {
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (i, _) in flat.match_indices("impl From<") {
+            let head = &flat[i..flat.len().min(i + 200)];
+            if head.split('{').next().is_some_and(|h| h.trim_end().ends_with("for String")) {
+                found.push(format!("{}: {}", p.display(), head.split('{').next().unwrap_or_default()));
             }
-            if text.contains("error_to_text!") {
-                found.push(format!("{}: error_to_text!", p.display()));
-            }
+        }
+        if text.contains("error_to_text!") {
+            found.push(format!("{}: error_to_text!", p.display()));
         }
     }
     assert!(found.is_empty(), "library errors converting into String: {found:#?}");
@@ -262,19 +270,16 @@ fn no_library_error_converts_itself_into_a_string() {
 /// code and the benchmark binary aside).
 #[test]
 fn no_library_prints() {
-    let all = manifests();
     let mut found = vec![];
-    for c in ["cosched-core", "cosched-policies", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab"] {
-        for (p, text) in sources(&all[c].1) {
-            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if p.components().any(|x| x.as_os_str() == "bin") || name.ends_with("tests.rs") {
-                continue;
-            }
-            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-            for call in ["println!", "print!(", "eprintln!", "eprint!("] {
-                if code.contains(call) {
-                    found.push(format!("{} (`{call}`)", p.display()));
-                }
+    for (p, text) in library_sources() {
+        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        if p.components().any(|x| x.as_os_str() == "bin") || name.ends_with("tests.rs") {
+            continue;
+        }
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for call in ["println!", "print!(", "eprintln!", "eprint!("] {
+            if code.contains(call) {
+                found.push(format!("{} (`{call}`)", p.display()));
             }
         }
     }
