@@ -93,6 +93,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 &bandit_rates(m.memory.bandwidth_gbs),
                 round2(4.0 * c),
                 base,
+                &crate::progress::stderr(),
             )
             .map_err(|e| e.to_string())?
         }

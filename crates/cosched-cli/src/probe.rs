@@ -52,7 +52,7 @@ pub fn run(a: Args) -> Result<(), String> {
         None => None,
     };
     let base = a.live.builder()?;
-    let profile = probing::probe(&mix, a.pairs, a.seed, base).one_line()?;
+    let profile = probing::probe(&mix, a.pairs, a.seed, base, &crate::progress::stderr()).one_line()?;
     // The predictions, with the solo times just measured (so cosched-bench jobs are modelled too).
     let predicted = match &predict {
         Some((programs, spec)) => {

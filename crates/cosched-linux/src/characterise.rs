@@ -11,6 +11,7 @@
 use crate::mix::{Mix, MixJob};
 use crate::probing::{probe_contexts, ProbeError};
 use crate::runtime::{self, RunConfig};
+use cosched_core::progress::Reporter;
 
 pub use cosched_machine::characterised::{CoRun, JobRecord, Record};
 
@@ -78,7 +79,7 @@ pub fn corunner(kind: &str, mb: f64, gbs: Option<f64>, seconds: f64) -> MixJob {
 /// Measure every job of `mix` alone and beside each pirate (each `repeat` times)
 /// of `pirate_mb` MiB and each bandit of `bandit_gbs` GB/s (a stream over
 /// `stream_mb` MiB), on two contexts of different cores sharing an LLC.
-/// `base` supplies the freezer, watchdog and tick, and the reporter progress goes to.
+/// `base` supplies the freezer, watchdog and tick; progress lines go to `report`.
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
     mix: &Mix,
@@ -89,6 +90,7 @@ pub fn measure(
     bandit_gbs: &[f64],
     stream_mb: f64,
     base: impl Fn(Mix, &str) -> RunConfig,
+    report: &Reporter,
 ) -> Result<Record, ProbeError> {
     let host = crate::host::Host::live();
     let (c0, c1) = probe_contexts(&host).ok_or(ProbeError::NoSharedLlc)?;
@@ -104,7 +106,6 @@ pub fn measure(
             why: j.error.clone().unwrap_or("did not finish".into()),
         })
     };
-    let report = base(mix.clone(), "static").report;
     let mut jobs = vec![];
     for (k, job) in mix.jobs.iter().enumerate() {
         let alone = mix.only(&[k]);

@@ -15,6 +15,7 @@
 use crate::host::Host;
 use crate::mix::Mix;
 use crate::runtime::{self, RunConfig};
+use cosched_core::progress::Reporter;
 use cosched_core::CtxId;
 use cosched_policies::slits::{PairObservation, PairProfile};
 use rand::seq::SliceRandom;
@@ -87,12 +88,13 @@ pub fn choose_pairs(n_jobs: usize, share: f64, seed: u64) -> Vec<(usize, usize)>
 }
 
 /// Probe `mix` (its jobs, one instance each): `base` supplies the freezer,
-/// watchdog and tick, and the reporter progress lines go to.
+/// watchdog and tick; progress lines go to `report`.
 pub fn probe(
     mix: &Mix,
     share: f64,
     seed: u64,
     base: impl Fn(Mix, &str) -> RunConfig,
+    report: &Reporter,
 ) -> Result<PairProfile, ProbeError> {
     let host = Host::live();
     let (c0, c1) = probe_contexts(&host).ok_or(ProbeError::NoSharedLlc)?;
@@ -110,7 +112,6 @@ pub fn probe(
             })
             .collect()
     };
-    let report = base(mix.clone(), "static").report;
     let n = mix.jobs.len();
     let mut solo_s = vec![];
     for j in 0..n {
