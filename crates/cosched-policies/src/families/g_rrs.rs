@@ -80,7 +80,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         description: "Global round-robin: one FIFO queue feeding every idle context, fixed quantum (SLITS §5.2)",
         oracle: false,
         knob_groups: &[&[super::slots::QUANTUM_MS]],
-        make: |o| Ok(Box::new(super::GRrs::new(o))),
+        make: |o| Ok(Box::new(GRrs::new(o))),
     },
     ],
 };

@@ -135,8 +135,8 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "mpki-pairs",
         description: "Worked example of docs/policies.md: round-robin quanta, and on each SMT core the highest-MPKI thread beside the lowest",
         oracle: false,
-        knob_groups: &[super::mpki_pairs::KNOBS],
-        make: |o| Ok(Box::new(super::MpkiPairs::new(o))),
+        knob_groups: &[KNOBS],
+        make: |o| Ok(Box::new(MpkiPairs::new(o))),
     },
     ],
 };

@@ -136,7 +136,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         description: "Per-core round-robin: threads dealt to per-context queues at arrival, fixed quantum (SLITS §5.2)",
         oracle: false,
         knob_groups: &[&[super::slots::QUANTUM_MS]],
-        make: |o| Ok(Box::new(super::PRrs::new(o))),
+        make: |o| Ok(Box::new(PRrs::new(o))),
     },
     ],
 };

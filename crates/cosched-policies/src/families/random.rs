@@ -84,7 +84,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         description: "Random: an idle or expiring context takes a uniformly random waiting thread (SLITS §2 RS)",
         oracle: false,
         knob_groups: &[&[super::slots::QUANTUM_MS]],
-        make: |o| Ok(Box::new(super::RandomPolicy::new(o))),
+        make: |o| Ok(Box::new(RandomPolicy::new(o))),
     },
     ],
 };

@@ -279,10 +279,10 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "rda-strict",
         description: "RDA Strict: CFS, but a progress period runs only if its declared demand keeps the resource within capacity, else it waits (RDA §3)",
         oracle: false,
-        knob_groups: &[&[super::rda::DECLARE_SCALE]],
+        knob_groups: &[&[DECLARE_SCALE]],
         make: |o| {
             Ok(Box::new(
-                super::Rda::new(crate::rda::RdaPolicy::Strict)
+                Rda::new(crate::rda::RdaPolicy::Strict)
                     .declared_times(o.rda_declare_scale)
                     .pool_hold(o.rda_pool_hold),
             ))
@@ -292,10 +292,10 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "rda-compromise",
         description: "RDA Compromise: as Strict, up to x times the capacity (x = 2 by default, --rda-factor)",
         oracle: false,
-        knob_groups: &[&[super::rda::FACTOR, super::rda::DECLARE_SCALE]],
+        knob_groups: &[&[FACTOR, DECLARE_SCALE]],
         make: |o| {
             let p = crate::rda::RdaPolicy::Compromise { factor: o.rda_factor };
-            Ok(Box::new(super::Rda::new(p).declared_times(o.rda_declare_scale).pool_hold(o.rda_pool_hold)))
+            Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale).pool_hold(o.rda_pool_hold)))
         }
     },
     ],

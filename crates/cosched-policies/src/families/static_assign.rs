@@ -55,10 +55,10 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "static",
         description: "Static assignment: each thread pinned to a given context, round-robin among threads sharing one (statistical study §3)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS, super::static_assign::ASSIGNMENT]],
+        knob_groups: &[&[super::slots::QUANTUM_MS, ASSIGNMENT]],
         make: |o| {
             let a = o.assignment.clone().ok_or("static: needs an assignment (--assignment)")?;
-            Ok(Box::new(super::StaticAssign::new(a, o.quantum)))
+            Ok(Box::new(StaticAssign::new(a, o.quantum)))
         },
     },
     ],

@@ -98,8 +98,8 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "wss",
         description: "Work stealing: per-context round-robin; periodically a random thief with an empty queue steals from a random victim (SLITS §5.2)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS, super::wss::STEAL_INTERVAL_US]],
-        make: |o| Ok(Box::new(super::Wss::new(o))),
+        knob_groups: &[&[super::slots::QUANTUM_MS, STEAL_INTERVAL_US]],
+        make: |o| Ok(Box::new(Wss::new(o))),
     },
     ],
 };

@@ -469,7 +469,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         description: "Linux CFS model: per-context vruntime trees, weights, latency/min-granularity slices, wakeup preemption, periodic and idle load balancing",
         oracle: false,
         knob_groups: &[],
-        make: |_| Ok(Box::new(super::Cfs::new(super::CfsParams::default()))),
+        make: |_| Ok(Box::new(Cfs::new(CfsParams::default()))),
     },
     ],
 };

@@ -360,8 +360,8 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "efs",
         description: "EFS: CFS that runs a thread only when the memory-bus collision model says it saves energy, else leaves the core idle; starvation-free (EFS §4)",
         oracle: false,
-        knob_groups: &[&super::efs::KNOBS],
-        make: |o| Ok(Box::new(super::Efs::new(o.efs.clone()))),
+        knob_groups: &[&KNOBS],
+        make: |o| Ok(Box::new(Efs::new(o.efs.clone()))),
     },
     ],
 };

@@ -146,8 +146,8 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "quintet",
         description: "quintet: CFS whose task selection combines the papers: RDA's period gate, Perf&Fair's progress window (fairness), SLITS's learned pairing, EFS's bus-model admission (energy, edp); --quintet-objective, --quintet-without (issue 33)",
         oracle: false,
-        knob_groups: &[&super::quintet::KNOBS],
-        make: |o| Ok(Box::new(super::Quintet::new(o.quintet.clone(), o.seed))),
+        knob_groups: &[&KNOBS],
+        make: |o| Ok(Box::new(Quintet::new(o.quintet.clone(), o.seed))),
     },
     ],
 };
