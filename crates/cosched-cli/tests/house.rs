@@ -124,16 +124,46 @@ fn expand(tree: &str) -> Vec<String> {
     parts.into_iter().filter(|p| !p.is_empty()).flat_map(|p| expand(&format!("{prefix}{p}"))).collect()
 }
 
-/// The crate-relative paths a source names (its code before any `#[cfg(test)]` module).
+/// `text` without its inline `#[cfg(test)] mod NAME { … }` blocks (test-only
+/// imports are no dependency of the crate); everything else is kept.
+fn without_test_modules(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let line_end = after.find(['{', ';']).unwrap_or(after.len());
+        if after[..line_end].contains("mod ") && after[line_end..].starts_with('{') {
+            // Skip to the brace that closes the module.
+            let mut depth = 0usize;
+            let mut end = after.len();
+            for (k, ch) in after[line_end..].char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = line_end + k + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            rest = &after[end..];
+        } else {
+            out.push_str("#[cfg(test)]");
+            rest = &after["#[cfg(test)]".len()..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The crate-relative paths a source names (inline test modules aside).
 fn named_paths(text: &str) -> Vec<String> {
-    let code: String = text
-        .split("#[cfg(test)]")
-        .next()
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code: String =
+        without_test_modules(text).lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
     let mut out = vec![];
     // `use` items, which may span lines and hold brace groups.
     let mut rest = code.as_str();
@@ -269,7 +299,11 @@ fn the_circle_check_finds_a_made_up_circle() {
         "paper/efs.rs",
         "use super::figs::{fig6, pct};\nuse super::Trial;\nuse crate::table::Table;\npub fn run() {}\n",
     );
-    write("paper/figs.rs", "use super::{efs::run, Trial};\npub fn fig6() {}\npub fn pct() {}\n");
+    // The import after a test-only module declaration still counts; the test module's own does not.
+    write(
+        "paper/figs.rs",
+        "#[cfg(test)]\nmod figs_tests;\n#[cfg(test)]\nmod tests {\n    use crate::table::Table;\n}\nuse super::{efs::run, Trial};\npub fn fig6() {}\npub fn pct() {}\n",
+    );
     let found = circles(&edges(&src));
     let names: Vec<Vec<String>> =
         found.iter().map(|c| c.iter().map(|p| p.strip_prefix(&src).unwrap().display().to_string()).collect()).collect();
