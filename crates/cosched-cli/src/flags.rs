@@ -65,7 +65,7 @@ impl<T: Declared + Default> FromArgMatches for Flags<T> {
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
         for k in T::DECLARED {
             if let Some(text) = given(m, k) {
-                self.0.set(k.name, &text).map_err(refused)?;
+                self.0.set(k.name, &text).map_err(|e| refused(e.into()))?;
             }
         }
         Ok(())

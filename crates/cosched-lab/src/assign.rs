@@ -18,7 +18,7 @@ use serde::Serialize;
 const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
 const SIZE: Kind = Kind::Int { min: 0, max: u64::MAX };
 
-crate::declared! {
+cosched_core::options! {
     /// The options of a random-assignment study (`cosched assign`'s flags,
     /// Python's `cosched.assign` keywords).
     pub struct AssignOptions of "assign", "statistical thread assignment §4-6" {

@@ -17,7 +17,7 @@ const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
 const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
 const SIZE: Kind = Kind::Int { min: 0, max: u64::MAX };
 
-crate::declared! {
+cosched_core::options! {
     /// The options of the search for the best static co-schedule (`cosched
     /// optimum`'s flags, Python's `cosched.optimum` keywords).
     pub struct OptimumOptions of "optimum", "how far from the best" {

@@ -6,7 +6,7 @@
 //! defaults and refuse a bad value in the same words.
 
 use crate::error::RunError;
-use cosched_policies::knob::{self, Kind, KnobSpec, KnobValues};
+use cosched_policies::knob::{self, Kind, KnobSpec};
 use cosched_policies::PolicyOptions;
 use serde::Serialize;
 
@@ -85,11 +85,19 @@ pub fn run_knob_named(name: &str) -> Option<&'static KnobSpec> {
     PLACE.iter().chain(ENGINE.iter()).find(|k| k.name == name)
 }
 
-/// The policies' knobs a user gave, as text, with the backend whose defaults
-/// apply (`REAL`: the real runtime's, e.g. a 100 ms quantum).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The policies' knobs of a run, typed ([`knob::PolicyKnobs`]), with the
+/// backend whose defaults apply (`REAL`: the real runtime's, e.g. a 100 ms
+/// quantum). A face sets each knob it was given from its text; the value is
+/// checked then, and a policy reads the typed field.
+#[derive(Clone, Debug)]
 pub struct PolicyKnobs<const REAL: bool> {
-    given: Vec<(&'static str, String)>,
+    knobs: knob::PolicyKnobs,
+}
+
+impl<const REAL: bool> Default for PolicyKnobs<REAL> {
+    fn default() -> Self {
+        PolicyKnobs { knobs: knob::PolicyKnobs::defaults(REAL) }
+    }
 }
 
 /// The simulator's policy knobs.
@@ -98,37 +106,27 @@ pub type SimKnobs = PolicyKnobs<false>;
 pub type RealKnobs = PolicyKnobs<true>;
 
 impl<const REAL: bool> PolicyKnobs<REAL> {
-    /// The knobs given, with a file-valued `assignment` read in.
-    fn values(&self) -> Result<KnobValues, RunError> {
-        let mut v = KnobValues::defaults(REAL);
-        for (name, text) in &self.given {
-            let text = if *name == "assignment" { assignment_text(text)? } else { text.clone() };
-            v.set(name, &text)?;
-        }
-        Ok(v)
-    }
-
-    /// The keywords of the knobs the user gave.
+    /// The keywords of the knobs the user gave, in name order.
     pub fn given(&self) -> Vec<&'static str> {
-        self.given.iter().map(|(n, _)| *n).collect()
+        self.knobs.given().collect()
     }
 
-    /// Set policy knob `name` to `text` (checked when the options are built);
-    /// a name no policy declares is refused.
+    /// Set policy knob `name` from `text`, checked against its declaration
+    /// (`assignment` may name a file, read here); a name no policy declares is refused.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
-        let spec = knob::spec(name).ok_or_else(|| RunError::knob(name, "is not a knob"))?;
-        self.given.retain(|(n, _)| *n != spec.name);
-        self.given.push((spec.name, text.to_string()));
-        Ok(())
+        if knob::spec(name).is_none() {
+            return Err(RunError::knob(name, "is not a knob"));
+        }
+        let text = if name == "assignment" { assignment_text(text)? } else { text.to_string() };
+        Ok(self.knobs.set(name, &text)?)
     }
 
     /// The options `policies` are built from, seeded `seed`: a given knob none
     /// of them reads is refused naming the policies that read it; one that only
     /// some read gives a note (returned) naming those.
     pub fn options(&self, policies: &[&str], seed: u64) -> Result<(PolicyOptions, Vec<String>), RunError> {
-        let v = self.values()?;
         let notes = knob::unread(&self.given(), policies)?;
-        Ok((PolicyOptions::from_knobs(&v, seed)?, notes))
+        Ok((PolicyOptions::from_knobs(&self.knobs, seed)?, notes))
     }
 }
 

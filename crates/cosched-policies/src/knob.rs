@@ -1,42 +1,48 @@
 //! Policy knobs of the registered policies (`cosched_policies::registry`):
 //! the vocabulary is the core's ([`cosched_core::knob`], re-exported here),
 //! and this module adds what needs the registry: every declared knob, the
-//! values of one run ([`KnobValues`]), and which policies read each knob. The
+//! typed values of one run ([`PolicyKnobs`]), and which policies read each knob. The
 //! command line's flags, `cosched run`, Python's keywords and `cosched list
 //! policies --format json` are built from these declarations, and a knob the
 //! chosen policy does not read is refused ([`unread`]).
 
 pub use cosched_core::knob::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-/// The knobs of one run: every declared knob's value (given or default) and
-/// which ones the user gave.
-#[derive(Clone, Debug, Default)]
-pub struct KnobValues {
-    values: BTreeMap<&'static str, Value>,
+/// Every registered policy's knobs, typed: one declared struct per group
+/// ([`KnobGroup`]), at the backend's defaults until set, and which knobs the
+/// user gave. A face sets a knob by keyword from its text ([`PolicyKnobs::set`]:
+/// the declaration checks it and names the flag in a refusal); a policy reads
+/// its struct ([`PolicyKnobs::get`]).
+#[derive(Clone, Debug)]
+pub struct PolicyKnobs {
+    groups: Vec<Box<dyn AnyKnobs>>,
     given: BTreeSet<&'static str>,
 }
 
-impl KnobValues {
-    /// Every declared knob at its default (`real`: the real runtime's defaults).
-    pub fn defaults(real: bool) -> KnobValues {
-        let mut v = KnobValues::default();
-        for k in all() {
-            let d = k.default_for(real);
-            if !d.is_empty() {
-                v.values.insert(k.name, k.parse(d).unwrap_or_else(|e| panic!("declared default: {e}")));
-            } else if matches!(k.kind, Kind::Switch) {
-                v.values.insert(k.name, Value::Switch(false));
+impl PolicyKnobs {
+    /// Every registered struct at its defaults (`real`: the real runtime's).
+    pub fn defaults(real: bool) -> PolicyKnobs {
+        let mut groups: Vec<Box<dyn AnyKnobs>> = vec![];
+        for g in crate::registry().iter().flat_map(|p| p.knob_groups()) {
+            let first = g.specs.first().map(|k| k.name);
+            if !groups.iter().any(|h| h.specs().first().map(|k| k.name) == first) {
+                groups.push((g.make)(real));
             }
         }
-        v
+        PolicyKnobs { groups, given: BTreeSet::new() }
     }
 
     /// Set knob `name` from `text`, as given by the user.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), KnobError> {
-        let k = spec(name).ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
-        self.values.insert(k.name, k.parse(text)?);
-        self.given.insert(k.name);
+        let g = self
+            .groups
+            .iter_mut()
+            .find(|g| g.specs().iter().any(|k| k.name == name))
+            .ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
+        g.set_text(name, text)?;
+        let k = g.specs().iter().find(|k| k.name == name).map(|k| k.name).unwrap_or_default();
+        self.given.insert(k);
         Ok(())
     }
 
@@ -45,45 +51,20 @@ impl KnobValues {
         self.given.iter().copied()
     }
 
-    fn get(&self, name: &str) -> Option<&Value> {
-        debug_assert!(spec(name).is_some(), "`{name}` is not declared");
-        self.values.get(name)
+    /// The knob struct `T` (registered by some policy; a programming error otherwise).
+    pub fn get<T: Declared>(&self) -> &T {
+        self.groups
+            .iter()
+            .find_map(|g| g.as_any().downcast_ref::<T>())
+            .unwrap_or_else(|| panic!("no registered policy reads the knobs of {}", T::OF))
     }
 
-    /// A number knob (declared with a default).
-    pub fn float(&self, name: &str) -> f64 {
-        self.opt_float(name).unwrap_or_else(|| panic!("knob `{name}` has no value"))
-    }
-
-    /// A number knob that may be unset.
-    pub fn opt_float(&self, name: &str) -> Option<f64> {
-        match self.get(name) {
-            Some(Value::Float(v)) => Some(*v),
-            None => None,
-            Some(v) => panic!("knob `{name}` is not a number: {v:?}"),
-        }
-    }
-
-    /// A whole-number knob.
-    pub fn int(&self, name: &str) -> u64 {
-        match self.get(name) {
-            Some(Value::Int(v)) => *v,
-            v => panic!("knob `{name}` is not a whole number: {v:?}"),
-        }
-    }
-
-    /// A switch.
-    pub fn switch(&self, name: &str) -> bool {
-        matches!(self.get(name), Some(Value::Switch(true)))
-    }
-
-    /// A word or text knob that may be unset.
-    pub fn text(&self, name: &str) -> Option<&str> {
-        match self.get(name) {
-            Some(Value::Text(s)) => Some(s),
-            None => None,
-            Some(v) => panic!("knob `{name}` is not text: {v:?}"),
-        }
+    /// The knob struct `T`, to change (the lab's ablations set fields directly).
+    pub fn get_mut<T: Declared>(&mut self) -> &mut T {
+        self.groups
+            .iter_mut()
+            .find_map(|g| g.as_any_mut().downcast_mut::<T>())
+            .unwrap_or_else(|| panic!("no registered policy reads the knobs of {}", T::OF))
     }
 }
 
@@ -165,22 +146,31 @@ mod tests {
         }
     }
 
+    /// The options' Debug text without the knobs they were made from (what the policies read).
+    fn built(o: PolicyOptions) -> String {
+        format!("{:?}", PolicyOptions { knobs: PolicyKnobs::defaults(false), ..o })
+    }
+
     #[test]
     fn the_declared_defaults_are_the_default_options() {
-        let o = PolicyOptions::from_knobs(&KnobValues::defaults(false), 1).unwrap();
+        let o = PolicyOptions::from_knobs(&PolicyKnobs::defaults(false), 1).unwrap();
         assert_eq!(format!("{o:?}"), format!("{:?}", PolicyOptions::default()));
-        let real = PolicyOptions::from_knobs(&KnobValues::defaults(true), 1).unwrap();
+        let real = PolicyOptions::from_knobs(&PolicyKnobs::defaults(true), 1).unwrap();
         assert_eq!(real.quantum, 100 * crate::ids::MILLI, "the real runtime's quantum");
+        // The FM's own defaults are SLITS's declared ones (quintet uses them as they are).
+        let fm = crate::learn::FmParams::default();
+        assert_eq!((fm.k, fm.learning_rate, fm.reg_v), (8, 0.02, 0.005));
+        assert_eq!(format!("{:?}", o.slits.fm), format!("{fm:?}"));
     }
 
     #[test]
     fn every_knob_changes_the_options_its_policies_are_built_from() {
-        let base = format!("{:?}", PolicyOptions::from_knobs(&KnobValues::defaults(false), 1).unwrap());
+        let base = built(PolicyOptions::from_knobs(&PolicyKnobs::defaults(false), 1).unwrap());
         for k in all() {
-            let mut v = KnobValues::defaults(false);
+            let mut v = PolicyKnobs::defaults(false);
             v.set(k.name, &other(k)).unwrap_or_else(|e| panic!("{e}"));
             let o = PolicyOptions::from_knobs(&v, 1).unwrap_or_else(|e| panic!("{}: {e}", k.name));
-            assert_ne!(format!("{o:?}"), base, "{} does not reach the options", k.name);
+            assert_ne!(built(o), base, "{} does not reach the options", k.name);
             assert!(!readers(k.name).is_empty(), "{} is read by no policy", k.name);
             assert_eq!(v.given().collect::<Vec<_>>(), [k.name]);
         }
@@ -188,7 +178,7 @@ mod tests {
 
     #[test]
     fn values_outside_the_declaration_are_refused_naming_the_flag() {
-        let mut v = KnobValues::defaults(false);
+        let mut v = PolicyKnobs::defaults(false);
         assert_eq!(
             v.set("quantum_ms", "0").unwrap_err().to_string(),
             "--quantum-ms: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got 0"
@@ -204,7 +194,7 @@ mod tests {
             "--quintet-without: unknown word `bus`: expected none or any of pairing, progress, admission, periods, pipes"
         );
         v.set("quintet_without", "periods, pairing,pairing").unwrap();
-        assert_eq!(v.text("quintet_without"), Some("pairing,periods"));
+        assert_eq!(v.get::<crate::QuintetKnobs>().quintet_without, [crate::Mechanism::Pairing, crate::Mechanism::Periods]);
         assert!(v.set("no_such", "1").is_err());
     }
 

@@ -171,6 +171,8 @@ pub enum Objective {
     EnergyDelay,
 }
 
+cosched_core::words!(Objective { Energy = "energy", EnergyDelay = "energy-delay" });
+
 impl Objective {
     /// The cost of running with `power` watts at `throughput` (lower is better).
     pub fn cost(self, power: f64, throughput: f64) -> f64 {

@@ -79,7 +79,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "g-rrs",
         description: "Global round-robin: one FIFO queue feeding every idle context, fixed quantum (SLITS §5.2)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS]],
+        knob_groups: &[<super::slots::SlotsKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(GRrs::new(o))),
     },
     ],

@@ -12,28 +12,30 @@ include!(concat!(env!("OUT_DIR"), "/families.rs"));
 
 pub use crate::policy_error::PolicyError;
 pub use cfs::{Cfs, CfsParams};
-pub use efs::{Admission, Efs, EfsParams};
+pub use efs::{Admission, Efs, EfsKnobs, EfsParams};
 pub use g_rrs::GRrs;
 pub use mpki_pairs::MpkiPairs;
 pub use p_rrs::PRrs;
-pub use perf_fair::{PerfFair, PerfFairParams, Variant};
-pub use quintet::{Mechanism, Quintet, QuintetObjective, QuintetParams};
+pub use perf_fair::{PerfFair, PerfFairKnobs, PerfFairParams, Variant};
+pub use quintet::{Mechanism, Quintet, QuintetKnobs, QuintetObjective, QuintetParams};
 pub use random::RandomPolicy;
-pub use rda::Rda;
-pub use slits::{Observation, Pairing, Scope, Slits, SlitsObjective, SlitsParams, Trigger};
-pub use static_assign::{parse_assignment, StaticAssign};
-pub use wss::Wss;
+pub use rda::{CompromiseKnobs, Rda, RdaKnobs};
+pub use slits::{Observation, Pairing, Scope, Slits, SlitsKnobs, SlitsObjective, SlitsParams, Trigger};
+pub use slots::SlotsKnobs;
+pub use static_assign::{parse_assignment, StaticAssign, StaticKnobs};
+pub use wss::{Wss, WssKnobs};
 
-use crate::ids::{CtxId, Nanos, MICRO, MILLI};
+use crate::ids::{CtxId, Nanos, MICRO};
 use crate::policy::Policy;
-use knob::{ms_to_ns, KnobError, KnobSpec, KnobValues};
+use knob::{ms_to_ns, KnobError, KnobGroup, KnobSpec, PolicyKnobs};
 use serde::Serialize;
 
-/// The typed parameters every policy is built from, one group per policy
-/// family (each group's fields are declared as knobs next to the policy's
-/// code, and [`PolicyOptions::from_knobs`] fills them). Machine-derived inputs
-/// (power table, bus rate, LLC size) are not here: policies read them from
-/// the machine view.
+/// The typed parameters every policy is built from: the paper families'
+/// parameters, derived from their declared knob structs
+/// ([`PolicyOptions::from_knobs`]), and every registered knob struct as set
+/// ([`PolicyOptions::knobs`]: a family added later reads its own there,
+/// `o.knobs.get::<MyKnobs>()`). Machine-derived inputs (power table, bus
+/// rate, LLC size) are not here: policies read them from the machine view.
 #[derive(Clone, Debug)]
 pub struct PolicyOptions {
     /// Seed for policies that draw random numbers.
@@ -61,42 +63,33 @@ pub struct PolicyOptions {
     /// one of its periods waits). Off only in `paper rda`'s ablation; not a user
     /// knob.
     pub rda_pool_hold: bool,
+    /// Every registered policy's knobs, typed, as given (the defaults otherwise).
+    pub knobs: PolicyKnobs,
 }
 
 impl Default for PolicyOptions {
+    /// The simulator's defaults, seed 1.
     fn default() -> Self {
-        PolicyOptions {
-            seed: 1,
-            quantum: 4 * MILLI,
-            steal_interval: 500 * MICRO,
-            assignment: None,
-            efs: EfsParams::default(),
-            perf_fair: PerfFairParams::default(),
-            slits: SlitsParams::default(),
-            quintet: QuintetParams::default(),
-            rda_factor: 2.0,
-            rda_declare_scale: 1.0,
-            rda_pool_hold: true,
-        }
+        PolicyOptions::from_knobs(&PolicyKnobs::defaults(false), 1).unwrap_or_else(|e| panic!("declared defaults: {e}"))
     }
 }
 
 impl PolicyOptions {
-    /// The options the knobs `v` give, seeded `seed` (each family's
-    /// `from_knobs` reads its own declarations).
-    pub fn from_knobs(v: &KnobValues, seed: u64) -> Result<PolicyOptions, KnobError> {
+    /// The options the typed knobs `k` give, seeded `seed`.
+    pub fn from_knobs(k: &PolicyKnobs, seed: u64) -> Result<PolicyOptions, KnobError> {
         Ok(PolicyOptions {
             seed,
-            quantum: ms_to_ns(v.float(slots::QUANTUM_MS.name)),
-            steal_interval: (v.float(wss::STEAL_INTERVAL_US.name) * MICRO as f64).round() as u64,
-            assignment: v.text(static_assign::ASSIGNMENT.name).map(|a| parse_assignment(None, a)).transpose()?,
-            efs: EfsParams::from_knobs(v),
-            perf_fair: PerfFairParams::from_knobs(v),
-            slits: SlitsParams::from_knobs(v)?,
-            quintet: QuintetParams::from_knobs(v)?,
-            rda_factor: v.float(rda::FACTOR.name),
-            rda_declare_scale: v.float(rda::DECLARE_SCALE.name),
+            quantum: ms_to_ns(k.get::<SlotsKnobs>().quantum_ms),
+            steal_interval: (k.get::<WssKnobs>().steal_interval_us * MICRO as f64).round() as u64,
+            assignment: k.get::<StaticKnobs>().assignment.as_deref().map(|a| parse_assignment(None, a)).transpose()?,
+            efs: EfsParams::from(k.get::<EfsKnobs>()),
+            perf_fair: PerfFairParams::from(k.get::<PerfFairKnobs>()),
+            slits: SlitsParams::try_from(k.get::<SlitsKnobs>())?,
+            quintet: QuintetParams::from(k.get::<QuintetKnobs>()),
+            rda_factor: k.get::<CompromiseKnobs>().rda_factor,
+            rda_declare_scale: k.get::<RdaKnobs>().rda_declare_scale,
             rda_pool_hold: true,
+            knobs: k.clone(),
         })
     }
 }
@@ -110,9 +103,9 @@ pub struct PolicyInfo {
     pub description: &'static str,
     /// Whether it reads ground truth (reported as an oracle).
     pub oracle: bool,
-    /// The knobs it reads, in groups declared next to the code that reads them.
+    /// The knobs it reads: declared structs, each next to the code that reads it.
     #[serde(skip)]
-    knob_groups: &'static [&'static [KnobSpec]],
+    knob_groups: &'static [KnobGroup],
     #[serde(skip)]
     make: fn(&PolicyOptions) -> Result<Box<dyn Policy>, PolicyError>,
 }
@@ -120,7 +113,12 @@ pub struct PolicyInfo {
 impl PolicyInfo {
     /// The knobs it reads.
     pub fn knobs(&self) -> impl Iterator<Item = &'static KnobSpec> {
-        self.knob_groups.iter().flat_map(|g| g.iter())
+        self.knob_groups.iter().flat_map(|g| g.specs.iter())
+    }
+
+    /// The declared structs of the knobs it reads.
+    pub fn knob_groups(&self) -> &'static [KnobGroup] {
+        self.knob_groups
     }
 
     /// Whether it needs an input that has no default (a text knob without

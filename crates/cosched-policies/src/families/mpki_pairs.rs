@@ -8,14 +8,14 @@
 //! compute-bound one shares the cache and the bus least; Perf&Fair §5.3 pairs
 //! on SMT by L1 bandwidth, SLITS by learned interaction).
 
-use super::knob::KnobSpec;
+use super::knob::{Declared, KnobGroup};
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::policy::{Decision, Event, MachineView, Needs, Policy};
 use std::collections::BTreeMap;
 
 /// The knobs it reads: the round-robin quantum.
-pub const KNOBS: &[KnobSpec] = &[super::slots::QUANTUM_MS];
+pub const KNOBS: &[KnobGroup] = &[super::slots::SlotsKnobs::GROUP];
 
 /// The policy.
 pub struct MpkiPairs {
@@ -135,7 +135,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "mpki-pairs",
         description: "Worked example of docs/policies.md: round-robin quanta, and on each SMT core the highest-MPKI thread beside the lowest",
         oracle: false,
-        knob_groups: &[KNOBS],
+        knob_groups: KNOBS,
         make: |o| Ok(Box::new(MpkiPairs::new(o))),
     },
     ],

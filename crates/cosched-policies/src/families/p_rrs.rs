@@ -135,7 +135,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "p-rrs",
         description: "Per-core round-robin: threads dealt to per-context queues at arrival, fixed quantum (SLITS §5.2)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS]],
+        knob_groups: &[<super::slots::SlotsKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(PRrs::new(o))),
     },
     ],

@@ -21,9 +21,9 @@
 //! mid-quantum stays idle until the next quantum (as the user-level scheduler
 //! does); the predicted bandwidth of a process that never ran is 0.
 
-use super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, POSITIVE, TIME_MS};
+use super::knob::{ms_to_ns, Declared, Kind, POSITIVE, TIME_MS};
 use crate::counters::Counters;
-use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
+use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::perf_fair::{allocate, estimation_select, oatr, pf_select, Candidate, Progress};
 use crate::families::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Needs, Policy};
@@ -58,74 +58,35 @@ pub struct PerfFairParams {
 
 impl Default for PerfFairParams {
     fn default() -> Self {
-        PerfFairParams {
-            quantum: 200 * MILLI,
-            estimation_quantum: 100 * MILLI,
-            validity: 40,
-            llc_threshold: 19.0,
-            mm_threshold: 3.5,
-        }
+        PerfFairParams::from(&PerfFairKnobs::default())
     }
 }
 
-/// The Perf&Fair family's knobs (§3, §5; defaults are the paper's).
-pub const KNOBS: [KnobSpec; 5] = [
-    KnobSpec {
-        name: "pf_quantum_ms",
-        kind: TIME_MS,
-        default: "200",
-        real_default: "",
-        unit: "ms",
-        doc: "Perf&Fair family: performance-and-fairness quantum",
-        paper: "Perf&Fair §5",
-    },
-    KnobSpec {
-        name: "pf_estimation_quantum_ms",
-        kind: TIME_MS,
-        default: "100",
-        real_default: "",
-        unit: "ms",
-        doc: "Perf&Fair family: IPC-estimation quantum",
-        paper: "Perf&Fair §4",
-    },
-    KnobSpec {
-        name: "pf_validity",
-        kind: Kind::Int { min: 1, max: 1_000_000 },
-        default: "40",
-        real_default: "",
-        unit: "quanta",
-        doc: "Perf&Fair family: quanta an IPC-alone estimate stays valid",
-        paper: "Perf&Fair §4",
-    },
-    KnobSpec {
-        name: "pf_llc_threshold",
-        kind: POSITIVE,
-        default: "19",
-        real_default: "",
-        unit: "trans/µs",
-        doc: "Perf&Fair family: LLC transactions/µs above which a process is heavy-sharing",
-        paper: "Perf&Fair §5.2",
-    },
-    KnobSpec {
-        name: "pf_mm_threshold",
-        kind: POSITIVE,
-        default: "3.5",
-        real_default: "",
-        unit: "trans/µs",
-        doc: "Perf&Fair family: memory transactions/µs above which a process is heavy-sharing",
-        paper: "Perf&Fair §5.2",
-    },
-];
+cosched_core::options! {
+    /// The Perf&Fair family's knobs (§3, §5; defaults are the paper's).
+    pub struct PerfFairKnobs of "the Perf&Fair family", "Perf&Fair §5" {
+        /// Perf&Fair family: performance-and-fairness quantum
+        pf_quantum_ms: f64 = (TIME_MS, "200", unit "ms"),
+        /// Perf&Fair family: IPC-estimation quantum
+        pf_estimation_quantum_ms: f64 = (TIME_MS, "100", unit "ms", paper "Perf&Fair §4"),
+        /// Perf&Fair family: quanta an IPC-alone estimate stays valid
+        pf_validity: u32 = (Kind::Int { min: 1, max: 1_000_000 }, "40", unit "quanta", paper "Perf&Fair §4"),
+        /// Perf&Fair family: LLC transactions/µs above which a process is heavy-sharing
+        pf_llc_threshold: f64 = (POSITIVE, "19", unit "trans/µs", paper "Perf&Fair §5.2"),
+        /// Perf&Fair family: memory transactions/µs above which a process is heavy-sharing
+        pf_mm_threshold: f64 = (POSITIVE, "3.5", unit "trans/µs", paper "Perf&Fair §5.2"),
+    }
+}
 
-impl PerfFairParams {
-    /// The parameters the knobs [`KNOBS`] give.
-    pub fn from_knobs(v: &KnobValues) -> PerfFairParams {
+impl From<&PerfFairKnobs> for PerfFairParams {
+    /// The parameters the knobs give.
+    fn from(k: &PerfFairKnobs) -> PerfFairParams {
         PerfFairParams {
-            quantum: ms_to_ns(v.float("pf_quantum_ms")),
-            estimation_quantum: ms_to_ns(v.float("pf_estimation_quantum_ms")),
-            validity: v.int("pf_validity") as u32,
-            llc_threshold: v.float("pf_llc_threshold"),
-            mm_threshold: v.float("pf_mm_threshold"),
+            quantum: ms_to_ns(k.pf_quantum_ms),
+            estimation_quantum: ms_to_ns(k.pf_estimation_quantum_ms),
+            validity: k.pf_validity,
+            llc_threshold: k.pf_llc_threshold,
+            mm_threshold: k.pf_mm_threshold,
         }
     }
 }
@@ -401,28 +362,28 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "perf-fair",
         description: "Perf&Fair: progress accounting with IPC-alone estimation quanta, OATR fitness restricted to processes behind in progress, L1-bandwidth SMT pairing (Perf&Fair §5)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[PerfFairKnobs::GROUP],
         make: |o| Ok(Box::new(PerfFair::new(Variant::PerfFair, o.perf_fair.clone()))),
     },
     super::PolicyInfo {
         name: "perf",
         description: "Perf: bandwidth fitness only, longest-unscheduled process forced in, L1 pairing (Perf&Fair §7 comparison point)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[PerfFairKnobs::GROUP],
         make: |o| Ok(Box::new(PerfFair::new(Variant::Perf, o.perf_fair.clone()))),
     },
     super::PolicyInfo {
         name: "fair",
         description: "Fair: estimation quanta and lowest progress first, L1 pairing (Perf&Fair §7 comparison point)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[PerfFairKnobs::GROUP],
         make: |o| Ok(Box::new(PerfFair::new(Variant::Fair, o.perf_fair.clone()))),
     },
     super::PolicyInfo {
         name: "perf-fair-oracle",
         description: "Perf&Fair with offline standalone IPC and the Ideal Average Bandwidth from ground truth (Perf&Fair §7 Oracle)",
         oracle: true,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[PerfFairKnobs::GROUP],
         make: |o| Ok(Box::new(PerfFair::new(Variant::Oracle, o.perf_fair.clone()))),
     },
     ],

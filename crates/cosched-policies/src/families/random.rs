@@ -83,7 +83,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "random",
         description: "Random: an idle or expiring context takes a uniformly random waiting thread (SLITS §2 RS)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS]],
+        knob_groups: &[<super::slots::SlotsKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(RandomPolicy::new(o))),
     },
     ],

@@ -9,34 +9,28 @@
 //! one may need (holding them could deadlock the pool; a reading we chose).
 
 use super::cfs::{CfsCore, CfsParams, Gate, Open, Pick};
-use super::knob::{KnobSpec, POSITIVE};
+use super::knob::{Declared, POSITIVE};
 use crate::ids::{JobId, ThreadId};
 use crate::families::PolicyError;
 use crate::policy::{Decision, Demand, Event, MachineView, Needs, Policy};
 use crate::rda::{Monitor, RdaPolicy};
 use std::collections::BTreeSet;
 
-/// `rda_factor`: Compromise's oversubscription factor x (§3.3; 2 in the paper).
-pub const FACTOR: KnobSpec = KnobSpec {
-    name: "rda_factor",
-    kind: POSITIVE,
-    default: "2",
-    real_default: "",
-    unit: "",
-    doc: "RDA Compromise: oversubscription factor x (capacity may be exceeded up to x times)",
-    paper: "RDA §3.3",
-};
+cosched_core::options! {
+    /// RDA Compromise's knob: the oversubscription factor x (§3.3; 2 in the paper).
+    pub struct CompromiseKnobs of "RDA Compromise", "RDA §3.3" {
+        /// RDA Compromise: oversubscription factor x (capacity may be exceeded up to x times)
+        rda_factor: f64 = (POSITIVE, "2"),
+    }
+}
 
-/// `rda_declare_scale`: every declared demand times this (the sensitivity ablation).
-pub const DECLARE_SCALE: KnobSpec = KnobSpec {
-    name: "rda_declare_scale",
-    kind: POSITIVE,
-    default: "1",
-    real_default: "",
-    unit: "",
-    doc: "RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared)",
-    paper: "RDA §3.2 (declarations); ablation of `paper rda`",
-};
+cosched_core::options! {
+    /// RDA's knob: every declared demand times this (the sensitivity ablation).
+    pub struct RdaKnobs of "RDA", "RDA §3.2 (declarations); ablation of `paper rda`" {
+        /// RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared)
+        rda_declare_scale: f64 = (POSITIVE, "1"),
+    }
+}
 
 /// Threads of a held process are skipped, except those inside an admitted
 /// period: they hold resources, and holding them could deadlock the pool.
@@ -279,7 +273,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "rda-strict",
         description: "RDA Strict: CFS, but a progress period runs only if its declared demand keeps the resource within capacity, else it waits (RDA §3)",
         oracle: false,
-        knob_groups: &[&[DECLARE_SCALE]],
+        knob_groups: &[RdaKnobs::GROUP],
         make: |o| {
             Ok(Box::new(
                 Rda::new(crate::rda::RdaPolicy::Strict)
@@ -292,7 +286,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "rda-compromise",
         description: "RDA Compromise: as Strict, up to x times the capacity (x = 2 by default, --rda-factor)",
         oracle: false,
-        knob_groups: &[&[FACTOR, DECLARE_SCALE]],
+        knob_groups: &[CompromiseKnobs::GROUP, RdaKnobs::GROUP],
         make: |o| {
             let p = crate::rda::RdaPolicy::Compromise { factor: o.rda_factor };
             Ok(Box::new(Rda::new(p).declared_times(o.rda_declare_scale).pool_hold(o.rda_pool_hold)))

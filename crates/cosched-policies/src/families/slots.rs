@@ -5,20 +5,17 @@ use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::policy::Decision;
 use crate::topology::Topology;
 
-use super::knob::{KnobSpec, TIME_MS};
+use super::knob::TIME_MS;
 
-/// `quantum_ms`: the fixed quantum of the round-robin policies (G-RRS, P-RRS,
-/// WSS, random, static). 4 ms on the simulator; 100 ms on the real runtime,
-/// where each switch is a freeze and thaw of a process tree.
-pub const QUANTUM_MS: KnobSpec = KnobSpec {
-    name: "quantum_ms",
-    kind: TIME_MS,
-    default: "4",
-    real_default: "100",
-    unit: "ms",
-    doc: "time quantum of the round-robin policies",
-    paper: "SLITS §5.2 (G-RRS, P-RRS, WSS)",
-};
+cosched_core::options! {
+    /// The round-robin policies' knob (G-RRS, P-RRS, WSS, random, static):
+    /// the fixed quantum, 4 ms on the simulator and 100 ms on the real
+    /// runtime, where each switch is a freeze and thaw of a process tree.
+    pub struct SlotsKnobs of "the round-robin policies", "SLITS §5.2 (G-RRS, P-RRS, WSS)" {
+        /// time quantum of the round-robin policies
+        quantum_ms: f64 = (TIME_MS, "4", real "100", unit "ms"),
+    }
+}
 
 /// The policy's own record of what runs where, plus the quantum timers.
 pub(crate) struct Slots {

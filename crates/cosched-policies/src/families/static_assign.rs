@@ -1,21 +1,18 @@
 //! `static`: a fixed thread → context assignment (the statistical study's
 //! thread assignments, §3). Threads sharing a context take turns round-robin.
 
-use super::knob::{Kind, KnobError, KnobSpec};
+use super::knob::{Declared, Kind, KnobError};
 use super::p_rrs::{Homes, PRrs};
 use crate::ids::{CtxId, Nanos};
 
-/// `assignment`: thread `i` runs on context `assignment[i]` (no default: `static` needs it).
-pub const ASSIGNMENT: KnobSpec = KnobSpec {
-    name: "assignment",
-    kind: Kind::Text,
-    default: "",
-    real_default: "",
-    unit: "",
-    doc:
-        "thread -> context assignment for `static`: comma-separated context ids (thread 0 first) or a file holding them",
-    paper: "statistical study §3",
-};
+cosched_core::options! {
+    /// `static`'s knob: thread `i` runs on context `assignment[i]` (no
+    /// default: `static` needs it).
+    pub struct StaticKnobs of "static", "statistical study §3" {
+        /// thread -> context assignment for `static`: comma-separated context ids (thread 0 first) or a file holding them
+        assignment: Option<String> = (Kind::Text, ""),
+    }
+}
 
 /// The assignment in `text` (context ids separated by commas or white space);
 /// `file` names the file it was read from, if any, in the error (else the knob).
@@ -28,7 +25,7 @@ pub fn parse_assignment(file: Option<&str>, text: &str) -> Result<Vec<CtxId>, Kn
                 let problem = format!("thread {i}: `{s}` is not a context id");
                 match file {
                     Some(f) => KnobError::InFile { file: f.to_string(), problem },
-                    None => KnobError::Invalid { knob: ASSIGNMENT.name.to_string(), problem },
+                    None => KnobError::Invalid { knob: "assignment".to_string(), problem },
                 }
             })
         })
@@ -55,7 +52,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "static",
         description: "Static assignment: each thread pinned to a given context, round-robin among threads sharing one (statistical study §3)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS, ASSIGNMENT]],
+        knob_groups: &[super::slots::SlotsKnobs::GROUP, StaticKnobs::GROUP],
         make: |o| {
             let a = o.assignment.clone().ok_or("static: needs an assignment (--assignment)")?;
             Ok(Box::new(StaticAssign::new(a, o.quantum)))

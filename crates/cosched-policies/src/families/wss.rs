@@ -7,7 +7,7 @@
 //! thread that would wait longest there), and a thief that is idle starts the
 //! stolen thread at once.
 
-use super::knob::{Kind, KnobSpec};
+use super::knob::{Declared, Kind};
 use super::p_rrs::PRrs;
 use super::PolicyOptions;
 use crate::ids::{CtxId, Nanos};
@@ -16,16 +16,13 @@ use crate::policy::{Decision, Event, MachineView, Policy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// `steal_interval_us`: how often a random thief tries to steal (§5.2).
-pub const STEAL_INTERVAL_US: KnobSpec = KnobSpec {
-    name: "steal_interval_us",
-    kind: Kind::Float { min: 1.0, max: 3.6e9 },
-    default: "500",
-    real_default: "",
-    unit: "µs",
-    doc: "interval between work-stealing attempts",
-    paper: "SLITS §5.2 (WSS)",
-};
+cosched_core::options! {
+    /// WSS's knob: how often a random thief tries to steal (SLITS §5.2).
+    pub struct WssKnobs of "WSS", "SLITS §5.2 (WSS)" {
+        /// interval between work-stealing attempts
+        steal_interval_us: f64 = (Kind::Float { min: 1.0, max: 3.6e9 }, "500", unit "µs"),
+    }
+}
 
 /// The WSS policy.
 pub struct Wss {
@@ -98,7 +95,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "wss",
         description: "Work stealing: per-context round-robin; periodically a random thief with an empty queue steals from a random victim (SLITS §5.2)",
         oracle: false,
-        knob_groups: &[&[super::slots::QUANTUM_MS, STEAL_INTERVAL_US]],
+        knob_groups: &[super::slots::SlotsKnobs::GROUP, WssKnobs::GROUP],
         make: |o| Ok(Box::new(Wss::new(o))),
     },
     ],

@@ -1,6 +1,7 @@
 //! The rerun itself: every study's workloads under every variant, paired by
 //! seed, and the report's tables (see the module above).
 
+use cosched_policies::knob::Word;
 use super::*;
 use crate::error::RunError;
 use crate::optimum::weakest_kind;

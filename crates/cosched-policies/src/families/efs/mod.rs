@@ -22,7 +22,7 @@
 
 mod params;
 
-pub use params::{Admission, EfsParams, KNOBS};
+pub use params::{Admission, EfsKnobs, EfsParams};
 
 use super::cfs::{CfsCore, CfsParams, Gate, Pick};
 use crate::counters::Counters;
@@ -360,7 +360,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "efs",
         description: "EFS: CFS that runs a thread only when the memory-bus collision model says it saves energy, else leaves the core idle; starvation-free (EFS §4)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[<EfsKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(Efs::new(o.efs.clone()))),
     },
     ],

@@ -1,19 +1,18 @@
 //! EFS's parameters and the knobs that set them (EFS §3-4; the policy
 //! itself is in `mod.rs`).
 
-use super::super::knob::{ms_to_ns, Kind, KnobSpec, KnobValues, POSITIVE, TIME_MS};
+use super::super::knob::{choice, ms_to_ns, Kind, POSITIVE, TIME_MS};
 use crate::efs::model::{Newton, Objective};
 use crate::efs::starvation::Thresholds;
-use crate::ids::{Nanos, MILLI};
+use crate::ids::Nanos;
 #[cfg(doc)]
 use crate::policy::MachineView;
 
 /// What EFS's admission test reads (the ablation; the paper's EFS is
 /// `Model`). The other two read the simulator's ground truth and are oracles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {
     /// §4: solo bandwidths predicted from counters (Eqs. 18-20, 9), outcome from the collision model (Eqs. 10, 16).
-    #[default]
     Model,
     /// The capacity rule without the collision model (an
     /// ablation): the predicted solo bandwidths as in `Model`, but a thread is
@@ -61,119 +60,50 @@ pub struct EfsParams {
 
 impl Default for EfsParams {
     fn default() -> Self {
-        EfsParams {
-            window: MILLI,
-            thresholds: Thresholds::default(),
-            newton: Newton::PAPER,
-            objective: Objective::Energy,
-            power: None,
-            mu: None,
-            admission: Admission::Model,
-            starvation: true,
-        }
+        EfsParams::from(&EfsKnobs::default())
     }
 }
 
-/// EFS's knobs (§3-4; defaults are the paper's). The power table (Eq. 13)
-/// and the bus rate μ come from the machine view unless overridden.
-pub const KNOBS: [KnobSpec; 8] = [
-    KnobSpec {
-        name: "efs_window_ms",
-        kind: TIME_MS,
-        default: "1",
-        real_default: "",
-        unit: "ms",
-        doc: "EFS: predictor window t0",
-        paper: "EFS Eq. 20",
-    },
-    KnobSpec {
-        name: "efs_c_local",
-        kind: POSITIVE,
-        default: "20",
-        real_default: "",
-        unit: "",
-        doc: "EFS: local starvation constant c_l",
-        paper: "EFS Eq. 22",
-    },
-    KnobSpec {
-        name: "efs_c_global",
-        kind: POSITIVE,
-        default: "5",
-        real_default: "",
-        unit: "",
-        doc: "EFS: global starvation constant c_g",
-        paper: "EFS Eq. 23",
-    },
-    KnobSpec {
-        name: "efs_newton_iters",
-        kind: Kind::Int { min: 0, max: 1_000 },
-        default: "4",
-        real_default: "",
-        unit: "",
-        doc: "EFS: Newton iterations for Eq. 10 (the paper: 4; 0 = iterate to convergence, under 50)",
-        paper: "EFS §3.1",
-    },
-    KnobSpec {
-        name: "efs_objective",
-        kind: Kind::Choice { choices: &["energy", "energy-delay"] },
-        default: "energy",
-        real_default: "",
-        unit: "",
-        doc: "EFS: objective of Eq. 15 (energy per work, or energy-delay per work)",
-        paper: "EFS Eqs. 14-15",
-    },
-    KnobSpec {
-        name: "efs_mu_m",
-        kind: POSITIVE,
-        default: "",
-        real_default: "",
-        unit: "M accesses/s",
-        doc: "EFS: memory-bus rate mu (default: the machine's sustained maximum)",
-        paper: "EFS §3.1",
-    },
-    KnobSpec {
-        name: "efs_admission",
-        kind: Kind::Choice { choices: &["model", "capacity", "oracle-solo", "oracle"] },
-        default: "model",
-        real_default: "",
-        unit: "",
-        doc: "EFS: what admission reads; `capacity` admits by 1 - sum of running solo utilisations (no collision model); `oracle-solo` and `oracle` read the simulator's ground truth (ablations)",
-        paper: "EFS §4; ablations of `paper efs`",
-    },
-    KnobSpec {
-        name: "efs_no_starvation",
-        kind: Kind::Switch,
-        default: "",
-        real_default: "",
-        unit: "",
-        doc: "EFS: turn off starvation freedom (no thread is forced in; ablation)",
-        paper: "EFS §4.3; ablation of `paper efs`",
-    },
-];
+cosched_core::words!(Admission { Model = "model", Capacity = "capacity", OracleSolo = "oracle-solo", Oracle = "oracle" });
 
-impl EfsParams {
-    /// The parameters the knobs [`KNOBS`] give (power table: the machine view's).
-    pub fn from_knobs(v: &KnobValues) -> EfsParams {
+cosched_core::options! {
+    /// EFS's knobs (§3-4; defaults are the paper's). The power table (Eq. 13)
+    /// and the bus rate μ come from the machine view unless overridden.
+    pub struct EfsKnobs of "EFS", "EFS §3-4" {
+        /// EFS: predictor window t0
+        efs_window_ms: f64 = (TIME_MS, "1", unit "ms", paper "EFS Eq. 20"),
+        /// EFS: local starvation constant c_l
+        efs_c_local: f64 = (POSITIVE, "20", paper "EFS Eq. 22"),
+        /// EFS: global starvation constant c_g
+        efs_c_global: f64 = (POSITIVE, "5", paper "EFS Eq. 23"),
+        /// EFS: Newton iterations for Eq. 10 (the paper: 4; 0 = iterate to convergence, under 50)
+        efs_newton_iters: usize = (Kind::Int { min: 0, max: 1_000 }, "4", paper "EFS §3.1"),
+        /// EFS: objective of Eq. 15 (energy per work, or energy-delay per work)
+        efs_objective: Objective = (choice::<Objective>(), "energy", paper "EFS Eqs. 14-15"),
+        /// EFS: memory-bus rate mu (default: the machine's sustained maximum)
+        efs_mu_m: Option<f64> = (POSITIVE, "", unit "M accesses/s", paper "EFS §3.1"),
+        /// EFS: what admission reads; `capacity` admits by 1 - sum of running solo utilisations (no collision model); `oracle-solo` and `oracle` read the simulator's ground truth (ablations)
+        efs_admission: Admission = (choice::<Admission>(), "model", paper "EFS §4; ablations of `paper efs`"),
+        /// EFS: turn off starvation freedom (no thread is forced in; ablation)
+        efs_no_starvation: bool = (Kind::Switch, "", paper "EFS §4.3; ablation of `paper efs`"),
+    }
+}
+
+impl From<&EfsKnobs> for EfsParams {
+    /// The parameters the knobs give (power table: the machine view's).
+    fn from(k: &EfsKnobs) -> EfsParams {
         EfsParams {
-            window: ms_to_ns(v.float("efs_window_ms")),
-            thresholds: Thresholds { c_local: v.float("efs_c_local"), c_global: v.float("efs_c_global") },
-            newton: match v.int("efs_newton_iters") {
+            window: ms_to_ns(k.efs_window_ms),
+            thresholds: Thresholds { c_local: k.efs_c_local, c_global: k.efs_c_global },
+            newton: match k.efs_newton_iters {
                 0 => Newton::CONVERGED,
-                n => Newton { max_iters: n as usize, ..Newton::PAPER },
+                n => Newton { max_iters: n, ..Newton::PAPER },
             },
-            objective: match v.text("efs_objective") {
-                Some("energy-delay") => Objective::EnergyDelay,
-                _ => Objective::Energy,
-            },
+            objective: k.efs_objective,
             power: None,
-            mu: v.opt_float("efs_mu_m").map(|x| x * 1e6),
-            admission: match v.text("efs_admission") {
-                Some("capacity") => Admission::Capacity,
-                Some("oracle-solo") => Admission::OracleSolo,
-                Some("oracle") => Admission::Oracle,
-                _ => Admission::Model,
-            },
-            starvation: !v.switch("efs_no_starvation"),
+            mu: k.efs_mu_m.map(|x| x * 1e6),
+            admission: k.efs_admission,
+            starvation: !k.efs_no_starvation,
         }
     }
 }

@@ -47,7 +47,7 @@ mod gate;
 mod interact;
 mod params;
 
-pub use params::{Mechanism, QuintetObjective, QuintetParams, KNOBS};
+pub use params::{Mechanism, QuintetKnobs, QuintetObjective, QuintetParams};
 
 use super::efs::{expire_alone, recheck_after_forced, retry_idle, EfsGate, EfsParams};
 use super::rda::PeriodGated;
@@ -146,7 +146,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "quintet",
         description: "quintet: CFS whose task selection combines the papers: RDA's period gate, Perf&Fair's progress window (fairness), SLITS's learned pairing, EFS's bus-model admission (energy, edp); --quintet-objective, --quintet-without (issue 33)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[<QuintetKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(Quintet::new(o.quintet.clone(), o.seed))),
     },
     ],

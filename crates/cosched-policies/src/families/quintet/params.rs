@@ -1,7 +1,9 @@
 //! `quintet`'s knobs: the objective, and which borrowed mechanism to switch
 //! off (the ablations of `paper quintet`).
 
-use super::super::knob::{Kind, KnobError, KnobSpec, KnobValues};
+use super::super::knob::{choice, subset};
+#[cfg(test)]
+use super::super::knob::{Declared, Kind, Word};
 use crate::efs::model::Objective as EfsObjective;
 use crate::learn::FmParams;
 
@@ -18,28 +20,12 @@ pub enum QuintetObjective {
     Edp,
 }
 
+cosched_core::words!(QuintetObjective { Throughput = "throughput", Fairness = "fairness", Energy = "energy", Edp = "edp" });
+
 impl QuintetObjective {
     /// Every objective, in the knob's order.
     pub const ALL: [QuintetObjective; 4] =
         [QuintetObjective::Throughput, QuintetObjective::Fairness, QuintetObjective::Energy, QuintetObjective::Edp];
-
-    /// The knob's word for it.
-    pub fn word(self) -> &'static str {
-        match self {
-            QuintetObjective::Throughput => "throughput",
-            QuintetObjective::Fairness => "fairness",
-            QuintetObjective::Energy => "energy",
-            QuintetObjective::Edp => "edp",
-        }
-    }
-
-    /// The objective named `s` (the knob's words).
-    pub fn parse(s: &str) -> Result<QuintetObjective, KnobError> {
-        QuintetObjective::ALL.into_iter().find(|o| o.word() == s).ok_or_else(|| KnobError::Invalid {
-            knob: OBJECTIVE.name.to_string(),
-            problem: format!("expected throughput, fairness, energy or edp, got {s:?}"),
-        })
-    }
 
     /// EFS's cost function (Eq. 14 or its EDP form) when energy is the objective.
     pub fn efs(self) -> Option<EfsObjective> {
@@ -72,43 +58,19 @@ impl Mechanism {
     /// Every mechanism, in the order the docs list them.
     pub const ALL: [Mechanism; 5] =
         [Mechanism::Pairing, Mechanism::Progress, Mechanism::Admission, Mechanism::Periods, Mechanism::Pipes];
-
-    /// The word `--quintet-without` takes.
-    pub fn word(self) -> &'static str {
-        match self {
-            Mechanism::Pairing => "pairing",
-            Mechanism::Progress => "progress",
-            Mechanism::Admission => "admission",
-            Mechanism::Periods => "periods",
-            Mechanism::Pipes => "pipes",
-        }
-    }
 }
 
-/// `quintet_objective`.
-pub const OBJECTIVE: KnobSpec = KnobSpec {
-    name: "quintet_objective",
-    kind: Kind::Choice { choices: &["throughput", "fairness", "energy", "edp"] },
-    default: "throughput",
-    real_default: "",
-    unit: "",
-    doc: "quintet: what to optimise: throughput (pairing), fairness (progress accounting), energy or edp (EFS admission may idle contexts)",
-    paper: "quintet (SLITS §4.3, Perf&Fair §3, EFS Eq. 14)",
-};
+cosched_core::words!(Mechanism { Pairing = "pairing", Progress = "progress", Admission = "admission", Periods = "periods", Pipes = "pipes" });
 
-/// `quintet_without`.
-pub const WITHOUT: KnobSpec = KnobSpec {
-    name: "quintet_without",
-    kind: Kind::Subset { choices: &["pairing", "progress", "admission", "periods", "pipes"] },
-    default: "none",
-    real_default: "",
-    unit: "",
-    doc: "quintet: mechanisms switched off, comma-separated: pairing, progress, admission, periods, pipes (an ablation; none = all on)",
-    paper: "quintet (ablations of `paper quintet`)",
-};
-
-/// `quintet`'s knobs.
-pub const KNOBS: [KnobSpec; 2] = [OBJECTIVE, WITHOUT];
+cosched_core::options! {
+    /// `quintet`'s knobs: the objective, and which borrowed mechanism to switch off.
+    pub struct QuintetKnobs of "quintet", "quintet (SLITS §4.3, Perf&Fair §3, EFS Eq. 14)" {
+        /// quintet: what to optimise: throughput (pairing), fairness (progress accounting), energy or edp (EFS admission may idle contexts)
+        quintet_objective: QuintetObjective = (choice::<QuintetObjective>(), "throughput"),
+        /// quintet: mechanisms switched off, comma-separated: pairing, progress, admission, periods, pipes (an ablation; none = all on)
+        quintet_without: Vec<Mechanism> = (subset::<Mechanism>(), "none", paper "quintet (ablations of `paper quintet`)"),
+    }
+}
 
 /// `quintet`'s parameters.
 #[derive(Clone, Debug)]
@@ -140,9 +102,16 @@ pub struct QuintetParams {
 
 impl Default for QuintetParams {
     fn default() -> Self {
+        QuintetParams::from(&QuintetKnobs::default())
+    }
+}
+
+impl From<&QuintetKnobs> for QuintetParams {
+    /// The parameters the knobs give (the readings of 2026-11-26 on).
+    fn from(k: &QuintetKnobs) -> QuintetParams {
         QuintetParams {
-            objective: QuintetObjective::Throughput,
-            without: vec![],
+            objective: k.quintet_objective,
+            without: k.quintet_without.clone(),
             fm: FmParams::default(),
             global_progress: true,
             estimate_alone: true,
@@ -153,14 +122,6 @@ impl Default for QuintetParams {
 }
 
 impl QuintetParams {
-    /// The parameters the knobs [`KNOBS`] give.
-    pub fn from_knobs(v: &KnobValues) -> Result<QuintetParams, KnobError> {
-        Ok(QuintetParams {
-            objective: QuintetObjective::parse(v.text(OBJECTIVE.name).unwrap_or("throughput"))?,
-            without: parse_without(v.text(WITHOUT.name).unwrap_or("none")),
-            ..QuintetParams::default()
-        })
-    }
 
     /// Whether mechanism `m` acts: not switched off, and (for progress and
     /// admission) serving the objective.
@@ -176,11 +137,6 @@ impl QuintetParams {
     }
 }
 
-/// The mechanisms `--quintet-without` names (its words checked by the knob's
-/// declaration: `none`, or any of [`Mechanism::word`], comma-separated).
-pub fn parse_without(s: &str) -> Vec<Mechanism> {
-    Mechanism::ALL.into_iter().filter(|m| s.split(',').any(|w| w.trim() == m.word())).collect()
-}
 
 #[cfg(test)]
 mod tests {
@@ -188,11 +144,14 @@ mod tests {
 
     #[test]
     fn without_names_mechanisms_in_declared_order() {
-        assert_eq!(parse_without("none"), vec![]);
-        assert_eq!(parse_without("periods, pairing"), vec![Mechanism::Pairing, Mechanism::Periods]);
+        let mut k = QuintetKnobs::default();
+        assert_eq!(k.quintet_without, vec![]);
+        k.set("quintet_without", "periods, pairing").unwrap();
+        assert_eq!(k.quintet_without, vec![Mechanism::Pairing, Mechanism::Periods]);
         let words: Vec<&str> = Mechanism::ALL.iter().map(|m| m.word()).collect();
-        assert!(matches!(WITHOUT.kind, Kind::Subset { choices } if choices == words.as_slice()));
-        assert_eq!(parse_without(&words.join(",")), Mechanism::ALL.to_vec());
+        assert!(matches!(QuintetKnobs::DECLARED[1].kind, Kind::Subset { choices } if choices == words.as_slice()));
+        k.set("quintet_without", &words.join(",")).unwrap();
+        assert_eq!(k.quintet_without, Mechanism::ALL.to_vec());
     }
 
     #[test]

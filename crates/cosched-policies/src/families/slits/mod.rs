@@ -39,7 +39,7 @@
 mod params;
 mod policy;
 
-pub use params::{Pairing, Scope, SlitsParams, Trigger, KNOBS};
+pub use params::{Pairing, Scope, SlitsKnobs, SlitsParams, Trigger};
 
 use super::slots::{Dealer, Slots};
 use crate::counters::Counters;
@@ -356,14 +356,14 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         name: "slits-contention",
         description: "SLITS-(Contention): TIM of LLC misses completed by a factorization machine, Lazy Reschedule, least estimated contention first (SLITS §4.3.1)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[<SlitsKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(Slits::new(SlitsObjective::Contention, o.slits.clone(), o.seed))),
     },
     super::PolicyInfo {
         name: "slits-fairness",
         description: "SLITS-(Fairness): TIM of IPC completed by a factorization machine, Lazy Reschedule, random thread below the median estimated IPC (SLITS §4.3.2)",
         oracle: false,
-        knob_groups: &[&KNOBS],
+        knob_groups: &[<SlitsKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(Slits::new(SlitsObjective::Fairness, o.slits.clone(), o.seed))),
     },
     ],

@@ -1,7 +1,7 @@
 //! SLITS's parameters and the knobs that set them (SLITS §3.4, §4.3, §6.3-6.4;
 //! the policy itself is in `mod.rs`).
 
-use super::super::knob::{ms_to_ns, Kind, KnobError, KnobSpec, KnobValues, MAX_TIME_MS, MIN_TIME_MS, POSITIVE};
+use super::super::knob::{choice, ms_to_ns, Kind, KnobError, MAX_TIME_MS, MIN_TIME_MS, POSITIVE};
 use crate::ids::Nanos;
 use crate::learn::FmParams;
 
@@ -29,21 +29,7 @@ pub enum Pairing {
     Oracle,
 }
 
-impl Pairing {
-    /// Parse `fm`, `round-robin`, `random` or `oracle`.
-    pub fn parse(s: &str) -> Result<Pairing, KnobError> {
-        match s {
-            "fm" => Ok(Pairing::Fm),
-            "round-robin" => Ok(Pairing::RoundRobin),
-            "random" => Ok(Pairing::Random),
-            "oracle" => Ok(Pairing::Oracle),
-            _ => Err(KnobError::Invalid {
-                knob: "slits_pairing".into(),
-                problem: format!("must be fm, round-robin, random or oracle, got '{s}'"),
-            }),
-        }
-    }
-}
+cosched_core::words!(Pairing { Fm = "fm", RoundRobin = "round-robin", Random = "random", Oracle = "oracle" });
 
 /// Which waiting threads an idle context ranks (SLITS §4.3.1 step ①).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,90 +64,36 @@ pub struct SlitsParams {
 
 impl Default for SlitsParams {
     fn default() -> Self {
-        SlitsParams {
-            trigger: Trigger::Lazy,
-            coverage: 1.0,
-            pairing: Pairing::Fm,
-            scope: Scope::PerCore,
-            holdout: 0,
-            fm: FmParams::default(),
-            tim_alpha: 0.5,
-            replay: 4,
-        }
+        SlitsParams::try_from(&SlitsKnobs::default()).unwrap_or_else(|e| panic!("declared defaults: {e}"))
     }
 }
 
-/// SLITS's knobs (defaults are the paper's: FM pairing on every pick, Lazy Reschedule, k = 8).
-pub const KNOBS: [KnobSpec; 7] = [
-    KnobSpec {
-        name: "slits_coverage",
-        kind: Kind::Float { min: 0.0, max: 100.0 },
-        default: "100",
-        real_default: "",
-        unit: "%",
-        doc: "SLITS: share of picks made with the factorization machine (the rest round-robin)",
-        paper: "SLITS §6.4",
-    },
-    KnobSpec {
-        name: "slits_pairing",
-        kind: Kind::Choice { choices: &["fm", "round-robin", "random", "oracle"] },
-        default: "fm",
-        real_default: "",
-        unit: "",
-        doc: "SLITS: how a waiting thread is chosen: fm (the paper), round-robin (the paper's \"without FM\"), random, or oracle (ground-truth co-run contention; simulator only)",
-        paper: "SLITS §4.3, §6.3",
-    },
-    KnobSpec {
-        name: "slits_global_queue",
-        kind: Kind::Switch,
-        default: "",
-        real_default: "",
-        unit: "",
-        doc: "SLITS: rank every waiting thread (one global queue) instead of the threads assigned to the idle core",
-        paper: "SLITS §4.3.1 step 1",
-    },
-    KnobSpec {
-        name: "slits_period_ms",
-        kind: Kind::Float { min: 0.0, max: MAX_TIME_MS },
-        default: "0",
-        real_default: "",
-        unit: "ms",
-        doc: "SLITS: periodic rescheduling every this many ms instead of Lazy Reschedule (0 = lazy)",
-        paper: "SLITS §3.4, §6.3",
-    },
-    KnobSpec {
-        name: "slits_k",
-        kind: Kind::Int { min: 1, max: 256 },
-        default: "8",
-        real_default: "",
-        unit: "",
-        doc: "SLITS: FM latent dimension k (the paper's is 8; each thread keeps k factors per event)",
-        paper: "SLITS §3.3",
-    },
-    KnobSpec {
-        name: "slits_learning_rate",
-        kind: POSITIVE,
-        default: "0.02",
-        real_default: "",
-        unit: "",
-        doc: "SLITS: FM learning rate",
-        paper: "SLITS §3.3",
-    },
-    KnobSpec {
-        name: "slits_reg",
-        kind: Kind::Float { min: 0.0, max: f64::MAX },
-        default: "0.005",
-        real_default: "",
-        unit: "",
-        doc: "SLITS: FM L2 regularisation of the factors",
-        paper: "SLITS §3.3",
-    },
-];
+cosched_core::options! {
+    /// SLITS's knobs (defaults are the paper's: FM pairing on every pick, Lazy Reschedule, k = 8).
+    pub struct SlitsKnobs of "SLITS", "SLITS §3.3" {
+        /// SLITS: share of picks made with the factorization machine (the rest round-robin)
+        slits_coverage: f64 = (Kind::Float { min: 0.0, max: 100.0 }, "100", unit "%", paper "SLITS §6.4"),
+        /// SLITS: how a waiting thread is chosen: fm (the paper), round-robin (the paper's "without FM"), random, or oracle (ground-truth co-run contention; simulator only)
+        slits_pairing: Pairing = (choice::<Pairing>(), "fm", paper "SLITS §4.3, §6.3"),
+        /// SLITS: rank every waiting thread (one global queue) instead of the threads assigned to the idle core
+        slits_global_queue: bool = (Kind::Switch, "", paper "SLITS §4.3.1 step 1"),
+        /// SLITS: periodic rescheduling every this many ms instead of Lazy Reschedule (0 = lazy)
+        slits_period_ms: f64 = (Kind::Float { min: 0.0, max: MAX_TIME_MS }, "0", unit "ms", paper "SLITS §3.4, §6.3"),
+        /// SLITS: FM latent dimension k (the paper's is 8; each thread keeps k factors per event)
+        slits_k: usize = (Kind::Int { min: 1, max: 256 }, "8"),
+        /// SLITS: FM learning rate
+        slits_learning_rate: f64 = (POSITIVE, "0.02"),
+        /// SLITS: FM L2 regularisation of the factors
+        slits_reg: f64 = (Kind::Float { min: 0.0, max: f64::MAX }, "0.005"),
+    }
+}
 
-impl SlitsParams {
-    /// The parameters the knobs [`KNOBS`] give.
-    pub fn from_knobs(v: &KnobValues) -> Result<SlitsParams, KnobError> {
-        let period = v.float("slits_period_ms");
+impl TryFrom<&SlitsKnobs> for SlitsParams {
+    type Error = KnobError;
+
+    /// The parameters the knobs give; a period under 1 µs (but not 0) is refused.
+    fn try_from(k: &SlitsKnobs) -> Result<SlitsParams, KnobError> {
+        let period = k.slits_period_ms;
         if period > 0.0 && period < MIN_TIME_MS {
             return Err(KnobError::Invalid {
                 knob: "slits_period_ms".into(),
@@ -170,16 +102,18 @@ impl SlitsParams {
         }
         Ok(SlitsParams {
             trigger: if period > 0.0 { Trigger::Periodic(ms_to_ns(period)) } else { Trigger::Lazy },
-            coverage: v.float("slits_coverage") / 100.0,
-            pairing: Pairing::parse(v.text("slits_pairing").unwrap_or("fm"))?,
-            scope: if v.switch("slits_global_queue") { Scope::Global } else { Scope::PerCore },
+            coverage: k.slits_coverage / 100.0,
+            pairing: k.slits_pairing,
+            scope: if k.slits_global_queue { Scope::Global } else { Scope::PerCore },
             fm: FmParams {
-                k: v.int("slits_k") as usize,
-                learning_rate: v.float("slits_learning_rate"),
-                reg_v: v.float("slits_reg"),
+                k: k.slits_k,
+                learning_rate: k.slits_learning_rate,
+                reg_v: k.slits_reg,
                 ..FmParams::default()
             },
-            ..SlitsParams::default()
+            holdout: 0,
+            tim_alpha: 0.5,
+            replay: 4,
         })
     }
 }

@@ -8,6 +8,9 @@
 use crate::num::shortest;
 use serde::Serialize;
 
+mod declared;
+pub use declared::*;
+
 /// A knob's value or use refused. Each variant names the knob by its
 /// keyword (`quantum_ms`); [`std::fmt::Display`] shows it as the command
 /// line's flag (`--quantum-ms`), and a face that names knobs otherwise (Python's
@@ -35,6 +38,14 @@ pub enum KnobError {
     Unknown {
         /// The name given.
         name: String,
+    },
+    /// A declared options struct has no field of this name.
+    #[error("{}: is not an option of {of}", flag_of(name))]
+    NotOption {
+        /// The name given.
+        name: String,
+        /// What the options are of.
+        of: &'static str,
     },
     /// None of the chosen policies reads the knob.
     #[error("{}: {}", flag_of(knob), not_read(policies, readers))]
@@ -68,7 +79,7 @@ impl KnobError {
     pub fn knob(&self) -> Option<&str> {
         match self {
             KnobError::Invalid { knob, .. } | KnobError::NotRead { knob, .. } => Some(knob),
-            KnobError::Unknown { name } => Some(name),
+            KnobError::Unknown { name } | KnobError::NotOption { name, .. } => Some(name),
             KnobError::InFile { .. } => None,
         }
     }
@@ -79,6 +90,7 @@ impl KnobError {
             KnobError::Invalid { problem, .. } => problem.clone(),
             KnobError::NotRead { policies, readers, .. } => not_read(policies, readers),
             KnobError::Unknown { .. } => "is not a policy knob".into(),
+            KnobError::NotOption { of, .. } => format!("is not an option of {of}"),
             KnobError::InFile { .. } => self.to_string(),
         }
     }
