@@ -9,7 +9,7 @@
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 
-/// The template (placeholders `{{name}}`, `{{Camel}}`).
+/// The template (placeholders `{{name}}`, `{{snake}}`, `{{Camel}}`).
 const TEMPLATE: &str = include_str!("templates/policy.rs.txt");
 /// Longest name accepted.
 const MAX_NAME: usize = 40;
@@ -53,6 +53,10 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if cosched_policies::find(name).is_some() || name == "linux" {
         return Err(format!("new-policy: `{name}` is already a policy's name (cosched list policies)"));
     }
+    let knob = format!("{}_quantum_ms", name.replace('-', "_"));
+    if cosched_policies::knob::spec(&knob).is_some() {
+        return Err(format!("new-policy: `{name}` would declare `{knob}`, already a knob (cosched list knobs)"));
+    }
     Ok(())
 }
 
@@ -68,7 +72,7 @@ fn camel(name: &str) -> String {
 
 /// The new policy's file text.
 pub fn render(name: &str) -> String {
-    TEMPLATE.replace("{{name}}", name).replace("{{Camel}}", &camel(name))
+    TEMPLATE.replace("{{name}}", name).replace("{{snake}}", &name.replace('-', "_")).replace("{{Camel}}", &camel(name))
 }
 
 /// The folder the policy families live in, under a checkout's root.

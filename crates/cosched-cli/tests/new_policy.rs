@@ -81,8 +81,52 @@ fn a_new_policy_is_one_new_file_that_registers_itself_and_passes_its_tests() {
         .expect("run cargo");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("2 passed"), "both template tests ran (one builds it by name from the registry): {text}");
+    assert!(
+        text.contains("3 passed"),
+        "the three template tests ran (one builds it by name from the registry): {text}"
+    );
+    a_field_added_to_its_options_is_a_flag_a_keyword_and_a_listed_knob(&ws, &file, &target);
     let _ = std::fs::remove_dir_all(&ws);
+}
+
+/// Issue #64 item 1: one field added to the new family's options struct, and
+/// nothing else edited, is a flag of every simulating command, a row of
+/// `cosched list knobs` and a knob Python accepts (Python's keywords are
+/// checked against `cosched_lab::knobs::knobs()`, the rows `list knobs
+/// --format json` prints) read by that policy alone.
+fn a_field_added_to_its_options_is_a_flag_a_keyword_and_a_listed_knob(ws: &Path, file: &Path, target: &Path) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let field = "        my_first_quantum_ms: f64 =";
+    assert!(text.contains(field), "the template declares its quantum");
+    let added = "        /// my-first: a knob added by the test\n        my_first_depth: u64 = (super::knob::Kind::Int { min: 1, max: 9 }, \"3\"),\n";
+    std::fs::write(file, text.replace(field, &format!("{added}{field}"))).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["build", "--offline", "-q", "-p", "cosched-cli", "--bin", "cosched"])
+        .current_dir(ws)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .expect("run cargo");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bin = target.join("debug/cosched");
+    let run = |args: &[&str]| {
+        let o = Command::new(&bin).args(args).output().expect("run the copy's cosched");
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let rows: serde_json::Value = serde_json::from_str(&run(&["list", "knobs", "--format", "json"])).unwrap();
+    let row = rows.as_array().unwrap().iter().find(|r| r["name"] == "my_first_depth").expect("a `list knobs` row");
+    assert_eq!(
+        (row["flag"].as_str(), row["default"].as_str(), row["kind"].as_str()),
+        (Some("--my-first-depth"), Some("3"), Some("integer"))
+    );
+    assert!(row["help"].as_str().unwrap().contains("read by my-first"), "{row}");
+    for command in ["simulate", "compare", "run"] {
+        assert!(run(&[command, "--help"]).contains("--my-first-depth <MY_FIRST_DEPTH>"), "{command} --help");
+    }
+    let table = run(&["list", "knobs"]);
+    assert!(table.lines().any(|l| l.starts_with("my_first_depth") && l.contains("--my-first-depth")), "{table}");
+    assert!(run(&["list", "policies", "--format", "json"]).contains("\"my_first_depth\""));
 }
 
 #[test]

@@ -8,8 +8,8 @@
 //! `keyword=False`), and its help line says what turning it off does;
 //! `machine` and `workload` have the short flags `-m` and `-w`.
 
-pub use cosched_policies::knob::{Declared, FromValue};
 use cosched_policies::knob::KnobSpec;
+pub use cosched_policies::knob::{Declared, FromValue};
 
 /// The command-line flag of a declared option, without dashes: a switch on
 /// by default is turned off by `no-<keyword>`.

@@ -194,7 +194,10 @@ mod tests {
             "--quintet-without: unknown word `bus`: expected none or any of pairing, progress, admission, periods, pipes"
         );
         v.set("quintet_without", "periods, pairing,pairing").unwrap();
-        assert_eq!(v.get::<crate::QuintetKnobs>().quintet_without, [crate::Mechanism::Pairing, crate::Mechanism::Periods]);
+        assert_eq!(
+            v.get::<crate::QuintetKnobs>().quintet_without,
+            [crate::Mechanism::Pairing, crate::Mechanism::Periods]
+        );
         assert!(v.set("no_such", "1").is_err());
     }
 

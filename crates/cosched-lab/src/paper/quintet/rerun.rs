@@ -1,7 +1,6 @@
 //! The rerun itself: every study's workloads under every variant, paired by
 //! seed, and the report's tables (see the module above).
 
-use cosched_policies::knob::Word;
 use super::*;
 use crate::error::RunError;
 use crate::optimum::weakest_kind;
@@ -9,6 +8,7 @@ use crate::paper::{over_trials, Seeds};
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::stats::geomean;
+use cosched_policies::knob::Word;
 
 /// The combined policy on each paper's workloads and objective, against the paper's policy and CFS, with ablations.
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
