@@ -96,10 +96,10 @@ fn a_new_policy_is_one_new_file_that_registers_itself_and_passes_its_tests() {
 /// --format json` prints) read by that policy alone.
 fn a_field_added_to_its_options_is_a_flag_a_keyword_and_a_listed_knob(ws: &Path, file: &Path, target: &Path) {
     let text = std::fs::read_to_string(file).unwrap();
-    let field = "        my_first_quantum_ms: f64 =";
+    let field = "        my_first_quantum_ms: f64 = (TIME_MS, \"4\", real \"100\", unit \"ms\"),\n";
     assert!(text.contains(field), "the template declares its quantum");
     let added = "        /// my-first: a knob added by the test\n        my_first_depth: u64 = (super::knob::Kind::Int { min: 1, max: 9 }, \"3\"),\n";
-    std::fs::write(file, text.replace(field, &format!("{added}{field}"))).unwrap();
+    std::fs::write(file, text.replace(field, &format!("{field}{added}"))).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(["build", "--offline", "-q", "-p", "cosched-cli", "--bin", "cosched"])
