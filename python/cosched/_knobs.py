@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -24,7 +25,7 @@ def known() -> dict[str, dict[str, Any]]:
     return {k["name"]: k for k in _cosched.knob_list()}
 
 
-def to_texts(knobs: dict[str, Any], *, reserved: tuple[str, ...] = ()) -> Texts:
+def to_texts(knobs: Mapping[str, Any], *, reserved: tuple[str, ...] = ()) -> Texts:
     """The (keyword, text) pairs of ``knobs``; an unknown or reserved keyword, or a
     value of the wrong type for its knob, raises :class:`OptionError` naming the keyword."""
     table = known()
@@ -92,7 +93,7 @@ def declared(command: str) -> dict[str, dict[str, Any]]:
     return {k["name"]: k for k in _cosched.option_list(command)}
 
 
-def _command_texts(command: str, options: dict[str, Any]) -> Texts:
+def _command_texts(command: str, options: Mapping[str, Any]) -> Texts:
     """Keyword options of a command as (keyword, text) pairs, type-checked against
     its declarations (:func:`declared`); an unknown option, or a value of the
     wrong type, raises OptionError."""
@@ -108,6 +109,11 @@ def _command_texts(command: str, options: dict[str, Any]) -> Texts:
         else:
             texts.append((k, _text(k, table[k], v)))
     return texts
+
+
+def default(command: str, name: str) -> str:
+    """The declared default of option ``name`` of ``command`` (``assign``, ``optimum``)."""
+    return str(declared(command)[name]["default"])
 
 
 def check_seed(name: str, value: Any) -> int:

@@ -4,12 +4,17 @@ thread assignment, Secs. 4-6), with SP-POT pruning: ``cosched assign``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _command_texts, check_seed
+from ._knobs import _command_texts, check_seed, default
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._knob_types import AssignOptions
 
 __all__ = ["Assignment", "assign"]
 
@@ -42,10 +47,10 @@ class Assignment:
 
 
 def assign(
-    machine: str = "ultrasparc-t2",
-    workload: str = "ipfwd-mem",
+    machine: str = default("assign", "machine"),
+    workload: str = default("assign", "workload"),
     seed: int = 1,
-    **options: Any,
+    **options: Unpack[AssignOptions],
 ) -> Assignment:
     """Draw ``samples`` random assignments of ``workload``'s threads to
     ``machine``'s contexts, measure each in a run of its own, and estimate the

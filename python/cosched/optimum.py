@@ -8,12 +8,17 @@ the kind of bound it is. See docs/optimum.md."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _command_texts
+from ._knobs import _command_texts, default
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._knob_types import OptimumOptions
 
 __all__ = ["Optimum", "optimum"]
 
@@ -67,7 +72,11 @@ class Optimum:
         return f"Optimum({r['workload']!r} on {r['machine']!r}: {r['objective']} {self.best:.5g}, {self.bound})"
 
 
-def optimum(machine: str = "xeon-e5645", workload: str = "spec-mix8", **options: Any) -> Optimum:
+def optimum(
+    machine: str = default("optimum", "machine"),
+    workload: str = default("optimum", "workload"),
+    **options: Unpack[OptimumOptions],
+) -> Optimum:
     """The bound of ``workload`` on ``machine``: its best static partition with
     idle contexts allowed, with the searches beside it. Options as
     ``cosched optimum``'s flags: ``objective="throughput"`` (or ``"antt"``),

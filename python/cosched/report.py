@@ -223,20 +223,21 @@ def main(argv: list[str] | None = None) -> int:
 
     matplotlib.use("Agg")
     from . import compare, simulate, sweep
+    from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD
 
     ap = argparse.ArgumentParser(prog="cosched report", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="what", required=True)
     p = sub.add_parser("papers", help="the papers' figures from a results directory")
     p.add_argument("--results", help="directory `cosched paper NAME --out` wrote (default: docs/results)")
     c = sub.add_parser("compare", help="cosched compare as a report")
-    c.add_argument("-m", "--machine", default="xeon-e5645")
-    c.add_argument("-w", "--workload", default="spec-mix24")
+    c.add_argument("-m", "--machine", default=DEFAULT_MACHINE)
+    c.add_argument("-w", "--workload", default=DEFAULT_WORKLOAD)
     c.add_argument("--policies", help="comma-separated (default: every non-oracle policy)")
     c.add_argument("--baseline", default="cfs")
     c.add_argument("--seeds", type=int, default=3)
     s = sub.add_parser("simulate", help="one run with its schedule")
-    s.add_argument("-m", "--machine", default="xeon-e5645")
-    s.add_argument("-w", "--workload", default="spec-mix24")
+    s.add_argument("-m", "--machine", default=DEFAULT_MACHINE)
+    s.add_argument("-w", "--workload", default=DEFAULT_WORKLOAD)
     s.add_argument("-p", "--policy", default="cfs")
     s.add_argument("--seed", type=int, default=1)
     g = sub.add_parser("sweep", help="a sweep of a grid given as JSON")

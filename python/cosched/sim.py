@@ -15,8 +15,9 @@ import difflib
 import json
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,11 @@ from . import _cosched
 from ._knobs import Texts, _shown, check_bool, check_count, check_policies, check_seed, known, to_texts
 from .errors import ConfigError, OptionError, PolicyError
 from .policy import Policy, custom, is_policy
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._knob_types import Knobs
 
 __all__ = [
     "Machine",
@@ -38,8 +44,9 @@ __all__ = [
     "simulate",
 ]
 
-DEFAULT_MACHINE = "xeon-e5645"
-DEFAULT_WORKLOAD = "spec-mix24"
+#: The defaults of ``machine`` and ``workload``, read from their Rust declarations (``cosched list knobs``).
+DEFAULT_MACHINE: str = known()["machine"]["default"]
+DEFAULT_WORKLOAD: str = known()["workload"]["default"]
 _RESERVED = ("machine", "workload", "policy", "seed", "seeds", "policies", "baseline", "format", "trace")
 
 
@@ -231,7 +238,7 @@ def _input(what: str, value: str | _Spec) -> tuple[Texts, str | None]:
     return [(what, os.fspath(value))], None
 
 
-def _inputs(machine: str | Machine, workload: str | Workload, knobs: dict[str, Any]) -> tuple[Texts, Any, Any]:
+def _inputs(machine: str | Machine, workload: str | Workload, knobs: Mapping[str, Any]) -> tuple[Texts, Any, Any]:
     mtexts, mtoml = _input("machine", machine)
     wtexts, wtoml = _input("workload", workload)
     return mtexts + wtexts + to_texts(knobs, reserved=_RESERVED), mtoml, wtoml
@@ -322,7 +329,7 @@ def simulate(
     workload: str | Workload = DEFAULT_WORKLOAD,
     policy: str | Policy = "cfs",
     seed: int = 1,
-    **knobs: Any,
+    **knobs: Unpack[Knobs],
 ) -> Run:
     """Run ``policy`` on ``machine`` and ``workload`` (preset names, TOML paths,
     or :class:`Machine` / :class:`Workload` objects) with ``seed``; ``knobs`` are
@@ -378,7 +385,7 @@ def compare(
     seeds: int = 3,
     seed: int = 1,
     gap: bool = True,
-    **knobs: Any,
+    **knobs: Unpack[Knobs],
 ) -> pd.DataFrame:
     """Every policy (default: every non-oracle policy needing no extra input) on
     the same machine and workload over ``seeds`` seeds from ``seed``, as

@@ -65,3 +65,40 @@ def test_mypy_is_strict_with_no_global_ignore() -> None:
     assert "ignore_missing_imports" not in mypy, "a global ignore_missing_imports hides untyped imports"
     for override in mypy.get("overrides", []):
         assert not override.get("ignore_missing_imports"), f"an ignore for {override.get('module')}"
+
+
+def test_the_typed_keywords_are_the_declarations() -> None:
+    """Issue #64 item 1: the keywords of simulate, compare, assign and optimum are typed
+    (``cosched/_knob_types.py``), generated from the Rust declarations; a knob declared
+    in Rust and not in the file (or the other way round) fails here, naming the command
+    that rewrites it."""
+    from cosched import _knob_gen
+
+    checkout = Path(__file__).resolve().parents[2] / _knob_gen.TARGET
+    assert checkout.read_text() == _knob_gen.render(), "run, from the checkout's root: python -m cosched._knob_gen"
+    import typing
+
+    from cosched import _knob_types
+
+    hints = typing.get_type_hints(_knob_types.Knobs)
+    assert set(hints) == {k["name"] for k in _cosched.knob_list()} - {"machine", "workload"}
+    assert (
+        hints["timing"] is bool
+        and typing.get_args(hints["efs_objective"])[0] == typing.Literal["energy", "energy-delay"]
+    )
+
+
+def test_the_python_defaults_are_read_from_the_declarations() -> None:
+    """No default of a machine or workload is copied into Python: the signatures show the
+    declarations' (issue #64 item 1)."""
+    import inspect
+
+    from cosched.sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD
+
+    known = {k["name"]: k["default"] for k in _cosched.knob_list()}
+    assert (DEFAULT_MACHINE, DEFAULT_WORKLOAD) == (known["machine"], known["workload"])
+    for fn, command in ((cosched.optimum, "optimum"), (cosched.assign, "assign")):
+        declared = {k["name"]: k["default"] for k in _cosched.option_list(command)}
+        params = inspect.signature(fn).parameters
+        assert params["machine"].default == declared["machine"], command
+        assert params["workload"].default == declared["workload"], command
