@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
-use cosched_lab::compare::{comparison, default_policies, gap_legend, Comparison, COLUMNS};
+use cosched_lab::compare::{comparison, default_policies, gap_legend, Comparing, Comparison, Steps, COLUMNS};
 
 /// `cosched compare`'s arguments.
 #[derive(ClapArgs)]
@@ -68,14 +68,19 @@ fn legend() -> String {
 
 /// `cosched compare`: print the comparison.
 pub fn run(a: Args) -> Result<(), String> {
-    a.run.machine()?; // a machine file's notes
+    let resolved = a.run.resolve()?; // a machine file's notes
     let names = a.policies.clone().unwrap_or_else(default_policies);
     let bar = Progress::new(format!("compare: {} on {}", a.run.workload, a.run.machine), "runs");
-    let cmp =
-        comparison(&a.run, &names, &[], &a.baseline, (a.seed, a.seeds), !a.no_bound, &|n| bar.add(n as u64), &|| {
-            bar.tick()
-        })
-        .one_line()?;
+    let what = Comparing {
+        policies: &names,
+        customs: &[],
+        baseline: &a.baseline,
+        first_seed: a.seed,
+        seeds: a.seeds,
+        gap: !a.no_bound,
+    };
+    let steps = Steps { total: &|n| bar.add(n as u64), tick: &|| bar.tick() };
+    let cmp = comparison(&resolved, &what, &steps).one_line()?;
     bar.finish();
     for note in &cmp.notes {
         eprintln!("note: {note}");

@@ -116,6 +116,8 @@ mod tests {
             assert!(check_name(kw).unwrap_err().contains("is a Rust keyword"), "{kw}");
         }
         assert_eq!(camel("my-pairing-2"), "MyPairing2");
+        // Its knob would be the Perf&Fair family's.
+        assert!(check_name("pf").unwrap_err().contains("`pf_quantum_ms`, already a knob"));
     }
 
     #[test]
@@ -123,6 +125,7 @@ mod tests {
         let text = render("my-pairing");
         assert!(text.contains("pub struct MyPairing") && text.contains("\"my-pairing\"") && !text.contains("{{"));
         assert!(text.contains("pub(crate) const REGISTERED: super::Registered"), "what the build looks for");
-        assert!(text.contains("make: |o| Ok(Box::new(MyPairing::new(o)))"));
+        assert!(text.contains("make: |o| Ok(Box::new(MyPairing::new(o.knobs.get::<MyPairingKnobs>())))"));
+        assert!(text.contains("pub struct MyPairingKnobs") && text.contains("        my_pairing_quantum_ms: f64 ="));
     }
 }

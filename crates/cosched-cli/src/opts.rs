@@ -5,9 +5,7 @@ use crate::flags;
 use crate::OneLine;
 use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum};
 use cosched_lab::knobs;
-use cosched_lab::RunSpec;
-use cosched_machine::MachineSpec;
-use cosched_sim::WorkloadSpec;
+use cosched_lab::{Resolved, RunSpec};
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,19 +68,15 @@ impl Args for RunOpts {
 }
 
 impl RunOpts {
-    /// The machine; a machine file's shorthand is noted on stderr.
-    pub fn machine(&self) -> Result<MachineSpec, String> {
+    /// The machine and workload resolved once, for everything below (issue
+    /// #64 item 2); a machine file's shorthand is noted on stderr.
+    pub fn resolve(&self) -> Result<Resolved, String> {
         let m = self.machine_spec().one_line()?;
         if cosched_machine::presets::looks_like_path(&self.machine) {
             for note in m.notes() {
                 eprintln!("note: {}: {note}", self.machine);
             }
         }
-        Ok(m)
-    }
-
-    /// The workload, with `--copies` applied (`--threads` is checked by `Plan::new`).
-    pub fn workload(&self) -> Result<WorkloadSpec, String> {
-        self.workload_spec().one_line()
+        Ok(Resolved { machine: m, workload: self.workload_spec().one_line()?, spec: self.0.clone() })
     }
 }

@@ -34,9 +34,9 @@ pub fn run(mut a: Args) -> Result<(), String> {
     crate::output::check_out_file("--trace", a.trace.as_deref().map(std::path::Path::new))?;
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
     a.run.progress = crate::progress::stderr();
-    a.run.machine()?; // a machine file's notes
+    let resolved = a.run.resolve()?; // a machine file's notes
     let cfg = config(&a.run, &a.policy, a.seed).one_line()?;
-    let prep = prepare(&a.run, a.seed).one_line()?;
+    let prep = prepare(&resolved, a.seed).one_line()?;
     let report = match &a.trace {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| format!("{path}: cannot create trace file: {e}"))?;
@@ -65,9 +65,9 @@ pub fn report(
     seed: u64,
     trace: Option<&mut dyn FnMut(TraceSlice)>,
 ) -> Result<Report, RunError> {
-    run.machine_spec()?;
+    let resolved = cosched_lab::RunSpec::resolve(run)?;
     let cfg = config(run, policy, seed)?;
-    prepare(run, seed)?.run(run, &cfg, trace)
+    prepare(&resolved, seed)?.run(run, &cfg, trace)
 }
 
 fn print_report(r: &Report, format: Format) -> Result<(), String> {

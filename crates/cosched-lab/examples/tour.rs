@@ -12,7 +12,7 @@
 
 use cosched_core::ids::{CtxId, Nanos, ThreadId};
 use cosched_core::policy::{Decision, Event, MachineView, Policy};
-use cosched_lab::compare::comparison;
+use cosched_lab::compare::{comparison, Comparing, Steps};
 use cosched_lab::sweep::Custom;
 use cosched_lab::RunSpec;
 use cosched_policies::{self as policies, PolicyError, PolicyOptions};
@@ -90,7 +90,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let names: Vec<String> = ["cfs", "efs", "fifo"].map(String::from).into();
     let customs = [Custom { name: "fifo".into(), make: Arc::new(|| Ok(Box::new(Fifo::default()) as Box<dyn Policy>)) }];
     let run = RunSpec { timing: false, ..run };
-    let c = comparison(&run, &names, &customs, "cfs", (1, 3), false, &|_| {}, &|| {})?;
+    let what = Comparing { policies: &names, customs: &customs, baseline: "cfs", first_seed: 1, seeds: 3, gap: false };
+    let c = comparison(&run.resolve()?, &what, &Steps::silent())?;
     assert_eq!(c.seeds, [1, 2, 3]);
     assert_eq!(c.runs.len(), 3 * names.len(), "one report per policy and seed");
     let row = |p: &str| c.policies.iter().find(|r| r.policy == p).expect("a row per policy");

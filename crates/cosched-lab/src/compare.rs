@@ -4,8 +4,8 @@
 //! best static co-schedule (`crate::optimum`).
 
 use crate::error::RunError;
-use crate::spec::RunSpec;
-use crate::sweep::{config_among, config_custom, run_batch, Custom, Point};
+use crate::spec::Resolved;
+use crate::sweep::{config_among, config_custom, run_batch_with, Custom, Point};
 use cosched_core::metrics::registry::named;
 use cosched_core::stats::{mean_ci, MeanCi};
 use cosched_policies as policies;
@@ -181,15 +181,15 @@ impl BestStatic {
     }
 }
 
-fn best_static(run: &RunSpec, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, RunError> {
+fn best_static(resolved: &Resolved, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, RunError> {
     use crate::optimum::{best_static, weakest_kind, Instance, Objective};
     use rayon::prelude::*;
-    let (m, w) = (run.machine_spec()?, run.workload_spec()?);
+    let (run, m, w) = (&resolved.spec, &resolved.machine, &resolved.workload);
     type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
     let per: Vec<PerSeed> = seeds
         .par_iter()
         .map(|&seed| {
-            let (mm, plan) = run.plan(&m, &w, seed)?;
+            let (mm, plan) = run.plan(m, w, seed)?;
             let inst = Instance::bound(&mm, &plan)?;
             let count = inst.coschedules();
             let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
@@ -210,9 +210,8 @@ fn best_static(run: &RunSpec, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result
 }
 
 /// Runs each seed's best static co-schedule simulates (for progress).
-fn gap_runs(run: &RunSpec, seed: u64) -> Result<usize, RunError> {
-    let (m, w) = (run.machine_spec()?, run.workload_spec()?);
-    let (mm, plan) = run.plan(&m, &w, seed)?;
+fn gap_runs(resolved: &Resolved, seed: u64) -> Result<usize, RunError> {
+    let (mm, plan) = resolved.spec.plan(&resolved.machine, &resolved.workload, seed)?;
     let threads = plan.threads.len();
     let samples = if threads > mm.n_contexts() { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
     Ok(crate::optimum::best_static_runs(&mm, threads, GAP_BUDGET, samples) as usize)
@@ -275,36 +274,65 @@ pub fn default_policies() -> Vec<String> {
     policies::registry().iter().filter(|p| !p.oracle && !p.needs_input()).map(|p| p.name.to_string()).collect()
 }
 
-/// Every policy of `names` (and `baseline`, first when absent) on `run`'s
-/// machine and workload over `seeds` seeds from `first_seed`: the JSON
-/// `cosched compare --format json` prints and Python's `cosched.compare`
-/// reads. With `gap`, each seed's best static co-schedule too ([`BestStatic`]).
-/// A name of `customs` runs that policy given as code. `total` is told how
-/// many steps there will be, `tick` each one.
+/// What a comparison compares: the policies (registry names, or the names of
+/// `customs`, policies given as code), the baseline, the seeds and whether the
+/// bound is computed beside them (`cosched compare`'s flags, Python's
+/// `cosched.compare` arguments).
+#[derive(Clone, Copy, Debug)]
+pub struct Comparing<'a> {
+    /// The policies, in column order.
+    pub policies: &'a [String],
+    /// The policies of `policies` given as code.
+    pub customs: &'a [Custom],
+    /// The policy speedups are measured against (run first when not in `policies`).
+    pub baseline: &'a str,
+    /// The first seed.
+    pub first_seed: u64,
+    /// How many seeds, from `first_seed` on.
+    pub seeds: u64,
+    /// Whether each seed's best static co-schedule is computed ([`BestStatic`]).
+    pub gap: bool,
+}
+
+/// How a long computation reports its steps: told their number once, then
+/// ticked at each (a progress bar's two calls).
+pub struct Steps<'a> {
+    /// Told the number of steps, once.
+    pub total: &'a dyn Fn(usize),
+    /// Called at each step, from any thread.
+    pub tick: &'a (dyn Fn() + Sync),
+}
+
+impl Steps<'static> {
+    /// Steps no one watches.
+    pub fn silent() -> Steps<'static> {
+        Steps { total: &|_| {}, tick: &|| {} }
+    }
+}
+
+/// Every policy of `what` (and its baseline, first when absent) on the
+/// resolved run's machine and workload over its seeds: the JSON `cosched
+/// compare --format json` prints and Python's `cosched.compare` reads. With
+/// `gap`, each seed's best static co-schedule too ([`BestStatic`]). `steps`
+/// is told how many steps there will be, and ticked at each.
 ///
 /// ```
-/// use cosched_lab::{compare::comparison, RunSpec};
+/// use cosched_lab::compare::{comparison, Comparing, Steps};
+/// use cosched_lab::RunSpec;
 ///
 /// let run = RunSpec { machine: "i5-2500".into(), workload: "spec-mix8".into(), timing: false, ..RunSpec::default() };
 /// let names = ["cfs".to_string(), "efs".to_string()];
-/// let c = comparison(&run, &names, &[], "cfs", (1, 2), false, &|_| {}, &|| {}).unwrap();
+/// let what = Comparing { policies: &names, customs: &[], baseline: "cfs", first_seed: 1, seeds: 2, gap: false };
+/// let c = comparison(&run.resolve().unwrap(), &what, &Steps::silent()).unwrap();
 /// assert_eq!((c.seeds.len(), c.runs.len()), (2, 4)); // one report per policy and seed
 /// let cfs = &c.policies[0];
 /// assert_eq!((cfs.policy.as_str(), cfs.speedup.mean), ("cfs", 1.0)); // the baseline against itself
 /// let efs = &c.policies[1];
 /// assert!(efs.speedup.lo <= efs.speedup.mean && efs.speedup.mean <= efs.speedup.hi);
 /// ```
-#[allow(clippy::too_many_arguments)]
-pub fn comparison(
-    run: &RunSpec,
-    names: &[String],
-    customs: &[Custom],
-    baseline: &str,
-    (first_seed, seeds): (u64, u64),
-    gap: bool,
-    total: &dyn Fn(usize),
-    tick: &(dyn Fn() + Sync),
-) -> Result<Comparison, RunError> {
+pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Result<Comparison, RunError> {
+    let Comparing { policies: names, customs, baseline, first_seed, seeds, gap } = *what;
+    let (run, m) = (&resolved.spec, &resolved.machine);
     crate::limits::SEEDS.check(seeds)?;
     let last_seed = first_seed.checked_add(seeds - 1).ok_or_else(|| {
         RunError::knob("seed", format!("{first_seed} + {seeds} seeds passes the largest seed, 2^64 - 1"))
@@ -317,8 +345,6 @@ pub fn comparison(
             return Err(RunError::knob("policies", format!("`{n}` is listed twice (entries {} and {})", j + 1, i + 1)));
         }
     }
-    let m = run.machine_spec()?;
-    run.workload_spec()?;
     let mut names = names.to_vec();
     if !names.iter().any(|n| n == baseline) {
         names.insert(0, baseline.to_string());
@@ -352,10 +378,13 @@ pub fn comparison(
             })
         })
         .collect();
-    total(points.len() + if gap { gap_runs(run, first_seed)? * seeds.len() } else { 0 });
-    let reports = run_batch(&points, tick)?;
-    let best =
-        if gap { best_static(run, &seeds, tick).map_err(|e| e.to_string()) } else { Err(NOT_COMPUTED.to_string()) };
+    (steps.total)(points.len() + if gap { gap_runs(resolved, first_seed)? * seeds.len() } else { 0 });
+    let reports = run_batch_with(&points, &|_| Ok(resolved.clone()), steps.tick)?;
+    let best = if gap {
+        best_static(resolved, &seeds, steps.tick).map_err(|e| e.to_string())
+    } else {
+        Err(NOT_COMPUTED.to_string())
+    };
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
     let base = names.iter().position(|n| n == baseline).expect("baseline included");
     let base_runs = runs_of(base);

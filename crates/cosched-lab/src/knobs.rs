@@ -89,7 +89,7 @@ pub fn run_knob_named(name: &str) -> Option<&'static KnobSpec> {
 /// backend whose defaults apply (`REAL`: the real runtime's, e.g. a 100 ms
 /// quantum). A face sets each knob it was given from its text; the value is
 /// checked then, and a policy reads the typed field.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PolicyKnobs<const REAL: bool> {
     knobs: knob::PolicyKnobs,
 }

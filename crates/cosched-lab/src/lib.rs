@@ -31,4 +31,4 @@ pub mod timeshare_check;
 pub mod validate;
 
 pub use error::RunError;
-pub use spec::RunSpec;
+pub use spec::{Resolved, RunSpec};

@@ -5,6 +5,7 @@
 use crate::declared::FromValue;
 use crate::error::RunError;
 use crate::knobs::{run_knob_named, SimKnobs};
+use cosched_core::knob::float_bits;
 use cosched_core::num::shortest;
 use cosched_core::progress::Reporter;
 use cosched_machine::MachineSpec;
@@ -179,10 +180,66 @@ impl RunSpec {
         })
     }
 
-    /// A key equal for equal specifications (batches share one preparation per key).
-    pub fn key(&self) -> String {
-        format!("{:?}", RunSpec { cancel: Cancel::default(), progress: Reporter::default(), ..self.clone() })
+    /// The machine and workload resolved from their names (or in-memory
+    /// TOML) once, for everything below the face to share (issue #64 item 2).
+    pub fn resolve(&self) -> Result<Resolved, RunError> {
+        Ok(Resolved { machine: self.machine_spec()?, workload: self.workload_spec()?, spec: self.clone() })
     }
+
+    /// Everything that makes two runs' results differ, in one tuple (what
+    /// `PartialEq` and `Hash` compare): the progress handle and the cancel
+    /// flag are left out. Destructured, so a field added to the struct must
+    /// be placed here or named as left out.
+    fn identity(&self) -> impl PartialEq + std::hash::Hash + '_ {
+        let RunSpec {
+            machine,
+            workload,
+            threads,
+            copies,
+            knobs,
+            pp_cost_us,
+            decision_cost_us,
+            counter_noise,
+            noise,
+            timing,
+            max_sim_time_s,
+            max_events,
+            machine_toml,
+            workload_toml,
+            progress: _,
+            cancel: _,
+        } = self;
+        let numbers = [*pp_cost_us, *decision_cost_us, *counter_noise, *noise, *max_sim_time_s].map(float_bits);
+        ((machine, workload, threads, copies, knobs), numbers, (timing, max_events, machine_toml, workload_toml))
+    }
+}
+
+/// Equal specifications give equal results (batches share one preparation per specification and seed).
+impl PartialEq for RunSpec {
+    fn eq(&self, other: &RunSpec) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl Eq for RunSpec {}
+
+impl std::hash::Hash for RunSpec {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.identity().hash(h);
+    }
+}
+
+/// A run specification with its machine and workload resolved: what the face
+/// hands down (`comparison`, `prepare`), so nothing below it reads a name
+/// again.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The specification (names for messages, knobs, engine options).
+    pub spec: RunSpec,
+    /// The machine.
+    pub machine: MachineSpec,
+    /// The workload, `copies` applied.
+    pub workload: WorkloadSpec,
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! its point only.
 
 use crate::error::RunError;
-use crate::spec::RunSpec;
+use crate::spec::{Resolved, RunSpec};
 use cosched_core::Policy;
 use cosched_machine::{MachineSpec, TraceSlice};
 use cosched_policies as policies;
@@ -80,14 +80,13 @@ pub struct Prepared {
     pub solo: Vec<f64>,
 }
 
-/// Plan `run`'s workload for `seed` and measure its jobs alone.
-pub fn prepare(run: &RunSpec, seed: u64) -> Result<Prepared, RunError> {
-    let machine = run.machine_spec()?;
-    let w = run.workload_spec()?;
-    let (varied, plan) = run.plan(&machine, &w, seed)?;
+/// Plan the resolved run's workload for `seed` and measure its jobs alone.
+pub fn prepare(resolved: &Resolved, seed: u64) -> Result<Prepared, RunError> {
+    let run = &resolved.spec;
+    let (varied, plan) = run.plan(&resolved.machine, &resolved.workload, seed)?;
     let sim = run.sim_opts(seed)?;
     let solo = solo_times(&varied, &plan, &sim).map_err(|e| RunError::from_sim(e, &run.workload))?;
-    Ok(Prepared { machine, varied, plan, solo })
+    Ok(Prepared { machine: resolved.machine.clone(), varied, plan, solo })
 }
 
 /// The policy and engine options of `policy` under `run` for `seed`,
@@ -165,33 +164,51 @@ impl Prepared {
 /// the error of the first failing point in order (so the answer does not
 /// depend on thread timing).
 pub fn run_batch(points: &[Point], tick: &(dyn Fn() + Sync)) -> Result<Vec<Report>, RunError> {
+    run_batch_with(points, &RunSpec::resolve, tick)
+}
+
+/// As [`run_batch`], each distinct specification resolved by `resolve` (a
+/// comparison hands down the one it resolved at the face).
+#[allow(clippy::mutable_key_type)]
+pub(crate) fn run_batch_with(
+    points: &[Point],
+    resolve: &(dyn Fn(&RunSpec) -> Result<Resolved, RunError> + Sync),
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Report>, RunError> {
     crate::limits::SWEEP_POINTS.check(points.len() as u64)?;
-    // Points with identical options and seed share one preparation.
-    let mut keys: HashMap<(String, u64), usize> = HashMap::new();
+    // Points with identical options share one resolution, and with the same seed one preparation.
+    // A RunSpec's cancel flag and progress handle (its interior mutability) are no part of its Hash/Eq.
+    let mut specs: HashMap<&RunSpec, usize> = HashMap::new();
+    let mut distinct: Vec<&RunSpec> = vec![];
+    let mut keys: HashMap<(&RunSpec, u64), usize> = HashMap::new();
     let mut groups: Vec<(usize, u64)> = vec![];
     let group_of: Vec<usize> = points
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            *keys.entry((p.run.key(), p.seed)).or_insert_with(|| {
-                groups.push((i, p.seed));
+        .map(|p| {
+            let spec = *specs.entry(&p.run).or_insert_with(|| {
+                distinct.push(&p.run);
+                distinct.len() - 1
+            });
+            *keys.entry((&p.run, p.seed)).or_insert_with(|| {
+                groups.push((spec, p.seed));
                 groups.len() - 1
             })
         })
         .collect();
     // The policies run with each set of options: a knob only some of them read applies to those.
-    let mut among: HashMap<String, Vec<&str>> = HashMap::new();
+    let mut among: HashMap<&RunSpec, Vec<&str>> = HashMap::new();
     for p in points {
-        let e = among.entry(p.run.key()).or_default();
+        let e = among.entry(&p.run).or_default();
         if !e.contains(&p.policy.as_str()) {
             e.push(&p.policy);
         }
     }
+    let resolved: Vec<Result<Resolved, RunError>> = distinct.par_iter().map(|s| resolve(s)).collect();
     let prepared: Vec<Result<Prepared, RunError>> =
-        groups.par_iter().map(|&(i, seed)| prepare(&points[i].run, seed)).collect();
+        groups.par_iter().map(|&(spec, seed)| prepare(resolved[spec].as_ref().map_err(Clone::clone)?, seed)).collect();
     let one = |(p, &g): (&Point, &usize)| {
         let prep = prepared[g].as_ref().map_err(Clone::clone)?;
-        let among = &among[&p.run.key()];
+        let among = &among[&p.run];
         let r = match &p.custom {
             Some(c) => config_custom(&p.run, c, p.seed, among).and_then(|cfg| prep.run_custom(&p.run, c, &cfg, None)),
             None => config_among(&p.run, &p.policy, p.seed, among).and_then(|cfg| prep.run(&p.run, &cfg, None)),

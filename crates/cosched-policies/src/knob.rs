@@ -7,17 +7,34 @@
 //! chosen policy does not read is refused ([`unread`]).
 
 pub use cosched_core::knob::*;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 /// Every registered policy's knobs, typed: one declared struct per group
 /// ([`KnobGroup`]), at the backend's defaults until set, and which knobs the
 /// user gave. A face sets a knob by keyword from its text ([`PolicyKnobs::set`]:
 /// the declaration checks it and names the flag in a refusal); a policy reads
 /// its struct ([`PolicyKnobs::get`]).
+/// Two are equal when they are the same backend's and the same knobs were
+/// given the same values (the structs are a function of those).
 #[derive(Clone, Debug)]
 pub struct PolicyKnobs {
     groups: Vec<Box<dyn AnyKnobs>>,
-    given: BTreeSet<&'static str>,
+    real: bool,
+    given: BTreeMap<&'static str, Value>,
+}
+
+impl PartialEq for PolicyKnobs {
+    fn eq(&self, other: &PolicyKnobs) -> bool {
+        (self.real, &self.given) == (other.real, &other.given)
+    }
+}
+
+impl Eq for PolicyKnobs {}
+
+impl std::hash::Hash for PolicyKnobs {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.real, &self.given).hash(h);
+    }
 }
 
 impl PolicyKnobs {
@@ -30,7 +47,7 @@ impl PolicyKnobs {
                 groups.push((g.make)(real));
             }
         }
-        PolicyKnobs { groups, given: BTreeSet::new() }
+        PolicyKnobs { groups, real, given: BTreeMap::new() }
     }
 
     /// Set knob `name` from `text`, as given by the user.
@@ -41,14 +58,15 @@ impl PolicyKnobs {
             .find(|g| g.specs().iter().any(|k| k.name == name))
             .ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
         g.set_text(name, text)?;
-        let k = g.specs().iter().find(|k| k.name == name).map(|k| k.name).unwrap_or_default();
-        self.given.insert(k);
+        if let Some(k) = g.specs().iter().find(|k| k.name == name) {
+            self.given.insert(k.name, k.parse(text)?);
+        }
         Ok(())
     }
 
     /// The knobs the user gave, in name order.
     pub fn given(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.given.iter().copied()
+        self.given.keys().copied()
     }
 
     /// The knob struct `T` (registered by some policy; a programming error otherwise).

@@ -5,6 +5,7 @@
 //! ([`RunSpec::set`]).
 
 use crate::errors::run_error;
+use cosched_lab::compare::{comparison, Comparing, Steps};
 use cosched_lab::knobs::knobs;
 use cosched_lab::sweep::{config, config_custom, prepare, run_batch, Custom, Point};
 use cosched_lab::{RunError, RunSpec};
@@ -183,13 +184,13 @@ fn simulate(
     let (text, names, slices) = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
-        run.machine_spec()?;
+        let resolved = run.resolve()?;
         let custom = custom.map(self::custom).transpose()?;
         let cfg = match &custom {
             Some(c) => config_custom(&run, c, seed, &[c.name.as_str()])?,
             None => config(&run, &policy, seed)?,
         };
-        let prep = prepare(&run, seed)?;
+        let prep = prepare(&resolved, seed)?;
         let names: Vec<String> = prep.plan.jobs.iter().map(|j| j.name.clone()).collect();
         let mut slices: Vec<Slice> = vec![];
         let mut file = match &trace_path {
@@ -247,8 +248,8 @@ fn compare(
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
-        let c =
-            cosched_lab::compare::comparison(&run, &names, &customs, &baseline, (seed, seeds), gap, &|_| {}, &|| {})?;
+        let what = Comparing { policies: &names, customs: &customs, baseline: &baseline, first_seed: seed, seeds, gap };
+        let c = comparison(&run.resolve()?, &what, &Steps::silent())?;
         serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
     })?;
     crate::data::from_text(py, &text)

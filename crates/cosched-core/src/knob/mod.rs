@@ -226,7 +226,8 @@ impl KnobSpec {
     }
 }
 
-/// A knob's value.
+/// A knob's value. Equal values hash equally (a number by its bits, `-0`
+/// as `0`; a declaration admits no NaN), so a run's given knobs can key a map.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     /// A number.
@@ -237,6 +238,29 @@ pub enum Value {
     Switch(bool),
     /// A word or free text.
     Text(String),
+}
+
+impl Eq for Value {}
+
+impl std::hash::Hash for Value {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            Value::Float(v) => float_bits(*v).hash(h),
+            Value::Int(v) => v.hash(h),
+            Value::Switch(v) => v.hash(h),
+            Value::Text(v) => v.hash(h),
+        }
+    }
+}
+
+/// The bits of `x` for hashing, `-0` as `0` (equal numbers, equal bits).
+pub fn float_bits(x: f64) -> u64 {
+    if x == 0.0 {
+        0
+    } else {
+        x.to_bits()
+    }
 }
 
 /// The shortest time knob, ms: 1 µs, the shortest stretch that does work between two switches.
