@@ -78,15 +78,32 @@ class OptionError(CoschedError, ValueError):
 
 
 class PolicyError(CoschedError, ValueError):
-    """An unknown policy, or a policy refusing its options."""
+    """An unknown policy, or a policy refusing its options.
+
+    ``kind`` names the failure (``unknown``, ``refused``, ``built_in_name``, ``unnamed``,
+    ``needs``, or the engine's: ``policy``, ``contract``); ``workload`` the workload whose
+    run found it, or None."""
+
+    kind: str | None = None
+    workload: str | None = None
 
 
 class SimulationError(CoschedError, RuntimeError):
-    """The simulation itself stopped (the simulated-time limit, a policy leaving every thread waiting)."""
+    """The simulation itself stopped (the simulated-time limit, a policy leaving every thread waiting).
+
+    ``kind`` names why (``time_limit``, ``stalled``, ``time_stuck``, ``event_budget``,
+    ``cancelled``, ``search``: the bound's search); ``workload`` the workload run, or None."""
+
+    kind: str | None = None
+    workload: str | None = None
 
 
 class StudyError(CoschedError, RuntimeError):
-    """A study's own measurement could not be made (a run that ended before the window it measures)."""
+    """A study's own measurement could not be made (a run that ended before the window it measures).
+
+    ``kind`` names which (``ended_early``, ``no_window``, ``no_grid_model``, ...)."""
+
+    kind: str | None = None
 
 
 class EvtError(CoschedError, ValueError):

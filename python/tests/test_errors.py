@@ -85,6 +85,7 @@ def test_policy_error(cli):
     with pytest.raises(errors.PolicyError) as e:
         cosched.simulate("i5-2500", "mcf", "cfss")
     assert str(e.value) == _cli_error(cli, "simulate", "-m", "i5-2500", "-w", "mcf", "-p", "cfss")
+    assert (e.value.kind, e.value.workload) == ("unknown", None)
     with pytest.raises(errors.PolicyError, match="assignment"):
         cosched.simulate("i5-2500", "mcf", "static")
     # A policy refusing the machine at init (here: an assignment naming a
@@ -98,6 +99,8 @@ def test_simulation_error_on_the_time_limit(cli):
         cosched.simulate("i5-2500", "mcf", max_sim_time_s=0.01)
     assert str(e.value) == _cli_error(cli, "simulate", "-m", "i5-2500", "-w", "mcf", "--max-sim-time-s", "0.01")
     assert isinstance(e.value, RuntimeError)
+    # Typed in Rust, so the exception carries what failed as attributes, not only in its line.
+    assert (e.value.kind, e.value.workload) == ("time_limit", "mcf")
 
 
 def test_evt_errors_one_class_per_variant():

@@ -264,6 +264,38 @@ fn no_library_error_converts_itself_into_a_string() {
     assert!(found.is_empty(), "library errors converting into String: {found:#?}");
 }
 
+/// The run errors the faces map carry typed failures, not lines (issue #64
+/// item 4): no variant of `RunError` or of the failures it wraps is a bare
+/// `String` (a name such as a workload's is a named field, data).
+#[test]
+fn the_run_errors_carry_no_line_of_text() {
+    let lab = &manifests()["cosched-lab"].1;
+    let mut found = vec![];
+    for file in ["src/error.rs", "src/failure.rs"] {
+        let text = std::fs::read_to_string(lab.join(file)).unwrap();
+        found.extend(bare_text_variants(&text).into_iter().map(|v| format!("{file}: {v}")));
+    }
+    assert!(found.is_empty(), "variants carrying a bare line of text: {found:#?}");
+    // The rule on a made-up enum: a `(String)` variant is found, a named field is not.
+    let made_up =
+        "/// E.\npub enum E {\n    /// A.\n    A { workload: String },\n    /// B.\n    B(String),\n}\nimpl E {}";
+    assert_eq!(bare_text_variants(made_up).len(), 1);
+}
+
+/// The `(String)` tuple variants of the enums declared in `text`.
+fn bare_text_variants(text: &str) -> Vec<String> {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut found = vec![];
+    for (start, _) in flat.match_indices("pub enum ") {
+        let body = &flat[start..];
+        let end = body.find(" } ").map_or(body.len(), |e| e + 2);
+        for (i, _) in body[..end].match_indices("(String)") {
+            found.push(body[i.saturating_sub(40)..i + 8].to_string());
+        }
+    }
+    found
+}
+
 /// One progress mechanism, reported by the faces (issue #64 item 8): no
 /// library crate prints; progress lines, notes and warnings go through
 /// `cosched_core::progress::Reporter` to whatever the face gave it (the

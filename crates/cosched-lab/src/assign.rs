@@ -3,7 +3,7 @@
 //! assignment §4-6), optionally with SP-POT pruning (§5).
 
 use crate::assignment::{measure_in_run, random_assignment, sample_run, Predictor, SimplePredictor};
-use crate::error::RunError;
+use crate::error::{RunError, SimFailure};
 use crate::evt::parse_threshold;
 use cosched_core::evt::sampling::{falling_factorial, prob_in_top};
 use cosched_core::evt::{pot, PotResult};
@@ -134,8 +134,9 @@ pub fn report(
         .par_iter()
         .map(|&i| {
             // Assignment i is measured in run i: its own draw of the ground truth.
-            let p = measure_in_run(&m, &w, &plan, &all[i], sample_run(a.seed, i), a.noise)
-                .map_err(|e| RunError::Simulation(format!("{}: {e}", a.workload)))?;
+            let p = measure_in_run(&m, &w, &plan, &all[i], sample_run(a.seed, i), a.noise).map_err(|error| {
+                RunError::Simulation(Box::new(SimFailure::Run { workload: a.workload.clone(), error }))
+            })?;
             tick();
             Ok((i, p))
         })

@@ -4,6 +4,7 @@
 //! EVT estimate).
 
 use crate::error::RunError;
+use crate::failure::SimFailure;
 use crate::optimum::{
     best_of, Best, Exhaustive, Grouped, Instance, Matched, Objective, OptimumError, Sampled, MAX_BUDGET, MAX_SAMPLES,
 };
@@ -130,7 +131,9 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         return Err(RunError::knob("confidence", format!("must be in (0, 1), got {got}")));
     }
     let (m, plan, name) = load(a)?;
-    let sim = |e: OptimumError| RunError::Simulation(format!("{}: {e}", a.workload));
+    let sim = |error: OptimumError| {
+        RunError::Simulation(Box::new(SimFailure::Search { workload: a.workload.clone(), error }))
+    };
     let inst = Instance::bound(&m, &plan).map_err(sim)?;
     let count = inst.coschedules();
     let static_count = inst.static_coschedules();

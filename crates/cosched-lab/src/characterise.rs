@@ -17,6 +17,7 @@
 //! short of it (the measurement is a lower bound).
 
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::mix_model::{chase_phase, INSTR_PER_OP};
 use cosched_core::topology::corun_pair;
 use cosched_machine::characterised::{CoRun, JobRecord, Record};
@@ -166,12 +167,11 @@ pub fn fit(m: &MachineSpec, j: &JobRecord) -> Result<(Fit, Vec<f64>), RunError> 
     }
     match best {
         Some((f, _, predicted)) => Ok((f, predicted)),
-        None => Err(RunError::Study(format!(
-            "{}: no model of the grid runs on {}: {}",
-            j.name,
-            m.name,
-            scored.into_iter().find_map(Result::err).map(|e| e.to_string()).unwrap_or_default()
-        ))),
+        None => Err(RunError::Study(StudyError::NoGridModel {
+            job: j.name.clone(),
+            machine: m.name.clone(),
+            first: scored.into_iter().find_map(Result::err).map(Box::new),
+        })),
     }
 }
 

@@ -357,7 +357,7 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
             continue;
         }
         config_among(run, n, first_seed, &among).map_err(|e| match e {
-            RunError::Policy(s) if n == baseline => RunError::knob("baseline", s),
+            RunError::Policy(e) if n == baseline => RunError::knob("baseline", e.to_string()),
             e => e,
         })?;
     }

@@ -3,6 +3,7 @@
 //! memory-bus model reads, regenerated from the controller (`cosched dram`).
 
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::table::{Cell, Table};
 use cosched_machine::spec::DramSpec;
 use cosched_machine::MachineSpec;
@@ -17,13 +18,9 @@ pub const SEED: u64 = 1;
 
 /// The device and organisation of a machine's DRAM, or an error naming what is missing.
 pub fn of(m: &MachineSpec) -> Result<(Device, Organisation, &DramSpec), RunError> {
-    let d = m.memory.dram.as_ref().ok_or_else(|| {
-        RunError::Study(format!(
-            "machine {} has no [memory.dram]: the cycle-level DRAM check needs its device and organisation",
-            m.name
-        ))
-    })?;
-    let dev = dram::device(&d.device).ok_or_else(|| RunError::Study(format!("unknown DRAM device {:?}", d.device)))?;
+    let d = m.memory.dram.as_ref().ok_or_else(|| RunError::Study(StudyError::NoDram { machine: m.name.clone() }))?;
+    let dev =
+        dram::device(&d.device).ok_or_else(|| RunError::Study(StudyError::UnknownDram { device: d.device.clone() }))?;
     Ok((dev, Organisation { ranks: d.ranks, banks: d.banks, row_lines: d.row_lines() }, d))
 }
 

@@ -12,6 +12,8 @@ use cosched_policies::PolicyError;
 use cosched_sim::SimError;
 use std::fmt;
 
+pub use crate::failure::{PolicyFailure, SimFailure, StudyError};
+
 /// A refused or failed simulation request (`cosched simulate`, `compare`,
 /// Python's `simulate`, `compare`, `sweep`).
 #[derive(Clone, Debug, PartialEq)]
@@ -29,14 +31,14 @@ pub enum RunError {
         problem: String,
     },
     /// An unknown policy, or a policy refusing its options (`static`
-    /// without an assignment).
-    Policy(String),
+    /// without an assignment) or the machine.
+    Policy(Box<PolicyFailure>),
     /// The simulation itself stopped: the simulated-time limit, a policy
     /// that left every thread waiting.
-    Simulation(String),
+    Simulation(Box<SimFailure>),
     /// A study's own measurement could not be made (a run that ended
     /// before the window it measures, a model that did not converge).
-    Study(String),
+    Study(StudyError),
     /// The Peak-Over-Threshold estimate failed (statistical thread
     /// assignment §4); `context` names the sample (a workload, a file).
     Evt {
@@ -53,7 +55,9 @@ impl fmt::Display for RunError {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Option { knobs, problem } if knobs.is_empty() => write!(f, "{problem}"),
             RunError::Option { knobs, problem } => write!(f, "{}: {problem}", named(knobs, flag_of)),
-            RunError::Policy(s) | RunError::Simulation(s) | RunError::Study(s) => write!(f, "{s}"),
+            RunError::Policy(e) => write!(f, "{e}"),
+            RunError::Simulation(e) => write!(f, "{e}"),
+            RunError::Study(e) => write!(f, "{e}"),
             RunError::Evt { context, error } => write!(f, "{context}: {error}"),
         }
     }
@@ -87,7 +91,7 @@ impl From<crate::optimum::OptimumError> for RunError {
         match e {
             OptimumError::Knob { knob, problem } => RunError::knob(knob, problem),
             OptimumError::Refused(why) => RunError::option(why),
-            OptimumError::Run(e) => RunError::Simulation(e.to_string()),
+            OptimumError::Run(e) => RunError::Simulation(Box::new(SimFailure::Bare(e))),
             OptimumError::Search(e) => RunError::option(e.to_string()),
         }
     }
@@ -95,7 +99,13 @@ impl From<crate::optimum::OptimumError> for RunError {
 
 impl From<PolicyError> for RunError {
     fn from(e: PolicyError) -> RunError {
-        RunError::Policy(e.to_string())
+        RunError::Policy(Box::new(PolicyFailure::Refused(e)))
+    }
+}
+
+impl From<StudyError> for RunError {
+    fn from(e: StudyError) -> RunError {
+        RunError::Study(e)
     }
 }
 
@@ -105,9 +115,9 @@ impl From<SimError> for RunError {
         match e {
             SimError::Config(c) => RunError::Config(c),
             SimError::Policy { .. } | SimError::Contract(ContractError::Unsupported { .. }) => {
-                RunError::Policy(e.to_string())
+                RunError::Policy(Box::new(PolicyFailure::Run(e)))
             }
-            _ => RunError::Simulation(e.to_string()),
+            _ => RunError::Simulation(Box::new(SimFailure::Bare(e))),
         }
     }
 }
@@ -137,10 +147,12 @@ impl RunError {
     /// front: the policy's refusal or its asking for what the simulator lacks
     /// is a policy error, a stall or a passed budget a simulation error.
     pub fn from_sim(e: SimError, context: &str) -> RunError {
-        let line = format!("{context}: {e}");
+        let workload = context.to_string();
         match e {
-            SimError::Policy { .. } | SimError::Contract(ContractError::Unsupported { .. }) => RunError::Policy(line),
-            _ => RunError::Simulation(line),
+            SimError::Policy { .. } | SimError::Contract(ContractError::Unsupported { .. }) => {
+                RunError::Policy(Box::new(PolicyFailure::InRun { workload, error: e }))
+            }
+            _ => RunError::Simulation(Box::new(SimFailure::Run { workload, error: e })),
         }
     }
 }
@@ -152,7 +164,9 @@ mod tests {
     #[test]
     fn a_policy_refusal_is_a_policy_error_whichever_stage_found_it() {
         let refused = SimError::Policy { policy: "efs".into(), error: PolicyError::Refused("no power table".into()) };
-        assert_eq!(RunError::from_sim(refused, "w"), RunError::Policy("w: policy `efs`: no power table".into()));
+        let e = RunError::from_sim(refused, "w");
+        assert!(matches!(&e, RunError::Policy(f) if matches!(**f, PolicyFailure::InRun { .. })));
+        assert_eq!(e.to_string(), "w: policy `efs`: no power table");
         let stalled = SimError::Stalled { policy: "x".into(), t_s: 1.0, unfinished: 2, runnable: 1 };
         assert!(matches!(RunError::from_sim(stalled, "w"), RunError::Simulation(_)));
         assert!(matches!(RunError::from_sim(SimError::TimeLimit { limit_s: 1.0 }, "w"), RunError::Simulation(_)));

@@ -17,6 +17,7 @@ pub mod declared;
 pub mod dram_check;
 pub mod error;
 pub mod evt;
+pub mod failure;
 pub mod knobs;
 pub mod limits;
 pub mod list;

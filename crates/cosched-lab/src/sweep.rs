@@ -6,6 +6,7 @@
 //! its point only.
 
 use crate::error::RunError;
+use crate::failure::PolicyFailure;
 use crate::spec::{Resolved, RunSpec};
 use cosched_core::Policy;
 use cosched_machine::{MachineSpec, TraceSlice};
@@ -40,13 +41,10 @@ impl Custom {
     /// Refuse a name that is a built-in policy's (rows would be ambiguous) or empty.
     pub fn check(&self) -> Result<(), RunError> {
         if self.name.trim().is_empty() {
-            return Err(RunError::Policy("a policy given as code needs a non-empty `name`".into()));
+            return Err(RunError::Policy(Box::new(PolicyFailure::Unnamed)));
         }
         if policies::find(&self.name).is_some() {
-            return Err(RunError::Policy(format!(
-                "policy name `{}` is a built-in policy's: give your policy another `name`",
-                self.name
-            )));
+            return Err(RunError::Policy(Box::new(PolicyFailure::BuiltInName { name: self.name.clone() })));
         }
         Ok(())
     }
@@ -142,7 +140,7 @@ impl Prepared {
         cfg: &RunConfig,
         trace: Option<&mut dyn FnMut(TraceSlice)>,
     ) -> Result<Report, RunError> {
-        let mut policy = (custom.make)().map_err(RunError::Policy)?;
+        let mut policy = (custom.make)().map_err(|e| RunError::Policy(Box::new(PolicyFailure::Refused(e.into()))))?;
         simulate_with(&self.varied, &self.plan, policy.as_mut(), cfg, &self.solo, trace)
             .map_err(|e| RunError::from_sim(e, &run.workload))
     }

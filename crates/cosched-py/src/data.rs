@@ -14,6 +14,13 @@ pub fn to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> 
 }
 
 /// The Python object of a serialised result (made where the GIL was not held).
+/// The Python value of a Rust result (dicts, lists, numbers, strings), through its JSON.
+pub fn from_value<T: serde::Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(value).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    from_text(py, &text)
+}
+
+/// The Python value of JSON `text`.
 pub fn from_text(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
     let mut de = serde_json::Deserializer::from_str(text);
     PyValue(py).deserialize(&mut de).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))

@@ -5,6 +5,7 @@
 //! `--quantum-ms`): [`RunError::Option`] carries them apart from the problem.
 
 use cosched_core::evt::PotError;
+use cosched_lab::failure::{PolicyFailure, SimFailure, StudyError};
 use cosched_lab::RunError;
 use pyo3::prelude::*;
 
@@ -30,11 +31,20 @@ pub fn run_error(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_error(c),
         RunError::Option { ref knobs, .. } => raise("OptionError", e.in_keywords(), &[("knob", knobs.join(", "))]),
-        RunError::Policy(s) => raise("PolicyError", s, &[]),
-        RunError::Simulation(s) => raise("SimulationError", s, &[]),
-        RunError::Study(s) => raise("StudyError", s, &[]),
+        RunError::Policy(e) => raise("PolicyError", e.to_string(), &located(e.kind(), e.workload())),
+        RunError::Simulation(e) => raise("SimulationError", e.to_string(), &located(e.kind(), e.workload())),
+        RunError::Study(e) => raise("StudyError", e.to_string(), &[("kind", e.kind().to_string())]),
         RunError::Evt { context, error } => pot_error(Some(&context), error),
     }
+}
+
+/// The `kind` attribute, and `workload` when the failure names one.
+fn located(kind: &str, workload: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut attrs = vec![("kind", kind.to_string())];
+    if let Some(w) = workload {
+        attrs.push(("workload", w.to_string()));
+    }
+    attrs
 }
 
 /// One example of every [`RunError`] variant, by name, as the exception
@@ -45,9 +55,9 @@ pub fn _variant_errors() -> Vec<(&'static str, PyErr)> {
     let examples = [
         RunError::Config(cosched_machine::ConfigError::new("machine `x`", "-", "example")),
         RunError::knob("quantum_ms", "example"),
-        RunError::Policy("example".into()),
-        RunError::Simulation("example".into()),
-        RunError::Study("example".into()),
+        RunError::Policy(Box::new(PolicyFailure::Unnamed)),
+        RunError::Simulation(Box::new(SimFailure::Bare(cosched_sim::SimError::Cancelled))),
+        RunError::Study(StudyError::NoModel),
         RunError::Evt { context: "example".into(), error: PotError::BadInput("example".into()) },
     ];
     examples.into_iter().map(|e| (variant(&e), run_error(e))).collect()

@@ -51,10 +51,10 @@ fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(Py<PyAny>
             a.set(k, v)?;
         }
         let r = report(&a, &|_| {}, &|| {}, &mut |_, _| Ok(()))?;
-        let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
-        Ok((text, r.measured_perf, r.predicted))
+        let (measured, predicted) = (r.measured_perf.clone(), r.predicted.clone());
+        Ok((r, measured, predicted))
     })?;
-    Ok((crate::data::from_text(py, &text)?, measured, predicted))
+    Ok((crate::data::from_value(py, &text)?, measured, predicted))
 }
 
 /// The search for the best static co-schedule with these options ((keyword,
@@ -66,8 +66,7 @@ fn optimum(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<Py<PyAny>
         for (k, v) in &options {
             a.set(k, v)?;
         }
-        let r = cosched_lab::best_static::report(&a, &|_| {}, &|| {})?;
-        serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))
+        cosched_lab::best_static::report(&a, &|_| {}, &|| {})
     })?;
-    crate::data::from_text(py, &text)
+    crate::data::from_value(py, &text)
 }

@@ -6,6 +6,7 @@
 
 use crate::errors::run_error;
 use cosched_lab::compare::{comparison, Comparing, Steps};
+use cosched_lab::failure::PolicyFailure;
 use cosched_lab::knobs::knobs;
 use cosched_lab::sweep::{config, config_custom, prepare, run_batch, Custom, Point};
 use cosched_lab::{RunError, RunSpec};
@@ -36,7 +37,8 @@ type CustomIn = (String, Py<PyAny>, Vec<String>);
 
 /// The [`Custom`] of a Python policy: each run calls `factory` for a fresh instance.
 fn custom((name, factory, needs): CustomIn) -> Result<Custom, RunError> {
-    let needs = crate::policy::parse_needs(&needs).map_err(|e| RunError::Policy(format!("{name}: {e}")))?;
+    let needs = crate::policy::parse_needs(&needs)
+        .map_err(|problem| RunError::Policy(Box::new(PolicyFailure::Needs { name: name.clone(), problem })))?;
     let label = name.clone();
     let c = Custom {
         name,
@@ -221,10 +223,9 @@ fn simulate(
         if let (Some(t), Some(path)) = (file, &trace_path) {
             t.finish().map_err(|e| RunError::option(format!("{path}: writing trace: {e}")))?;
         }
-        let text = serde_json::to_string(&r).map_err(|e| RunError::Simulation(e.to_string()))?;
-        Ok((text, names, slices))
+        Ok((r, names, slices))
     })?;
-    Ok((crate::data::from_text(py, &text)?, names, slices))
+    Ok((crate::data::from_value(py, &text)?, names, slices))
 }
 
 /// `cosched compare --format json` for these options.
@@ -243,16 +244,15 @@ fn compare(
     customs: Vec<CustomIn>,
     gap: bool,
 ) -> PyResult<Py<PyAny>> {
-    let text = crate::interrupt::interruptible(py, move |cancel| -> Result<String, RunError> {
+    let c = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
         let what = Comparing { policies: &names, customs: &customs, baseline: &baseline, first_seed: seed, seeds, gap };
-        let c = comparison(&run.resolve()?, &what, &Steps::silent())?;
-        serde_json::to_string(&c).map_err(|e| RunError::Simulation(e.to_string()))
+        comparison(&run.resolve()?, &what, &Steps::silent())
     })?;
-    crate::data::from_text(py, &text)
+    crate::data::from_value(py, &c)
 }
 
 /// One point of a sweep: (knobs, machine TOML, workload TOML, policy, seed).
@@ -268,7 +268,7 @@ fn sweep(
     progress: Option<Py<PyAny>>,
     customs: Vec<CustomIn>,
 ) -> PyResult<Vec<Py<PyAny>>> {
-    let texts = crate::interrupt::interruptible(py, move |cancel| -> Result<Vec<String>, RunError> {
+    let texts = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let pts: Vec<Point> = points
             .into_iter()
@@ -286,8 +286,7 @@ fn sweep(
                 });
             }
         };
-        let reports = run_batch(&pts, &tick)?;
-        reports.iter().map(|r| serde_json::to_string(r).map_err(|e| RunError::Simulation(e.to_string()))).collect()
+        run_batch(&pts, &tick)
     })?;
-    texts.iter().map(|t| crate::data::from_text(py, t)).collect()
+    texts.iter().map(|r| crate::data::from_value(py, r)).collect()
 }

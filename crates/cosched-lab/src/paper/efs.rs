@@ -3,6 +3,7 @@
 use super::efs_bench::{pct, per_trial_mean, secs, speedup_pct, synthetic, unfairness, Pair};
 use super::{machine, mix, over_trials, run_one, Seeds, Trial};
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::ids::{CtxId, SECOND};
@@ -95,7 +96,7 @@ pub fn measure_mu(m: &MachineSpec, cores: u32) -> Result<f64, RunError> {
 /// as trial `t` finds it (sum of solo time over each thread's time).
 pub fn fig4_point(m: &MachineSpec, u: f64, cores: u32, t: &Trial) -> Result<(f64, f64), RunError> {
     let model = solve_interaction(&vec![u; cores as usize], Newton::CONVERGED)
-        .map_err(|e| RunError::Study(e.to_string()))?
+        .map_err(|e| RunError::Study(StudyError::Model(e)))?
         .throughput;
     let w = synthetic(u, cores, 4e8)?;
     let mt = t.machine(m);

@@ -9,6 +9,7 @@
 use super::efs_bench::{pct, speedup_pct, unfairness, Pair};
 use super::Trial;
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_machine::MachineSpec;
@@ -194,7 +195,7 @@ pub fn decision_times(
                 o.efs.mu = Some(mu);
                 let r =
                     t.run_sim(&mt, &t.plan(w, &mt)?, p, &o, &SimOptions { timing: true, ..SimOptions::default() })?;
-                let (p50, p99) = r.decision_us.ok_or_else(|| RunError::Study("the engine timed no decision".into()))?;
+                let (p50, p99) = r.decision_us.ok_or(RunError::Study(StudyError::NoDecisionTimed))?;
                 Ok((r.decision_mean_us.unwrap_or(0.0), p50, p99))
             })
             .collect::<Result<_, RunError>>()?;

@@ -5,6 +5,7 @@
 use super::efs_bench::{secs, synthetic_jobs};
 use super::{over_trials, Trial};
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::counters::Counters;
@@ -73,7 +74,7 @@ fn probe(m: &MachineSpec, jobs: &[(f64, u32, f64)], mu: f64, t: &Trial) -> Resul
     engine::run(&mt, &plan, &mut p, &SimOptions { seed: t.seed, ..SimOptions::default() }, None)?;
     let v = &p.out;
     if v.is_empty() {
-        return Err(RunError::Study("efs fig. 6: no measurement window while both threads ran".into()));
+        return Err(RunError::Study(StudyError::NoWindow));
     }
     let n = v.len() as f64;
     Ok((v.iter().map(|x| x.0).sum::<f64>() / n, v.iter().map(|x| x.1).sum::<f64>() / n))
@@ -147,10 +148,7 @@ pub fn fig7(m: &MachineSpec, mu: f64, trials: &[Trial], out: &mut dyn Sink) -> R
             Some(&mut sink),
         )?;
         if r.makespan < to {
-            return Err(RunError::Study(format!(
-                "efs fig. 7: the run ended at {:.3} s, before the 300 ms section",
-                secs(r.makespan)
-            )));
+            return Err(RunError::Study(StudyError::EndedEarly { end_s: secs(r.makespan) }));
         }
         Ok(busy_timeline(&slices, from, to, MILLI / 10))
     })?;

@@ -25,6 +25,7 @@
 
 use super::{over_trials, Trial};
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_machine::MachineSpec;
@@ -141,7 +142,7 @@ fn profiled_wss(trace: &[u64]) -> Result<f64, RunError> {
         .iter()
         .max_by_key(|x| x.end_window - x.start_window)
         .map(|x| x.wss / 1048576.0)
-        .ok_or_else(|| RunError::Study("rda fig. 12: the profiler found no progress period in a kernel's trace".into()))
+        .ok_or(RunError::Study(StudyError::NoPeriodFound))
 }
 
 /// Working sets (MB) of PP1 and PP2.
@@ -175,7 +176,7 @@ pub fn fig12(out: &mut dyn Sink) -> Result<(), RunError> {
                 .filter(|(c, _)| c.0 == app)
                 .map(|(c, w)| (c.1 as f64, if pp == 0 { w.0 } else { w.1 }))
                 .collect();
-            let fit = LogFit::fit(&pts[..3]).ok_or_else(|| RunError::Study("rda fig. 12: degenerate fit".into()))?;
+            let fit = LogFit::fit(&pts[..3]).ok_or(RunError::Study(StudyError::DegenerateFit))?;
             let (pred, actual) = (fit.predict(sizes[3] as f64), pts[3].1);
             let mut row: Vec<Cell> = vec![format!("{label} PP{}", pp + 1).into()];
             row.extend(pts.iter().map(|p| Cell::from(format!("{:.3}", p.1))));

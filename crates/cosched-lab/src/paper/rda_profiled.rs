@@ -16,6 +16,7 @@
 use super::rda_runs::{against, go_with};
 use super::{over_trials, Trial};
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::policy::Resource;
@@ -76,7 +77,11 @@ fn profiled(w: &WorkloadSpec, m: &MachineSpec, window: usize) -> Result<(Workloa
     let mut rows = vec![];
     let mut ph = phases_mut(&mut out);
     if ph.len() != plan.models.len() {
-        return Err(RunError::Study(format!("{}: {} phases but {} phase models", w.name, ph.len(), plan.models.len())));
+        return Err(RunError::Study(StudyError::PhaseModels {
+            workload: w.name.clone(),
+            phases: ph.len(),
+            models: plan.models.len(),
+        }));
     }
     for (i, (mb, reuse)) in found {
         let Some(pp) = ph[i].pp.as_mut() else { continue };

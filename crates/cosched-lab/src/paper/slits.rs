@@ -5,6 +5,7 @@
 
 use super::{machine, over_trials, Seeds, Trial};
 use crate::error::RunError;
+use crate::failure::StudyError;
 use crate::report::Sink;
 use crate::table::{Cell, Table};
 use cosched_core::learn::Fm;
@@ -363,7 +364,7 @@ fn fm_accuracy(out: &mut dyn Sink, m: &MachineSpec, trials: &[Trial]) -> Result<
         let sim = SimOptions { seed: tr.seed, ..SimOptions::default() };
         engine::run(&mm, &plan, &mut s, &sim, None)?;
         let (train, test) = s.observations();
-        let fm: &Fm = s.model().ok_or_else(|| RunError::Study("SLITS kept no model".into()))?;
+        let fm: &Fm = s.model().ok_or(RunError::Study(StudyError::NoModel))?;
         let mu = train.iter().map(|e| e.1).sum::<f64>() / train.len().max(1) as f64;
         let n = 2 * plan.threads.len();
         let (mut rs, mut rc) = (vec![0.0; n], vec![0.0; n]);
