@@ -420,9 +420,8 @@ def compare(
     flags, mtoml, wtoml = _inputs(machine, workload, knobs)
     c = _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
     df = runs_frame(c["runs"])
-    base = df[df["policy"] == baseline].set_index("seed")["makespan_s"]
-    df.insert(3, "speedup", df["seed"].map(base) / df["makespan_s"])
-    b = c["best_static"].get("Ok") if isinstance(c["best_static"], dict) else None
+    df.insert(3, "speedup", c["speedups"])  # computed in Rust, as the summary's
+    b = c["best_static"]
     bound = None
     if b is not None:
         ci = [None if x is None else (x[0], float("inf") if x[1] is None else x[1]) for x in b["best_ci"]]

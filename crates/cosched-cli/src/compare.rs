@@ -153,9 +153,9 @@ fn print(c: &Comparison, format: Format) -> Result<(), String> {
                 c.baseline
             );
             table_fit(&rows);
-            match &c.best_static {
-                Ok(b) => println!("{}", gap_legend(b, &c.policies)),
-                Err(why) => println!("gap_to_bound_pct: -, {why}"),
+            match (&c.best_static, &c.no_best_static) {
+                (Some(b), _) => println!("{}", gap_legend(b, &c.policies)),
+                (None, why) => println!("gap_to_bound_pct: -, {}", why.as_deref().unwrap_or_default()),
             }
         }
     }

@@ -107,21 +107,21 @@ fn print(rep: &Report, m: &MachineSpec) {
         rows.push(row(&format!("best of all {} {what}", e.evaluated), kind, &e.best));
         rows.push(row(&format!("worst of all {} {what}", e.evaluated), "measured", &e.worst));
     }
-    match &rep.matching {
-        Ok(mt) => rows.push(row(
+    match (&rep.matching, &rep.no_matching) {
+        (Some(mt), _) => rows.push(row(
             &format!("pairwise matching ({} co-runs)", mt.corun_runs),
             "optimal for pairwise costs only",
             &mt.found,
         )),
-        Err(why) => notes.push(format!("pairwise matching: not applicable: {why}")),
+        (None, why) => notes.push(format!("pairwise matching: not applicable: {}", why.as_deref().unwrap_or_default())),
     }
-    match &rep.grouping {
-        Ok(g) => rows.push(row(
+    match (&rep.grouping, &rep.no_grouping) {
+        (Some(g), _) => rows.push(row(
             &format!("grouping by {} ({} co-runs)", g.size, g.corun_runs),
             "optimal for group costs only",
             &g.found,
         )),
-        Err(why) => notes.push(format!("grouping: not applicable: {why}")),
+        (None, why) => notes.push(format!("grouping: not applicable: {}", why.as_deref().unwrap_or_default())),
     }
     if let Some(s) = &rep.sampled {
         let what = if s.idle { "random partitions" } else { "random" };

@@ -79,11 +79,15 @@ pub struct Report {
     pub best_ci: Option<(f64, f64)>,
     /// Every co-schedule simulated, when they were few enough.
     pub exhaustive: Option<Exhaustive>,
-    /// Pairwise matching, where it applies (or why not).
-    pub matching: Result<Matched, String>,
-    /// Its generalisation to sharing domains of more than two contexts ,
-    /// where the deepest shared level holds more than two (or why not).
-    pub grouping: Result<Grouped, String>,
+    /// Pairwise matching, where it applies (`None`: see `no_matching`).
+    pub matching: Option<Matched>,
+    /// Why pairwise matching does not apply, when it does not.
+    pub no_matching: Option<String>,
+    /// Its generalisation to sharing domains of more than two contexts,
+    /// where the deepest shared level holds more than two (`None`: see `no_grouping`).
+    pub grouping: Option<Grouped>,
+    /// Why grouping does not apply, when it does not.
+    pub no_grouping: Option<String>,
     /// Random assignments and the POT estimate, when not exhaustive.
     pub sampled: Option<Sampled>,
     /// Job name of each thread (thread order of the assignments).
@@ -186,8 +190,10 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         best,
         best_ci,
         exhaustive,
-        matching,
-        grouping,
+        no_matching: matching.as_ref().err().cloned(),
+        matching: matching.ok(),
+        no_grouping: grouping.as_ref().err().cloned(),
+        grouping: grouping.ok(),
         sampled,
         thread_jobs,
     })

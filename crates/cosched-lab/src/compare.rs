@@ -105,10 +105,15 @@ pub struct Comparison {
     pub seeds: Vec<u64>,
     /// One summary per policy, the baseline included.
     pub policies: Vec<Row>,
-    /// The best static co-schedule of each seed, or why there is none.
-    pub best_static: Result<BestStatic, String>,
+    /// The best static co-schedule of each seed (`None`: see `no_best_static`).
+    pub best_static: Option<BestStatic>,
+    /// Why there is no best static co-schedule, when there is none.
+    pub no_best_static: Option<String>,
     /// Every run's report, seed-major.
     pub runs: Vec<Report>,
+    /// Each run's speedup, aligned with `runs`: the baseline's makespan on
+    /// the same seed over the run's (what `speedup` summarises).
+    pub speedups: Vec<f64>,
     /// Notes on the knobs given (one that only some of the policies read).
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -388,6 +393,11 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
     let base = names.iter().position(|n| n == baseline).expect("baseline included");
     let base_runs = runs_of(base);
+    let speedups: Vec<f64> = reports
+        .iter()
+        .enumerate()
+        .map(|(i, r)| base_runs[i / names.len()].metrics.run.makespan_s / r.metrics.run.makespan_s)
+        .collect();
     let rows: Vec<Row> = (0..names.len())
         .map(|p| {
             let rs = runs_of(p);
@@ -440,7 +450,9 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
         baseline: baseline.to_string(),
         seeds,
         policies: rows,
-        best_static: best,
+        speedups,
+        no_best_static: best.as_ref().err().cloned(),
+        best_static: best.ok(),
         runs: reports,
         notes,
     })
