@@ -209,6 +209,17 @@ pub struct Grouped {
     pub corun_runs: usize,
 }
 
+/// `Sampled::estimate` as two JSON fields, the estimate or `null` and why there
+/// is none or `null` (no serde `{"Ok": …}` shape for a reader to unpack).
+fn estimate_or_why<S: serde::Serializer>(r: &Result<PotResult, String>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Flat<'a> {
+        estimate: Option<&'a PotResult>,
+        no_estimate: Option<&'a String>,
+    }
+    Flat { estimate: r.as_ref().ok(), no_estimate: r.as_ref().err() }.serialize(s)
+}
+
 /// Random assignments simulated and the POT estimate of the best.
 #[derive(Clone, Debug, Serialize)]
 pub struct Sampled {
@@ -216,7 +227,9 @@ pub struct Sampled {
     pub best: Found,
     /// Assignments simulated.
     pub samples: usize,
-    /// POT estimate of the objective's best value (or why there is none).
+    /// POT estimate of the objective's best value (or why there is none); in
+    /// JSON `estimate` (or `null`) and `no_estimate` (why, or `null`).
+    #[serde(flatten, serialize_with = "estimate_or_why")]
     pub estimate: Result<PotResult, String>,
     /// The objective of each sample, in draw order.
     #[serde(skip)]
