@@ -59,7 +59,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// List policies, machine presets or workload presets.
+    /// List policies, machine and workload presets, metrics, or every knob with its flag and default.
     List(list::Args),
     /// Run one policy on one machine and workload and report its metrics.
     Simulate(simulate::Args),
