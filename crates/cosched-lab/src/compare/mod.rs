@@ -12,6 +12,10 @@ use cosched_policies as policies;
 use cosched_sim::experiment::Report;
 use serde::Serialize;
 
+mod bound;
+use bound::{best_static, gap_runs};
+pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, NOT_COMPUTED, ROUNDING_PCT};
+
 cosched_core::metric_fields! {
     /// One policy's figures over the seeds: mean and 95% interval.
     #[derive(Serialize)]
@@ -117,109 +121,6 @@ pub struct Comparison {
     /// Notes on the knobs given (one that only some of the policies read).
     #[serde(skip)]
     pub notes: Vec<String>,
-}
-
-/// Why a comparison has no best static co-schedule when it was not asked for.
-pub const NOT_COMPUTED: &str = "not computed (--no-bound)";
-
-/// Most distinct co-schedules `compare` simulates per seed for the exact optimum.
-pub const GAP_BUDGET: usize = 20_000;
-/// Random assignments per seed for the EVT estimate beyond [`GAP_BUDGET`].
-pub const GAP_SAMPLES: usize = 1_000;
-/// Random time-shared partitions per seed when the workload has more threads
-/// than contexts: the fewest that leave POT's lowest threshold candidate
-/// (the 0.90 quantile) its 30 exceedances. Fewer than [`GAP_SAMPLES`]
-/// because each is a whole oversubscribed run (spec-mix24 on the E5645:
-/// 300 take ≈10 s on 2 cores).
-pub const GAP_PARTITION_SAMPLES: usize = 300;
-
-/// The bound beside a comparison, on each seed's machine and workload: the
-/// best static partition with idle contexts allowed ([`Instance::bound`]:
-/// each thread pinned to one context, a context's threads taking turns, any
-/// context idle), exact when the family has at most [`GAP_BUDGET`] members up
-/// to symmetry, else the POT estimate from [`GAP_SAMPLES`] (or
-/// [`GAP_PARTITION_SAMPLES`] with more threads than contexts) random members.
-///
-/// [`Instance::bound`]: crate::optimum::Instance::bound
-#[derive(Serialize)]
-pub struct BestStatic {
-    /// What the bound is (`crate::optimum`'s kinds; the weakest any seed needed).
-    pub bound: &'static str,
-    /// Static partitions of the family up to symmetry (text: it may not fit 64 bits).
-    pub coschedules: String,
-    /// The bound's throughput_gips, one per seed (the exact best, or the POT estimate).
-    pub best_gips: Vec<f64>,
-    /// The bound's POT interval per seed (`None`: exact, or no estimate); an
-    /// upper end that is not finite is unbounded (null in JSON).
-    pub best_ci: Vec<Option<(f64, f64)>>,
-    /// Random members simulated per seed for the estimate (0: every member simulated).
-    pub samples: usize,
-}
-
-/// Seeds a comparison needs before a policy may be said to beat its bound.
-pub const BEAT_SEEDS: usize = 10;
-
-/// A gap to the bound (%) closer to zero than this is floating-point rounding,
-/// not a difference: an exact bound that is the policy's own co-schedule (four
-/// copies on four cores, CFS) differs from its run by about 1e-8 %.
-pub const ROUNDING_PCT: f64 = 1e-6;
-
-impl BestStatic {
-    /// Whether the throughputs `gips` (one per seed, the seeds' order) beat the
-    /// bound: at least [`BEAT_SEEDS`] seeds, and the paired 95% interval of
-    /// the gap to each seed's upper interval end (the exact value where there
-    /// is no interval) entirely below zero by more than [`ROUNDING_PCT`]. An
-    /// unbounded upper end is never beaten.
-    pub fn beaten_by(&self, gips: &[f64]) -> bool {
-        if gips.len() < BEAT_SEEDS || gips.len() != self.best_gips.len() {
-            return false;
-        }
-        let mut gaps = Vec::with_capacity(gips.len());
-        for (k, &g) in gips.iter().enumerate() {
-            let top = self.best_ci[k].map_or(self.best_gips[k], |c| c.1);
-            if !top.is_finite() {
-                return false;
-            }
-            gaps.push((1.0 - g / top) * 100.0);
-        }
-        mean_ci(&gaps).hi < -ROUNDING_PCT
-    }
-}
-
-fn best_static(resolved: &Resolved, seeds: &[u64], tick: &(dyn Fn() + Sync)) -> Result<BestStatic, RunError> {
-    use crate::optimum::{best_static, weakest_kind, Instance, Objective};
-    use rayon::prelude::*;
-    let (run, m, w) = (&resolved.spec, &resolved.machine, &resolved.workload);
-    type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
-    let per: Vec<PerSeed> = seeds
-        .par_iter()
-        .map(|&seed| {
-            let (mm, plan) = run.plan(m, w, seed)?;
-            let inst = Instance::bound(&mm, &plan)?;
-            let count = inst.coschedules();
-            let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
-            let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, tick)?;
-            let exact = inst.enumerable() && count <= GAP_BUDGET as u128;
-            Ok((b.kind, count.to_string(), b.value, b.ci, if exact { 0 } else { samples }))
-        })
-        .collect::<Result<_, RunError>>()?;
-    // The weakest kind any seed needed names the column.
-    let bound = weakest_kind(per.iter().map(|p| p.0));
-    Ok(BestStatic {
-        bound,
-        coschedules: per[0].1.clone(),
-        best_gips: per.iter().map(|p| p.2).collect(),
-        best_ci: per.iter().map(|p| p.3).collect(),
-        samples: per.iter().map(|p| p.4).max().unwrap_or(0),
-    })
-}
-
-/// Runs each seed's best static co-schedule simulates (for progress).
-fn gap_runs(resolved: &Resolved, seed: u64) -> Result<usize, RunError> {
-    let (mm, plan) = resolved.spec.plan(&resolved.machine, &resolved.workload, seed)?;
-    let threads = plan.threads.len();
-    let samples = if threads > mm.n_contexts() { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
-    Ok(crate::optimum::best_static_runs(&mm, threads, GAP_BUDGET, samples) as usize)
 }
 
 /// What the gap column is measured against, the bound's value and interval
