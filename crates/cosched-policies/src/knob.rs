@@ -57,9 +57,9 @@ impl PolicyKnobs {
             .iter_mut()
             .find(|g| g.specs().iter().any(|k| k.name == name))
             .ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
-        g.set_text(name, text)?;
+        let v = g.set_text(name, text)?;
         if let Some(k) = g.specs().iter().find(|k| k.name == name) {
-            self.given.insert(k.name, k.parse(text)?);
+            self.given.insert(k.name, v);
         }
         Ok(())
     }

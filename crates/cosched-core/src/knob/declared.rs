@@ -116,14 +116,16 @@ pub trait Declared: Clone + Debug + Send + Sync + 'static {
     /// Every field at its declared default (`real`: the real runtime's).
     fn defaults(real: bool) -> Self;
 
-    /// Set option `name` (its keyword) from `text`, checked against its declaration.
-    fn set(&mut self, name: &str, text: &str) -> Result<(), KnobError> {
+    /// Set option `name` (its keyword) from `text`, checked against its
+    /// declaration; the checked value is returned too (a set of given knobs keeps it).
+    fn set(&mut self, name: &str, text: &str) -> Result<Value, KnobError> {
         let k = Self::DECLARED
             .iter()
             .find(|k| k.name == name)
             .ok_or_else(|| KnobError::NotOption { name: name.to_string(), of: Self::OF })?;
-        self.put(k.name, k.parse(text)?);
-        Ok(())
+        let v = k.parse(text)?;
+        self.put(k.name, v.clone());
+        Ok(v)
     }
 }
 
@@ -141,8 +143,8 @@ pub fn default_of<T: FromValue>(specs: &[KnobSpec], name: &str, real: bool) -> T
 pub trait AnyKnobs: Debug + Send + Sync {
     /// Its declarations.
     fn specs(&self) -> &'static [KnobSpec];
-    /// Set option `name` from `text` ([`Declared::set`]).
-    fn set_text(&mut self, name: &str, text: &str) -> Result<(), KnobError>;
+    /// Set option `name` from `text` ([`Declared::set`]), returning the checked value.
+    fn set_text(&mut self, name: &str, text: &str) -> Result<Value, KnobError>;
     /// For reading it back as its type.
     fn as_any(&self) -> &dyn Any;
     /// For changing it as its type.
@@ -155,7 +157,7 @@ impl<T: Declared> AnyKnobs for T {
     fn specs(&self) -> &'static [KnobSpec] {
         T::DECLARED
     }
-    fn set_text(&mut self, name: &str, text: &str) -> Result<(), KnobError> {
+    fn set_text(&mut self, name: &str, text: &str) -> Result<Value, KnobError> {
         self.set(name, text)
     }
     fn as_any(&self) -> &dyn Any {
