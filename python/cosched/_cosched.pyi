@@ -77,6 +77,38 @@ def pot(samples: Sequence[float], threshold: str, confidence: float) -> dict[str
 def assign(options: Sequence[tuple[str, str]]) -> tuple[dict[str, Any], list[tuple[int, float]], list[float]]: ...
 def optimum(options: Sequence[tuple[str, str]]) -> dict[str, Any]: ...
 def option_list(command: str) -> list[dict[str, Any]]: ...
+
+Live: TypeAlias = tuple[str | None, str | None, float, str, float | None, float, str | None]
+
+def _watchdog() -> None: ...
+def interleaved(
+    mix: str,
+    policies: Sequence[str],
+    baseline: str,
+    repeat: int,
+    seed: int,
+    drift_threshold: float,
+    min_effect: float,
+    profile: str | None,
+    live_in: Live,
+    knobs: Sequence[tuple[str, str]],
+    python: str,
+) -> dict[str, Any]: ...
+def calibrate_check(
+    mix: str,
+    preset: str,
+    policies: Sequence[str],
+    programs: str | None,
+    model: str | None,
+    repeat: int,
+    seed: int,
+    live_in: Live,
+    knobs: Sequence[tuple[str, str]],
+    python: str,
+) -> dict[str, Any]: ...
+def replay(
+    recorded: str, mix: str, programs: str | None, seed: int, knobs: Sequence[tuple[str, str]]
+) -> dict[str, Any]: ...
 def _variant_errors() -> list[tuple[str, Exception]]: ...
 def complete(
     observed: Sequence[tuple[int, int, float]],

@@ -24,6 +24,9 @@ UnboundedTailError          POT: the fitted tail has no finite end        ``PotE
 NoConvergenceError          POT: the GPD fit did not converge             ``PotError::NoConvergence``
 NoThresholdError            POT: no candidate threshold could be fitted   ``PotError::NoThreshold``
 BadSampleError              POT: NaN, empty sample, bad confidence        ``PotError::BadInput``
+HostError                   a run of real processes failed (the runtime   ``HostError::{Runtime, SoloFailed,
+                            refused or stopped it, a round's solo run     Stopped}``
+                            failed); ``kind``, ``round``, ``job``/``entry``
 CompletionError             matrix completion refused its cells           ``learn::complete`` error
 NotFittedError              a result read from an estimator before its    (Python only)
                             ``fit`` (``POT(x).result``)
@@ -38,6 +41,7 @@ __all__ = [
     "ConfigError",
     "CoschedError",
     "EvtError",
+    "HostError",
     "NoConvergenceError",
     "NoThresholdError",
     "NotFittedError",
@@ -104,6 +108,19 @@ class StudyError(CoschedError, RuntimeError):
     ``kind`` names which (``ended_early``, ``no_window``, ``no_grid_model``, ...)."""
 
     kind: str | None = None
+
+
+class HostError(CoschedError, RuntimeError):
+    """A run of real processes failed (``cosched.host``): ``kind`` is
+    ``runtime`` (the runtime refused or stopped it), ``solo_failed`` (a
+    round's solo run of ``job``) or ``stopped`` (``entry``'s run of a round
+    was cut short); ``round`` counts from 0. Every managed process has been
+    released by then."""
+
+    kind: str | None = None
+    round: str | None = None
+    job: str | None = None
+    entry: str | None = None
 
 
 class EvtError(CoschedError, ValueError):

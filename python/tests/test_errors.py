@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,6 +27,7 @@ def test_every_exception_class_is_exercised_here():
         "BadSampleError",
         "CompletionError",
         "NotFittedError",
+        "HostError",
     }
     leaves = {n for n in errors.__all__ if n not in ("CoschedError", "EvtError")}
     assert leaves == tested
@@ -127,3 +130,23 @@ def test_evt_errors_one_class_per_variant():
 def test_completion_error():
     with pytest.raises(errors.CompletionError, match="no observed cells"):
         cosched.complete(pd.DataFrame({"row": ["a"], "col": ["b"], "value": [np.nan]}))
+
+
+def test_a_real_run_cut_short_raises_host_error_and_leaves_nothing_stopped(tmp_path):
+    from cosched import host
+
+    mix = tmp_path / "long.toml"
+    mix.write_text('name = "long"\n[[job]]\nname = "nap"\ncmd = ["sleep", "30"]\n')
+    with pytest.raises(errors.HostError) as e:
+        host.interleaved(mix, ["linux"], repeat=1, timeout_s=0.3, grace_s=0.5)
+    assert e.value.kind == "runtime" and isinstance(e.value, RuntimeError)
+    assert str(e.value).startswith("the run timed out after 0.3 s: every managed process was released"), str(e.value)
+    # The nap was released and terminated: no `sleep 30` is left, stopped or not.
+    left = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and (d / "cmdline").read_bytes() == b"sleep\x0030\x00":
+                left.append(d.name)
+        except OSError:
+            pass
+    assert not left, left

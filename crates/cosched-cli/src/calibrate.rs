@@ -1,27 +1,22 @@
 //! `cosched calibrate`: measure this machine with cosched-bench, write a
 //! machine preset, and (with --check) run a mix for real under several
 //! policies in interleaved rounds and set the simulator's predictions from
-//! the mix's model beside what was measured (`crate::calibrate_check`).
+//! the mix's model beside what was measured (`cosched_host::calibrate`).
 
-use crate::calibrate_check::{judge, Check};
+use crate::calibrate_view::{print_check, print_replay};
 use crate::live::LiveOpts;
 use crate::opts::Format;
 use crate::policy_knobs::RealKnobs;
-use crate::rounds;
 use crate::OneLine;
 use clap::Args as ClapArgs;
-use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
+use cosched_host::calibrate::{CheckPlan, Checked};
+use cosched_lab::mix_model::Programs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::host::Host;
 use cosched_linux::mix::Mix;
-use cosched_linux::runtime::{self, LINUX};
+use cosched_linux::runtime::LINUX;
 use cosched_machine::MachineSpec;
 use std::path::PathBuf;
-
-/// Round drift beyond which a round is marked (as `cosched run --policies`' default).
-const DRIFT_THRESHOLD: f64 = 0.10;
-/// Smallest makespan change claimed as a difference (as `cosched run --policies`' default).
-const MIN_EFFECT: f64 = 0.01;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -93,8 +88,10 @@ pub fn run(a: Args) -> Result<(), String> {
     let mix = a.check.as_deref().map(crate::live::load_mix).transpose()?;
     let programs = a.programs.as_deref().map(Programs::load).transpose().one_line()?;
     if let (Some(file), Some(mix)) = (&a.replay, &mix) {
-        let r = crate::calibrate_replay::replay(file, mix, programs.as_ref(), &a.knobs, a.seed)?;
-        return crate::calibrate_replay::print(&r, a.format);
+        let options = |entries: &[&str]| a.knobs.options(entries, a.seed).map(|(o, _)| o);
+        let report = crate::progress::stderr();
+        let r = cosched_host::replay::replay(file, mix, programs.as_ref(), &options, a.seed, &report).one_line()?;
+        return print_replay(&r, a.format);
     }
     let (spec, measured) = match &a.preset {
         Some(p) => (cosched_machine::presets::machine(p).map_err(|e| e.to_string())?, None),
@@ -128,7 +125,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 "preset": spec,
                 "measurements": measured,
                 "timeshare": timeshare,
-                "check": check.as_ref().map(|(c, model, m)| serde_json::json!({
+                "check": check.as_ref().map(|Checked { check: c, model, mix_model: m }| serde_json::json!({
                     "model": model,
                     "skipped": m.skipped,
                     "source": m.source,
@@ -174,8 +171,8 @@ pub fn run(a: Args) -> Result<(), String> {
                     spec.memory.bandwidth_gbs
                 );
             }
-            if let Some((c, model, m)) = &check {
-                crate::calibrate_check::print(c, model);
+            if let Some(Checked { check: c, model, mix_model: m }) = &check {
+                print_check(c, model);
                 if !m.skipped.is_empty() {
                     println!(
                         "no model (neither characterised, see --programs, nor cosched-bench with --mops): {}",
@@ -188,98 +185,23 @@ pub fn run(a: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// The simulated fair class `linux` is compared against: `--model`, else the host kernel's.
-fn fair_model(a: &Args) -> String {
-    match &a.model {
-        Some(m) => m.clone(),
-        None => {
-            let rel = cosched_linux::host::kernel_release().unwrap_or_default();
-            let m = cosched_linux::host::fair_class_of(&rel).unwrap_or("eevdf");
-            eprintln!("check: kernel {rel}: comparing `linux` against the simulated `{m}` (--model to choose)");
-            m.to_string()
-        }
-    }
-}
-
 /// Run `mix` for real in interleaved rounds and simulated from its model on
-/// `spec`; the check, the fair-class model and the mix model.
-fn check(
-    a: &Args,
-    mix: &Mix,
-    spec: &MachineSpec,
-    programs: Option<&Programs>,
-) -> Result<(Check, String, MixModel), String> {
-    let model = fair_model(a);
+/// `spec` (`cosched_host::calibrate`), notes on stderr.
+fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -> Result<Checked, String> {
     let entries: Vec<&str> = a.policies.iter().map(String::as_str).chain([LINUX]).collect();
     let (opts, notes) = a.knobs.options(&entries, a.seed).one_line()?;
     for n in notes {
         eprintln!("note: {n}");
     }
     let base = a.live.builder()?;
-    // A first solo run gives the cosched-bench models their speed, so that the
-    // pair slowdowns SLITS runs on can be predicted before the rounds.
-    eprintln!("check: solo runs for the model");
-    let first: Vec<Option<f64>> = runtime::solo_turnarounds(mix, &base).one_line()?;
-    let first_model = model_mix(mix, &first, spec, programs).one_line()?;
-    let slits = a.policies.iter().any(|p| p.starts_with("slits"));
-    let profile = if first_model.complete() {
-        Some(predicted_profile(spec, &first_model).one_line()?)
-    } else if slits {
-        return Err(format!(
-            "--policies: slits-* run on the pair slowdowns the model predicts, and {} has no model: characterise it (`cosched characterise`) and give --programs, or drop slits-*",
-            first_model.skipped.join(", ")
-        ));
-    } else {
-        None
-    };
-    let config = |m: Mix, p: &str| {
-        let mut c = base(m, p);
-        c.opts = opts.clone();
-        c.profile = profile.clone();
-        c
-    };
-    let plan = rounds::Plan {
+    let plan = CheckPlan {
         policies: a.policies.clone(),
-        baseline: LINUX.into(),
-        rounds: a.repeat as usize,
+        model: a.model.clone(),
+        repeat: a.repeat as usize,
         seed: a.seed,
-        drift_threshold: DRIFT_THRESHOLD,
-        min_effect: MIN_EFFECT,
-        config: &config,
-        best: Err("not computed by calibrate --check (it compares the simulator's predictions with the runs)".into()),
+        opts,
+        programs,
+        report: crate::progress::stderr(),
     };
-    let real = rounds::run(mix, &plan)?;
-    // The model the predictions run on: each job's median solo time over the rounds.
-    let solo: Vec<Option<f64>> = (0..mix.jobs.len())
-        .map(|j| {
-            let mut v: Vec<f64> = real.round.iter().map(|r| r.solo_s[j]).collect();
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied()
-        })
-        .collect();
-    let mix_model = model_mix(mix, &solo, spec, programs).one_line()?;
-    let seeds: Vec<u64> = real.round.iter().map(|r| r.policy_seed).collect();
-    let predict = |on: &MachineSpec| {
-        real.policies
-            .iter()
-            .map(|row| {
-                let name = row.policy.split('#').next().unwrap_or(&row.policy);
-                let sim = if name == LINUX { model.as_str() } else { name };
-                eprintln!("check: simulating {} as `{sim}` on `{}`", row.policy, on.name);
-                simulate_policy(on, &mix_model, sim, &opts, &seeds)
-            })
-            .collect::<Result<Vec<_>, _>>()
-    };
-    let predicted = predict(spec).one_line()?;
-    // The ablation: the same predictions on the preset without the host's other tenants.
-    let without = if spec.cache.tenant_lines_per_s > 0.0 {
-        let mut alone = spec.clone();
-        alone.cache.tenant_lines_per_s = 0.0;
-        alone.name = format!("{} without tenants", spec.name);
-        Some(predict(&alone).one_line()?)
-    } else {
-        None
-    };
-    let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
-    Ok((judge(&real, &predicted, without.as_deref(), &names), model, mix_model))
+    cosched_host::calibrate::check(mix, spec, &plan, &base).one_line()
 }

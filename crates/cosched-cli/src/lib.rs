@@ -6,13 +6,12 @@
 //! several over seeds, [`sweep::run_batch`] any grid of runs.
 //!
 //! The front end above every crate: it may import the core, the shared
-//! machine crate and both backends, and it is where the two backends meet
-//! (`calibrate_check`: the simulator's prediction against a real run).
+//! machine crate, both backends, the lab and `cosched-host` (where the two
+//! backends meet: the simulator's prediction against a real run).
 
 pub mod assign;
 mod calibrate;
-mod calibrate_check;
-mod calibrate_replay;
+mod calibrate_view;
 mod characterise;
 pub mod compare;
 pub mod complete;

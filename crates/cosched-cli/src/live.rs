@@ -1,16 +1,15 @@
 //! Options of every command that runs real processes (`run`, `probe`,
 //! `calibrate`): the machine description (`-m`, `--calibration`), the event
-//! loop's tick, the freezer, the timeout and where output goes; and the mix
-//! loader that refuses a missing program or working directory before launch.
+//! loop's tick, the freezer, the timeout and where output goes, as flags of
+//! `cosched_host::live::Live` (which checks them and builds each run).
 
+use crate::OneLine;
 use clap::{Args as ClapArgs, ValueEnum};
-use cosched_linux::control::Method;
-use cosched_linux::describe::Description;
-use cosched_linux::host::Host;
+use cosched_host::live::{self as host, Face, Live};
 use cosched_linux::runtime::RunConfig;
+use cosched_linux::watchdog::WatchdogCommand;
 use cosched_machine::mix::Mix;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// How managed process trees are frozen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -57,93 +56,44 @@ pub struct LiveOpts {
     pub(crate) output_dir: Option<PathBuf>,
 }
 
-/// Load a mix file and check that every program it names exists, before
-/// anything is launched.
-pub fn load_mix(path: &std::path::Path) -> Result<Mix, String> {
-    let mix = Mix::load(path).map_err(|e| e.to_string())?;
-    mix.check_programs(&path.display().to_string()).map_err(|e| e.to_string())?;
-    Ok(mix)
-}
-
 impl LiveOpts {
+    /// These flags as the host crate's settings.
+    pub fn settings(&self) -> Live {
+        Live {
+            machine: self.machine.clone(),
+            calibration: self.calibration.clone(),
+            tick_ms: self.tick_ms,
+            freezer: match self.freezer {
+                Freezer::Auto => host::Freezer::Auto,
+                Freezer::V1 => host::Freezer::V1,
+                Freezer::V2 => host::Freezer::V2,
+                Freezer::Signals => host::Freezer::Signals,
+            },
+            timeout_s: self.timeout_s,
+            grace_s: self.grace_s,
+            output_dir: self.output_dir.clone(),
+        }
+    }
+
     /// The machine description given (`-m`, else `--calibration`), if any.
     pub fn spec(&self) -> Result<Option<cosched_machine::MachineSpec>, String> {
-        self.machine
-            .as_deref()
-            .or(self.calibration.as_deref())
-            .map(cosched_machine::presets::machine)
-            .transpose()
-            .map_err(|e| e.to_string())
+        self.settings().spec().one_line()
     }
 
-    /// A run configuration builder for `mix` under `policy` with these options.
-    pub fn builder(&self) -> Result<impl Fn(Mix, &str) -> RunConfig, String> {
-        if !(self.tick_ms.is_finite() && (1.0..=10_000.0).contains(&self.tick_ms)) {
-            return Err(format!(
-                "--tick-ms: must be from 1 to 10000 ms, got {}",
-                cosched_core::num::shortest(self.tick_ms)
-            ));
-        }
-        if let Some(t) = self.timeout_s {
-            if !(t.is_finite() && t > 0.0 && t <= 1e7) {
-                return Err(format!(
-                    "--timeout-s: must be a positive number of seconds up to 1e7, got {}",
-                    cosched_core::num::shortest(t)
-                ));
-            }
-        }
-        if !(self.grace_s.is_finite() && (0.0..=3600.0).contains(&self.grace_s)) {
-            return Err(format!(
-                "--grace-s: must be from 0 to 3600 seconds, got {}",
-                cosched_core::num::shortest(self.grace_s)
-            ));
-        }
-        let machine =
-            self.machine.as_deref().map(cosched_machine::presets::machine).transpose().map_err(|e| e.to_string())?;
-        let calibration = self
-            .calibration
-            .as_deref()
-            .map(cosched_machine::presets::machine)
-            .transpose()
-            .map_err(|e| e.to_string())?;
-        // Read once: every run of this command (repeats, rounds, probes) uses this host.
-        // The description itself is printed with every report (provenance, `machine description`).
-        let host = Host::live();
-        let description = Description::of(&host, machine.as_ref(), calibration.as_ref());
-        for w in &description.warnings {
-            eprintln!("warning: {w}");
-        }
-        let method = method(self.freezer)?;
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find my own executable: {e}"))?;
-        let o = self.clone();
-        Ok(move |mix: Mix, policy: &str| {
-            let mut c = RunConfig::new(mix, policy);
-            c.tick = Duration::from_secs_f64(o.tick_ms / 1000.0);
-            c.method = method.clone();
-            c.watchdog_exe = Some(exe.clone());
-            c.machine = machine.clone();
-            c.calibration = calibration.clone();
-            c.host = Some(host.clone());
-            c.report = crate::progress::stderr();
-            c.timeout = o.timeout_s.map(Duration::from_secs_f64);
-            c.grace = Duration::from_secs_f64(o.grace_s);
-            c.output_dir = o.output_dir.clone();
-            c
-        })
+    /// A run configuration builder for `mix` under `policy` with these options;
+    /// notes on stderr, the watchdog this binary.
+    pub fn builder(&self) -> Result<impl Fn(Mix, &str) -> RunConfig + Clone, String> {
+        self.settings().builder(&face()?).one_line()
     }
 }
 
-fn method(f: Freezer) -> Result<Method, String> {
-    let m = match f {
-        Freezer::Auto => Method::detect(),
-        Freezer::V1 => Method::CgroupV1("/sys/fs/cgroup/freezer".into()),
-        Freezer::V2 => Method::CgroupV2(Method::v2_root().ok_or("--freezer v2: no cgroup v2 hierarchy mounted")?),
-        Freezer::Signals => Method::Signals,
-    };
-    if let Method::CgroupV1(p) | Method::CgroupV2(p) = &m {
-        if !p.join("cgroup.procs").exists() {
-            return Err(format!("--freezer: no cgroup hierarchy at {}", p.display()));
-        }
-    }
-    Ok(m)
+/// The command line as a face of the host crate: notes on stderr, this binary as the watchdog.
+pub fn face() -> Result<Face, String> {
+    let exe = WatchdogCommand::this_executable().map_err(|e| format!("cannot find my own executable: {e}"))?;
+    Ok(Face { report: crate::progress::stderr(), watchdog: Some(exe) })
+}
+
+/// Load a mix file and check that every program it names exists, before anything is launched.
+pub fn load_mix(path: &std::path::Path) -> Result<Mix, String> {
+    cosched_host::live::load_mix(path).one_line()
 }

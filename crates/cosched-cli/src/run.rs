@@ -10,6 +10,7 @@ use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::pair_profile::PairProfile;
 use cosched_core::stats::mean_ci;
+use cosched_host::rounds::Bound;
 use cosched_linux::best_static::{best_static, ENTRY};
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
 use cosched_machine::mix::Mix;
@@ -85,18 +86,7 @@ pub struct Args {
 
 /// A policy `cosched run` can run: `linux` or one of the registry.
 pub(crate) fn check_policy(p: &str) -> Result<(), String> {
-    if p == LINUX || cosched_policies::find(p).is_some() {
-        return Ok(());
-    }
-    Err(format!(
-        "unknown policy `{}`{} (known: linux, {})",
-        cosched_core::text::quote(p),
-        cosched_core::suggest::did_you_mean(
-            p,
-            std::iter::once(LINUX).chain(cosched_policies::registry().iter().map(|p| p.name))
-        ),
-        cosched_policies::registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-    ))
+    cosched_host::error::known_policy(p).one_line()
 }
 
 /// The options every policy of the run is built from: the declared knobs at
@@ -185,18 +175,22 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if !(a.drift_threshold > 0.0 && a.min_effect >= 0.0) {
             return Err("--drift-threshold must be > 0 and --min-effect ≥ 0".to_string().into());
         }
-        let best = match (&profile, a.no_bound) {
-            (_, true) => Err("not computed (--no-bound)".to_string()),
-            (None, false) => Err(
+        let absent = |why: String| Bound::Absent { why };
+        let bound = match (&profile, a.no_bound) {
+            (_, true) => absent("not computed (--no-bound)".into()),
+            (None, false) => absent(
                 "give --profile (from `cosched probe`) or --programs: the best static partition is predicted from pairwise slowdowns"
-                    .to_string(),
+                    .into(),
             ),
             (Some(p), false) => {
                 let host = base(mix.clone(), LINUX).host.unwrap_or_else(cosched_linux::host::Host::live);
-                best_static(&host.topology, &mix, p, a.seed).map_err(|e| e.to_string())
+                best_static(&host.topology, &mix, p, a.seed).map_or_else(|e| absent(e.to_string()), Bound::Pinned)
             }
         };
-        let pinned = best.as_ref().ok().map(|b| b.assignment.clone());
+        let pinned = match &bound {
+            Bound::Pinned(b) => Some(b.assignment.clone()),
+            Bound::Absent { .. } => None,
+        };
         let build = |m: Mix, p: &str| {
             if p == ENTRY {
                 let mut c = config(m, "static", None);
@@ -206,7 +200,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 config(m, p, None)
             }
         };
-        let plan = rounds::Plan {
+        let plan = cosched_host::rounds::Plan {
             policies: policies.clone(),
             baseline: a.baseline.clone(),
             rounds: a.repeat as usize,
@@ -214,9 +208,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
             drift_threshold: a.drift_threshold,
             min_effect: a.min_effect,
             config: &build,
-            best,
+            bound,
+            report: crate::progress::stderr(),
         };
-        let c = rounds::run(&mix, &plan)?;
+        let c = cosched_host::rounds::run(&mix, &plan).one_line()?;
         rounds::print(&c, a.format)?;
         // A job that failed in any round fails the comparison, as it fails a single run.
         return failures(&c.runs.concat());

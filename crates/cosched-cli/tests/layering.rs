@@ -118,8 +118,15 @@ fn the_policies_sit_on_the_framework_which_imports_none() {
 }
 
 /// The library crates (everything below the faces).
-const LIBRARIES: [&str; 6] =
-    ["cosched-core", "cosched-policies", "cosched-machine", "cosched-sim", "cosched-linux", "cosched-lab"];
+const LIBRARIES: [&str; 7] = [
+    "cosched-core",
+    "cosched-policies",
+    "cosched-machine",
+    "cosched-sim",
+    "cosched-linux",
+    "cosched-lab",
+    "cosched-host",
+];
 
 /// Every source of the library crates, with its text.
 fn library_sources() -> Vec<(PathBuf, String)> {
@@ -198,15 +205,33 @@ fn the_lab_sits_on_the_core_the_machine_and_the_simulator() {
     }
 }
 
-/// The Python extension links the lab, not the command line.
+/// The experiments that run real processes (`cosched-host`, issue #64 item
+/// 5) sit above the lab and the real runtime, below both faces: the command
+/// line and Python call them; they parse no command line and print nothing.
+#[test]
+fn the_host_experiments_sit_above_the_lab_and_the_runtime_below_the_faces() {
+    let all = manifests();
+    let host = reaches(&all, "cosched-host");
+    for below in ["cosched-lab", "cosched-linux"] {
+        assert!(host.contains(below), "cosched-host should sit on {below}: {host:?}");
+    }
+    for face in ["cosched-cli", "cosched-py"] {
+        assert!(!host.contains(face), "cosched-host reaches the face {face} through {host:?}");
+        assert!(reaches(&all, face).contains("cosched-host"), "{face} should call cosched-host");
+    }
+    let (deps, _) = &all["cosched-host"];
+    for face in ["clap", "indicatif", "pyo3"] {
+        assert!(!deps.contains(face), "cosched-host depends on {face}: it has no face");
+    }
+}
+
+/// The Python extension links the lab and the host experiments, not the command line.
 #[test]
 fn the_python_bindings_reach_the_lab_not_the_command_line() {
     let all = manifests();
     let py = reaches(&all, "cosched-py");
     assert!(py.contains("cosched-lab"), "cosched-py should use cosched-lab: {py:?}");
-    for other in ["cosched-cli", "cosched-linux"] {
-        assert!(!py.contains(other), "cosched-py reaches {other} through {py:?}");
-    }
+    assert!(!py.contains("cosched-cli"), "cosched-py reaches cosched-cli through {py:?}");
     for c in std::iter::once("cosched-py".to_string()).chain(py) {
         let deps = &all[&c].0;
         assert!(!deps.contains("clap") && !deps.contains("indicatif"), "{c} links clap or indicatif into the wheel");

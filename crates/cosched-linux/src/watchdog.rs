@@ -19,11 +19,30 @@
 use crate::control::Method;
 use std::io::{self, Write};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 /// The hidden argument that turns the `cosched` binary into a watchdog.
 pub const WATCHDOG_ARG: &str = "__cosched-watchdog";
+
+/// How a face starts its watchdog: a program and the arguments before
+/// [`WATCHDOG_ARG`] (the `cosched` binary itself with none; Python's
+/// interpreter with the few words that call [`watchdog_main`] through the
+/// extension module), so every face's runs are fail-safe the same way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchdogCommand {
+    /// The executable.
+    pub program: PathBuf,
+    /// Its arguments, before [`WATCHDOG_ARG`].
+    pub args: Vec<String>,
+}
+
+impl WatchdogCommand {
+    /// The running executable, whose `main` serves [`WATCHDOG_ARG`] (the `cosched` binary).
+    pub fn this_executable() -> io::Result<WatchdogCommand> {
+        Ok(WatchdogCommand { program: std::env::current_exe()?, args: vec![] })
+    }
+}
 
 /// What the watchdog knows about the run.
 #[derive(Debug, Default, PartialEq)]
@@ -84,15 +103,19 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Start `exe WATCHDOG_ARG` as the watchdog. Call from the main thread
-    /// (the parent-death signal follows the thread that forked).
-    pub fn spawn(exe: &Path) -> io::Result<Watchdog> {
-        let mut cmd = Command::new(exe);
-        cmd.arg(WATCHDOG_ARG).stdin(Stdio::piped()).stdout(Stdio::null());
-        // SAFETY: setsid and prctl are async-signal-safe.
+    /// Start `PROGRAM ARGS… WATCHDOG_ARG` as the watchdog. Call from the main
+    /// thread (the parent-death signal follows the thread that forked).
+    /// SIGTERM is ignored until [`watchdog_main`] installs its handler, so an
+    /// interpreter still starting up is not killed by the parent-death signal
+    /// before it can release; the pipe's end-of-file wakes it all the same.
+    pub fn spawn(command: &WatchdogCommand) -> io::Result<Watchdog> {
+        let mut cmd = Command::new(&command.program);
+        cmd.args(&command.args).arg(WATCHDOG_ARG).stdin(Stdio::piped()).stdout(Stdio::null());
+        // SAFETY: setsid, signal and prctl are async-signal-safe.
         unsafe {
             cmd.pre_exec(|| {
                 libc::setsid();
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0);
                 Ok(())
             });

@@ -5,7 +5,7 @@
 //! Results cross the boundary as Python dicts and lists built in Rust
 //! ([`data`]; the `--format json` shapes), turned into DataFrames by the `cosched` package
 //! (`python/cosched`). Binding files mirror the modules they wrap: [`sim`]
-//! (experiments), [`evt`] (statistical thread assignment), [`learn`]
+//! (experiments), [`host`] (experiments on the real machine), [`evt`] (statistical thread assignment), [`learn`]
 //! (matrix completion), [`policy`] (policies written in Python); [`errors`] maps each error variant to its exception
 //! class in `cosched.errors`.
 
@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 mod data;
 mod errors;
 mod evt;
+mod host;
 mod interrupt;
 mod learn;
 mod policy;
@@ -29,6 +30,7 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     evt::register(m)?;
     learn::register(m)?;
+    host::register(m)?;
     m.add_function(wrap_pyfunction!(errors::_variant_errors, m)?)?;
     Ok(())
 }

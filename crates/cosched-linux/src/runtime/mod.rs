@@ -79,8 +79,8 @@ pub struct RunConfig {
     pub block_ticks: u32,
     /// Freezing method.
     pub method: Method,
-    /// The executable to start as watchdog (`None`: no watchdog, tests of the library only).
-    pub watchdog_exe: Option<PathBuf>,
+    /// How to start the watchdog (`None`: no watchdog, tests of the library only).
+    pub watchdog: Option<crate::watchdog::WatchdogCommand>,
     /// Write a Perfetto/Chrome trace here.
     pub trace: Option<PathBuf>,
     /// Machine preset for modelled quantities (LLC, memory bandwidth, power model).
@@ -128,7 +128,7 @@ impl RunConfig {
             tick: Duration::from_millis(20),
             block_ticks: 3,
             method: Method::detect(),
-            watchdog_exe: None,
+            watchdog: None,
             trace: None,
             machine: None,
             calibration: None,

@@ -14,7 +14,7 @@ use crate::counters::{CounterSource, PerfSource, RecordedSource};
 use crate::describe::Description;
 use crate::host::Host;
 use crate::sys;
-use crate::watchdog::Watchdog;
+use crate::watchdog::{Watchdog, WatchdogCommand};
 use cosched_core::dispatch::{Offer, Supply};
 use cosched_core::policy::Policy;
 use cosched_core::JobId;
@@ -117,8 +117,8 @@ pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, RuntimeErro
 }
 
 /// Start the watchdog and tell it how to release what this run controls.
-fn spawn_watchdog(exe: &std::path::Path, control: &Control) -> Result<Watchdog, RuntimeError> {
-    let mut w = Watchdog::spawn(exe).map_err(|e| RuntimeError::Host(format!("cannot start the watchdog: {e}")))?;
+fn spawn_watchdog(command: &WatchdogCommand, control: &Control) -> Result<Watchdog, RuntimeError> {
+    let mut w = Watchdog::spawn(command).map_err(|e| RuntimeError::Host(format!("cannot start the watchdog: {e}")))?;
     let restore: Vec<String> = control.restore.iter().map(u32::to_string).collect();
     let told = |e: std::io::Error| RuntimeError::Host(format!("watchdog: {e}"));
     w.tell(&format!("method {}", control.method.encode())).map_err(told)?;
@@ -152,7 +152,7 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
     // Swept with the host's method even when this run uses signals (`linux`):
     // a dead run's cgroups are found wherever it made them.
     crate::release::sweep_stale(&cfg.method, &control.restore);
-    let watchdog = cfg.watchdog_exe.as_deref().map(|exe| spawn_watchdog(exe, &control)).transpose()?;
+    let watchdog = cfg.watchdog.as_ref().map(|w| spawn_watchdog(w, &control)).transpose()?;
     control.create().map_err(cannot)?;
     sys::become_subreaper();
     signals::install();

@@ -1,0 +1,112 @@
+//! `cosched calibrate --check`'s output: the check
+//! (`cosched_host::check`) and a replay (`cosched_host::replay`) as tables or JSON.
+
+use crate::opts::Format;
+use cosched_host::check::{Check, TARGET_MEDIAN, TARGET_WORST};
+use cosched_host::replay::Replay;
+
+/// Print the check as tables.
+pub fn print_check(c: &Check, model: &str) {
+    println!(
+        "{:<18} {:<14} {:>10} {:>17} {:>10} {:>17} {:>8}",
+        "policy", "job", "measured", "95% interval", "predicted", "host-noise band", "error"
+    );
+    for j in &c.jobs {
+        println!(
+            "{:<18} {:<14} {:>10.3} {:>17} {:>10.3} {:>17} {:>7.1}%",
+            j.policy,
+            j.job,
+            j.measured.mean,
+            format!("{:.3}-{:.3}", j.measured.lo, j.measured.hi),
+            j.predicted,
+            j.band.map_or("-".to_string(), |[lo, hi]| format!("{lo:.3}-{hi:.3}")),
+            100.0 * j.error
+        );
+    }
+    println!("\n{:<18} {:>22} {:>20}", "policy", "measured makespan s", "predicted makespan s");
+    for p in &c.policies {
+        let m = &p.measured_makespan_s;
+        println!(
+            "{:<18} {:>22} {:>20.3}",
+            p.policy,
+            format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0),
+            p.predicted_makespan_s
+        );
+    }
+    let pct = |x: f64| 100.0 * x;
+    println!(
+        "\nslowdown error: median |error| {:.1}% (target ≤ {:.0}%), worst {:.1}% (target ≤ {:.0}%), {} of {} beyond",
+        pct(c.median_abs_error),
+        pct(TARGET_MEDIAN),
+        pct(c.worst_abs_error),
+        pct(TARGET_WORST),
+        c.beyond_worst,
+        c.jobs.len()
+    );
+    if let (Some(m), Some(w)) = (c.median_abs_error_pooled, c.worst_abs_error_pooled) {
+        println!(
+            "against the pooled measured slowdowns (the rounds' co-run time over their solo time): median |error| {:.1}%, worst {:.1}%",
+            pct(m),
+            pct(w)
+        );
+    }
+    if let (Some(m), Some(w)) = (c.median_abs_error_without_tenants, c.worst_abs_error_without_tenants) {
+        println!(
+            "ablation, the host's other tenants taken out (cache.tenant_lines_per_s = 0): median |error| {:.1}%, worst {:.1}%",
+            pct(m),
+            pct(w)
+        );
+    }
+    if c.banded > 0 {
+        println!(
+            "measured mean inside the prediction's host-noise band: {} of {} cells (about 95% for a model exact up to host noise)",
+            c.in_band, c.banded
+        );
+    }
+    for j in c.jobs.iter().filter(|j| j.error.abs() > TARGET_WORST) {
+        println!("  {} under {}: {:+.1}%, {}", j.job, j.policy, 100.0 * j.error, j.reason());
+    }
+    println!(
+        "best policy by makespan: measured {}, predicted {} ({}): {}",
+        c.measured_best,
+        c.predicted_best,
+        c.best_words,
+        if c.best_within_interval { "within the measured interval" } else { "NOT within the measured interval" }
+    );
+    println!("targets {} (`linux` simulated as `{model}`)", if c.targets_met() { "met" } else { "missed" });
+}
+
+/// Print a replay as a table, or as JSON.
+pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
+    if format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(r).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("replay of {} (`linux` as `{}`, {} rounds):", r.file, r.model, r.rounds);
+    println!(
+        "{:<18} {:<12} {:>9} {:>9} {:>9} {:>8} {:>8}",
+        "policy", "job", "measured", "recorded", "today", "error", "today"
+    );
+    for c in &r.cells {
+        println!(
+            "{:<18} {:<12} {:>9.3} {:>9.3} {:>9.3} {:>+7.1}% {:>+7.1}%",
+            c.policy,
+            c.job,
+            c.measured,
+            c.recorded,
+            c.replayed,
+            100.0 * (c.recorded / c.measured - 1.0),
+            100.0 * (c.replayed / c.measured - 1.0)
+        );
+    }
+    println!(
+        "median |error| {:.1}% recorded, {:.1}% today; worst {:.1}% recorded, {:.1}% today; beyond 30%: {} recorded, {} today",
+        100.0 * r.median_abs_error[0],
+        100.0 * r.median_abs_error[1],
+        100.0 * r.worst_abs_error[0],
+        100.0 * r.worst_abs_error[1],
+        r.beyond_worst[0],
+        r.beyond_worst[1]
+    );
+    Ok(())
+}

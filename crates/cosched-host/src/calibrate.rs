@@ -1,0 +1,141 @@
+//! The simulator's check against reality, run (`cosched calibrate --check
+//! MIX`, Python's `cosched.host.calibrate_check`): the mix runs for real in
+//! interleaved rounds ([`crate::rounds`]) and is simulated on the calibrated
+//! machine from its model (`cosched_lab::mix_model`: characterised programs,
+//! `cosched-bench` models), and [`crate::check::judge`] sets the two side by side.
+
+use crate::check::{judge, Check};
+use crate::error::HostError;
+use crate::rounds::{self, Bound};
+use cosched_core::progress::Reporter;
+use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
+use cosched_linux::runtime::{self, RunConfig, LINUX};
+use cosched_machine::mix::Mix;
+use cosched_machine::MachineSpec;
+use cosched_policies::PolicyOptions;
+
+/// Round drift beyond which a round is marked (as `cosched run --policies`' default).
+pub const DRIFT_THRESHOLD: f64 = 0.10;
+/// Smallest makespan change claimed as a difference (as `cosched run --policies`' default).
+pub const MIN_EFFECT: f64 = 0.01;
+
+/// What the check runs and predicts.
+pub struct CheckPlan<'a> {
+    /// Policies run and predicted (`linux` is always run: the baseline).
+    pub policies: Vec<String>,
+    /// The simulated fair class `linux` is compared against (`cfs`, `eevdf`); `None`: the host kernel's.
+    pub model: Option<String>,
+    /// Interleaved rounds.
+    pub repeat: usize,
+    /// Seed of the round orders, the randomised policies and the bootstrap.
+    pub seed: u64,
+    /// Every policy's options (the real runtime's defaults and the knobs given); the simulation uses the same.
+    pub opts: PolicyOptions,
+    /// Characterised programs the mix's jobs are simulated as.
+    pub programs: Option<&'a Programs>,
+    /// Where the check says what it does.
+    pub report: Reporter,
+}
+
+/// A check: the judgement, the fair class `linux` ran as, and the mix's model.
+pub struct Checked {
+    /// Predictions against measurements.
+    pub check: Check,
+    /// The simulated fair class `linux` was compared against.
+    pub model: String,
+    /// The mix's model (its sources and the jobs without one).
+    pub mix_model: MixModel,
+}
+
+/// The simulated fair class `linux` is compared against: the one given, else the host kernel's.
+fn fair_model(given: &Option<String>, report: &Reporter) -> String {
+    match given {
+        Some(m) => m.clone(),
+        None => {
+            let rel = cosched_linux::host::kernel_release().unwrap_or_default();
+            let m = cosched_linux::host::fair_class_of(&rel).unwrap_or("eevdf");
+            report.line(|| {
+                format!(
+                    "check: kernel {rel}: comparing `linux` against the simulated `{m}` (the `model` option chooses)"
+                )
+            });
+            m.to_string()
+        }
+    }
+}
+
+/// Run `mix` for real in interleaved rounds (each run built by `base`) and
+/// simulated from its model on `spec`, and judge the predictions.
+pub fn check(
+    mix: &Mix,
+    spec: &MachineSpec,
+    plan: &CheckPlan,
+    base: &dyn Fn(Mix, &str) -> RunConfig,
+) -> Result<Checked, HostError> {
+    let model = fair_model(&plan.model, &plan.report);
+    // A first solo run gives the cosched-bench models their speed, so that the
+    // pair slowdowns SLITS runs on can be predicted before the rounds.
+    plan.report.line(|| "check: solo runs for the model".into());
+    let first: Vec<Option<f64>> = runtime::solo_turnarounds(mix, base)?;
+    let first_model = model_mix(mix, &first, spec, plan.programs)?;
+    let slits = plan.policies.iter().any(|p| p.starts_with("slits"));
+    let profile = if first_model.complete() {
+        Some(predicted_profile(spec, &first_model)?)
+    } else if slits {
+        return Err(HostError::Unmodelled { jobs: first_model.skipped.clone() });
+    } else {
+        None
+    };
+    let config = |m: Mix, p: &str| {
+        let mut c = base(m, p);
+        c.opts = plan.opts.clone();
+        c.profile = profile.clone();
+        c
+    };
+    let why = "not computed by calibrate --check (it compares the simulator's predictions with the runs)";
+    let rounds_plan = rounds::Plan {
+        policies: plan.policies.clone(),
+        baseline: LINUX.into(),
+        rounds: plan.repeat,
+        seed: plan.seed,
+        drift_threshold: DRIFT_THRESHOLD,
+        min_effect: MIN_EFFECT,
+        config: &config,
+        bound: Bound::Absent { why: why.into() },
+        report: plan.report.clone(),
+    };
+    let real = rounds::run(mix, &rounds_plan)?;
+    // The model the predictions run on: each job's median solo time over the rounds.
+    let solo: Vec<Option<f64>> = (0..mix.jobs.len())
+        .map(|j| {
+            let mut v: Vec<f64> = real.round.iter().map(|r| r.solo_s[j]).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        })
+        .collect();
+    let mix_model = model_mix(mix, &solo, spec, plan.programs)?;
+    let seeds: Vec<u64> = real.round.iter().map(|r| r.policy_seed).collect();
+    let predict = |on: &MachineSpec| {
+        real.policies
+            .iter()
+            .map(|row| {
+                let name = row.policy.split('#').next().unwrap_or(&row.policy);
+                let sim = if name == LINUX { model.as_str() } else { name };
+                plan.report.line(|| format!("check: simulating {} as `{sim}` on `{}`", row.policy, on.name));
+                simulate_policy(on, &mix_model, sim, &plan.opts, &seeds)
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let predicted = predict(spec)?;
+    // The ablation: the same predictions on the preset without the host's other tenants.
+    let without = if spec.cache.tenant_lines_per_s > 0.0 {
+        let mut alone = spec.clone();
+        alone.cache.tenant_lines_per_s = 0.0;
+        alone.name = format!("{} without tenants", spec.name);
+        Some(predict(&alone)?)
+    } else {
+        None
+    };
+    let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
+    Ok(Checked { check: judge(&real, &predicted, without.as_deref(), &names), model, mix_model })
+}

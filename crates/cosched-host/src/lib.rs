@@ -1,0 +1,18 @@
+//! cosched's experiments that run real processes, below the faces (issue
+//! #64 item 5; design.md's `cosched-host`): interleaved rounds of several
+//! policies on a noisy host ([`rounds`]), the simulator's check against
+//! reality ([`calibrate`], judged by [`check`]) and the replay of a recorded
+//! check ([`replay`]). They sit over the lab (the simulator's half) and the
+//! real runtime; the command line and the Python bindings both call them
+//! with typed settings ([`live::Live`]) and get data or a typed
+//! [`error::HostError`] back. Nothing here parses a command line or prints:
+//! notes and progress go to the face's [`cosched_core::progress::Reporter`].
+
+pub mod calibrate;
+pub mod check;
+pub mod error;
+pub mod live;
+pub mod replay;
+pub mod rounds;
+
+pub use error::HostError;
