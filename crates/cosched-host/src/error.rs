@@ -81,7 +81,7 @@ pub enum Recorded {
     /// The preset is not a machine description.
     NotMachine(serde_json::Error),
     /// Over a bound (the rounds are bounded as `repeat` is).
-    Bound(RunError),
+    Bound(Box<RunError>),
     /// A policy the runtime cannot run.
     UnknownPolicy {
         /// The name recorded.

@@ -104,7 +104,7 @@ pub fn replay(
     // Each round is a seed every policy is simulated at: bounded as `repeat` is.
     cosched_lab::limits::REPEAT
         .check(rounds as u64)
-        .map_err(|e| HostError::recorded(&file, "check.result.solo_s", Recorded::Bound(e)))?;
+        .map_err(|e| HostError::recorded(&file, "check.result.solo_s", Recorded::Bound(Box::new(e))))?;
     let jobs = mix.jobs.len();
     let mut solo = vec![];
     for j in 0..jobs {

@@ -112,9 +112,8 @@ pub fn report(
     let topo = m.topology();
     let threads = plan.threads.len();
     if threads > topo.n_contexts() {
-        return Err(RunError::Config(ConfigError::new(
+        return Err(RunError::Config(ConfigError::whole(
             &a.workload,
-            "-",
             format!("{threads} threads do not fit {} contexts one per context", topo.n_contexts()),
         )));
     }

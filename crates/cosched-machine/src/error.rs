@@ -8,16 +8,28 @@ use std::fmt;
 pub struct ConfigError {
     /// File name or preset name.
     pub file: String,
-    /// The field (dotted path, with indices), or `-` when not about one field.
-    pub field: String,
+    /// The line of the file at fault (from 1), when one is.
+    pub line: Option<usize>,
+    /// The field (dotted path, with indices), when a single field is at fault.
+    pub field: Option<String>,
     /// What is wrong.
     pub problem: String,
 }
 
 impl ConfigError {
-    /// A new error.
+    /// A problem with `field` of `file`.
     pub fn new(file: &str, field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
-        ConfigError { file: file.to_string(), field: field.into(), problem: problem.into() }
+        ConfigError { file: file.to_string(), line: None, field: Some(field.into()), problem: problem.into() }
+    }
+
+    /// A problem with `file` as a whole (no single field at fault).
+    pub fn whole(file: &str, problem: impl Into<String>) -> ConfigError {
+        ConfigError { file: file.to_string(), line: None, field: None, problem: problem.into() }
+    }
+
+    /// The same problem, at `line` of the file.
+    pub fn at_line(self, line: usize) -> ConfigError {
+        ConfigError { line: Some(line), ..self }
     }
 
     /// Turn a TOML parse error into one line with the line number and the
@@ -25,7 +37,7 @@ impl ConfigError {
     pub fn from_toml(file: &str, src: &str, e: &toml::de::Error) -> ConfigError {
         let msg = e.message().replace('\n', " ");
         let Some(span) = e.span() else {
-            return ConfigError::new(file, "-", msg);
+            return ConfigError::whole(file, msg);
         };
         let at = span.start.min(src.len());
         let line_no = src[..at].matches('\n').count() + 1;
@@ -34,18 +46,23 @@ impl ConfigError {
             // The span covers the table that lacks the field.
             let field =
                 if span.is_empty() || table.is_empty() { missing.to_string() } else { format!("{table}.{missing}") };
-            let file = if span.is_empty() { file.to_string() } else { format!("{file}:{line_no}") };
-            return ConfigError { file, field, problem: "required field is missing".into() };
+            let line = (!span.is_empty()).then_some(line_no);
+            return ConfigError {
+                file: file.into(),
+                line,
+                field: Some(field),
+                problem: "required field is missing".into(),
+            };
         }
         let line = src.lines().nth(line_no - 1).unwrap_or("").trim();
         let key = if line.starts_with('[') { "" } else { line.split('=').next().unwrap_or("").trim() };
         let field = match (table.is_empty(), key.is_empty()) {
-            (_, true) if table.is_empty() => "-".to_string(),
-            (_, true) => table,
-            (true, false) => key.to_string(),
-            (false, false) => format!("{table}.{key}"),
+            (_, true) if table.is_empty() => None,
+            (_, true) => Some(table),
+            (true, false) => Some(key.to_string()),
+            (false, false) => Some(format!("{table}.{key}")),
         };
-        ConfigError { file: format!("{file}:{line_no}"), field, problem: msg }
+        ConfigError { file: file.into(), line: Some(line_no), field, problem: msg }
     }
 }
 
@@ -100,13 +117,16 @@ fn table_path(src: &str, at: usize) -> String {
     current
 }
 
-/// `file: field: problem`, or `file: problem` when no single field is at fault.
+/// `file[:line]: field: problem`, or `file[:line]: problem` when no single field is at fault.
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field == "-" || self.field.is_empty() {
-            write!(f, "{}: {}", self.file, self.problem)
-        } else {
-            write!(f, "{}: {}: {}", self.file, self.field, self.problem)
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        match self.field.as_deref().filter(|x| !x.is_empty()) {
+            Some(field) => write!(f, ": {field}: {}", self.problem),
+            None => write!(f, ": {}", self.problem),
         }
     }
 }
@@ -207,11 +227,12 @@ mod tests {
         let src = "name = \"w\"\n[[job]]\nname = \"a\"\n[[job.phase]]\nipc = 1\n[[job]]\nname = \"b\"\n\
                    [[job.phase]]\nipc = 1\n[[job.phase]]\nipcc = 2\n";
         let e = err(src);
-        assert_eq!(e.field, "job[1].phase[1].ipcc", "{e}");
-        assert_eq!(e.file, "w.toml:11");
+        assert_eq!(e.field.as_deref(), Some("job[1].phase[1].ipcc"), "{e}");
+        assert_eq!((e.file.as_str(), e.line), ("w.toml", Some(11)));
+        assert!(e.to_string().starts_with("w.toml:11: job[1].phase[1].ipcc: "), "{e}");
         let e = err("name = \"w\"\n[[job]]\n[[job.phase]]\nipc = 1\n");
-        assert_eq!(e.field, "job[0].name", "{e}");
+        assert_eq!(e.field.as_deref(), Some("job[0].name"), "{e}");
         let e = err("nam = \"w\"\n");
-        assert_eq!(e.field, "nam", "{e}");
+        assert_eq!(e.field.as_deref(), Some("nam"), "{e}");
     }
 }

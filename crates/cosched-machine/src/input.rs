@@ -72,7 +72,7 @@ fn irregular(path: &Path) -> std::io::Result<Option<&'static str>> {
 /// most `kind`'s cap and [`MAX_LINE`] per line, valid UTF-8, with a
 /// leading byte-order mark dropped (spreadsheets write one).
 pub fn read_text(path: &Path, name: &str, kind: Kind) -> Result<String, ConfigError> {
-    let err = |problem: String| ConfigError::new(name, "-", problem);
+    let err = |problem: String| ConfigError::whole(name, problem);
     if let Some(what) = irregular(path).map_err(|e| err(format!("cannot read: {e}")))? {
         return Err(err(format!("is {what}; give a regular file")));
     }
@@ -90,16 +90,13 @@ pub fn read_text(path: &Path, name: &str, kind: Kind) -> Result<String, ConfigEr
         return Err(over(format!("more than {cap} bytes")));
     }
     if let Some((i, l)) = bytes.split(|&b| b == b'\n').enumerate().find(|(_, l)| l.len() > MAX_LINE) {
-        return Err(ConfigError::new(
-            &format!("{name}:{}", i + 1),
-            "-",
-            format!("a line of {} bytes, over the {} line cap", l.len(), mib(MAX_LINE as u64)),
-        ));
+        let problem = format!("a line of {} bytes, over the {} line cap", l.len(), mib(MAX_LINE as u64));
+        return Err(ConfigError::whole(name, problem).at_line(i + 1));
     }
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        ConfigError::new(&format!("{name}:{line}"), "-", "not UTF-8 text")
+        ConfigError::whole(name, "not UTF-8 text").at_line(line)
     })?;
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
@@ -134,7 +131,7 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
         }
         self.buf.clear();
         self.line_no += 1;
-        let cite = format!("{}:{}", self.name, self.line_no);
+        let cite = |problem: String| ConfigError::whole(&self.name, problem).at_line(self.line_no);
         let read = (&mut self.reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut self.buf);
         match read {
             Ok(0) => {
@@ -143,11 +140,7 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
             }
             Ok(_) if self.buf.len() > MAX_LINE => {
                 self.done = true;
-                Some(Err(ConfigError::new(
-                    &cite,
-                    "-",
-                    format!("a line longer than the {} line cap", mib(MAX_LINE as u64)),
-                )))
+                Some(Err(cite(format!("a line longer than the {} line cap", mib(MAX_LINE as u64)))))
             }
             Ok(_) => {
                 while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
@@ -157,7 +150,7 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
             }
             Err(e) => {
                 self.done = true;
-                Some(Err(ConfigError::new(&cite, "-", format!("cannot read: {e}"))))
+                Some(Err(cite(format!("cannot read: {e}"))))
             }
         }
     }

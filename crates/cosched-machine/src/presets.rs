@@ -34,9 +34,8 @@ pub fn read_source(kind: &str, table: &[(&str, &str)], arg: &str) -> Result<(Str
     }
     match table.iter().find(|(n, _)| *n == arg) {
         Some((n, src)) => Ok((format!("{kind} preset `{n}`"), src.to_string())),
-        None => Err(ConfigError::new(
+        None => Err(ConfigError::whole(
             &format!("{kind} `{}`", cosched_core::text::quote(arg)),
-            "-",
             format!(
                 "no such preset{} (known: {}); a file path must contain `/` or end in .toml",
                 cosched_core::suggest::did_you_mean(arg, table.iter().map(|(n, _)| *n)),

@@ -53,7 +53,7 @@ fn located(kind: &str, workload: Option<&str>) -> Vec<(&'static str, String)> {
 #[pyfunction]
 pub fn _variant_errors() -> Vec<(&'static str, PyErr)> {
     let examples = [
-        RunError::Config(cosched_machine::ConfigError::new("machine `x`", "-", "example")),
+        RunError::Config(cosched_machine::ConfigError::whole("machine `x`", "example")),
         RunError::knob("quantum_ms", "example"),
         RunError::Policy(Box::new(PolicyFailure::Unnamed)),
         RunError::Simulation(Box::new(SimFailure::Bare(cosched_sim::SimError::Cancelled))),
@@ -80,18 +80,14 @@ fn variant(e: &RunError) -> &'static str {
 /// `field` (dotted path, or `None` when no single field is at fault) and `problem`.
 fn config_error(c: cosched_machine::ConfigError) -> PyErr {
     let msg = c.to_string();
-    let (file, line) = match c.file.rsplit_once(':') {
-        Some((f, l)) if !f.is_empty() && l.parse::<u32>().is_ok() => (f.to_string(), l.parse::<u32>().ok()),
-        _ => (c.file.clone(), None),
-    };
-    let field = (c.field != "-" && !c.field.is_empty()).then(|| c.field.clone());
+    let cosched_machine::ConfigError { file, line, field, problem } = c;
     Python::attach(|py| {
         let made = (|| -> PyResult<PyErr> {
             let exc = py.import("cosched.errors")?.getattr("ConfigError")?.call1((msg,))?;
             exc.setattr("file", file)?;
             exc.setattr("line", line)?;
             exc.setattr("field", field)?;
-            exc.setattr("problem", c.problem)?;
+            exc.setattr("problem", problem)?;
             Ok(PyErr::from_value(exc))
         })();
         made.unwrap_or_else(|e| e)

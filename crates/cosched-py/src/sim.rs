@@ -132,11 +132,11 @@ fn to_toml<T: serde::Serialize + serde::de::DeserializeOwned>(
     // range is named by its dotted path exactly as in a file; the generated
     // text is never seen, so errors cite `name` without a line.
     let mut value: serde_json::Value =
-        serde_json::from_str(spec_json).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
+        serde_json::from_str(spec_json).map_err(|e| run_error(ConfigError::whole(name, e.to_string()).into()))?;
     drop_nulls(&mut value);
-    let text = toml::to_string(&value).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))?;
-    let spec: T = load(name, &text).map_err(|e| run_error(ConfigError { file: name.to_string(), ..e }.into()))?;
-    toml::to_string(&spec).map_err(|e| run_error(ConfigError::new(name, "-", e.to_string()).into()))
+    let text = toml::to_string(&value).map_err(|e| run_error(ConfigError::whole(name, e.to_string()).into()))?;
+    let spec: T = load(name, &text).map_err(|e| run_error(ConfigError { file: name.to_string(), line: None, ..e }.into()))?;
+    toml::to_string(&spec).map_err(|e| run_error(ConfigError::whole(name, e.to_string()).into()))
 }
 
 /// Remove `null` members (an absent optional field) so the TOML says nothing of them.

@@ -28,9 +28,8 @@ fn pinned_plan(m: &MachineSpec, name: &str) -> Result<(Plan, Topology), RunError
     let plan = Plan::new(&w, m, None, 1, name).map_err(RunError::from)?;
     let topo = m.topology();
     if plan.threads.len() > topo.n_contexts() {
-        return Err(RunError::Config(ConfigError::new(
+        return Err(RunError::Config(ConfigError::whole(
             name,
-            "-",
             format!(
                 "{} threads on {} contexts of {}: an assignment needs one context per thread",
                 plan.threads.len(),
