@@ -92,7 +92,7 @@ pub fn check(
         c.profile = profile.clone();
         c
     };
-    let why = "not computed by calibrate --check (it compares the simulator's predictions with the runs)";
+    let why = "not computed by the check (it compares the simulator's predictions with the runs)";
     let rounds_plan = rounds::Plan {
         policies: plan.policies.clone(),
         baseline: LINUX.into(),

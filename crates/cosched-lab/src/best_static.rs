@@ -10,6 +10,7 @@ use crate::optimum::{
 };
 use cosched_core::optimum::grouping::corun_count;
 use cosched_machine::MachineSpec;
+use cosched_policies::knob::flag_of;
 use cosched_policies::knob::Kind;
 use cosched_sim::{presets, Plan};
 use serde::Serialize;
@@ -152,14 +153,14 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         None
     };
     let matching = if !a.matching {
-        Err("skipped (--no-matching)".to_string())
+        Err(format!("skipped ({})", flag_of("no_matching")))
     } else {
         let jobs = plan.jobs.len() as u64;
         total(jobs * jobs.saturating_sub(1));
         inst.matching(tick).map_err(|e| e.to_string())
     };
     let grouping = match inst.tree.group_level().map(|l| inst.tree.capacity(l)) {
-        _ if !a.matching => Err("skipped (--no-matching)".to_string()),
+        _ if !a.matching => Err(format!("skipped ({})", flag_of("no_matching"))),
         Some(2) => Err("the deepest shared level holds pairs: the matching above is the grouping".to_string()),
         Some(size) if a.budget as u128 >= corun_count(plan.jobs.len(), size) => {
             total(corun_count(plan.jobs.len(), size) as u64);
@@ -176,7 +177,9 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         None
     };
     let Best { kind: bound, value: best, ci: best_ci } = best_of(objective, exhaustive.as_ref(), sampled.as_ref())
-        .ok_or_else(|| RunError::knob("samples", "0 with more co-schedules than --budget: nothing to search"))?;
+        .ok_or_else(|| {
+            RunError::knob("samples", format!("0 with more co-schedules than {}: nothing to search", flag_of("budget")))
+        })?;
     let thread_jobs = plan.threads.iter().map(|t| plan.jobs[t.job as usize].name.clone()).collect();
     Ok(Report {
         machine: m.name.clone(),

@@ -313,7 +313,8 @@ pub fn programs_profile(
     let model = model_mix(mix, solo_s, m, Some(programs))?;
     if !model.complete() {
         return Err(RunError::option(format!(
-            "--programs {}: no characterised program (and no cosched-bench model) for {}",
+            "{} {}: no characterised program (and no cosched-bench model) for {}",
+            cosched_policies::knob::flag_of("programs"),
             programs.file,
             model.skipped.join(", ")
         )));

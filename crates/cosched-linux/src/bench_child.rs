@@ -20,8 +20,9 @@ pub enum CalibrateError {
 
 /// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
 pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
-    let prog = resolve_program("cosched-bench")
-        .ok_or_else(|| CalibrateError::Bench("cosched-bench not found (build it: cargo build --release)".into()))?;
+    let prog = resolve_program("cosched-bench").ok_or_else(|| {
+        CalibrateError::Bench("cosched-bench not found (build it: `cargo build --release` in the checkout)".into())
+    })?;
     let mut cmd = Command::new(prog);
     cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::null());
     // SAFETY: sched_setaffinity and prctl on the child itself, async-signal-safe.

@@ -35,7 +35,7 @@ pub struct BestPairing {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PairingError {
     /// The profile lacks a job of the mix.
-    #[error("--profile: {0}")]
+    #[error("{flag}: {0}", flag = cosched_policies::knob::flag_of("profile"))]
     Profile(#[from] cosched_core::pair_profile::MissingJob),
     /// More instances than contexts: no static co-schedule.
     #[error("no static co-schedule: {instances} instances on {contexts} contexts (each needs a context of its own)")]

@@ -135,7 +135,8 @@ fn to_toml<T: serde::Serialize + serde::de::DeserializeOwned>(
         serde_json::from_str(spec_json).map_err(|e| run_error(ConfigError::whole(name, e.to_string()).into()))?;
     drop_nulls(&mut value);
     let text = toml::to_string(&value).map_err(|e| run_error(ConfigError::whole(name, e.to_string()).into()))?;
-    let spec: T = load(name, &text).map_err(|e| run_error(ConfigError { file: name.to_string(), line: None, ..e }.into()))?;
+    let spec: T =
+        load(name, &text).map_err(|e| run_error(ConfigError { file: name.to_string(), line: None, ..e }.into()))?;
     toml::to_string(&spec).map_err(|e| run_error(ConfigError::whole(name, e.to_string()).into()))
 }
 

@@ -82,7 +82,7 @@ impl std::fmt::Display for PotError {
                     let more = tried.len().saturating_sub(4);
                     write!(f, "; thresholds tried: {}", tried[..tried.len() - more].join("; "))?;
                     if more > 0 {
-                        write!(f, " (+{more} more: --format json lists every candidate)")?;
+                        write!(f, " (+{more} more: the JSON output lists every candidate)")?;
                     }
                 }
                 Ok(())

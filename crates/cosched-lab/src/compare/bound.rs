@@ -9,7 +9,9 @@ use cosched_core::stats::mean_ci;
 use serde::Serialize;
 
 /// Why a comparison has no best static co-schedule when it was not asked for.
-pub const NOT_COMPUTED: &str = "not computed (--no-bound)";
+pub fn not_computed() -> String {
+    format!("not computed ({})", cosched_policies::knob::flag_of("no_bound"))
+}
 
 /// Most distinct co-schedules `compare` simulates per seed for the exact optimum.
 pub const GAP_BUDGET: usize = 20_000;

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 mod bound;
 use bound::{best_static, gap_runs};
-pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, NOT_COMPUTED, ROUNDING_PCT};
+pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
 
 cosched_core::metric_fields! {
     /// One policy's figures over the seeds: mean and 95% interval.
@@ -289,7 +289,7 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
     let best = if gap {
         best_static(resolved, &seeds, steps.tick).map_err(|e| e.to_string())
     } else {
-        Err(NOT_COMPUTED.to_string())
+        Err(bound::not_computed())
     };
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
     let base = names.iter().position(|n| n == baseline).expect("baseline included");

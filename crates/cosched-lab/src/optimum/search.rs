@@ -7,6 +7,7 @@ use crate::assignment::{random_assignment, random_partition, random_static_parti
 use cosched_core::evt::{pot, Threshold};
 use cosched_core::ids::CtxId;
 use cosched_core::optimum::{grouping, min_cost_groups, place_pairs, Tree};
+use cosched_policies::knob::flag_of;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -67,8 +68,9 @@ impl<'a> Instance<'a> {
         let count = tree.count(self.threads());
         if count > budget.min(MAX_BUDGET) as u128 {
             return Err(OptimumError::Refused(format!(
-                "{count} distinct co-schedules exceed the budget of {} simulations (--budget, at most {MAX_BUDGET})",
-                budget.min(MAX_BUDGET)
+                "{count} distinct co-schedules exceed the budget of {} simulations ({}, at most {MAX_BUDGET})",
+                budget.min(MAX_BUDGET),
+                flag_of("budget")
             )));
         }
         let mut all: Vec<Vec<u32>> = Vec::with_capacity(count as usize);
@@ -199,8 +201,9 @@ impl<'a> Instance<'a> {
         let count = grouping::corun_count(jobs, size);
         if count > budget.min(MAX_BUDGET) as u128 {
             return Err(OptimumError::Refused(format!(
-                "grouping: {count} co-runs ({jobs} jobs in groups of up to {size}) exceed the budget of {} simulations (--budget)",
-                budget.min(MAX_BUDGET)
+                "grouping: {count} co-runs ({jobs} jobs in groups of up to {size}) exceed the budget of {} simulations ({})",
+                budget.min(MAX_BUDGET),
+                flag_of("budget")
             )));
         }
         // Every group of 2..=size jobs, each member measured beside the others.

@@ -20,6 +20,7 @@ use cosched_core::policy::Policy;
 use cosched_core::JobId;
 use cosched_machine::ChromeTrace;
 use cosched_policies as policies;
+use cosched_policies::knob::flag_of;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::BufWriter;
@@ -67,7 +68,7 @@ fn counters_supply(
         .as_ref()
         .map(|pr| pr.reorder(&names))
         .transpose()
-        .map_err(|e| RuntimeError::File(format!("--profile: {e}")))?;
+        .map_err(|e| RuntimeError::File(format!("{}: {e}", flag_of("profile"))))?;
     Ok(match profile {
         Some(pr) if policy.as_uses_profile().is_some_and(|p| p.use_profile(&pr)) => (
             Supply::Yes,
@@ -86,9 +87,9 @@ fn counters_supply(
                     crate::PmuStatus::Unavailable(e) => format!("perf_event_open: {e}"),
                 },
                 if cfg.profile.is_some() {
-                    "; this policy cannot use a probed profile instead"
+                    "; this policy cannot use a probed profile instead".to_string()
                 } else {
-                    "; slits-* can run on a profile from `cosched probe` (--profile)"
+                    format!("; slits-* can run on a profile from `cosched probe` ({})", flag_of("profile"))
                 }
             )),
             None,

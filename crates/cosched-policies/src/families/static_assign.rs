@@ -54,7 +54,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
         oracle: false,
         knob_groups: &[super::slots::SlotsKnobs::GROUP, StaticKnobs::GROUP],
         make: |o| {
-            let a = o.assignment.clone().ok_or("static: needs an assignment (--assignment)")?;
+            let a = o.assignment.clone().ok_or_else(|| format!("static: needs an assignment ({})", crate::knob::flag_of("assignment")))?;
             Ok(Box::new(StaticAssign::new(a, o.quantum)))
         },
     },

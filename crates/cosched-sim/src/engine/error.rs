@@ -4,6 +4,7 @@
 //! `PolicyError` in Python, not a simulation failure).
 
 use cosched_core::dispatch::ContractError;
+use cosched_core::knob::flag_of;
 use cosched_policies::PolicyError;
 use thiserror::Error;
 
@@ -39,7 +40,7 @@ pub enum SimError {
         runnable: usize,
     },
     /// The simulated-time limit (`--max-sim-time-s`) passed.
-    #[error("run exceeded the simulated-time limit of {limit_s} s (raise it with --max-sim-time-s)")]
+    #[error("run exceeded the simulated-time limit of {limit_s} s (raise it with {})", flag_of("max_sim_time_s"))]
     TimeLimit {
         /// The limit, s.
         limit_s: f64,
@@ -62,7 +63,8 @@ pub enum SimError {
     Cancelled,
     /// The event budget (`--max-events`) ran out.
     #[error(
-        "run exceeded the event budget of {budget} events at t={t_s:.6} s simulated, {done} of {threads} threads finished (raise it with --max-events)"
+        "run exceeded the event budget of {budget} events at t={t_s:.6} s simulated, {done} of {threads} threads finished (raise it with {})",
+        flag_of("max_events")
     )]
     EventBudget {
         /// The budget.

@@ -9,6 +9,7 @@ use crate::spec::workload::{JobSpec, PhaseSpec};
 use crate::spec::WorkloadSpec;
 use crate::variation::{instance_seed, Draw};
 use cosched_core::ids::{Nanos, SECOND};
+use cosched_core::knob::flag_of;
 use cosched_core::policy::{Demand, Resource};
 use cosched_machine::ConfigError;
 use cosched_machine::MachineSpec;
@@ -155,19 +156,21 @@ impl Plan {
         file: &str,
         noise: f64,
     ) -> Result<Plan, ConfigError> {
-        crate::variation::check_noise(noise).map_err(|e| ConfigError::new(file, "--noise", e.to_string()))?;
+        crate::variation::check_noise(noise).map_err(|e| ConfigError::new(file, flag_of("noise"), e.to_string()))?;
         let max = crate::spec::workload::MAX_THREADS;
         if threads == Some(0) || threads > Some(max) {
-            return Err(ConfigError::new(file, "--threads", format!("must be from 1 to {max}")));
+            return Err(ConfigError::new(file, flag_of("threads"), format!("must be from 1 to {max}")));
         }
         if let Some(t) = threads.filter(|_| !w.jobs.iter().any(|j| j.is_scalable())) {
             return Err(ConfigError::new(
                 file,
-                "--threads",
+                flag_of("threads"),
                 format!(
-                    "workload `{}` has no multi-threaded job (each of its jobs runs one thread), so --threads {t} \
-                     would change nothing; for {t} copies of its jobs use --copies {t}",
-                    w.name
+                    "workload `{}` has no multi-threaded job (each of its jobs runs one thread), so {} {t} \
+                     would change nothing; for {t} copies of its jobs use {} {t}",
+                    w.name,
+                    flag_of("threads"),
+                    flag_of("copies")
                 ),
             ));
         }

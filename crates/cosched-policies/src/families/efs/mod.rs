@@ -144,10 +144,8 @@ impl EfsGate {
     /// Read μ and the power table (Eq. 13) from the knobs or the machine.
     pub(crate) fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         if self.p.admission.is_oracle() && view.oracle().is_none() {
-            return Err(
-                "efs: --efs-admission oracle/oracle-solo reads the simulator's ground truth; this backend has none"
-                    .into(),
-            );
+            let flag = crate::knob::flag_of("efs_admission");
+            return Err(format!("efs: {flag} oracle/oracle-solo reads the simulator's ground truth; this backend has none").into());
         }
         self.cores = view.topology().n_contexts();
         self.mu =
