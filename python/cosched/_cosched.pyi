@@ -6,7 +6,9 @@ from typing import Any, TypeAlias, overload
 __version__: str
 SOURCE_TREE: str
 
-Point: TypeAlias = tuple[list[tuple[str, str]], str | None, str | None, str, int]
+#: A knob's value as it crosses (checked by its declaration on the Rust side).
+KnobValue: TypeAlias = bool | int | float | str | list[str]
+Point: TypeAlias = tuple[list[tuple[str, KnobValue]], str | None, str | None, str, int]
 Slice: TypeAlias = tuple[int, int, int, int, int]
 # A policy given as Python code: (name, factory of fresh instances, needs).
 Custom: TypeAlias = tuple[str, Callable[[], object], list[str]]
@@ -50,7 +52,7 @@ def machine_toml(name: str, spec_json: str) -> str: ...
 def workload_spec(source: str, toml: str | None = None) -> dict[str, Any]: ...
 def workload_toml(name: str, spec_json: str) -> str: ...
 def simulate(
-    knobs: Sequence[tuple[str, str]],
+    knobs: Sequence[tuple[str, KnobValue]],
     machine: str | None,
     workload: str | None,
     policy: str,
@@ -60,7 +62,7 @@ def simulate(
     custom: Custom | None = None,
 ) -> tuple[dict[str, Any], list[str], list[Slice]]: ...
 def compare(
-    knobs: Sequence[tuple[str, str]],
+    knobs: Sequence[tuple[str, KnobValue]],
     machine: str | None,
     workload: str | None,
     policies: Sequence[str] | None,
@@ -74,8 +76,8 @@ def sweep(
     points: Sequence[Point], progress: Callable[[int], object] | None = None, customs: Sequence[Custom] = ...
 ) -> list[dict[str, Any]]: ...
 def pot(samples: Sequence[float], threshold: str, confidence: float) -> dict[str, Any]: ...
-def assign(options: Sequence[tuple[str, str]]) -> tuple[dict[str, Any], list[tuple[int, float]], list[float]]: ...
-def optimum(options: Sequence[tuple[str, str]]) -> dict[str, Any]: ...
+def assign(options: Sequence[tuple[str, KnobValue]]) -> tuple[dict[str, Any], list[tuple[int, float]], list[float]]: ...
+def optimum(options: Sequence[tuple[str, KnobValue]]) -> dict[str, Any]: ...
 def option_list(command: str) -> list[dict[str, Any]]: ...
 
 Live: TypeAlias = tuple[str | None, str | None, float, str, float | None, float, str | None]
@@ -91,7 +93,7 @@ def interleaved(
     min_effect: float,
     profile: str | None,
     live_in: Live,
-    knobs: Sequence[tuple[str, str]],
+    knobs: Sequence[tuple[str, KnobValue]],
     python: str,
 ) -> dict[str, Any]: ...
 def calibrate_check(
@@ -103,11 +105,11 @@ def calibrate_check(
     repeat: int,
     seed: int,
     live_in: Live,
-    knobs: Sequence[tuple[str, str]],
+    knobs: Sequence[tuple[str, KnobValue]],
     python: str,
 ) -> dict[str, Any]: ...
 def replay(
-    recorded: str, mix: str, programs: str | None, seed: int, knobs: Sequence[tuple[str, str]]
+    recorded: str, mix: str, programs: str | None, seed: int, knobs: Sequence[tuple[str, KnobValue]]
 ) -> dict[str, Any]: ...
 def _variant_errors() -> list[tuple[str, Exception]]: ...
 def complete(

@@ -1,6 +1,8 @@
-"""Keyword knobs → (keyword, text) pairs (``quantum_ms=4`` → ``("quantum_ms", "4")``),
-type-checked against the knobs' declarations (``cosched.knobs()``); the Rust side
-checks each value's range through the same declaration as the command line."""
+"""Keyword knobs → (keyword, value) pairs (``quantum_ms=4`` → ``("quantum_ms", 4)``),
+type-checked against the knobs' declarations (``cosched.knobs()``); each value
+crosses to Rust as itself (a number, a switch, a word, a list of words), not as
+text, and the Rust side checks its range through the same declaration as the
+command line's flag."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ import numpy as np
 from . import _cosched
 from .errors import OptionError
 
-#: A knob as it crosses to Rust: its keyword and its value as text.
-Texts = list[tuple[str, str]]
+#: A knob's value as it crosses to Rust.
+Value = bool | int | float | str | list[str]
+#: Knobs as they cross to Rust: each keyword and its typed value.
+Values = list[tuple[str, Value]]
 
 
 @cache
@@ -25,11 +29,11 @@ def known() -> dict[str, dict[str, Any]]:
     return {k["name"]: k for k in _cosched.knob_list()}
 
 
-def to_texts(knobs: Mapping[str, Any], *, reserved: tuple[str, ...] = ()) -> Texts:
-    """The (keyword, text) pairs of ``knobs``; an unknown or reserved keyword, or a
+def to_values(knobs: Mapping[str, Any], *, reserved: tuple[str, ...] = ()) -> Values:
+    """The (keyword, value) pairs of ``knobs``; an unknown or reserved keyword, or a
     value of the wrong type for its knob, raises :class:`OptionError` naming the keyword."""
     table = known()
-    texts: Texts = []
+    texts: Values = []
     for name, value in knobs.items():
         if name in reserved or name not in table:
             close = difflib.get_close_matches(name, [k for k in table if k not in reserved], n=1)
@@ -40,9 +44,9 @@ def to_texts(knobs: Mapping[str, Any], *, reserved: tuple[str, ...] = ()) -> Tex
         if k["switch"]:
             if not isinstance(value, (bool, np.bool_)):
                 raise OptionError(f"{name}: is a switch: give True or False, got {_shown(value)}")
-            texts.append((name, "true" if value else "false"))
+            texts.append((name, bool(value)))
         elif value is not None:
-            texts.append((name, _text(name, k, value)))
+            texts.append((name, _value(name, k, value)))
     return texts
 
 
@@ -56,18 +60,19 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
-def _text(name: str, k: dict[str, Any], value: Any) -> str:
-    """The flag text of ``value`` for knob ``k``, checked against the knob's kind."""
+def _value(name: str, k: dict[str, Any], value: Any) -> Value:
+    """``value`` for knob ``k`` as it crosses to Rust, checked against the knob's kind
+    (a number stays a number; a text knob that also takes numbers gets their text)."""
     kind = k.get("kind", "text")
     wrong = f"{name}: "
     if kind == "number":
         if not _is_number(value):
             raise OptionError(f"{wrong}must be a number, got {_shown(value)}")
-        return repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
+        return float(value) if isinstance(value, (float, np.floating)) else int(value)
     if kind == "integer":
         if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
             raise OptionError(f"{wrong}must be a whole number, got {_shown(value)}")
-        return str(int(value))
+        return int(value)
     if kind == "word":
         if not isinstance(value, str):
             raise OptionError(f"{wrong}must be one of {', '.join(k['choices'])} (a string), got {_shown(value)}")
@@ -76,7 +81,7 @@ def _text(name: str, k: dict[str, Any], value: Any) -> str:
         if isinstance(value, str):
             return value
         if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            return ",".join(value) if value else "none"
+            return list(value) if value else "none"
         raise OptionError(f"{wrong}give a list of words from {', '.join(k['choices'])}, got {_shown(value)}")
     if isinstance(value, (str, os.PathLike)):
         return os.fspath(value) if isinstance(value, os.PathLike) else value
@@ -93,21 +98,21 @@ def declared(command: str) -> dict[str, dict[str, Any]]:
     return {k["name"]: k for k in _cosched.option_list(command)}
 
 
-def _command_texts(command: str, options: Mapping[str, Any]) -> Texts:
-    """Keyword options of a command as (keyword, text) pairs, type-checked against
+def _command_values(command: str, options: Mapping[str, Any]) -> Values:
+    """Keyword options of a command as (keyword, value) pairs, type-checked against
     its declarations (:func:`declared`); an unknown option, or a value of the
     wrong type, raises OptionError."""
     table = declared(command)
-    texts: Texts = []
+    texts: Values = []
     for k, v in options.items():
         if k not in table:
             raise OptionError(f"`{k}` is not an option of {command} (known: {', '.join(sorted(table))})")
         if table[k]["switch"]:
             if not isinstance(v, (bool, np.bool_)):
                 raise OptionError(f"{k}: is a switch: give True or False, got {_shown(v)}")
-            texts.append((k, "true" if v else "false"))
+            texts.append((k, bool(v)))
         else:
-            texts.append((k, _text(k, table[k], v)))
+            texts.append((k, _value(k, table[k], v)))
     return texts
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _command_texts, check_seed, default
+from ._knobs import Values, _command_values, check_seed, default
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -38,6 +38,10 @@ class Assignment:
     def best(self) -> float:
         return float(self.report["best"])
 
+    def to_pandas(self) -> pd.DataFrame:
+        """:attr:`samples`: one row per measured assignment (sample, gips, predicted)."""
+        return self.samples.copy()
+
     def __repr__(self) -> str:
         p = self.report["pot"]
         return (
@@ -58,7 +62,7 @@ def assign(
     flags: ``samples=2000``, ``prune=0.0`` (SP-POT share pruned by the
     predictor), ``threshold="auto"`` (or a value, or ``"q0.9"``),
     ``confidence=0.95``, ``noise=1.0``, ``compare_plain=False``."""
-    texts = [("machine", machine), ("workload", workload), ("seed", str(check_seed("seed", seed)))]
-    texts += _command_texts("assign", options)
+    texts: Values = [("machine", machine), ("workload", workload), ("seed", check_seed("seed", seed))]
+    texts += _command_values("assign", options)
     report, measured, predicted = _cosched.assign(texts)
     return Assignment(report, measured, predicted)

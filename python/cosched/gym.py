@@ -39,7 +39,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from ._knobs import _is_number, check_seed, to_texts
+from ._knobs import _is_number, check_seed, to_values
 from .errors import OptionError
 from .policy import Decision, Event, Policy, View, cancel, preempt, run, timer
 
@@ -172,7 +172,7 @@ class SchedEnv:
             raise OptionError(f"max_steps: a whole number from 1 to 100,000,000, got {max_steps!r}")
         if not 1 <= max_steps <= 100_000_000:
             raise OptionError(f"max_steps: from 1 to 100,000,000, got {max_steps}")
-        to_texts(knobs, reserved=("machine", "workload", "policy", "seed", "timing"))
+        to_values(knobs, reserved=("machine", "workload", "policy", "seed", "timing"))
         self.machine, self.workload, self.objective = machine, workload, objective
         self.quantum_ns = round(float(quantum_ms) * 1e6)
         self.max_steps, self.knobs = int(max_steps), knobs

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import Texts, check_count, check_policies, check_seed, to_texts
+from ._knobs import Values, check_count, check_policies, check_seed, to_values
 from .errors import OptionError
 
 if TYPE_CHECKING:
@@ -141,8 +141,8 @@ def _live(
     return machine, calibration, float(tick_ms), freezer, timeout_s, float(grace_s), out
 
 
-def _knobs(knobs: dict[str, Any]) -> Texts:
-    return to_texts(knobs)
+def _knobs(knobs: dict[str, Any]) -> Values:
+    return to_values(knobs)
 
 
 def _names(name: str, value: Any) -> list[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from . import _cosched
-from ._knobs import _command_texts, default
+from ._knobs import Values, _command_values, default
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -67,6 +67,10 @@ class Optimum:
             add("best of random", r["sampled"]["best"])
         return pd.DataFrame(rows)
 
+    def to_pandas(self) -> pd.DataFrame:
+        """:meth:`frame`: one row per co-schedule the search kept."""
+        return self.frame()
+
     def __repr__(self) -> str:
         r = self.report
         return f"Optimum({r['workload']!r} on {r['machine']!r}: {r['objective']} {self.best:.5g}, {self.bound})"
@@ -84,6 +88,6 @@ def optimum(
     (random assignments for the EVT estimate beyond the budget), ``seed=1``,
     ``confidence=0.95``, ``matching=True`` (Jiang et al.'s pairwise matching and
     its grouping; ``False`` skips them), ``threads``, ``copies``."""
-    texts = [("machine", machine), ("workload", workload)]
-    texts += _command_texts("optimum", options)
+    texts: Values = [("machine", machine), ("workload", workload)]
+    texts += _command_values("optimum", options)
     return Optimum(_cosched.optimum(texts))

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
-from ._knobs import Texts, _shown, check_bool, check_count, check_policies, check_seed, known, to_texts
+from ._knobs import Values, _shown, check_bool, check_count, check_policies, check_seed, known, to_values
 from .errors import ConfigError, OptionError, PolicyError
 from .policy import Policy, custom, is_policy
 
@@ -227,8 +227,8 @@ class Workload(_Spec):
         super().__init__(source, toml=toml)
 
 
-def _input(what: str, value: str | _Spec) -> tuple[Texts, str | None]:
-    """The (keyword, text) pair and in-memory TOML of a machine or workload argument."""
+def _input(what: str, value: str | _Spec) -> tuple[Values, str | None]:
+    """The (keyword, value) pair and in-memory TOML of a machine or workload argument."""
     if isinstance(value, _Spec):
         return [(what, value.name)], value.to_toml()
     if not isinstance(value, (str, os.PathLike)):
@@ -238,10 +238,10 @@ def _input(what: str, value: str | _Spec) -> tuple[Texts, str | None]:
     return [(what, os.fspath(value))], None
 
 
-def _inputs(machine: str | Machine, workload: str | Workload, knobs: Mapping[str, Any]) -> tuple[Texts, Any, Any]:
+def _inputs(machine: str | Machine, workload: str | Workload, knobs: Mapping[str, Any]) -> tuple[Values, Any, Any]:
     mtexts, mtoml = _input("machine", machine)
     wtexts, wtoml = _input("workload", workload)
-    return mtexts + wtexts + to_texts(knobs, reserved=_RESERVED), mtoml, wtoml
+    return mtexts + wtexts + to_values(knobs, reserved=_RESERVED), mtoml, wtoml
 
 
 def _flatten(report: dict[str, Any]) -> dict[str, Any]:
@@ -293,6 +293,10 @@ class Run:
     def row(self) -> dict[str, Any]:
         """The run as one flat row (the columns of :func:`compare`'s frame)."""
         return _flatten(self.report)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The run as one row of :func:`compare`'s frame (every metric a column)."""
+        return pd.DataFrame([self.row()])
 
     def trace(self, path: str | Path | None = None) -> pd.DataFrame:
         """The schedule: one row per stretch a thread ran on a context (context,

@@ -22,7 +22,7 @@ from typing import Any, cast
 import pandas as pd
 
 from . import _cosched
-from ._knobs import Texts, check_seed, to_texts
+from ._knobs import Values, check_seed, to_values
 from .errors import OptionError
 from .policy import custom, is_policy
 from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
@@ -32,7 +32,7 @@ __all__ = ["expand", "partition", "sweep"]
 _AXES = ("machine", "workload", "seed", "policy")
 #: Most points one sweep runs (the Rust side's bound, `cosched_cli::limits::SWEEP_POINTS`).
 MAX_POINTS = 1_000_000
-Point = tuple[list[tuple[str, str]], str | None, str | None, str, int]
+Point = tuple[Values, str | None, str | None, str, int]
 
 
 def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame) -> list[dict[str, Any]]:
@@ -72,7 +72,7 @@ def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str], codes: dic
     knobs = {k: v for k, v in p.items() if k not in _AXES}
     if not timing:
         knobs.setdefault("timing", False)
-    texts: Texts = []
+    texts: Values = []
     specs: list[str | None] = []
     for key, default in (("machine", DEFAULT_MACHINE), ("workload", DEFAULT_WORKLOAD)):
         value = p.get(key, default)
@@ -90,7 +90,7 @@ def _point(p: Mapping[str, Any], timing: bool, tomls: dict[int, str], codes: dic
         policy = code[0]
     if not isinstance(policy, str):
         raise OptionError(f"policy: must be a policy name (a string) or a cosched.Policy instance, got {policy!r}")
-    return texts + to_texts(knobs), specs[0], specs[1], policy, check_seed("seed", p.get("seed", 1))
+    return texts + to_values(knobs), specs[0], specs[1], policy, check_seed("seed", p.get("seed", 1))
 
 
 def partition(n: int, parts: int) -> list[range]:

@@ -158,7 +158,7 @@ def test_counters_by_name_equal_the_full_tuple_and_an_unknown_name_is_refused():
         made.append(ByName())
         return made[-1]
 
-    knobs = [("machine", "i5-2500"), ("workload", "mcf"), ("timing", "false")]
+    knobs = [("machine", "i5-2500"), ("workload", "mcf"), ("timing", False)]
     _cosched.simulate(knobs, None, None, "by-name", 1, custom=("by-name", factory, ["counters"]))
     assert made[-1].pairs
     for full, picked in made[-1].pairs:
@@ -190,7 +190,7 @@ def test_the_view_gives_plain_values_during_a_call_and_nothing_after_it():
         return holder[-1]
 
     _cosched.simulate(
-        [("machine", "i5-2500"), ("workload", "mcf"), ("timing", "false")],
+        [("machine", "i5-2500"), ("workload", "mcf"), ("timing", False)],
         None,
         None,
         "reads",

@@ -36,6 +36,15 @@ def test_simulate_equals_the_cli_json(cli):
             {"slits_k": 4, "noise": 0.5},
             ["--slits-k", "4", "--noise", "0.5"],
         ),
+        # Typed values cross as themselves: a float of many digits, a list of words.
+        ("i5-2500", "mcf", "g-rrs", {"quantum_ms": 0.1 + 0.2}, ["--quantum-ms", repr(0.1 + 0.2)]),
+        (
+            "i5-2500",
+            "mcf",
+            "quintet",
+            {"quintet_without": ["admission", "pairing"]},
+            ["--quintet-without", "pairing,admission"],
+        ),
     ]:
         run = cosched.simulate(machine, workload, policy, seed=3, timing=False, **knobs)
         expected = cli(
@@ -135,3 +144,11 @@ def test_knobs_list_every_flag_with_defaults():
     k = cosched.knobs().set_index("name")
     assert k.loc["quantum_ms", "flag"] == "--quantum-ms" and k.loc["quantum_ms", "default"] == "4"
     assert bool(k.loc["timing", "switch"]) and not bool(k.loc["noise", "switch"])
+
+
+def test_every_result_object_has_to_pandas():
+    run = cosched.simulate("i5-2500", "mcf", "cfs", seed=1, timing=False)
+    df = run.to_pandas()
+    assert len(df) == 1 and df.loc[0, "makespan_s"] == run.metrics["makespan_s"]
+    o = cosched.optimum(workload="spec-mix8", machine="i5-2500", budget=10, samples=5, matching=False)
+    assert o.to_pandas().equals(o.frame())

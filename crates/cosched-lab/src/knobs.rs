@@ -6,7 +6,7 @@
 //! defaults and refuse a bad value in the same words.
 
 use crate::error::RunError;
-use cosched_policies::knob::{self, Kind, KnobSpec};
+use cosched_policies::knob::{self, Given, Kind, KnobSpec, Value};
 use cosched_policies::PolicyOptions;
 use serde::Serialize;
 
@@ -114,11 +114,25 @@ impl<const REAL: bool> PolicyKnobs<REAL> {
     /// Set policy knob `name` from `text`, checked against its declaration
     /// (`assignment` may name a file, read here); a name no policy declares is refused.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
+        self.give(name, Given::Text(text))
+    }
+
+    /// Set policy knob `name` from a flag's text or a typed value (a Python
+    /// keyword's), checked against its declaration.
+    pub fn give(&mut self, name: &str, given: Given) -> Result<(), RunError> {
         if knob::spec(name).is_none() {
             return Err(RunError::knob(name, "is not a knob"));
         }
-        let text = if name == "assignment" { assignment_text(text)? } else { text.to_string() };
-        Ok(self.knobs.set(name, &text)?)
+        let arg = match &given {
+            Given::Text(t) => Some(*t),
+            Given::Value(Value::Text(t)) => Some(t.as_str()),
+            Given::Value(_) => None,
+        };
+        if let Some(t) = arg.filter(|_| name == "assignment") {
+            let text = assignment_text(t)?;
+            return Ok(self.knobs.set(name, &text)?);
+        }
+        Ok(self.knobs.give(name, given)?)
     }
 
     /// The options `policies` are built from, seeded `seed`: a given knob none

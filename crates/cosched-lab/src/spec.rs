@@ -5,7 +5,7 @@
 use crate::declared::FromValue;
 use crate::error::RunError;
 use crate::knobs::{run_knob_named, SimKnobs};
-use cosched_core::knob::float_bits;
+use cosched_core::knob::{float_bits, Given};
 use cosched_core::num::shortest;
 use cosched_core::progress::Reporter;
 use cosched_machine::MachineSpec;
@@ -86,8 +86,14 @@ impl RunSpec {
     /// Set knob `name` (a keyword: the run's own or a policy's) from `text`,
     /// checked against its declaration.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), RunError> {
-        let Some(k) = run_knob_named(name) else { return self.knobs.set(name, text) };
-        let v = k.parse(text)?;
+        self.give(name, Given::Text(text))
+    }
+
+    /// Set knob `name` from a flag's text or a typed value (a Python
+    /// keyword's), checked against its declaration.
+    pub fn give(&mut self, name: &str, given: Given) -> Result<(), RunError> {
+        let Some(k) = run_knob_named(name) else { return self.knobs.give(name, given) };
+        let v = k.read(given)?;
         match k.name {
             "machine" => self.machine = FromValue::from_value(v),
             "workload" => self.workload = FromValue::from_value(v),

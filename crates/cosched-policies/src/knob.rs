@@ -52,12 +52,17 @@ impl PolicyKnobs {
 
     /// Set knob `name` from `text`, as given by the user.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), KnobError> {
+        self.give(name, Given::Text(text))
+    }
+
+    /// Set knob `name` from a flag's text or a typed value, as given by the user.
+    pub fn give(&mut self, name: &str, given: Given) -> Result<(), KnobError> {
         let g = self
             .groups
             .iter_mut()
             .find(|g| g.specs().iter().any(|k| k.name == name))
             .ok_or_else(|| KnobError::Unknown { name: name.to_string() })?;
-        let v = g.set_text(name, text)?;
+        let v = g.set_given(name, given)?;
         if let Some(k) = g.specs().iter().find(|k| k.name == name) {
             self.given.insert(k.name, v);
         }

@@ -39,16 +39,16 @@ fn pot(py: Python<'_>, samples: Vec<f64>, threshold: &str, confidence: f64) -> P
     crate::data::to_py(py, &a)
 }
 
-/// A random-assignment study with these options ((keyword, text) pairs,
+/// A random-assignment study with these options ((keyword, value) pairs,
 /// `cosched_lab::assign::ASSIGN`): the report and every measured
 /// (sample index, GIPS) with the predictor's score.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(Py<PyAny>, Vec<(usize, f64)>, Vec<f64>)> {
+fn assign(py: Python<'_>, options: crate::knob_arg::KnobsIn) -> PyResult<(Py<PyAny>, Vec<(usize, f64)>, Vec<f64>)> {
     let (text, measured, predicted) = crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
         let mut a = AssignOptions::default();
         for (k, v) in &options {
-            a.set(k, v)?;
+            a.give(k, v.given())?;
         }
         let r = report(&a, &|_| {}, &|| {}, &mut |_, _| Ok(()))?;
         let (measured, predicted) = (r.measured_perf.clone(), r.predicted.clone());
@@ -58,13 +58,13 @@ fn assign(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<(Py<PyAny>
 }
 
 /// The search for the best static co-schedule with these options ((keyword,
-/// text) pairs, `cosched_lab::best_static::OPTIMUM`): the report.
+/// value) pairs, `cosched_lab::best_static::OPTIMUM`): the report.
 #[pyfunction]
-fn optimum(py: Python<'_>, options: Vec<(String, String)>) -> PyResult<Py<PyAny>> {
+fn optimum(py: Python<'_>, options: crate::knob_arg::KnobsIn) -> PyResult<Py<PyAny>> {
     let text = crate::interrupt::interruptible(py, move |_| -> Result<_, RunError> {
         let mut a = OptimumOptions::default();
         for (k, v) in &options {
-            a.set(k, v)?;
+            a.give(k, v.given())?;
         }
         cosched_lab::best_static::report(&a, &|_| {}, &|| {})
     })?;

@@ -1,12 +1,13 @@
 //! Experiments on the real machine (`cosched.host`; issue #64 item 5):
 //! interleaved rounds, the simulator's check against reality and the replay
 //! of a recorded check, through `cosched_host`'s functions, the command
-//! line's code path. Knobs arrive as (keyword, text) pairs and go through
+//! line's code path. Knobs arrive as (keyword, typed value) pairs and go through
 //! their declarations; notes and progress lines go to stderr; each run's
 //! watchdog is this Python interpreter calling [`_watchdog`]. The GIL is
 //! released while real processes run.
 
 use crate::errors::{raise, run_error};
+use crate::knob_arg::KnobsIn;
 use cosched_core::pair_profile::PairProfile;
 use cosched_core::progress::{Progress, Reporter};
 use cosched_host::calibrate::CheckPlan;
@@ -103,10 +104,10 @@ fn face(python: PathBuf) -> Face {
     Face { report: Reporter::to(Arc::new(Stderr)), watchdog: Some(WatchdogCommand { program: python, args }) }
 }
 
-fn real_knobs(knobs: &[(String, String)]) -> Result<RealKnobs, RunError> {
+fn real_knobs(knobs: &KnobsIn) -> Result<RealKnobs, RunError> {
     let mut k = RealKnobs::default();
-    for (name, text) in knobs {
-        k.set(name, text)?;
+    for (name, value) in knobs {
+        k.give(name, value.given())?;
     }
     Ok(k)
 }
@@ -147,7 +148,7 @@ fn interleaved(
     min_effect: f64,
     profile: Option<PathBuf>,
     live_in: LiveIn,
-    knobs: Vec<(String, String)>,
+    knobs: KnobsIn,
     python: PathBuf,
 ) -> PyResult<Py<PyAny>> {
     let run = || -> Result<cosched_host::rounds::Interleaved, HostError> {
@@ -230,7 +231,7 @@ fn calibrate_check(
     repeat: u64,
     seed: u64,
     live_in: LiveIn,
-    knobs: Vec<(String, String)>,
+    knobs: KnobsIn,
     python: PathBuf,
 ) -> PyResult<Py<PyAny>> {
     let run = || -> Result<serde_json::Value, HostError> {
@@ -281,7 +282,7 @@ fn replay(
     mix: PathBuf,
     programs: Option<PathBuf>,
     seed: u64,
-    knobs: Vec<(String, String)>,
+    knobs: KnobsIn,
 ) -> PyResult<Py<PyAny>> {
     let run = || -> Result<cosched_host::replay::Replay, HostError> {
         let report = Reporter::to(Arc::new(Stderr));

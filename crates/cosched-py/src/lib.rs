@@ -1,6 +1,6 @@
 //! `cosched._cosched`: the Python bindings of cosched (PyO3). A thin layer
 //! over `cosched-lab`, the library the command line calls too: knobs arrive
-//! as (keyword, text) pairs and go through their declarations, so Python's
+//! as (keyword, typed value) pairs ([`knob_arg`]) and go through their declarations, so Python's
 //! results are the CLI's JSON for the same inputs.
 //! Results cross the boundary as Python dicts and lists built in Rust
 //! ([`data`]; the `--format json` shapes), turned into DataFrames by the `cosched` package
@@ -16,6 +16,7 @@ mod errors;
 mod evt;
 mod host;
 mod interrupt;
+mod knob_arg;
 mod learn;
 mod policy;
 mod sim;

@@ -1,7 +1,7 @@
 //! Experiments on the simulated machine: the lists, machine and workload
 //! specs, one run (`simulate`), a comparison (`compare`) and any batch of
 //! runs (`sweep`), all through `cosched_lab`'s functions; knobs arrive as
-//! (keyword, text) pairs and are set through their declarations
+//! (keyword, typed value) pairs and are set through their declarations
 //! ([`RunSpec::set`]).
 
 use crate::errors::run_error;
@@ -81,18 +81,17 @@ fn knob_list(py: Python<'_>) -> PyResult<Py<PyAny>> {
     json(py, &knobs())
 }
 
-/// Knobs as (keyword, text) pairs, each checked against its declaration.
-type KnobsIn = Vec<(String, String)>;
+use crate::knob_arg::KnobsIn;
 
 /// The run of `knobs` with in-memory machine and workload TOML.
 fn run_opts(
-    knobs: &[(String, String)],
+    knobs: &[(String, crate::knob_arg::KnobArg)],
     machine: Option<String>,
     workload: Option<String>,
 ) -> Result<RunSpec, RunError> {
     let mut r = RunSpec::default();
-    for (name, text) in knobs {
-        r.set(name, text)?;
+    for (name, value) in knobs {
+        r.give(name, value.given())?;
     }
     r.machine_toml = machine;
     r.workload_toml = workload;

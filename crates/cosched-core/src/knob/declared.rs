@@ -7,7 +7,7 @@
 //! refusal naming the field); a policy reads the typed field. Enums whose
 //! variants are a knob's words are declared with [`crate::words!`].
 
-use super::{Kind, KnobError, KnobSpec, Value};
+use super::{Given, Kind, KnobError, KnobSpec, Value};
 use std::any::Any;
 use std::fmt::Debug;
 
@@ -119,11 +119,17 @@ pub trait Declared: Clone + Debug + Send + Sync + 'static {
     /// Set option `name` (its keyword) from `text`, checked against its
     /// declaration; the checked value is returned too (a set of given knobs keeps it).
     fn set(&mut self, name: &str, text: &str) -> Result<Value, KnobError> {
+        self.give(name, Given::Text(text))
+    }
+
+    /// Set option `name` from a flag's text or a typed value, checked
+    /// against its declaration; the checked value is returned too.
+    fn give(&mut self, name: &str, given: Given) -> Result<Value, KnobError> {
         let k = Self::DECLARED
             .iter()
             .find(|k| k.name == name)
             .ok_or_else(|| KnobError::NotOption { name: name.to_string(), of: Self::OF })?;
-        let v = k.parse(text)?;
+        let v = k.read(given)?;
         self.put(k.name, v.clone());
         Ok(v)
     }
@@ -143,8 +149,8 @@ pub fn default_of<T: FromValue>(specs: &[KnobSpec], name: &str, real: bool) -> T
 pub trait AnyKnobs: Debug + Send + Sync {
     /// Its declarations.
     fn specs(&self) -> &'static [KnobSpec];
-    /// Set option `name` from `text` ([`Declared::set`]), returning the checked value.
-    fn set_text(&mut self, name: &str, text: &str) -> Result<Value, KnobError>;
+    /// Set option `name` from a flag's text or a typed value ([`Declared::give`]), returning the checked value.
+    fn set_given(&mut self, name: &str, given: Given) -> Result<Value, KnobError>;
     /// For reading it back as its type.
     fn as_any(&self) -> &dyn Any;
     /// For changing it as its type.
@@ -157,8 +163,8 @@ impl<T: Declared> AnyKnobs for T {
     fn specs(&self) -> &'static [KnobSpec] {
         T::DECLARED
     }
-    fn set_text(&mut self, name: &str, text: &str) -> Result<Value, KnobError> {
-        self.set(name, text)
+    fn set_given(&mut self, name: &str, given: Given) -> Result<Value, KnobError> {
+        self.give(name, given)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -352,10 +358,33 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_value_is_checked_as_its_text_is() {
+        let mut t = Test::default();
+        let v = |x: Value| Given::Value(x);
+        // A whole number is a number too, and lands on the same field as its text would.
+        t.give("rate", v(Value::Int(1))).unwrap();
+        assert_eq!(t.rate, 1.0);
+        t.give("colours", v(Value::Text("dark-blue,red".into()))).unwrap();
+        assert_eq!(t.colours, [Colour::Red, Colour::DarkBlue]);
+        // The same refusals, word for word, as the text's.
+        for (name, typed, text) in [
+            ("rate", Value::Float(2.0), "2"),
+            ("count", Value::Float(-1.0), "-1"),
+            ("colour", Value::Text("green".into()), "green"),
+        ] {
+            let a = t.give(name, v(typed)).unwrap_err().to_string();
+            assert_eq!(a, t.set(name, text).unwrap_err().to_string(), "{name}");
+        }
+        // A value of the wrong kind is refused naming both.
+        let e = t.give("check", v(Value::Int(1))).unwrap_err().to_string();
+        assert_eq!(e, "--check: must be true or false, got a whole number");
+    }
+
+    #[test]
     fn a_group_makes_its_struct_at_either_backends_defaults() {
         let mut g = (Test::GROUP.make)(true);
         assert_eq!(g.specs().len(), 5);
-        g.set_text("rate", "0.75").unwrap();
+        g.set_given("rate", Given::Text("0.75")).unwrap();
         let copy = g.clone();
         assert_eq!(copy.as_any().downcast_ref::<Test>().map(|t| t.rate), Some(0.75));
     }

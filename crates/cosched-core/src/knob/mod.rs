@@ -131,6 +131,20 @@ pub enum Kind {
     Text,
 }
 
+impl Kind {
+    /// What a value of this kind is, in a refusal (`a number`).
+    pub fn noun(&self) -> &'static str {
+        match self {
+            Kind::Float { .. } => "a number",
+            Kind::Int { .. } => "a whole number",
+            Kind::Switch => "true or false",
+            Kind::Choice { .. } => "one word",
+            Kind::Subset { .. } => "words",
+            Kind::Text => "text",
+        }
+    }
+}
+
 /// One knob as a policy declares it.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct KnobSpec {
@@ -169,9 +183,31 @@ impl KnobSpec {
     pub fn parse(&self, text: &str) -> Result<Value, KnobError> {
         let invalid = |problem: String| KnobError::Invalid { knob: self.name.to_string(), problem };
         let shown = crate::text::quote(text);
-        match self.kind {
-            Kind::Float { min, max } => {
-                let v: f64 = text.trim().parse().map_err(|_| invalid(format!("`{shown}` is not a number")))?;
+        let read = match self.kind {
+            Kind::Float { .. } => {
+                Value::Float(text.trim().parse().map_err(|_| invalid(format!("`{shown}` is not a number")))?)
+            }
+            Kind::Int { .. } => {
+                Value::Int(text.trim().parse().map_err(|_| invalid(format!("`{shown}` is not a whole number")))?)
+            }
+            Kind::Switch => match text {
+                "true" => Value::Switch(true),
+                "false" => Value::Switch(false),
+                _ => return Err(invalid(format!("is a switch: true or false, got `{shown}`"))),
+            },
+            Kind::Choice { .. } | Kind::Subset { .. } | Kind::Text => Value::Text(text.to_string()),
+        };
+        self.accept(read)
+    }
+
+    /// Check a typed value (a face that has one, Python's keyword, need not
+    /// write it as text): of the knob's kind (a whole number is a number
+    /// too), in its range, one of its words; a set of words comes back in
+    /// declared order, once each, so equal sets give equal values.
+    pub fn accept(&self, v: Value) -> Result<Value, KnobError> {
+        let invalid = |problem: String| KnobError::Invalid { knob: self.name.to_string(), problem };
+        match (self.kind, v) {
+            (Kind::Float { min, max }, Value::Float(v)) => {
                 if v.is_finite() && v >= min && v <= max {
                     return Ok(Value::Float(v));
                 }
@@ -189,27 +225,24 @@ impl KnobSpec {
                     _ => format!("must be from {} to {}{unit}, got {}", shortest(min), shortest(max), shortest(v)),
                 }))
             }
-            Kind::Int { min, max } => {
-                let v: u64 = text.trim().parse().map_err(|_| invalid(format!("`{shown}` is not a whole number")))?;
+            (Kind::Float { .. }, Value::Int(n)) => self.accept(Value::Float(n as f64)),
+            (Kind::Int { min, max }, Value::Int(v)) => {
                 if (min..=max).contains(&v) {
                     Ok(Value::Int(v))
                 } else {
                     Err(invalid(format!("must be from {min} to {max}, got {v}")))
                 }
             }
-            Kind::Switch => match text {
-                "true" => Ok(Value::Switch(true)),
-                "false" => Ok(Value::Switch(false)),
-                _ => Err(invalid(format!("is a switch: true or false, got `{shown}`"))),
-            },
-            Kind::Choice { choices } => {
-                if choices.contains(&text) {
-                    Ok(Value::Text(text.to_string()))
+            (Kind::Switch, Value::Switch(b)) => Ok(Value::Switch(b)),
+            (Kind::Choice { choices }, Value::Text(text)) => {
+                if choices.contains(&text.as_str()) {
+                    Ok(Value::Text(text))
                 } else {
+                    let shown = crate::text::quote(&text);
                     Err(invalid(format!("must be {}, got `{shown}`", choices.join(", "))))
                 }
             }
-            Kind::Subset { choices } => {
+            (Kind::Subset { choices }, Value::Text(text)) => {
                 let words: Vec<&str> = text.split(',').map(str::trim).filter(|w| !w.is_empty()).collect();
                 if let Some(bad) = words.iter().find(|w| **w != "none" && !choices.contains(w)) {
                     return Err(invalid(format!(
@@ -217,11 +250,13 @@ impl KnobSpec {
                         choices.join(", ")
                     )));
                 }
-                // In declared order, once each: equal sets give equal values.
                 let set: Vec<&str> = choices.iter().copied().filter(|c| words.contains(c)).collect();
                 Ok(Value::Text(if set.is_empty() { "none".into() } else { set.join(",") }))
             }
-            Kind::Text => Ok(Value::Text(text.to_string())),
+            (Kind::Text, Value::Text(text)) => Ok(Value::Text(text)),
+            // As the text of a negative or fractional number reads (`-1` is not a whole number).
+            (Kind::Int { .. }, Value::Float(x)) => Err(invalid(format!("`{}` is not a whole number", shortest(x)))),
+            (kind, v) => Err(invalid(format!("must be {}, got {}", kind.noun(), v.noun()))),
         }
     }
 }
@@ -238,6 +273,38 @@ pub enum Value {
     Switch(bool),
     /// A word or free text.
     Text(String),
+}
+
+/// A knob's value as a face hands it over: the text of a flag, or a typed
+/// value (a Python keyword's), checked by the same declaration either way.
+#[derive(Clone, Debug)]
+pub enum Given<'a> {
+    /// The text of a flag (`--quantum-ms 4`).
+    Text(&'a str),
+    /// A typed value (`quantum_ms=4`).
+    Value(Value),
+}
+
+impl KnobSpec {
+    /// The checked value of `given` ([`KnobSpec::parse`] or [`KnobSpec::accept`]).
+    pub fn read(&self, given: Given) -> Result<Value, KnobError> {
+        match given {
+            Given::Text(t) => self.parse(t),
+            Given::Value(v) => self.accept(v),
+        }
+    }
+}
+
+impl Value {
+    /// What this value is, in a refusal (`a number`).
+    pub fn noun(&self) -> &'static str {
+        match self {
+            Value::Float(_) => "a number",
+            Value::Int(_) => "a whole number",
+            Value::Switch(_) => "a switch",
+            Value::Text(_) => "text",
+        }
+    }
 }
 
 impl Eq for Value {}
