@@ -19,66 +19,86 @@ const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
 /// Any count that fits 32 bits; its range is checked where the run uses it.
 const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
 
-/// The machine and workload knobs, listed before the policies' knobs.
-pub const PLACE: [KnobSpec; 4] = [
-    run_knob("machine", Kind::Text, "xeon-e5645", "Machine preset name or TOML file (`cosched list machines`)."),
-    run_knob("workload", Kind::Text, "spec-mix24", "Workload preset name or TOML file (`cosched list workloads`)."),
-    run_knob(
-        "threads",
+/// Declares the run's own knobs once: the `KnobSpec` lists (flags,
+/// keywords, `list knobs` rows, defaults) and the setter of the
+/// [`RunSpec`](crate::RunSpec) field each one names (a field of that name
+/// must exist: the setter does not compile otherwise).
+macro_rules! run_knobs {
+    ($( $(#[$doc:meta])* $group:ident: [ $( $field:ident => ($kind:expr, $default:expr, $help:expr $(,)?) ),+ $(,)? ]; )+) => {
+        $(
+            $(#[$doc])*
+            pub const $group: [KnobSpec; [$(stringify!($field)),+].len()] =
+                [$(run_knob(stringify!($field), $kind, $default, $help)),+];
+        )+
+
+        impl crate::RunSpec {
+            /// Put the checked value `v` of run knob `name` into its field.
+            pub(crate) fn put_run(&mut self, name: &str, v: Value) {
+                use crate::declared::FromValue;
+                match name {
+                    $($(stringify!($field) => self.$field = FromValue::from_value(v),)+)+
+                    other => unreachable!("`{other}` is not a run knob"),
+                }
+            }
+        }
+    };
+}
+
+run_knobs! {
+    /// The machine and workload knobs, listed before the policies' knobs.
+    PLACE: [
+    machine => ( Kind::Text, "xeon-e5645", "Machine preset name or TOML file (`cosched list machines`)."),
+    workload => ( Kind::Text, "spec-mix24", "Workload preset name or TOML file (`cosched list workloads`)."),
+    threads => (
         COUNT,
         "",
         "Thread count of the workload's multi-threaded jobs (refused when it has none: see --copies).",
     ),
-    run_knob(
-        "copies",
+    copies => (
         COUNT,
         "",
         "Run N copies of every job of the workload (multiprogrammed copies, e.g. EFS's 4× one benchmark).",
     ),
-];
+    ];
 
-/// The engine's knobs, listed after the policies' knobs.
-pub const ENGINE: [KnobSpec; 7] = [
-    run_knob(
-        "pp_cost_us",
+    /// The engine's knobs, listed after the policies' knobs.
+    ENGINE: [
+    pp_cost_us => (
         ANY,
         cosched_core::pp_wire::MEASURED_PP_CALL_US_TEXT,
         "Cost of each pp_begin / pp_end call charged to the calling thread, µs (default: measured on cosched's real \
          runtime by scripts/bench-pp, `cosched_core::pp_wire::MEASURED_PP_CALL_US`).",
     ),
-    run_knob(
-        "decision_cost_us",
+    decision_cost_us => (
         ANY,
         "0",
         "Scheduler overhead charged at every thread start, µs: the context stalls this long (active, drawing power) \
          before the thread runs (default 0: decisions are free; `cosched paper efs` measures each policy's mean \
          decision time and charges it in its overhead ablation).",
     ),
-    run_knob("counter_noise", ANY, "0", "Relative noise on the counters policies read (0 = exact)."),
-    run_knob(
-        "noise",
+    counter_noise => ( ANY, "0", "Relative noise on the counters policies read (0 = exact)."),
+    noise => (
         ANY,
         "1",
         "Run-to-run variation of the ground truth, in units of the published magnitudes (1: each seed draws its own \
          machine and program speeds, as repeated real runs differ; 0: the exact model). See docs/model.md, \
          \"Run-to-run variation\".",
     ),
-    run_knob(
-        "timing",
+    timing => (
         Kind::Switch,
         "true",
         "Do not measure the policies' decision time (wall clock); outputs are then byte-identical for identical \
          inputs and seeds.",
     ),
-    run_knob("max_sim_time_s", ANY, "3600", "Abort a run whose simulated time passes this many seconds."),
-    run_knob(
-        "max_events",
+    max_sim_time_s => ( ANY, "3600", "Abort a run whose simulated time passes this many seconds."),
+    max_events => (
         Kind::Int { min: 0, max: u64::MAX },
         cosched_sim::engine::DEFAULT_MAX_EVENTS_TEXT,
         "Abort a run after this many engine events (stops a runaway input: a vanishing quantum, billions of \
          iterations); the default, 10⁸, is over 1,000× what the presets' runs take.",
     ),
-];
+    ];
+}
 
 /// The run knob of keyword `name`.
 pub fn run_knob_named(name: &str) -> Option<&'static KnobSpec> {

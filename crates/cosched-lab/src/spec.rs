@@ -2,7 +2,6 @@
 //! ([`crate::knobs`]), turned into the machine, the planned workload, the
 //! policies' options and the engine's options that one seed's run uses.
 
-use crate::declared::FromValue;
 use crate::error::RunError;
 use crate::knobs::{run_knob_named, SimKnobs};
 use cosched_core::knob::{float_bits, Given};
@@ -94,20 +93,7 @@ impl RunSpec {
     pub fn give(&mut self, name: &str, given: Given) -> Result<(), RunError> {
         let Some(k) = run_knob_named(name) else { return self.knobs.give(name, given) };
         let v = k.read(given)?;
-        match k.name {
-            "machine" => self.machine = FromValue::from_value(v),
-            "workload" => self.workload = FromValue::from_value(v),
-            "threads" => self.threads = FromValue::from_value(v),
-            "copies" => self.copies = FromValue::from_value(v),
-            "pp_cost_us" => self.pp_cost_us = FromValue::from_value(v),
-            "decision_cost_us" => self.decision_cost_us = FromValue::from_value(v),
-            "counter_noise" => self.counter_noise = FromValue::from_value(v),
-            "noise" => self.noise = FromValue::from_value(v),
-            "timing" => self.timing = FromValue::from_value(v),
-            "max_sim_time_s" => self.max_sim_time_s = FromValue::from_value(v),
-            "max_events" => self.max_events = FromValue::from_value(v),
-            other => unreachable!("run knob `{other}` declared without a field"),
-        }
+        self.put_run(k.name, v);
         Ok(())
     }
 
