@@ -112,15 +112,20 @@ class StudyError(CoschedError, RuntimeError):
 
 class HostError(CoschedError, RuntimeError):
     """A run of real processes failed (``cosched.host``): ``kind`` is
-    ``runtime`` (the runtime refused or stopped it), ``solo_failed`` (a
-    round's solo run of ``job``) or ``stopped`` (``entry``'s run of a round
-    was cut short); ``round`` counts from 0. Every managed process has been
-    released by then."""
+    ``runtime`` (the runtime refused it), ``solo_failed`` (a round's solo run
+    of ``job``) or ``stopped`` (a run was cut short: ``reason`` says how,
+    ``timed out after 0.3 s`` or ``was interrupted by SIGINT``; ``terminated``
+    and ``killed`` name the instances sent SIGTERM and SIGKILL; ``entry`` and
+    ``round``, from 0, say which run of the rounds). Every managed process has
+    been released by then."""
 
     kind: str | None = None
     round: str | None = None
     job: str | None = None
     entry: str | None = None
+    reason: str | None = None
+    terminated: str | None = None
+    killed: str | None = None
 
 
 class EvtError(CoschedError, ValueError):

@@ -139,7 +139,8 @@ def test_a_real_run_cut_short_raises_host_error_and_leaves_nothing_stopped(tmp_p
     mix.write_text('name = "long"\n[[job]]\nname = "nap"\ncmd = ["sleep", "30"]\n')
     with pytest.raises(errors.HostError) as e:
         host.interleaved(mix, ["linux"], repeat=1, timeout_s=0.3, grace_s=0.5)
-    assert e.value.kind == "runtime" and isinstance(e.value, RuntimeError)
+    assert e.value.kind == "stopped" and isinstance(e.value, RuntimeError)
+    assert e.value.reason == "timed out after 0.3 s" and e.value.terminated == "nap", vars(e.value)
     assert str(e.value).startswith("the run timed out after 0.3 s: every managed process was released"), str(e.value)
     # The nap was released and terminated: no `sleep 30` is left, stopped or not.
     left = []

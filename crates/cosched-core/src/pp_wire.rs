@@ -39,20 +39,32 @@ pub enum WireError {
     #[error("not UTF-8")]
     NotUtf8,
     /// A resource other than `llc` or `membw`.
-    #[error("unknown resource `{0}` (llc, membw)")]
-    Resource(String),
+    #[error("unknown resource `{got}` (llc, membw)")]
+    Resource {
+        /// The word received (clipped).
+        got: String,
+    },
     /// An amount that is not a whole number.
-    #[error("amount `{0}` is not a positive integer")]
-    Amount(String),
+    #[error("amount `{got}` is not a positive integer")]
+    Amount {
+        /// The word received (clipped).
+        got: String,
+    },
     /// An amount of zero.
     #[error("amount must be positive")]
     ZeroAmount,
     /// A reuse other than `low`, `medium` or `high`.
-    #[error("unknown reuse `{0}` (low, medium, high)")]
-    Reuse(String),
+    #[error("unknown reuse `{got}` (low, medium, high)")]
+    Reuse {
+        /// The word received (clipped).
+        got: String,
+    },
     /// A period id that is not a positive whole number.
-    #[error("period id `{0}` is not a positive integer")]
-    Id(String),
+    #[error("period id `{got}` is not a positive integer")]
+    Id {
+        /// The word received (clipped).
+        got: String,
+    },
     /// A known verb with the wrong number of arguments.
     #[error("{verb} takes {usage}")]
     Arity {
@@ -62,8 +74,11 @@ pub enum WireError {
         usage: &'static str,
     },
     /// A verb other than `BEGIN` or `END`.
-    #[error("unknown request `{0}` (BEGIN, END)")]
-    Verb(String),
+    #[error("unknown request `{got}` (BEGIN, END)")]
+    Verb {
+        /// The word received (clipped).
+        got: String,
+    },
 }
 
 /// Decode one request line (without or with its trailing newline).
@@ -80,9 +95,9 @@ pub fn decode(line: &[u8]) -> Result<Request, WireError> {
             let resource = match *res {
                 "llc" => Resource::Llc,
                 "membw" => Resource::MemBw,
-                r => return Err(WireError::Resource(clip(r).to_string())),
+                r => return Err(WireError::Resource { got: clip(r).to_string() }),
             };
-            let amount: u64 = amount.parse().map_err(|_| WireError::Amount(clip(amount).to_string()))?;
+            let amount: u64 = amount.parse().map_err(|_| WireError::Amount { got: clip(amount).to_string() })?;
             if amount == 0 {
                 return Err(WireError::ZeroAmount);
             }
@@ -90,17 +105,17 @@ pub fn decode(line: &[u8]) -> Result<Request, WireError> {
                 "low" => Reuse::Low,
                 "medium" => Reuse::Medium,
                 "high" => Reuse::High,
-                r => return Err(WireError::Reuse(clip(r).to_string())),
+                r => return Err(WireError::Reuse { got: clip(r).to_string() }),
             };
             Ok(Request::Begin(Demand { resource, amount: amount as f64, reuse }))
         }
         ("END", [id]) => match id.parse::<u64>() {
             Ok(id) if id > 0 => Ok(Request::End(id)),
-            _ => Err(WireError::Id(clip(id).to_string())),
+            _ => Err(WireError::Id { got: clip(id).to_string() }),
         },
         ("BEGIN", _) => Err(WireError::Arity { verb: "BEGIN", usage: "3 arguments: resource amount reuse" }),
         ("END", _) => Err(WireError::Arity { verb: "END", usage: "1 argument: id" }),
-        (v, _) => Err(WireError::Verb(clip(v).to_string())),
+        (v, _) => Err(WireError::Verb { got: clip(v).to_string() }),
     }
 }
 

@@ -19,7 +19,7 @@ use cosched_lab::knobs::RealKnobs;
 use cosched_lab::mix_model::Programs;
 use cosched_lab::RunError;
 use cosched_linux::best_static::{best_static, ENTRY};
-use cosched_linux::runtime::LINUX;
+use cosched_linux::runtime::{RuntimeError, StopRecord, LINUX};
 use cosched_linux::watchdog::WatchdogCommand;
 use cosched_machine::mix::Mix;
 use pyo3::prelude::*;
@@ -54,14 +54,31 @@ pub fn host_error(e: HostError) -> PyErr {
             });
             err
         }
+        HostError::Runtime(RuntimeError::Stopped(stop)) => raise("HostError", line, &stopped(&stop)),
         HostError::Runtime(_) => raise("HostError", line, &[("kind", "runtime".into())]),
         HostError::SoloFailed { round, job } => {
             raise("HostError", line, &[("kind", "solo_failed".into()), ("round", round.to_string()), ("job", job)])
         }
-        HostError::Stopped { round, entry, .. } => {
-            raise("HostError", line, &[("kind", "stopped".into()), ("round", round.to_string()), ("entry", entry)])
+        HostError::Stopped { round, entry, source } => {
+            let mut attrs = vec![("round", round.to_string()), ("entry", entry)];
+            match &source {
+                RuntimeError::Stopped(stop) => attrs.extend(stopped(stop)),
+                _ => attrs.push(("kind", "stopped".into())),
+            }
+            raise("HostError", line, &attrs)
         }
     }
+}
+
+/// The attributes of a run cut short: `kind` `stopped`, `reason` (`timed out
+/// after 0.3 s`, `was interrupted by SIGINT`), the instances `terminated` and `killed`.
+fn stopped(stop: &StopRecord) -> Vec<(&'static str, String)> {
+    vec![
+        ("kind", "stopped".into()),
+        ("reason", stop.reason.clone()),
+        ("terminated", stop.terminated.join(", ")),
+        ("killed", stop.killed.join(", ")),
+    ]
 }
 
 /// Notes and progress lines of a run from Python, on stderr.

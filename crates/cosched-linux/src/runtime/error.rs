@@ -25,21 +25,34 @@ pub enum RuntimeError {
     /// An unknown policy or options it refuses (before anything starts).
     #[error("{0}")]
     Build(#[from] PolicyError),
-    /// A file the run reads or writes: a probed profile, the trace.
-    #[error("{0}")]
-    File(String),
+    /// A file the run writes (the trace) could not be written.
+    #[error("{file}: {source}")]
+    File {
+        /// The file (`trace` when the trace's own path is not at hand).
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The probed profile lacks a job of the mix.
+    #[error("{flag}: {0}", flag = cosched_policies::knob::flag_of("profile"))]
+    Profile(#[from] cosched_core::pair_profile::MissingJob),
     /// The counter source (`--recorded-counters`, the PMU).
     #[error("{0}")]
     Counters(#[from] CounterError),
     /// This host could not be set up: cgroups, the watchdog, the
     /// progress-period server.
-    #[error("{0}")]
-    Host(String),
+    #[error("{what}: {source}")]
+    Host {
+        /// What could not be done (`cannot start the watchdog`).
+        what: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
     /// The run was cut short (timeout, Ctrl-C, SIGTERM) where a complete
     /// run was needed (solo runs, probes, rounds); the sentence says what
     /// happened to its processes.
-    #[error("{0}")]
-    Stopped(String),
+    #[error("{}", .0.sentence())]
+    Stopped(super::StopRecord),
     /// The policy broke the contract during the run.
     #[error("{0}; the run stopped, every managed process released and terminated")]
     Contract(ContractError),

@@ -214,11 +214,12 @@ pub fn run(cfg: RunConfig) -> Result<RealReport, RuntimeError> {
     let (mut rt, energy_provenance, description) = setup::start(&cfg, setup)?;
     rt.dry_init(&cfg)?;
     if let Some(w) = rt.watchdog.as_mut() {
-        w.tell(&format!("tmp {}", run_tmp.0.display())).map_err(|e| RuntimeError::Host(format!("watchdog: {e}")))?;
+        w.tell(&format!("tmp {}", run_tmp.0.display()))
+            .map_err(|source| RuntimeError::Host { what: "watchdog".into(), source })?;
     }
     let (tx, rx) = channel();
     let server = PpServer::start(&run_tmp.0, tx)
-        .map_err(|e| RuntimeError::Host(format!("cannot start the progress-period server: {e}")))?;
+        .map_err(|source| RuntimeError::Host { what: "cannot start the progress-period server".into(), source })?;
     let cpu0 = sys::self_cpu_s();
     let (launched, failures) = rt.launch_all(&cfg, server.path());
     rt.start_policy(&cfg)?;
@@ -410,7 +411,7 @@ impl RealReport {
     /// saying how it was cut short (for callers that need a whole run).
     pub fn completed(self) -> Result<RealReport, RuntimeError> {
         match &self.stop {
-            Some(s) => Err(RuntimeError::Stopped(s.sentence())),
+            Some(s) => Err(RuntimeError::Stopped(s.clone())),
             None => Ok(self),
         }
     }

@@ -126,7 +126,7 @@ impl Runtime {
         let energy = self.energy().unwrap_or_default();
         let metrics = aggregate(&outcomes, makespan, energy);
         if let Some(tr) = self.trace.take() {
-            tr.finish().map_err(|e| RuntimeError::File(format!("trace: {e}")))?;
+            tr.finish().map_err(|source| RuntimeError::File { file: "trace".into(), source })?;
         }
         let linux = self.policy.is_none();
         let (wall, sched_cpu, stop) = (rec.wall_s, rec.scheduler_cpu_s, rec.stop.clone());

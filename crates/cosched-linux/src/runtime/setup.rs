@@ -63,12 +63,7 @@ fn counters_supply(
         return Ok((Supply::Yes, Some(c.label())));
     }
     let names: Vec<String> = cfg.mix.jobs.iter().map(|j| j.name.clone()).collect();
-    let profile = cfg
-        .profile
-        .as_ref()
-        .map(|pr| pr.reorder(&names))
-        .transpose()
-        .map_err(|e| RuntimeError::File(format!("{}: {e}", flag_of("profile"))))?;
+    let profile = cfg.profile.as_ref().map(|pr| pr.reorder(&names)).transpose()?;
     Ok(match profile {
         Some(pr) if policy.as_uses_profile().is_some_and(|p| p.use_profile(&pr)) => (
             Supply::Yes,
@@ -119,9 +114,10 @@ pub(super) fn prepare_policy(cfg: &RunConfig) -> Result<PolicySetup, RuntimeErro
 
 /// Start the watchdog and tell it how to release what this run controls.
 fn spawn_watchdog(command: &WatchdogCommand, control: &Control) -> Result<Watchdog, RuntimeError> {
-    let mut w = Watchdog::spawn(command).map_err(|e| RuntimeError::Host(format!("cannot start the watchdog: {e}")))?;
+    let mut w = Watchdog::spawn(command)
+        .map_err(|source| RuntimeError::Host { what: "cannot start the watchdog".into(), source })?;
     let restore: Vec<String> = control.restore.iter().map(u32::to_string).collect();
-    let told = |e: std::io::Error| RuntimeError::Host(format!("watchdog: {e}"));
+    let told = |source: std::io::Error| RuntimeError::Host { what: "watchdog".into(), source };
     w.tell(&format!("method {}", control.method.encode())).map_err(told)?;
     if let Some(d) = control.dir() {
         w.tell(&format!("dir {}", d.display())).map_err(told)?;
@@ -134,11 +130,11 @@ fn spawn_watchdog(command: &WatchdogCommand, control: &Control) -> Result<Watchd
 fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWriter<std::fs::File>>>, RuntimeError> {
     let Some(p) = &cfg.trace else { return Ok(None) };
     let f = std::fs::File::create(p)
-        .map_err(|e| RuntimeError::File(format!("{}: cannot write trace: {e}", p.display())))?;
+        .map_err(|source| RuntimeError::File { file: format!("{}: cannot write trace", p.display()), source })?;
     let names = cfg.mix.instances().into_iter().map(|i| i.name).collect();
     ChromeTrace::new(BufWriter::new(f), &host.topology, names)
         .map(Some)
-        .map_err(|e| RuntimeError::File(format!("{}: {e}", p.display())))
+        .map_err(|source| RuntimeError::File { file: p.display().to_string(), source })
 }
 
 /// Assemble the runtime: freezer, watchdog, subreaper, signal handlers,
@@ -148,7 +144,8 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
     let linux = setup.policy.is_none();
     let host = cfg.host.clone().unwrap_or_else(Host::live);
     let description = Description::of(&host, cfg.machine.as_ref(), cfg.calibration.as_ref());
-    let cannot = |e: std::io::Error| RuntimeError::Host(format!("cannot set up {}: {e}", cfg.method.label()));
+    let cannot =
+        |source: std::io::Error| RuntimeError::Host { what: format!("cannot set up {}", cfg.method.label()), source };
     let control = Control::new(if linux { Method::Signals } else { cfg.method.clone() }).map_err(cannot)?;
     // Swept with the host's method even when this run uses signals (`linux`):
     // a dead run's cgroups are found wherever it made them.
