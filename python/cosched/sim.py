@@ -17,13 +17,14 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
 from . import _cosched
 from ._knobs import Values, _shown, check_bool, check_count, check_policies, check_seed, known, to_values
+from ._report_types import Metrics, Report
 from .errors import ConfigError, OptionError, PolicyError
 from .policy import Policy, custom, is_policy
 
@@ -244,7 +245,7 @@ def _inputs(machine: str | Machine, workload: str | Workload, knobs: Mapping[str
     return mtexts + wtexts + to_values(knobs, reserved=_RESERVED), mtoml, wtoml
 
 
-def _flatten(report: dict[str, Any]) -> dict[str, Any]:
+def _flatten(report: Mapping[str, Any]) -> dict[str, Any]:
     """One run's report as one flat row: identity columns, then every metric
     under its registry name (``cosched list metrics``)."""
     row = {k: report[k] for k in ("policy", "seed", "oracle", "machine", "workload", "threads", "noise")}
@@ -264,18 +265,19 @@ def runs_frame(reports: list[dict[str, Any]]) -> pd.DataFrame:
 class Run:
     """One simulated run.
 
-    ``report`` is the full report (``cosched simulate --format json``),
-    ``metrics`` its ``metrics`` dict, ``jobs`` one row per job instance.
+    ``report`` is the full report (``cosched simulate --format json``), typed
+    (:class:`cosched._report_types.Report`, generated from the Rust struct),
+    ``metrics`` its ``metrics``, ``jobs`` one row per job instance.
     """
 
     def __init__(self, report: dict[str, Any], call: tuple[Any, ...]) -> None:
-        self.report = report
+        self.report: Report = cast(Report, report)
         self._call = call
 
     @property
-    def metrics(self) -> dict[str, Any]:
+    def metrics(self) -> Metrics:
         """Run metrics, the same keys and values as ``cosched simulate --format json``."""
-        return dict(self.report["metrics"])
+        return self.report["metrics"].copy()
 
     @property
     def jobs(self) -> pd.DataFrame:

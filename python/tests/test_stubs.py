@@ -102,3 +102,23 @@ def test_the_python_defaults_are_read_from_the_declarations() -> None:
         params = inspect.signature(fn).parameters
         assert params["machine"].default == declared["machine"], command
         assert params["workload"].default == declared["workload"], command
+
+
+def test_the_report_types_are_generated_from_the_rust_structs_and_match_a_report():
+    """``cosched/_report_types.py`` is what ``python -m cosched._report_gen``
+    writes from the Rust report structs (a field is declared once, in Rust),
+    and a real report has exactly its keys, at every level."""
+    import typing
+
+    from cosched import _report_gen, _report_types
+
+    checkout = Path(__file__).resolve().parents[2] / _report_gen.TARGET
+    assert checkout.read_text() == _report_gen.render(), "run, from the checkout's root: python -m cosched._report_gen"
+    run = cosched.simulate("i5-2500", "mcf", "cfs", seed=1, timing=False)
+    hints = typing.get_type_hints(_report_types.Report)
+    assert set(run.report) == set(hints)
+    assert set(run.report["metrics"]) == set(typing.get_type_hints(_report_types.Metrics))
+    assert set(run.report["jobs"][0]) == set(typing.get_type_hints(_report_types.JobReport))
+    # Types as generated: a Rust Option is `| None`, a Vec a list.
+    assert hints["threads"] == int | None and hints["jobs"] == list[_report_types.JobReport]
+    assert _report_gen.py_type("Option<Vec<f64>>", set()) == "list[float] | None"

@@ -19,6 +19,7 @@ mod interrupt;
 mod knob_arg;
 mod learn;
 mod policy;
+mod shapes;
 mod sim;
 
 /// The extension module.
@@ -32,6 +33,7 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     evt::register(m)?;
     learn::register(m)?;
     host::register(m)?;
+    m.add_function(wrap_pyfunction!(shapes::report_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_variant_errors, m)?)?;
     Ok(())
 }

@@ -65,27 +65,29 @@ cosched_core::metric_fields! {
     }
 }
 
-/// The result of one simulated run.
-#[derive(Clone, Debug, Serialize)]
-pub struct Report {
-    /// Policy name.
-    pub policy: String,
-    /// Whether the policy read ground truth.
-    pub oracle: bool,
-    /// Machine preset name.
-    pub machine: String,
-    /// Workload name.
-    pub workload: String,
-    /// Thread override, if any.
-    pub threads: Option<u32>,
-    /// Seed.
-    pub seed: u64,
-    /// Run-to-run variation of the ground truth (`--noise`; 0 = exact model).
-    pub noise: f64,
-    /// Metrics.
-    pub metrics: Metrics,
-    /// Jobs.
-    pub jobs: Vec<JobReport>,
+cosched_core::metric_fields! {
+    /// The result of one simulated run.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Report {
+        /// Policy name.
+        pub policy: String,
+        /// Whether the policy read ground truth.
+        pub oracle: bool,
+        /// Machine preset name.
+        pub machine: String,
+        /// Workload name.
+        pub workload: String,
+        /// Thread override, if any.
+        pub threads: Option<u32>,
+        /// Seed.
+        pub seed: u64,
+        /// Run-to-run variation of the ground truth (`--noise`; 0 = exact model).
+        pub noise: f64,
+        /// Metrics.
+        pub metrics: Metrics,
+        /// Jobs.
+        pub jobs: Vec<JobReport>,
+    }
 }
 
 /// Solo turnaround of every job instance of `plan` on `m` (identical

@@ -193,7 +193,77 @@ macro_rules! metric_fields {
         const _: () = {
             $( $( let _ = stringify!($marker); $crate::metrics::registry::named(stringify!($field)); )? )*
         };
+        impl $crate::metrics::registry::Shaped for $name {
+            const SHAPE: $crate::metrics::registry::Shape = $crate::metrics::registry::Shape {
+                name: stringify!($name),
+                fields: &[$(
+                    $crate::metrics::registry::FieldShape {
+                        name: stringify!($field),
+                        ty: stringify!($ty),
+                        flatten: $crate::metrics::registry::flattened(&[$(stringify!($fattr)),*]),
+                    }
+                ),*],
+            };
+        }
     };
+}
+
+/// A report struct's fields as JSON shows them: what the Python package's
+/// result types are generated from (`python -m cosched._report_gen`, issue
+/// #64 item 6), so a field is declared once, in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The struct's name.
+    pub name: &'static str,
+    /// Its fields in order.
+    pub fields: &'static [FieldShape],
+}
+
+/// One field of a [`Shape`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldShape {
+    /// The field's name (its JSON key).
+    pub name: &'static str,
+    /// Its Rust type as written (`Option<f64>`, `Vec<JobReport>`).
+    pub ty: &'static str,
+    /// `#[serde(flatten)]`: its own fields appear in place of the key.
+    pub flatten: bool,
+}
+
+/// A struct written through [`metric_fields!`](crate::metric_fields), with its shape.
+pub trait Shaped {
+    /// Its fields as JSON shows them.
+    const SHAPE: Shape;
+}
+
+/// Whether a field's attributes (as written) flatten it into its parent
+/// (`#[serde(flatten)]`; a doc comment naming the word does not).
+pub const fn flattened(attrs: &[&str]) -> bool {
+    let mut i = 0;
+    while i < attrs.len() {
+        let a = attrs[i].as_bytes();
+        let serde = a.len() >= 5 && a[0] == b's' && a[1] == b'e' && a[2] == b'r' && a[3] == b'd' && a[4] == b'e';
+        if serde && contains(a, b"flatten") {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let mut i = 0;
+    while i + needle.len() <= hay.len() {
+        let mut j = 0;
+        while j < needle.len() && hay[i + j] == needle[j] {
+            j += 1;
+        }
+        if j == needle.len() {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The metric called `name`.

@@ -1,0 +1,99 @@
+"""Writes ``_report_types.py``, the typed shapes of the reports Python
+receives (:attr:`cosched.Run.report`, its ``metrics`` and ``jobs``), from the
+Rust declarations of the report structs (``_cosched.report_shapes()``, written
+by ``metric_fields!`` beside each struct; issue #64 item 6): one ``TypedDict``
+per struct, one field per Rust field, a flattened field's own fields in its
+place. ``python -m cosched._report_gen`` (from the checkout's root) rewrites
+the checkout's file; ``python/tests/test_stubs.py`` fails, naming this command,
+when the file and the declarations differ."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from . import _cosched
+
+#: The file in a checkout, from its root.
+TARGET = Path("python/cosched/_report_types.py")
+
+HEAD = '''"""Typed shapes of the reports cosched returns to Python, generated from
+the Rust report structs by ``python -m cosched._report_gen``: do not edit by
+hand. ``Report`` is :attr:`cosched.Run.report` (``cosched simulate --format
+json``)."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+'''
+
+#: Rust scalar types and their Python types.
+SCALARS = {
+    "f64": "float",
+    "f32": "float",
+    "u64": "int",
+    "u32": "int",
+    "usize": "int",
+    "i64": "int",
+    "bool": "bool",
+    "String": "str",
+}
+
+
+def py_type(rust: str, known: set[str]) -> str:
+    """The Python type of the Rust type ``rust`` as serde writes it to JSON."""
+    rust = rust.replace(" ", "")
+    if m := re.fullmatch(r"Option<(.+)>", rust):
+        return f"{py_type(m.group(1), known)} | None"
+    if m := re.fullmatch(r"Vec<(.+)>", rust):
+        return f"list[{py_type(m.group(1), known)}]"
+    if rust in SCALARS:
+        return SCALARS[rust]
+    if rust in known:
+        return rust
+    raise ValueError(f"no Python type for the Rust type `{rust}`: add it to SCALARS in {__name__}")
+
+
+def render() -> str:
+    """The file's text for the shapes the extension reports."""
+    shapes = {name: fields for name, fields in _cosched.report_shapes()}
+    known = set(shapes)
+
+    def fields_of(name: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for field, rust, flatten in shapes[name]:
+            if flatten:
+                out += fields_of(rust)
+            else:
+                out.append((field, py_type(rust, known)))
+        return out
+
+    flattened = {rust for fields in shapes.values() for _, rust, flat in fields if flat}
+    parts = [HEAD]
+    for name in shapes:
+        if name in flattened:
+            continue
+        lines = [f"class {name}(TypedDict):"]
+        lines += [f"    {f}: {t}" for f, t in fields_of(name)]
+        parts.append("\n".join(lines) + "\n")
+    return "\n\n".join(parts)
+
+
+def main() -> int:
+    """Rewrite the checkout's file; print whether it changed."""
+    if not TARGET.parent.is_dir():
+        print(f"error: {TARGET.parent}: no such folder: run from the root of a cosched checkout", file=sys.stderr)
+        return 2
+    text = render()
+    old = TARGET.read_text() if TARGET.exists() else ""
+    if old != text:
+        TARGET.write_text(text)
+        print(f"wrote {TARGET}")
+    else:
+        print(f"{TARGET}: up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
