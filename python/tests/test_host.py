@@ -100,3 +100,84 @@ def test_bad_settings_are_refused_naming_the_keyword(tmp_path: Path) -> None:
         host.interleaved(mix, ["linux"], repeat=1, quantum=3)  # type: ignore[call-arg]
     with pytest.raises(OptionError, match="^model: must be cfs or eevdf"):
         host.calibrate_check(mix, "kvm-epyc-2c", model="bfs")
+
+
+def _marked(marker: str) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (d / "cmdline").read_bytes():
+                out.append(int(d.name))
+        except OSError:
+            pass
+    return out
+
+
+def _released(pid: int, cpus: str) -> str | None:
+    """Why ``pid`` is still held (stopped, in a cosched cgroup, pinned), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cgroups = Path(f"/proc/{pid}/cgroup").read_text()
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None  # gone
+    if stat[stat.rfind(")") + 2] == "T":
+        return f"{pid} is stopped"
+    if "/cosched-" in cgroups:
+        return f"{pid} is still in a cosched cgroup"
+    allowed = next(
+        line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("Cpus_allowed_list")
+    )
+    return None if allowed == cpus else f"{pid} is pinned to {allowed}"
+
+
+def test_python_killed_mid_run_leaves_every_process_released(tmp_path: Path) -> None:
+    """SIGKILL of the Python process running the rounds: its watchdog (this
+    interpreter, calling the extension) releases every managed process and
+    removes the run's cgroup, as the command line's does."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    marker = f"cosched-pykill-{os.getpid()}"
+    mix = tmp_path / "spin.toml"
+    work = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"
+    mix.write_text(f'name = "spin"\n[[job]]\nname = "loop"\ncmd = ["sh", "-c", "{work}", "{marker}"]\ncount = 3\n')
+    # Three loops on this host's CPUs under g-rrs: the scheduler freezes, pins or moves them.
+    code = f"from cosched import host; host.interleaved({str(mix)!r}, ['g-rrs'], repeat=1)"
+    cpus = next(
+        line.split(":", 1)[1].strip()
+        for line in Path("/proc/self/status").read_text().splitlines()
+        if line.startswith("Cpus_allowed_list")
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
+    try:
+        start = time.monotonic()
+        # Kill it while it holds a process (g-rrs's run: one stopped, frozen or pinned),
+        # not during the solo or `linux` runs, which hold none.
+        while not [pid for pid in _marked(marker) if _released(pid, cpus)]:
+            assert time.monotonic() - start < 120, "the rounds held no process in 120 s"
+            assert p.poll() is None, "the rounds ended before g-rrs held a process"
+            time.sleep(0.005)
+        p.kill()
+        p.wait()
+        run_dirs = [Path(r) / f"cosched-{p.pid}" for r in ("/sys/fs/cgroup/freezer", "/sys/fs/cgroup")]
+        start = time.monotonic()
+        while True:
+            held = [d.name for d in run_dirs if d.exists()] + [
+                why for pid in _marked(marker) if (why := _released(pid, cpus))
+            ]
+            if not held:
+                break
+            assert time.monotonic() - start < 60, f"still held 60 s after the kill: {held}"
+            time.sleep(0.02)
+    finally:
+        p.kill()
+        for pid in _marked(marker):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
