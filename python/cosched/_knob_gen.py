@@ -82,19 +82,24 @@ def render() -> str:
     return "\n\n".join(parts)
 
 
+def write_generated(target: Path, text: str) -> int:
+    """Rewrite the checkout's generated file ``target`` with ``text`` (the
+    generators' ``main``); print whether it changed."""
+    if not target.parent.is_dir():
+        print(f"error: {target.parent}: no such folder: run from the root of a cosched checkout", file=sys.stderr)
+        return 2
+    old = target.read_text() if target.exists() else ""
+    if old != text:
+        target.write_text(text)
+        print(f"wrote {target}")
+    else:
+        print(f"{target}: up to date")
+    return 0
+
+
 def main() -> int:
     """Rewrite the checkout's file; print whether it changed."""
-    if not TARGET.parent.is_dir():
-        print(f"error: {TARGET.parent}: no such folder: run from the root of a cosched checkout", file=sys.stderr)
-        return 2
-    text = render()
-    old = TARGET.read_text() if TARGET.exists() else ""
-    if old != text:
-        TARGET.write_text(text)
-        print(f"wrote {TARGET}")
-    else:
-        print(f"{TARGET}: up to date")
-    return 0
+    return write_generated(TARGET, render())
 
 
 if __name__ == "__main__":

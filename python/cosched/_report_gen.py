@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import _cosched
+from ._knob_gen import write_generated
 
 #: The file in a checkout, from its root.
 TARGET = Path("python/cosched/_report_types.py")
@@ -82,17 +83,7 @@ def render() -> str:
 
 def main() -> int:
     """Rewrite the checkout's file; print whether it changed."""
-    if not TARGET.parent.is_dir():
-        print(f"error: {TARGET.parent}: no such folder: run from the root of a cosched checkout", file=sys.stderr)
-        return 2
-    text = render()
-    old = TARGET.read_text() if TARGET.exists() else ""
-    if old != text:
-        TARGET.write_text(text)
-        print(f"wrote {TARGET}")
-    else:
-        print(f"{TARGET}: up to date")
-    return 0
+    return write_generated(TARGET, render())
 
 
 if __name__ == "__main__":
