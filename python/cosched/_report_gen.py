@@ -1,5 +1,7 @@
 """Writes ``_report_types.py``, the typed shapes of the reports Python
-receives (:attr:`cosched.Run.report`, its ``metrics`` and ``jobs``), from the
+receives (:attr:`cosched.Run.report`, ``compare``'s attributes,
+:attr:`cosched.Optimum.report`, :attr:`cosched.Assignment.report`,
+``cosched.host``'s ``.data``), from the
 Rust declarations of the report structs (``_cosched.report_shapes()``, written
 by ``metric_fields!`` beside each struct; issue #64 item 6): one ``TypedDict``
 per struct, one field per Rust field, a flattened field's own fields in its
@@ -22,7 +24,11 @@ TARGET = Path("python/cosched/_report_types.py")
 HEAD = '''"""Typed shapes of the reports cosched returns to Python, generated from
 the Rust report structs by ``python -m cosched._report_gen``: do not edit by
 hand. ``Report`` is :attr:`cosched.Run.report` (``cosched simulate --format
-json``)."""
+json``), ``Comparison`` ``cosched compare --format json``, ``OptimumReport``
+:attr:`cosched.Optimum.report`, ``AssignmentReport``
+:attr:`cosched.Assignment.report`, ``Interleaved``, ``CheckReport`` and
+``Replay`` the ``.data`` of :mod:`cosched.host`'s results. A Rust tuple is a
+JSON array: a list here. A number that is not finite is ``None`` in JSON."""
 
 from __future__ import annotations
 
@@ -37,23 +43,51 @@ SCALARS = {
     "u32": "int",
     "usize": "int",
     "i64": "int",
+    "i32": "int",
     "bool": "bool",
     "String": "str",
+    "&'static str": "str",
+    # A context id: a newtype over u32, a number in JSON.
+    "CtxId": "int",
+    # Unit enums, each variant's kebab-case name in JSON: where a mix job's
+    # model comes from, what a paired interval says.
+    "Source": "str",
+    "Verdict": "str",
 }
 
 
 def py_type(rust: str, known: set[str]) -> str:
     """The Python type of the Rust type ``rust`` as serde writes it to JSON."""
-    rust = rust.replace(" ", "")
+    rust = rust.replace(" ", "").replace("'static", "'static ")
     if m := re.fullmatch(r"Option<(.+)>", rust):
         return f"{py_type(m.group(1), known)} | None"
     if m := re.fullmatch(r"Vec<(.+)>", rust):
         return f"list[{py_type(m.group(1), known)}]"
+    if m := re.fullmatch(r"BTreeMap<(\w+),(.+)>", rust):
+        return f"dict[{py_type(m.group(1), known)}, {py_type(m.group(2), known)}]"
+    if m := re.fullmatch(r"\[(.+);\d+\]", rust):
+        return f"list[{py_type(m.group(1), known)}]"
+    if m := re.fullmatch(r"\((.+)\)", rust):
+        # A tuple is a JSON array, a list in Python: its items' types as one union.
+        items = list(dict.fromkeys(a for t in _split(m.group(1)) for a in py_type(t, known).split(" | ")))
+        return f"list[{' | '.join(items)}]"
     if rust in SCALARS:
         return SCALARS[rust]
     if rust in known:
         return rust
     raise ValueError(f"no Python type for the Rust type `{rust}`: add it to SCALARS in {__name__}")
+
+
+def _split(items: str) -> list[str]:
+    """A tuple's item types, split at the commas outside angle brackets and parentheses."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(items):
+        depth += ch in "<("
+        depth -= ch in ">)"
+        if ch == "," and depth == 0:
+            out.append(items[start:i])
+            start = i + 1
+    return out + [items[start:]]
 
 
 def render() -> str:
@@ -63,18 +97,17 @@ def render() -> str:
 
     def fields_of(name: str) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
-        for field, rust, flatten in shapes[name]:
+        for field, rust, flatten, skip in shapes[name]:
+            if skip:
+                continue
             if flatten:
                 out += fields_of(rust)
             else:
                 out.append((field, py_type(rust, known)))
         return out
 
-    flattened = {rust for fields in shapes.values() for _, rust, flat in fields if flat}
     parts = [HEAD]
     for name in shapes:
-        if name in flattened:
-            continue
         lines = [f"class {name}(TypedDict):"]
         lines += [f"    {f}: {t}" for f, t in fields_of(name)]
         parts.append("\n".join(lines) + "\n")

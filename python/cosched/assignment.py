@@ -4,12 +4,13 @@ thread assignment, Secs. 4-6), with SP-POT pruning: ``cosched assign``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import pandas as pd
 
 from . import _cosched
 from ._knobs import Values, _command_values, check_seed, default
+from ._report_types import AssignmentReport, PotResult
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -20,19 +21,20 @@ __all__ = ["Assignment", "assign"]
 
 
 class Assignment:
-    """The result: ``report`` (``cosched assign --format json``), ``pot`` (the
+    """The result: ``report`` (``cosched assign --format json``, typed:
+    :class:`cosched._report_types.AssignmentReport`), ``pot`` (the
     estimate), ``samples`` (one row per measured assignment: sample, gips,
     predicted)."""
 
-    def __init__(self, report: dict[str, Any], measured: list[tuple[int, float]], predicted: list[float]) -> None:
-        self.report = report
+    def __init__(self, report: object, measured: list[tuple[int, float]], predicted: list[float]) -> None:
+        self.report: AssignmentReport = cast(AssignmentReport, report)
         self.samples = pd.DataFrame(measured, columns=["sample", "gips"])
         self.samples["predicted"] = predicted
 
     @property
-    def pot(self) -> dict[str, Any]:
+    def pot(self) -> PotResult:
         """The POT (or SP-POT) estimate: upb, ci, threshold, fit, best, gap."""
-        return dict(self.report["pot"])
+        return self.report["pot"].copy()
 
     @property
     def best(self) -> float:

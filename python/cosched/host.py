@@ -26,12 +26,14 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from . import _cosched
 from ._knobs import Values, check_count, check_policies, check_seed, to_values
+from ._report_types import CheckReport, Interleaved, MeanCi, PairedRatio
+from ._report_types import Replay as ReplayReport
 from .errors import OptionError
 
 if TYPE_CHECKING:
@@ -45,17 +47,19 @@ __all__ = ["Check", "Replay", "Rounds", "calibrate_check", "interleaved", "repla
 FREEZERS = ("auto", "v1", "v2", "signals")
 
 
-def _interval(row: dict[str, Any], name: str, value: Any) -> None:
+def _interval(row: dict[str, Any], name: str, value: MeanCi | None) -> None:
     """``name_mean``, ``_lo``, ``_hi`` of a mean and interval (``None``: absent)."""
-    for part in ("mean", "lo", "hi"):
-        row[f"{name}_{part}"] = value[part] if isinstance(value, dict) else None
+    row[f"{name}_mean"] = None if value is None else value["mean"]
+    row[f"{name}_lo"] = None if value is None else value["lo"]
+    row[f"{name}_hi"] = None if value is None else value["hi"]
 
 
 @dataclass(frozen=True)
 class Rounds:
-    """Interleaved rounds: ``data`` is ``cosched run --policies --format json``'s document."""
+    """Interleaved rounds: ``data`` is ``cosched run --policies --format json``'s
+    document (typed: :class:`cosched._report_types.Interleaved`)."""
 
-    data: dict[str, Any]
+    data: Interleaved
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per entry: each metric's mean and 95% interval over the rounds,
@@ -63,9 +67,16 @@ class Rounds:
         rows = []
         for p in self.data["policies"]:
             row: dict[str, Any] = {"policy": p["policy"]}
-            for m in ("makespan_s", "antt", "unfairness", "energy_j", "scheduler_cpu_pct", "gap_to_bound_pct"):
-                _interval(row, m, p.get(m))
-            vs = p.get("vs_baseline")
+            for m, v in (
+                ("makespan_s", p["makespan_s"]),
+                ("antt", p["antt"]),
+                ("unfairness", p["unfairness"]),
+                ("energy_j", p["energy_j"]),
+                ("scheduler_cpu_pct", p["scheduler_cpu_pct"]),
+                ("gap_to_bound_pct", p["gap_to_bound_pct"]),
+            ):
+                _interval(row, m, v)
+            vs: PairedRatio | None = p["vs_baseline"]
             row["speedup"] = vs["ratio"] if vs else 1.0
             row["speedup_lo"] = vs["lo"] if vs else 1.0
             row["speedup_hi"] = vs["hi"] if vs else 1.0
@@ -76,9 +87,10 @@ class Rounds:
 
 @dataclass(frozen=True)
 class Check:
-    """The simulator's check: ``data`` is ``calibrate --check --format json``'s ``check`` document."""
+    """The simulator's check: ``data`` is ``calibrate --check --format json``'s
+    ``check`` document (typed: :class:`cosched._report_types.CheckReport`)."""
 
-    data: dict[str, Any]
+    data: CheckReport
 
     @property
     def targets_met(self) -> bool:
@@ -99,9 +111,10 @@ class Check:
 
 @dataclass(frozen=True)
 class Replay:
-    """A replay: ``data`` is ``calibrate --check MIX --replay FILE --format json``'s document."""
+    """A replay: ``data`` is ``calibrate --check MIX --replay FILE --format json``'s
+    document (typed: :class:`cosched._report_types.Replay`)."""
 
-    data: dict[str, Any]
+    data: ReplayReport
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per (policy, job): measured, recorded and today's predictions."""
@@ -194,7 +207,7 @@ def interleaved(
         _knobs(dict(knobs)),
         sys.executable,
     )
-    return Rounds(data)
+    return Rounds(cast(Interleaved, data))
 
 
 def calibrate_check(
@@ -237,7 +250,7 @@ def calibrate_check(
         _knobs(dict(knobs)),
         sys.executable,
     )
-    return Check(data)
+    return Check(cast(CheckReport, data))
 
 
 def replay(
@@ -258,4 +271,4 @@ def replay(
         check_seed("seed", seed),
         _knobs(dict(knobs)),
     )
-    return Replay(data)
+    return Replay(cast(ReplayReport, data))

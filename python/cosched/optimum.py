@@ -8,12 +8,13 @@ the kind of bound it is. See docs/optimum.md."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from . import _cosched
 from ._knobs import Values, _command_values, default
+from ._report_types import Found, OptimumReport
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -24,13 +25,14 @@ __all__ = ["Optimum", "optimum"]
 
 
 class Optimum:
-    """The result: ``report`` (``cosched optimum --format json``), ``bound``
+    """The result: ``report`` (``cosched optimum --format json``, typed:
+    :class:`cosched._report_types.OptimumReport`), ``bound``
     (what the bound is, e.g. ``"exact best static partition, idle contexts
     allowed"``), ``best`` (its value), ``ci`` (its POT interval, or None where
     exact) and ``frame()`` (one row per candidate found, with its outcome)."""
 
-    def __init__(self, report: dict[str, Any]) -> None:
-        self.report = report
+    def __init__(self, report: object) -> None:
+        self.report: OptimumReport = cast(OptimumReport, report)
 
     @property
     def bound(self) -> str:
@@ -42,7 +44,7 @@ class Optimum:
 
     @property
     def ci(self) -> tuple[float, float] | None:
-        ci = self.report.get("best_ci")
+        ci = self.report["best_ci"]
         if ci is None:
             return None
         return (float(ci[0]), float("inf") if ci[1] is None else float(ci[1]))
@@ -52,19 +54,18 @@ class Optimum:
         r = self.report
         rows: list[dict[str, Any]] = []
 
-        def add(kind: str, found: dict[str, Any]) -> None:
+        def add(kind: str, found: Found) -> None:
             rows.append({"kind": kind, **found["outcome"], "assignment": found["assignment"]})
 
-        if r.get("exhaustive"):
-            whole = "exact best partition" if r["exhaustive"]["idle"] else "exact best co-schedule"
-            add(whole, r["exhaustive"]["best"])
-            add("worst", r["exhaustive"]["worst"])
-        if r.get("matching"):
-            add("pairwise matching", r["matching"]["found"])
-        if r.get("grouping"):
-            add(f"grouping by {r['grouping']['size']}", r["grouping"]["found"])
-        if r.get("sampled"):
-            add("best of random", r["sampled"]["best"])
+        if (e := r["exhaustive"]) is not None:
+            add("exact best partition" if e["idle"] else "exact best co-schedule", e["best"])
+            add("worst", e["worst"])
+        if (m := r["matching"]) is not None:
+            add("pairwise matching", m["found"])
+        if (g := r["grouping"]) is not None:
+            add(f"grouping by {g['size']}", g["found"])
+        if (s := r["sampled"]) is not None:
+            add("best of random", s["best"])
         return pd.DataFrame(rows)
 
     def to_pandas(self) -> pd.DataFrame:

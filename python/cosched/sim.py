@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import _cosched
 from ._knobs import Values, _shown, check_bool, check_count, check_policies, check_seed, known, to_values
-from ._report_types import Metrics, Report
+from ._report_types import Comparison, Metrics, PolicySummary, Report
 from .errors import ConfigError, OptionError, PolicyError
 from .policy import Policy, custom, is_policy
 
@@ -366,11 +366,11 @@ def _with_codes(policies: list[Any], codes: list[Any]) -> list[tuple[Any, Any]]:
     return [(p, next(it) if _is_code(p) else None) for p in policies]
 
 
-def summary_frame(policies: list[dict[str, Any]]) -> pd.DataFrame:
+def summary_frame(policies: list[PolicySummary]) -> pd.DataFrame:
     """Per-policy summary rows (mean, 95% interval lo/hi, n) from the comparison JSON."""
     rows = []
     for p in policies:
-        row: dict[str, Any] = {"policy": p["policy"], "oracle": p["oracle"], "beats_bound": p.get("beats_bound")}
+        row: dict[str, Any] = {"policy": p["policy"], "oracle": p["oracle"], "beats_bound": p["beats_bound"]}
         for k, v in p.items():
             if k == "beats_bound":
                 continue
@@ -424,8 +424,11 @@ def compare(
     if not isinstance(baseline, str):
         raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
     flags, mtoml, wtoml = _inputs(machine, workload, knobs)
-    c = _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap))
-    df = runs_frame(c["runs"])
+    c = cast(
+        Comparison,
+        _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap)),
+    )
+    df = runs_frame(cast(list[dict[str, Any]], c["runs"]))
     df.insert(3, "speedup", c["speedups"])  # computed in Rust, as the summary's
     b = c["best_static"]
     bound = None

@@ -8,7 +8,7 @@ use crate::output::table;
 use crate::progress::Progress;
 use crate::OneLine;
 use clap::Args as ClapArgs;
-pub use cosched_lab::assign::{report, AssignOptions, Report};
+pub use cosched_lab::assign::{report, AssignOptions, AssignmentReport};
 use cosched_lab::RunError;
 
 /// `cosched assign`'s arguments.
@@ -45,7 +45,7 @@ pub fn run(a: Args) -> Result<(), String> {
     print(&rep, a.format)
 }
 
-fn print(rep: &Report, format: Format) -> Result<(), String> {
+fn print(rep: &AssignmentReport, format: Format) -> Result<(), String> {
     match format {
         crate::opts::Format::Json => println!("{}", serde_json::to_string_pretty(rep).map_err(|e| e.to_string())?),
         _ => {

@@ -116,7 +116,7 @@ pub fn run(a: Args) -> Result<(), String> {
         None => vec![],
     };
     let check = match &mix {
-        Some(mix) => Some(check(&a, mix, &spec, programs.as_ref())?),
+        Some(mix) => Some(check(&a, mix, &spec, programs.as_ref())?.report(mix)),
         None => None,
     };
     match a.format {
@@ -125,13 +125,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 "preset": spec,
                 "measurements": measured,
                 "timeshare": timeshare,
-                "check": check.as_ref().map(|Checked { check: c, model, mix_model: m }| serde_json::json!({
-                    "model": model,
-                    "skipped": m.skipped,
-                    "source": m.source,
-                    "mix_jobs": mix.as_ref().map(|x| x.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
-                    "result": c,
-                })),
+                "check": check,
             });
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
         }
@@ -171,12 +165,12 @@ pub fn run(a: Args) -> Result<(), String> {
                     spec.memory.bandwidth_gbs
                 );
             }
-            if let Some(Checked { check: c, model, mix_model: m }) = &check {
-                print_check(c, model);
-                if !m.skipped.is_empty() {
+            if let Some(c) = &check {
+                print_check(&c.result, &c.model);
+                if !c.skipped.is_empty() {
                     println!(
                         "no model (neither characterised, see --programs, nor cosched-bench with --mops): {}",
-                        m.skipped.join(", ")
+                        c.skipped.join(", ")
                     );
                 }
             }

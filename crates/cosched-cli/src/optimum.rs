@@ -8,7 +8,7 @@ use crate::output::table;
 use crate::progress::Progress;
 use crate::OneLine;
 use clap::Args as ClapArgs;
-pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, Report};
+pub use cosched_lab::best_static::{gap_pct, report, OptimumOptions, OptimumReport};
 use cosched_lab::optimum::{
     Found, Objective, IDLE_EVT_ESTIMATE, IDLE_EXACT, IDLE_EXACT_AND_EVT, IDLE_EXACT_AND_RANDOM,
 };
@@ -68,7 +68,7 @@ pub fn run(a: Args) -> Result<(), String> {
     Ok(())
 }
 
-fn print(rep: &Report, m: &MachineSpec) {
+fn print(rep: &OptimumReport, m: &MachineSpec) {
     let objective = Objective::parse(if rep.objective == "antt" { "antt" } else { "throughput" }).expect("known");
     println!(
         "Best static partition of {} on {} ({} threads on {} contexts; objective {}): each thread pinned to one \

@@ -28,29 +28,31 @@ pub enum Verdict {
     NoDifference,
 }
 
-/// A paired ratio with its bootstrap interval.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PairedRatio {
-    /// Geometric mean of the round ratios `baseline_i / candidate_i`.
-    pub ratio: f64,
-    /// Lower end of the interval (the wider of the bootstrap and t intervals).
-    pub lo: f64,
-    /// Upper end.
-    pub hi: f64,
-    /// The percentile-bootstrap interval alone.
-    pub bootstrap: (f64, f64),
-    /// The Student-t interval of the mean log-ratio alone (the bootstrap's for one round).
-    pub t: (f64, f64),
-    /// Confidence level.
-    pub confidence: f64,
-    /// Rounds paired.
-    pub rounds: usize,
-    /// What the interval says (see [`Verdict`]).
-    pub verdict: Verdict,
-    /// With no difference: about how many rounds would separate the observed
-    /// mean log-ratio from 0 at this spread (`(z·s/d)²`), or `None` when the
-    /// observed difference is 0 (no number of rounds would).
-    pub rounds_needed: Option<u64>,
+crate::metric_fields! {
+    /// A paired ratio with its bootstrap interval.
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub struct PairedRatio {
+        /// Geometric mean of the round ratios `baseline_i / candidate_i`.
+        pub ratio: f64,
+        /// Lower end of the interval (the wider of the bootstrap and t intervals).
+        pub lo: f64,
+        /// Upper end.
+        pub hi: f64,
+        /// The percentile-bootstrap interval alone.
+        pub bootstrap: (f64, f64),
+        /// The Student-t interval of the mean log-ratio alone (the bootstrap's for one round).
+        pub t: (f64, f64),
+        /// Confidence level.
+        pub confidence: f64,
+        /// Rounds paired.
+        pub rounds: usize,
+        /// What the interval says (see [`Verdict`]).
+        pub verdict: Verdict,
+        /// With no difference: about how many rounds would separate the observed
+        /// mean log-ratio from 0 at this spread (`(z·s/d)²`), or `None` when the
+        /// observed difference is 0 (no number of rounds would).
+        pub rounds_needed: Option<u64>,
+    }
 }
 
 /// Rounds a paired comparison refuses.

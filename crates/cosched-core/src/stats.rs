@@ -30,17 +30,19 @@ pub fn t95(df: usize) -> f64 {
     }
 }
 
-/// Mean with a 95% t-interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct MeanCi {
-    /// Sample mean.
-    pub mean: f64,
-    /// Lower end of the 95% interval (equal to the mean for one sample).
-    pub lo: f64,
-    /// Upper end of the 95% interval.
-    pub hi: f64,
-    /// Number of samples.
-    pub n: usize,
+crate::metric_fields! {
+    /// Mean with a 95% t-interval.
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+    pub struct MeanCi {
+        /// Sample mean.
+        pub mean: f64,
+        /// Lower end of the 95% interval (equal to the mean for one sample).
+        pub lo: f64,
+        /// Upper end of the 95% interval.
+        pub hi: f64,
+        /// Number of samples.
+        pub n: usize,
+    }
 }
 
 /// Mean and 95% confidence interval of `xs` (empty → NaN mean).

@@ -8,7 +8,7 @@ use crate::check::{judge, Check};
 use crate::error::HostError;
 use crate::rounds::{self, Bound};
 use cosched_core::progress::Reporter;
-use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs};
+use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs, Source};
 use cosched_linux::runtime::{self, RunConfig, LINUX};
 use cosched_machine::mix::Mix;
 use cosched_machine::MachineSpec;
@@ -45,6 +45,37 @@ pub struct Checked {
     pub model: String,
     /// The mix's model (its sources and the jobs without one).
     pub mix_model: MixModel,
+}
+
+cosched_core::metric_fields! {
+    /// A check as JSON shows it (`calibrate --check --format json`'s `check`,
+    /// Python's `cosched.host.Check.data`); fields in JSON's (alphabetical) order.
+    #[derive(serde::Serialize)]
+    pub struct CheckReport {
+        /// The mix's jobs in order (the rounds' solo times).
+        pub mix_jobs: Vec<String>,
+        /// The simulated fair class `linux` was compared against.
+        pub model: String,
+        /// Predictions against measurements.
+        pub result: Check,
+        /// Mix jobs with no model.
+        pub skipped: Vec<String>,
+        /// Each modelled mix job and where its model came from.
+        pub source: Vec<(String, Source)>,
+    }
+}
+
+impl Checked {
+    /// The check as JSON shows it, for `mix`.
+    pub fn report(self, mix: &Mix) -> CheckReport {
+        CheckReport {
+            mix_jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(),
+            model: self.model,
+            result: self.check,
+            skipped: self.mix_model.skipped,
+            source: self.mix_model.source,
+        }
+    }
 }
 
 /// The simulated fair class `linux` is compared against: the one given, else the host kernel's.

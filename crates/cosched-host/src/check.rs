@@ -23,36 +23,38 @@ pub const TARGET_MEDIAN: f64 = 0.15;
 /// No job's predicted slowdown off by more than this.
 pub const TARGET_WORST: f64 = 0.30;
 
-/// One job under one policy.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobCheck {
-    /// Policy entry.
-    pub policy: String,
-    /// Mix job.
-    pub job: String,
-    /// Measured slowdown (each round against that round's solo time): mean and 95% interval over rounds.
-    pub measured: MeanCi,
-    /// Predicted slowdown.
-    pub predicted: f64,
-    /// predicted / measured mean − 1.
-    pub error: f64,
-    /// The measured slowdown of each round, in round order.
-    pub rounds: Vec<f64>,
-    /// Half-width of the measured 95% interval over its mean: the finest relative error the rounds resolve.
-    pub resolution: f64,
-    /// Whether the prediction lies inside the measured 95% interval.
-    pub inside: bool,
-    /// The prediction's host-noise band ([`noise_band`]); none with fewer than two rounds.
-    pub band: Option<[f64; 2]>,
-    /// Whether the measured mean lies inside `band`.
-    pub in_band: bool,
-    /// The pooled measured slowdown: the rounds' co-run time over their
-    /// solo time (not a mean of per-round ratios, which a solo time that
-    /// moves from round to round inflates); none if a round lacks either.
-    pub pooled: Option<f64>,
-    /// The prediction with the host's other tenants taken out
-    /// (`cache.tenant_lines_per_s = 0`: the ablation); none when the preset has none.
-    pub predicted_without_tenants: Option<f64>,
+cosched_core::metric_fields! {
+    /// One job under one policy.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct JobCheck {
+        /// Policy entry.
+        pub policy: String,
+        /// Mix job.
+        pub job: String,
+        /// Measured slowdown (each round against that round's solo time): mean and 95% interval over rounds.
+        pub measured: MeanCi,
+        /// Predicted slowdown.
+        pub predicted: f64,
+        /// predicted / measured mean − 1.
+        pub error: f64,
+        /// The measured slowdown of each round, in round order.
+        pub rounds: Vec<f64>,
+        /// Half-width of the measured 95% interval over its mean: the finest relative error the rounds resolve.
+        pub resolution: f64,
+        /// Whether the prediction lies inside the measured 95% interval.
+        pub inside: bool,
+        /// The prediction's host-noise band ([`noise_band`]); none with fewer than two rounds.
+        pub band: Option<[f64; 2]>,
+        /// Whether the measured mean lies inside `band`.
+        pub in_band: bool,
+        /// The pooled measured slowdown: the rounds' co-run time over their
+        /// solo time (not a mean of per-round ratios, which a solo time that
+        /// moves from round to round inflates); none if a round lacks either.
+        pub pooled: Option<f64>,
+        /// The prediction with the host's other tenants taken out
+        /// (`cache.tenant_lines_per_s = 0`: the ablation); none when the preset has none.
+        pub predicted_without_tenants: Option<f64>,
+    }
 }
 
 /// The band around a prediction `p` that the host's run-to-run spread alone
@@ -90,54 +92,58 @@ impl JobCheck {
     }
 }
 
-/// One policy.
-#[derive(Clone, Debug, Serialize)]
-pub struct PolicyCheck {
-    /// Policy entry.
-    pub policy: String,
-    /// Measured makespan, s: mean and 95% interval over rounds.
-    pub measured_makespan_s: MeanCi,
-    /// Predicted makespan, s.
-    pub predicted_makespan_s: f64,
+cosched_core::metric_fields! {
+    /// One policy.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct PolicyCheck {
+        /// Policy entry.
+        pub policy: String,
+        /// Measured makespan, s: mean and 95% interval over rounds.
+        pub measured_makespan_s: MeanCi,
+        /// Predicted makespan, s.
+        pub predicted_makespan_s: f64,
+    }
 }
 
-/// The whole check.
-#[derive(Clone, Debug, Serialize)]
-pub struct Check {
-    /// Every modelled job under every policy.
-    pub jobs: Vec<JobCheck>,
-    /// Every policy, in entry order.
-    pub policies: Vec<PolicyCheck>,
-    /// Median of |error| over `jobs`.
-    pub median_abs_error: f64,
-    /// Largest |error|.
-    pub worst_abs_error: f64,
-    /// Median |error| of the predictions without the host's tenants (the ablation), if the preset has them.
-    pub median_abs_error_without_tenants: Option<f64>,
-    /// Largest |error| without the host's tenants.
-    pub worst_abs_error_without_tenants: Option<f64>,
-    /// Median |error| against the pooled measured slowdowns.
-    pub median_abs_error_pooled: Option<f64>,
-    /// Largest |error| against the pooled measured slowdowns.
-    pub worst_abs_error_pooled: Option<f64>,
-    /// Jobs beyond [`TARGET_WORST`].
-    pub beyond_worst: usize,
-    /// Of those, the ones whose prediction lies inside the measured interval.
-    pub beyond_inside: usize,
-    /// Cells whose measured mean lies inside the prediction's host-noise band.
-    pub in_band: usize,
-    /// Cells that have a band.
-    pub banded: usize,
-    /// Each round's solo turnaround of every mix job (mix order), s.
-    pub solo_s: Vec<Vec<f64>>,
-    /// The policy of least measured mean makespan.
-    pub measured_best: String,
-    /// The policy of least predicted makespan.
-    pub predicted_best: String,
-    /// Whether the predicted best is the measured best or no different from it (paired interval over the rounds).
-    pub best_within_interval: bool,
-    /// The paired comparison behind `best_within_interval`, in words.
-    pub best_words: String,
+cosched_core::metric_fields! {
+    /// The whole check.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Check {
+        /// Every modelled job under every policy.
+        pub jobs: Vec<JobCheck>,
+        /// Every policy, in entry order.
+        pub policies: Vec<PolicyCheck>,
+        /// Median of |error| over `jobs`.
+        pub median_abs_error: f64,
+        /// Largest |error|.
+        pub worst_abs_error: f64,
+        /// Median |error| of the predictions without the host's tenants (the ablation), if the preset has them.
+        pub median_abs_error_without_tenants: Option<f64>,
+        /// Largest |error| without the host's tenants.
+        pub worst_abs_error_without_tenants: Option<f64>,
+        /// Median |error| against the pooled measured slowdowns.
+        pub median_abs_error_pooled: Option<f64>,
+        /// Largest |error| against the pooled measured slowdowns.
+        pub worst_abs_error_pooled: Option<f64>,
+        /// Jobs beyond [`TARGET_WORST`].
+        pub beyond_worst: usize,
+        /// Of those, the ones whose prediction lies inside the measured interval.
+        pub beyond_inside: usize,
+        /// Cells whose measured mean lies inside the prediction's host-noise band.
+        pub in_band: usize,
+        /// Cells that have a band.
+        pub banded: usize,
+        /// Each round's solo turnaround of every mix job (mix order), s.
+        pub solo_s: Vec<Vec<f64>>,
+        /// The policy of least measured mean makespan.
+        pub measured_best: String,
+        /// The policy of least predicted makespan.
+        pub predicted_best: String,
+        /// Whether the predicted best is the measured best or no different from it (paired interval over the rounds).
+        pub best_within_interval: bool,
+        /// The paired comparison behind `best_within_interval`, in words.
+        pub best_words: String,
+    }
 }
 
 impl Check {

@@ -23,38 +23,42 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
-/// One job under one policy: measured, predicted then, predicted now.
-#[derive(Serialize)]
-pub struct Cell {
-    /// Policy label.
-    pub policy: String,
-    /// Mix job.
-    pub job: String,
-    /// Measured mean slowdown over the rounds.
-    pub measured: f64,
-    /// The prediction the file recorded.
-    pub recorded: f64,
-    /// Today's prediction.
-    pub replayed: f64,
+cosched_core::metric_fields! {
+    /// One job under one policy: measured, predicted then, predicted now.
+    #[derive(Serialize)]
+    pub struct Cell {
+        /// Policy label.
+        pub policy: String,
+        /// Mix job.
+        pub job: String,
+        /// Measured mean slowdown over the rounds.
+        pub measured: f64,
+        /// The prediction the file recorded.
+        pub recorded: f64,
+        /// Today's prediction.
+        pub replayed: f64,
+    }
 }
 
-/// The replay: every cell and both predictions' summary.
-#[derive(Serialize)]
-pub struct Replay {
-    /// The file replayed.
-    pub file: String,
-    /// The simulated fair class `linux` ran as.
-    pub model: String,
-    /// Rounds (seeds) each prediction averages.
-    pub rounds: usize,
-    /// Every cell.
-    pub cells: Vec<Cell>,
-    /// Median |error| of the recorded and of today's predictions.
-    pub median_abs_error: [f64; 2],
-    /// Worst |error|, recorded and today.
-    pub worst_abs_error: [f64; 2],
-    /// Cells beyond 30%, recorded and today.
-    pub beyond_worst: [usize; 2],
+cosched_core::metric_fields! {
+    /// The replay: every cell and both predictions' summary.
+    #[derive(Serialize)]
+    pub struct Replay {
+        /// The file replayed.
+        pub file: String,
+        /// The simulated fair class `linux` ran as.
+        pub model: String,
+        /// Rounds (seeds) each prediction averages.
+        pub rounds: usize,
+        /// Every cell.
+        pub cells: Vec<Cell>,
+        /// Median |error| of the recorded and of today's predictions.
+        pub median_abs_error: [f64; 2],
+        /// Worst |error|, recorded and today.
+        pub worst_abs_error: [f64; 2],
+        /// Cells beyond 30%, recorded and today.
+        pub beyond_worst: [usize; 2],
+    }
 }
 
 /// The dotted name of a JSON pointer (`/check/model` → `check.model`).

@@ -12,7 +12,7 @@ use crate::error::HostError;
 use cosched_core::paired::{paired_ratio, round_drift, round_orders, PairedRatio, Verdict};
 use cosched_core::progress::Reporter;
 use cosched_core::stats::{mean_ci, MeanCi};
-use cosched_linux::best_static::{BestStatic, ENTRY};
+use cosched_linux::best_static::{StaticPartition, ENTRY};
 use cosched_linux::runtime::{self, RealReport, RunConfig};
 use cosched_machine::mix::Mix;
 use serde::Serialize;
@@ -46,7 +46,7 @@ pub struct Plan<'a> {
 #[derive(Clone, Debug)]
 pub enum Bound {
     /// The best static partition, run every round as entry [`ENTRY`].
-    Pinned(BestStatic),
+    Pinned(StaticPartition),
     /// None, and why (no gap column).
     Absent {
         /// Why, in words (printed beside the table).
@@ -54,29 +54,31 @@ pub enum Bound {
     },
 }
 
-/// One round.
-#[derive(Serialize)]
-pub struct Round {
-    /// Index from 0.
-    pub round: usize,
-    /// The entries in the order they ran.
-    pub order: Vec<String>,
-    /// The policy seed every entry ran with this round ([`round_seed`]).
-    pub policy_seed: u64,
-    /// Each job's solo turnaround this round, s.
-    pub solo_s: Vec<f64>,
-    /// Geometric-mean move of the solo times from their medians over the rounds (0.1 = 10% slower).
-    pub drift: f64,
-    /// Whether |drift| exceeded the threshold.
-    pub drifted: bool,
-    /// Makespan of each entry (in entry order), s.
-    pub makespan_s: Vec<f64>,
+cosched_core::metric_fields! {
+    /// One round.
+    #[derive(Serialize)]
+    pub struct Round {
+        /// Index from 0.
+        pub round: usize,
+        /// The entries in the order they ran.
+        pub order: Vec<String>,
+        /// The policy seed every entry ran with this round ([`round_seed`]).
+        pub policy_seed: u64,
+        /// Each job's solo turnaround this round, s.
+        pub solo_s: Vec<f64>,
+        /// Geometric-mean move of the solo times from their medians over the rounds (0.1 = 10% slower).
+        pub drift: f64,
+        /// Whether |drift| exceeded the threshold.
+        pub drifted: bool,
+        /// Makespan of each entry (in entry order), s.
+        pub makespan_s: Vec<f64>,
+    }
 }
 
 cosched_core::metric_fields! {
     /// One entry's figures over the rounds.
     #[derive(Serialize)]
-    pub struct Row {
+    pub struct EntrySummary {
         /// Entry label.
         pub policy: String,
         /// Makespan, s: mean and 95% t-interval over rounds.
@@ -99,33 +101,35 @@ cosched_core::metric_fields! {
     }
 }
 
-/// The whole comparison (`--format json`).
-#[derive(Serialize)]
-pub struct Interleaved {
-    /// Mix name.
-    pub mix: String,
-    /// Baseline entry.
-    pub baseline: String,
-    /// Rounds run.
-    pub rounds: usize,
-    /// Seed.
-    pub seed: u64,
-    /// Drift threshold.
-    pub drift_threshold: f64,
-    /// Smallest effect claimed.
-    pub min_effect: f64,
-    /// Rounds marked drifted.
-    pub drifted_rounds: Vec<usize>,
-    /// The best static partition each gap is measured to (run as entry `best-static`).
-    pub best_static: Option<BestStatic>,
-    /// Why there is none (and no gap column).
-    pub no_best_static: Option<String>,
-    /// One row per entry.
-    pub policies: Vec<Row>,
-    /// Every round.
-    pub round: Vec<Round>,
-    /// Every run, by round then entry.
-    pub runs: Vec<Vec<RealReport>>,
+cosched_core::metric_fields! {
+    /// The whole comparison (`--format json`).
+    #[derive(Serialize)]
+    pub struct Interleaved {
+        /// Mix name.
+        pub mix: String,
+        /// Baseline entry.
+        pub baseline: String,
+        /// Rounds run.
+        pub rounds: usize,
+        /// Seed.
+        pub seed: u64,
+        /// Drift threshold.
+        pub drift_threshold: f64,
+        /// Smallest effect claimed.
+        pub min_effect: f64,
+        /// Rounds marked drifted.
+        pub drifted_rounds: Vec<usize>,
+        /// The best static partition each gap is measured to (run as entry `best-static`).
+        pub best_static: Option<StaticPartition>,
+        /// Why there is none (and no gap column).
+        pub no_best_static: Option<String>,
+        /// One row per entry.
+        pub policies: Vec<EntrySummary>,
+        /// Every round.
+        pub round: Vec<Round>,
+        /// Every run, by round then entry.
+        pub runs: Vec<Vec<RealReport>>,
+    }
 }
 
 /// The policy seed of round `r` of a plan seeded `seed`.
@@ -242,7 +246,7 @@ pub fn analyse(
                     (Some(p), words)
                 }
             };
-            Row {
+            EntrySummary {
                 policy: names[i].clone(),
                 makespan_s: of(i, &|r| Some(r.metrics.makespan_s)).expect("makespan"),
                 antt: of(i, &|r| r.metrics.antt),

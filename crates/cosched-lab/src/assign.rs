@@ -46,40 +46,42 @@ cosched_core::options! {
     }
 }
 
-/// Random assignments, the best measured and the POT estimate of the
-/// optimum (`cosched assign --format json`; Python's `cosched.assign`).
-#[derive(Serialize)]
-pub struct Report {
-    /// Machine name.
-    pub machine: String,
-    /// Workload name.
-    pub workload: String,
-    /// Threads placed.
-    pub threads: usize,
-    /// Number of distinct placements (a falling factorial, as text: it may not fit 64 bits).
-    pub population: String,
-    /// Assignments drawn.
-    pub samples: usize,
-    /// Assignments measured (after SP-POT pruning).
-    pub measured: usize,
-    /// Share pruned (§5).
-    pub prune: f64,
-    /// Best measured performance, GIPS.
-    pub best: f64,
-    /// Context of each thread in the best assignment.
-    pub best_assignment: Vec<u32>,
-    /// POT (or SP-POT) estimate of the optimum.
-    pub pot: PotResult,
-    /// With `--compare-plain`: plain POT on every assignment.
-    pub plain_pot: Option<PotResult>,
-    /// Eq. 2: probability that the sample holds one of the top 1% assignments.
-    pub prob_sample_has_top_1pct: f64,
-    /// Every measured assignment: (sample index, GIPS), in sample order.
-    #[serde(skip)]
-    pub measured_perf: Vec<(usize, f64)>,
-    /// The predictor's score of every measured assignment, same order.
-    #[serde(skip)]
-    pub predicted: Vec<f64>,
+cosched_core::metric_fields! {
+    /// Random assignments, the best measured and the POT estimate of the
+    /// optimum (`cosched assign --format json`; Python's `cosched.assign`).
+    #[derive(Serialize)]
+    pub struct AssignmentReport {
+        /// Machine name.
+        pub machine: String,
+        /// Workload name.
+        pub workload: String,
+        /// Threads placed.
+        pub threads: usize,
+        /// Number of distinct placements (a falling factorial, as text: it may not fit 64 bits).
+        pub population: String,
+        /// Assignments drawn.
+        pub samples: usize,
+        /// Assignments measured (after SP-POT pruning).
+        pub measured: usize,
+        /// Share pruned (§5).
+        pub prune: f64,
+        /// Best measured performance, GIPS.
+        pub best: f64,
+        /// Context of each thread in the best assignment.
+        pub best_assignment: Vec<u32>,
+        /// POT (or SP-POT) estimate of the optimum.
+        pub pot: PotResult,
+        /// With `--compare-plain`: plain POT on every assignment.
+        pub plain_pot: Option<PotResult>,
+        /// Eq. 2: probability that the sample holds one of the top 1% assignments.
+        pub prob_sample_has_top_1pct: f64,
+        /// Every measured assignment: (sample index, GIPS), in sample order.
+        #[serde(skip)]
+        pub measured_perf: Vec<(usize, f64)>,
+        /// The predictor's score of every measured assignment, same order.
+        #[serde(skip)]
+        pub predicted: Vec<f64>,
+    }
 }
 
 /// Receives every measured (sample, GIPS) and the predictor's score of each.
@@ -93,7 +95,7 @@ pub fn report(
     total: &dyn Fn(usize),
     tick: &(dyn Fn() + Sync),
     measured: &mut Measured<'_>,
-) -> Result<Report, RunError> {
+) -> Result<AssignmentReport, RunError> {
     if !(0.0..1.0).contains(&a.prune) {
         return Err(RunError::knob(
             "prune",
@@ -162,7 +164,7 @@ pub fn report(
         None
     };
     let (bi, best) = order.iter().map(|&i| (i, of(i))).max_by(|x, y| x.1.total_cmp(&y.1)).expect("nonempty");
-    Ok(Report {
+    Ok(AssignmentReport {
         machine: m.name.clone(),
         workload: w.name.clone(),
         threads,

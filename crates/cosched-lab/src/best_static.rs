@@ -53,46 +53,48 @@ pub const DEFAULT_SAMPLES: usize = 1000;
 /// What the static co-schedule count says for an oversubscribed workload.
 pub const PARTITIONS: &str = "none (more threads than contexts)";
 
-/// What the search for the best static co-schedule found (`cosched optimum --format json`).
-#[derive(Serialize)]
-pub struct Report {
-    /// Machine name.
-    pub machine: String,
-    /// Workload name.
-    pub workload: String,
-    /// The objective's metric name.
-    pub objective: &'static str,
-    /// Threads placed.
-    pub threads: usize,
-    /// Contexts of the machine.
-    pub contexts: usize,
-    /// Static partitions with idle contexts allowed, up to symmetry: the bound's family
-    /// ([`Instance::bound`]; text: it may not fit 64 bits).
-    pub coschedules: String,
-    /// Of them, the static co-schedules (each thread on a context of its own), or why there are none.
-    pub static_coschedules: String,
-    /// Which bound the report's `best` is (`crate::optimum`'s kinds: exact, an EVT estimate, or
-    /// the best of random candidates, over static partitions with idle contexts allowed).
-    pub bound: &'static str,
-    /// The best value of the objective: the exact optimum, the POT estimate, or the best random assignment.
-    pub best: f64,
-    /// The POT interval when `best` is an estimate.
-    pub best_ci: Option<(f64, f64)>,
-    /// Every co-schedule simulated, when they were few enough.
-    pub exhaustive: Option<Exhaustive>,
-    /// Pairwise matching, where it applies (`None`: see `no_matching`).
-    pub matching: Option<Matched>,
-    /// Why pairwise matching does not apply, when it does not.
-    pub no_matching: Option<String>,
-    /// Its generalisation to sharing domains of more than two contexts,
-    /// where the deepest shared level holds more than two (`None`: see `no_grouping`).
-    pub grouping: Option<Grouped>,
-    /// Why grouping does not apply, when it does not.
-    pub no_grouping: Option<String>,
-    /// Random assignments and the POT estimate, when not exhaustive.
-    pub sampled: Option<Sampled>,
-    /// Job name of each thread (thread order of the assignments).
-    pub thread_jobs: Vec<String>,
+cosched_core::metric_fields! {
+    /// What the search for the best static co-schedule found (`cosched optimum --format json`).
+    #[derive(Serialize)]
+    pub struct OptimumReport {
+        /// Machine name.
+        pub machine: String,
+        /// Workload name.
+        pub workload: String,
+        /// The objective's metric name.
+        pub objective: &'static str,
+        /// Threads placed.
+        pub threads: usize,
+        /// Contexts of the machine.
+        pub contexts: usize,
+        /// Static partitions with idle contexts allowed, up to symmetry: the bound's family
+        /// ([`Instance::bound`]; text: it may not fit 64 bits).
+        pub coschedules: String,
+        /// Of them, the static co-schedules (each thread on a context of its own), or why there are none.
+        pub static_coschedules: String,
+        /// Which bound the report's `best` is (`crate::optimum`'s kinds: exact, an EVT estimate, or
+        /// the best of random candidates, over static partitions with idle contexts allowed).
+        pub bound: &'static str,
+        /// The best value of the objective: the exact optimum, the POT estimate, or the best random assignment.
+        pub best: f64,
+        /// The POT interval when `best` is an estimate.
+        pub best_ci: Option<(f64, f64)>,
+        /// Every co-schedule simulated, when they were few enough.
+        pub exhaustive: Option<Exhaustive>,
+        /// Pairwise matching, where it applies (`None`: see `no_matching`).
+        pub matching: Option<Matched>,
+        /// Why pairwise matching does not apply, when it does not.
+        pub no_matching: Option<String>,
+        /// Its generalisation to sharing domains of more than two contexts,
+        /// where the deepest shared level holds more than two (`None`: see `no_grouping`).
+        pub grouping: Option<Grouped>,
+        /// Why grouping does not apply, when it does not.
+        pub no_grouping: Option<String>,
+        /// Random assignments and the POT estimate, when not exhaustive.
+        pub sampled: Option<Sampled>,
+        /// Job name of each thread (thread order of the assignments).
+        pub thread_jobs: Vec<String>,
+    }
 }
 
 /// The objective of `a` over `b` as a signed gap in % ("how far from the best"):
@@ -123,7 +125,7 @@ pub fn load(a: &OptimumOptions) -> Result<(MachineSpec, Plan, String), RunError>
 
 /// Search for the best static co-schedule as the options say; `total` is told
 /// how many runs more there will be, `tick` each one (`cosched optimum`, Python's `cosched.optimum`).
-pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result<Report, RunError> {
+pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync)) -> Result<OptimumReport, RunError> {
     let objective = Objective::parse(&a.objective)?;
     if a.budget > MAX_BUDGET {
         return Err(RunError::knob("budget", format!("at most {MAX_BUDGET} simulations, got {}", a.budget)));
@@ -181,7 +183,7 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
             RunError::knob("samples", format!("0 with more co-schedules than {}: nothing to search", flag_of("budget")))
         })?;
     let thread_jobs = plan.threads.iter().map(|t| plan.jobs[t.job as usize].name.clone()).collect();
-    Ok(Report {
+    Ok(OptimumReport {
         machine: m.name.clone(),
         workload: name,
         objective: objective.metric(),

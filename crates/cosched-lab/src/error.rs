@@ -90,9 +90,9 @@ impl From<crate::optimum::OptimumError> for RunError {
         use crate::optimum::OptimumError;
         match e {
             OptimumError::Knob { knob, problem } => RunError::knob(knob, problem),
-            OptimumError::Refused(why) => RunError::option(why),
             OptimumError::Run(e) => RunError::Simulation(Box::new(SimFailure::Bare(e))),
-            OptimumError::Search(e) => RunError::option(e.to_string()),
+            // The search does not apply to this machine and workload: one line saying why.
+            e => RunError::option(e.to_string()),
         }
     }
 }

@@ -8,21 +8,46 @@ use std::process::{Command, Stdio};
 
 /// Calibration that could not measure or could not turn its measurements
 /// into a machine description.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum CalibrateError {
-    /// A `cosched-bench` kernel did not start or gave no result.
+    /// `cosched-bench` is neither beside this binary nor on `PATH`.
+    #[error("cosched-bench not found (build it: `cargo build --release` in the checkout)")]
+    NoBench,
+    /// `cosched-bench` did not start.
+    #[error("cannot start cosched-bench: {0}")]
+    Start(#[source] std::io::Error),
+    /// Reading a `cosched-bench` child's output failed.
     #[error("{0}")]
-    Bench(String),
-    /// The measurements do not determine a valid machine description.
+    Read(#[source] std::io::Error),
+    /// Waiting for a `cosched-bench` child failed.
+    #[error("wait4: {0}")]
+    Wait(#[source] std::io::Error),
+    /// Its last line is not a JSON result.
+    #[error("cosched-bench printed no result: {last}")]
+    NoResult {
+        /// The line it printed last.
+        last: String,
+    },
+    /// Its result has no `ops_per_s`.
+    #[error("cosched-bench result lacks ops_per_s")]
+    NoRate,
+    /// The latency curve has no cliff between L2 and DRAM.
+    #[error("the latency curve shows no cache cliff between L2 and DRAM; cannot place the LLC")]
+    NoCliff,
+    /// No latency was measured.
+    #[error("no latency measured")]
+    NoLatency,
+    /// The derived description does not serialise.
     #[error("{0}")]
-    Derive(String),
+    Toml(#[from] toml::ser::Error),
+    /// The derived description does not validate.
+    #[error("the derived preset does not validate: {0}")]
+    Invalid(#[source] cosched_machine::ConfigError),
 }
 
 /// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
 pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
-    let prog = resolve_program("cosched-bench").ok_or_else(|| {
-        CalibrateError::Bench("cosched-bench not found (build it: `cargo build --release` in the checkout)".into())
-    })?;
+    let prog = resolve_program("cosched-bench").ok_or(CalibrateError::NoBench)?;
     let mut cmd = Command::new(prog);
     cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::null());
     // SAFETY: sched_setaffinity and prctl on the child itself, async-signal-safe.
@@ -36,16 +61,16 @@ pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, Ca
             Ok(())
         });
     }
-    cmd.spawn().map_err(|e| CalibrateError::Bench(format!("cannot start cosched-bench: {e}")))
+    cmd.spawn().map_err(CalibrateError::Start)
 }
 
 pub(crate) fn rate(child: std::process::Child) -> Result<f64, CalibrateError> {
-    let out = child.wait_with_output().map_err(|e| CalibrateError::Bench(e.to_string()))?;
+    let out = child.wait_with_output().map_err(CalibrateError::Read)?;
     let text = String::from_utf8_lossy(&out.stdout);
     let last = text.lines().last().unwrap_or("");
-    let v: serde_json::Value = serde_json::from_str(last)
-        .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
-    v["ops_per_s"].as_f64().ok_or_else(|| CalibrateError::Bench("cosched-bench result lacks ops_per_s".into()))
+    let v: serde_json::Value =
+        serde_json::from_str(last).map_err(|_| CalibrateError::NoResult { last: last.to_string() })?;
+    v["ops_per_s"].as_f64().ok_or(CalibrateError::NoRate)
 }
 
 /// Wait for a `cosched-bench` run: its final JSON line, its CPU time (user +
@@ -55,18 +80,18 @@ pub(crate) fn finish(mut child: std::process::Child) -> Result<(serde_json::Valu
     use std::io::Read;
     let mut text = String::new();
     if let Some(mut out) = child.stdout.take() {
-        out.read_to_string(&mut text).map_err(|e| CalibrateError::Bench(e.to_string()))?;
+        out.read_to_string(&mut text).map_err(CalibrateError::Read)?;
     }
     let mut status = 0;
     // SAFETY: a zeroed rusage is valid; wait4 on our own child's pid.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = child.id() as libc::pid_t;
     if unsafe { libc::wait4(pid, &mut status, 0, &mut ru) } != pid {
-        return Err(CalibrateError::Bench(format!("wait4: {}", std::io::Error::last_os_error())));
+        return Err(CalibrateError::Wait(std::io::Error::last_os_error()));
     }
     let last = text.lines().last().unwrap_or("");
-    let v: serde_json::Value = serde_json::from_str(last)
-        .map_err(|_| CalibrateError::Bench(format!("cosched-bench printed no result: {last}")))?;
+    let v: serde_json::Value =
+        serde_json::from_str(last).map_err(|_| CalibrateError::NoResult { last: last.to_string() })?;
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     Ok((v, secs(ru.ru_utime) + secs(ru.ru_stime), ru.ru_nivcsw as f64))
 }

@@ -25,26 +25,28 @@ pub const ENTRY: &str = "best-static";
 /// Most partitions the search predicts (up to symmetry) before it is refused.
 pub const PARTITION_BUDGET: u64 = 1_000_000;
 
-/// The best static partition of a mix on this machine.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BestStatic {
-    /// The sharing level whose domains hold two contexts (`core`, `LLC`, ...).
-    pub level: &'static str,
-    /// The context of every instance (the `static` policy's assignment).
-    pub assignment: Vec<CtxId>,
-    /// The instances of every context, by context id (empty: idle).
-    pub contexts: Vec<Vec<String>>,
-    /// Its predicted makespan, s.
-    pub predicted_makespan_s: f64,
-    /// Partitions predicted (distinct up to swapping domains and a domain's contexts).
-    pub candidates: u64,
-    /// The minimum-cost pairing's predicted makespan, s, where every instance fits a context
-    /// of its own (`None`: more instances than contexts).
-    pub pairing_makespan_s: Option<f64>,
-    /// Job-pair cells (job, next_to) the search read that were measured.
-    pub measured_cells: usize,
-    /// Cells it read that the completion predicted.
-    pub predicted_cells: usize,
+cosched_core::metric_fields! {
+    /// The best static partition of a mix on this machine.
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub struct StaticPartition {
+        /// The sharing level whose domains hold two contexts (`core`, `LLC`, ...).
+        pub level: &'static str,
+        /// The context of every instance (the `static` policy's assignment).
+        pub assignment: Vec<CtxId>,
+        /// The instances of every context, by context id (empty: idle).
+        pub contexts: Vec<Vec<String>>,
+        /// Its predicted makespan, s.
+        pub predicted_makespan_s: f64,
+        /// Partitions predicted (distinct up to swapping domains and a domain's contexts).
+        pub candidates: u64,
+        /// The minimum-cost pairing's predicted makespan, s, where every instance fits a context
+        /// of its own (`None`: more instances than contexts).
+        pub pairing_makespan_s: Option<f64>,
+        /// Job-pair cells (job, next_to) the search read that were measured.
+        pub measured_cells: usize,
+        /// Cells it read that the completion predicted.
+        pub predicted_cells: usize,
+    }
 }
 
 /// The static partition of `mix`'s instances on `topology` of least makespan predicted from
@@ -56,7 +58,7 @@ pub fn best_static(
     mix: &Mix,
     profile: &PairProfile,
     seed: u64,
-) -> Result<BestStatic, PairingError> {
+) -> Result<StaticPartition, PairingError> {
     search(topology, mix, profile, seed, PARTITION_BUDGET)
 }
 
@@ -66,7 +68,7 @@ fn search(
     profile: &PairProfile,
     seed: u64,
     budget: u64,
-) -> Result<BestStatic, PairingError> {
+) -> Result<StaticPartition, PairingError> {
     let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
     let ordered = profile.reorder(&names)?;
     let instances = mix.instances();
@@ -94,7 +96,7 @@ fn search(
         contexts[c as usize].push(instances[i].name.clone());
     }
     let (measured, predicted) = crate::best_pairing::cells_read(&instances, &ordered);
-    Ok(BestStatic {
+    Ok(StaticPartition {
         level,
         assignment: placed.assignment.iter().map(|&c| CtxId(c)).collect(),
         contexts,
@@ -106,7 +108,7 @@ fn search(
     })
 }
 
-impl BestStatic {
+impl StaticPartition {
     /// The partition in one line: each context's instances (`+` taking turns), `idle` where none.
     pub fn describe(&self) -> String {
         self.contexts

@@ -227,10 +227,8 @@ fn provenance(clock_measured: bool) -> std::collections::BTreeMap<String, String
 
 /// Turn measurements into a machine preset named `name`.
 pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, CalibrateError> {
-    let derive = |why: &str| CalibrateError::Derive(why.to_string());
-    let (llc_mb, plateau_ns) = effective_llc_mb(&m.latency, m.l2_kb)
-        .ok_or_else(|| derive("the latency curve shows no cache cliff between L2 and DRAM; cannot place the LLC"))?;
-    let dram_ns = m.latency.last().map(|x| x.1).ok_or_else(|| derive("no latency measured"))?;
+    let (llc_mb, plateau_ns) = effective_llc_mb(&m.latency, m.l2_kb).ok_or(CalibrateError::NoCliff)?;
+    let dram_ns = m.latency.last().map(|x| x.1).ok_or(CalibrateError::NoLatency)?;
     let bw = m.bandwidth.iter().map(|b| b.1).fold(0.0, f64::max);
     let t = &host.topology;
     let smt = t.contexts_per_core() as u32;
@@ -334,9 +332,8 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
         costs: CostSpec::default(),
         checks: vec![],
     };
-    let text = toml::to_string(&spec).map_err(|e| CalibrateError::Derive(e.to_string()))?;
-    MachineSpec::from_toml(name, &text)
-        .map_err(|e| CalibrateError::Derive(format!("the derived preset does not validate: {e}")))
+    let text = toml::to_string(&spec)?;
+    MachineSpec::from_toml(name, &text).map_err(CalibrateError::Invalid)
 }
 
 fn hostname() -> String {

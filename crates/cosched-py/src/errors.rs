@@ -58,7 +58,7 @@ pub fn _variant_errors() -> Vec<(&'static str, PyErr)> {
         RunError::Policy(Box::new(PolicyFailure::Unnamed)),
         RunError::Simulation(Box::new(SimFailure::Bare(cosched_sim::SimError::Cancelled))),
         RunError::Study(StudyError::NoModel),
-        RunError::Evt { context: "example".into(), error: PotError::BadInput("example".into()) },
+        RunError::Evt { context: "example".into(), error: PotError::BadInput(cosched_core::evt::BadSample::NotFinite) },
     ];
     examples.into_iter().map(|e| (variant(&e), run_error(e))).collect()
 }

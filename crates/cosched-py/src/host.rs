@@ -251,7 +251,7 @@ fn calibrate_check(
     knobs: KnobsIn,
     python: PathBuf,
 ) -> PyResult<Py<PyAny>> {
-    let run = || -> Result<serde_json::Value, HostError> {
+    let run = || -> Result<cosched_host::calibrate::CheckReport, HostError> {
         let face = face(python);
         for p in &policies {
             known_policy(p)?;
@@ -276,14 +276,7 @@ fn calibrate_check(
             programs: programs.as_ref(),
             report: face.report.clone(),
         };
-        let c = cosched_host::calibrate::check(&mix_file, &spec, &plan, &base)?;
-        Ok(serde_json::json!({
-            "model": c.model,
-            "skipped": c.mix_model.skipped,
-            "source": c.mix_model.source,
-            "mix_jobs": mix_file.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>(),
-            "result": c.check,
-        }))
+        Ok(cosched_host::calibrate::check(&mix_file, &spec, &plan, &base)?.report(&mix_file))
     };
     let v = py.detach(run).map_err(host_error)?;
     crate::data::from_value(py, &v)

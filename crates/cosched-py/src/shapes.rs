@@ -4,19 +4,70 @@
 //! generates the package's TypedDicts (`cosched/_report_types.py`), so a
 //! field is declared once, in Rust, and `test_stubs.py` fails when the two differ.
 
+use cosched_core::evt::{GpdFit, PotResult};
 use cosched_core::metrics::registry::{Shape, Shaped};
 use cosched_core::metrics::Aggregate;
+use cosched_core::paired::PairedRatio;
+use cosched_core::stats::MeanCi;
+use cosched_host::calibrate::CheckReport;
+use cosched_host::check::{Check, JobCheck, PolicyCheck};
+use cosched_host::replay::{Cell, Replay};
+use cosched_host::rounds::{EntrySummary, Interleaved, Round};
+use cosched_lab::assign::AssignmentReport;
+use cosched_lab::best_static::OptimumReport;
+use cosched_lab::compare::{BestStatic, Comparison, PolicySummary};
+use cosched_lab::optimum::{Exhaustive, Found, Grouped, Matched, Outcome, Sampled, POT_OR_WHY};
+use cosched_linux::best_static::StaticPartition;
+use cosched_linux::runtime::{RealJob, RealReport, StopRecord};
 use cosched_sim::experiment::{JobReport, Metrics, Report};
 use pyo3::prelude::*;
 
-/// One field as Python reads it: (name, Rust type as written, flattened into its parent).
-type FieldIn = (&'static str, &'static str, bool);
+/// One field as Python reads it: (name, Rust type as written, flattened into its parent, left out).
+type FieldIn = (&'static str, &'static str, bool, bool);
 
-/// Every report struct Python's typed results are generated from, in dependency order.
-const SHAPES: [Shape; 4] = [Aggregate::SHAPE, Metrics::SHAPE, JobReport::SHAPE, Report::SHAPE];
+/// Every report struct Python's typed results are generated from, in
+/// dependency order: a simulated run (`Run.report`), a comparison (`compare`'s
+/// attributes), the bound's search (`Optimum.report`), random assignments
+/// (`Assignment.report`), and the real machine's rounds, check and replay
+/// (`cosched.host`'s `.data`).
+const SHAPES: [Shape; 33] = [
+    Aggregate::SHAPE,
+    Metrics::SHAPE,
+    JobReport::SHAPE,
+    Report::SHAPE,
+    MeanCi::SHAPE,
+    PolicySummary::SHAPE,
+    GpdFit::SHAPE,
+    PotResult::SHAPE,
+    POT_OR_WHY,
+    BestStatic::SHAPE,
+    Comparison::SHAPE,
+    Outcome::SHAPE,
+    Found::SHAPE,
+    Exhaustive::SHAPE,
+    Matched::SHAPE,
+    Grouped::SHAPE,
+    Sampled::SHAPE,
+    OptimumReport::SHAPE,
+    AssignmentReport::SHAPE,
+    PairedRatio::SHAPE,
+    StopRecord::SHAPE,
+    RealJob::SHAPE,
+    RealReport::SHAPE,
+    StaticPartition::SHAPE,
+    Round::SHAPE,
+    EntrySummary::SHAPE,
+    Interleaved::SHAPE,
+    JobCheck::SHAPE,
+    PolicyCheck::SHAPE,
+    Check::SHAPE,
+    CheckReport::SHAPE,
+    Cell::SHAPE,
+    Replay::SHAPE,
+];
 
 /// `(struct name, fields)` of every shape.
 #[pyfunction]
 pub fn report_shapes() -> Vec<(&'static str, Vec<FieldIn>)> {
-    SHAPES.iter().map(|s| (s.name, s.fields.iter().map(|f| (f.name, f.ty, f.flatten)).collect())).collect()
+    SHAPES.iter().map(|s| (s.name, s.fields.iter().map(|f| (f.name, f.ty, f.flatten, f.skip)).collect())).collect()
 }

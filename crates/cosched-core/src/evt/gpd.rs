@@ -12,17 +12,19 @@
 //! irregular (non-standard asymptotics), which the profile-likelihood
 //! interval of the endpoint handles without relying on standard errors.
 
-/// A GPD fit.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct GpdFit {
-    /// Shape ξ.
-    pub xi: f64,
-    /// Scale σ.
-    pub sigma: f64,
-    /// Maximised log-likelihood.
-    pub loglik: f64,
-    /// Number of exceedances.
-    pub n: usize,
+crate::metric_fields! {
+    /// A GPD fit.
+    #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+    pub struct GpdFit {
+        /// Shape ξ.
+        pub xi: f64,
+        /// Scale σ.
+        pub sigma: f64,
+        /// Maximised log-likelihood.
+        pub loglik: f64,
+        /// Number of exceedances.
+        pub n: usize,
+    }
 }
 
 /// GPD log-likelihood of exceedances `y` (−∞ outside the support).

@@ -17,4 +17,4 @@ pub mod sampling;
 pub mod threshold;
 
 pub use gpd::{fit_gpd, GpdFit};
-pub use pot::{pot, PotError, PotResult, Threshold};
+pub use pot::{pot, BadSample, PotError, PotResult, Threshold};

@@ -66,7 +66,29 @@ pub enum PotError {
     /// entry per candidate quantile saying why.
     NoThreshold(Vec<String>),
     /// Bad input (NaN, empty, bad confidence level…).
-    BadInput(String),
+    BadInput(BadSample),
+}
+
+/// What is wrong with a sample or a setting given to [`pot`].
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum BadSample {
+    /// An empty sample, or a value that is not a finite number.
+    #[error("measurements must be finite numbers, at least one")]
+    NotFinite,
+    /// A confidence level outside (0, 1).
+    #[error("confidence must be in (0, 1), got {0}")]
+    Confidence(f64),
+    /// Every measurement the same: no tail.
+    #[error("all {n} measurements are equal ({value}): there is no tail to extrapolate")]
+    AllEqual {
+        /// Measurements.
+        n: usize,
+        /// Their one value.
+        value: f64,
+    },
+    /// A threshold quantile outside [0, 1).
+    #[error("threshold quantile must be in [0, 1), got {0}")]
+    Quantile(f64),
 }
 
 impl std::fmt::Display for PotError {
@@ -91,38 +113,40 @@ impl std::fmt::Display for PotError {
             PotError::NoThreshold(why) => {
                 write!(f, "no candidate threshold could be fitted ({})", why.join("; "))
             }
-            PotError::BadInput(s) => write!(f, "{s}"),
+            PotError::BadInput(b) => write!(f, "{b}"),
         }
     }
 }
 
-/// A POT estimate.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PotResult {
-    /// Threshold u.
-    pub threshold: f64,
-    /// Exceedances over u.
-    pub exceedances: usize,
-    /// The GPD fit.
-    pub fit: GpdFit,
-    /// Upper Performance Bound u − σ/ξ.
-    pub upb: f64,
-    /// Profile-likelihood interval of the UPB; `hi` is infinite when the
-    /// profile never drops far enough.
-    pub ci: (f64, f64),
-    /// Confidence level of `ci`.
-    pub confidence: f64,
-    /// Best observed value.
-    pub best: f64,
-    /// UPB − best.
-    pub gap: f64,
-    /// With the automatic threshold: the next higher candidate whose
-    /// interval was joined to `ci` (see [`pot`]).
-    pub guard_threshold: Option<f64>,
-    /// With the automatic threshold: the goodness-of-fit test rejected the
-    /// GPD at every candidate, so the threshold is the best fit available
-    /// and the interval is not to be trusted at its nominal level.
-    pub gpd_rejected_everywhere: bool,
+crate::metric_fields! {
+    /// A POT estimate.
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub struct PotResult {
+        /// Threshold u.
+        pub threshold: f64,
+        /// Exceedances over u.
+        pub exceedances: usize,
+        /// The GPD fit.
+        pub fit: GpdFit,
+        /// Upper Performance Bound u − σ/ξ.
+        pub upb: f64,
+        /// Profile-likelihood interval of the UPB; `hi` is infinite when the
+        /// profile never drops far enough.
+        pub ci: (f64, f64),
+        /// Confidence level of `ci`.
+        pub confidence: f64,
+        /// Best observed value.
+        pub best: f64,
+        /// UPB − best.
+        pub gap: f64,
+        /// With the automatic threshold: the next higher candidate whose
+        /// interval was joined to `ci` (see [`pot`]).
+        pub guard_threshold: Option<f64>,
+        /// With the automatic threshold: the goodness-of-fit test rejected the
+        /// GPD at every candidate, so the threshold is the best fit available
+        /// and the interval is not to be trusted at its nominal level.
+        pub gpd_rejected_everywhere: bool,
+    }
 }
 
 /// Profile log-likelihood of the exceedance endpoint `e` (> max y).
@@ -181,28 +205,22 @@ fn auto_threshold(cands: &[Candidate], total: usize) -> Result<(f64, Option<f64>
 /// median 1.09× as wide.
 pub fn pot(xs: &[f64], threshold: Threshold, confidence: f64) -> Result<PotResult, PotError> {
     if xs.is_empty() || xs.iter().any(|x| !x.is_finite()) {
-        return Err(PotError::BadInput("measurements must be finite numbers, at least one".into()));
+        return Err(PotError::BadInput(BadSample::NotFinite));
     }
     if !(confidence > 0.0 && confidence < 1.0) {
-        return Err(PotError::BadInput(format!("confidence must be in (0, 1), got {confidence}")));
+        return Err(PotError::BadInput(BadSample::Confidence(confidence)));
     }
     let mut sorted = xs.to_vec();
     sorted.sort_by(f64::total_cmp);
     if sorted[0] == sorted[sorted.len() - 1] {
-        return Err(PotError::BadInput(format!(
-            "all {} measurements are equal ({}): there is no tail to extrapolate",
-            sorted.len(),
-            sorted[0]
-        )));
+        return Err(PotError::BadInput(BadSample::AllEqual { n: sorted.len(), value: sorted[0] }));
     }
     // The automatic rule's candidates and the sample size they refer to.
     let mut auto: Option<(Vec<Candidate>, usize)> = None;
     let (u, guard, rejected) = match threshold {
         Threshold::Value(v) => (v, None, false),
         Threshold::Quantile(q) if (0.0..1.0).contains(&q) => (quantile(&sorted, q), None, false),
-        Threshold::Quantile(q) => {
-            return Err(PotError::BadInput(format!("threshold quantile must be in [0, 1), got {q}")))
-        }
+        Threshold::Quantile(q) => return Err(PotError::BadInput(BadSample::Quantile(q))),
         Threshold::Auto | Threshold::AutoPruned { .. } => {
             let total = match threshold {
                 Threshold::AutoPruned { total } => total.max(sorted.len()),

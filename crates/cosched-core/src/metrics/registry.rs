@@ -201,6 +201,7 @@ macro_rules! metric_fields {
                         name: stringify!($field),
                         ty: stringify!($ty),
                         flatten: $crate::metrics::registry::flattened(&[$(stringify!($fattr)),*]),
+                        skip: $crate::metrics::registry::skipped(&[$(stringify!($fattr)),*]),
                     }
                 ),*],
             };
@@ -228,6 +229,8 @@ pub struct FieldShape {
     pub ty: &'static str,
     /// `#[serde(flatten)]`: its own fields appear in place of the key.
     pub flatten: bool,
+    /// `#[serde(skip)]`: not in the JSON at all.
+    pub skip: bool,
 }
 
 /// A struct written through [`metric_fields!`](crate::metric_fields), with its shape.
@@ -239,11 +242,23 @@ pub trait Shaped {
 /// Whether a field's attributes (as written) flatten it into its parent
 /// (`#[serde(flatten)]`; a doc comment naming the word does not).
 pub const fn flattened(attrs: &[&str]) -> bool {
+    serde_says(attrs, b"flatten")
+}
+
+/// Whether a field's attributes (as written) leave it out of the JSON
+/// (`#[serde(skip)]`; `skip_serializing_if` keeps it, absent or not).
+pub const fn skipped(attrs: &[&str]) -> bool {
+    serde_says(attrs, b"skip")
+}
+
+/// Whether a `#[serde(...)]` attribute among `attrs` holds the word `word`
+/// (a whole word: `skip` is not `skip_serializing_if`).
+const fn serde_says(attrs: &[&str], word: &[u8]) -> bool {
     let mut i = 0;
     while i < attrs.len() {
         let a = attrs[i].as_bytes();
         let serde = a.len() >= 5 && a[0] == b's' && a[1] == b'e' && a[2] == b'r' && a[3] == b'd' && a[4] == b'e';
-        if serde && contains(a, b"flatten") {
+        if serde && has_word(a, word) {
             return true;
         }
         i += 1;
@@ -251,14 +266,17 @@ pub const fn flattened(attrs: &[&str]) -> bool {
     false
 }
 
-const fn contains(hay: &[u8], needle: &[u8]) -> bool {
+const fn has_word(hay: &[u8], needle: &[u8]) -> bool {
     let mut i = 0;
     while i + needle.len() <= hay.len() {
         let mut j = 0;
         while j < needle.len() && hay[i + j] == needle[j] {
             j += 1;
         }
-        if j == needle.len() {
+        let end = i + needle.len();
+        let whole = end == hay.len() || !(hay[end].is_ascii_alphanumeric() || hay[end] == b'_');
+        let start = i == 0 || !(hay[i - 1].is_ascii_alphanumeric() || hay[i - 1] == b'_');
+        if j == needle.len() && whole && start {
             return true;
         }
         i += 1;
@@ -323,6 +341,16 @@ pub fn markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serde_words_are_read_whole_and_only_from_serde_attributes() {
+        assert!(flattened(&["doc = \" x\"", "serde(flatten)"]));
+        assert!(!flattened(&["doc = \" serde(flatten) is not here\""]));
+        assert!(skipped(&["serde(skip)"]));
+        assert!(skipped(&["serde(default, skip)"]));
+        assert!(!skipped(&["serde(skip_serializing_if = \"Option::is_none\")"]));
+        assert!(!flattened(&["serde(flattened_name)"]));
+    }
 
     #[test]
     fn names_are_unique_snake_case_and_not_labels() {

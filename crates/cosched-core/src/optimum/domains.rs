@@ -46,14 +46,7 @@ pub fn pair_domains(t: &Topology) -> Result<(&'static str, Vec<[u32; 2]>), Searc
         });
         return Ok((name, domains));
     }
-    Err(SearchError::NoLevel(format!(
-        "no sharing level of this machine holds exactly two contexts ({} contexts, {} cores, {} LLC domains, {} sockets): \
-         the pairwise optimum (Jiang et al.) needs SMT pairs or two cores per shared cache",
-        t.n_contexts(),
-        t.n_cores,
-        t.n_llc,
-        t.n_sockets
-    )))
+    Err(SearchError::NoPairLevel { contexts: t.n_contexts(), cores: t.n_cores, llcs: t.n_llc, sockets: t.n_sockets })
 }
 
 #[cfg(test)]

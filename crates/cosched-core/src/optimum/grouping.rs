@@ -20,26 +20,19 @@ pub const MAX_BRUTE_FORCE: usize = 8;
 
 fn check(n: usize, size: usize, domains: usize, cost: &[f64], max_n: usize) -> Result<(), SearchError> {
     if n > max_n {
-        return Err(SearchError::TooLarge(format!("grouping: {n} jobs exceed the exact search's limit of {max_n}")));
+        return Err(SearchError::GroupingJobs { jobs: n, limit: max_n });
     }
     if size == 0 || size > MAX_GROUP {
-        return Err(SearchError::TooLarge(format!("grouping: domains of {size} contexts; from 1 to {MAX_GROUP}")));
+        return Err(SearchError::GroupSize { size, max: MAX_GROUP });
     }
     if n > size * domains {
-        return Err(SearchError::TooLarge(format!("grouping: {n} jobs do not fit {domains} domains of {size}")));
+        return Err(SearchError::GroupsDoNotFit { jobs: n, domains, size });
     }
     if cost.len() != 1 << n {
-        return Err(SearchError::Malformed(format!(
-            "grouping: {} costs given for {n} jobs; expected one per subset, {}",
-            cost.len(),
-            1u64 << n
-        )));
+        return Err(SearchError::GroupCosts { got: cost.len(), jobs: n, want: 1u64 << n });
     }
     if let Some(bad) = (1..cost.len()).find(|&m| (m as u32).count_ones() as usize <= size && !cost[m].is_finite()) {
-        return Err(SearchError::Malformed(format!(
-            "grouping: the cost of group {bad:#b} is not a finite number: {}",
-            cost[bad]
-        )));
+        return Err(SearchError::GroupCost { group: bad, cost: cost[bad] });
     }
     Ok(())
 }
@@ -100,7 +93,7 @@ pub fn min_cost_groups(n: usize, size: usize, domains: usize, cost: &[f64]) -> R
         .map(|k| (k, best[k][full]))
         .filter(|p| p.1.is_finite())
         .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
-        .ok_or_else(|| SearchError::TooLarge("grouping: no partition fits the domains".into()))?;
+        .ok_or(SearchError::NoGrouping)?;
     let mut groups = vec![];
     let (mut mask, mut k) = (full, k);
     while mask != 0 {

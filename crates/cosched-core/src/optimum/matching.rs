@@ -25,25 +25,16 @@ pub const MAX_BRUTE_FORCE: usize = 16;
 
 fn check(cost: &[f64], n: usize, max: usize) -> Result<(), SearchError> {
     if !n.is_multiple_of(2) {
-        return Err(SearchError::Malformed(format!("a perfect pairing needs an even number of vertices, got {n}")));
+        return Err(SearchError::OddVertices(n));
     }
     if n > max {
-        return Err(SearchError::TooLarge(format!("{n} vertices: at most {max}")));
+        return Err(SearchError::Vertices { n, max });
     }
     if cost.len() != n * n {
-        return Err(SearchError::Malformed(format!(
-            "cost matrix has {} entries, {n}×{n} = {} expected",
-            cost.len(),
-            n * n
-        )));
+        return Err(SearchError::CostMatrix { got: cost.len(), n, want: n * n });
     }
     if let Some(k) = (0..n * n).find(|&k| k / n < k % n && !cost[k].is_finite()) {
-        return Err(SearchError::Malformed(format!(
-            "cost of pair ({}, {}) is {}: must be finite",
-            k / n,
-            k % n,
-            cost[k]
-        )));
+        return Err(SearchError::PairCost { i: k / n, j: k % n, cost: cost[k] });
     }
     Ok(())
 }
@@ -95,14 +86,10 @@ pub struct PairPlacement {
 /// pairs first, then lone jobs, on the domains in order.
 pub fn place_pairs(degradation: &[f64], jobs: usize, domains: &[[u32; 2]]) -> Result<PairPlacement, SearchError> {
     if degradation.len() != jobs * jobs {
-        return Err(SearchError::Malformed(format!(
-            "{} degradations for {jobs} jobs: {} expected",
-            degradation.len(),
-            jobs * jobs
-        )));
+        return Err(SearchError::Degradations { got: degradation.len(), jobs, want: jobs * jobs });
     }
     if jobs > 2 * domains.len() {
-        return Err(SearchError::TooLarge(format!("{jobs} jobs do not fit {} two-context domains", domains.len())));
+        return Err(SearchError::PairsDoNotFit { jobs, domains: domains.len() });
     }
     let n = 2 * domains.len(); // jobs plus idle partners
     let mut cost = vec![0.0; n * n];

@@ -75,17 +75,13 @@ pub fn best_partition(
 ) -> Result<PartitionPlacement, SearchError> {
     let k = solo.len();
     if slowdown.len() != k * k {
-        return Err(SearchError::Malformed(format!(
-            "{} slowdowns for {k} instances: {} expected",
-            slowdown.len(),
-            k * k
-        )));
+        return Err(SearchError::Slowdowns { got: slowdown.len(), instances: k, want: k * k });
     }
     if let Some(bad) = solo.iter().chain(slowdown).find(|x| !(x.is_finite() && **x > 0.0)) {
-        return Err(SearchError::Malformed(format!("a solo time or slowdown of {bad} (finite and positive needed)")));
+        return Err(SearchError::NotPositive(*bad));
     }
     if domains.is_empty() || k == 0 {
-        return Err(SearchError::Malformed("no domains or no instances".into()));
+        return Err(SearchError::Empty);
     }
     let slow = |i: usize, j: usize| slowdown[i * k + j];
     // The prediction is blind to which domain is which: search on domains numbered 2d, 2d + 1.
@@ -117,12 +113,11 @@ impl Search<'_> {
         if i == self.solo.len() {
             self.candidates += 1;
             if self.candidates > self.budget {
-                return Err(SearchError::TooLarge(format!(
-                    "more than {} static partitions of {} instances on {} two-context domains",
-                    self.budget,
-                    self.solo.len(),
-                    self.domains.len()
-                )));
+                return Err(SearchError::Partitions {
+                    budget: self.budget,
+                    instances: self.solo.len(),
+                    domains: self.domains.len(),
+                });
             }
             let assignment: Vec<u32> = self.side.iter().map(|&(d, s)| (2 * d + s) as u32).collect();
             let t = predicted_makespan(&assignment, self.solo, self.slow, self.domains);

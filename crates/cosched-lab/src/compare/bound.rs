@@ -24,27 +24,29 @@ pub const GAP_SAMPLES: usize = 1_000;
 /// 300 take ≈10 s on 2 cores).
 pub const GAP_PARTITION_SAMPLES: usize = 300;
 
-/// The bound beside a comparison, on each seed's machine and workload: the
-/// best static partition with idle contexts allowed ([`Instance::bound`]:
-/// each thread pinned to one context, a context's threads taking turns, any
-/// context idle), exact when the family has at most [`GAP_BUDGET`] members up
-/// to symmetry, else the POT estimate from [`GAP_SAMPLES`] (or
-/// [`GAP_PARTITION_SAMPLES`] with more threads than contexts) random members.
-///
-/// [`Instance::bound`]: crate::optimum::Instance::bound
-#[derive(Serialize)]
-pub struct BestStatic {
-    /// What the bound is (`crate::optimum`'s kinds; the weakest any seed needed).
-    pub bound: &'static str,
-    /// Static partitions of the family up to symmetry (text: it may not fit 64 bits).
-    pub coschedules: String,
-    /// The bound's throughput_gips, one per seed (the exact best, or the POT estimate).
-    pub best_gips: Vec<f64>,
-    /// The bound's POT interval per seed (`None`: exact, or no estimate); an
-    /// upper end that is not finite is unbounded (null in JSON).
-    pub best_ci: Vec<Option<(f64, f64)>>,
-    /// Random members simulated per seed for the estimate (0: every member simulated).
-    pub samples: usize,
+cosched_core::metric_fields! {
+    /// The bound beside a comparison, on each seed's machine and workload: the
+    /// best static partition with idle contexts allowed ([`Instance::bound`]:
+    /// each thread pinned to one context, a context's threads taking turns, any
+    /// context idle), exact when the family has at most [`GAP_BUDGET`] members up
+    /// to symmetry, else the POT estimate from [`GAP_SAMPLES`] (or
+    /// [`GAP_PARTITION_SAMPLES`] with more threads than contexts) random members.
+    ///
+    /// [`Instance::bound`]: crate::optimum::Instance::bound
+    #[derive(Serialize)]
+    pub struct BestStatic {
+        /// What the bound is (`crate::optimum`'s kinds; the weakest any seed needed).
+        pub bound: &'static str,
+        /// Static partitions of the family up to symmetry (text: it may not fit 64 bits).
+        pub coschedules: String,
+        /// The bound's throughput_gips, one per seed (the exact best, or the POT estimate).
+        pub best_gips: Vec<f64>,
+        /// The bound's POT interval per seed (`None`: exact, or no estimate); an
+        /// upper end that is not finite is unbounded (null in JSON).
+        pub best_ci: Vec<Option<(f64, f64)>>,
+        /// Random members simulated per seed for the estimate (0: every member simulated).
+        pub samples: usize,
+    }
 }
 
 /// Seeds a comparison needs before a policy may be said to beat its bound.

@@ -19,7 +19,7 @@ pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_S
 cosched_core::metric_fields! {
     /// One policy's figures over the seeds: mean and 95% interval.
     #[derive(Serialize)]
-    pub struct Row {
+    pub struct PolicySummary {
         /// Policy name.
         pub policy: String,
         /// Whether the policy reads the ground truth (an oracle, not a contender).
@@ -61,21 +61,21 @@ cosched_core::metric_fields! {
     }
 }
 
-/// A summary of a [`Row`], absent where the metric is not defined.
-pub type Get = fn(&Row) -> Option<&MeanCi>;
+/// A summary of a [`PolicySummary`], absent where the metric is not defined.
+pub type Get = fn(&PolicySummary) -> Option<&MeanCi>;
 
-/// A column of [`COLUMNS`]: a field of [`Row`] and its name, the field's own
+/// A column of [`COLUMNS`]: a field of [`PolicySummary`] and its name, the field's own
 /// (checked against the metric registry when the crate is built).
 macro_rules! column {
     ($f:ident) => {
-        (named(stringify!($f)), |r: &Row| Some(&r.$f))
+        (named(stringify!($f)), |r: &PolicySummary| Some(&r.$f))
     };
     (? $f:ident) => {
-        (named(stringify!($f)), |r: &Row| r.$f.as_ref())
+        (named(stringify!($f)), |r: &PolicySummary| r.$f.as_ref())
     };
 }
 
-/// Every summarised metric of a [`Row`], by its registry name, in column order.
+/// Every summarised metric of a [`PolicySummary`], by its registry name, in column order.
 pub const COLUMNS: [(&str, Get); 15] = [
     column!(speedup),
     column!(makespan_s),
@@ -94,38 +94,40 @@ pub const COLUMNS: [(&str, Get); 15] = [
     column!(?decide_p99_us),
 ];
 
-/// A comparison: per-policy summaries and every run's report.
-#[derive(Serialize)]
-pub struct Comparison {
-    /// Machine name.
-    pub machine: String,
-    /// Workload name.
-    pub workload: String,
-    /// Thread count asked for (`None`: the preset's).
-    pub threads: Option<u32>,
-    /// The policy speedups are measured against.
-    pub baseline: String,
-    /// The seeds run.
-    pub seeds: Vec<u64>,
-    /// One summary per policy, the baseline included.
-    pub policies: Vec<Row>,
-    /// The best static co-schedule of each seed (`None`: see `no_best_static`).
-    pub best_static: Option<BestStatic>,
-    /// Why there is no best static co-schedule, when there is none.
-    pub no_best_static: Option<String>,
-    /// Every run's report, seed-major.
-    pub runs: Vec<Report>,
-    /// Each run's speedup, aligned with `runs`: the baseline's makespan on
-    /// the same seed over the run's (what `speedup` summarises).
-    pub speedups: Vec<f64>,
-    /// Notes on the knobs given (one that only some of the policies read).
-    #[serde(skip)]
-    pub notes: Vec<String>,
+cosched_core::metric_fields! {
+    /// A comparison: per-policy summaries and every run's report.
+    #[derive(Serialize)]
+    pub struct Comparison {
+        /// Machine name.
+        pub machine: String,
+        /// Workload name.
+        pub workload: String,
+        /// Thread count asked for (`None`: the preset's).
+        pub threads: Option<u32>,
+        /// The policy speedups are measured against.
+        pub baseline: String,
+        /// The seeds run.
+        pub seeds: Vec<u64>,
+        /// One summary per policy, the baseline included.
+        pub policies: Vec<PolicySummary>,
+        /// The best static co-schedule of each seed (`None`: see `no_best_static`).
+        pub best_static: Option<BestStatic>,
+        /// Why there is no best static co-schedule, when there is none.
+        pub no_best_static: Option<String>,
+        /// Every run's report, seed-major.
+        pub runs: Vec<Report>,
+        /// Each run's speedup, aligned with `runs`: the baseline's makespan on
+        /// the same seed over the run's (what `speedup` summarises).
+        pub speedups: Vec<f64>,
+        /// Notes on the knobs given (one that only some of the policies read).
+        #[serde(skip)]
+        pub notes: Vec<String>,
+    }
 }
 
 /// What the gap column is measured against, the bound's value and interval
 /// per seed, and which policies beat it (`rows`), in a few lines.
-pub fn gap_legend(b: &BestStatic, rows: &[Row]) -> String {
+pub fn gap_legend(b: &BestStatic, rows: &[PolicySummary]) -> String {
     use crate::optimum::{IDLE_EVT_ESTIMATE, IDLE_EXACT, IDLE_EXACT_AND_EVT, IDLE_EXACT_AND_RANDOM};
     let n = b.samples;
     let what = match b.bound {
@@ -299,7 +301,7 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
         .enumerate()
         .map(|(i, r)| base_runs[i / names.len()].metrics.run.makespan_s / r.metrics.run.makespan_s)
         .collect();
-    let rows: Vec<Row> = (0..names.len())
+    let rows: Vec<PolicySummary> = (0..names.len())
         .map(|p| {
             let rs = runs_of(p);
             let f = |g: &dyn Fn(&Report) -> f64| mean_ci(&rs.iter().map(|r| g(r)).collect::<Vec<_>>());
@@ -307,7 +309,7 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
                 let v: Option<Vec<f64>> = rs.iter().map(|r| g(r)).collect();
                 v.map(|v| mean_ci(&v))
             };
-            Row {
+            PolicySummary {
                 policy: names[p].clone(),
                 oracle: rs[0].oracle,
                 beats_bound: best

@@ -4,6 +4,7 @@
 
 use super::*;
 use cosched_core::evt::PotResult;
+use cosched_core::metrics::registry::{FieldShape, Shape};
 use cosched_core::optimum::Tree;
 use cosched_machine::MachineSpec;
 use serde::Serialize;
@@ -159,59 +160,78 @@ pub fn best_static(
     Ok(best_of(objective, e.as_ref(), s.as_ref()).expect("one search ran"))
 }
 
-/// Every distinct co-schedule simulated.
-#[derive(Clone, Debug, Serialize)]
-pub struct Exhaustive {
-    /// The optimum (first in enumeration order among equals).
-    pub best: Found,
-    /// The worst.
-    pub worst: Found,
-    /// Co-schedules simulated.
-    pub evaluated: usize,
-    /// The objective of each, in enumeration order.
-    #[serde(skip)]
-    pub values: Vec<f64>,
-    /// The family allowed idle contexts ([`Instance::bound`]).
-    pub idle: bool,
+cosched_core::metric_fields! {
+    /// Every distinct co-schedule simulated.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Exhaustive {
+        /// The optimum (first in enumeration order among equals).
+        pub best: Found,
+        /// The worst.
+        pub worst: Found,
+        /// Co-schedules simulated.
+        pub evaluated: usize,
+        /// The objective of each, in enumeration order.
+        #[serde(skip)]
+        pub values: Vec<f64>,
+        /// The family allowed idle contexts ([`Instance::bound`]).
+        pub idle: bool,
+    }
 }
 
-/// The minimum-cost pairing and its simulated outcome.
-#[derive(Clone, Debug, Serialize)]
-pub struct Matched {
-    /// The co-schedule and its outcome.
-    pub found: Found,
-    /// Job pairs (job, partner; `None` = an idle context).
-    pub pairs: Vec<(usize, Option<usize>)>,
-    /// Summed pairwise cost of the pairing (the quantity it minimises).
-    pub pair_cost: f64,
-    /// Degradation of job i beside job j, `degradation[i * jobs + j]` (co-run / solo − 1).
-    #[serde(skip)]
-    pub degradation: Vec<f64>,
-    /// Pairwise co-runs simulated.
-    pub corun_runs: usize,
+cosched_core::metric_fields! {
+    /// The minimum-cost pairing and its simulated outcome.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Matched {
+        /// The co-schedule and its outcome.
+        pub found: Found,
+        /// Job pairs (job, partner; `None` = an idle context).
+        pub pairs: Vec<(usize, Option<usize>)>,
+        /// Summed pairwise cost of the pairing (the quantity it minimises).
+        pub pair_cost: f64,
+        /// Degradation of job i beside job j, `degradation[i * jobs + j]` (co-run / solo − 1).
+        #[serde(skip)]
+        pub degradation: Vec<f64>,
+        /// Pairwise co-runs simulated.
+        pub corun_runs: usize,
+    }
 }
 
-/// The grouping of [`Instance::grouped`].
-#[derive(Clone, Debug, Serialize)]
-pub struct Grouped {
-    /// The co-schedule and its outcome.
-    pub found: Found,
-    /// Contexts per sharing domain (the largest group).
-    pub size: usize,
-    /// Job groups, one per domain used (a domain's other contexts idle).
-    pub groups: Vec<Vec<usize>>,
-    /// Summed group cost of the grouping (the quantity it minimises).
-    pub group_cost: f64,
-    /// Cost of every group of jobs, indexed by the group's job mask (0 for fewer than two).
-    #[serde(skip)]
-    pub cost: Vec<f64>,
-    /// Co-runs simulated (one per member of every group).
-    pub corun_runs: usize,
+cosched_core::metric_fields! {
+    /// The grouping of [`Instance::grouped`].
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Grouped {
+        /// The co-schedule and its outcome.
+        pub found: Found,
+        /// Contexts per sharing domain (the largest group).
+        pub size: usize,
+        /// Job groups, one per domain used (a domain's other contexts idle).
+        pub groups: Vec<Vec<usize>>,
+        /// Summed group cost of the grouping (the quantity it minimises).
+        pub group_cost: f64,
+        /// Cost of every group of jobs, indexed by the group's job mask (0 for fewer than two).
+        #[serde(skip)]
+        pub cost: Vec<f64>,
+        /// Co-runs simulated (one per member of every group).
+        pub corun_runs: usize,
+    }
 }
+
+/// A POT estimate of the best, or why there is none.
+pub type PotOrWhy = Result<PotResult, String>;
+
+/// [`PotOrWhy`] as JSON shows it (what [`estimate_or_why`] writes), for the
+/// Python package's typed results (`crates/cosched-py/src/shapes.rs`).
+pub const POT_OR_WHY: Shape = Shape {
+    name: "PotOrWhy",
+    fields: &[
+        FieldShape { name: "estimate", ty: "Option<PotResult>", flatten: false, skip: false },
+        FieldShape { name: "no_estimate", ty: "Option<String>", flatten: false, skip: false },
+    ],
+};
 
 /// `Sampled::estimate` as two JSON fields, the estimate or `null` and why there
 /// is none or `null` (no serde `{"Ok": …}` shape for a reader to unpack).
-fn estimate_or_why<S: serde::Serializer>(r: &Result<PotResult, String>, s: S) -> Result<S::Ok, S::Error> {
+fn estimate_or_why<S: serde::Serializer>(r: &PotOrWhy, s: S) -> Result<S::Ok, S::Error> {
     #[derive(Serialize)]
     struct Flat<'a> {
         estimate: Option<&'a PotResult>,
@@ -220,25 +240,27 @@ fn estimate_or_why<S: serde::Serializer>(r: &Result<PotResult, String>, s: S) ->
     Flat { estimate: r.as_ref().ok(), no_estimate: r.as_ref().err() }.serialize(s)
 }
 
-/// Random assignments simulated and the POT estimate of the best.
-#[derive(Clone, Debug, Serialize)]
-pub struct Sampled {
-    /// The best assignment drawn.
-    pub best: Found,
-    /// Assignments simulated.
-    pub samples: usize,
-    /// POT estimate of the objective's best value (or why there is none); in
-    /// JSON `estimate` (or `null`) and `no_estimate` (why, or `null`).
-    #[serde(flatten, serialize_with = "estimate_or_why")]
-    pub estimate: Result<PotResult, String>,
-    /// The objective of each sample, in draw order.
-    #[serde(skip)]
-    pub values: Vec<f64>,
-    /// The samples were time-shared partitions ([`Instance::partitioned`]).
-    pub partitioned: bool,
-    /// The samples were static partitions with idle contexts allowed ([`Instance::bound`]).
-    pub idle: bool,
-    /// Samples that left idle a context the family could have used: fewer contexts
-    /// used than `min(threads, contexts)` (no work-conserving placement does that).
-    pub idle_draws: usize,
+cosched_core::metric_fields! {
+    /// Random assignments simulated and the POT estimate of the best.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Sampled {
+        /// The best assignment drawn.
+        pub best: Found,
+        /// Assignments simulated.
+        pub samples: usize,
+        /// POT estimate of the objective's best value (or why there is none); in
+        /// JSON `estimate` (or `null`) and `no_estimate` (why, or `null`).
+        #[serde(flatten, serialize_with = "estimate_or_why")]
+        pub estimate: PotOrWhy,
+        /// The objective of each sample, in draw order.
+        #[serde(skip)]
+        pub values: Vec<f64>,
+        /// The samples were time-shared partitions ([`Instance::partitioned`]).
+        pub partitioned: bool,
+        /// The samples were static partitions with idle contexts allowed ([`Instance::bound`]).
+        pub idle: bool,
+        /// Samples that left idle a context the family could have used: fewer contexts
+        /// used than `min(threads, contexts)` (no work-conserving placement does that).
+        pub idle_draws: usize,
+    }
 }

@@ -41,9 +41,90 @@ use serde::Serialize;
 /// Why a search for the best co-schedule gave no answer.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum OptimumError {
-    /// The search does not apply to this machine and workload (why, in one line).
-    #[error("{0}")]
-    Refused(String),
+    /// More distinct co-schedules than the budget of an exhaustive search.
+    #[error(
+        "{count} distinct co-schedules exceed the budget of {budget} simulations ({}, at most {MAX_BUDGET})",
+        flag_of("budget")
+    )]
+    Budget {
+        /// Distinct co-schedules.
+        count: u128,
+        /// The budget (capped at [`MAX_BUDGET`]).
+        budget: usize,
+    },
+    /// Grouping's co-runs exceed the budget.
+    #[error(
+        "grouping: {count} co-runs ({jobs} jobs in groups of up to {size}) exceed the budget of {budget} simulations ({})",
+        flag_of("budget")
+    )]
+    GroupingBudget {
+        /// Co-runs the grouping needs.
+        count: u128,
+        /// Jobs.
+        jobs: usize,
+        /// The largest group.
+        size: usize,
+        /// The budget (capped at [`MAX_BUDGET`]).
+        budget: usize,
+    },
+    /// No machine level of exactly two contexts, as pairwise matching needs.
+    #[error(
+        "pairwise matching needs a machine level of exactly two contexts (SMT pairs, or two cores sharing a cache)"
+    )]
+    NoPairLevel,
+    /// No machine level sharing 2 to [`cosched_core::optimum::grouping::MAX_GROUP`] contexts, as grouping needs.
+    #[error("grouping needs a machine level that shares 2 to {} contexts", cosched_core::optimum::grouping::MAX_GROUP)]
+    NoGroupLevel,
+    /// A search that places single-threaded jobs met a multi-threaded one.
+    #[error("{search} single-threaded jobs; job {job} has {threads} threads")]
+    MultiThreaded {
+        /// The search, as the sentence's subject (`pairwise matching pairs`).
+        search: &'static str,
+        /// The job.
+        job: String,
+        /// Its threads.
+        threads: usize,
+    },
+    /// A job's co-runners finished first even stretched 256 times.
+    #[error("co-runners {} ended before {job} even stretched 256x", co_runners.join(", "))]
+    CoRunnersEnded {
+        /// The co-runners.
+        co_runners: Vec<String>,
+        /// The job they were to outlast.
+        job: String,
+    },
+    /// More threads than contexts for a static co-schedule.
+    #[error(
+        "a static co-schedule gives every thread a context of its own: {threads} threads on {contexts} contexts do not fit \
+         (fewer jobs, {}, or a larger machine)",
+        flag_of("threads")
+    )]
+    TooManyThreads {
+        /// Threads.
+        threads: usize,
+        /// Contexts.
+        contexts: usize,
+    },
+    /// Time-shared partitions asked for where every thread fits a context.
+    #[error("{threads} threads fit {contexts} contexts: the static co-schedules apply, not partitions")]
+    ThreadsFit {
+        /// Threads.
+        threads: usize,
+        /// Contexts.
+        contexts: usize,
+    },
+    /// A search that needs every thread on a context of its own, on time-shared partitions.
+    #[error(
+        "{search} needs every thread on a context of its own: {threads} threads on {contexts} contexts (only time-shared partitions are sampled)"
+    )]
+    StaticOnly {
+        /// The search.
+        search: &'static str,
+        /// Threads.
+        threads: usize,
+        /// Contexts.
+        contexts: usize,
+    },
     /// A knob of the search is out of range.
     #[error("{}: {problem}", flag_of(knob))]
     Knob {
@@ -120,26 +201,30 @@ impl Objective {
     }
 }
 
-/// What one static co-schedule achieved in a full run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Outcome {
-    /// Instructions per second of makespan, GIPS.
-    pub throughput_gips: f64,
-    /// Makespan, s.
-    pub makespan_s: f64,
-    /// Mean of turnaround / solo turnaround over the jobs.
-    pub antt: f64,
-    /// System energy, J.
-    pub energy_j: f64,
+cosched_core::metric_fields! {
+    /// What one static co-schedule achieved in a full run.
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub struct Outcome {
+        /// Instructions per second of makespan, GIPS.
+        pub throughput_gips: f64,
+        /// Makespan, s.
+        pub makespan_s: f64,
+        /// Mean of turnaround / solo turnaround over the jobs.
+        pub antt: f64,
+        /// System energy, J.
+        pub energy_j: f64,
+    }
 }
 
-/// A static co-schedule and its outcome.
-#[derive(Clone, Debug, Serialize)]
-pub struct Found {
-    /// Context of each thread (thread order of the plan).
-    pub assignment: Vec<u32>,
-    /// Its simulated outcome.
-    pub outcome: Outcome,
+cosched_core::metric_fields! {
+    /// A static co-schedule and its outcome.
+    #[derive(Clone, Debug, Serialize)]
+    pub struct Found {
+        /// Context of each thread (thread order of the plan).
+        pub assignment: Vec<u32>,
+        /// Its simulated outcome.
+        pub outcome: Outcome,
+    }
 }
 
 /// The machine and workload a search runs on, with the solo times ANTT needs.
@@ -166,12 +251,7 @@ impl<'a> Instance<'a> {
     /// The instance, with its solo runs; refused when the workload has more threads than contexts.
     pub fn new(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, OptimumError> {
         if plan.threads.len() > machine.n_contexts() {
-            return Err(OptimumError::Refused(format!(
-                "a static co-schedule gives every thread a context of its own: {} threads on {} contexts do not fit \
-                 (fewer jobs, --threads, or a larger machine)",
-                plan.threads.len(),
-                machine.n_contexts()
-            )));
+            return Err(OptimumError::TooManyThreads { threads: plan.threads.len(), contexts: machine.n_contexts() });
         }
         Instance::build(machine, plan, false)
     }
@@ -224,11 +304,7 @@ impl<'a> Instance<'a> {
     /// Refused when the workload fits the contexts (use [`Instance::new`]).
     pub fn partitioned(machine: &'a MachineSpec, plan: &'a Plan) -> Result<Instance<'a>, OptimumError> {
         if plan.threads.len() <= machine.n_contexts() {
-            return Err(OptimumError::Refused(format!(
-                "{} threads fit {} contexts: the static co-schedules apply, not partitions",
-                plan.threads.len(),
-                machine.n_contexts()
-            )));
+            return Err(OptimumError::ThreadsFit { threads: plan.threads.len(), contexts: machine.n_contexts() });
         }
         Instance::build(machine, plan, true)
     }
@@ -243,13 +319,9 @@ impl<'a> Instance<'a> {
     }
 
     /// Refuse a search that needs every thread on a context of its own.
-    fn static_only(&self, search: &str) -> Result<(), OptimumError> {
+    fn static_only(&self, search: &'static str) -> Result<(), OptimumError> {
         if self.partitioned {
-            return Err(OptimumError::Refused(format!(
-                "{search} needs every thread on a context of its own: {} threads on {} contexts (only time-shared partitions are sampled)",
-                self.threads(),
-                self.tree.contexts()
-            )));
+            return Err(OptimumError::StaticOnly { search, threads: self.threads(), contexts: self.tree.contexts() });
         }
         Ok(())
     }

@@ -7,7 +7,6 @@ use crate::assignment::{random_assignment, random_partition, random_static_parti
 use cosched_core::evt::{pot, Threshold};
 use cosched_core::ids::CtxId;
 use cosched_core::optimum::{grouping, min_cost_groups, place_pairs, Tree};
-use cosched_policies::knob::flag_of;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -67,11 +66,7 @@ impl<'a> Instance<'a> {
     ) -> Result<Exhaustive, OptimumError> {
         let count = tree.count(self.threads());
         if count > budget.min(MAX_BUDGET) as u128 {
-            return Err(OptimumError::Refused(format!(
-                "{count} distinct co-schedules exceed the budget of {} simulations ({}, at most {MAX_BUDGET})",
-                budget.min(MAX_BUDGET),
-                flag_of("budget")
-            )));
+            return Err(OptimumError::Budget { count, budget: budget.min(MAX_BUDGET) });
         }
         let mut all: Vec<Vec<u32>> = Vec::with_capacity(count as usize);
         tree.for_each(self.threads(), &mut |a| {
@@ -94,10 +89,7 @@ impl<'a> Instance<'a> {
     /// some level of the machine holds exactly two contexts.
     pub fn matching(&self, tick: &(dyn Fn() + Sync)) -> Result<Matched, OptimumError> {
         self.static_only("pairwise matching")?;
-        let level = self.tree.pair_level().ok_or_else(|| {
-            OptimumError::Refused(            "pairwise matching needs a machine level of exactly two contexts (SMT pairs, or two cores sharing a cache)"
-                .to_string()
-            )})?;
+        let level = self.tree.pair_level().ok_or(OptimumError::NoPairLevel)?;
         let jobs = self.plan.jobs.len();
         self.single_threaded("pairwise matching pairs")?;
         let ordered: Vec<(usize, usize)> =
@@ -128,13 +120,9 @@ impl<'a> Instance<'a> {
     }
 
     /// Refuse a workload with a multi-threaded job: the co-run searches place jobs, one context each.
-    fn single_threaded(&self, search: &str) -> Result<(), OptimumError> {
+    fn single_threaded(&self, search: &'static str) -> Result<(), OptimumError> {
         match self.plan.jobs.iter().find(|j| j.threads.len() != 1) {
-            Some(j) => Err(OptimumError::Refused(format!(
-                "{search} single-threaded jobs; job {} has {} threads",
-                j.name,
-                j.threads.len()
-            ))),
+            Some(j) => Err(OptimumError::MultiThreaded { search, job: j.name.clone(), threads: j.threads.len() }),
             None => Ok(()),
         }
     }
@@ -162,11 +150,10 @@ impl<'a> Instance<'a> {
             }
             stretch.iter_mut().for_each(|k| *k *= 4.0);
         }
-        Err(OptimumError::Refused(format!(
-            "co-runners {} ended before {} even stretched 256x",
-            names.join(", "),
-            self.plan.jobs[i].name
-        )))
+        Err(OptimumError::CoRunnersEnded {
+            co_runners: names.iter().map(|n| n.to_string()).collect(),
+            job: self.plan.jobs[i].name.clone(),
+        })
     }
 
     /// Jiang et al.'s co-scheduling generalised to sharing domains of more
@@ -183,28 +170,16 @@ impl<'a> Instance<'a> {
     /// At most `budget` co-runs are simulated (else refused, naming the count).
     pub fn grouped(&self, budget: usize, tick: &(dyn Fn() + Sync)) -> Result<Grouped, OptimumError> {
         self.static_only("grouping")?;
-        let level = self.tree.group_level().ok_or_else(|| {
-            OptimumError::Refused(format!(
-                "grouping needs a machine level that shares 2 to {} contexts",
-                grouping::MAX_GROUP
-            ))
-        })?;
+        let level = self.tree.group_level().ok_or(OptimumError::NoGroupLevel)?;
         let size = self.tree.capacity(level);
         let jobs = self.plan.jobs.len();
         self.single_threaded("grouping places")?;
         if jobs > grouping::MAX_JOBS {
-            return Err(OptimumError::Refused(format!(
-                "grouping: {jobs} jobs exceed the exact search's limit of {}",
-                grouping::MAX_JOBS
-            )));
+            return Err(cosched_core::optimum::SearchError::GroupingJobs { jobs, limit: grouping::MAX_JOBS }.into());
         }
         let count = grouping::corun_count(jobs, size);
         if count > budget.min(MAX_BUDGET) as u128 {
-            return Err(OptimumError::Refused(format!(
-                "grouping: {count} co-runs ({jobs} jobs in groups of up to {size}) exceed the budget of {} simulations ({})",
-                budget.min(MAX_BUDGET),
-                flag_of("budget")
-            )));
+            return Err(OptimumError::GroupingBudget { count, jobs, size, budget: budget.min(MAX_BUDGET) });
         }
         // Every group of 2..=size jobs, each member measured beside the others.
         let groups: Vec<usize> =

@@ -11,17 +11,19 @@ use crate::sys;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
-/// How a cut-short run ended (in the report).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct StopRecord {
-    /// Why, as the end of "the run …": `timed out after N s`, `was interrupted by SIGINT` (or SIGTERM).
-    pub reason: String,
-    /// The grace period between SIGTERM and SIGKILL, s.
-    pub grace_s: f64,
-    /// Instances still running at the stop, sent SIGTERM.
-    pub terminated: Vec<String>,
-    /// Of those, the instances still alive after the grace, killed with SIGKILL.
-    pub killed: Vec<String>,
+cosched_core::metric_fields! {
+    /// How a cut-short run ended (in the report).
+    #[derive(Clone, Debug, Serialize, PartialEq)]
+    pub struct StopRecord {
+        /// Why, as the end of "the run …": `timed out after N s`, `was interrupted by SIGINT` (or SIGTERM).
+        pub reason: String,
+        /// The grace period between SIGTERM and SIGKILL, s.
+        pub grace_s: f64,
+        /// Instances still running at the stop, sent SIGTERM.
+        pub terminated: Vec<String>,
+        /// Of those, the instances still alive after the grace, killed with SIGKILL.
+        pub killed: Vec<String>,
+    }
 }
 
 impl StopRecord {

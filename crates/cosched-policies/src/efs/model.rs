@@ -13,7 +13,12 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SolveError {
     /// A solo utilisation outside (0, 1).
-    BadInput(String),
+    BadInput {
+        /// Its job's index.
+        job: usize,
+        /// The utilisation given.
+        b: f64,
+    },
     /// Newton's method did not reach the tolerance within its iterations.
     NoConvergence {
         /// Largest residual left.
@@ -24,7 +29,7 @@ pub enum SolveError {
 impl fmt::Display for SolveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SolveError::BadInput(s) => write!(f, "bad input: {s}"),
+            SolveError::BadInput { job, b } => write!(f, "bad input: solo utilisation b[{job}] = {b} is not in (0, 1)"),
             SolveError::NoConvergence { residual } => write!(f, "Newton did not converge (residual {residual:.3e})"),
         }
     }
@@ -84,7 +89,7 @@ pub fn residual(u: f64, b: f64, total: f64) -> f64 {
 
 fn check(b: &[f64]) -> Result<(), SolveError> {
     match b.iter().position(|&x| !(x > 0.0 && x < 1.0)) {
-        Some(i) => Err(SolveError::BadInput(format!("solo utilisation b[{i}] = {} is not in (0, 1)", b[i]))),
+        Some(i) => Err(SolveError::BadInput { job: i, b: b[i] }),
         None => Ok(()),
     }
 }

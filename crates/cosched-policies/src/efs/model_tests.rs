@@ -113,6 +113,6 @@ fn a_failed_solve_falls_back_to_the_free_bus_time() {
 
 #[test]
 fn bad_input_is_an_error() {
-    assert!(matches!(solve_interaction(&[0.5, 1.0], Newton::CONVERGED), Err(SolveError::BadInput(_))));
-    assert!(matches!(solve_interaction(&[0.0], Newton::CONVERGED), Err(SolveError::BadInput(_))));
+    assert!(matches!(solve_interaction(&[0.5, 1.0], Newton::CONVERGED), Err(SolveError::BadInput { .. })));
+    assert!(matches!(solve_interaction(&[0.0], Newton::CONVERGED), Err(SolveError::BadInput { .. })));
 }
