@@ -101,10 +101,7 @@ pub fn measure(
         cfg.end_with = Some(0);
         let r = runtime::run(cfg)?.completed()?;
         let j = &r.jobs[0];
-        j.turnaround_s.ok_or_else(|| ProbeError::Job {
-            job: j.name.clone(),
-            why: j.error.clone().unwrap_or("did not finish".into()),
-        })
+        j.turnaround_s.ok_or_else(|| ProbeError::Job { job: j.name.clone(), error: j.error.clone() })
     };
     let mut jobs = vec![];
     for (k, job) in mix.jobs.iter().enumerate() {

@@ -31,7 +31,17 @@ pub enum CounterError {
         /// The event and the process (`(Instructions) on 123`), empty for the first probe.
         event: String,
         /// What the kernel said.
-        error: String,
+        #[source]
+        error: std::io::Error,
+    },
+    /// Enabling an opened event failed.
+    #[error("perf_event_open{event}: enable: {error}")]
+    Enable {
+        /// The event and the process (`(Instructions) on 123`).
+        event: String,
+        /// What the kernel said.
+        #[source]
+        error: std::io::Error,
     },
     /// A recorded-counters file: unreadable, malformed, or without a job's rates.
     #[error("{file}: {problem}")]
@@ -39,8 +49,32 @@ pub enum CounterError {
         /// The file.
         file: String,
         /// What is wrong.
-        problem: String,
+        problem: RecordedProblem,
     },
+}
+
+/// What is wrong with a recorded-counters file.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordedProblem {
+    /// It cannot be read as text (missing, not a regular file, too large).
+    #[error("{}", .0.problem)]
+    Unreadable(Box<cosched_machine::ConfigError>),
+    /// It is not JSON of the recorded shape.
+    #[error("not a recorded-counters file: {0}")]
+    NotRecorded(#[source] serde_json::Error),
+    /// A rate that is not a non-negative number.
+    #[error("{job}.{field}: must be a non-negative number, got {}", cosched_core::num::shortest(*.value))]
+    BadRate {
+        /// The job.
+        job: String,
+        /// The rate's field.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A job of the run without rates.
+    #[error("no rates for job `{0}`")]
+    NoRates(String),
 }
 
 /// A source of cumulative per-tree counters.
@@ -108,7 +142,7 @@ impl PerfSource {
         builder(Ev::Instructions)
             .build()
             .map(|_| ())
-            .map_err(|e| CounterError::Perf { event: String::new(), error: e.to_string() })
+            .map_err(|error| CounterError::Perf { event: String::new(), error })
     }
 
     /// Each event the runtime reads and whether this machine opens it (`cosched doctor`).
@@ -130,11 +164,8 @@ impl CounterSource for PerfSource {
                 .inherit(true)
                 .enabled(true)
                 .build()
-                .map_err(|e| CounterError::Perf { event: format!("({ev:?}) on {pid}"), error: e.to_string() })?;
-            c.enable().map_err(|e| CounterError::Perf {
-                event: format!("({ev:?}) on {pid}"),
-                error: format!("enable: {e}"),
-            })?;
+                .map_err(|error| CounterError::Perf { event: format!("({ev:?}) on {pid}"), error })?;
+            c.enable().map_err(|error| CounterError::Enable { event: format!("({ev:?}) on {pid}"), error })?;
             v.push((ev, c));
         }
         self.trees.insert(thread, v);
@@ -208,18 +239,15 @@ impl RecordedSource {
     /// Load `{ "<mix job>": { "instructions": …, "cycles": …, … }, … }` (JSON).
     pub fn load(path: &std::path::Path) -> Result<RecordedSource, CounterError> {
         let file = path.display().to_string();
-        let bad = |problem: String| CounterError::File { file: file.clone(), problem };
+        let bad = |problem: RecordedProblem| CounterError::File { file: file.clone(), problem };
         let text = cosched_machine::input::read_text(path, &file, cosched_machine::input::Kind::Config)
-            .map_err(|e| bad(e.problem))?;
+            .map_err(|e| bad(RecordedProblem::Unreadable(Box::new(e))))?;
         let rates: BTreeMap<String, Rates> =
-            serde_json::from_str(&text).map_err(|e| bad(format!("not a recorded-counters file: {e}")))?;
+            serde_json::from_str(&text).map_err(|e| bad(RecordedProblem::NotRecorded(e)))?;
         for (job, r) in &rates {
             for (field, v) in [("instructions", r.instructions), ("cycles", r.cycles), ("llc_misses", r.llc_misses)] {
                 if !(v.is_finite() && v >= 0.0) {
-                    return Err(bad(format!(
-                        "{job}.{field}: must be a non-negative number, got {}",
-                        cosched_core::num::shortest(v)
-                    )));
+                    return Err(bad(RecordedProblem::BadRate { job: job.clone(), field, value: v }));
                 }
             }
         }
@@ -231,7 +259,9 @@ impl RecordedSource {
     /// Check that every job of a run has rates (before anything is launched).
     pub fn covers(&self, jobs: &[String]) -> Result<(), CounterError> {
         match jobs.iter().find(|j| !self.rates.contains_key(*j)) {
-            Some(j) => Err(CounterError::File { file: self.file.clone(), problem: format!("no rates for job `{j}`") }),
+            Some(j) => {
+                Err(CounterError::File { file: self.file.clone(), problem: RecordedProblem::NoRates(j.clone()) })
+            }
             None => Ok(()),
         }
     }
@@ -245,7 +275,7 @@ impl CounterSource for RecordedSource {
     fn attach(&mut self, thread: usize, _pid: i32, job: &str) -> Result<(), CounterError> {
         let r = self.rates.get(job).ok_or_else(|| CounterError::File {
             file: self.file.clone(),
-            problem: format!("no rates for job `{job}`"),
+            problem: RecordedProblem::NoRates(job.to_string()),
         })?;
         let per_s = Counters {
             instructions: r.instructions,

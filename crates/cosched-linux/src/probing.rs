@@ -32,12 +32,12 @@ pub enum ProbeError {
     #[error("{0}")]
     Run(#[from] crate::runtime::RuntimeError),
     /// A job of a probing run did not finish.
-    #[error("{job}: {why}")]
+    #[error("{job}: {}", error.as_deref().unwrap_or("did not finish"))]
     Job {
         /// The job.
         job: String,
-        /// What happened to it.
-        why: String,
+        /// Why it did not run, as its report says (`None`: it ran and did not finish).
+        error: Option<String>,
     },
 }
 
@@ -104,12 +104,7 @@ pub fn probe(
         let r = runtime::run(cfg)?.completed()?;
         r.jobs
             .iter()
-            .map(|j| {
-                j.turnaround_s.ok_or_else(|| ProbeError::Job {
-                    job: j.name.clone(),
-                    why: j.error.clone().unwrap_or("did not finish".into()),
-                })
-            })
+            .map(|j| j.turnaround_s.ok_or_else(|| ProbeError::Job { job: j.name.clone(), error: j.error.clone() }))
             .collect()
     };
     let n = mix.jobs.len();

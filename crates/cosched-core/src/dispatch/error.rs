@@ -77,9 +77,13 @@ pub enum ContractError {
         /// Its own account (for a Python policy: the traceback and the time).
         why: String,
     },
-    /// The backend could not carry out a legal decision (a workload whose
-    /// program cannot continue after an admission, a process that cannot be
-    /// controlled).
-    #[error("{0}")]
-    Backend(String),
+    /// The backend could not carry out a legal decision: a period admitted
+    /// whose thread's program does not compute next.
+    #[error("period {period} admitted, but the program of thread {thread} does not compute next")]
+    NotComputing {
+        /// The period admitted.
+        period: u32,
+        /// Its thread.
+        thread: u32,
+    },
 }

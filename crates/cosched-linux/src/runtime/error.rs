@@ -17,7 +17,7 @@ pub enum RuntimeError {
         /// Policy name.
         policy: String,
         /// Its refusal.
-        problem: String,
+        problem: Box<Refusal>,
     },
     /// The policy needs what this machine does not offer (counters, energy, an oracle).
     #[error("{0}")]
@@ -56,4 +56,16 @@ pub enum RuntimeError {
     /// The policy broke the contract during the run.
     #[error("{0}; the run stopped, every managed process released and terminated")]
     Contract(ContractError),
+}
+
+/// Why a policy did not start on this machine: the contract refused it (a
+/// need the machine does not meet), or the policy refused at `init`.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// The dispatcher's contract refused it.
+    #[error(transparent)]
+    Contract(#[from] cosched_core::dispatch::ContractError),
+    /// The policy refused at `init`.
+    #[error(transparent)]
+    Policy(#[from] cosched_core::policy_error::PolicyError),
 }

@@ -35,7 +35,7 @@ mod stop;
 mod tick;
 mod view;
 
-pub use error::RuntimeError;
+pub use error::{Refusal, RuntimeError};
 pub use stop::StopRecord;
 
 use crate::control::Method;
@@ -290,15 +290,15 @@ impl Runtime {
         let Some(mut p) = self.policy.take() else { return Ok(()) };
         let n_ctx = self.host.topology.n_contexts();
         let started = Dispatcher::new(p.name(), p.needs(), &self.offer, self.job_of.clone(), n_ctx)
-            .map_err(|e| e.to_string())
+            .map_err(Refusal::from)
             .and_then(|d| {
                 self.d = Some(d);
-                p.init(&self.view()).map_err(|e| e.to_string())
+                p.init(&self.view()).map_err(Refusal::from)
             });
         self.policy = Some(p);
         if let Err(e) = started {
             self.release(true);
-            return Err(RuntimeError::Policy { policy: self.policy_name.clone(), problem: e });
+            return Err(RuntimeError::Policy { policy: self.policy_name.clone(), problem: Box::new(e) });
         }
         for note in self.d().notes().to_vec() {
             cfg.report.line(|| format!("note: {note}"));

@@ -202,6 +202,6 @@ impl Runtime {
         let view = RuntimeView { job_of: &planned, leaders: &leaders, counters: None, ..self.view() };
         policies::make(&cfg.policy, &cfg.opts)?
             .init(&view)
-            .map_err(|e| RuntimeError::Policy { policy: cfg.policy.clone(), problem: e.to_string() })
+            .map_err(|e| RuntimeError::Policy { policy: cfg.policy.clone(), problem: Box::new(e.into()) })
     }
 }

@@ -297,10 +297,7 @@ impl Backend for Engine<'_, '_> {
     fn admit(&mut self, t: ThreadId, period: PeriodId) -> Result<(), ContractError> {
         let mut wakes = vec![];
         if !matches!(self.advance(t.0, &mut wakes), StepOutcome::Continue) {
-            return Err(ContractError::Backend(format!(
-                "period {} admitted, but the program of thread {} does not compute next",
-                period.0, t.0
-            )));
+            return Err(ContractError::NotComputing { period: period.0, thread: t.0 });
         }
         for w in wakes {
             self.resume(w);
