@@ -44,6 +44,7 @@ from docs_numbers_files import Files, rounds_to
 from docs_numbers_pages import Cell, cells
 from docs_numbers_pins import Pin, anchored, find, near_text, printed, read, reads
 from docs_numbers_tokens import NUM, Token, num, tokens
+from docs_numbers_verdicts import Interval, beside, interval, table_verdict
 
 # The machinery the tests reach through this module.
 __all__ = ["Cell", "Pin", "cells", "num", "printed", "rounds_to", "run", "tokens", "verdict_problems"]
@@ -104,6 +105,37 @@ def verdict_problems(root: Path) -> list[str]:
     return out
 
 
+def pin_problems(
+    c: Cell, found: list[tuple[int, Token]], ordinal: int, pin: Pin, files: Files, verdicts: bool = True
+) -> list[str]:
+    """What is wrong with a pin that reads its number: a file the section does not name, a cell
+    that names nothing the number's sentence says, a count of a total without its total, a verdict
+    beside its interval that the unrounded cell does not support."""
+    offset, tok = found[ordinal]
+    out = []
+    if not c.names(pin.file):
+        out.append(
+            f"reads {pin.file}, which its section names neither by file nor by folder "
+            "(name the file where the section says what it quotes, or re-pin: --write)"
+        )
+    words = f"{c.sentence_at(offset)} {near_text(c, found, ordinal)} {c.claim}"
+    # A count of a total matches some cell of almost any file: its row and field must be named.
+    if not anchored(pin, words, strict=tok.kind == "of"):
+        out.append(
+            f"its pin ({pin.file}, row {pin.key!r}, {pin.field!r}) names nothing its sentence says: "
+            "a number that merely rounds to a cell is not read from it (re-pin it, or say what it is)"
+        )
+    if tok.kind == "of" and not pin.to:
+        out.append("a count of a total: its total is not pinned (re-pin both: --write)")
+    iv = interval(tok, read(pin, files)) if verdicts else None
+    if iv is not None:
+        end = offset + len(tok.text)
+        why = beside(iv, c.text[:offset], c.text[end:], c.paired)
+        if why:
+            out.append(why)
+    return out
+
+
 def run(root: Path, mode: str, explain: str | None = None) -> int:
     """Check (mode "check"), pin new numbers ("write") or rewrite changed ones ("update")."""
     pins = read_pins(root)
@@ -122,6 +154,8 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
     work.sort(key=lambda w: w[3].kind not in ("pm", "range"))
     used: dict[tuple[str, int], set[str]] = {}
     seen: set[Key] = set()
+    # Each claims-table row's first pinned interval (in column order), for its verdict cell.
+    firsts: dict[tuple[str, int], tuple[Cell, Interval | None]] = {}
     for c, ordinal, offset, tok, found in work:
         names = files.of(c.folders)
         total += 1
@@ -129,9 +163,13 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
         seen.add(k)
         pin = pins.get(k)
         where = f"{c.doc}:{c.line}: {tok.text!r} ({c.column})"
-        if pin is not None and reads(tok, pin, files):
+        stale = pin is not None and mode == "write" and bool(pin_problems(c, found, ordinal, pin, files, False))
+        if pin is not None and reads(tok, pin, files) and not stale:
             kept[k] = pin
             used.setdefault((c.doc, c.line), set()).add(pin.file)
+            problems += [f"{where}: {p}" for p in pin_problems(c, found, ordinal, pin, files)]
+            if c.verdict and tok.kind == "pm" and (c.doc, c.line) not in firsts:
+                firsts[(c.doc, c.line)] = (c, interval(tok, read(pin, files)))
         elif pin is not None and mode == "update" and (got := read(pin, files)) is not None:
             new = printed(got, tok)
             edits.setdefault(c.doc, {}).setdefault(c.line, []).append((c.start + offset, tok, new))
@@ -144,12 +182,19 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
                     "the text around the number says; a number that only rounded to that cell when pinned "
                     "(a parameter, a reference, a count) is now wrong: check it by hand"
                 )
-        elif mode == "write" and (pin is None or read(pin, files) is None or not reads(tok, pin, files)):
+        elif mode == "write":
             near = near_text(c, found, ordinal)
             line_files = used.setdefault((c.doc, c.line), set())
-            new_pin = find(tok, names, files, near, f"{c.text} {c.claim}", line_files)
+
+            def sound(p: Pin, c: Cell = c, found: list[tuple[int, Token]] = found, ordinal: int = ordinal) -> bool:
+                return not pin_problems(c, found, ordinal, p, files, False)
+
+            new_pin = find(tok, names, files, near, f"{c.text} {c.claim}", line_files, sound)
             if new_pin is None:
-                problems.append(f"{where} is in no result file of {', '.join(c.folders) or 'no folder'}")
+                problems.append(
+                    f"{where} is in no result file its section names ({', '.join(sorted(c.named)) or 'none'}) "
+                    "at a cell its sentence names"
+                )
             else:
                 kept[k] = new_pin
                 line_files.add(new_pin.file)
@@ -169,6 +214,9 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
             print(
                 f"{c.doc}:{c.line}  {tok.text:<22} {p.file} row {p.row + 1} [{p.field}#{p.item}{extra}] ({p.reading})"
             )
+    for (doc, line), (c, first) in sorted(firsts.items()):
+        if why := table_verdict(c.verdict, c.claim_text, first):
+            problems.append(f"{doc}:{line}: verdict {c.verdict[:50]!r}: {why}")
     if mode == "check":
         for k in sorted(set(pins) - seen):
             problems.append(

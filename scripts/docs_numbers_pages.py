@@ -4,7 +4,7 @@ whose numbers scripts/docs_numbers.py checks, with the result folders each may r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docs_numbers_files import NUMBER_IN_CELL
@@ -20,7 +20,10 @@ FOLDERS = {
     "quintet": ["quintet"],
     "optimum": ["optimum"],
 }
-MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)-->")
+MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)(?P<paired>paired\s*)?-->")
+# A result file or folder a section names: `docs/results/rda`, `results/efs/fig8.csv`, `fig8.csv`.
+NAMED_PATH = re.compile(r"(?:docs/)?results/([\w./-]*[\w-])")
+NAMED_FILE = re.compile(r"[\w.-]+\.(?:csv|json|md|txt)")
 
 
 @dataclass
@@ -34,6 +37,44 @@ class Cell:
     text: str
     folders: list[str]
     start: int = 0  # where the cell's text starts in its line
+    # The block is declared `paired`: every interval holding 0 says "(no difference)".
+    paired: bool = False
+    # The result folders and files its section names (a pin may read only those).
+    named: frozenset[str] = frozenset()
+    # In a claims table: the row's claim in full and its verdict cell.
+    claim_text: str = ""
+    verdict: str = ""
+    # A paragraph line's neighbours in its paragraph, so a sentence that wraps is read whole.
+    before: str = ""
+    after: str = ""
+
+    def names(self, file: str) -> bool:
+        """Whether the cell's section names result `file` (itself, its folder, or its basename)."""
+        in_folders = any(file.startswith(f + "/") for f in self.folders)
+        base = file.rsplit("/", 1)[-1]
+        return any(file == n or file.startswith(n + "/") or (in_folders and base == n) for n in self.named)
+
+    def sentence_at(self, offset: int) -> str:
+        """The sentence holding position `offset` of the cell's text, across its paragraph's lines."""
+        from docs_numbers_pins import sentence
+
+        return sentence(f"{self.before} {self.text} {self.after}", len(self.before) + 1 + offset)
+
+
+def sections(lines: list[str]) -> list[frozenset[str]]:
+    """For each line, the result folders and files its section (from one `#`/`##` heading to
+    the next) names: paths under results/ and file basenames."""
+    out: list[frozenset[str]] = []
+    start = 0
+    for i in range(len(lines) + 1):
+        if i == len(lines) or (i > start and re.match(r"#{1,2} ", lines[i])):
+            text = "\n".join(lines[start:i])
+            named = {m.group(1).rstrip("./") for m in NAMED_PATH.finditer(text)}
+            named |= {m.group(0) for m in NAMED_FILE.finditer(text)}
+            named |= {f for m in MARKER.finditer(text) for f in m.group(1).replace("results/", "").split()}
+            out += [frozenset(named)] * (i - start)
+            start = i
+    return out
 
 
 def cells(root: Path) -> list[Cell]:
@@ -43,10 +84,12 @@ def cells(root: Path) -> list[Cell]:
         doc = path.relative_to(root).as_posix()
         lines = path.read_text().splitlines()
         default = FOLDERS.get(path.stem, [])
+        named = sections(lines)
         i = 0
         while i < len(lines):
             marker = MARKER.search(lines[i - 1]) if i > 0 else None
             folders = [f.removeprefix("results/") for f in marker.group(1).split()] if marker else default
+            paired = bool(marker and marker.group("paired"))
             line = lines[i]
             if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: "):
                 head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
@@ -61,17 +104,37 @@ def cells(root: Path) -> list[Cell]:
                         # paper's own column holds the paper's figures: neither is ours.
                         if k > 0 and not re.match(r"(paper|claim)", head[k] if k < len(head) else ""):
                             column = head[k] if k < len(head) else str(k)
-                            out.append(Cell(doc, j + 1, row[0][:70], column, text, folders, pos))
+                            verdict = row[head.index("verdict")] if "verdict" in head[: len(row)] else ""
+                            out.append(
+                                Cell(
+                                    doc,
+                                    j + 1,
+                                    row[0][:70],
+                                    column,
+                                    text,
+                                    folders,
+                                    pos,
+                                    paired,
+                                    named[j],
+                                    row[0],
+                                    verdict,
+                                )
+                            )
                         pos += len(text)
                     j += 1
                 i = j
                 continue
             if marker and line.strip():
+                end = i
+                while end < len(lines) and lines[end].strip():
+                    end += 1
                 j = i
                 while j < len(lines) and lines[j].strip():
                     # Named by its first words (numbers masked), so lines added above keep its pins.
                     name = "paragraph: " + NUMBER_IN_CELL.sub("#", lines[i].strip())[:60]
-                    out.append(Cell(doc, j + 1, name, f"line {j - i + 1}", lines[j], folders))
+                    before, after = " ".join(lines[i:j]), " ".join(lines[j + 1 : end])
+                    cell = Cell(doc, j + 1, name, f"line {j - i + 1}", lines[j], folders, 0, paired, named[j])
+                    out.append(replace(cell, before=before, after=after))
                     j += 1
                 i = j
                 continue

@@ -5,6 +5,7 @@ the page prints it from new values (scripts/docs_numbers.py's machinery)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -64,6 +65,13 @@ def read(pin: Pin, files: Files) -> list[float] | None:
         if pin.half not in cells or not cells[pin.half][0]:
             return None
         return [a, abs(scale) * cells[pin.half][0][0]]
+    if pin.to == "@rows":
+        return [a, float(len(rows))]
+    if pin.to == "@item":  # a cell that holds both: `8/10`
+        xs = cells[pin.field][0]
+        return [a, xs[pin.item + 1]] if pin.item + 1 < len(xs) else None
+    if pin.to == "@sum":  # a cell of counts whose sum is the total: `4 / 9 / 0` of 13
+        return [a, sum(cells[pin.field][0])]
     if pin.to:
         if pin.to.startswith("@row "):
             r2 = int(pin.to[5:]) - 1
@@ -89,12 +97,32 @@ def near_text(c: Where, found: list[tuple[int, Token]], ordinal: int) -> str:
     return f"{c.text[max(prev, offset - 40) : offset]} {c.text[end : min(nxt, end + 25)]} {c.column}"
 
 
-def anchored(pin: Pin, near: str) -> bool:
-    """Whether the pinned cell's row, field or file shares a word with the words around the
-    number: `--update` rewrites an unanchored number but lists it as a suspect, since a number
-    pinned to a cell it merely rounded to follows that cell anywhere."""
-    named = stems(f"{pin.key or ''} {pin.field} {Path(pin.file).stem}")
-    return bool(stems(near) & named)
+def sentence(text: str, offset: int) -> str:
+    """The sentence (or clause of a list: `;`) of `text` holding position `offset`."""
+    starts = [m.end() for m in re.finditer(r"[.;!?]\s+(?=[A-Z(*`\"“])|;\s+", text[:offset])]
+    start = starts[-1] if starts else 0
+    m = re.search(r"[.;!?]\s+(?=[A-Z(*`\"“])|;\s+", text[offset:])
+    return text[start : offset + m.start() if m else len(text)]
+
+
+def anchored(pin: Pin, near: str, strict: bool = False) -> bool:
+    """Whether the words around the number (its sentence, its row's claim, its column) name its
+    cell: share a word with its row key, field or file (a number pinned to a cell it merely
+    rounds to shares none and fails the check; the section's named files are the other guard,
+    `Cell.names`). `strict` (what a count or a small whole number needs, which match some cell
+    of almost any file): the row itself must be named, where its key names one (a workload, a
+    policy, an arm; not a summary row's `geomean` nor a report line), and its field or file too."""
+    said = stems(near)
+    if not strict:
+        return bool(said & stems(f"{pin.key or ''} {pin.field} {Path(pin.file).stem}"))
+    if pin.field == "line":  # a report's line: its own words name it
+        return len(stems(pin.key or "") & said) >= 2
+    row = stems(pin.key or "") - GENERIC_ROWS
+    return (not row or bool(row & said)) and bool(said & stems(f"{pin.field} {Path(pin.file).stem}"))
+
+
+# Row keys that name no row of their own: a table's summary row.
+GENERIC_ROWS = {"geomean", "mean", "all", "total", "average", "summary"}
 
 
 # Words too common in the docs' columns and the results' fields to tie a number to a cell.
@@ -104,7 +132,9 @@ COMMON = {"ours", "mean", "seeds", "seed", "line", "paragraph", "the", "and", "w
 def stems(text: str) -> set[str]:
     """The words of `text` split at every non-letter (`perf-fair` and `Perf&Fair` both give perf
     and fair), lower case, at least three letters, common column words left out."""
-    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in COMMON}
+    words = {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in COMMON}
+    # A plural names what its singular does (`programs`, `6-program mix`).
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words}
 
 
 def reads(tok: Token, pin: Pin, files: Files) -> bool:
@@ -112,7 +142,8 @@ def reads(tok: Token, pin: Pin, files: Files) -> bool:
     got = read(pin, files)
     if got is None:
         return False
-    want = tok.values if tok.kind in ("pm", "range") else tok.values[:1]
+    both = tok.kind in ("pm", "range") or (tok.kind == "of" and bool(pin.to))
+    want = tok.values if both else tok.values[:1]
     return len(got) == len(want) and all(rounds_to(g, v, d) for g, (v, d) in zip(got, want))
 
 
@@ -123,14 +154,28 @@ def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
     out = []
     for reading, (scale, shift) in READINGS.items():
         for f, xs, halves in cells:
-            if (HALF_WIDTH.search(f) and not any(halves)) or LO_HI.search(f):  # a half-width's own field
+            # A half-width is not a value of its own; an interval's end is, printed alone ([lo, hi]).
+            if tok.kind != "of" and (
+                (HALF_WIDTH.search(f) and not any(halves)) or (tok.kind == "pm" and LO_HI.search(f))
+            ):
                 continue
             for item in range(len(xs)):
                 if halves[item] or not rounds_to(scale * xs[item] + shift, a, da):
                     continue
                 base = Pin(name, r, f, item, reading, key=files.key(name, r))
-                if tok.kind in ("one", "of"):
+                if tok.kind == "one":
                     out.append(base)
+                    continue
+                if tok.kind == "of":
+                    # A count of a total: the count a cell's first number, the total the same
+                    # cell's next (`8/10`) or its sum (`4 / 9 / 0` of 13), a cell of the same
+                    # row, or the file's row count; the count whole, its row named by words.
+                    whole = xs[item] == int(xs[item])
+                    first = item == 0 or f == "line"  # a report line holds its counts anywhere
+                    if reading == "value" and first and whole and stems(files.key(name, r)):
+                        totals = ["@item"] + (["@sum"] if "/" in f else [])
+                        totals += [g for g, ys, _ in cells if g != f and ys] + ["@rows"]
+                        out += [p for g in totals if reads(tok, p := replace(base, to=g), files)]
                     continue
                 if tok.kind == "pm":
                     stem = re.sub(r"[._ ]?mean$", "", f)
@@ -147,7 +192,15 @@ def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
     return out
 
 
-def find(tok: Token, names: list[str], files: Files, near: str, context: str, used: set[str]) -> Pin | None:
+def find(
+    tok: Token,
+    names: list[str],
+    files: Files,
+    near: str,
+    context: str,
+    used: set[str],
+    ok: Callable[[Pin], bool] = lambda _: True,
+) -> Pin | None:
     """The best cell for a number: the field named by the words around it (`Perf +1.6`), a file
     the line's other numbers read (`used`), the row naming most of the words around it and then
     of the cell, a direct reading before a percentage or a negation, the first file and row."""
@@ -158,6 +211,8 @@ def find(tok: Token, names: list[str], files: Files, near: str, context: str, us
         for r in range(len(files.rows[name])):
             row_words = files.row_words(name, r)
             for p in candidates(tok, name, r, files):
+                if not ok(p):
+                    continue
                 k = (
                     -len(near_words & words_of(p.field)),
                     -(name in used),
@@ -169,11 +224,11 @@ def find(tok: Token, names: list[str], files: Files, near: str, context: str, us
                 if best is None or k < best[0]:
                     best = (k, p)
     if best is None and tok.kind == "range":
-        return find_range(tok, names, files)
+        return find_range(tok, names, files, ok)
     return best[1] if best else None
 
 
-def find_range(tok: Token, names: list[str], files: Files) -> Pin | None:
+def find_range(tok: Token, names: list[str], files: Files, ok: Callable[[Pin], bool]) -> Pin | None:
     """A range printed over rows (`0.80-0.97`: the lowest and the highest of a column)."""
     lo = Token(tok.parts[0], (tok.parts[0],), "one")
     for name in names:
@@ -181,7 +236,7 @@ def find_range(tok: Token, names: list[str], files: Files) -> Pin | None:
             for p in candidates(lo, name, r, files):
                 for r2 in range(len(files.rows[name])):
                     q = replace(p, to=f"@row {r2 + 1}")
-                    if r2 != r and reads(tok, q, files):
+                    if r2 != r and reads(tok, q, files) and ok(q):
                         return q
     return None
 

@@ -76,8 +76,12 @@ def tokens(cell: str) -> list[tuple[int, Token]]:
             tok = Token(cell[m.start() : m.end()].strip(), (a, m.group("b")), "pm")
         elif m.group("c"):
             tok = Token(cell[m.start() : m.end()], (a, m.group("c")), "range")
-        elif m.group("d"):
+        elif m.group("d") and "." not in a and not re.match(r"[,/]\d", masked[m.end() :]):
+            # A count of a total: whole numbers ("12 of 13", "8/10"), not a list ("0.5/1/1.5",
+            # "512/3,375"), which is read number by number.
             tok = Token(cell[m.start() : m.end()], (a, m.group("d")), "of")
+        elif m.group("d"):
+            tok = Token(a, (a,), "one")
         else:
             tok = Token(a, (a,), "one")
         if not skipped(masked, m.start(), m.end(), tok):

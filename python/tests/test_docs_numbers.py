@@ -132,23 +132,94 @@ def test_the_mechanisms_table_in_docs_is_the_summary_scripts_mechanisms_writes()
     assert tables_starting(block, heads) == want, "copy them from docs/results/mechanisms/summary.md"
 
 
-def test_update_lists_a_rewritten_number_whose_pin_names_nothing_around_it(tmp_path: Path, capsys):
+def test_a_number_its_sentence_does_not_tie_to_a_cell_is_refused(tmp_path: Path, capsys):
     (tmp_path / "docs" / "results" / "t").mkdir(parents=True)
     (tmp_path / "README.md").write_text("# t\n")
-    (tmp_path / "docs" / "t.md").write_text(
-        "<!-- numbers: results/t -->\nThe widget count came to 3.25 today.\n\n"
+    page = tmp_path / "docs" / "t.md"
+    page.write_text(
+        "Results in `docs/results/t`.\n\n<!-- numbers: results/t -->\nThe widget count came to 3.25 today.\n\n"
         "<!-- numbers: results/t -->\nThe green size is 7.5 now.\n"
     )
     csv_path = tmp_path / "docs" / "results" / "t" / "a.csv"
     csv_path.write_text("name,size\nblue,3.25\ngreen,7.5\n")
+    # 3.25 rounds to row "blue", field "size", but nothing around "widget count" names them:
+    # --write refuses to pin it, and the check fails on it.
+    assert dn.run(tmp_path, "write") == 1
+    assert "'3.25' (line 1) is in no result file its section names" in capsys.readouterr().err
+    page.write_text(page.read_text().replace("The widget count", "The blue size"))
     assert dn.run(tmp_path, "write") == 0, capsys.readouterr().err
     assert dn.run(tmp_path, "check") == 0, capsys.readouterr().err
     csv_path.write_text("name,size\nblue,4.5\ngreen,8.5\n")
     assert dn.run(tmp_path, "update") == 0
     err = capsys.readouterr().err
-    suspects = [line for line in err.splitlines() if "suspect" in line]
-    # 3.25 was pinned to row "blue", field "size": nothing around "widget count" names them.
-    assert len(suspects) == 1 and "'3.25'" in suspects[0] and "'4.50'" in suspects[0], err
-    # 7.5 sits beside "green size": rewritten quietly.
-    assert "'7.5' (line 1) -> '8.5'" in err, err
-    assert "widget count came to 4.50 today" in (tmp_path / "docs" / "t.md").read_text()
+    assert "'7.5' (line 1) -> '8.5'" in err and "suspect" not in err, err
+    assert "blue size came to 4.50 today" in page.read_text()
+    # A pin written by hand to a cell of the same value that its sentence does not name fails.
+    csv_path.write_text("name,size,weight\nblue,4.5,1\ngreen,8.5,2\nred,0,4.5\n")
+    pins_path = tmp_path / dn.PIN_FILE
+    rows = list(csv.reader(io.StringIO(pins_path.read_text())))
+    head, blue = rows[0], next(r for r in rows[1:] if r[3] == "0:4.50")
+    blue[head.index("row")], blue[head.index("row key")], blue[head.index("field")] = "3", "red", "weight"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    pins_path.write_text(buf.getvalue())
+    assert dn.run(tmp_path, "check") == 1
+    assert "'4.50' (line 1): its pin (t/a.csv, row 'red', 'weight') names nothing its sentence says" in (
+        capsys.readouterr().err
+    )
+
+
+def test_no_difference_is_decided_on_the_unrounded_cell(tree: Path, capsys):
+    # perf-fair.md's "Perf −0.4 ±0.4 (no different from Linux)" held 0 as printed; its cell
+    # (−0.4164 ±0.4098) does not: the verdict is read from the cell, not from the rounded text.
+    page = tree / "docs" / "perf-fair.md"
+    text = page.read_text()
+    was = "Perf −0.42 ±0.41 (behind Linux: the interval excludes 0)"
+    assert was in text
+    page.write_text(text.replace(was, "Perf −0.42 ±0.41 (no difference)"))
+    assert dn.run(tree, "check") == 1
+    assert "says no difference, but the interval excludes 0 (unrounded -0.4164" in capsys.readouterr().err
+
+
+def test_a_pin_into_a_file_its_section_does_not_name_fails(tree: Path, capsys):
+    # rda.md's claims table once read "1.27" from a runtime JSON's `jobs.predicted`: a file the
+    # section never names.
+    path = tree / dn.PIN_FILE
+    rows = list(csv.reader(io.StringIO(path.read_text())))
+    head = rows[0]
+    row = next(r for r in rows[1:] if r[0] == "docs/rda.md" and r[4] == "rda/figs7-10.csv")
+    # The same cells under a name the section does not give: the pin still reads its number.
+    results = tree / "docs" / "results"
+    shutil.copy(results / "rda" / "figs7-10.csv", results / "runtime" / "figs-copy.csv")
+    row[head.index("file")] = "runtime/figs-copy.csv"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    path.write_text(buf.getvalue())
+    assert dn.run(tree, "check") == 1
+    assert "reads runtime/figs-copy.csv, which its section names neither by file nor by folder" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_count_of_a_total_with_a_changed_total_fails(tree: Path, capsys):
+    # "X of N" pins both: perf-fair.md's "4 of 13" reads `4 / 9 / 0` (ahead / level / behind),
+    # whose sum is the 13.
+    page = tree / "docs" / "perf-fair.md"
+    text = page.read_text()
+    assert "Perf&Fair ahead of Fair in 4 of 13 mixes" in text
+    page.write_text(
+        text.replace("Perf&Fair ahead of Fair in 4 of 13 mixes", "Perf&Fair ahead of Fair in 4 of 12 mixes")
+    )
+    assert dn.run(tree, "check") == 1
+    assert "'4 of 12'" in capsys.readouterr().err
+
+
+def test_direction_and_size_needs_the_papers_figure_inside_the_interval(tree: Path, capsys):
+    # efs.md called 37.0 ±0.1% "direction and size" against the paper's 47.6%.
+    page = tree / "docs" / "efs.md"
+    text = page.read_text()
+    was = "| 37.0 ±0.1% | direction; smaller here (the paper's 47.6 is outside the interval) |"
+    assert was in text
+    page.write_text(text.replace(was, "| 37.0 ±0.1% | direction and size |"))
+    assert dn.run(tree, "check") == 1
+    assert "says 'direction and size', but the paper's 47.6 is outside 37.0 ±0.1" in capsys.readouterr().err
