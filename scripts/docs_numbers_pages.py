@@ -87,7 +87,8 @@ def cells(root: Path) -> list[Cell]:
         named = sections(lines)
         i = 0
         while i < len(lines):
-            marker = MARKER.search(lines[i - 1]) if i > 0 else None
+            # A marker is a line of its own (one quoted in a sentence marks nothing).
+            marker = MARKER.fullmatch(lines[i - 1].strip()) if i > 0 else None
             folders = [f.removeprefix("results/") for f in marker.group(1).split()] if marker else default
             paired = bool(marker and marker.group("paired"))
             line = lines[i]
