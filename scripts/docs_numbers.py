@@ -130,7 +130,8 @@ def pin_problems(
     iv = interval(tok, read(pin, files)) if verdicts else None
     if iv is not None:
         end = offset + len(tok.text)
-        why = beside(iv, c.text[:offset], c.text[end:], c.paired)
+        # The verdict may open the line before ("… no difference\n(−1.00 ±0.72%)").
+        why = beside(iv, f"{c.before} {c.text[:offset]}", f"{c.text[end:]} {c.after}", c.paired)
         if why:
             out.append(why)
     return out

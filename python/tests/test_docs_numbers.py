@@ -223,3 +223,28 @@ def test_direction_and_size_needs_the_papers_figure_inside_the_interval(tree: Pa
     page.write_text(text.replace(was, "| 37.0 ±0.1% | direction and size |"))
     assert dn.run(tree, "check") == 1
     assert "says 'direction and size', but the paper's 47.6 is outside 37.0 ±0.1" in capsys.readouterr().err
+
+
+def test_a_verdict_opening_the_line_before_its_interval_is_read(tree: Path, capsys):
+    # quintet.md said "there too the ablation gives no difference\n  (−1.00 ±0.72%)" beside
+    # ablations.csv's −1.004 ±0.716, which excludes 0.
+    page = tree / "docs" / "quintet.md"
+    text = page.read_text()
+    was = "the pairing costs speed: quintet minus quintet without it is −1.00 ±0.72%"
+    assert was in text
+    page.write_text(
+        text.replace(was, "the pairing gives no difference:\n  quintet minus quintet without it is −1.00 ±0.72%")
+    )
+    assert dn.run(tree, "check") == 1
+    assert "'−1.00 ±0.72'" in capsys.readouterr().err
+
+
+def test_an_interval_holding_zero_in_a_paired_block_must_say_so(tree: Path, capsys):
+    # efs.md's paired table left five intervals that hold 0 unmarked.
+    page = tree / "docs" / "efs.md"
+    text = page.read_text()
+    was = "| capacity rule, no collision model | −0.02 ±0.02 (no difference) |"
+    assert was in text and "<!-- numbers: results/efs paired -->" in text
+    page.write_text(text.replace(was, "| capacity rule, no collision model | −0.02 ±0.02 |"))
+    assert dn.run(tree, "check") == 1
+    assert "holds 0 (unrounded -0.02261 ±0.0245) in a paired block" in capsys.readouterr().err
