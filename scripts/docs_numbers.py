@@ -120,7 +120,8 @@ def pin_problems(
         )
     words = f"{c.sentence_at(offset)} {near_text(c, found, ordinal)} {c.claim}"
     # A count of a total matches some cell of almost any file: its row and field must be named.
-    if not anchored(pin, words, strict=tok.kind == "of"):
+    strict = tok.kind == "of" or c.strict
+    if not anchored(pin, words, strict, files, f"{c.before} {c.text} {c.after} {c.column}"):
         out.append(
             f"its pin ({pin.file}, row {pin.key!r}, {pin.field!r}) names nothing its sentence says: "
             "a number that merely rounds to a cell is not read from it (re-pin it, or say what it is)"
@@ -158,7 +159,9 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
     # Each claims-table row's first pinned interval (in column order), for its verdict cell.
     firsts: dict[tuple[str, int], tuple[Cell, Interval | None]] = {}
     for c, ordinal, offset, tok, found in work:
-        names = files.of(c.folders)
+        # The page's folders and those of the files its section names.
+        named_folders = {n.split("/")[0] for n in c.named if "/" in n and (root / "docs/results" / n).exists()}
+        names = files.of(sorted(set(c.folders) | named_folders))
         total += 1
         k = key(c, ordinal, tok)
         seen.add(k)

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 WORD = re.compile(r"[A-Za-z][\w&-]{2,}")
@@ -107,6 +108,7 @@ class Files:
         self.nums: dict[tuple[str, int], list[tuple[str, list[float], list[bool]]]] = {}
         self.words: dict[tuple[str, int], set[str]] = {}
         self.listed: dict[tuple[str, ...], list[str]] = {}
+        self.freq: dict[str, dict[str, int]] = {}
 
     def of(self, folders: list[str]) -> list[str]:
         """The result files under `folders` (walked once per set of folders)."""
@@ -156,6 +158,19 @@ class Files:
         if found is None and name.endswith(".txt") and r < len(rows) and rows[r][0][0] == "line":
             return r
         return found
+
+    def distinct(self, name: str, r: int, stems: Callable[[str], set[str]]) -> set[str]:
+        """The words of row `r`'s text cells (not its numbers) that tell it from the file's other
+        rows: in at most half of them. Empty for a row that only numbers tell apart."""
+        rows = self.rows[name]
+        if name not in self.freq:
+            counts: dict[str, int] = {}
+            for row in rows:
+                for w in set().union(*(stems(v) for _, v in row if not numbers_in(v)[0])):
+                    counts[w] = counts.get(w, 0) + 1
+            self.freq[name] = counts
+        words = set().union(*(stems(v) for _, v in rows[r] if not numbers_in(v)[0])) if r < len(rows) else set()
+        return {w for w in words if self.freq[name].get(w, 0) * 2 <= len(rows)}
 
     def row_words(self, name: str, r: int) -> set[str]:
         k = (name, r)

@@ -20,6 +20,11 @@ FOLDERS = {
     "quintet": ["quintet"],
     "optimum": ["optimum"],
 }
+# Pages read whole (docs/index.md, "Where a number comes from"): every table and every paragraph,
+# not only the verdict tables and the blocks a marker declares. Pages join as their prose is read.
+WHOLE_PAGES: set[str] = {"quintet"}
+# Blocks another test regenerates and compares: their numbers are that test's.
+GENERATED = re.compile(r"<!--\s*(validate|mechanisms):(begin|end)\s*-->")
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)(?P<paired>paired\s*)?-->")
 # A result file or folder a section names: `docs/results/rda`, `results/efs/fig8.csv`, `fig8.csv`.
 NAMED_PATH = re.compile(r"(?:docs/)?results/([\w./-]*[\w-])")
@@ -44,6 +49,9 @@ class Cell:
     # In a claims table: the row's claim in full and its verdict cell.
     claim_text: str = ""
     verdict: str = ""
+    # Read because its page is read whole, not because a marker or a verdict column declared it:
+    # its row and field must both be named (`docs_numbers_pins.anchored`, strict).
+    strict: bool = False
     # A paragraph line's neighbours in its paragraph, so a sentence that wraps is read whole.
     before: str = ""
     after: str = ""
@@ -59,6 +67,23 @@ class Cell:
         from docs_numbers_pins import sentence
 
         return sentence(f"{self.before} {self.text} {self.after}", len(self.before) + 1 + offset)
+
+
+def skipped_lines(lines: list[str]) -> set[int]:
+    """Lines whose numbers are no page's results: code blocks, headings, comments and markers,
+    and the blocks another test regenerates."""
+    out, fence, generated = set(), False, False
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if s.startswith("```"):
+            fence = not fence
+            out.add(i)
+        elif m := GENERATED.search(s):
+            generated = m.group(2) == "begin"
+            out.add(i)
+        elif fence or generated or s.startswith(("#", "<!--")):
+            out.add(i)
+    return out
 
 
 def sections(lines: list[str]) -> list[frozenset[str]]:
@@ -85,8 +110,13 @@ def cells(root: Path) -> list[Cell]:
         lines = path.read_text().splitlines()
         default = FOLDERS.get(path.stem, [])
         named = sections(lines)
+        whole = path.stem in WHOLE_PAGES
+        skip = skipped_lines(lines)
         i = 0
         while i < len(lines):
+            if i in skip:
+                i += 1
+                continue
             # A marker is a line of its own (one quoted in a sentence marks nothing).
             marker = MARKER.fullmatch(lines[i - 1].strip()) if i > 0 else None
             folders = [f.removeprefix("results/") for f in marker.group(1).split()] if marker else default
@@ -94,7 +124,8 @@ def cells(root: Path) -> list[Cell]:
             line = lines[i]
             if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: "):
                 head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
-                checked = marker is not None or "verdict" in head
+                declared = marker is not None or "verdict" in head
+                checked = declared or whole
                 j = i + 2
                 while j < len(lines) and lines[j].startswith("|"):
                     row = [c.strip() for c in lines[j].strip().strip("|").split(" | ")]
@@ -119,23 +150,24 @@ def cells(root: Path) -> list[Cell]:
                                     named[j],
                                     row[0],
                                     verdict,
+                                    strict=not declared,
                                 )
                             )
                         pos += len(text)
                     j += 1
                 i = j
                 continue
-            if marker and line.strip():
+            if (marker or whole) and line.strip():
                 end = i
-                while end < len(lines) and lines[end].strip():
+                while end < len(lines) and lines[end].strip() and end not in skip:
                     end += 1
                 j = i
-                while j < len(lines) and lines[j].strip():
+                while j < end:
                     # Named by its first words (numbers masked), so lines added above keep its pins.
                     name = "paragraph: " + NUMBER_IN_CELL.sub("#", lines[i].strip())[:60]
                     before, after = " ".join(lines[i:j]), " ".join(lines[j + 1 : end])
                     cell = Cell(doc, j + 1, name, f"line {j - i + 1}", lines[j], folders, 0, paired, named[j])
-                    out.append(replace(cell, before=before, after=after))
+                    out.append(replace(cell, before=before, after=after, strict=marker is None or whole))
                     j += 1
                 i = j
                 continue

@@ -105,20 +105,21 @@ def sentence(text: str, offset: int) -> str:
     return text[start : offset + m.start() if m else len(text)]
 
 
-def anchored(pin: Pin, near: str, strict: bool = False) -> bool:
+def anchored(pin: Pin, near: str, strict: bool = False, files: Files | None = None, around: str = "") -> bool:
     """Whether the words around the number (its sentence, its row's claim, its column) name its
     cell: share a word with its row key, field or file (a number pinned to a cell it merely
     rounds to shares none and fails the check; the section's named files are the other guard,
-    `Cell.names`). `strict` (what a count or a small whole number needs, which match some cell
-    of almost any file): the row itself must be named, where its key names one (a workload, a
-    policy, an arm; not a summary row's `geomean` nor a report line), and its field or file too."""
+    `Cell.names`). `strict` (a count, and a number of a page read whole): the sentence must
+    name a word that tells the cell's row from the file's other rows (`Files.distinct`), where
+    the row has one, and the paragraph (`around`) its field or file."""
     said = stems(near)
     if not strict:
         return bool(said & stems(f"{pin.key or ''} {pin.field} {Path(pin.file).stem}"))
     if pin.field == "line":  # a report's line: its own words name it
         return len(stems(pin.key or "") & said) >= 2
-    row = stems(pin.key or "") - GENERIC_ROWS
-    return (not row or bool(row & said)) and bool(said & stems(f"{pin.field} {Path(pin.file).stem}"))
+    row = files.distinct(pin.file, pin.row, stems) if files else stems(pin.key or "") - GENERIC_ROWS
+    named = said | stems(around)
+    return (not row or bool(row & said)) and bool(named & stems(f"{pin.field} {Path(pin.file).stem}"))
 
 
 # Row keys that name no row of their own: a table's summary row.

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docs_numbers_constants import constant_spans
+
 # One number as printed: sign, digits (thousands with commas), decimals.
 NUM = r"[+−-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+−-]?\d+(?:\.\d+)?"
 TOKEN = re.compile(
@@ -65,11 +67,16 @@ def tokens(cell: str) -> list[tuple[int, Token]]:
     """The numbers of a table cell that are results, with their offsets."""
     out = []
     # Backticked code and link targets are names, not numbers.
-    masked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), cell)
+    masked = cell
+    # The method's declared constants and never-result forms (dates, list numbers, quoted points).
+    for a, b in constant_spans(cell):
+        masked = masked[:a] + " " * (b - a) + masked[b:]
+    masked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), masked)
     # Quoted text is the paper's words, and `462.libquantum` a name.
     masked = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"\b\d+\.[A-Za-z]\w*", lambda m: " " * len(m.group(0)), masked)
+
     for m in TOKEN.finditer(masked):
         a = m.group("a")
         if m.group("b"):

@@ -1,0 +1,58 @@
+"""The constants of the method a page may print without a result file: the one declared list
+(#65 item 1). Each entry names what the number is and the phrase it is printed in; a number
+inside such a phrase is not a result and is not pinned. A number in no phrase here, not in
+backticks or quotes, and not a figure, section or equation reference must read its result cell
+(scripts/docs_numbers.py). Add an entry only for a setting of the method (a quantum, a window, a
+run length, a size a preset declares), never for an outcome.
+
+Kinds of text that are never results, whatever their phrase (`FORMS`): calendar dates (when a
+measurement was taken) and the numbers of a numbered list.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: (name, the phrase with the number in its group, where the value is declared).
+CONSTANTS: list[tuple[str, str, str]] = [
+    (
+        "Perf&Fair's estimate validity",
+        r"has run (8) s|after (8) s|(8) s of its run time|(40) quanta of (200) ms|a whole (200)-ms quantum",
+        "Perf&Fair §5.1; crates/cosched-policies (perf-fair's VALID_QUANTA × its 200 ms quantum)",
+    ),
+    (
+        "quintet's IPC-alone half-life",
+        r"half-life of (1) s",
+        "crates/cosched-policies quintet: the running estimate's half-life",
+    ),
+    (
+        "Perf&Fair's job length in its regime",
+        r"on (100)-s jobs|each job (100) s alone|in (100) s alone",
+        "Perf&Fair §6: every job runs 100 s alone",
+    ),
+    (
+        "RDA Table 2's declaration per water-nsquared thread",
+        r"declares (3\.6) MB",
+        "RDA Table 2; data/workloads/rda-water-nsq.toml",
+    ),
+]
+
+#: Text that is never a result: an ISO date, the number of a numbered list item, zero as the
+#: point an interval holds or excludes, a numbered point of a quoted heading ("Why ours differ" 1).
+FORMS = [
+    re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b"),
+    re.compile(r"^\s*\d+\.(?=\s)"),
+    re.compile(r"\b(?:holds?|excludes?|excluding|holding|near|from|to|above|below) (0)\b(?![.,]\d)"),
+    re.compile(r'" (\d+)\b(?![.,]\d)'),
+]
+
+_PHRASES = [re.compile(p) for _, p, _ in CONSTANTS]
+
+
+def constant_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` prints a declared constant or a never-result form: spans to leave unread."""
+    spans = [(m.start(m.lastindex or 0), m.end(m.lastindex or 0)) for f in FORMS for m in f.finditer(text)]
+    for phrase in _PHRASES:
+        for m in phrase.finditer(text):
+            spans += [(m.start(g), m.end(g)) for g in range(1, (m.lastindex or 0) + 1) if m.group(g)]
+    return spans
