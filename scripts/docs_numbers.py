@@ -41,13 +41,13 @@ from pathlib import Path
 # Run as a script (scripts/docs-numbers) or loaded by path (the tests): the reader beside it.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_numbers_files import Files, rounds_to
-from docs_numbers_pages import Cell, cells
+from docs_numbers_pages import WHOLE_PAGES, Cell, cells
 from docs_numbers_pins import Pin, anchored, find, near_text, printed, read, reads
 from docs_numbers_tokens import NUM, Token, num, tokens
 from docs_numbers_verdicts import Interval, beside, interval, table_verdict
 
 # The machinery the tests reach through this module.
-__all__ = ["Cell", "Pin", "cells", "num", "printed", "rounds_to", "run", "tokens", "verdict_problems"]
+__all__ = ["WHOLE_PAGES", "Cell", "Pin", "cells", "num", "printed", "rounds_to", "run", "tokens", "verdict_problems"]
 
 PIN_FILE = "docs/results/numbers.csv"
 PIN_HEADER = ["doc", "claim", "column", "token", "file", "row", "row key", "field", "item", "reading", "half", "to"]
@@ -120,8 +120,12 @@ def pin_problems(
         )
     words = f"{c.sentence_at(offset)} {near_text(c, found, ordinal)} {c.claim}"
     # A count of a total matches some cell of almost any file: its row and field must be named.
-    strict = tok.kind == "of" or c.strict
-    if not anchored(pin, words, strict, files, f"{c.before} {c.text} {c.after} {c.column}"):
+    small = tok.kind == "one" and num(tok.text)[1] == 0 and abs(num(tok.text)[0]) < 100
+    strict = tok.kind == "of" or c.strict or (c.whole and small)
+    got = read(pin, files)
+    if strict and small and (pin.reading != "value" or (got is not None and got[0] != round(got[0]))):
+        out.append("a whole number read from a cell that is not one, as it is: a count reads a count")
+    elif not anchored(pin, words, strict, files, f"{c.before} {c.text} {c.after} {c.column}"):
         out.append(
             f"its pin ({pin.file}, row {pin.key!r}, {pin.field!r}) names nothing its sentence says: "
             "a number that merely rounds to a cell is not read from it (re-pin it, or say what it is)"
@@ -150,7 +154,7 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
     work = [
         (c, ordinal, offset, tok, found)
         for c in cells(root)
-        for found in [tokens(c.text)]
+        for found in [tokens(c.text, c.quoted)]
         for ordinal, (offset, tok) in enumerate(found)
     ]
     work.sort(key=lambda w: w[3].kind not in ("pm", "range"))

@@ -26,6 +26,41 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "crates/cosched-policies quintet: the running estimate's half-life",
     ),
     (
+        "Perf&Fair's quanta and its selection rule",
+        r"in (200) ms quanta|within (1) of MaxP|estimation quanta \((100) ms\)",
+        "Perf&Fair §5 and §7: 200 ms quanta, 100 ms estimation quanta, Progress + 1 < MaxP",
+    ),
+    (
+        "the model's counter noise",
+        r"(1)% counter noise",
+        "crates/cosched-sim/src/variation.rs: 1% relative noise on counter readings [A]",
+    ),
+    (
+        "Perf&Fair Fig. 3's milestones",
+        r"first to (12) done|has (12) done|(12)th",
+        "Perf&Fair Fig. 3: the first, the 12th and the last process done",
+    ),
+    (
+        "Perf&Fair's bandwidth regimes",
+        r"below (80)\b|\b(80) to (120)\b|above (120)\b|\b(80)-(120)\b|\b(40)-(142)/µs",
+        "Perf&Fair §7: mixes below 80, 80 to 120 and above 120 trans/µs; its mixes span 40-142",
+    ),
+    (
+        "the bus settings of the bandwidth sensitivity study",
+        r"\b(10|14|20) GB/s\b|\b(32) GB/s peak|~(65)% of peak|choosing (10) because",
+        "scripts/sensitivity; data/machines/xeon-e5645.toml (three channels, 32 GB/s peak; ~65% sustained [A])",
+    ),
+    (
+        "the E5645 bus against Perf&Fair's heaviest mix",
+        r"(140) transactions/µs is (45)% of the E5645 preset's (312)/µs|reaches (140)/µs|about (100)/µs each",
+        "Perf&Fair §7 (mixes to 140 trans/µs); data/machines/xeon-e5645.toml (312/µs sustained)",
+    ),
+    (
+        "a test's tolerance",
+        r"time within (1)%",
+        "crates/cosched-sim/tests/perf_fair_policy.rs: progress within 1% of the ground truth",
+    ),
+    (
         "Perf&Fair's job length in its regime",
         r"on (100)-s jobs|each job (100) s alone|in (100) s alone",
         "Perf&Fair §6: every job runs 100 s alone",
@@ -44,6 +79,14 @@ FORMS = [
     re.compile(r"^\s*\d+\.(?=\s)"),
     re.compile(r"\b(?:holds?|excludes?|excluding|holding|near|from|to|above|below) (0)\b(?![.,]\d)"),
     re.compile(r'" (\d+)\b(?![.,]\d)'),
+    # One as the point a ratio is above or below ("a percentage above 1", "ratio ≥ 1").
+    re.compile(r"(?:\babove|\bbelow|≥|≤) (1)\b(?![.,]\d)"),
+    # A seed named by number ("seed 1"), and an approximate run time ("≈44 s"): a setting, and a
+    # duration on whatever host ran it.
+    re.compile(r"\bseeds? (\d+)\b(?![.,]\d)"),
+    re.compile(r"≈\s?(\d+(?:\.\d+)?)\s?(?:s|min)\b"),
+    # Mixes named by number: "mixes 2, 10 and 13".
+    re.compile(r"\bmix(?:es)? ((?:\d+(?:, | and ))*\d+)\b(?![.,]\d)"),
 ]
 
 _PHRASES = [re.compile(p) for _, p, _ in CONSTANTS]

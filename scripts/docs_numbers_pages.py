@@ -22,7 +22,7 @@ FOLDERS = {
 }
 # Pages read whole (docs/index.md, "Where a number comes from"): every table and every paragraph,
 # not only the verdict tables and the blocks a marker declares. Pages join as their prose is read.
-WHOLE_PAGES: set[str] = {"quintet"}
+WHOLE_PAGES: set[str] = {"quintet", "perf-fair"}
 # Blocks another test regenerates and compares: their numbers are that test's.
 GENERATED = re.compile(r"<!--\s*(validate|mechanisms):(begin|end)\s*-->")
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)(?P<paired>paired\s*)?-->")
@@ -52,6 +52,9 @@ class Cell:
     # Read because its page is read whole, not because a marker or a verdict column declared it:
     # its row and field must both be named (`docs_numbers_pins.anchored`, strict).
     strict: bool = False
+    # Its page is read whole: a small whole number anywhere on it (a count, a mix's number) is
+    # read strictly too, since it matches some cell of almost any file.
+    whole: bool = False
     # A paragraph line's neighbours in its paragraph, so a sentence that wraps is read whole.
     before: str = ""
     after: str = ""
@@ -61,6 +64,11 @@ class Cell:
         in_folders = any(file.startswith(f + "/") for f in self.folders)
         base = file.rsplit("/", 1)[-1]
         return any(file == n or file.startswith(n + "/") or (in_folders and base == n) for n in self.named)
+
+    @property
+    def quoted(self) -> bool:
+        """Whether the line opens inside a quotation its paragraph began above."""
+        return self.before.count('"') % 2 == 1
 
     def sentence_at(self, offset: int) -> str:
         """The sentence holding position `offset` of the cell's text, across its paragraph's lines."""
@@ -151,6 +159,7 @@ def cells(root: Path) -> list[Cell]:
                                     row[0],
                                     verdict,
                                     strict=not declared,
+                                    whole=whole,
                                 )
                             )
                         pos += len(text)
@@ -167,7 +176,7 @@ def cells(root: Path) -> list[Cell]:
                     name = "paragraph: " + NUMBER_IN_CELL.sub("#", lines[i].strip())[:60]
                     before, after = " ".join(lines[i:j]), " ".join(lines[j + 1 : end])
                     cell = Cell(doc, j + 1, name, f"line {j - i + 1}", lines[j], folders, 0, paired, named[j])
-                    out.append(replace(cell, before=before, after=after, strict=marker is None or whole))
+                    out.append(replace(cell, before=before, after=after, strict=marker is None or whole, whole=whole))
                     j += 1
                 i = j
                 continue

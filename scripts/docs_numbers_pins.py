@@ -117,8 +117,15 @@ def anchored(pin: Pin, near: str, strict: bool = False, files: Files | None = No
         return bool(said & stems(f"{pin.key or ''} {pin.field} {Path(pin.file).stem}"))
     if pin.field == "line":  # a report's line: its own words name it
         return len(stems(pin.key or "") & said) >= 2
-    row = files.distinct(pin.file, pin.row, stems) if files else stems(pin.key or "") - GENERIC_ROWS
+    row = (files.distinct(pin.file, pin.row, stems) if files else stems(pin.key or "")) - GENERIC_ROWS
     named = said | stems(around)
+    # A row its number alone tells apart (`mix 11`): the sentence names that number.
+    if (
+        not row
+        and re.fullmatch(r"\d+", (pin.key or "").strip('"'))
+        and not re.search(rf"(?<![\w.]){pin.key}(?![\w.]\d?)", near)
+    ):
+        return False
     return (not row or bool(row & said)) and bool(named & stems(f"{pin.field} {Path(pin.file).stem}"))
 
 
@@ -135,7 +142,13 @@ def stems(text: str) -> set[str]:
     and fair), lower case, at least three letters, common column words left out."""
     words = {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in COMMON}
     # A plural names what its singular does (`programs`, `6-program mix`).
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words}
+    words = {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words}
+    return {ALIASES.get(w, w) for w in words}
+
+
+# Words the pages and the result files spell differently for the same thing: the kernel's fair
+# class is `linux` on the real machine and the `cfs` model in the simulator's files.
+ALIASES = {"linux": "cfs"}
 
 
 def reads(tok: Token, pin: Pin, files: Files) -> bool:

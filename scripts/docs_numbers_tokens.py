@@ -63,9 +63,14 @@ class Token:
         return [num(p) for p in self.parts]
 
 
-def tokens(cell: str) -> list[tuple[int, Token]]:
-    """The numbers of a table cell that are results, with their offsets."""
+def tokens(cell: str, quoted: bool = False) -> list[tuple[int, Token]]:
+    """The numbers of a table cell that are results, with their offsets; `quoted`: the cell opens
+    inside a quotation a line above began (a paper's words, masked up to its closing mark)."""
     out = []
+    if quoted:
+        close = cell.find('"')
+        cell_masked_to = len(cell) if close < 0 else close + 1
+        cell = " " * cell_masked_to + cell[cell_masked_to:]
     # Backticked code and link targets are names, not numbers.
     masked = cell
     # The method's declared constants and never-result forms (dates, list numbers, quoted points).

@@ -248,3 +248,25 @@ def test_an_interval_holding_zero_in_a_paired_block_must_say_so(tree: Path, caps
     page.write_text(text.replace(was, "| capacity rule, no collision model | −0.02 ±0.02 |"))
     assert dn.run(tree, "check") == 1
     assert "holds 0 (unrounded -0.02261 ±0.0245) in a paired block" in capsys.readouterr().err
+
+
+def test_on_a_page_read_whole_a_changed_prose_number_fails(tree: Path, capsys):
+    # quintet.md is read whole: a number of its prose, outside any table or marker, is checked.
+    assert "quintet" in dn.WHOLE_PAGES
+    page = tree / "docs" / "quintet.md"
+    text = page.read_text()
+    was = "is 16.94 ±0.20%\n  faster than CFS"
+    assert was in text
+    page.write_text(text.replace(was, "is 16.95 ±0.20%\n  faster than CFS"))
+    assert dn.run(tree, "check") == 1
+    assert "docs/quintet.md:" in capsys.readouterr().err
+
+
+def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, capsys):
+    page = tree / "docs" / "quintet.md"
+    text = page.read_text()
+    # "half-life of 1 s" is a declared constant of the method; a new setting in prose is not.
+    assert "half-life of 1 s" in text
+    page.write_text(text.replace("half-life of 1 s", "half-life of 1 s and a 37 s floor", 1))
+    assert dn.run(tree, "check") == 1
+    assert "'37'" in capsys.readouterr().err
