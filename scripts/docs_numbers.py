@@ -120,7 +120,7 @@ def pin_problems(
         )
     words = f"{c.sentence_at(offset)} {near_text(c, found, ordinal)} {c.claim}"
     # A count of a total matches some cell of almost any file: its row and field must be named.
-    small = tok.kind == "one" and num(tok.text)[1] == 0 and abs(num(tok.text)[0]) < 100
+    small = tok.kind == "one" and num(tok.text)[1] == 0 and abs(num(tok.text)[0]) <= 100
     strict = tok.kind == "of" or c.strict or (c.whole and small)
     got = read(pin, files)
     if strict and small and (pin.reading != "value" or (got is not None and got[0] != round(got[0]))):

@@ -6,7 +6,11 @@ backticks or quotes, and not a figure, section or equation reference must read i
 run length, a size a preset declares), never for an outcome.
 
 Kinds of text that are never results, whatever their phrase (`FORMS`): calendar dates (when a
-measurement was taken) and the numbers of a numbered list.
+measurement was taken), the numbers of a numbered list, a citation's year and DOI, equation
+numbers, thresholds and targets (after ≥, ≤, <, >), copies of a program (`8×povray`). And two
+kinds of block (scripts/docs_numbers_pages.py): a "paper | code" table maps the paper to the code
+(its numbers state the method), and a "Tests" section describes the tests, whose settings and
+tolerances live in the test code that CI runs.
 """
 
 from __future__ import annotations
@@ -56,6 +60,32 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "Perf&Fair §7 (mixes to 140 trans/µs); data/machines/xeon-e5645.toml (312/µs sustained)",
     ),
     (
+        "the decision costs the EFS ablation charges",
+        (
+            r"CFS (0\.07) µs, EFS (1\.06)-(1\.07) µs|at (4) ms CFS slices, costing (1)% of a core's time"
+            r"|about (40) µs per switch, ~(37)× the (1\.07) µs"
+        ),
+        "crates/cosched-lab: efs_ablation::MEASURED_DECISION_US (measured, then fixed so reruns stay byte-identical)",
+    ),
+    (
+        "the oracle-solo arm's clamp",
+        r"taken as (0\.999) by the oracle-solo arm",
+        "crates/cosched-policies efs oracle-solo admission: a demand at or above the bus rate is taken as 0.999",
+    ),
+    (
+        "EFS Figs. 4, 6 and 7's settings: solo utilisations, the interferer's axis",
+        (
+            r"interferer of (0\.\d+)(?:-(0\.\d+))?|solo utilisation (0\.\d+)(?: or (0\.\d+))?|% at (0\.\d+)\b"
+            r"|from (0\.7) on|a (0\.57) thread|utilisation (0\.\d+)\b|at (0\.95)\)|is (0\.568)\."
+        ),
+        "EFS §5.2 Figs. 4, 6 and 7; crates/cosched-lab/src/paper/efs_figs.rs (the probe's settings)",
+    ),
+    (
+        "the i5-2500's DRAM organisation and the streams of the Table 1 check",
+        r"(2) ranks|× (8) banks|row locality \((0\.9)\)|(4) streams|(1) ms windows",
+        "data/machines/i5-2500.toml [memory.dram]; crates/cosched-sim/src/dram (the table's streams)",
+    ),
+    (
         "a test's tolerance",
         r"time within (1)%",
         "crates/cosched-sim/tests/perf_fair_policy.rs: progress within 1% of the ground truth",
@@ -77,14 +107,27 @@ CONSTANTS: list[tuple[str, str, str]] = [
 FORMS = [
     re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b"),
     re.compile(r"^\s*\d+\.(?=\s)"),
-    re.compile(r"\b(?:holds?|excludes?|excluding|holding|near|from|to|above|below) (0)\b(?![.,]\d)"),
+    re.compile(r"\b(?:holds?|excludes?|excluding|holding|contains|near|from|to|above|below) (0)\b(?![.,]\d)"),
     re.compile(r'" (\d+)\b(?![.,]\d)'),
     # One as the point a ratio is above or below ("a percentage above 1", "ratio ≥ 1").
     re.compile(r"(?:\babove|\bbelow|≥|≤) (1)\b(?![.,]\d)"),
     # A seed named by number ("seed 1"), and an approximate run time ("≈44 s"): a setting, and a
     # duration on whatever host ran it.
-    re.compile(r"\bseeds? (\d+)\b(?![.,]\d)"),
+    re.compile(r"\bseeds? (\d+(?:[-–]\d+)?)\b(?![.,]\d)"),
+    re.compile(r"\bO\((\d+)\)"),
+    re.compile(r"\bsession (\d+)\b"),
+    # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
+    re.compile(r"\b(1) [−-] [A-Za-zΣ]"),
+    re.compile(r"(?:tends to|close\s+to|exceed|sum near|near|^\s*to) (1)\b(?![.,]\d)"),
     re.compile(r"≈\s?(\d+(?:\.\d+)?)\s?(?:s|min)\b"),
+    # A citation's year and DOI; equation numbers ("Eqs. 18, 19, 9", "Eqs. 10 + 16", "n + 1").
+    re.compile(r"\((\d{4})\),"),
+    re.compile(r"doi:(\S+)"),
+    re.compile(r"\bEqs?\.\s*((?:\d+(?:\s*[,+–-]\s*|\s+and\s+))*\d+)"),
+    re.compile(r"\bn \+ (1)\b"),
+    # A threshold or a target ("≥ 20%", "p99 < 5 µs"), copies of a program ("8×povray").
+    re.compile(r"(?:≥|≤|<|>)\s*(\d+(?:\.\d+)?)"),
+    re.compile(r"\b(\d+)\s*×\s*(?=[a-z])"),
     # Mixes named by number: "mixes 2, 10 and 13".
     re.compile(r"\bmix(?:es)? ((?:\d+(?:, | and ))*\d+)\b(?![.,]\d)"),
 ]

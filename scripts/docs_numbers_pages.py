@@ -22,7 +22,7 @@ FOLDERS = {
 }
 # Pages read whole (docs/index.md, "Where a number comes from"): every table and every paragraph,
 # not only the verdict tables and the blocks a marker declares. Pages join as their prose is read.
-WHOLE_PAGES: set[str] = {"quintet", "perf-fair"}
+WHOLE_PAGES: set[str] = {"quintet", "perf-fair", "efs"}
 # Blocks another test regenerates and compares: their numbers are that test's.
 GENERATED = re.compile(r"<!--\s*(validate|mechanisms):(begin|end)\s*-->")
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)(?P<paired>paired\s*)?-->")
@@ -80,10 +80,15 @@ class Cell:
 def skipped_lines(lines: list[str]) -> set[int]:
     """Lines whose numbers are no page's results: code blocks, headings, comments and markers,
     and the blocks another test regenerates."""
-    out, fence, generated = set(), False, False
+    out, fence, generated, tests = set(), False, False, False
     for i, line in enumerate(lines):
         s = line.strip()
-        if s.startswith("```"):
+        if s.startswith("## "):
+            # A "Tests" section describes the tests: their settings live in the test code.
+            tests = s[3:].lower().startswith("tests")
+        if tests:
+            out.add(i)
+        elif s.startswith("```"):
             fence = not fence
             out.add(i)
         elif m := GENERATED.search(s):
@@ -133,7 +138,8 @@ def cells(root: Path) -> list[Cell]:
             if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: "):
                 head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
                 declared = marker is not None or "verdict" in head
-                checked = declared or whole
+                # A "paper | code" table maps the paper to the code: its numbers state the method.
+                checked = declared or (whole and "code" not in head)
                 j = i + 2
                 while j < len(lines) and lines[j].startswith("|"):
                     row = [c.strip() for c in lines[j].strip().strip("|").split(" | ")]
