@@ -120,10 +120,13 @@ def pin_problems(
         )
     words = f"{c.sentence_at(offset)} {near_text(c, found, ordinal)} {c.claim}"
     # A count of a total matches some cell of almost any file: its row and field must be named.
-    small = tok.kind == "one" and num(tok.text)[1] == 0 and abs(num(tok.text)[0]) <= 100
+    # A small whole number (a count, a mix's number; not a percentage) matches some cell of almost
+    # any file.
+    percent = c.text[offset + len(tok.text) :].lstrip().startswith("%")
+    small = tok.kind == "one" and num(tok.text)[1] == 0 and abs(num(tok.text)[0]) <= 100 and not percent
     strict = tok.kind == "of" or c.strict or (c.whole and small)
     got = read(pin, files)
-    if strict and small and (pin.reading != "value" or (got is not None and got[0] != round(got[0]))):
+    if strict and small and (pin.reading not in ("value", "negated") or (got is not None and got[0] != round(got[0]))):
         out.append("a whole number read from a cell that is not one, as it is: a count reads a count")
     elif not anchored(pin, words, strict, files, f"{c.before} {c.text} {c.after} {c.column}"):
         out.append(

@@ -86,6 +86,36 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "data/machines/i5-2500.toml [memory.dram]; crates/cosched-sim/src/dram (the table's streams)",
     ),
     (
+        "cosched optimum's defaults and limits, and the bound's seeds",
+        (
+            r"default (20,000), at most (1,000,000) simulations|\((20,000) for `compare`|default (1,000), at most"
+            r"|^\s*(100,000)\) give|at most (16) jobs|at least (10) seeds|its (30)\b|`paper quintet` runs (5)"
+            r"|\((504) for (8) jobs in fours\)"
+        ),
+        (
+            "crates/cosched-lab: best_static (budget, samples and their caps), grouping::MAX_JOBS,"
+            " compare::BEAT_SEEDS, GAP_PARTITION_SAMPLES"
+        ),
+    ),
+    (
+        "the static policy's quantum and the machines' sizes",
+        r"`static`, (4) ms|over all (12)\b|Bell\((4)\) = (15)|has (15) members|\((2) vCPUs",
+        "crates/cosched-policies static (4 ms round-robin); data/machines (xeon-e5-2420: 12 contexts)",
+    ),
+    (
+        "the co-run search's study mixes and the test of its premise",
+        (
+            r"\((8) SPEC CPU2006 jobs: (3)|^\s*memory-bound, (3) cache-sensitive, (2) compute-bound\) and spec-mix12 \((4) of each"
+            r"|(100) random placements|integer-blossom` \((1\.2)"
+        ),
+        "data/workloads/spec-mix8.toml, spec-mix12.toml; crates/cosched-lab/tests (placements)",
+    ),
+    (
+        "the PARSEC/SPLASH-2 presets' resident sets",
+        r"RSS is (23) MiB to (3\.2) GiB",
+        "data/workloads (each preset's working set, from its published characterisation)",
+    ),
+    (
         "a test's tolerance",
         r"time within (1)%",
         "crates/cosched-sim/tests/perf_fair_policy.rs: progress within 1% of the ground truth",
@@ -116,6 +146,16 @@ FORMS = [
     re.compile(r"\bseeds? (\d+(?:[-–]\d+)?)\b(?![.,]\d)"),
     re.compile(r"\bO\((\d+)\)"),
     re.compile(r"\bsession (\d+)\b"),
+    # A time of day ("07:41 UTC"), and one subtracted in a formula ("(jobs − 1)", "solo time − 1").
+    re.compile(r"\b(\d{1,2}:\d{2}(?::\d{2})?)\s*UTC"),
+    re.compile(r"[a-z)] [−-] (1)\b(?![.,]\d)"),
+    # A publication's year ("PACT 2008", "TPDS 2011", "a 2018 port"), a crate's version, patch
+    # numbers, powers of ten written as such, a confidence level.
+    re.compile(r"\b(?:[A-Z]{2,}|a) ((?:19|20)\d\d)\b"),
+    re.compile(r"`[\w-]+` \((\d+(?:\.\d+)*), crates\.io\)"),
+    re.compile(r"\bpatch(?:es)? (\d+)(?: and (\d+))?"),
+    re.compile(r"\b(10)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+"),
+    re.compile(r"\b(95|99|90)% (?:interval|confidence|CI)"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
     re.compile(r"\b(1) [−-] [A-Za-zΣ]"),
     re.compile(r"(?:tends to|close\s+to|exceed|sum near|near|^\s*to) (1)\b(?![.,]\d)"),
@@ -137,7 +177,11 @@ _PHRASES = [re.compile(p) for _, p, _ in CONSTANTS]
 
 def constant_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` prints a declared constant or a never-result form: spans to leave unread."""
-    spans = [(m.start(m.lastindex or 0), m.end(m.lastindex or 0)) for f in FORMS for m in f.finditer(text)]
+    spans = []
+    for f in FORMS:
+        for m in f.finditer(text):
+            groups = range(1, (m.lastindex or 0) + 1) if m.lastindex else [0]
+            spans += [(m.start(g), m.end(g)) for g in groups if m.group(g)]
     for phrase in _PHRASES:
         for m in phrase.finditer(text):
             spans += [(m.start(g), m.end(g)) for g in range(1, (m.lastindex or 0) + 1) if m.group(g)]

@@ -186,6 +186,8 @@ def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
                     # row, or the file's row count; the count whole, its row named by words.
                     whole = xs[item] == int(xs[item])
                     first = item == 0 or f == "line"  # a report line holds its counts anywhere
+                    # Not the row's own name (`spec-mix8 on …` is no count of 8).
+                    first = first and f != files.rows[name][r][0][0]
                     if reading == "value" and first and whole and stems(files.key(name, r)):
                         totals = ["@item"] + (["@sum"] if "/" in f else [])
                         totals += [g for g, ys, _ in cells if g != f and ys] + ["@rows"]
