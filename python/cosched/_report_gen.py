@@ -95,21 +95,13 @@ def render() -> str:
     shapes = {name: fields for name, fields in _cosched.report_shapes()}
     known = set(shapes)
 
-    def fields_of(name: str) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
-        for field, rust, flatten, skip in shapes[name]:
-            if skip:
-                continue
-            if flatten:
-                out += fields_of(rust)
-            else:
-                out.append((field, py_type(rust, known)))
-        return out
-
     parts = [HEAD]
-    for name in shapes:
-        lines = [f"class {name}(TypedDict):"]
-        lines += [f"    {f}: {t}" for f, t in fields_of(name)]
+    for name, shape in shapes.items():
+        # A flattened struct's fields come by inheritance: declared once, in its own class.
+        bases = [rust for _, rust, flatten, skip in shape if flatten and not skip]
+        fields = [(f, py_type(rust, known)) for f, rust, flatten, skip in shape if not (flatten or skip)]
+        lines = [f"class {name}({', '.join(bases) or 'TypedDict'}):"]
+        lines += [f"    {f}: {t}" for f, t in fields] or ["    pass"]
         parts.append("\n".join(lines) + "\n")
     return "\n\n".join(parts)
 

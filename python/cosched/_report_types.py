@@ -25,17 +25,7 @@ class Aggregate(TypedDict):
     instructions_per_joule: float
 
 
-class Metrics(TypedDict):
-    makespan_s: float
-    throughput_gips: float
-    stp: float | None
-    antt: float | None
-    unfairness: float | None
-    energy_j: float
-    energy_cpu_j: float
-    energy_dram_j: float
-    edp_js: float
-    instructions_per_joule: float
+class Metrics(Aggregate):
     instructions: float
     llc_misses: float
     l1_hits: float
@@ -175,11 +165,9 @@ class Grouped(TypedDict):
     corun_runs: int
 
 
-class Sampled(TypedDict):
+class Sampled(PotOrWhy):
     best: Found
     samples: int
-    estimate: PotResult | None
-    no_estimate: str | None
     partitioned: bool
     idle: bool
     idle_draws: int

@@ -9,6 +9,7 @@ import importlib.util
 import io
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,18 @@ def tree(tmp_path: Path) -> Path:
 
 def pins(root: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((root / dn.PIN_FILE).read_text())))
+
+
+def edit_pin(root: Path, which: Callable[[list[str]], bool], **fields: str) -> None:
+    """Rewrite `fields` (by header name) of the first pin row `which` accepts."""
+    path = root / dn.PIN_FILE
+    rows = list(csv.reader(io.StringIO(path.read_text())))
+    head, row = rows[0], next(r for r in rows[1:] if which(r))
+    for name, value in fields.items():
+        row[head.index(name.replace("_", " "))] = value
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    path.write_text(buf.getvalue())
 
 
 def test_every_number_of_the_docs_reads_its_pinned_cell(capsys):
@@ -156,13 +169,7 @@ def test_a_number_its_sentence_does_not_tie_to_a_cell_is_refused(tmp_path: Path,
     assert "blue size came to 4.50 today" in page.read_text()
     # A pin written by hand to a cell of the same value that its sentence does not name fails.
     csv_path.write_text("name,size,weight\nblue,4.5,1\ngreen,8.5,2\nred,0,4.5\n")
-    pins_path = tmp_path / dn.PIN_FILE
-    rows = list(csv.reader(io.StringIO(pins_path.read_text())))
-    head, blue = rows[0], next(r for r in rows[1:] if r[3] == "0:4.50")
-    blue[head.index("row")], blue[head.index("row key")], blue[head.index("field")] = "3", "red", "weight"
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows)
-    pins_path.write_text(buf.getvalue())
+    edit_pin(tmp_path, lambda r: r[3] == "0:4.50", row="3", row_key="red", field="weight")
     assert dn.run(tmp_path, "check") == 1
     assert "'4.50' (line 1): its pin (t/a.csv, row 'red', 'weight') names nothing its sentence says" in (
         capsys.readouterr().err
@@ -184,17 +191,10 @@ def test_no_difference_is_decided_on_the_unrounded_cell(tree: Path, capsys):
 def test_a_pin_into_a_file_its_section_does_not_name_fails(tree: Path, capsys):
     # rda.md's claims table once read "1.27" from a runtime JSON's `jobs.predicted`: a file the
     # section never names.
-    path = tree / dn.PIN_FILE
-    rows = list(csv.reader(io.StringIO(path.read_text())))
-    head = rows[0]
-    row = next(r for r in rows[1:] if r[0] == "docs/rda.md" and r[4] == "rda/figs7-10.csv")
     # The same cells under a name the section does not give: the pin still reads its number.
     results = tree / "docs" / "results"
     shutil.copy(results / "rda" / "figs7-10.csv", results / "runtime" / "figs-copy.csv")
-    row[head.index("file")] = "runtime/figs-copy.csv"
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows)
-    path.write_text(buf.getvalue())
+    edit_pin(tree, lambda r: r[0] == "docs/rda.md" and r[4] == "rda/figs7-10.csv", file="runtime/figs-copy.csv")
     assert dn.run(tree, "check") == 1
     assert "reads runtime/figs-copy.csv, which its section names neither by file nor by folder" in (
         capsys.readouterr().err
