@@ -34,6 +34,17 @@ def pins(root: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((root / dn.PIN_FILE).read_text())))
 
 
+def failing_after(tree: Path, page: str, was: str, now: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """Replace `was` (which the page must hold) by `now` on docs/`page`; the check must fail:
+    its report."""
+    path = tree / "docs" / page
+    text = path.read_text()
+    assert was in text, was
+    path.write_text(text.replace(was, now, 1))
+    assert dn.run(tree, "check") == 1
+    return capsys.readouterr().err
+
+
 def edit_pin(root: Path, which: Callable[[list[str]], bool], **fields: str) -> None:
     """Rewrite `fields` (by header name) of the first pin row `which` accepts."""
     path = root / dn.PIN_FILE
@@ -179,13 +190,14 @@ def test_a_number_its_sentence_does_not_tie_to_a_cell_is_refused(tmp_path: Path,
 def test_no_difference_is_decided_on_the_unrounded_cell(tree: Path, capsys):
     # perf-fair.md's "Perf −0.4 ±0.4 (no different from Linux)" held 0 as printed; its cell
     # (−0.4164 ±0.4098) does not: the verdict is read from the cell, not from the rounded text.
-    page = tree / "docs" / "perf-fair.md"
-    text = page.read_text()
-    was = "Perf −0.42 ±0.41 (behind Linux: the interval excludes 0)"
-    assert was in text
-    page.write_text(text.replace(was, "Perf −0.42 ±0.41 (no difference)"))
-    assert dn.run(tree, "check") == 1
-    assert "says no difference, but the interval excludes 0 (unrounded -0.4164" in capsys.readouterr().err
+    err = failing_after(
+        tree,
+        "perf-fair.md",
+        "Perf −0.42 ±0.41 (behind Linux: the interval excludes 0)",
+        "Perf −0.42 ±0.41 (no difference)",
+        capsys,
+    )
+    assert "says no difference, but the interval excludes 0 (unrounded -0.4164" in err, err
 
 
 def test_a_pin_into_a_file_its_section_does_not_name_fails(tree: Path, capsys):
@@ -204,69 +216,62 @@ def test_a_pin_into_a_file_its_section_does_not_name_fails(tree: Path, capsys):
 def test_a_count_of_a_total_with_a_changed_total_fails(tree: Path, capsys):
     # "X of N" pins both: perf-fair.md's "4 of 13" reads `4 / 9 / 0` (ahead / level / behind),
     # whose sum is the 13.
-    page = tree / "docs" / "perf-fair.md"
-    text = page.read_text()
-    assert "Perf&Fair ahead of Fair in 4 of 13 mixes" in text
-    page.write_text(
-        text.replace("Perf&Fair ahead of Fair in 4 of 13 mixes", "Perf&Fair ahead of Fair in 4 of 12 mixes")
+    err = failing_after(
+        tree,
+        "perf-fair.md",
+        "Perf&Fair ahead of Fair in 4 of 13 mixes",
+        "Perf&Fair ahead of Fair in 4 of 12 mixes",
+        capsys,
     )
-    assert dn.run(tree, "check") == 1
-    assert "'4 of 12'" in capsys.readouterr().err
+    assert "'4 of 12'" in err, err
 
 
 def test_direction_and_size_needs_the_papers_figure_inside_the_interval(tree: Path, capsys):
     # efs.md called 37.0 ±0.1% "direction and size" against the paper's 47.6%.
-    page = tree / "docs" / "efs.md"
-    text = page.read_text()
-    was = "| 37.0 ±0.1% | direction; smaller here (the paper's 47.6 is outside the interval) |"
-    assert was in text
-    page.write_text(text.replace(was, "| 37.0 ±0.1% | direction and size |"))
-    assert dn.run(tree, "check") == 1
-    assert "says 'direction and size', but the paper's 47.6 is outside 37.0 ±0.1" in capsys.readouterr().err
+    err = failing_after(
+        tree,
+        "efs.md",
+        "| 37.0 ±0.1% | direction; smaller here (the paper's 47.6 is outside the interval) |",
+        "| 37.0 ±0.1% | direction and size |",
+        capsys,
+    )
+    assert "says 'direction and size', but the paper's 47.6 is outside 37.0 ±0.1" in err, err
 
 
 def test_a_verdict_opening_the_line_before_its_interval_is_read(tree: Path, capsys):
     # quintet.md said "there too the ablation gives no difference\n  (−1.00 ±0.72%)" beside
     # ablations.csv's −1.004 ±0.716, which excludes 0.
-    page = tree / "docs" / "quintet.md"
-    text = page.read_text()
-    was = "the pairing costs speed: quintet minus quintet without it is −1.00 ±0.72%"
-    assert was in text
-    page.write_text(
-        text.replace(was, "the pairing gives no difference:\n  quintet minus quintet without it is −1.00 ±0.72%")
+    err = failing_after(
+        tree,
+        "quintet.md",
+        "the pairing costs speed: quintet minus quintet without it is −1.00 ±0.72%",
+        "the pairing gives no difference:\n  quintet minus quintet without it is −1.00 ±0.72%",
+        capsys,
     )
-    assert dn.run(tree, "check") == 1
-    assert "'−1.00 ±0.72'" in capsys.readouterr().err
+    assert "'−1.00 ±0.72'" in err, err
 
 
 def test_an_interval_holding_zero_in_a_paired_block_must_say_so(tree: Path, capsys):
     # efs.md's paired table left five intervals that hold 0 unmarked.
-    page = tree / "docs" / "efs.md"
-    text = page.read_text()
-    was = "| capacity rule, no collision model | −0.02 ±0.02 (no difference) |"
-    assert was in text and "<!-- numbers: results/efs paired -->" in text
-    page.write_text(text.replace(was, "| capacity rule, no collision model | −0.02 ±0.02 |"))
-    assert dn.run(tree, "check") == 1
-    assert "holds 0 (unrounded -0.02261 ±0.0245) in a paired block" in capsys.readouterr().err
+    err = failing_after(
+        tree,
+        "efs.md",
+        "| capacity rule, no collision model | −0.02 ±0.02 (no difference) |",
+        "| capacity rule, no collision model | −0.02 ±0.02 |",
+        capsys,
+    )
+    assert "holds 0 (unrounded -0.02261 ±0.0245) in a paired block" in err, err
 
 
 def test_on_a_page_read_whole_a_changed_prose_number_fails(tree: Path, capsys):
     # quintet.md is read whole: a number of its prose, outside any table or marker, is checked.
-    assert "quintet" in dn.WHOLE_PAGES
-    page = tree / "docs" / "quintet.md"
-    text = page.read_text()
-    was = "is 16.94 ±0.20%\n  faster than CFS"
-    assert was in text
-    page.write_text(text.replace(was, "is 16.95 ±0.20%\n  faster than CFS"))
-    assert dn.run(tree, "check") == 1
-    assert "docs/quintet.md:" in capsys.readouterr().err
+    err = failing_after(
+        tree, "quintet.md", "is 16.94 ±0.20%\n  faster than CFS", "is 16.95 ±0.20%\n  faster than CFS", capsys
+    )
+    assert "docs/quintet.md:" in err and "quintet" in dn.WHOLE_PAGES, err
 
 
 def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, capsys):
-    page = tree / "docs" / "quintet.md"
-    text = page.read_text()
     # "half-life of 1 s" is a declared constant of the method; a new setting in prose is not.
-    assert "half-life of 1 s" in text
-    page.write_text(text.replace("half-life of 1 s", "half-life of 1 s and a 37 s floor", 1))
-    assert dn.run(tree, "check") == 1
-    assert "'37'" in capsys.readouterr().err
+    err = failing_after(tree, "quintet.md", "half-life of 1 s", "half-life of 1 s and a 37 s floor", capsys)
+    assert "'37'" in err, err
