@@ -116,6 +116,30 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "data/workloads (each preset's working set, from its published characterisation)",
     ),
     (
+        "RDA's machine and Table 2's declarations",
+        (
+            r"(\d+(?:\.\d+)?) MB on a (15) MB cache|(15) MB cache|(20) MB of a (15) MB cache|the whole (15) MiB LLC"
+            r"|water-sp (14) MiB|an \[A\] (24) GB/s|plus (0\.1) MB private"
+        ),
+        "data/machines/xeon-e5-2420.toml (15 MB LLC; 24 GB/s sustained [A]); RDA Table 2 via scripts/gen-rda-presets.py",
+    ),
+    (
+        "RDA's fitted cliff and the profiler's settings",
+        (
+            r"\((0\.5) MPKI once|(30) = every LLC access|(30) misses per KI|curve had (15)\)"
+            r"|within (20)% of the run's average|(100,000) accesses, and (1,000,000)|within (0\.03) of the"
+        ),
+        "scripts/gen-rda-presets.py (the fitted curve [C]); crates/cosched-policies rda/profile.rs defaults and its test",
+    ),
+    (
+        "sizes of a run described in prose",
+        r"(24) light processes|(20) MB per process|with (69) µs per call",
+        (
+            "crates/cosched-lab paper perf-fair's compose (24 processes); RDA Table 2 (5.1 MB × 4 threads);"
+            " cosched_core::pp_wire::MEASURED_PP_CALL_US"
+        ),
+    ),
+    (
         "a test's tolerance",
         r"time within (1)%",
         "crates/cosched-sim/tests/perf_fair_policy.rs: progress within 1% of the ground truth",
@@ -138,6 +162,9 @@ FORMS = [
     re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b"),
     re.compile(r"^\s*\d+\.(?=\s)"),
     re.compile(r"\b(?:holds?|excludes?|excluding|holding|contains|near|from|to|above|below) (0)\b(?![.,]\d)"),
+    re.compile(r"\b(?:holds?|excludes?|excluding|holding|contains) (1)\b(?![.,]\d)"),
+    # A factor set on a run ("declared demands ×0.5 and ×2", "x = 2").
+    re.compile(r"(?:×|\bx = )\s?(\d+(?:\.\d+)?)\b"),
     re.compile(r'" (\d+)\b(?![.,]\d)'),
     # One as the point a ratio is above or below ("a percentage above 1", "ratio ≥ 1").
     re.compile(r"(?:\babove|\bbelow|≥|≤) (1)\b(?![.,]\d)"),
@@ -146,6 +173,9 @@ FORMS = [
     re.compile(r"\bseeds? (\d+(?:[-–]\d+)?)\b(?![.,]\d)"),
     re.compile(r"\bO\((\d+)\)"),
     re.compile(r"\bsession (\d+)\b"),
+    re.compile(r"\bsections (\d+(?:[-–]\d+)?)"),
+    re.compile(r"\bet al\.,? ((?:19|20)\d\d)\b"),
+    re.compile(r"× (\d+) hardware threads"),
     # A time of day ("07:41 UTC"), and one subtracted in a formula ("(jobs − 1)", "solo time − 1").
     re.compile(r"\b(\d{1,2}:\d{2}(?::\d{2})?)\s*UTC"),
     re.compile(r"[a-z)] [−-] (1)\b(?![.,]\d)"),
@@ -167,7 +197,10 @@ FORMS = [
     re.compile(r"\bn \+ (1)\b"),
     # A threshold or a target ("≥ 20%", "p99 < 5 µs"), copies of a program ("8×povray").
     re.compile(r"(?:≥|≤|<|>)\s*(\d+(?:\.\d+)?)"),
-    re.compile(r"\b(\d+)\s*×\s*(?=[a-z])"),
+    re.compile(r"(?<![\d.])\b(\d+)\s*×\s*(?=[a-z])"),
+    # A change of a run's size: "6 → 12 processes", "from 1 to 6".
+    re.compile(r"(?<![\d.])\b(\d+) → (\d+)\b(?![.,]\d)"),
+    re.compile(r"\bfrom (\d+) to (\d+)\b(?![.,]\d)"),
     # Mixes named by number: "mixes 2, 10 and 13".
     re.compile(r"\bmix(?:es)? ((?:\d+(?:, | and ))*\d+)\b(?![.,]\d)"),
 ]
