@@ -156,8 +156,9 @@ def test_efs_table1_is_recorded_as_unexplained_by_dram_timing():
     four = float(dram["0.9"]["4 streams: parallel / serial"])
     assert four < 1.05, "the cycle-level DRAM makes four streams no slower together"
     efs = page("efs")
-    assert "Table 1's 27% is unexplained by DRAM timing" in efs
-    assert "21.84 / 27.76 = 0.79" in efs
+    assert "Table 1's gap is unexplained by DRAM timing" in efs
+    # The paper's own figures, quoted as it prints them (not a ratio of ours the check cannot read).
+    assert '"27.76" s against "21.84" s' in efs
     model = page("model")
     assert "266.7 M activates/s" in model
 
