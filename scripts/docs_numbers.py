@@ -88,12 +88,15 @@ VERDICT_AFTER = re.compile(
 )
 
 
-def verdict_problems(root: Path) -> list[str]:
-    """Every `x ±h (no difference)` of the docs has |x| ≤ h, and every `x ±h (… excludes 0 …)`
-    has |x| > h: a verdict written beside an interval follows from it."""
+def verdict_problems(root: Path, decided: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
+    """Every `x ±h (no difference)` of the docs not read from a cell has |x| ≤ h, and every
+    `x ±h (… excludes 0 …)` has |x| > h. A line in `decided` (its intervals pinned) is judged
+    on the unrounded cells instead (`docs_numbers_verdicts.beside`), never on the rounded text."""
     out = []
     for path in sorted((root / "docs").glob("*.md")) + [root / "README.md"]:
         for n, line in enumerate(path.read_text().splitlines(), 1):
+            if (path.relative_to(root).as_posix(), n) in decided:
+                continue
             for m in VERDICT_AFTER.finditer(line):
                 x, _ = num(m.group("x"))
                 h = float(m.group("h"))
@@ -164,7 +167,8 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
     """Check (mode "check"), pin new numbers ("write") or rewrite changed ones ("update")."""
     pins = read_pins(root)
     files = Files(root)
-    problems, kept, total = verdict_problems(root), {}, 0
+    problems, kept, total = [], {}, 0
+    decided: set[tuple[str, int]] = set()
     suspects: list[str] = []
     edits: dict[str, dict[int, list[tuple[int, Token, str]]]] = {}
     # Means with their intervals and ranges first: they pin their files surely, and the line's
@@ -194,6 +198,8 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
             kept[k] = pin
             used.setdefault((c.doc, c.line), set()).add(pin.file)
             problems += [f"{where}: {p}" for p in pin_problems(c, found, ordinal, pin, files)]
+            if tok.kind == "pm":
+                decided.add((c.doc, c.line))
             if c.verdict and tok.kind == "pm" and (c.doc, c.line) not in firsts:
                 firsts[(c.doc, c.line)] = (c, interval(tok, read(pin, files)))
         elif pin is not None and mode == "update" and (got := read(pin, files)) is not None:
@@ -261,6 +267,7 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
         path.write_text("\n".join(text))
     if mode != "check":
         write_pins(root, kept)
+    problems = verdict_problems(root, frozenset(decided)) + problems
     for p in suspects:
         print(f"docs-numbers: suspect: {p}", file=sys.stderr)
     for p in problems:

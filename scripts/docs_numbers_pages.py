@@ -72,9 +72,15 @@ class Cell:
 
     def sentence_at(self, offset: int) -> str:
         """The sentence holding position `offset` of the cell's text, across its paragraph's lines."""
-        from docs_numbers_pins import sentence
-
         return sentence(f"{self.before} {self.text} {self.after}", len(self.before) + 1 + offset)
+
+
+def sentence(text: str, offset: int) -> str:
+    """The sentence (or clause of a list: `;`) of `text` holding position `offset`."""
+    starts = [m.end() for m in re.finditer(r"[.;!?]\s+(?=[A-Z(*`\"“])|;\s+", text[:offset])]
+    start = starts[-1] if starts else 0
+    m = re.search(r"[.;!?]\s+(?=[A-Z(*`\"“])|;\s+", text[offset:])
+    return text[start : offset + m.start() if m else len(text)]
 
 
 def skipped_lines(lines: list[str]) -> set[int]:

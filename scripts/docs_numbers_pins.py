@@ -97,14 +97,6 @@ def near_text(c: Where, found: list[tuple[int, Token]], ordinal: int) -> str:
     return f"{c.text[max(prev, offset - 40) : offset]} {c.text[end : min(nxt, end + 25)]} {c.column}"
 
 
-def sentence(text: str, offset: int) -> str:
-    """The sentence (or clause of a list: `;`) of `text` holding position `offset`."""
-    starts = [m.end() for m in re.finditer(r"[.;!?]\s+(?=[A-Z(*`\"“])|;\s+", text[:offset])]
-    start = starts[-1] if starts else 0
-    m = re.search(r"[.;!?]\s+(?=[A-Z(*`\"“])|;\s+", text[offset:])
-    return text[start : offset + m.start() if m else len(text)]
-
-
 def anchored(pin: Pin, near: str, strict: bool = False, files: Files | None = None, around: str = "") -> bool:
     """Whether the words around the number (its sentence, its row's claim, its column) name its
     cell: share a word with its row key, field or file (a number pinned to a cell it merely

@@ -275,3 +275,12 @@ def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, ca
     # "half-life of 1 s" is a declared constant of the method; a new setting in prose is not.
     err = failing_after(tree, "quintet.md", "half-life of 1 s", "half-life of 1 s and a 37 s floor", capsys)
     assert "'37'" in err, err
+
+
+def test_a_pinned_interval_is_judged_on_its_cell_not_its_rounded_text(tree: Path, capsys):
+    # −0.4164 ±0.4098 prints as "−0.4 ±0.4", which holds 0 as text; its cell excludes 0, and the
+    # cell decides: "excludes 0" beside it stands.
+    page = tree / "docs" / "perf-fair.md"
+    page.write_text(page.read_text().replace("Perf −0.42 ±0.41 (behind", "Perf −0.4 ±0.4 (behind", 1))
+    assert dn.run(tree, "write") == 0, capsys.readouterr().err
+    assert dn.run(tree, "check") == 0, capsys.readouterr().err
