@@ -71,6 +71,7 @@ def compare(
     seeds: int,
     customs: Sequence[Custom] = ...,
     gap: bool = True,
+    regimes: bool = True,
 ) -> dict[str, Any]: ...
 def sweep(
     points: Sequence[Point], progress: Callable[[int], object] | None = None, customs: Sequence[Custom] = ...

@@ -391,6 +391,7 @@ def compare(
     seeds: int = 3,
     seed: int = 1,
     gap: bool = True,
+    regimes: bool = True,
     **knobs: Unpack[Knobs],
 ) -> pd.DataFrame:
     """Every policy (default: every non-oracle policy needing no extra input) on
@@ -411,7 +412,13 @@ def compare(
     is ``inf``). The summary's ``beats_bound`` is True only at 10 seeds or more
     with the paired interval of the gap to each seed's upper end below zero.
     ``gap=False`` skips the bound (``gap_to_bound_pct``; ``cosched compare
-    --no-bound``).
+    --no-bound``). ``df.attrs["regimes"]`` lists the policies that run outside
+    their paper's regime here (``policies``, ``paper``, ``regime``, ``here``),
+    and where stretching the jobs brings them into it, ``in_regime``: the
+    family rerun with every job 100 s alone, same machine, mix and seeds, its
+    unfairness minus the baseline's paired by seed beside this run's
+    (docs/index.md, "Regimes"); ``regimes=False`` skips it (``cosched compare
+    --no-regime``).
     """
     codes: list[Any] = []
     entries: Any = policies
@@ -421,12 +428,13 @@ def compare(
     names = check_policies(entries)
     seed, seeds = check_seed("seed", seed), check_count("seeds", seeds)
     gap = check_bool("gap", gap)
+    regimes = check_bool("regimes", regimes)
     if not isinstance(baseline, str):
         raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
     flags, mtoml, wtoml = _inputs(machine, workload, knobs)
     c = cast(
         Comparison,
-        _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap)),
+        _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap), regimes=bool(regimes)),
     )
     df = runs_frame(cast(list[dict[str, Any]], c["runs"]))
     df.insert(3, "speedup", c["speedups"])  # computed in Rust, as the summary's
@@ -438,6 +446,7 @@ def compare(
     df.attrs.update(
         summary=summary_frame(c["policies"]),
         bound=bound,
+        regimes=c["regimes"],
         baseline=c["baseline"],
         machine=c["machine"],
         workload=c["workload"],

@@ -177,6 +177,19 @@ fn compare_reports_speedups_against_a_baseline_measured_in_the_same_run() {
 }
 
 #[test]
+fn compare_names_the_policies_outside_their_papers_regime_under_the_table() {
+    let args = ["compare", "-w", "spec-mix8", "--policies", "cfs,perf-fair", "--seeds", "2", "--no-bound", "--no-timing"];
+    let o = cosched(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("outside its paper's regime: perf-fair."), "{out}");
+    assert!(out.contains("with every job stretched to 100 s alone"), "{out}");
+    let o = cosched(&[&args[..], &["--no-regime"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("regime"));
+}
+
+#[test]
 fn trace_is_valid_chrome_trace_json_with_a_track_per_context() {
     let path = tmp("trace.json", "");
     let o = cosched(&["simulate", "-m", "i5-2500", "-w", "raytrace", "--threads", "8", "--trace", &path]);

@@ -100,7 +100,8 @@ fn slits_small_has_every_figure_the_ablation_and_fm_accuracy() {
 
 #[test]
 fn perf_fair_small_composes_mixes_across_the_bandwidth_range() {
-    let o = paper::perf_fair::Options { seeds: TWO, mixes: 2, solo_seconds: 4.0, ..Default::default() };
+    let o =
+        paper::perf_fair::Options { seeds: TWO, mixes: 2, solo_seconds: 4.0, job_length: false, ..Default::default() };
     let r = report(|s| paper::perf_fair::run(&o, s));
     holds(
         &r,
@@ -113,6 +114,22 @@ fn perf_fair_small_composes_mixes_across_the_bandwidth_range() {
     let bw: Vec<f64> = mixes.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse().unwrap()).collect();
     let tol = (hi - lo) * 0.15;
     assert!((bw[0] - lo).abs() < tol && (bw[1] - hi).abs() < tol, "{bw:?} against {lo}:{hi}");
+}
+
+#[test]
+fn perf_fairs_job_length_study_stretches_the_default_mix_to_the_papers_100_s() {
+    let m = cosched_machine::presets::machine("xeon-e5645").unwrap();
+    let r = report(|s| paper::perf_fair_length::run(&m, &TWO, s));
+    holds(&r, &["Job length", "spec-mix24"], &["job-length.csv"]);
+    let csv = r.files().into_iter().find(|(n, _)| *n == "job-length.csv").unwrap().1;
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    // Three arms at preset length (as is, no tick, no rotation), then one per stretched length.
+    assert_eq!(rows.len(), 3 + paper::perf_fair_length::LENGTHS_S.len(), "{csv}");
+    // The last arm's jobs run about the paper's 100 s alone: about 500 of Perf&Fair's 200-ms quanta.
+    let quanta: Vec<f64> = rows[rows.len() - 1][3..5].iter().map(|q| q.parse().unwrap()).collect();
+    assert!(quanta.iter().all(|q| (q / 500.0 - 1.0).abs() < 0.15), "{quanta:?}");
+    // The ablated arms change the machine's Linux model, not Perf&Fair: its unfairness is the same.
+    assert_eq!(rows[0][7], rows[1][7], "{csv}");
 }
 
 #[test]

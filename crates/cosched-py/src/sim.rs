@@ -230,7 +230,7 @@ fn simulate(
 
 /// `cosched compare --format json` for these options.
 #[pyfunction]
-#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], gap=true))]
+#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], gap=true, regimes=true))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -243,13 +243,14 @@ fn compare(
     seeds: u64,
     customs: Vec<CustomIn>,
     gap: bool,
+    regimes: bool,
 ) -> PyResult<Py<PyAny>> {
     let c = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
-        let what = Comparing { policies: &names, customs: &customs, baseline: &baseline, first_seed: seed, seeds, gap };
+        let what = Comparing { policies: &names, customs: &customs, baseline: &baseline, first_seed: seed, seeds, gap, regimes };
         comparison(&run.resolve()?, &what, &Steps::silent())
     })?;
     crate::data::from_value(py, &c)

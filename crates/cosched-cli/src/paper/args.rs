@@ -89,6 +89,11 @@ struct PerfFair {
     /// whose values the paper's text lacks; its text names the bands below 80, 80-120 and above 120).
     #[arg(long, default_value = perf_fair::PAPER_BW_RANGE)]
     bw_range: String,
+    /// Leave out the job-length study (`spec-mix24`, the default `compare` mix, from its preset
+    /// length to the paper's 100 s alone, and the Linux model's tick and rotation taken out), which
+    /// reads none of the options above but the machine and seeds.
+    #[arg(long = "no-job-length")]
+    no_job_length: bool,
     #[command(flatten)]
     common: Common,
 }
@@ -203,6 +208,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 solo_seconds: a.solo_seconds,
                 mixes: a.mixes,
                 bw_range: a.bw_range,
+                job_length: !a.no_job_length,
                 timing: !a.common.no_timing,
             };
             Printer::run(&a.common.out, |s| perf_fair::run(&o, s))

@@ -13,7 +13,11 @@ use cosched_sim::experiment::Report;
 use serde::Serialize;
 
 mod bound;
+mod regime;
 use bound::{best_static, gap_runs};
+pub use regime::{
+    regime_lines, stretched, PairedUnfairness, RegimeNote, RegimeRun, PERF_FAIR_FAMILY, PERF_FAIR_SOLO_S, RDA_FAMILY,
+};
 pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
 
 cosched_core::metric_fields! {
@@ -119,6 +123,10 @@ cosched_core::metric_fields! {
         /// Each run's speedup, aligned with `runs`: the baseline's makespan on
         /// the same seed over the run's (what `speedup` summarises).
         pub speedups: Vec<f64>,
+        /// The policies that run outside their paper's regime here, why, and
+        /// (where stretching the jobs brings them into it) what that costs
+        /// ([`RegimeNote`]; empty with `regimes` off).
+        pub regimes: Vec<RegimeNote>,
         /// Notes on the knobs given (one that only some of the policies read).
         #[serde(skip)]
         pub notes: Vec<String>,
@@ -200,6 +208,9 @@ pub struct Comparing<'a> {
     pub seeds: u64,
     /// Whether each seed's best static co-schedule is computed ([`BestStatic`]).
     pub gap: bool,
+    /// Whether the policies run outside their paper's regime are named, and
+    /// measured in it where the jobs can be stretched there ([`RegimeNote`]).
+    pub regimes: bool,
 }
 
 /// How a long computation reports its steps: told their number once, then
@@ -230,7 +241,7 @@ impl Steps<'static> {
 ///
 /// let run = RunSpec { machine: "i5-2500".into(), workload: "spec-mix8".into(), timing: false, ..RunSpec::default() };
 /// let names = ["cfs".to_string(), "efs".to_string()];
-/// let what = Comparing { policies: &names, customs: &[], baseline: "cfs", first_seed: 1, seeds: 2, gap: false };
+/// let what = Comparing { policies: &names, customs: &[], baseline: "cfs", first_seed: 1, seeds: 2, gap: false, regimes: false };
 /// let c = comparison(&run.resolve().unwrap(), &what, &Steps::silent()).unwrap();
 /// assert_eq!((c.seeds.len(), c.runs.len()), (2, 4)); // one report per policy and seed
 /// let cfs = &c.policies[0];
@@ -239,7 +250,7 @@ impl Steps<'static> {
 /// assert!(efs.speedup.lo <= efs.speedup.mean && efs.speedup.mean <= efs.speedup.hi);
 /// ```
 pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Result<Comparison, RunError> {
-    let Comparing { policies: names, customs, baseline, first_seed, seeds, gap } = *what;
+    let Comparing { policies: names, customs, baseline, first_seed, seeds, gap, regimes } = *what;
     let (run, m) = (&resolved.spec, &resolved.machine);
     crate::limits::SEEDS.check(seeds)?;
     let last_seed = first_seed.checked_add(seeds - 1).ok_or_else(|| {
@@ -346,7 +357,9 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
             }
         })
         .collect();
+    let regimes = if regimes { regime::notes(resolved, what, &names, &reports)? } else { vec![] };
     Ok(Comparison {
+        regimes,
         machine: m.name.clone(),
         workload: reports[0].workload.clone(),
         threads: run.threads,

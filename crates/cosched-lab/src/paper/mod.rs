@@ -9,6 +9,7 @@ pub mod efs_figs;
 pub mod evt;
 pub mod optimum;
 pub mod perf_fair;
+pub mod perf_fair_length;
 pub mod quintet;
 pub mod rda;
 pub mod rda_growth;

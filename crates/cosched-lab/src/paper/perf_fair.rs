@@ -27,6 +27,8 @@ pub struct Options {
     pub mixes: usize,
     /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs.
     pub bw_range: String,
+    /// Whether the job-length study follows the mixes ([`super::perf_fair_length`]).
+    pub job_length: bool,
     /// Include wall-clock timings; off for byte-identical reruns.
     pub timing: bool,
 }
@@ -39,6 +41,7 @@ impl Default for Options {
             solo_seconds: PAPER_SOLO_S,
             mixes: PAPER_MIXES,
             bw_range: PAPER_BW_RANGE.into(),
+            job_length: true,
             timing: true,
         }
     }
@@ -227,8 +230,14 @@ pub fn nearer_line(per_mix: &[[f64; 3]]) -> String {
 }
 
 /// Rerun Perf&Fair §5: Figs. 1-3, the regimes, the paired comparison and the re-estimation ablation.
+/// Then the job-length study on the default comparison's mix ([`super::perf_fair_length`]).
 pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
-    run_on(&machine(&a.machine)?, a, out)
+    let m = machine(&a.machine)?;
+    run_on(&m, a, out)?;
+    if a.job_length {
+        super::perf_fair_length::run(&m, &a.seeds, out)?;
+    }
+    Ok(())
 }
 
 /// As [`run`], on machine `m` (`a.machine` unread): `cosched validate` reads
