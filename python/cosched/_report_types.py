@@ -118,6 +118,27 @@ class BestStatic(TypedDict):
     samples: int
 
 
+class PairedUnfairness(TypedDict):
+    policy: str
+    here: MeanCi
+    in_regime: MeanCi
+
+
+class RegimeRun(TypedDict):
+    solo_s: float
+    policies: list[PolicySummary]
+    paired: list[PairedUnfairness]
+
+
+class RegimeNote(TypedDict):
+    policies: list[str]
+    paper: str
+    regime: str
+    here: str
+    in_regime: RegimeRun | None
+    paper_figures: str
+
+
 class Comparison(TypedDict):
     machine: str
     workload: str
@@ -129,6 +150,7 @@ class Comparison(TypedDict):
     no_best_static: str | None
     runs: list[Report]
     speedups: list[float]
+    regimes: list[RegimeNote]
 
 
 class Outcome(TypedDict):

@@ -118,7 +118,30 @@ def compare_html(df: pd.DataFrame) -> str:
         ),
         _figure(_mean_ci_chart(s, "energy_j", "system energy, J"), "system energy, mean and 95% interval"),
     ]
-    return _page(title, [("Summary", [_table(s)]), ("Charts", charts), ("Runs", [_table(df)])])
+    sections = [("Summary", [_table(s)]), ("Charts", charts)]
+    if notes := df.attrs.get("regimes"):
+        sections.append(("Outside their paper's regime", [_table(_regimes_frame(notes, df.attrs["baseline"]))]))
+    return _page(title, sections + [("Runs", [_table(df)])])
+
+
+def _regimes_frame(notes: list[dict[str, Any]], baseline: str) -> pd.DataFrame:
+    """`compare`'s regime notes, one row per policy (docs/index.md, "Regimes")."""
+    rows = []
+    for n in notes:
+        paired = {p["policy"]: p for p in (n["in_regime"] or {}).get("paired", [])}
+        for policy in n["policies"]:
+            p = paired.get(policy)
+            rows.append(
+                {
+                    "policy": policy,
+                    "paper": n["paper"],
+                    "the paper's regime": n["regime"],
+                    "here": n["here"],
+                    f"unfairness − {baseline}'s here": p["here"]["mean"] if p else None,
+                    f"unfairness − {baseline}'s in the regime": p["in_regime"]["mean"] if p else None,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def run_html(run: Any) -> str:

@@ -434,7 +434,9 @@ def compare(
     flags, mtoml, wtoml = _inputs(machine, workload, knobs)
     c = cast(
         Comparison,
-        _cosched.compare(flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap), regimes=bool(regimes)),
+        _cosched.compare(
+            flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap), regimes=bool(regimes)
+        ),
     )
     df = runs_frame(cast(list[dict[str, Any]], c["runs"]))
     df.insert(3, "speedup", c["speedups"])  # computed in Rust, as the summary's

@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 
 import cosched
+from cosched import errors
+from cosched.report import compare_html
 
 
 def test_version_and_lists_match_the_cli(cli):
@@ -103,6 +105,30 @@ def test_compare_equals_the_cli_json_with_numeric_columns(cli):
     # Per-seed speedups average to the summary's.
     by = df.groupby("policy", sort=False)["speedup"].mean()
     assert by.to_dict() == pytest.approx(dict(zip(s["policy"], s["speedup_mean"])))
+
+
+def test_compare_names_the_policies_outside_their_papers_regime_as_the_cli_does(cli):
+    def run(regimes: object = True) -> pd.DataFrame:
+        return cosched.compare(
+            "xeon-e5645", "spec-mix8", ["cfs", "perf-fair"], seeds=2, gap=False, regimes=regimes, timing=False
+        )  # type: ignore[arg-type]
+
+    expected = cli(
+        "compare", "-w", "spec-mix8", "--policies", "cfs,perf-fair", "--seeds", "2", "--no-bound", "--no-timing",
+        "--format", "json",
+    )  # fmt: skip
+    df = run()
+    regimes = df.attrs["regimes"]
+    assert regimes == expected["regimes"]
+    # The HTML report (`cosched report compare`) shows them in a section of their own.
+    assert "Outside their paper&#x27;s regime" in compare_html(df)
+    (note,) = regimes
+    assert note["policies"] == ["perf-fair"] and note["in_regime"]["solo_s"] == 100.0
+    (paired,) = note["in_regime"]["paired"]
+    assert paired["policy"] == "perf-fair" and paired["in_regime"]["n"] == 2
+    assert run(False).attrs["regimes"] == []
+    with pytest.raises(errors.OptionError, match="regimes"):
+        run("yes")
 
 
 def test_machine_and_workload_edit_save_and_reload(tmp_path, cli):

@@ -178,7 +178,8 @@ fn compare_reports_speedups_against_a_baseline_measured_in_the_same_run() {
 
 #[test]
 fn compare_names_the_policies_outside_their_papers_regime_under_the_table() {
-    let args = ["compare", "-w", "spec-mix8", "--policies", "cfs,perf-fair", "--seeds", "2", "--no-bound", "--no-timing"];
+    let args =
+        ["compare", "-w", "spec-mix8", "--policies", "cfs,perf-fair", "--seeds", "2", "--no-bound", "--no-timing"];
     let o = cosched(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);

@@ -90,7 +90,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let names: Vec<String> = ["cfs", "efs", "fifo"].map(String::from).into();
     let customs = [Custom { name: "fifo".into(), make: Arc::new(|| Ok(Box::new(Fifo::default()) as Box<dyn Policy>)) }];
     let run = RunSpec { timing: false, ..run };
-    let what = Comparing { policies: &names, customs: &customs, baseline: "cfs", first_seed: 1, seeds: 3, gap: false, regimes: false };
+    let what = Comparing {
+        policies: &names,
+        customs: &customs,
+        baseline: "cfs",
+        first_seed: 1,
+        seeds: 3,
+        gap: false,
+        regimes: false,
+    };
     let c = comparison(&run.resolve()?, &what, &Steps::silent())?;
     assert_eq!(c.seeds, [1, 2, 3]);
     assert_eq!(c.runs.len(), 3 * names.len(), "one report per policy and seed");

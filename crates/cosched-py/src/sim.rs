@@ -250,7 +250,15 @@ fn compare(
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
-        let what = Comparing { policies: &names, customs: &customs, baseline: &baseline, first_seed: seed, seeds, gap, regimes };
+        let what = Comparing {
+            policies: &names,
+            customs: &customs,
+            baseline: &baseline,
+            first_seed: seed,
+            seeds,
+            gap,
+            regimes,
+        };
         comparison(&run.resolve()?, &what, &Steps::silent())
     })?;
     crate::data::from_value(py, &c)

@@ -15,10 +15,10 @@ use serde::Serialize;
 mod bound;
 mod regime;
 use bound::{best_static, gap_runs};
+pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
 pub use regime::{
     regime_lines, stretched, PairedUnfairness, RegimeNote, RegimeRun, PERF_FAIR_FAMILY, PERF_FAIR_SOLO_S, RDA_FAMILY,
 };
-pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
 
 cosched_core::metric_fields! {
     /// One policy's figures over the seeds: mean and 95% interval.

@@ -112,8 +112,7 @@ pub(super) fn notes(
     let mut out = vec![];
     let pf = among(&PERF_FAIR_FAMILY);
     let threaded = w.jobs.iter().any(|j| j.n_threads() > 1) || resolved.spec.threads.is_some_and(|t| t > 1);
-    let regime =
-        format!("single-threaded processes of {PERF_FAIR_SOLO_S:.0} s alone each, 500 of its 200-ms quanta");
+    let regime = format!("single-threaded processes of {PERF_FAIR_SOLO_S:.0} s alone each, 500 of its 200-ms quanta");
     let paper_figures = "`cosched paper perf-fair` (docs/results/perf-fair/: job-length.csv, this mix at each \
                          length; fig1-unfairness.csv, the paper's 13 mixes)"
         .to_string();
@@ -128,7 +127,8 @@ pub(super) fn notes(
         });
     } else if let (false, Some((lo, hi))) = (pf.is_empty(), solo_range(runs)) {
         if lo < PERF_FAIR_SOLO_S {
-            let quantum_s = resolved.spec.policy_opts(&["perf-fair"], what.first_seed)?.0.perf_fair.quantum as f64 * 1e-9;
+            let quantum_s =
+                resolved.spec.policy_opts(&["perf-fair"], what.first_seed)?.0.perf_fair.quantum as f64 * 1e-9;
             let here = format!(
                 "jobs run {lo:.1}-{hi:.1} s alone, {:.0}-{:.0} of its {:.0}-ms quanta",
                 lo / quantum_s,

@@ -43,7 +43,9 @@ struct Cell {
 pub fn run(m: &MachineSpec, seeds: &Seeds, out: &mut dyn Sink) -> Result<(), RunError> {
     let mix = presets::workload(MIX).map_err(RunError::from)?;
     let mut arms = vec![Arm { label: "preset length".into(), machine: m.clone(), mix: mix.clone() }];
-    for (name, what) in [("scheduler-tick", "without the scheduler tick"), ("balance-rotation", "without the balance rotation")] {
+    for (name, what) in
+        [("scheduler-tick", "without the scheduler tick"), ("balance-rotation", "without the balance rotation")]
+    {
         let mut mm = m.clone();
         ablate(&mut mm, name)?;
         arms.push(Arm { label: format!("preset length {what}"), machine: mm, mix: mix.clone() });
