@@ -176,7 +176,7 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
     work = [
         (c, ordinal, offset, tok, found)
         for c in cells(root)
-        for found in [tokens(c.text, c.quoted)]
+        for found in [tokens(c.text, c.quoted, c.whole)]
         for ordinal, (offset, tok) in enumerate(found)
     ]
     work.sort(key=lambda w: w[3].kind not in ("pm", "range"))
@@ -205,7 +205,7 @@ def run(root: Path, mode: str, explain: str | None = None) -> int:
         elif pin is not None and mode == "update" and (got := read(pin, files)) is not None:
             new = printed(got, tok)
             edits.setdefault(c.doc, {}).setdefault(c.line, []).append((c.start + offset, tok, new))
-            new_tok = next((t for _, t in tokens(new)), tok)
+            new_tok = next((t for _, t in tokens(new, whole=c.whole)), tok)
             kept[(k[0], k[1], k[2], f"{ordinal}:{new_tok.text}")] = pin
             print(f"docs-numbers: {where} -> {new!r} ({pin.file} row {pin.row + 1})", file=sys.stderr)
             if not anchored(pin, f"{near_text(c, found, ordinal)} {c.claim}"):

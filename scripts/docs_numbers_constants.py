@@ -34,7 +34,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
     ),
     (
         "Perf&Fair's quanta and its selection rule",
-        r"in (200) ms quanta|within (1) of MaxP|estimation quanta \((100) ms\)",
+        r"in (200) ms quanta|within (1) of MaxP|estimation quanta \((100) ms\)|at (200) ms\b",
         "Perf&Fair §5 and §7: 200 ms quanta, 100 ms estimation quanta, Progress + 1 < MaxP",
     ),
     (
@@ -49,7 +49,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
     ),
     (
         "Perf&Fair's bandwidth regimes",
-        r"below (80)\b|\b(80) to (120)\b|above (120)\b|\b(80)-(120)\b|\b(40)-(142)/µs",
+        r"below (80)\b|\b(80) to (120)\b|above (120)\b|\b(80)-(120)\b|\b(40)-(142)/µs|end at (142)/µs",
         "Perf&Fair §7: mixes below 80, 80 to 120 and above 120 trans/µs; its mixes span 40-142",
     ),
     (
@@ -149,8 +149,31 @@ CONSTANTS: list[tuple[str, str, str]] = [
     ),
     (
         "Perf&Fair's job length in its regime",
-        r"on (100)-s jobs|each job (100) s alone|in (100) s alone",
+        r"on (100)-s jobs|each job (100) s alone|in (100) s alone|(100) s alone|(500) of its (200)-ms quanta|(100)-s regime",
         "Perf&Fair §6: every job runs 100 s alone",
+    ),
+    (
+        "the runs' seed counts",
+        r"(?<!of )(?<![\d,.])\b(\d+) seeds\b|\b(\d+)-seed\b|\b(10) for the bound",
+        (
+            "each run's --seeds: the paper reruns' default (crates/cosched-lab/src/paper/mod.rs, Seeds: 5),"
+            " compare's (3), the bound's (compare::BEAT_SEEDS, 10)"
+        ),
+    ),
+    (
+        "Perf&Fair's study: its mixes, processes and contexts",
+        r"(?<!of )\b(13) mixes|\b(24) (?:SPEC CPU2006 )?(?:processes|presets)\b|\bon (12) contexts",
+        "Perf&Fair §6: thirteen mixes of twenty-four SPEC CPU2006 benchmarks (paper::perf_fair::PAPER_MIXES) on the E5645's 12",
+    ),
+    (
+        "the machines' clocks",
+        r"\b(\d+(?:\.\d+)?) GHz\b",
+        "data/machines/*.toml (`freq_ghz`, each from its datasheet) and the clocks a paper names",
+    ),
+    (
+        "the command line's exit status for bad input",
+        r"exit status (2)",
+        "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
     ),
     (
         "RDA Table 2's declaration per water-nsquared thread",
@@ -193,6 +216,10 @@ FORMS = [
     re.compile(r"\b(1) [−-] [A-Za-zΣ]"),
     re.compile(r"(?:tends to|close\s+to|exceed|sum near|near|^\s*to) (1)\b(?![.,]\d)"),
     re.compile(r"≈\s?(\d+(?:\.\d+)?)\s?(?:s|min)\b"),
+    # A wall-clock time measured on a dated host ("1 min 48 s", "about 1.5 min"): a duration on
+    # whatever host ran it, recorded with its date in docs/benchmarks.md.
+    re.compile(r"\b(\d+) min (\d+) s\b"),
+    re.compile(r"\babout (\d+(?:\.\d+)?) min\b"),
     # A citation's year and DOI; equation numbers ("Eqs. 18, 19, 9", "Eqs. 10 + 16", "n + 1").
     re.compile(r"\((\d{4})\),"),
     re.compile(r"doi:(\S+)"),
@@ -207,6 +234,24 @@ FORMS = [
     # Mixes named by number: "mixes 2, 10 and 13".
     re.compile(r"\bmix(?:es)? ((?:\d+(?:, | and ))*\d+)\b(?![.,]\d)"),
 ]
+
+#: On a page read whole, the only numbers left unread by their neighbours (beside `CONSTANTS` and
+#: `FORMS`): a reference (a section, figure, table, equation, a numbered point of "Why ours
+#: differ", a mix by its number, a distribution's parameter) before it, and a run's size named by
+#: its unit after it (seeds, threads, processes, cores, periods...: a setting of the run, never
+#: its outcome). Not "of", "at" or "every", which the older rules of the other pages also skip and
+#: which precede results as often as settings ("a speedup of 1.9%", "finishes at 407.7 s").
+REFERENCE_BEFORE = re.compile(
+    r"(§|Figs?\.?\s*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
+    r"beta\(|Weibull\(|Pareto\(|gpd\()$"
+)
+RUN_SIZE_AFTER = re.compile(
+    r"\s*(?:[-–]?\s*)?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
+    r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
+    r"rounds|samples|assignments|partitions|repeats|"
+    r"MiB each|MB each|SPEC|PARSEC|"
+    r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b)\b",
+)
 
 _PHRASES = [re.compile(p) for _, p, _ in CONSTANTS]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docs_numbers_constants import constant_spans
+from docs_numbers_constants import REFERENCE_BEFORE, RUN_SIZE_AFTER, constant_spans
 
 # One number as printed: sign, digits (thousands with commas), decimals.
 NUM = r"[+−-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+−-]?\d+(?:\.\d+)?"
@@ -63,9 +63,12 @@ class Token:
         return [num(p) for p in self.parts]
 
 
-def tokens(cell: str, quoted: bool = False) -> list[tuple[int, Token]]:
+def tokens(cell: str, quoted: bool = False, whole: bool = False) -> list[tuple[int, Token]]:
     """The numbers of a table cell that are results, with their offsets; `quoted`: the cell opens
-    inside a quotation a line above began (a paper's words, masked up to its closing mark)."""
+    inside a quotation a line above began (a paper's words, masked up to its closing mark);
+    `whole`: the cell is of a page read whole, where the older skip rules (`skipped`: a number
+    before "seeds", after "of") do not apply and only the declared constants and forms are
+    left unread."""
     out = []
     if quoted:
         close = cell.find('"')
@@ -80,6 +83,9 @@ def tokens(cell: str, quoted: bool = False) -> list[tuple[int, Token]]:
     masked = re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), masked)
     # Quoted text is the paper's words, and `462.libquantum` a name.
     masked = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), masked)
+    # A quotation that opens here and closes on a later line: the paper's words to the line's end.
+    if (open_at := masked.find('"')) >= 0:
+        masked = masked[:open_at] + " " * (len(masked) - open_at)
     masked = re.sub(r"\b\d+\.[A-Za-z]\w*", lambda m: " " * len(m.group(0)), masked)
 
     for m in TOKEN.finditer(masked):
@@ -96,14 +102,21 @@ def tokens(cell: str, quoted: bool = False) -> list[tuple[int, Token]]:
             tok = Token(a, (a,), "one")
         else:
             tok = Token(a, (a,), "one")
-        if not skipped(masked, m.start(), m.end(), tok):
+        if not skipped(masked, m.start(), m.end(), tok, whole):
             out.append((m.start(), tok))
     return out
 
 
-def skipped(text: str, start: int, end: int, tok: Token) -> bool:
-    """A parameter of the run, a section or figure number, a name: not a result."""
+def skipped(text: str, start: int, end: int, tok: Token, whole: bool = False) -> bool:
+    """A parameter of the run, a section or figure number, a name: not a result. On a page read
+    whole only a section, figure, table or equation number and a number glued to a name are."""
     before, after = text[:start], text[end:]
+    if whole:
+        if tok.kind in ("one", "range") and REFERENCE_BEFORE.search(before):
+            return True
+        if tok.kind == "one" and RUN_SIZE_AFTER.match(after) and not after.startswith(" ×"):
+            return True
+        return bool(tok.kind == "one" and re.match(r"[A-Za-z_(]", after[:1]))
     if tok.kind == "one" and PARAMETER_AFTER.match(after) and not after.startswith(" ×"):
         return True
     if tok.kind in ("one", "range") and PARAMETER_BEFORE.search(before):

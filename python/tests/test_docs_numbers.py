@@ -284,3 +284,12 @@ def test_a_pinned_interval_is_judged_on_its_cell_not_its_rounded_text(tree: Path
     page.write_text(page.read_text().replace("Perf −0.42 ±0.41 (behind", "Perf −0.4 ±0.4 (behind", 1))
     assert dn.run(tree, "write") == 0, capsys.readouterr().err
     assert dn.run(tree, "check") == 0, capsys.readouterr().err
+
+
+def test_on_a_page_read_whole_a_number_after_of_or_at_is_read(tree: Path, capsys):
+    # The older rules skip a number after "of" or "at" (a setting, as often a result); a page read
+    # whole reads it: the round trip "of 94.8 µs" is pinned, and a changed one fails.
+    err = failing_after(tree, "rda.md", "a round trip p50 of 94.8 µs", "a round trip p50 of 96.8 µs", capsys)
+    assert "'96.8'" in err and "rda" in dn.WHOLE_PAGES, err
+    # A run's size named by its unit stays a setting ("at 6 processes").
+    assert "'6'" not in err, err
