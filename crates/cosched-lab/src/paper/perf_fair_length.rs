@@ -5,7 +5,6 @@
 //! balancer's rotation, docs/model.md) taken out at preset length: which of the
 //! three moves Perf&Fair's unfairness against CFS's (#65 item 6).
 
-use super::perf_fair::unfairness;
 use super::{over_trials, Seeds, Trial};
 use crate::compare::stretched;
 use crate::error::RunError;
@@ -63,8 +62,10 @@ pub fn run(m: &MachineSpec, seeds: &Seeds, out: &mut dyn Sink) -> Result<(), Run
         let o = PolicyOptions { seed: t.seed, ..Default::default() };
         let sim = SimOptions { seed: t.seed, counter_noise: 0.01, ..SimOptions::default() };
         let r = engine::run(&mm, &plan, &mut *policies::make(SCHEDULERS[s], &o)?, &sim, None)?;
-        let finish: Vec<f64> = r.job_finish.iter().map(|&f| f as f64 * 1e-9).collect();
-        Ok(Cell { unfairness: unfairness(&finish, &solo), makespan: r.makespan as f64 * 1e-9, solo })
+        // Max slowdown over min slowdown of the run's jobs (Perf&Fair §7).
+        let slow: Vec<f64> = r.job_finish.iter().zip(&solo).map(|(&f, s)| f as f64 * 1e-9 / s).collect();
+        let unfairness = cosched_core::metrics::unfairness(&slow);
+        Ok(Cell { unfairness, makespan: r.makespan as f64 * 1e-9, solo })
     })?;
     let cell = |a: usize, s: usize| &cells[a * SCHEDULERS.len() + s];
     let quantum_s = PolicyOptions::default().perf_fair.quantum as f64 * 1e-9;
