@@ -7,10 +7,11 @@ run length, a size a preset declares), never for an outcome.
 
 Kinds of text that are never results, whatever their phrase (`FORMS`): calendar dates (when a
 measurement was taken), the numbers of a numbered list, a citation's year and DOI, equation
-numbers, thresholds and targets (after ≥, ≤, <, >), copies of a program (`8×povray`). And two
+numbers, thresholds and targets (after ≥, ≤, <, >), copies of a program (`8×povray`). And three
 kinds of block (scripts/docs_numbers_pages.py): a "paper | code" table maps the paper to the code
-(its numbers state the method), and a "Tests" section describes the tests, whose settings and
-tolerances live in the test code that CI runs.
+(its numbers state the method), a catalogue table (`CATALOGUE_TABLES`) lists the presets and
+policies with what their files and knobs declare, and a "Tests" section describes the tests,
+whose settings and tolerances live in the test code that CI runs.
 """
 
 from __future__ import annotations
@@ -171,6 +172,38 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "data/machines/*.toml (`freq_ghz`, each from its datasheet) and the clocks a paper names",
     ),
     (
+        "the new-policy template's quantum and registry rank",
+        r"(4) ms on the simulator and (100) ms on the real runtime|rank (1000)\b",
+        "crates/cosched-cli/src/templates/policy.rs.txt (MyPairingKnobs default; REGISTERED rank)",
+    ),
+    (
+        "the grouping's domain sizes and the tests of the exact searches",
+        (
+            r"domains of (3) to (8) contexts|group of (2) to g|on (300) seeded instances"
+            r"|on (400) seeded random instances of (2)-(12) vertices"
+        ),
+        "crates/cosched-lab/src/optimum/grouping.rs (domains of 3-8 contexts) and its tests; matching.rs's tests",
+    ),
+    (
+        "the machines' cache sizes",
+        r"\b(\d+(?:\.\d+)?) (?:MiB|MB) (?:L2|L3|LLCs?)\b",
+        "data/machines/*.toml (`[cache]`, each from its datasheet or the paper's table)",
+    ),
+    (
+        "the Python sweep's partitioning, signal checks and cancel flag",
+        (
+            r"default: (4) per worker thread, at most (2,000) points each"
+            r"|^(100,000)-run grid on (8) workers × (4) threads becomes max\((4)·(32), ⌈(100,000) / (2,000)⌉\) = (128)"
+            r"|^(782) runs; each task|every (50) ms|every (4,096) events"
+        ),
+        "python/cosched/sweeps.py (partitions per worker thread, points per partition); crates/cosched-py (signal checks, cancel flag)",
+    ),
+    (
+        "how the benchmark scripts repeat",
+        r"best of (3) \((5) for the overhead\)",
+        "scripts/bench_python.py (best_of)",
+    ),
+    (
         "the command line's exit status for bad input",
         r"exit status (2)",
         "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
@@ -211,7 +244,7 @@ FORMS = [
     re.compile(r"`[\w-]+` \((\d+(?:\.\d+)*), crates\.io\)"),
     re.compile(r"\bpatch(?:es)? (\d+)(?: and (\d+))?"),
     re.compile(r"\b(10)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+"),
-    re.compile(r"\b(95|99|90)% (?:interval|confidence|CI)"),
+    re.compile(r"\b(95|99|90)% (?:t-)?(?:interval|confidence|CI)"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
     re.compile(r"\b(1) [−-] [A-Za-zΣ]"),
     re.compile(r"(?:tends to|close\s+to|exceed|sum near|near|^\s*to) (1)\b(?![.,]\d)"),
@@ -242,7 +275,7 @@ FORMS = [
 #: its outcome). Not "of", "at" or "every", which the older rules of the other pages also skip and
 #: which precede results as often as settings ("a speedup of 1.9%", "finishes at 407.7 s").
 REFERENCE_BEFORE = re.compile(
-    r"(§|Figs?\.?\s*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
+    r"(§|Figs?\.?\s*(?:\d+(?:[-–]\d+)?(?:,\s*|\s+and\s+))*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
     r"beta\(|Weibull\(|Pareto\(|gpd\()$"
 )
 RUN_SIZE_AFTER = re.compile(

@@ -22,7 +22,12 @@ FOLDERS = {
 }
 # Pages read whole (docs/index.md, "Where a number comes from"): every table and every paragraph,
 # not only the verdict tables and the blocks a marker declares. Pages join as their prose is read.
-WHOLE_PAGES: set[str] = {"quintet", "perf-fair", "efs", "rda", "index", "README"}
+#: Tables that list the presets and the policies with the sizes and defaults their files
+#: (data/machines, data/workloads) and knobs (`cosched list knobs`) declare: settings of the
+#: method, as a "paper | code" table's are (docs/catalogue.md).
+CATALOGUE_TABLES = {("machine", "contexts", "from"), ("workloads", "from"), ("name", "what")}
+
+WHOLE_PAGES: set[str] = {"quintet", "perf-fair", "efs", "rda", "index", "README", "catalogue", "policies"}
 # Blocks another test regenerates and compares: their numbers are that test's.
 GENERATED = re.compile(r"<!--\s*(validate|mechanisms):(begin|end)\s*-->")
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)(?P<paired>paired\s*)?-->")
@@ -144,8 +149,10 @@ def cells(root: Path) -> list[Cell]:
             if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: "):
                 head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
                 declared = marker is not None or "verdict" in head
-                # A "paper | code" table maps the paper to the code: its numbers state the method.
-                checked = declared or (whole and "code" not in head)
+                # A "paper | code" table maps the paper to the code, and a catalogue table the
+                # presets and policies to what their files and knobs declare: their numbers
+                # state the method.
+                checked = declared or (whole and "code" not in head and tuple(head) not in CATALOGUE_TABLES)
                 j = i + 2
                 while j < len(lines) and lines[j].startswith("|"):
                     row = [c.strip() for c in lines[j].strip().strip("|").split(" | ")]

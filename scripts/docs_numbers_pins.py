@@ -191,6 +191,8 @@ def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
                     options += [
                         g for g, _, _ in cells if g != f and g.startswith(stem) and HALF_WIDTH.search(g[len(stem) :])
                     ]
+                    # A file of one value column may head its half-width just `ci95`.
+                    options += [g for g, _, _ in cells if g != f and re.fullmatch(r"ci95|half[-_ ]width", g)]
                     los = [g for g, _, _ in cells if g.startswith(stem) and re.search(r"(lo|low)$", g)]
                     his = [g for g, _, _ in cells if g.startswith(stem) and re.search(r"(hi|high)$", g)]
                     options += [f"lo:{lo}|hi:{hi}" for lo in los for hi in his]

@@ -114,7 +114,7 @@ def skipped(text: str, start: int, end: int, tok: Token, whole: bool = False) ->
     if whole:
         if tok.kind in ("one", "range") and REFERENCE_BEFORE.search(before):
             return True
-        if tok.kind == "one" and RUN_SIZE_AFTER.match(after) and not after.startswith(" ×"):
+        if tok.kind in ("one", "range") and RUN_SIZE_AFTER.match(after) and not after.startswith(" ×"):
             return True
         return bool(tok.kind == "one" and re.match(r"[A-Za-z_(]", after[:1]))
     if tok.kind == "one" and PARAMETER_AFTER.match(after) and not after.startswith(" ×"):
