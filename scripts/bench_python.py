@@ -72,7 +72,7 @@ def overhead() -> None:
     from cosched import _cosched
 
     n = 400
-    knobs = [("machine", "i5-2500"), ("workload", "mcf"), ("timing", "false")]
+    knobs = [("machine", "i5-2500"), ("workload", "mcf"), ("timing", False)]
     points = [(knobs, None, None, "cfs", s) for s in range(1, n + 1)]
     t_batch = best_of(5, lambda: _cosched.sweep(points))
     t_calls = best_of(5, lambda: [cosched.simulate("i5-2500", "mcf", "cfs", s, timing=False) for s in range(1, n + 1)])

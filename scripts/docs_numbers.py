@@ -144,7 +144,9 @@ def pin_problems(
     # A report's prose line holds the run's settings beside its results: no small whole number is
     # read from one.
     whole_cell = got is not None and got[0] == round(got[0]) and number_cell(pin, files)
-    if strict and small and (pin.reading not in ("value", "negated") or not whole_cell or pin.field == "line"):
+    # A count of a total read from a report line as the line prints it ("24 of 35") is anchored by both.
+    from_line = pin.field == "line" and not (tok.kind == "of" and pin.to == "@item")
+    if strict and small and (pin.reading not in ("value", "negated") or not whole_cell or from_line):
         out.append("a whole number read from a cell that is not one, as it is: a count reads a count")
     elif not anchored(pin, words, strict, files, f"{c.before} {c.text} {c.after} {c.column}"):
         out.append(

@@ -155,7 +155,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
     ),
     (
         "the runs' seed counts",
-        r"(?<!of )(?<![\d,.])\b(\d+) seeds\b|\b(\d+)-seed\b|\b(10) for the bound",
+        r"(?<!of )(?<![\d,./])\b(\d+) seeds\b|\b(\d+)-seed\b|\b(10) for the bound",
         (
             "each run's --seeds: the paper reruns' default (crates/cosched-lab/src/paper/mod.rs, Seeds: 5),"
             " compare's (3), the bound's (compare::BEAT_SEEDS, 10)"
@@ -204,6 +204,58 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "scripts/bench_python.py (best_of)",
     ),
     (
+        "the POT interval's likelihood-ratio table",
+        (
+            r"cut covers ~(85)%|by ξ from (−1) to (−0\.1)|count from (30) to (500), with (10,000) replicates per cell"
+            r"|the 95% cut is (4\.6)-(5\.4) at ξ = (−1)|^\s*(5\.5) at ξ = (−0\.3) and (30) exceedances, (3\.9) at (500)"
+            r" exceedances \(χ²₁: (3\.84)\)"
+        ),
+        "crates/cosched-core/src/evt/lr_table.rs (LR_XI, LR_SIZES, LR_QUANTILES; examples/gen_lr_table.rs); χ²₁'s 95% point",
+    ),
+    (
+        "the POT thresholds: the earlier stability rule and ForwardStop's settings",
+        (
+            r"lowest of (8) candidates, (70)th-(96)th|stayed within (0\.1) of\)|at the \*\*(90)th percentile\*\*"
+            r"|from the (70)th, ForwardStop|α = (0\.10), measured|against (0\.05), (0\.25) and (0\.5) \("
+            r"|table's floor \((0\.001)\)|\((13) candidate fits|with the old (8) candidates from the (70)th"
+        ),
+        "crates/cosched-core/src/evt (threshold.rs: candidates, ForwardStop's alpha, the guard; ad_table.rs's p-value floor)",
+    ),
+    (
+        "the statistical study's runs: its predictor's training, the 5%-in-total arm, the bound's samples",
+        (
+            r"fitted on (250) measured|its (250) training assignments|trained on (125), then the predicted best (126)"
+            r"|^\s*(4,875): (251) measured|measured over all (50,000)|(30) exceedances; the automatic one estimates"
+            r" from (300) samples|candidates are (50), (40) and (32) exceedances"
+        ),
+        (
+            "crates/cosched-lab/src/paper/evt.rs (PlacementPredictor's training set, the half-trains arm, 10 seeds ×"
+            " 5,000); crates/cosched-core/src/evt (MIN_EXCEEDANCES 30, the candidates' percentiles)"
+        ),
+    ),
+    (
+        "the dependence tests' false-alarm rate and the seeds a difference needs",
+        (
+            r"^\s*~(0\.2)%; none of the values|gives p ≈ (0)\.|about (10) × \(|against (20,000) simulated samples"
+            r"|brute-force profile over (400) endpoints"
+        ),
+        "crates/cosched-core/src/evt/checks.rs (DEPENDENCE_P = 0.001, two tests); cosched_core::stats::seeds_to_resolve",
+    ),
+    (
+        "the T2 presets' assumed issue demand",
+        r"four strands on\s*$|^a pipe ask for (2\.2)-(2\.8) instructions per cycle|solo IPCs \((0\.55)-(0\.7)\) are assumptions",
+        "data/workloads (the network applications' solo IPCs 0.55-0.7 [A]) × 4 strands per pipe",
+    ),
+    (
+        "the statistical study's sample sizes and pruning levels",
+        (
+            r"\bat ((?:\d{1,2}),000)\b|[(;] ?(\d,000): |best of (1,000|100|10)\b|(5,000)-sample|(\d,000) has \""
+            r"|of the (5,000)\b|(5,000) random$|size from (1,000)\b|(\d+)% pruning|at (\d+)%\s*$|predicted-best (5)%"
+            r"|the kept (5)%|paper's (5)% \*\*in total|the top (5)%|predicted top (5)%|at the (5)% level|of the (5,000) measured|at (5)% in total"
+        ),
+        "crates/cosched-lab/src/paper/evt.rs (5,000 assignments per seed, Fig. 5's sizes, SP-POT's pruning levels)",
+    ),
+    (
         "the command line's exit status for bad input",
         r"exit status (2)",
         "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
@@ -234,6 +286,8 @@ FORMS = [
     re.compile(r"\bsession (\d+)\b"),
     re.compile(r"\bsections (\d+(?:[-–]\d+)?)"),
     re.compile(r"\bet al\.,? ((?:19|20)\d\d)\b"),
+    # A citation by author and year ("Smith 1985", "al. 2018" where "et" ends the line before).
+    re.compile(r"\b(?:[A-Z][a-z]+|al\.) ((?:19|20)\d\d)\b"),
     re.compile(r"× (\d+) hardware threads"),
     # A time of day ("07:41 UTC"), and one subtracted in a formula ("(jobs − 1)", "solo time − 1").
     re.compile(r"\b(\d{1,2}:\d{2}(?::\d{2})?)\s*UTC"),
@@ -245,10 +299,15 @@ FORMS = [
     re.compile(r"\bpatch(?:es)? (\d+)(?: and (\d+))?"),
     re.compile(r"\b(10)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+"),
     re.compile(r"\b(95|99|90)% (?:t-)?(?:interval|confidence|CI)"),
+    re.compile(r"\bnominal (95)%|, not (95)%|the (95)% cut"),
+    # A distribution's shape or a parameter's value named by its symbol ("ξ = −1", "beta(5, 1.5)").
+    re.compile(r"ξ\s*(?:=|≥|≤|<|>)\s*(−?\d+(?:\.\d+)?)|ξ below (−1)|Between (−1) and (−0\.5)"),
+    re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
+    re.compile(r"\bn = ((?:[\d,]+(?:, | and ))*[\d,]+)"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
     re.compile(r"\b(1) [−-] [A-Za-zΣ]"),
     re.compile(r"(?:tends to|close\s+to|exceed|sum near|near|^\s*to) (1)\b(?![.,]\d)"),
-    re.compile(r"≈\s?(\d+(?:\.\d+)?)\s?(?:s|min)\b"),
+    re.compile(r"[≈~]\s?(\d+(?:\.\d+)?)\s?(?:s|min)\b"),
     # A wall-clock time measured on a dated host ("1 min 48 s", "about 1.5 min"): a duration on
     # whatever host ran it, recorded with its date in docs/benchmarks.md.
     re.compile(r"\b(\d+) min (\d+) s\b"),
@@ -275,13 +334,13 @@ FORMS = [
 #: its outcome). Not "of", "at" or "every", which the older rules of the other pages also skip and
 #: which precede results as often as settings ("a speedup of 1.9%", "finishes at 407.7 s").
 REFERENCE_BEFORE = re.compile(
-    r"(§|Figs?\.?\s*(?:\d+(?:[-–]\d+)?(?:,\s*|\s+and\s+))*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
+    r"(§|summary \(|§\d+ \(|Figs?\.?\s*(?:\d+(?:[-–]\d+)?(?:,\s*|\s+and\s+))*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
     r"beta\(|Weibull\(|Pareto\(|gpd\()$"
 )
 RUN_SIZE_AFTER = re.compile(
-    r"\s*(?:[-–]?\s*)?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
+    r"\s*(?:[-–]?\s*)?(?:random |uniform |seeded )?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
     r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
-    r"rounds|samples|assignments|partitions|repeats|"
+    r"rounds|samples|assignments|partitions|repeats|replicates|"
     r"MiB each|MB each|SPEC|PARSEC|"
     r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b)\b",
 )

@@ -27,7 +27,18 @@ FOLDERS = {
 #: method, as a "paper | code" table's are (docs/catalogue.md).
 CATALOGUE_TABLES = {("machine", "contexts", "from"), ("workloads", "from"), ("name", "what")}
 
-WHOLE_PAGES: set[str] = {"quintet", "perf-fair", "efs", "rda", "index", "README", "catalogue", "policies"}
+WHOLE_PAGES: set[str] = {
+    "quintet",
+    "perf-fair",
+    "efs",
+    "rda",
+    "index",
+    "README",
+    "catalogue",
+    "policies",
+    "evt",
+    "python",
+}
 # Blocks another test regenerates and compares: their numbers are that test's.
 GENERATED = re.compile(r"<!--\s*(validate|mechanisms):(begin|end)\s*-->")
 MARKER = re.compile(r"<!--\s*numbers:\s*((?:results/[\w./-]+\s*)+)(?P<paired>paired\s*)?-->")

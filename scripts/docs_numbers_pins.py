@@ -179,7 +179,7 @@ def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
                     whole = xs[item] == int(xs[item])
                     first = item == 0 or f == "line"  # a report line holds its counts anywhere
                     # Not the row's own name (`spec-mix8 on …` is no count of 8).
-                    first = first and f != files.rows[name][r][0][0]
+                    first = first and (f == "line" or f != files.rows[name][r][0][0])
                     if reading == "value" and first and whole and stems(files.key(name, r)):
                         totals = ["@item"] + (["@sum"] if "/" in f else [])
                         totals += [g for g, ys, _ in cells if g != f and ys] + ["@rows"]
