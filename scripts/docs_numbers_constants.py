@@ -256,6 +256,46 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "crates/cosched-lab/src/paper/evt.rs (5,000 assignments per seed, Fig. 5's sizes, SP-POT's pruning levels)",
     ),
     (
+        "SLITS's online FM: its benchmark's setup and the scheduler's replay",
+        (
+            r"k = 8, (3) active features|\((19) KiB\)|\((400) entries for (400) features\)|at (5)% the FM"
+            r"|at (10)% it recovers|plus (4) replayed|a (512)-entry ring"
+        ),
+        "crates/cosched-core/benches/fm.rs (k = 8, three features per update, 200x200 rank-3 matrices); crates/cosched-policies slits (REPLAY, RING)",
+    ),
+    (
+        "the completions' settings (self-tuning SGD grid, the plain FM reference, the planted matrices)",
+        (
+            r"k ∈ \{(1), (2), (4), (8)\}|regularisation ∈ \{(0\.003), (0\.03), (0\.3)\}|cells \((20)%, or (5)-fold"
+            r"|below (500) cells\)|\(lr (0\.2), patience (20), ≤ (1,000) epochs\)|noise ±(0\.05) on observed"
+            r"|\(k (8), lr (0\.02), reg (0\.01), (60)\s*$|^\s*epochs\)|rank (8)\s*$|^\s*and (400) iterations"
+            r"|one noisy (20)% hold-out"
+        ),
+        "crates/cosched-core/src/learn/complete.rs (the grid); python/fm_reference.py and python/bench_fm.py (the reference and the planted matrices)",
+    ),
+    (
+        "SLITS's study: its defaults, Fig. 1's sampling and count, the per-core choice",
+        (
+            r"default (40); the headline tables keep `--seeds`, default (5)\)|sampling\s*$|^\s*every (100) ns"
+            r"|(2\.10)% of C\((32), (16)\) would be (12\.6) million|among (1)-(7) of its own threads"
+            r"|rank (8), (400) Gibbs iterations"
+        ),
+        "crates/cosched-lab/src/paper/slits.rs (seeds 5, ablation seeds 40); SLITS §2.2 (sampling every 100 ns; C(n, 16))",
+    ),
+    (
+        "the SLITS study's settings: WSS's steal interval, the periodic arm, the quantum, FM coverage levels",
+        (
+            r"every (500) µs|periodic (4) ms|(4) ms preemptions|with (4) replays|\b(0|25|50|75|100)% (?=[+−])"
+            r"|from (25)% to (100)%|(25)%'s and (100)%'s|(0)% beats (25)%"
+        ),
+        "crates/cosched-policies (wss steal_interval 500 µs; the 4 ms quantum); crates/cosched-lab/src/paper/slits.rs (coverage levels, the periodic arm)",
+    ),
+    (
+        "the planted matrices' sizes and shares observed",
+        r"(\d+)% observed|\bAt (1)% \(|at (\d+)% it|within (10)% of",
+        "python/bench_fm.py and crates/cosched-core/benches/fm.rs (2%, 10%, 30% observed; 1%, 5%, 10%)",
+    ),
+    (
         "the command line's exit status for bad input",
         r"exit status (2)",
         "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
@@ -302,8 +342,11 @@ FORMS = [
     re.compile(r"\bnominal (95)%|, not (95)%|the (95)% cut"),
     # A distribution's shape or a parameter's value named by its symbol ("ξ = −1", "beta(5, 1.5)").
     re.compile(r"ξ\s*(?:=|≥|≤|<|>)\s*(−?\d+(?:\.\d+)?)|ξ below (−1)|Between (−1) and (−0\.5)"),
-    re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
+    re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp|Γ)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
     re.compile(r"\bn = ((?:[\d,]+(?:, | and ))*[\d,]+)"),
+    re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)"),
+    # A size written as rows × columns ("200×200", "256 × 256").
+    re.compile(r"\b(\d+) ?× ?(\d+)\b"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
     re.compile(r"\b(1) [−-] [A-Za-zΣ]"),
     re.compile(r"(?:tends to|close\s+to|exceed|sum near|near|^\s*to) (1)\b(?![.,]\d)"),
@@ -313,7 +356,7 @@ FORMS = [
     re.compile(r"\b(\d+) min (\d+) s\b"),
     re.compile(r"\babout (\d+(?:\.\d+)?) min\b"),
     # A citation's year and DOI; equation numbers ("Eqs. 18, 19, 9", "Eqs. 10 + 16", "n + 1").
-    re.compile(r"\((\d{4})\),"),
+    re.compile(r"\((\d{4})[),;]"),
     re.compile(r"doi:(\S+)"),
     re.compile(r"\bEqs?\.\s*((?:\d+(?:\s*[,+–-]\s*|\s+and\s+))*\d+)"),
     re.compile(r"\bn \+ (1)\b"),
@@ -334,13 +377,13 @@ FORMS = [
 #: its outcome). Not "of", "at" or "every", which the older rules of the other pages also skip and
 #: which precede results as often as settings ("a speedup of 1.9%", "finishes at 407.7 s").
 REFERENCE_BEFORE = re.compile(
-    r"(§|summary \(|§\d+ \(|Figs?\.?\s*(?:\d+(?:[-–]\d+)?(?:,\s*|\s+and\s+))*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
+    r"(§|ranks?\s+(?:\d+\s+and\s+)?|summary \(|§\d+ \(|Figs?\.?\s*(?:\d+(?:[-–]\d+)?(?:,\s*|\s+and\s+))*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
     r"beta\(|Weibull\(|Pareto\(|gpd\()$"
 )
 RUN_SIZE_AFTER = re.compile(
-    r"\s*(?:[-–]?\s*)?(?:random |uniform |seeded )?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
+    r"\s*(?:[-–]?\s*)?(?:random |uniform |seeded |ablation )?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
     r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
-    r"rounds|samples|assignments|partitions|repeats|replicates|"
+    r"rounds|samples|assignments|partitions|repeats|replicates|schedulers|"
     r"MiB each|MB each|SPEC|PARSEC|"
     r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b)\b",
 )

@@ -27,7 +27,12 @@ FOLDERS = {
 #: method, as a "paper | code" table's are (docs/catalogue.md).
 CATALOGUE_TABLES = {("machine", "contexts", "from"), ("workloads", "from"), ("name", "what")}
 
+#: Columns that, beside the first, name a table's row (a planted matrix's size, rank and share
+#: observed): coordinates, not results.
+KEY_COLUMNS = {"n", "rank", "observed"}
+
 WHOLE_PAGES: set[str] = {
+    "slits",
     "quintet",
     "perf-fair",
     "efs",
@@ -172,7 +177,8 @@ def cells(root: Path) -> list[Cell]:
                         pos = lines[j].find(text, pos)
                         # The first column names the row (a claim, a workload, a setting), and a
                         # paper's own column holds the paper's figures: neither is ours.
-                        if k > 0 and not re.match(r"(paper|claim)", head[k] if k < len(head) else ""):
+                        h = head[k] if k < len(head) else ""
+                        if k > 0 and not re.match(r"(paper|claim)", h) and h not in KEY_COLUMNS:
                             column = head[k] if k < len(head) else str(k)
                             verdict = row[head.index("verdict")] if "verdict" in head[: len(row)] else ""
                             out.append(
