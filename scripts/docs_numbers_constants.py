@@ -250,7 +250,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "the statistical study's sample sizes and pruning levels",
         (
             r"\bat ((?:\d{1,2}),000)\b|[(;] ?(\d,000): |best of (1,000|100|10)\b|(5,000)-sample|(\d,000) has \""
-            r"|of the (5,000)\b|(5,000) random$|size from (1,000)\b|(\d+)% pruning|at (\d+)%\s*$|predicted-best (5)%"
+            r"|of the (5,000)\b|(\d[\d,]*) random$|size from (1,000)\b|(\d+)% pruning|at (\d+)%\s*$|predicted-best (5)%"
             r"|the kept (5)%|paper's (5)% \*\*in total|the top (5)%|predicted top (5)%|at the (5)% level|of the (5,000) measured|at (5)% in total"
         ),
         "crates/cosched-lab/src/paper/evt.rs (5,000 assignments per seed, Fig. 5's sizes, SP-POT's pruning levels)",
@@ -296,6 +296,11 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "python/bench_fm.py and crates/cosched-core/benches/fm.rs (2%, 10%, 30% observed; 1%, 5%, 10%)",
     ),
     (
+        "the bound's sample sizes, the machines' contexts, the real rounds' claim floor",
+        r"E5645's (12)\b|(1,000) where the threads fit|the (1)% `--min-effect`",
+        "crates/cosched-lab compare (GAP_SAMPLES 1,000); data/machines/xeon-e5645.toml (12 contexts); cosched run --min-effect (default 1%)",
+    ),
+    (
         "the command line's exit status for bad input",
         r"exit status (2)",
         "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
@@ -339,12 +344,12 @@ FORMS = [
     re.compile(r"\bpatch(?:es)? (\d+)(?: and (\d+))?"),
     re.compile(r"\b(10)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+"),
     re.compile(r"\b(95|99|90)% (?:t-)?(?:interval|confidence|CI)"),
-    re.compile(r"\bnominal (95)%|, not (95)%|the (95)% cut"),
+    re.compile(r"\bnominal (?:coverage is )?(95)%|, not (95)%|the (95)% cut"),
     # A distribution's shape or a parameter's value named by its symbol ("ξ = −1", "beta(5, 1.5)").
     re.compile(r"ξ\s*(?:=|≥|≤|<|>)\s*(−?\d+(?:\.\d+)?)|ξ below (−1)|Between (−1) and (−0\.5)"),
     re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp|Γ)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
     re.compile(r"\bn = ((?:[\d,]+(?:, | and ))*[\d,]+)"),
-    re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)"),
+    re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b"),
     # A size written as rows × columns ("200×200", "256 × 256").
     re.compile(r"\b(\d+) ?× ?(\d+)\b"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
@@ -385,7 +390,7 @@ RUN_SIZE_AFTER = re.compile(
     r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
     r"rounds|samples|assignments|partitions|repeats|replicates|schedulers|"
     r"MiB each|MB each|SPEC|PARSEC|"
-    r"SMT|-thread|-core|-way|th\b|st\b|nd\b|rd\b)\b",
+    r"SMT|-thread|-core|-socket|-way|th\b|st\b|nd\b|rd\b)\b",
 )
 
 _PHRASES = [re.compile(p) for _, p, _ in CONSTANTS]
