@@ -55,7 +55,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
     ),
     (
         "the bus settings of the bandwidth sensitivity study",
-        r"\b(10|14|20) GB/s\b|\b(32) GB/s peak|~(65)% of peak|choosing (10) because",
+        r"\b(10|14|20) GB/s\b|\b(32) GB/s peak|~(65)% of peak|choosing (10) because|instead of its \[A\] (20)",
         "scripts/sensitivity; data/machines/xeon-e5645.toml (three channels, 32 GB/s peak; ~65% sustained [A])",
     ),
     (
@@ -350,6 +350,9 @@ FORMS = [
     re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp|Γ)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
     re.compile(r"\bn = ((?:[\d,]+(?:, | and ))*[\d,]+)"),
     re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b"),
+    # A size in bytes: a footprint, a working set or a cache a preset declares ("4 and 8 MiB",
+    # "1-2 MiB each", "12 MB L3"), a setting of the run or of the machine.
+    re.compile(r"\b(\d+(?:\.\d+)?)(?:(?:-|–| and | to |, )(\d+(?:\.\d+)?))? (?:MiB|MB|KiB|KB|GiB|GB)\b(?!/)"),
     # A size written as rows × columns ("200×200", "256 × 256").
     re.compile(r"\b(\d+) ?× ?(\d+)\b"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").

@@ -121,6 +121,10 @@ def anchored(pin: Pin, near: str, strict: bool = False, files: Files | None = No
     return (not row or bool(row & said)) and bool(named & stems(f"{pin.field} {Path(pin.file).stem}"))
 
 
+# Fields of the result files whose numbers are not results: a recorded machine preset and the
+# prose of a check point.
+NOT_RESULTS = re.compile(r"(^|\.)(preset|sources?|known_gap|missing_mechanism|description)(\.|$)")
+
 # Row keys that name no row of their own: a table's summary row.
 GENERIC_ROWS = {"geomean", "mean", "all", "total", "average", "summary"}
 
@@ -160,6 +164,10 @@ def candidates(tok: Token, name: str, r: int, files: Files) -> list[Pin]:
     out = []
     for reading, (scale, shift) in READINGS.items():
         for f, xs, halves in cells:
+            # A machine description recorded beside a run, and a point's prose (its source, its
+            # gap), hold settings and quoted figures, not the run's results.
+            if NOT_RESULTS.search(f):
+                continue
             # A half-width is not a value of its own; an interval's end is, printed alone ([lo, hi]).
             if tok.kind != "of" and (
                 (HALF_WIDTH.search(f) and not any(halves)) or (tok.kind == "pm" and LO_HI.search(f))
