@@ -301,6 +301,65 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "crates/cosched-lab compare (GAP_SAMPLES 1,000); data/machines/xeon-e5645.toml (12 contexts); cosched run --min-effect (default 1%)",
     ),
     (
+        "the SPEC presets' phases, CPI split and MLP classes",
+        (
+            r"mcf (0\.45), soplex (1\.33), gcc (1\.43)|mcf's phases run at IPC (0\.36), (0\.45) and (0\.75)"
+            r"|the (90)% cap|at most (90)% of the solo CPI|weights (0\.4)/(0\.35)/(0\.25), factors (1)\+a, (1), (1)−(1\.6)a"
+            r" with a = (0\.1)-(0\.3)|repeats (1)-(3) times in the preset's (5) s|last (0\.3)-(2\.6) s alone|for its (100) s runs"
+            r"|Xeon Gold (5120)|, (90) ns, |xalancbmk\) (2), default (4)|streaming codes (8), the EFS synthetic benchmark (10)"
+            r"|has (10) line-fill|equal to (1)\b|every (40) quanta"
+        ),
+        "scripts/gen-spec-presets.py (shapes, weights, factors [A]; the measurement machine [C]); data/workloads (published IPCs [P]); crates/cosched-sim model/phase.rs (the 90% cap, MLP classes [A])",
+    ),
+    (
+        "SMT, L1 ports, exchange volumes and the presets that exchange",
+        (
+            r"\((0\.5) on the Intel presets|about (20)–(30)% throughput|(0) on the UltraSPARC|→ (0\.5)/(2)/(5) accesses"
+            r"|\((?:stencil|all-to-all), (\d+)\)|pipeline, (\d+)\)|\((\d)-stage|a (\d)-stage|^only, (8)\)|summing to (1)\b"
+        ),
+        "data/machines (core.smt_penalty [A]); crates/cosched-sim contention (κ); scripts/gen-parsec-presets.py (Bienia et al.'s exchange classes [A])",
+    ),
+    (
+        "the memory bus: the MLC curve's shape, the EFS queueing model, the DDR3 device",
+        (
+            r"^~(10)% of idle|~(1\.3)× at (85)%, (2\.2)× at the maximum|`L\(ρ\) = (62) \+|MLP (10)\b|DDR3-1333H (9)-(9)-(9)"
+            r"|tCK (1\.5) ns, CL = tRCD = tRP = (13\.5) ns, tRAS (36) ns, tRC (49\.5) ns, tRRD (6) ns, tFAW (30) ns"
+            r"|tRTP (7\.5) ns, tRFC (260) ns for (4) Gb devices, tREFI (7\.8) µs|bursts of (4) cycles|bus's (166\.7) M lines/s"
+            r"|hit less than (5)%|\((266\.7) M activates/s; one rank: (133\.3) M\)|allow (266\.7) M activates/s, above the bus's (150) M"
+            r"|tRP \+ tRCD \((27) ns\)|within\s*$|^\s*(10)% and hits its open row more than (90)%"
+            r"|inside the (15)% tolerance|with (5) exchange accesses|\((5) accesses per kilo-instruction\)|% with (50) \("
+        ),
+        "workload-sources.md §4 (the E5-2680v3 MLC curve [C]); EFS Eqs. 6-8 (62 ns, MLP 10, μ 150 M/s); Micron MT41J512M8 -15E and JEDEC JESD79-3F (data/machines/i5-2500.toml [memory.dram])",
+    ),
+    (
+        "the solver's cache, the switch costs, the refill clamp, the scheduler's tick and balancing",
+        (
+            r"up to (65,536) per run and at most (4\.2) M runners|\((3) µs on the Xeons,|^(2) µs on the i5"
+            r"|bounded to \[(0\.05), (0\.99)\]|share of (1/16) of the slices|`busy_factor`, (16)|every (64) ms on two contexts"
+            r"|within (10)% of an even share|sampled every (100) ns|Σ (1)/slowdown"
+        ),
+        "crates/cosched-sim (solver cache limits; refill share bounds [A]); data/machines costs (context_switch_us [A], scheduler_off_grid); kernel/sched/topology.c (busy_factor)",
+    ),
+    (
+        "the host's tenants probe and run-to-run variation's sizes",
+        (
+            r"in (5)-ms slices, stopped between them for (2), (8)|^\s*or (32) ms while|between (2)% and (98)%"
+            r"|in a (2)-ms pause and nearly half in (8) and (32) ms|λ at (0)\b|factor of mean (1)\b|σ (\d+(?:\.\d+)?)%"
+            r"|^\s*mean (1)\. The σ|\(≈(1)% on|default to (1)\)"
+        ),
+        "crates/cosched-linux absence probe (slices and pauses); crates/cosched-sim/src/variation.rs (the σ [A])",
+    ),
+    (
+        "the check points' rules and the row localities of the DRAM model",
+        (
+            r"tolerance (15)%, chosen after seeing them: at (10)% its|\((25)% of the published effect|periodic (0\.5) and (1) ms arms"
+            r"|\(default\s*$|^\s*(0\.5); the EFS synthetic benchmark (0\.9)|argument for (0\.9)|reach (90)% of the bus"
+            r"|every value is (0)|`max\((0), parallel / serial −|^\s*(1)\)`|between (0\.1) and (2)\)|min\((1), L2 / footprint\)"
+            r"|kernel (6\.18), `CONFIG_HZ=(250)`|The tick \((4) ms, `HZ_(250)`|solo utilisation\s*$|^\s*from (0\.1) to (0\.95)"
+        ),
+        "data/machines/*.toml [[check]] tolerances; scripts/gen-rda-presets.py and data/workloads (row_locality [A]); crates/cosched-sim (the secant clamp)",
+    ),
+    (
         "the command line's exit status for bad input",
         r"exit status (2)",
         "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
@@ -332,7 +391,11 @@ FORMS = [
     re.compile(r"\bsections (\d+(?:[-–]\d+)?)"),
     re.compile(r"\bet al\.,? ((?:19|20)\d\d)\b"),
     # A citation by author and year ("Smith 1985", "al. 2018" where "et" ends the line before).
-    re.compile(r"\b(?:[A-Z][a-z]+|al\.) ((?:19|20)\d\d)\b"),
+    re.compile(r"\b(?:[A-Z][A-Za-z]+|al\.) ((?:19|20)\d\d)\b"),
+    # A symbol's value in a formula or a model's parameter ("κ = 0.4", "μ = 150 M/s").
+    re.compile(r"[α-ωΑ-Ω] = (−?\d+(?:\.\d+)?)"),
+    # A list of a run's sizes before their unit ("32, 64 or 128 threads", "2, 4 and 8 streams").
+    re.compile(r"\b(\d+), (\d+),? (?:or|and) \d+ (?:threads|processes|streams|seeds|cores|contexts)"),
     re.compile(r"× (\d+) hardware threads"),
     # A time of day ("07:41 UTC"), and one subtracted in a formula ("(jobs − 1)", "solo time − 1").
     re.compile(r"\b(\d{1,2}:\d{2}(?::\d{2})?)\s*UTC"),
@@ -349,7 +412,7 @@ FORMS = [
     re.compile(r"ξ\s*(?:=|≥|≤|<|>)\s*(−?\d+(?:\.\d+)?)|ξ below (−1)|Between (−1) and (−0\.5)"),
     re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp|Γ)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
     re.compile(r"\bn = ((?:[\d,]+(?:, | and ))*[\d,]+)"),
-    re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b"),
+    re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b|\bCPU (\d+)\b|points' (15)% tolerance"),
     # A size in bytes: a footprint, a working set or a cache a preset declares ("4 and 8 MiB",
     # "1-2 MiB each", "12 MB L3"), a setting of the run or of the machine.
     re.compile(r"\b(\d+(?:\.\d+)?)(?:(?:-|–| and | to |, )(\d+(?:\.\d+)?))? (?:MiB|MB|KiB|KB|GiB|GB)\b(?!/)"),
@@ -391,7 +454,7 @@ REFERENCE_BEFORE = re.compile(
 RUN_SIZE_AFTER = re.compile(
     r"\s*(?:[-–]?\s*)?(?:random |uniform |seeded |ablation )?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
     r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
-    r"rounds|samples|assignments|partitions|repeats|replicates|schedulers|"
+    r"rounds|samples|assignments|partitions|repeats|replicates|schedulers|streams|"
     r"MiB each|MB each|SPEC|PARSEC|"
     r"SMT|-thread|-core|-socket|-way|th\b|st\b|nd\b|rd\b)\b",
 )

@@ -140,7 +140,12 @@ class Files:
         row = self.rows[name][r]
         if not row:
             return ""
-        return NUMBER_IN_CELL.sub("#", row[0][1]) if row[0][0] == "line" else row[0][1]
+        if row[0][0] == "line":
+            return NUMBER_IN_CELL.sub("#", row[0][1])
+        # A JSON object whose first field is empty is named by its `name`, if it has one.
+        if row[0][1] == "null":
+            return next((v for f, v in row if f == "name" or f.endswith(".name")), row[0][1])
+        return row[0][1]
 
     def locate(self, name: str, r: int, key: str, field: str) -> int | None:
         """Row `r` if it still has `key` and `field`, else the first row that has both."""

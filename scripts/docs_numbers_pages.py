@@ -32,6 +32,7 @@ CATALOGUE_TABLES = {("machine", "contexts", "from"), ("workloads", "from"), ("na
 KEY_COLUMNS = {"n", "rank", "observed"}
 
 WHOLE_PAGES: set[str] = {
+    "model",
     "optimum",
     "slits",
     "quintet",
