@@ -360,8 +360,16 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "data/machines/*.toml [[check]] tolerances; scripts/gen-rda-presets.py and data/workloads (row_locality [A]); crates/cosched-sim (the secant clamp)",
     ),
     (
+        "the inputs' limits: adversarial values tried, time knobs, the event budget, progress lines, messages",
+        (
+            r"1e-300, (0), (−1), NaN|\b(1) µs–(1) h|\b(5)·10⁴|every (3) s of a longer run|after (64) × \(threads \+ contexts\) \+ (10,000)"
+            r"|stops at line (1)\)|cut to (80) characters|below (10) observed cells"
+        ),
+        "crates/cosched-lab/src/limits.rs and crates/cosched-sim engine (budgets, the same-instant guard); cosched-cli progress (3 s); learn/complete.rs (10 cells)",
+    ),
+    (
         "the command line's exit status for bad input",
-        r"exit status (2)",
+        r"exit status (2)|^\s*and status (2)\.",
         "crates/cosched-cli/src/lib.rs (main_with): a refused input exits 2 (docs/formats.md)",
     ),
     (
@@ -432,7 +440,7 @@ FORMS = [
     re.compile(r"\bEqs?\.\s*((?:\d+(?:\s*[,+–-]\s*|\s+and\s+))*\d+)"),
     re.compile(r"\bn \+ (1)\b"),
     # A threshold or a target ("≥ 20%", "p99 < 5 µs"), copies of a program ("8×povray").
-    re.compile(r"(?:≥|≤|<|>)\s*(\d+(?:\.\d+)?)"),
+    re.compile(r"(?:≥|≤|<|>)\s*(\d[\d,]*(?:\.\d+)?)"),
     re.compile(r"(?<![\d.])\b(\d+)\s*×\s*(?=[a-z])"),
     # A change of a run's size: "6 → 12 processes", "from 1 to 6".
     re.compile(r"(?<![\d.])\b(\d+) → (\d+)\b(?![.,]\d)"),

@@ -25,13 +25,23 @@ FOLDERS = {
 #: Tables that list the presets and the policies with the sizes and defaults their files
 #: (data/machines, data/workloads) and knobs (`cosched list knobs`) declare: settings of the
 #: method, as a "paper | code" table's are (docs/catalogue.md).
-CATALOGUE_TABLES = {("machine", "contexts", "from"), ("workloads", "from"), ("name", "what")}
+#: So do the format tables of docs/formats.md: each field with the unit, default and range its
+#: loader declares (and checks: `tests/any_input.rs`), and each metric with its unit (the registry).
+CATALOGUE_TABLES = {
+    ("machine", "contexts", "from"),
+    ("workloads", "from"),
+    ("name", "what"),
+    ("field", "meaning", "unit", "default"),
+    ("machine field", "range", "workload field", "range"),
+    ("metric", "unit", "better", "meaning"),
+}
 
 #: Columns that, beside the first, name a table's row (a planted matrix's size, rank and share
 #: observed): coordinates, not results.
 KEY_COLUMNS = {"n", "rank", "observed"}
 
 WHOLE_PAGES: set[str] = {
+    "formats",
     "model",
     "optimum",
     "slits",
