@@ -79,9 +79,23 @@ def table_verdict(verdict: str, claim: str, first: Interval | None) -> str | Non
     """What is wrong with a claims table's verdict cell, given the row's first pinned interval."""
     v = verdict.strip().lower()
     # A verdict on the sign of a difference (not a trend's "direction (shrinks with n)").
-    if first is None or not v.startswith(("direction only", "direction and size", "direction;", "reversed")):
+    if first is None or not v.startswith(
+        ("direction only", "direction and size", "direction;", "reversed", "reproduced")
+    ):
         return None
     unrounded = f"(unrounded {first.mean:.4g} ±{first.half:.4g})"
+    if v.startswith("reproduced"):
+        # A claim that a figure stays within a bound ("within 10%") is reproduced when the whole
+        # interval does; a verdict naming its exceptions ("all but water-sp", "except …") shows
+        # an exception's interval first, which is not the claim's.
+        if re.search(r"\b(all but|except)\b", v):
+            return None
+        bound = re.search(r"within (\d+(?:\.\d+)?)%", claim)
+        if bound:
+            b = float(bound.group(1))
+            if abs(first.mean) + first.half > b:
+                return f"says '{verdict[:40]}', but the row's first interval {first.printed} {unrounded} leaves the paper's {b:g}%"
+            return None
     if first.holds_zero:
         return f"says '{verdict[:40]}', but the row's first interval {first.printed} holds 0 {unrounded}"
     if v.startswith("direction and size"):

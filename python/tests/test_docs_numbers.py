@@ -293,3 +293,12 @@ def test_on_a_page_read_whole_a_number_after_of_or_at_is_read(tree: Path, capsys
     assert "'96.8'" in err and "rda" in dn.WHOLE_PAGES, err
     # A run's size named by its unit stays a setting ("at 6 processes").
     assert "'6'" not in err, err
+
+
+def test_reproduced_needs_the_rows_interval_to_exclude_zero(tree: Path, capsys):
+    # evt.md's Fig. 5 row for Aho-Corasick at 1,000: its first interval (8.8 ±23.0% of the UPB)
+    # holds 0, so calling it "reproduced" fails on the unrounded cell, as "direction only" does.
+    err = failing_after(
+        tree, "evt.md", "bounded in 5/10 seeds | not reproduced |", "bounded in 5/10 seeds | reproduced |", capsys
+    )
+    assert "docs/evt.md:" in err and "says 'reproduced'" in err and "holds 0" in err, err
