@@ -54,18 +54,6 @@ pub fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     work: impl FnOnce(Cancel) -> Result<T, RunError> + Send + 'static,
 ) -> PyResult<T> {
-    interruptible_as(py, false, work)
-}
-
-/// As [`interruptible`]; with `calls_python` (the work runs a policy written in Python or
-/// calls back into Python), its thread attaches to Python once for the whole work, so each
-/// call re-takes the GIL on the thread's own state instead of creating one per call. Work
-/// that never calls Python skips the attach, which costs a thread state per call.
-pub fn interruptible_as<T: Send + 'static>(
-    py: Python<'_>,
-    calls_python: bool,
-    work: impl FnOnce(Cancel) -> Result<T, RunError> + Send + 'static,
-) -> PyResult<T> {
     take_base_exception();
     let cancel = Cancel::new();
     let (tx, rx) = channel();
@@ -77,11 +65,7 @@ pub fn interruptible_as<T: Send + 'static>(
             // Python policy's calls then re-take the GIL on this thread's own
             // state instead of creating and destroying one per event.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                if calls_python {
-                    Python::attach(|py| py.detach(|| work(flag)))
-                } else {
-                    work(flag)
-                }
+                Python::attach(|py| py.detach(|| work(flag)))
             }));
             let _ = tx.send(r);
         })

@@ -183,50 +183,48 @@ fn simulate(
     trace_path: Option<String>,
     custom: Option<CustomIn>,
 ) -> PyResult<(Py<PyAny>, Vec<String>, Vec<Slice>)> {
-    let calls_python = custom.is_some();
-    let (text, names, slices) =
-        crate::interrupt::interruptible_as(py, calls_python, move |cancel| -> Result<_, RunError> {
-            let mut run = run_opts(&knobs, machine, workload)?;
-            run.cancel = cancel;
-            let resolved = run.resolve()?;
-            let custom = custom.map(self::custom).transpose()?;
-            let cfg = match &custom {
-                Some(c) => config_custom(&run, c, seed, &[c.name.as_str()])?,
-                None => config(&run, &policy, seed)?,
-            };
-            let prep = prepare(&resolved, seed)?;
-            let names: Vec<String> = prep.plan.jobs.iter().map(|j| j.name.clone()).collect();
-            let mut slices: Vec<Slice> = vec![];
-            let mut file = match &trace_path {
-                Some(path) => {
-                    let f = std::fs::File::create(path)
-                        .map_err(|e| RunError::option(format!("{path}: cannot create trace file: {e}")))?;
-                    Some(
-                        ChromeTrace::new(std::io::BufWriter::new(f), &prep.varied.topology(), names.clone())
-                            .map_err(|e| RunError::option(format!("{path}: {e}")))?,
-                    )
-                }
-                None => None,
-            };
-            let mut sink = |s: TraceSlice| {
-                if collect {
-                    slices.push((s.ctx, s.thread, s.job, s.start, s.end));
-                }
-                if let Some(t) = file.as_mut() {
-                    t.slice(s);
-                }
-            };
-            let want = collect || trace_path.is_some();
-            let sink: Option<&mut dyn FnMut(TraceSlice)> = if want { Some(&mut sink) } else { None };
-            let r = match &custom {
-                Some(c) => prep.run_custom(&run, c, &cfg, sink)?,
-                None => prep.run(&run, &cfg, sink)?,
-            };
-            if let (Some(t), Some(path)) = (file, &trace_path) {
-                t.finish().map_err(|e| RunError::option(format!("{path}: writing trace: {e}")))?;
+    let (text, names, slices) = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
+        let mut run = run_opts(&knobs, machine, workload)?;
+        run.cancel = cancel;
+        let resolved = run.resolve()?;
+        let custom = custom.map(self::custom).transpose()?;
+        let cfg = match &custom {
+            Some(c) => config_custom(&run, c, seed, &[c.name.as_str()])?,
+            None => config(&run, &policy, seed)?,
+        };
+        let prep = prepare(&resolved, seed)?;
+        let names: Vec<String> = prep.plan.jobs.iter().map(|j| j.name.clone()).collect();
+        let mut slices: Vec<Slice> = vec![];
+        let mut file = match &trace_path {
+            Some(path) => {
+                let f = std::fs::File::create(path)
+                    .map_err(|e| RunError::option(format!("{path}: cannot create trace file: {e}")))?;
+                Some(
+                    ChromeTrace::new(std::io::BufWriter::new(f), &prep.varied.topology(), names.clone())
+                        .map_err(|e| RunError::option(format!("{path}: {e}")))?,
+                )
             }
-            Ok((r, names, slices))
-        })?;
+            None => None,
+        };
+        let mut sink = |s: TraceSlice| {
+            if collect {
+                slices.push((s.ctx, s.thread, s.job, s.start, s.end));
+            }
+            if let Some(t) = file.as_mut() {
+                t.slice(s);
+            }
+        };
+        let want = collect || trace_path.is_some();
+        let sink: Option<&mut dyn FnMut(TraceSlice)> = if want { Some(&mut sink) } else { None };
+        let r = match &custom {
+            Some(c) => prep.run_custom(&run, c, &cfg, sink)?,
+            None => prep.run(&run, &cfg, sink)?,
+        };
+        if let (Some(t), Some(path)) = (file, &trace_path) {
+            t.finish().map_err(|e| RunError::option(format!("{path}: writing trace: {e}")))?;
+        }
+        Ok((r, names, slices))
+    })?;
     Ok((crate::data::from_value(py, &text)?, names, slices))
 }
 
@@ -247,8 +245,7 @@ fn compare(
     gap: bool,
     regimes: bool,
 ) -> PyResult<Py<PyAny>> {
-    let calls_python = !customs.is_empty();
-    let c = crate::interrupt::interruptible_as(py, calls_python, move |cancel| -> Result<_, RunError> {
+    let c = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
@@ -280,8 +277,7 @@ fn sweep(
     progress: Option<Py<PyAny>>,
     customs: Vec<CustomIn>,
 ) -> PyResult<Vec<Py<PyAny>>> {
-    let calls_python = !customs.is_empty() || progress.is_some();
-    let texts = crate::interrupt::interruptible_as(py, calls_python, move |cancel| -> Result<_, RunError> {
+    let texts = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let pts: Vec<Point> = points
             .into_iter()
