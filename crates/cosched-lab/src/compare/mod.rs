@@ -357,7 +357,7 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
             }
         })
         .collect();
-    let regimes = if regimes { regime::notes(resolved, what, &names, &reports)? } else { vec![] };
+    let regimes = if regimes { regime::notes(resolved, what, &names, &reports, steps)? } else { vec![] };
     Ok(Comparison {
         regimes,
         machine: m.name.clone(),

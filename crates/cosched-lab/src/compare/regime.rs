@@ -104,67 +104,19 @@ pub(super) fn notes(
     what: &Comparing,
     names: &[String],
     runs: &[Report],
+    steps: &Steps,
 ) -> Result<Vec<RegimeNote>, RunError> {
-    let w = &resolved.workload;
     let among = |family: &[&str]| -> Vec<String> {
         names.iter().filter(|n| family.contains(&n.as_str()) && n.as_str() != what.baseline).cloned().collect()
     };
     let mut out = vec![];
     let pf = among(&PERF_FAIR_FAMILY);
-    let threaded = w.jobs.iter().any(|j| j.n_threads() > 1) || resolved.spec.threads.is_some_and(|t| t > 1);
-    let regime = format!("single-threaded processes of {PERF_FAIR_SOLO_S:.0} s alone each, 500 of its 200-ms quanta");
-    let paper_figures = "`cosched paper perf-fair` (docs/results/perf-fair/: job-length.csv, this mix at each \
-                         length; fig1-unfairness.csv, the paper's 13 mixes)"
-        .to_string();
-    if !pf.is_empty() && threaded {
-        out.push(RegimeNote {
-            policies: pf,
-            paper: "Perf&Fair §2, §6".into(),
-            regime,
-            here: "multi-threaded jobs: Perf&Fair accounts the progress of processes of one thread".into(),
-            in_regime: None,
-            paper_figures,
-        });
-    } else if let (false, Some((lo, hi))) = (pf.is_empty(), solo_range(runs)) {
-        if lo < PERF_FAIR_SOLO_S {
-            let quantum_s =
-                resolved.spec.policy_opts(&["perf-fair"], what.first_seed)?.0.perf_fair.quantum as f64 * 1e-9;
-            let here = format!(
-                "jobs run {lo:.1}-{hi:.1} s alone, {:.0}-{:.0} of its {:.0}-ms quanta",
-                lo / quantum_s,
-                hi / quantum_s,
-                quantum_s * 1e3
-            );
-            let long = Resolved { workload: stretched(&resolved.machine, w, PERF_FAIR_SOLO_S)?, ..resolved.clone() };
-            let mut ran: Vec<String> = vec![what.baseline.to_string()];
-            ran.extend(pf.iter().cloned());
-            let c = comparison(
-                &long,
-                &Comparing { policies: &ran, customs: &[], gap: false, regimes: false, ..*what },
-                &Steps::silent(),
-            )?;
-            let paired = pf
-                .iter()
-                .filter_map(|p| {
-                    Some(PairedUnfairness {
-                        policy: p.clone(),
-                        here: paired(runs, names, p, what.baseline)?,
-                        in_regime: paired(&c.runs, &ran, p, what.baseline)?,
-                    })
-                })
-                .collect();
-            out.push(RegimeNote {
-                policies: pf,
-                paper: "Perf&Fair §2, §6".into(),
-                regime,
-                here,
-                in_regime: Some(RegimeRun { solo_s: PERF_FAIR_SOLO_S, policies: c.policies, paired }),
-                paper_figures,
-            });
-        }
+    if !pf.is_empty() {
+        out.extend(perf_fair_note(resolved, what, names, runs, steps, pf)?);
     }
     let rda = among(&RDA_FAMILY);
-    let declared = w
+    let declared = resolved
+        .workload
         .jobs
         .iter()
         .flat_map(|j| j.phases.iter().chain(j.classes.iter().flat_map(|c| c.phases.iter())))
@@ -180,6 +132,70 @@ pub(super) fn notes(
         });
     }
     Ok(out)
+}
+
+/// Perf&Fair's family `pf` outside its regime: multi-threaded jobs, or jobs shorter than the
+/// paper's alone, which are then rerun stretched with the baseline (a baseline given as code
+/// included), reporting to `steps` like the comparison's own runs. A rerun the run's budgets
+/// refuse (`--max-sim-time-s`, `--max-events`) is left out, the note saying why.
+fn perf_fair_note(
+    resolved: &Resolved,
+    what: &Comparing,
+    names: &[String],
+    runs: &[Report],
+    steps: &Steps,
+    pf: Vec<String>,
+) -> Result<Option<RegimeNote>, RunError> {
+    let w = &resolved.workload;
+    let note = |policies: Vec<String>, here: String, in_regime: Option<RegimeRun>| RegimeNote {
+        policies,
+        paper: "Perf&Fair §2, §6".into(),
+        regime: format!("single-threaded processes of {PERF_FAIR_SOLO_S:.0} s alone each, 500 of its 200-ms quanta"),
+        here,
+        in_regime,
+        paper_figures: "`cosched paper perf-fair` (docs/results/perf-fair/: job-length.csv, this mix at each \
+                        length; fig1-unfairness.csv, the paper's 13 mixes)"
+            .to_string(),
+    };
+    if w.jobs.iter().any(|j| j.n_threads() > 1) || resolved.spec.threads.is_some_and(|t| t > 1) {
+        let here = "multi-threaded jobs: Perf&Fair accounts the progress of processes of one thread";
+        return Ok(Some(note(pf, here.into(), None)));
+    }
+    let Some((lo, hi)) = solo_range(runs).filter(|(lo, _)| *lo < PERF_FAIR_SOLO_S) else {
+        return Ok(None);
+    };
+    let quantum_s = resolved.spec.policy_opts(&["perf-fair"], what.first_seed)?.0.perf_fair.quantum as f64 * 1e-9;
+    let mut here = format!(
+        "jobs run {lo:.1}-{hi:.1} s alone, {:.0}-{:.0} of its {:.0}-ms quanta",
+        lo / quantum_s,
+        hi / quantum_s,
+        quantum_s * 1e3
+    );
+    let mut ran: Vec<String> = vec![what.baseline.to_string()];
+    ran.extend(pf.iter().cloned());
+    let rerun = stretched(&resolved.machine, w, PERF_FAIR_SOLO_S).and_then(|workload| {
+        let long = Resolved { workload, ..resolved.clone() };
+        comparison(&long, &Comparing { policies: &ran, gap: false, regimes: false, ..*what }, steps)
+    });
+    let c = match rerun {
+        Ok(c) => c,
+        Err(e @ RunError::Simulation(_)) => {
+            here += &format!("; not rerun at {PERF_FAIR_SOLO_S:.0} s alone: {e}");
+            return Ok(Some(note(pf, here, None)));
+        }
+        Err(e) => return Err(e),
+    };
+    let paired = pf
+        .iter()
+        .filter_map(|p| {
+            Some(PairedUnfairness {
+                policy: p.clone(),
+                here: paired(runs, names, p, what.baseline)?,
+                in_regime: paired(&c.runs, &ran, p, what.baseline)?,
+            })
+        })
+        .collect();
+    Ok(Some(note(pf, here, Some(RegimeRun { solo_s: PERF_FAIR_SOLO_S, policies: c.policies, paired }))))
 }
 
 /// The notes in lines, under the comparison's table.
@@ -261,6 +277,31 @@ mod tests {
         assert!(rda.in_regime.is_none());
         let lines = regime_lines(&c.regimes, "cfs");
         assert!(lines.iter().any(|l| l.starts_with("outside its paper's regime: perf-fair.")), "{lines:?}");
+    }
+
+    #[test]
+    fn a_rerun_the_runs_budget_refuses_is_left_out_saying_why() {
+        // spec-mix8's jobs run a few seconds alone; stretched to 100 s they pass a 60-s budget.
+        let run = RunSpec {
+            machine: "xeon-e5645".into(),
+            workload: "spec-mix8".into(),
+            timing: false,
+            max_sim_time_s: 60.0,
+            ..RunSpec::default()
+        };
+        let names = ["cfs".to_string(), "perf-fair".to_string()];
+        let what = Comparing {
+            policies: &names,
+            customs: &[],
+            baseline: "cfs",
+            first_seed: 1,
+            seeds: 2,
+            gap: false,
+            regimes: true,
+        };
+        let c = comparison(&run.resolve().unwrap(), &what, &Steps::silent()).unwrap();
+        let pf = &c.regimes[0];
+        assert!(pf.in_regime.is_none() && pf.here.contains("not rerun at 100 s alone"), "{}", pf.here);
     }
 
     #[test]

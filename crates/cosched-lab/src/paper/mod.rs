@@ -10,6 +10,7 @@ pub mod evt;
 pub mod optimum;
 pub mod perf_fair;
 pub mod perf_fair_length;
+pub mod perf_fair_mixes;
 pub mod quintet;
 pub mod rda;
 pub mod rda_growth;
