@@ -24,7 +24,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "Perf&Fair's estimate validity",
         (
             r"has run (8) s|after (8) s|(8) s of its run time|(40) quanta of (200) ms|a whole (200)-ms quantum"
-            r"|its (200)-ms|renewed every (8) s"
+            r"|its (200)-ms|renewed every (8) s|\((10)-ms quanta, as many"
         ),
         "Perf&Fair §5.1; crates/cosched-policies (perf-fair's VALID_QUANTA × its 200 ms quantum)",
     ),
