@@ -120,6 +120,17 @@ def number_cell(pin: Pin, files: Files) -> bool:
     return not re.search(r"[A-Za-z_-]$", text[: m.start()]) and not re.match(r"[A-Za-z]", text[m.end() :])
 
 
+def noun_after(pin: Pin, files: Files) -> str:
+    """The word a pinned cell prints right after its number ("18 cells beyond" -> "cells")."""
+    r = files.locate(pin.file, pin.row, pin.key, pin.field)
+    text = dict(files.rows[pin.file][r]).get(pin.field, "") if r is not None else ""
+    found = list(re.finditer(r"[+−-]?\d[\d,]*(?:\.\d+)?", text))
+    if pin.item >= len(found):
+        return ""
+    m = re.match(r"\s*([A-Za-z][\w-]*)", text[found[pin.item].end() :])
+    return m.group(1).lower() if m else ""
+
+
 def pin_problems(
     c: Cell, found: list[tuple[int, Token]], ordinal: int, pin: Pin, files: Files, verdicts: bool = True
 ) -> list[str]:
@@ -146,6 +157,9 @@ def pin_problems(
     whole_cell = got is not None and got[0] == round(got[0]) and number_cell(pin, files)
     # A count of a total read from a report line as the line prints it ("24 of 35") is anchored by both.
     from_line = pin.field == "line" and not (tok.kind == "of" and pin.to == "@item")
+    # ... unless the line prints it as the page does, before the same noun ("18 cells beyond").
+    noun = re.match(r"\s*([A-Za-z][\w-]*)", c.text[offset + len(tok.text) :])
+    from_line = from_line and not (noun and noun.group(1).lower() == noun_after(pin, files))
     if strict and small and (pin.reading not in ("value", "negated") or not whole_cell or from_line):
         out.append("a whole number read from a cell that is not one, as it is: a count reads a count")
     elif not anchored(pin, words, strict, files, f"{c.before} {c.text} {c.after} {c.column}"):

@@ -21,6 +21,35 @@ import re
 #: (name, the phrase with the number in its group, where the value is declared).
 CONSTANTS: list[tuple[str, str, str]] = [
     (
+        "the real-machine runtime's settings (docs/runtime.md)",
+        (
+            r"differs from sysfs's by more than (1)%|a context with no runnable task for (3) ticks \((60) ms\)"
+            r"|left incomplete for (5) s|plus (20,000) seeded mutations|default (5) s; a second Ctrl-C"
+            r"|the fail-safe tests (3) times|test file (10) times|\((60) s\), and the `--timeout-s`|HANG`,\s*$"
+            r"|^(60) s\), and the|sets its timeout to (4) ×|\((1) MiB each|between (5)-ms slices for (1) ms"
+            r"|for (16) ms with the CPU idle|(5)-ms slices for (2), (8) and (32) ms|about (95)% of the measured"
+            r"|\((10,000) seeded resamples|`--drift-threshold` \((10)%\)|`--min-effect` \((1)%\)"
+            r"|with (100) ms quanta|at (100) ms quanta|(100) ms by default|(500) µs steal timer|(2,000) wake-ups"
+            r"|`--repeat (\d+)`?|--repeat (\d+) |(20) rounds|within (5) s\b|grid \((11) footprints|(12) access rates"
+            r"|from (0\.1) to (500) per|co-runner\s+starts (0\.5) s|starts (0\.5) s ahead|more than (25)% is flagged"
+            r"|≥ (90)% of its turnaround|\(k = (2),|beyond (30)%|(1) \(baseline\)|every ~(4) ms|the (1) s grace"
+            r"|timed out after (2) s|SIGTERM \((2)\); (1) ignored|status (2)\b|the default tick is (20) ms"
+            r"|\((2) MiB/1 LLC/2 CPUs, (8) MiB/4 CPUs, (32) MiB|\(default (2) ×\)|scheduler alone, (20)$"
+            r"|With (24) managed processes \((24) ×|and (100) ms quanta|(69) µs per call, is the simulator's default"
+            r"|× \((1) ± t₉₅\(R−(1)\)·√(2)·σ/√R\)"
+            r"|with (1)\.\.N pinned|over ¼, ½, (1) and (2) ×|at IPC (1)\b|\(MLP (1):|from ⅛ to (4) ×|^(30)%: chase4"
+            r"|the (10)% threshold|kernel's (4)-ms slices|EEVDF's (1\.5)-ms request|in (4) rounds interleaved"
+            r"|(12) M loads/s × an assumed (4) instructions|(900) M operations/s × (4) instructions|Perf&Fair's (200) ms"
+            r"|the (100) ms round-robin|a (100) ms\s*$|\(median of (3), alone"
+        ),
+        (
+            "crates/cosched-linux (runtime tick, blocking after 3 ticks, the pp server's 5-s line timeout, --grace-s),"
+            " crates/cosched-cli (rounds: 10,000 resamples, --drift-threshold, --min-effect), characterise.rs (the"
+            " pirate grid, the 0.5-s lead, the 25% flag), probing.rs (90% cover, k = 2), scripts/load, the tests'"
+            " HANG; SLITS §5.2 (WSS's 500 µs); host-check's targets (#31: median ≤ 15%, no cell beyond 30%)"
+        ),
+    ),
+    (
         "Perf&Fair's estimate validity",
         (
             r"has run (8) s|after (8) s|(8) s of its run time|(40) quanta of (200) ms|a whole (200)-ms quantum"
@@ -406,7 +435,9 @@ FORMS = [
     re.compile(r"\b(\d+), (\d+),? (?:or|and) \d+ (?:threads|processes|streams|seeds|cores|contexts)"),
     re.compile(r"× (\d+) hardware threads"),
     # A time of day ("07:41 UTC"), and one subtracted in a formula ("(jobs − 1)", "solo time − 1").
-    re.compile(r"\b(\d{1,2}:\d{2}(?::\d{2})?)\s*UTC"),
+    re.compile(r"\b(\d{1,2}:\d{2}(?::\d{2})?(?:[–-]\d{1,2}:\d{2})?)\s*UTC"),
+    # A run named by its time of day ("the 18:48 run", "at 18:48 they ran").
+    re.compile(r"\b(\d{1,2}:\d{2}) run\b|\bat (\d{1,2}:\d{2})\b"),
     re.compile(r"[a-z)] [−-] (1)\b(?![.,]\d)"),
     # A publication's year ("PACT 2008", "TPDS 2011", "a 2018 port"), a crate's version, patch
     # numbers, powers of ten written as such, a confidence level.
@@ -457,11 +488,11 @@ FORMS = [
 #: which precede results as often as settings ("a speedup of 1.9%", "finishes at 407.7 s").
 REFERENCE_BEFORE = re.compile(
     r"(§|ranks?\s+(?:\d+\s+and\s+)?|summary \(|§\d+ \(|Figs?\.?\s*(?:\d+(?:[-–]\d+)?(?:,\s*|\s+and\s+))*|Tables?\s*|Eqs?\.?\s*|points?\s+(?:\d+(?:,\s*|\s+and\s+))*|mix\s*|n\s*=\s*|k\s*=\s*|p\s*=\s*|"
-    r"beta\(|Weibull\(|Pareto\(|gpd\()$"
+    r"beta\(|Weibull\(|Pareto\(|gpd\(|(?:design )?notes?\s+(?:\d+,\s*)*|issue #|items?\s+|round\s+)$"
 )
 RUN_SIZE_AFTER = re.compile(
     r"\s*(?:[-–]?\s*)?(?:random |uniform |seeded |ablation )?(seeds?|threads?|molecules|processes|process|copies|instances|periods|"
-    r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|"
+    r"programs?|jobs|mixes|workloads|benchmarks|applications|cores?|contexts?|v?CPUs?|busy loops|ticks|"
     r"rounds|samples|assignments|partitions|repeats|replicates|schedulers|streams|"
     r"MiB each|MB each|SPEC|PARSEC|"
     r"SMT|-thread|-core|-socket|-way|th\b|st\b|nd\b|rd\b)\b",

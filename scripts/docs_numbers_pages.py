@@ -41,6 +41,7 @@ CATALOGUE_TABLES = {
 KEY_COLUMNS = {"n", "rank", "observed"}
 
 WHOLE_PAGES: set[str] = {
+    "runtime",
     "formats",
     "model",
     "optimum",
@@ -119,13 +120,15 @@ def sentence(text: str, offset: int) -> str:
 def skipped_lines(lines: list[str]) -> set[int]:
     """Lines whose numbers are no page's results: code blocks, headings, comments and markers,
     and the blocks another test regenerates."""
-    out, fence, generated, tests = set(), False, False, False
+    out, fence, generated, tests, paragraph = set(), False, False, False, False
     for i, line in enumerate(lines):
         s = line.strip()
         if s.startswith("## "):
             # A "Tests" section describes the tests: their settings live in the test code.
             tests = s[3:].lower().startswith("tests")
-        if tests:
+        # So does a paragraph that opens with "Tests:" or "**Tests**", to its blank line.
+        paragraph = bool(s) and (paragraph or s.startswith(("Tests:", "**Tests**")))
+        if tests or paragraph:
             out.add(i)
         elif s.startswith("```"):
             fence = not fence
@@ -173,6 +176,8 @@ def cells(root: Path) -> list[Cell]:
             marker = MARKER.fullmatch(lines[i - 1].strip()) if i > 0 else None
             folders = [f.removeprefix("results/") for f in marker.group(1).split()] if marker else default
             paired = bool(marker and marker.group("paired"))
+            # A marker's files are the block's only sources: not the rest of its section's.
+            section = frozenset(folders) if marker else None
             line = lines[i]
             if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: "):
                 head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
@@ -203,7 +208,7 @@ def cells(root: Path) -> list[Cell]:
                                     folders,
                                     pos,
                                     paired,
-                                    named[j],
+                                    section or named[j],
                                     row[0],
                                     verdict,
                                     strict=not declared,
@@ -223,7 +228,9 @@ def cells(root: Path) -> list[Cell]:
                     # Named by its first words (numbers masked), so lines added above keep its pins.
                     name = "paragraph: " + NUMBER_IN_CELL.sub("#", lines[i].strip())[:60]
                     before, after = " ".join(lines[i:j]), " ".join(lines[j + 1 : end])
-                    cell = Cell(doc, j + 1, name, f"line {j - i + 1}", lines[j], folders, 0, paired, named[j])
+                    cell = Cell(
+                        doc, j + 1, name, f"line {j - i + 1}", lines[j], folders, 0, paired, section or named[j]
+                    )
                     out.append(replace(cell, before=before, after=after, strict=marker is None or whole, whole=whole))
                     j += 1
                 i = j

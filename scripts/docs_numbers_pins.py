@@ -107,15 +107,19 @@ def anchored(pin: Pin, near: str, strict: bool = False, files: Files | None = No
     said = stems(near)
     if not strict:
         return bool(said & stems(f"{pin.key or ''} {pin.field} {Path(pin.file).stem}"))
-    if pin.field == "line":  # a report's line: its own words name it
-        return len(stems(pin.key or "") & said) >= 2
+    if pin.field == "line":  # a report's line: its own words name it (two, or its only one)
+        own = stems(pin.key or "")
+        if not own:  # a line named by a short word only (`xz`): the sentence says that word
+            first = re.findall(r"[a-z0-9]+", (pin.key or "").lower())[:1]
+            return bool(first) and re.search(rf"(?<![\w-]){first[0]}(?![\w-])", near.lower()) is not None
+        return len(own & said) >= min(2, len(own))
     row = (files.distinct(pin.file, pin.row, stems) if files else stems(pin.key or "")) - GENERIC_ROWS
     named = said | stems(around)
     # A row its number alone tells apart (`mix 11`): the sentence names that number.
     if (
         not row
         and re.fullmatch(r"\d+", (pin.key or "").strip('"'))
-        and not re.search(rf"(?<![\w.]){pin.key}(?![\w.]\d?)", near)
+        and not re.search(rf"(?<![\w.]){pin.key}(?![\w.]\d?)", near.replace(",", ""))
     ):
         return False
     return (not row or bool(row & said)) and bool(named & stems(f"{pin.field} {Path(pin.file).stem}"))

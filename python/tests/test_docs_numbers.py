@@ -302,3 +302,31 @@ def test_reproduced_needs_the_rows_interval_to_exclude_zero(tree: Path, capsys):
         tree, "evt.md", "bounded in 5/10 seeds | not reproduced |", "bounded in 5/10 seeds | reproduced |", capsys
     )
     assert "docs/evt.md:" in err and "says 'reproduced'" in err and "holds 0" in err, err
+
+
+def test_a_marker_names_its_blocks_only_sources(tree: Path, capsys):
+    # runtime.md's time-sharing table is marked `results/runtime/host-check/calibrate.txt`: a pin
+    # of it into the section's other named files (host-check's summary.md) fails.
+    # The same cells under another name in a folder the section names: the pin still reads.
+    host = tree / "docs" / "results" / "runtime" / "host-check"
+    shutil.copy(host / "calibrate.txt", host / "calibrate-copy.txt")
+    edit_pin(
+        tree,
+        lambda r: r[0] == "docs/runtime.md" and r[4] == "runtime/host-check/calibrate.txt" and r[3].endswith(":786"),
+        file="runtime/host-check/calibrate-copy.txt",
+    )
+    assert dn.run(tree, "check") == 1
+    assert "reads runtime/host-check/calibrate-copy.txt, which its section names neither" in capsys.readouterr().err
+
+
+def test_a_count_read_from_a_report_line_needs_the_lines_own_noun(tree: Path, capsys):
+    # "18 cells beyond 30%" reads host-check's summary line "18 cells beyond 30%"; said of
+    # anything else ("18 rows") the same small number is a coincidence and fails.
+    err = failing_after(
+        tree,
+        "runtime.md",
+        "18 cells beyond 30% missed the worst-case target",
+        "18 rows beyond 30% missed the worst-case target",
+        capsys,
+    )
+    assert "'18'" in err, err
