@@ -41,13 +41,25 @@ from pathlib import Path
 # Run as a script (scripts/docs-numbers) or loaded by path (the tests): the reader beside it.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_numbers_files import Files, rounds_to
-from docs_numbers_pages import WHOLE_PAGES, Cell, cells
+from docs_numbers_pages import HISTORY_PAGES, WHOLE_PAGES, Cell, cells
 from docs_numbers_pins import Pin, anchored, find, near_text, printed, read, reads
 from docs_numbers_tokens import NUM, Token, num, tokens
 from docs_numbers_verdicts import Interval, beside, interval, table_verdict
 
 # The machinery the tests reach through this module.
-__all__ = ["WHOLE_PAGES", "Cell", "Pin", "cells", "num", "printed", "rounds_to", "run", "tokens", "verdict_problems"]
+__all__ = [
+    "HISTORY_PAGES",
+    "WHOLE_PAGES",
+    "Cell",
+    "Pin",
+    "cells",
+    "num",
+    "printed",
+    "rounds_to",
+    "run",
+    "tokens",
+    "verdict_problems",
+]
 
 PIN_FILE = "docs/results/numbers.csv"
 PIN_HEADER = ["doc", "claim", "column", "token", "file", "row", "row key", "field", "item", "reading", "half", "to"]

@@ -451,7 +451,9 @@ FORMS = [
     re.compile(r"ξ\s*(?:=|≥|≤|<|>)\s*(−?\d+(?:\.\d+)?)|ξ below (−1)|Between (−1) and (−0\.5)"),
     re.compile(r"(?:beta|Weibull|Pareto|gpd|uniform|Exp|Γ)\((\d+(?:\.\d+)?)(?:, (\d+(?:\.\d+)?))?\)"),
     re.compile(r"\bn = ((?:[\d,]+(?:, | and ))*[\d,]+)"),
-    re.compile(r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b(?![.,]\d)|\bCPU (\d+)\b(?![.,]\d)|points' (15)% tolerance"),
+    re.compile(
+        r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b(?![.,]\d)|\bCPU (\d+)\b(?![.,]\d)|points' (15)% tolerance"
+    ),
     # A size in bytes: a footprint, a working set or a cache a preset declares ("4 and 8 MiB",
     # "1-2 MiB each", "12 MB L3"), a setting of the run or of the machine.
     re.compile(r"\b(\d+(?:\.\d+)?)(?:(?:-|–| and | to |, )(\d+(?:\.\d+)?))? (?:MiB|MB|KiB|KB|GiB|GB)\b(?!/)"),
