@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docs_numbers_constants import REFERENCE_BEFORE, RUN_SIZE_AFTER, constant_spans
+from docs_numbers_forms import REFERENCE_BEFORE, RUN_SIZE_AFTER, constant_spans
 
 # One number as printed: sign, digits (thousands with commas), decimals.
 NUM = r"[+−-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+−-]?\d+(?:\.\d+)?"

@@ -169,6 +169,7 @@ impl RunSpec {
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             shared: Default::default(),
+            whole_sockets: false,
         })
     }
 

@@ -6,7 +6,9 @@
 //! round per size is reported, with its ratio to 16 contexts in the same run.
 //!
 //! Run: `scripts/bench-scaling` (or `cargo bench -p cosched-sim --bench scaling`);
-//! `COSCHED_BENCH_QUICK=1` runs 16, 64 and 256 contexts only, 3 rounds.
+//! `COSCHED_BENCH_QUICK=1` runs 16, 64 and 256 contexts only, 3 rounds;
+//! `COSCHED_BENCH_SIZES=16,256`, `COSCHED_BENCH_POLICIES=cfs` and `COSCHED_BENCH_ROUNDS=1` measure
+//! only those (to profile one).
 
 use cosched_machine::MachineSpec;
 use cosched_policies::{self as policies, PolicyOptions};
@@ -49,14 +51,25 @@ fn workload(contexts: u32) -> WorkloadSpec {
 
 fn main() {
     let quick = std::env::var_os("COSCHED_BENCH_QUICK").is_some();
-    let sizes: Vec<u32> = SIZES.iter().copied().filter(|&c| !quick || c <= 256).collect();
-    let rounds = if quick { 3 } else { 5 };
+    let listed = |var: &str| std::env::var(var).ok().map(|v| v.split(',').map(str::to_string).collect::<Vec<_>>());
+    let only_sizes = listed("COSCHED_BENCH_SIZES");
+    let only_policies = listed("COSCHED_BENCH_POLICIES");
+    let sizes: Vec<u32> = SIZES
+        .iter()
+        .copied()
+        .filter(|&c| !quick || c <= 256)
+        .filter(|c| only_sizes.as_ref().is_none_or(|s| s.contains(&c.to_string())))
+        .collect();
+    let policies: Vec<&str> =
+        POLICIES.iter().copied().filter(|p| only_policies.as_ref().is_none_or(|s| s.iter().any(|q| q == p))).collect();
+    let rounds =
+        std::env::var("COSCHED_BENCH_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(if quick { 3 } else { 5 });
     let cases: Vec<(u32, &str, MachineSpec, Plan)> = sizes
         .iter()
         .flat_map(|&c| {
             let m = machine(c);
             let plan = Plan::new(&workload(c), &m, None, 1, "scaled").expect("plan");
-            POLICIES.iter().map(move |&p| (c, p, m.clone(), plan.clone()))
+            policies.iter().map(move |&p| (c, p, m.clone(), plan.clone()))
         })
         .collect();
     // us per event of each case, per round.

@@ -5,7 +5,17 @@
 use super::*;
 
 impl Solver {
-    pub(super) fn solve_fresh(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
+    /// A socket's fresh solve from a cold start. With `fixed`, every runner's
+    /// memory latency is held at that many ns
+    /// instead of solved from the bus (one LLC domain of a socket whose bus
+    /// the domains share: `domain.rs`).
+    pub(super) fn solve_fresh_at(
+        &mut self,
+        models: &[PhaseModel],
+        runners: &[Runner],
+        out: &mut Vec<Rates>,
+        fixed: Option<f64>,
+    ) -> BusState {
         let n = runners.len();
         out.clear();
         out.resize(n, Rates::default());
@@ -63,7 +73,13 @@ impl Solver {
                 let s = self.stretch;
                 self.a.iter_mut().for_each(|a| *a *= s);
             }
-            bus = self.solve_latency(bus.latency_ns);
+            bus = match fixed {
+                Some(l) => {
+                    self.l.iter_mut().for_each(|x| *x = l);
+                    BusState { latency_ns: l, utilisation: 0.0 }
+                }
+                None => self.solve_latency(bus.latency_ns),
+            };
             let mut moved = 0.0f64;
             for i in 0..n {
                 let ipc = 1.0 / (self.b[i] + self.c[i] * self.l[i]);

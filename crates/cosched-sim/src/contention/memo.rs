@@ -114,7 +114,23 @@ impl Solver {
 
     /// [`Solver::solve`] once `self.first` holds the runners' sorted first-sort keys.
     pub(super) fn solve_sorted(&mut self, models: &[PhaseModel], runners: &[Runner], out: &mut Vec<Rates>) -> BusState {
+        self.solve_sorted_at(models, runners, out, None)
+    }
+
+    /// [`Solver::solve_sorted`], every runner's memory latency held at `fixed`
+    /// ns when given (the latency is then part of the key).
+    pub(super) fn solve_sorted_at(
+        &mut self,
+        models: &[PhaseModel],
+        runners: &[Runner],
+        out: &mut Vec<Rates>,
+        fixed: Option<f64>,
+    ) -> BusState {
         self.canonical(runners);
+        if let Some(l) = fixed {
+            // Above every runner's key (its model sits in the high bits): a key of its own.
+            self.key.push((u128::MAX ^ u128::from(l.to_bits()), u32::MAX));
+        }
         if let Some((rates, bus)) = self.cache.get(self.key.as_slice()) {
             out.clear();
             out.resize(runners.len(), Rates::default());
@@ -132,7 +148,7 @@ impl Solver {
             None => {
                 let canon = std::mem::take(&mut self.canon);
                 let mut sorted = vec![];
-                let bus = self.solve_fresh(models, &canon, &mut sorted);
+                let bus = self.solve_fresh_at(models, &canon, &mut sorted, fixed);
                 self.canon = canon;
                 let solution = (sorted, bus);
                 if let Some(shared) = &self.shared {

@@ -29,10 +29,12 @@
 //! relatively.
 
 mod bus;
+mod domain;
 mod fixed_point;
 mod llc;
 mod memo;
 
+pub use domain::{latency_grid, DomainTraffic, DRIFT_TOL, LATENCY_GRID, OCCUPANCY_TOL};
 pub use memo::SharedSolutions;
 
 use crate::model::{LoadedLatency, PhaseModel};
@@ -240,7 +242,7 @@ struct Tenant {
 pub const MAX_EXCHANGE_SAVING: f64 = 0.5;
 
 const MAX_ITERS: usize = 40;
-/// Bounds of the occupancy iteration's step (`Solver::solve_fresh`).
+/// Bounds of the occupancy iteration's step (`Solver::solve_fresh_at`).
 const MIN_RELAX: f64 = 0.1;
 const MAX_RELAX: f64 = 2.0;
 const TOL: f64 = 1e-6;

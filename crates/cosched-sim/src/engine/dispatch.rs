@@ -63,24 +63,21 @@ impl Engine<'_, '_> {
         if self.pairs_n == 0 {
             return;
         }
-        let n = self.pairs_n;
-        for c in 0..self.topo.n_contexts() {
-            if let Some(ThreadId(u)) = self.d.running_on(CtxId(c as u32)) {
-                if u != pairs_thread {
-                    for (a, b) in [(pairs_thread as usize, u as usize), (u as usize, pairs_thread as usize)] {
-                        let bit = a * n + b;
-                        self.pairs[bit / 64] |= 1 << (bit % 64);
-                    }
-                }
-            }
+        // Its row takes everyone running now (a pair co-ran iff one of the
+        // two started while the other ran: `Engine::finish` reads both ways).
+        let w = self.pairs_n.div_ceil(64);
+        let t = pairs_thread as usize;
+        for (row, &running) in self.pairs[t * w..(t + 1) * w].iter_mut().zip(&self.running_bits) {
+            *row |= running;
         }
+        self.running_bits[t / 64] |= 1 << (t % 64);
     }
 
     /// Put runnable thread `t` on context `c` (which must be free; the
     /// dispatcher has recorded it there).
     pub(super) fn start(&mut self, t: u32, c: u32) {
-        let s = self.socket_of(c);
-        self.settle_socket(s);
+        let (s, u) = (self.socket_of(c), self.unit_of(c));
+        self.settle_unit(u);
         let info = self.topo.contexts[c as usize];
         let (core, llc) = (info.core, info.llc);
         let cost = self.start_costs(t, c, s);
@@ -110,8 +107,8 @@ impl Engine<'_, '_> {
             self.n_active_cores += 1;
         }
         self.core_busy[core as usize] += 1;
-        self.socket_runners[s].push(t);
-        self.socket_dirty[s] = true;
+        self.unit_runners[u].push(t);
+        self.unit_dirty[u] = true;
         self.away.back(t);
         self.mark(t);
     }
@@ -183,7 +180,8 @@ impl Engine<'_, '_> {
             if prev == llc && self.machine.cache.conserve_capacity {
                 // Capacity is conserved: what survives fits beside what the
                 // domain's other threads still hold.
-                survived = survived.min((self.machine.cache.llc_mb - self.held_by_others(t, llc, s)).max(0.0));
+                survived =
+                    survived.min((self.machine.cache.llc_mb - self.held_by_others(t, llc, self.unit_of(c))).max(0.0));
             }
             refill_llc = (th.left_occupancy_mb - survived) * 1024.0 * 1024.0 / 64.0 * llc_hit;
             refill_debt = refill_llc * self.socket_bus[s].latency_ns * 1e-9 / mlp;
@@ -215,11 +213,11 @@ impl Engine<'_, '_> {
         }
     }
 
-    /// Private LLC data the other threads of domain `llc` hold now, MiB: a
-    /// running thread's share, and what a stopped thread left there aged by
-    /// the insertions since (the survival rule of [`Engine::start_costs`]).
-    fn held_by_others(&self, t: u32, llc: u32, s: usize) -> f64 {
-        let running: f64 = self.socket_runners[s]
+    /// Private LLC data the other threads of domain `llc` (in unit `u`) hold
+    /// now, MiB: a running thread's share, and what a stopped thread left
+    /// there aged by the insertions since (the survival rule of [`Engine::start_costs`]).
+    fn held_by_others(&self, t: u32, llc: u32, u: usize) -> f64 {
+        let running: f64 = self.unit_runners[u]
             .iter()
             .filter(|&&u| u != t && self.threads[u as usize].last_llc == Some(llc))
             .map(|&u| self.threads[u as usize].private_mb)
@@ -247,8 +245,8 @@ impl Engine<'_, '_> {
     /// Take thread `t` off context `c` (the dispatcher has already
     /// recorded where it goes).
     pub(super) fn stop(&mut self, t: u32, c: u32) {
-        let s = self.socket_of(c);
-        self.settle_socket(s);
+        let u = self.unit_of(c);
+        self.settle_unit(u);
         let info = self.topo.contexts[c as usize];
         let left_insertions = self.insertions(info.llc);
         let th = &mut self.threads[t as usize];
@@ -266,10 +264,13 @@ impl Engine<'_, '_> {
         if self.core_busy[info.core as usize] == 0 {
             self.n_active_cores -= 1;
         }
-        let r = &mut self.socket_runners[s];
+        let r = &mut self.unit_runners[u];
         let pos = r.iter().position(|&x| x == t).expect("runner listed");
         r.swap_remove(pos);
-        self.socket_dirty[s] = true;
+        self.unit_dirty[u] = true;
+        if self.pairs_n > 0 {
+            self.running_bits[t as usize / 64] &= !(1 << (t % 64));
+        }
         if let Some(tr) = self.trace.as_mut() {
             let job = self.threads[t as usize].job;
             tr(TraceSlice { ctx: c, thread: t, job, start: self.ctx_since[c as usize], end: self.now });

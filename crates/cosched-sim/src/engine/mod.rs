@@ -16,6 +16,7 @@ mod dispatch;
 mod error;
 mod progress;
 mod queue;
+mod solve;
 mod state;
 mod timing;
 mod view;
@@ -65,6 +66,10 @@ pub struct SimOptions {
     /// and plan that hold a clone (the runs of a search: `cosched optimum`,
     /// the bound beside `compare`); results are the same with or without.
     pub shared: Shared,
+    /// Solve every socket whole, even one whose LLC domains the engine would
+    /// solve apart (design note 57): the exact reference the per-domain
+    /// solve is checked against, and its ablation.
+    pub whole_sockets: bool,
 }
 
 /// A handle on [`SharedSolutions`] for [`SimOptions::shared`] (`None`: the
@@ -144,6 +149,7 @@ impl Default for SimOptions {
             progress: Reporter::default(),
             cancel: Cancel::default(),
             shared: Shared::default(),
+            whole_sockets: false,
         }
     }
 }
@@ -299,9 +305,9 @@ impl Engine<'_, '_> {
     /// not one each, and no rate lasts zero time.
     fn next_live_event(&mut self, policy: &str) -> Result<(Nanos, u64, Scheduled), SimError> {
         loop {
-            if self.socket_dirty.iter().any(|&d| d) {
+            if self.unit_dirty.iter().any(|&d| d) {
                 match self.queue.peek() {
-                    Some((at, socket)) if at == self.now && socket.is_none_or(|s| !self.socket_dirty[s]) => {}
+                    Some((at, unit)) if at == self.now && unit.is_none_or(|u| !self.unit_dirty[u]) => {}
                     _ => self.solve_dirty(),
                 }
             }
@@ -332,14 +338,14 @@ impl Engine<'_, '_> {
                     self.resume(t);
                 }
             }
-            Scheduled::SocketStep(s) => {
-                let s = s as usize;
+            Scheduled::SocketStep(u) => {
+                let u = u as usize;
                 let key = (self.now, seq);
-                let t = *self.socket_runners[s]
+                let t = *self.unit_runners[u]
                     .iter()
                     .find(|&&t| self.threads[t as usize].step_end == key)
-                    .expect("the socket's earliest step end belongs to one of its runners");
-                self.settle_socket(s);
+                    .expect("the unit's earliest step end belongs to one of its runners");
+                self.settle_unit(u);
                 self.threads[t as usize].remaining = 0.0;
                 self.step_done(t);
             }
@@ -362,7 +368,11 @@ impl Engine<'_, '_> {
         }
         let pairs_n = self.pairs_n;
         let explored = if pairs_n > 1 {
-            let set: u64 = self.pairs.iter().map(|w| w.count_ones() as u64).sum();
+            // A pair co-ran when either started while the other ran.
+            let w = pairs_n.div_ceil(64);
+            let bit = |a: usize, b: usize| self.pairs[a * w + b / 64] >> (b % 64) & 1;
+            let set: u64 =
+                (0..pairs_n).flat_map(|a| (0..pairs_n).map(move |b| (a, b))).map(|(a, b)| bit(a, b) | bit(b, a)).sum();
             set as f64 * 100.0 / (pairs_n * (pairs_n - 1)) as f64
         } else {
             0.0

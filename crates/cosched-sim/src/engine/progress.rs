@@ -4,20 +4,18 @@
 //! and the contention re-solve of every socket whose running set changed.
 
 use super::state::{Engine, Scheduled, StepOutcome};
-use crate::contention::Runner;
 use crate::plan::Partners;
 use crate::program::Step;
 use cosched_core::ids::{Nanos, PeriodId, ThreadId};
 use cosched_core::policy::BlockReason;
 use cosched_core::topology::ContextInfo;
-use cosched_core::Counters;
 use rand::Rng;
 
 /// Runners on a socket above which a solve counts each partner group's
 /// members per LLC domain and core once, instead of each runner scanning the
 /// socket for its group's (O(runners²); hash counting is slower on the
 /// papers' 4-16-context sockets: 14.0× against 13.5× the bare loop).
-const COUNT_GROUPS_ABOVE: usize = 32;
+pub(super) const COUNT_GROUPS_ABOVE: usize = 32;
 
 impl Engine<'_, '_> {
     /// Advance counters and progress of thread `t`, running on socket `s`, to now.
@@ -62,9 +60,11 @@ impl Engine<'_, '_> {
         self.socket_counters[s].add(&inc);
     }
 
-    pub(super) fn settle_socket(&mut self, s: usize) {
-        for i in 0..self.socket_runners[s].len() {
-            let t = self.socket_runners[s][i];
+    /// Settle every runner of unit `u` (its rates are about to change).
+    pub(super) fn settle_unit(&mut self, u: usize) {
+        let s = self.unit_socket[u] as usize;
+        for i in 0..self.unit_runners[u].len() {
+            let t = self.unit_runners[u][i];
             self.settle_thread(t, s);
         }
     }
@@ -176,8 +176,8 @@ impl Engine<'_, '_> {
         let c = self.d.ctx_of(id).expect("a thread ending a step runs").0;
         match out {
             StepOutcome::Continue => {
-                let s = self.socket_of(c);
-                self.socket_dirty[s] = true;
+                let u = self.unit_of(c);
+                self.unit_dirty[u] = true;
             }
             StepOutcome::Blocked(reason) => {
                 self.d.block(id, reason);
@@ -197,8 +197,8 @@ impl Engine<'_, '_> {
         }
     }
 
-    /// The exchange shares of running thread `t` on context `info` (socket
-    /// `s`), in one pass over its partners: the weight of those running in
+    /// The exchange shares of running thread `t` on context `info` (unit of
+    /// solve `s`, which holds its LLC domain), in one pass over its partners: the weight of those running in
     /// its LLC domain (their writes hit there; the rest miss) and of those
     /// running on its own core (SMT siblings: their writes are in the L1 they
     /// share). (1, 0) when it exchanges nothing or has no partner; the on-core
@@ -211,7 +211,14 @@ impl Engine<'_, '_> {
     /// read from `group_llc` and `group_core` (filled for socket `s` by
     /// `Engine::count_groups`, `t` running at `info`) instead of a scan of the
     /// socket's runners. The same integers either way.
-    fn exchange_shares_with(&self, s: usize, t: u32, model: u32, info: &ContextInfo, counted: bool) -> (f64, f64) {
+    pub(super) fn exchange_shares_with(
+        &self,
+        s: usize,
+        t: u32,
+        model: u32,
+        info: &ContextInfo,
+        counted: bool,
+    ) -> (f64, f64) {
         if self.plan.models[model as usize].comm_apki <= 0.0 {
             return (1.0, 0.0);
         }
@@ -245,7 +252,7 @@ impl Engine<'_, '_> {
             }
             Partners::Group { id, size } => {
                 let (mut l, mut k) = (0usize, 0usize);
-                for &j in &self.socket_runners[s] {
+                for &j in &self.unit_runners[s] {
                     let same =
                         matches!(self.plan.threads[j as usize].partners, Partners::Group { id: g, .. } if g == id);
                     if j != t && same {
@@ -262,11 +269,11 @@ impl Engine<'_, '_> {
     }
 
     /// Count the members of each partner group running in each LLC domain and
-    /// on each core of socket `s` (one pass, for `exchange_shares_with`).
-    fn count_groups(&mut self, s: usize) {
+    /// on each core of unit `s` (one pass, for `exchange_shares_with`).
+    pub(super) fn count_groups(&mut self, s: usize) {
         self.group_llc.clear();
         self.group_core.clear();
-        for &j in &self.socket_runners[s] {
+        for &j in &self.unit_runners[s] {
             if let Partners::Group { id, .. } = self.plan.threads[j as usize].partners {
                 let c = self.d.ctx_of(ThreadId(j)).expect("a socket's runner runs");
                 let x = &self.topo.contexts[c.idx()];
@@ -274,131 +281,5 @@ impl Engine<'_, '_> {
                 *self.group_core.entry((id, x.core)).or_insert(0) += 1;
             }
         }
-    }
-
-    pub(super) fn solve_dirty(&mut self) {
-        for s in 0..self.socket_dirty.len() {
-            if !self.socket_dirty[s] {
-                continue;
-            }
-            self.socket_dirty[s] = false;
-            // Counting costs more than the scan below a few dozen runners.
-            let counted = self.socket_runners[s].len() > COUNT_GROUPS_ABOVE;
-            if counted {
-                self.count_groups(s);
-            }
-            self.runners_buf.clear();
-            for &t in &self.socket_runners[s] {
-                let th = &self.threads[t as usize];
-                let c = self.d.ctx_of(ThreadId(t)).expect("a socket's runner runs");
-                let info = self.topo.contexts[c.idx()];
-                let (local, on_core) = self.exchange_shares_with(s, t, th.model, &info, counted);
-                self.runners_buf.push(Runner {
-                    model: th.model,
-                    pipe: info.pipe,
-                    core: info.core,
-                    llc: info.llc,
-                    job: th.job,
-                    local,
-                    on_core,
-                });
-            }
-            let mut rates = std::mem::take(&mut self.rates_buf);
-            self.socket_bus[s] = self.solver.solve_slot(s, &self.plan.models, &self.runners_buf, &mut rates);
-            let mut lines = 0.0;
-            let mut first: Option<(Nanos, u64)> = None;
-            for (i, &r) in rates.iter().enumerate() {
-                let t = self.socket_runners[s][i];
-                let on_core = self.runners_buf[i].on_core;
-                let model = &self.plan.models[self.threads[t as usize].model as usize];
-                let ips = r.ipc * self.f_hz;
-                let miss = ips * r.mpki / 1000.0;
-                let rate = Counters {
-                    instructions: ips,
-                    cycles: self.f_hz,
-                    llc_accesses: ips * (model.mrc.apki + model.comm_apki * (1.0 - on_core)) / 1000.0,
-                    llc_misses: miss,
-                    mem_reads: miss,
-                    mem_writes: miss * model.wb_ratio,
-                    l1_accesses: ips * model.l1_apki / 1000.0,
-                    l1_misses: ips * (model.l2_apki - model.comm_apki * on_core).max(0.0) / 1000.0,
-                };
-                lines += miss * (1.0 + model.wb_ratio);
-                let th = &mut self.threads[t as usize];
-                th.rate = rate;
-                th.occupancy_mb = r.occupancy_mb;
-                th.private_mb = r.private_mb;
-                if th.evicted_stall_s > 0.0 {
-                    th.debt_share = super::dispatch::refill_share(th.evicted_stall_s, ips);
-                }
-                let work = th.remaining / ips;
-                let secs = th.stall_s + debt_time(work, th.debt_s, th.debt_share);
-                let at = self.now + (secs * 1e9).ceil() as Nanos;
-                self.seq += 1;
-                th.step_end = (at, self.seq);
-                if first.is_none_or(|f| th.step_end < f) {
-                    first = Some(th.step_end);
-                }
-            }
-            self.queue.set_socket(s, first);
-            self.rates_buf = rates;
-            self.socket_lines[s] = lines;
-        }
-        self.power_now = self.power.power(self.n_active_cores, self.socket_lines.iter().sum());
-    }
-}
-
-/// Wall time to retire `work` seconds of execution while `debt` seconds of
-/// refill are owed and a share `share` of the time goes to the debt while it
-/// lasts: the work ends during the debt (at `work / (1 − share)`) or after it
-/// (at `work + debt`). With `share` 0.5: `work + min(debt, work)`.
-pub(super) fn debt_time(work: f64, debt: f64, share: f64) -> f64 {
-    if work * share <= debt * (1.0 - share) {
-        work / (1.0 - share)
-    } else {
-        work + debt
-    }
-}
-
-#[cfg(test)]
-mod group_count_tests {
-    use crate::engine::{run, SimOptions};
-    use crate::{presets, Plan};
-    use cosched_policies::{self as policies, PolicyOptions};
-
-    /// A socket of more than `COUNT_GROUPS_ABOVE` runners counts group
-    /// members; in test builds every counted share is checked against the
-    /// scan (`exchange_shares_with`), so this run fails if they ever differ.
-    #[test]
-    fn counted_group_shares_equal_the_scan_on_a_big_socket() {
-        let mut m = cosched_machine::presets::machine("xeon-e5645").expect("preset");
-        m.topology.sockets = 1;
-        m.topology.cores_per_llc = 8;
-        m.topology.llc_per_socket = 4;
-        let contexts = m.n_contexts();
-        assert!(contexts > super::COUNT_GROUPS_ABOVE, "the socket must be above the threshold");
-        let w = presets::workload("canneal").expect("preset");
-        let plan = Plan::new(&w, &m, Some(2 * contexts as u32), 1, "canneal").expect("plan");
-        assert!(plan.n_groups > 0, "canneal's threads must share data in groups");
-        let mut p = policies::make("cfs", &PolicyOptions::default()).expect("policy");
-        let out = run(&m, &plan, &mut *p, &SimOptions::default(), None).expect("run");
-        assert!(out.policy_events > 0);
-    }
-}
-
-#[cfg(test)]
-mod debt_tests {
-    use super::debt_time;
-
-    #[test]
-    fn half_share_is_the_old_rule_and_the_two_branches_meet() {
-        for (w, d) in [(1.0, 0.5), (0.5, 1.0), (2.0, 2.0), (0.0, 1.0), (1.0, 0.0)] {
-            assert!((debt_time(w, d, 0.5) - (w + f64::min(d, w))).abs() < 1e-12, "{w} {d}");
-        }
-        // At the boundary work·σ = debt·(1 − σ) both branches give the same time.
-        let (d, s): (f64, f64) = (0.3, 0.9);
-        let w = d * (1.0 - s) / s;
-        assert!((w / (1.0 - s) - (w + d)).abs() < 1e-12);
-        assert!((debt_time(w, d, s) - (w + d)).abs() < 1e-12);
     }
 }

@@ -5,7 +5,7 @@ use super::queue::EventQueue;
 pub(super) use super::queue::Scheduled;
 use super::timing::DecisionTimes;
 use super::SimOptions;
-use crate::contention::{BusState, Rates, Runner, Solver};
+use crate::contention::{BusState, DomainTraffic, Rates, Runner, Solver};
 use crate::plan::Plan;
 use crate::program::Cursor;
 use cosched_core::dispatch::{ContractError, Dispatcher, Offer, Supply};
@@ -128,15 +128,29 @@ pub(super) struct Engine<'a, 't> {
     /// Busy contexts on each core.
     pub(super) core_busy: Vec<u32>,
     pub(super) n_active_cores: usize,
-    /// Running threads per socket, in the order the contention solver sees them.
-    pub(super) socket_runners: Vec<Vec<u32>>,
-    /// Sockets whose running set changed since their last solve.
-    pub(super) socket_dirty: Vec<bool>,
+    /// Running threads per unit of solve, in the order the contention solver
+    /// sees them. A unit is a socket, or, on a machine whose sockets hold
+    /// several LLC domains the solver can take apart (`Solver::decomposable`),
+    /// an LLC domain (design note 57).
+    pub(super) unit_runners: Vec<Vec<u32>>,
+    /// Units whose running set changed since their last solve.
+    pub(super) unit_dirty: Vec<bool>,
+    /// The unit of each context, the socket of each unit and the units of each socket.
+    pub(super) ctx_unit: Vec<u32>,
+    pub(super) unit_socket: Vec<u32>,
+    pub(super) socket_units: Vec<Vec<u32>>,
+    /// Whether units are LLC domains solved apart (else sockets, solved whole).
+    pub(super) decomposed: bool,
+    /// Each domain's bus traffic at the latency its rates were solved at (decomposed only).
+    pub(super) unit_traffic: Vec<DomainTraffic>,
+    /// The latency each domain's LLC occupancy was solved at (its rates may
+    /// have been re-rated since, at the bus's: `Engine::rerate_unit`).
+    pub(super) unit_solved_ns: Vec<f64>,
     pub(super) socket_bus: Vec<BusState>,
     /// Cumulative counters of the threads that left each socket.
     pub(super) socket_counters: Vec<Counters>,
-    /// Memory lines per second moved on each socket's bus.
-    pub(super) socket_lines: Vec<f64>,
+    /// Memory lines per second moved by each unit's threads.
+    pub(super) unit_lines: Vec<f64>,
     /// Lines inserted into each LLC so far (ages what absent threads left).
     pub(super) llc_insertions: Vec<f64>,
     /// What absent threads left in each LLC, aged by those insertions.
@@ -157,8 +171,11 @@ pub(super) struct Engine<'a, 't> {
     pub(super) rng: ChaCha8Rng,
     pub(super) switches: u64,
     pub(super) migrations: u64,
-    /// Bit set of ordered thread pairs ever co-running (SLITS Fig. 1).
+    /// Bit set of thread pairs ever co-running (SLITS Fig. 1): row t, of
+    /// `pairs_n.div_ceil(64)` words, holds who ran when t started.
     pub(super) pairs: Vec<u64>,
+    /// Bit set of the threads running now (for `pairs`).
+    pub(super) running_bits: Vec<u64>,
     /// Threads the pair set covers (0: off).
     pub(super) pairs_n: usize,
     pub(super) runners_buf: Vec<Runner>,
@@ -209,17 +226,31 @@ impl<'a, 't> Engine<'a, 't> {
         let pairs_n = if n_threads <= 4096 { n_threads } else { 0 };
         let nctx = topo.n_contexts();
         let n_sockets = topo.n_sockets as usize;
+        let solver = {
+            let mut s = Solver::new(m);
+            if let Some(shared) = &opts.shared.0 {
+                s.share(shared.clone());
+            }
+            s
+        };
+        // LLC domains are units of their own where a socket holds several and the model allows.
+        let decomposed = !opts.whole_sockets && solver.decomposable() && (topo.n_llc as usize) > n_sockets;
+        let ctx_unit: Vec<u32> = topo.contexts.iter().map(|c| if decomposed { c.llc } else { c.socket }).collect();
+        let n_units = if decomposed { topo.n_llc as usize } else { n_sockets };
+        let mut unit_socket = vec![0u32; n_units];
+        let mut socket_units = vec![vec![]; n_sockets];
+        for c in &topo.contexts {
+            let u = if decomposed { c.llc } else { c.socket };
+            if !socket_units[c.socket as usize].contains(&u) {
+                socket_units[c.socket as usize].push(u);
+            }
+            unit_socket[u as usize] = c.socket;
+        }
         let mut engine = Engine {
             machine: m,
             plan,
             power: PowerModel::new(&m.power, topo.n_cores as usize),
-            solver: {
-                let mut s = Solver::new(m);
-                if let Some(shared) = &opts.shared.0 {
-                    s.share(shared.clone());
-                }
-                s
-            },
+            solver,
             what_if: std::cell::RefCell::new(None),
             f_hz: m.freq_ghz * 1e9,
             now: 0,
@@ -233,16 +264,22 @@ impl<'a, 't> Engine<'a, 't> {
             core_last: vec![None; topo.n_cores as usize],
             core_busy: vec![0; topo.n_cores as usize],
             n_active_cores: 0,
-            socket_runners: vec![vec![]; n_sockets],
-            socket_dirty: vec![false; n_sockets],
+            unit_runners: vec![vec![]; n_units],
+            unit_dirty: vec![false; n_units],
+            ctx_unit,
+            unit_socket,
+            socket_units,
+            decomposed,
+            unit_traffic: vec![DomainTraffic::default(); n_units],
+            unit_solved_ns: vec![0.0; n_units],
             socket_bus: vec![BusState::default(); n_sockets],
             socket_counters: vec![Counters::default(); n_sockets],
-            socket_lines: vec![0.0; n_sockets],
+            unit_lines: vec![0.0; n_units],
             llc_insertions: vec![0.0; topo.n_llc as usize],
             away: super::away::AwayLedger::new(n_threads, topo.n_llc as usize, m.cache.llc_mb),
             energy: Energy::default(),
             power_now: Power::default(),
-            queue: EventQueue::new(n_sockets),
+            queue: EventQueue::new(n_units),
             seq: 0,
             oracle_ok: needs.oracle,
             next_period: 0,
@@ -252,7 +289,8 @@ impl<'a, 't> Engine<'a, 't> {
             rng: ChaCha8Rng::seed_from_u64(opts.seed ^ 0x5EED_0FC0_5C4E_D000),
             switches: 0,
             migrations: 0,
-            pairs: vec![0; (pairs_n * pairs_n).div_ceil(64)],
+            pairs: vec![0; pairs_n * pairs_n.div_ceil(64)],
+            running_bits: vec![0; pairs_n.div_ceil(64)],
             pairs_n,
             runners_buf: vec![],
             rates_buf: vec![],
@@ -282,6 +320,11 @@ impl<'a, 't> Engine<'a, 't> {
     /// Socket of context `c`.
     pub(super) fn socket_of(&self, c: u32) -> usize {
         self.topo.contexts[c as usize].socket as usize
+    }
+
+    /// Unit of solve of context `c` (its socket, or its LLC domain when decomposed).
+    pub(super) fn unit_of(&self, c: u32) -> usize {
+        self.ctx_unit[c as usize] as usize
     }
 }
 

@@ -47,9 +47,11 @@ impl MachineView for Engine<'_, '_> {
     fn socket_counters(&self, socket: u32) -> Option<Counters> {
         let s = socket as usize;
         let mut c = *self.socket_counters.get(s)?;
-        for &t in &self.socket_runners[s] {
-            let th = &self.threads[t as usize];
-            c.add(&self.peek(t).since(&th.counters));
+        for &u in &self.socket_units[s] {
+            for &t in &self.unit_runners[u as usize] {
+                let th = &self.threads[t as usize];
+                c.add(&self.peek(t).since(&th.counters));
+            }
         }
         Some(c)
     }
@@ -117,14 +119,14 @@ impl Oracle for Engine<'_, '_> {
         let runner = |t: u32, c: u32| {
             let i = self.topo.contexts[c as usize];
             let model = self.threads[t as usize].model;
-            let (local, on_core) = self.exchange_shares(s, t, model, &i);
+            let (local, on_core) = self.exchange_shares(self.unit_of(c), t, model, &i);
             Runner { model, pipe: i.pipe, core: i.core, llc: i.llc, job: self.threads[t as usize].job, local, on_core }
         };
         // Everyone running on the socket now, except whoever holds `ctx` (and
         // `thread` itself if it runs elsewhere), their exchange shares as they are.
         let mut ids = vec![];
         let mut runners: Vec<Runner> = vec![];
-        for &j in &self.socket_runners[s] {
+        for &j in self.socket_units[s].iter().flat_map(|&u| &self.unit_runners[u as usize]) {
             if let Some(c) = self.d.ctx_of(ThreadId(j)) {
                 if c != ctx && Some(ThreadId(j)) != thread {
                     ids.push(ThreadId(j));

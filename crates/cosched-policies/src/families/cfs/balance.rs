@@ -90,17 +90,30 @@ impl CfsCore {
         }
         let topo = self.topo.as_ref().expect("init");
         let pipes = self.pipes_apart();
-        let load = |same: &dyn Fn(usize) -> bool| {
-            (0..self.rqs.len()).filter(|&j| same(j)).map(|j| self.rqs[j].nr).sum::<u32>()
+        // Each group's runnable threads, summed once (one pass, not a scan of
+        // every context per candidate): the same integers, so the same choice.
+        // Sized by the ids themselves (a topology read from a host need not number densely).
+        let size = |id: fn(&cosched_core::topology::ContextInfo) -> u32| {
+            topo.contexts.iter().map(|c| id(c) as usize + 1).max().unwrap_or(0)
         };
+        let mut load = [
+            vec![0u32; size(|c| c.socket)],
+            vec![0u32; size(|c| c.llc)],
+            vec![0u32; size(|c| c.core)],
+            vec![0u32; size(|c| c.pipe)],
+        ];
+        for (j, c) in topo.contexts.iter().enumerate() {
+            let nr = self.rqs[j].nr;
+            load[0][c.socket as usize] += nr;
+            load[1][c.llc as usize] += nr;
+            load[2][c.core as usize] += nr;
+            load[3][c.pipe as usize] += nr;
+        }
         (0..self.rqs.len())
             .min_by_key(|&i| {
                 let c = topo.contexts[i];
-                let socket = load(&|j| topo.contexts[j].socket == c.socket);
-                let llc = load(&|j| topo.contexts[j].llc == c.llc);
-                let core = load(&|j| topo.contexts[j].core == c.core);
-                let pipe = if pipes { load(&|j| topo.contexts[j].pipe == c.pipe) } else { 0 };
-                (self.rqs[i].nr, socket, llc, core, pipe, i)
+                let pipe = if pipes { load[3][c.pipe as usize] } else { 0 };
+                (self.rqs[i].nr, load[0][c.socket as usize], load[1][c.llc as usize], load[2][c.core as usize], pipe, i)
             })
             .expect("contexts")
     }
