@@ -68,6 +68,7 @@ impl Progress {
                         self.unit,
                         self.start.elapsed().as_secs_f64()
                     );
+                    wrote();
                 }
             }
         }
@@ -83,9 +84,38 @@ impl Progress {
 
 static STARTED: std::sync::OnceLock<(String, Instant)> = std::sync::OnceLock::new();
 
-/// Name the long command now starting (`paper efs`): its steps are timed from here.
+/// When the last progress line was written, ms after the process's first progress call.
+static LAST_LINE_MS: AtomicU64 = AtomicU64::new(0);
+static CLOCK: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Note that a progress line was written now.
+fn wrote() {
+    let ms = CLOCK.get_or_init(Instant::now).elapsed().as_millis() as u64;
+    LAST_LINE_MS.store(ms, Ordering::Relaxed);
+}
+
+/// Longest silence of a long command on stderr before it says it is still working.
+pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(9);
+
+/// Name the long command now starting (`paper efs`): its steps are timed
+/// from here, and a watcher writes one line whenever nothing was written for
+/// [`HEARTBEAT`] (a run of minutes is never silent for ten seconds, piped or not).
 pub fn begin(name: impl Into<String>) {
-    let _ = STARTED.set((name.into(), Instant::now()));
+    let name = name.into();
+    if STARTED.set((name.clone(), Instant::now())).is_err() {
+        return;
+    }
+    wrote();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let clock = CLOCK.get_or_init(Instant::now);
+        let now = clock.elapsed().as_millis() as u64;
+        if now.saturating_sub(LAST_LINE_MS.load(Ordering::Relaxed)) >= HEARTBEAT.as_millis() as u64 {
+            let since = STARTED.get().map_or(0.0, |s| s.1.elapsed().as_secs_f64());
+            eprintln!("{name}: still running ({since:.0} s)");
+            wrote();
+        }
+    });
 }
 
 /// A step of a long command reached (a section heading printed on stdout):
@@ -100,6 +130,7 @@ pub fn step(heading: &str) {
     let short: String = first.chars().take(100).collect();
     let more = if short.len() < first.len() { "…" } else { "" };
     eprintln!("{name}: {short}{more} ({:.1} s)", start.elapsed().as_secs_f64());
+    wrote();
 }
 
 /// `println!` of a section heading, and [`step`] on it.
@@ -119,6 +150,7 @@ pub struct Stderr;
 impl cosched_core::progress::Progress for Stderr {
     fn line(&self, text: &str) {
         eprintln!("{text}");
+        wrote();
     }
 }
 

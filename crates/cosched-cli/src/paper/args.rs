@@ -191,6 +191,7 @@ pub fn run(a: Args) -> Result<(), String> {
         Paper::Quintet(_) => "quintet",
     };
     crate::progress::begin(format!("paper {name}"));
+    lab::report_progress_to(crate::progress::stderr());
     match a.paper {
         Paper::Efs(a) => {
             let o = lab::efs::Options {

@@ -128,15 +128,62 @@ impl Trial {
     }
 }
 
+/// Where the paper reruns report how many of their runs are done (the
+/// command line: stderr), what they are running, since when, and when the
+/// last line went; nobody by default.
+static PROGRESS: std::sync::Mutex<Option<Watcher>> = std::sync::Mutex::new(None);
+
+struct Watcher {
+    to: cosched_core::progress::Reporter,
+    label: String,
+    start: std::time::Instant,
+    last_s: f64,
+}
+
+/// Report the reruns' progress to `to` (a line at most every few seconds).
+pub fn report_progress_to(to: cosched_core::progress::Reporter) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        *p = Some(Watcher { to, label: "runs".into(), start: std::time::Instant::now(), last_s: 0.0 });
+    }
+}
+
+/// Name what the next runs are (`quintet, SLITS study`), for the progress lines.
+pub fn progress_label(label: impl Into<String>) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        if let Some(w) = p.as_mut() {
+            w.label = label.into();
+        }
+    }
+}
+
+/// Seconds between two progress lines.
+const PROGRESS_EVERY_S: f64 = 5.0;
+
 /// `f` of every (item, trial), in parallel; result\[i\]\[k\] is item i under trial k.
+/// Reports how many are done ([`report_progress_to`]) every few seconds.
 pub fn over_trials<I: Sync, R: Send>(
     items: &[I],
     trials: &[Trial],
     f: impl Fn(&I, &Trial) -> Result<R, RunError> + Sync,
 ) -> Result<Vec<Vec<R>>, RunError> {
-    let flat: Vec<R> = (0..items.len() * trials.len())
+    let total = items.len() * trials.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let flat: Vec<R> = (0..total)
         .into_par_iter()
-        .map(|k| f(&items[k / trials.len()], &trials[k % trials.len()]))
+        .map(|k| {
+            let r = f(&items[k / trials.len()], &trials[k % trials.len()]);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if let Ok(mut p) = PROGRESS.lock() {
+                if let Some(w) = p.as_mut() {
+                    let now = w.start.elapsed().as_secs_f64();
+                    if now - w.last_s >= PROGRESS_EVERY_S {
+                        w.last_s = now;
+                        w.to.line(|| format!("{}: {n}/{total} runs ({now:.1} s)", w.label));
+                    }
+                }
+            }
+            r
+        })
         .collect::<Result<_, RunError>>()?;
     let mut it = flat.into_iter();
     Ok(items.iter().map(|_| it.by_ref().take(trials.len()).collect()).collect())

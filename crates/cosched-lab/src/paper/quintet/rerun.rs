@@ -83,6 +83,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
             continue;
         }
         let m = cosched_machine::presets::machine(s.machine).map_err(RunError::from)?;
+        crate::paper::progress_label(format!("quintet, {} study", s.paper));
         let vs = variants(s, &m);
         let mechanisms = used(s, &m);
         let wl = study_workloads(s, &m)?;
