@@ -53,11 +53,16 @@ impl CfsCore {
 
     pub(super) fn periodic_balance(&mut self, view: &dyn MachineView, out: &mut Vec<Decision>, gate: &mut dyn Gate) {
         let now = view.now();
-        let topo = self.topo.clone().expect("init");
         self.passes += 1;
-        for (domain, pass_llc) in (0..topo.n_llc).map(Some).chain(std::iter::once(None)).enumerate() {
-            let members: Vec<usize> =
-                (0..self.rqs.len()).filter(|&i| pass_llc.is_none_or(|l| topo.contexts[i].llc == l)).collect();
+        // Nothing waits anywhere and no rotation is pending: no pass can move a thread
+        // (a busiest queue with an empty tree ends each pass), so skip the scans.
+        if self.rqs.iter().all(|rq| rq.tree.is_empty()) && !self.failed.iter().any(|&f| f) {
+            return;
+        }
+        for domain in 0..self.domains.len() {
+            // The pass's contexts (computed once at init: a scan of the machine per pass was
+            // most of a many-context machine's time).
+            let members = std::mem::take(&mut self.domains[domain]);
             for _ in 0..members.len() {
                 let busiest = *members.iter().max_by_key(|&&i| (self.rqs[i].nr, usize::MAX - i)).expect("nonempty");
                 let idlest = *members.iter().min_by_key(|&&i| (self.rqs[i].nr, i)).expect("nonempty");
@@ -73,6 +78,7 @@ impl CfsCore {
                     self.pick_next(idlest, view, out, gate);
                 }
             }
+            self.domains[domain] = members;
         }
     }
 

@@ -162,6 +162,8 @@ pub(crate) struct CfsCore {
     pub rqs: Vec<Rq>,
     pub tasks: Vec<Task>,
     pub topo: Option<Topology>,
+    /// The contexts of each LLC domain, then of the machine (the balancer's passes), ascending.
+    domains: Vec<Vec<usize>>,
     balance_key: u32,
     balancing: bool,
     /// `linux-cache`'s LLC aggregation (`cache.rs`); `None` for every other policy.
@@ -222,6 +224,7 @@ impl CfsCore {
             rqs: Vec::new(),
             tasks: Vec::new(),
             topo: None,
+            domains: Vec::new(),
             balance_key: 0,
             balancing: false,
             cache: None,
@@ -436,6 +439,9 @@ impl CfsCore {
         (self.tick, self.off_grid) = view.scheduler_tick().unwrap_or((0, 0.0));
         self.rotation = view.balance_rotation();
         self.failed = vec![false; topo.n_llc as usize + 1];
+        self.domains = (0..topo.n_llc).map(Some).chain(std::iter::once(None)).map(|llc| {
+            (0..n).filter(|&i| llc.is_none_or(|l| topo.contexts[i].llc == l)).collect()
+        }).collect();
         self.topo = Some(topo);
     }
 }
