@@ -103,12 +103,18 @@ impl Solver {
             }
             return BusState { latency_ns: l, utilisation: 1.0 };
         }
-        // φ(L) = curve(ρ(L)) − L is decreasing with φ(l0) ≥ 0 ≥ φ(l1):
-        // Newton's method, falling back to bisection when a step leaves the bracket.
+        let x = self.latency_where(if guess > l0 && guess < l1 { guess } else { l0 }, l0, l1, |l| self.rho(l));
+        BusState { latency_ns: x, utilisation: self.rho(x).0 }
+    }
+
+    /// The latency in `[l0, l1]` where the loaded-latency curve meets the
+    /// traffic `rho` gives (its value and slope at a latency), from `x`:
+    /// φ(L) = curve(ρ(L)) − L is decreasing with φ(l0) ≥ 0 ≥ φ(l1), so
+    /// Newton's method, falling back to bisection when a step leaves the bracket.
+    pub(super) fn latency_where(&self, mut x: f64, l0: f64, l1: f64, rho: impl Fn(f64) -> (f64, f64)) -> f64 {
         let (mut lo, mut hi) = (l0, l1);
-        let mut x = if guess > l0 && guess < l1 { guess } else { l0 };
         for _ in 0..100 {
-            let (r, dr) = self.rho(x);
+            let (r, dr) = rho(x);
             let (ns, slope) = self.curve_and_slope(r);
             let phi = ns - x;
             if phi.abs() < 1e-7 * x {
@@ -126,7 +132,7 @@ impl Solver {
                 break;
             }
         }
-        BusState { latency_ns: x, utilisation: self.rho(x).0 }
+        x
     }
 
     /// Each runner reads the curve at the total utilisation less the

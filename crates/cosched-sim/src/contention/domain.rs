@@ -93,26 +93,7 @@ impl Solver {
             let l = if b < 0.0 { (1.0 - a) / b } else { l1 };
             return BusState { latency_ns: l.max(l1), utilisation: 1.0 };
         }
-        let (mut lo, mut hi) = (l0, l1);
-        let mut x = l0;
-        for _ in 0..100 {
-            let r = rho(x);
-            let (ns, slope) = self.curve_and_slope(r);
-            let phi = ns - x;
-            if phi.abs() < 1e-7 * x {
-                break;
-            }
-            if phi > 0.0 {
-                lo = x;
-            } else {
-                hi = x;
-            }
-            let next = x - phi / (slope * b - 1.0);
-            x = if next > lo && next < hi { next } else { 0.5 * (lo + hi) };
-            if hi - lo < 1e-9 * hi {
-                break;
-            }
-        }
+        let x = self.latency_where(l0, l0, l1, |l| (rho(l), b));
         BusState { latency_ns: x, utilisation: rho(x) }
     }
 }
