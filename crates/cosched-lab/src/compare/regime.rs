@@ -236,6 +236,11 @@ mod tests {
 
     fn compared(machine: &str, workload: &str, policies: &[&str]) -> crate::compare::Comparison {
         let run = RunSpec { machine: machine.into(), workload: workload.into(), timing: false, ..RunSpec::default() };
+        compared_run(&run, policies)
+    }
+
+    /// Every policy of `policies` over two seeds of `run`, regimes on, no bound.
+    fn compared_run(run: &RunSpec, policies: &[&str]) -> crate::compare::Comparison {
         let names: Vec<String> = policies.iter().map(|p| p.to_string()).collect();
         let what = Comparing {
             policies: &names,
@@ -289,17 +294,7 @@ mod tests {
             max_sim_time_s: 60.0,
             ..RunSpec::default()
         };
-        let names = ["cfs".to_string(), "perf-fair".to_string()];
-        let what = Comparing {
-            policies: &names,
-            customs: &[],
-            baseline: "cfs",
-            first_seed: 1,
-            seeds: 2,
-            gap: false,
-            regimes: true,
-        };
-        let c = comparison(&run.resolve().unwrap(), &what, &Steps::silent()).unwrap();
+        let c = compared_run(&run, &["cfs", "perf-fair"]);
         let pf = &c.regimes[0];
         assert!(pf.in_regime.is_none() && pf.here.contains("not rerun at 100 s alone"), "{}", pf.here);
     }

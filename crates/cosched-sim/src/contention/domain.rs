@@ -43,6 +43,14 @@ pub struct DomainTraffic {
 }
 
 impl Solver {
+    /// A thread's terms in the solver's model at `mpki` misses per
+    /// kilo-instruction: `a`, the bus utilisation one IPC of it makes, and
+    /// `c`, the memory stall per instruction per ns of latency (its IPC is
+    /// 1/(b + c·L), its traffic a·IPC).
+    pub fn bus_terms(&self, m: &PhaseModel, mpki: f64) -> (f64, f64) {
+        (mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu, mpki / 1000.0 * self.f_ghz / m.mlp)
+    }
+
     /// Whether a socket's LLC domains can be solved apart, coupled only
     /// through their bus's latency: no DRAM row-conflict table (its stretch
     /// depends on every stream of the socket) and one latency for every
@@ -67,8 +75,7 @@ impl Solver {
         let (mut rho, mut slope) = (0.0, 0.0);
         for (r, rate) in runners.iter().zip(out.iter()) {
             let m = &models[r.model as usize];
-            let a = rate.mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu;
-            let c = rate.mpki / 1000.0 * self.f_ghz / m.mlp;
+            let (a, c) = self.bus_terms(m, rate.mpki);
             rho += a * rate.ipc;
             slope -= a * c * rate.ipc * rate.ipc;
         }

@@ -63,8 +63,7 @@ impl Solver {
                 }
                 let mpki = self.mrc_mpki[i] + m.comm_apki * (1.0 - r.local);
                 out[i].mpki = mpki;
-                self.a[i] = mpki / 1000.0 * (1.0 + m.wb_ratio) * self.f_ghz * 1e9 / self.mu;
-                self.c[i] = mpki / 1000.0 * self.f_ghz / m.mlp;
+                (self.a[i], self.c[i]) = self.bus_terms(m, mpki);
             }
             // Row conflicts stretch each line's service: the same traffic is a
             // higher utilisation, and queueing at a utilisation takes longer.

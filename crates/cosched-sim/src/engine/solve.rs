@@ -166,7 +166,6 @@ impl Engine<'_, '_> {
     fn rerate_unit(&mut self, u: usize, l: f64) {
         self.settle_unit(u);
         let was = self.unit_traffic[u].at_ns;
-        let mu = self.machine.bus_lines_per_s();
         let (mut rho, mut slope, mut lines) = (0.0, 0.0, 0.0);
         let mut first: Option<(Nanos, u64)> = None;
         for i in 0..self.unit_runners[u].len() {
@@ -175,8 +174,7 @@ impl Engine<'_, '_> {
             let model = &self.plan.models[th.model as usize];
             let ips = th.rate.instructions;
             let mpki = if ips > 0.0 { th.rate.llc_misses / ips * 1000.0 } else { 0.0 };
-            let c = mpki / 1000.0 * self.f_hz * 1e-9 / model.mlp;
-            let a = mpki / 1000.0 * (1.0 + model.wb_ratio) * self.f_hz / mu;
+            let (a, c) = self.solver.bus_terms(model, mpki);
             let ipc = ips / self.f_hz;
             let new_ipc = 1.0 / (1.0 / ipc - c * was + c * l);
             let mut rate = th.rate.scaled(new_ipc / ipc);
