@@ -57,18 +57,26 @@ pub fn table_fit(rows: &[Vec<String>]) {
 
 /// Print rows as an aligned table (first row is the header).
 pub fn table(rows: &[Vec<String>]) {
+    print!("{}", table_string(rows));
+}
+
+/// Rows as an aligned table (first row is the header), each line ended by a newline.
+pub fn table_string(rows: &[Vec<String>]) -> String {
+    use std::fmt::Write;
     let widths = widths(rows);
+    let mut text = String::new();
     for (k, r) in rows.iter().enumerate() {
         let line: Vec<String> = r
             .iter()
             .enumerate()
             .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
             .collect();
-        println!("{}", line.join("  ").trim_end());
+        let _ = writeln!(text, "{}", line.join("  ").trim_end());
         if k == 0 {
-            println!("{}", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            let _ = writeln!(text, "{}", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
         }
     }
+    text
 }
 
 /// Print rows as CSV.

@@ -8,12 +8,13 @@
 //! the model with a published mean, not one noisy run with it.
 
 use crate::opts::Format;
-use crate::output::table;
+use crate::output::table_string;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_lab::validate::{doc_table, points, registered_line, tally_line, validate, Outcome};
 use cosched_machine::check::Bound;
 use cosched_machine::{MachineSpec, Origin};
+use std::fmt::Write;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -31,6 +32,11 @@ pub struct Args {
     /// each point is the difference from a run without it.
     #[arg(long, value_name = "MECHANISM", conflicts_with = "doc")]
     ablate: Option<String>,
+    /// Also write every rendering of this one run into DIR: `all.txt` (the table), `points.json`,
+    /// `doc.md` (the `--doc` table) and `MACHINE.txt` per machine (what `cosched validate MACHINE`
+    /// prints), so that one run serves every reader (scripts/check-results, the tests).
+    #[arg(long, value_name = "DIR")]
+    out: Option<std::path::PathBuf>,
 }
 
 /// Run `cosched validate`.
@@ -53,89 +59,27 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
     bar.add(points(&machines) as u64);
     let outcomes = validate(&machines, &|| bar.tick()).one_line()?;
     bar.finish();
-    if a.doc {
-        print!("{}", doc_table(&outcomes));
-        return Ok(());
-    }
-    match a.format {
-        Format::Json => {
-            // The points, then one entry per machine without any (status `no points`).
-            let mut all: Vec<serde_json::Value> = outcomes
-                .iter()
-                .map(|o| serde_json::to_value(o).map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?;
-            all.extend(
-                machines
-                    .iter()
-                    .filter(|m| m.checks.is_empty())
-                    .map(|m| serde_json::json!({ "machine": m.name, "status": "no points" })),
-            );
-            println!("{}", serde_json::to_string_pretty(&all).map_err(|e| e.to_string())?);
+    let ablate = a.ablate.as_deref();
+    let text = if a.doc {
+        doc_table(&outcomes)
+    } else if matches!(a.format, Format::Json) {
+        json(&outcomes, &machines)?
+    } else {
+        table_text(&outcomes, &machines, ablate)
+    };
+    if let Some(dir) = &a.out {
+        let mut files = vec![
+            ("all.txt".to_string(), table_text(&outcomes, &machines, ablate)),
+            ("points.json".to_string(), json(&outcomes, &machines)?),
+            ("doc.md".to_string(), doc_table(&outcomes)),
+        ];
+        for m in &machines {
+            let own: Vec<Outcome> = outcomes.iter().filter(|o| o.machine == m.name).cloned().collect();
+            files.push((format!("{}.txt", m.name), table_text(&own, std::slice::from_ref(m), ablate)));
         }
-        _ => {
-            let mut rows =
-                vec![["machine", "point", "published", "simulated", "error", "tolerance", "target", "use", "status"]
-                    .map(String::from)
-                    .to_vec()];
-            for o in &outcomes {
-                rows.push(vec![
-                    o.machine.clone(),
-                    o.name.clone(),
-                    format!("{:.4}", o.published),
-                    format!("{:.4}", o.simulated),
-                    format!("{:+.1}%", 100.0 * o.error),
-                    format!(
-                        "{}{:.0}%",
-                        match o.bound {
-                            Some(Bound::Upper) => "≤ or ±",
-                            Some(Bound::Lower) => "≥ or ±",
-                            None => "±",
-                        },
-                        100.0 * o.tolerance
-                    ),
-                    o.target.into(),
-                    o.usage().into(),
-                    o.status.clone(),
-                ]);
-            }
-            table(&rows);
-            println!();
-            for (i, o) in outcomes.iter().enumerate() {
-                println!("[{}] {}: {}", i + 1, o.name, o.source);
-                if let Some(d) = &o.detail {
-                    println!("    simulated {d}");
-                }
-                if let Some(g) = &o.known_gap {
-                    println!("    known gap: {g}");
-                }
-                if let Some(g) = &o.missing_mechanism {
-                    println!("    missing mechanism: {g}");
-                }
-            }
-            for m in machines.iter().filter(|m| m.checks.is_empty()) {
-                println!(
-                    "{}: no points (nothing published about this machine is checked; its figures are not validated)",
-                    m.name
-                );
-            }
-            println!(
-                "\n{} points on {} of {} machines",
-                outcomes.len(),
-                machines.iter().filter(|m| !m.checks.is_empty()).count(),
-                machines.len()
-            );
-            for origin in [Origin::Published, Origin::Calibrated] {
-                println!("{}", tally_line(&outcomes, origin));
-            }
-            if let Some(line) = registered_line(&outcomes) {
-                println!("{line}");
-            }
-            if let Some(name) = &a.ablate {
-                let what = cosched_lab::validate::ABLATIONS.iter().find(|x| x.0 == name).map_or("", |x| x.1);
-                println!("ablation: {name} taken out of every machine ({what})");
-            }
-        }
+        write_all(dir, &files)?;
     }
+    print!("{text}");
     let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "fail").collect();
     // An ablation is an experiment on the model: its points are reported, not judged.
     if failed.is_empty() || a.ablate.is_some() {
@@ -147,4 +91,91 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
             failed.iter().map(|o| format!("{} / {}", o.machine, o.name)).collect::<Vec<_>>().join("; ")
         )))
     }
+}
+
+/// The points as JSON, then one entry per machine without any (status `no points`).
+fn json(outcomes: &[Outcome], machines: &[MachineSpec]) -> Result<String, String> {
+    let mut all: Vec<serde_json::Value> =
+        outcomes.iter().map(|o| serde_json::to_value(o).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    all.extend(
+        machines
+            .iter()
+            .filter(|m| m.checks.is_empty())
+            .map(|m| serde_json::json!({ "machine": m.name, "status": "no points" })),
+    );
+    Ok(serde_json::to_string_pretty(&all).map_err(|e| e.to_string())? + "\n")
+}
+
+/// Write each `(name, text)` into `dir`, each file whole or not at all (a temporary beside it, renamed).
+fn write_all(dir: &std::path::Path, files: &[(String, String)]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        let part = dir.join(format!(".{name}.part"));
+        std::fs::write(&part, text)
+            .and_then(|_| std::fs::rename(&part, &path))
+            .map_err(|e| format!("--out {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The table `cosched validate` prints: one row per point, each point's source and notes, the
+/// machines without points, and the tallies (`ablate`: the mechanism taken out, said last).
+fn table_text(outcomes: &[Outcome], machines: &[MachineSpec], ablate: Option<&str>) -> String {
+    let mut rows =
+        vec![["machine", "point", "published", "simulated", "error", "tolerance", "target", "use", "status"]
+            .map(String::from)
+            .to_vec()];
+    for o in outcomes {
+        let side = match o.bound {
+            Some(Bound::Upper) => "≤ or ±",
+            Some(Bound::Lower) => "≥ or ±",
+            None => "±",
+        };
+        rows.push(vec![
+            o.machine.clone(),
+            o.name.clone(),
+            format!("{:.4}", o.published),
+            format!("{:.4}", o.simulated),
+            format!("{:+.1}%", 100.0 * o.error),
+            format!("{side}{:.0}%", 100.0 * o.tolerance),
+            o.target.into(),
+            o.usage().into(),
+            o.status.clone(),
+        ]);
+    }
+    let mut t = table_string(&rows);
+    t.push('\n');
+    for (i, o) in outcomes.iter().enumerate() {
+        let _ = writeln!(t, "[{}] {}: {}", i + 1, o.name, o.source);
+        if let Some(d) = &o.detail {
+            let _ = writeln!(t, "    simulated {d}");
+        }
+        if let Some(g) = &o.known_gap {
+            let _ = writeln!(t, "    known gap: {g}");
+        }
+        if let Some(g) = &o.missing_mechanism {
+            let _ = writeln!(t, "    missing mechanism: {g}");
+        }
+    }
+    for m in machines.iter().filter(|m| m.checks.is_empty()) {
+        let _ = writeln!(
+            t,
+            "{}: no points (nothing published about this machine is checked; its figures are not validated)",
+            m.name
+        );
+    }
+    let with = machines.iter().filter(|m| !m.checks.is_empty()).count();
+    let _ = writeln!(t, "\n{} points on {with} of {} machines", outcomes.len(), machines.len());
+    for origin in [Origin::Published, Origin::Calibrated] {
+        let _ = writeln!(t, "{}", tally_line(outcomes, origin));
+    }
+    if let Some(line) = registered_line(outcomes) {
+        let _ = writeln!(t, "{line}");
+    }
+    if let Some(name) = ablate {
+        let what = cosched_lab::validate::ABLATIONS.iter().find(|x| x.0 == name).map_or("", |x| x.1);
+        let _ = writeln!(t, "ablation: {name} taken out of every machine ({what})");
+    }
+    t
 }

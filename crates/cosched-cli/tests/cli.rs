@@ -289,9 +289,13 @@ fn doctor_reports_every_capability_of_this_machine() {
 
 #[test]
 fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
-    let o = cosched(&["validate", "--format", "json"]);
+    // One full run (about 30 s) with every rendering written beside its JSON (`--out`).
+    let dir = std::env::temp_dir().join(format!("cosched-validate-{}", std::process::id()));
+    let o = cosched(&["validate", "--format", "json", "--out", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert_eq!(read("points.json"), String::from_utf8_lossy(&o.stdout), "--out's points.json is what it prints");
     let (pts, bare): (Vec<_>, Vec<_>) = v.as_array().unwrap().iter().partition(|p| p["status"] != "no points");
     // At least 25 points, 10 of them held out, every preset covered.
     assert!(pts.len() >= 25, "{} points", pts.len());
@@ -337,7 +341,19 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
     let registered: Vec<_> = pts.iter().filter(|p| p["registered"].is_string()).collect();
     assert!(registered.len() >= 10, "{} pre-registered points", registered.len());
     assert!(registered.iter().all(|p| p["fitted"] == false && p["development"] == false));
-    let table = String::from_utf8_lossy(&cosched(&["validate"]).stdout).to_string();
+    // The docs' table is this run's `--doc` rendering; a machine's own file is what validating it alone prints.
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/model.md")).unwrap();
+    let begin = docs.find("<!-- validate:begin -->\n").expect("docs/model.md has the validate:begin marker");
+    let end = docs.find("<!-- validate:end -->").expect("docs/model.md has the validate:end marker");
+    assert_eq!(
+        &docs[begin + "<!-- validate:begin -->\n".len()..end],
+        read("doc.md"),
+        "docs/model.md's table differs from `cosched validate --doc`: paste the rerun between the markers"
+    );
+    let alone = cosched(&["validate", "xeon-x5550-16c"]);
+    assert_eq!(String::from_utf8_lossy(&alone.stdout), read("xeon-x5550-16c.txt"));
+    let table = read("all.txt");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(table.contains("\npublished machines: ") && table.contains("\ncalibrated hosts: "), "{table}");
     assert!(table.contains("\npre-registered held-out points"), "{table}");
     let bus = pts.iter().find(|p| p["kind"] == "bus_rate").unwrap();
@@ -379,21 +395,6 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
         let blame = if file == "fastchase.toml" { machine } else { file };
         fails_cleanly(&["validate", &f], &[blame, expect[0], expect[1]]);
     }
-}
-
-#[test]
-fn the_validation_table_in_docs_is_a_rerun() {
-    let o = cosched(&["validate", "--doc"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/model.md")).unwrap();
-    let begin = docs.find("<!-- validate:begin -->\n").expect("docs/model.md has the validate:begin marker");
-    let end = docs.find("<!-- validate:end -->").expect("docs/model.md has the validate:end marker");
-    let quoted = &docs[begin + "<!-- validate:begin -->\n".len()..end];
-    assert_eq!(
-        quoted,
-        String::from_utf8_lossy(&o.stdout),
-        "docs/model.md's table differs from `cosched validate --doc`: paste the rerun between the markers"
-    );
 }
 
 #[test]

@@ -113,7 +113,15 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
         }
         let solo = plan.solo(j);
         let mut policy = make(SOLO_POLICY, &PolicyOptions::default())?;
-        let o = SimOptions { timing: false, counter_noise: 0.0, progress: Reporter::default(), ..opts.clone() };
+        // Not `opts.shared`: solutions are shared between runs of one plan, and each solo run is a
+        // plan of its own (its model numbers name other models).
+        let o = SimOptions {
+            timing: false,
+            counter_noise: 0.0,
+            progress: Reporter::default(),
+            shared: Default::default(),
+            ..opts.clone()
+        };
         let r = run(m, &solo, policy.as_mut(), &o, None)?;
         let t = r.job_finish[0] as f64 * 1e-9;
         seen.insert(key, t);

@@ -357,6 +357,10 @@ fn study_cell(
 ) -> Result<StudyCell, RunError> {
     let mm = t.machine(m);
     let plan = t.plan(w, &mm)?;
+    // Every variant runs this machine and plan: the socket solves one solved, the others reuse
+    // (a solution is a function of its co-schedule's key alone: byte-identical). Not the solo
+    // runs: each is a plan of its own, whose model numbers mean other models.
+    let sim = SimOptions { shared: cosched_sim::engine::Shared::new(), ..SimOptions::default() };
     let solo = if s.metric == Metric::Unfairness {
         Some(solo_times(&mm, &plan, &SimOptions { seed: t.seed, ..SimOptions::default() })?)
     } else {
@@ -367,9 +371,9 @@ fn study_cell(
         let (out, choice) = match &v.quintet {
             Some(p) => {
                 let mut q = Quintet::new(p.clone(), t.seed);
-                (t.run_policy(&mm, &plan, &mut q, &SimOptions::default())?, q.choice_share())
+                (t.run_policy(&mm, &plan, &mut q, &sim)?, q.choice_share())
             }
-            None => (t.run(&mm, &plan, v.policy, &PolicyOptions::default())?, 0.0),
+            None => (t.run_sim(&mm, &plan, v.policy, &PolicyOptions::default(), &sim)?, 0.0),
         };
         let makespan = out.makespan as f64 * 1e-9;
         let value = match s.metric {
