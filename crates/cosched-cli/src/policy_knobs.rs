@@ -37,6 +37,9 @@ pub fn augment<const REAL: bool>(cmd: Command) -> Command {
             Kind::Choice { choices } => {
                 a.action(ArgAction::Set).value_parser(clap::builder::PossibleValuesParser::new(choices.iter()))
             }
+            // A list such as `--assignment -1,0` is the knob's value (refused by its own check,
+            // naming the entry), not an unknown flag.
+            Kind::Text => a.action(ArgAction::Set).value_name(k.name.to_uppercase()).allow_hyphen_values(true),
             _ => a.action(ArgAction::Set).value_name(k.name.to_uppercase()),
         };
         let d = k.default_for(REAL);

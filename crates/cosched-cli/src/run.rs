@@ -115,8 +115,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let mix = match (&a.workload, a.cmd.is_empty()) {
         (Some(w), true) => load_mix(w)?,
         (None, false) => {
-            if cosched_machine::mix::resolve_program(&a.cmd[0]).is_none() {
-                return Err(format!("command `{}` not found on PATH or beside cosched", a.cmd[0]).into());
+            if let Some(problem) = cosched_machine::mix::program_problem(&a.cmd[0]) {
+                return Err(format!("command `{}` {problem}", a.cmd[0]).into());
             }
             Mix::single(a.cmd.clone())
         }
@@ -128,6 +128,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let entries = a.policies.clone().unwrap_or_else(|| vec![a.policy.clone()]);
     for p in entries.iter().chain(a.policies.as_ref().map(|_| &a.baseline)) {
         check_policy(p)?;
+    }
+    // As `cosched compare` refuses them: a policy twice would be run twice and named `NAME#2`.
+    for (i, p) in entries.iter().enumerate() {
+        if let Some(j) = entries[..i].iter().position(|q| q == p) {
+            return Err(format!("--policies: `{p}` is listed twice (entries {} and {})", j + 1, i + 1).into());
+        }
     }
     if a.quiet && a.live.output_dir.is_some() {
         return Err("--quiet and --output-dir: choose one".to_string().into());
@@ -241,6 +247,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
     failures(&reports)
 }
 
+/// What a status above 128 means as shells number it (128 + the signal that ended the process).
+fn signal_note(code: i32) -> String {
+    match cosched_linux::sys::signal_name(code - 128) {
+        Some(sig) if code > 128 => format!(" (128 + {}: ended by {sig})", code - 128),
+        _ => String::new(),
+    }
+}
+
 /// Exit status 1 naming every job that did not start or exited non-zero in `reports`.
 fn failures(reports: &[RealReport]) -> Result<(), Failure> {
     let failed: Vec<String> = reports
@@ -248,7 +262,7 @@ fn failures(reports: &[RealReport]) -> Result<(), Failure> {
         .flat_map(|r| &r.jobs)
         .filter_map(|j| match (&j.error, j.exit_code) {
             (Some(e), _) => Some(format!("{} did not start ({e})", j.name)),
-            (None, Some(c)) if c != 0 => Some(format!("{} exited with status {c}", j.name)),
+            (None, Some(c)) if c != 0 => Some(format!("{} exited with status {c}{}", j.name, signal_note(c))),
             _ => None,
         })
         .collect();

@@ -192,7 +192,7 @@ fn item10_smaller_frictions() {
     // cosched-bench --help and its progress units: crates/cosched-linux/tests/bench_bin.rs.
     fails_cleanly(
         &["simulate", "-w", "mcf", "-m", "i5-2500", "--max-sim-time-s", "0.5"],
-        &["mcf: run exceeded the simulated-time limit of 0.5 s", "--max-sim-time-s"],
+        &["mcf: the solo run of job `mcf`", "run exceeded the simulated-time limit of 0.5 s", "--max-sim-time-s"],
     );
     let readme = std::fs::read_to_string(format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
     assert!(!readme.contains("--out docs/results"), "README must not suggest overwriting recorded results");

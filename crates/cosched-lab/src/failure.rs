@@ -142,6 +142,7 @@ fn sim_kind(e: &SimError) -> &'static str {
         SimError::TimeStuck { .. } => "time_stuck",
         SimError::Cancelled => "cancelled",
         SimError::EventBudget { .. } => "event_budget",
+        SimError::Solo { error, .. } => sim_kind(error),
     }
 }
 

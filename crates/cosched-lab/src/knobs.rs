@@ -168,6 +168,12 @@ impl<const REAL: bool> PolicyKnobs<REAL> {
 /// names. Anything that reads as numbers (`-1`, `1.5`, `0,1`) is a list, so
 /// its error is about the number, not a missing file.
 fn assignment_text(arg: &str) -> Result<String, RunError> {
+    if arg.trim().is_empty() {
+        return Err(RunError::knob(
+            "assignment",
+            "is empty: give context ids (`0,1,2`, thread 0 first) or a file holding them",
+        ));
+    }
     if arg.contains(',') || arg.trim().parse::<f64>().is_ok() {
         Ok(arg.to_string())
     } else {

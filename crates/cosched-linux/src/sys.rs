@@ -174,6 +174,44 @@ pub fn reap_any() -> Option<(i32, i32, f64)> {
     Some((pid, code, cpu))
 }
 
+/// The name of signal `n` on Linux (1-31), as `kill -l` prints it with the `SIG` prefix.
+pub fn signal_name(n: i32) -> Option<&'static str> {
+    const NAMES: [&str; 31] = [
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
+    ];
+    usize::try_from(n).ok().and_then(|i| i.checked_sub(1)).and_then(|i| NAMES.get(i)).copied()
+}
+
 /// CPU time this process has used so far (user + system, all threads), seconds.
 pub fn self_cpu_s() -> f64 {
     // SAFETY: getrusage fills the struct.
@@ -213,6 +251,17 @@ pub fn cpu_jiffies() -> Vec<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signals_are_named_as_kill_l_names_them() {
+        assert_eq!(signal_name(9), Some("SIGKILL"));
+        assert_eq!(signal_name(15), Some("SIGTERM"));
+        assert_eq!(signal_name(31), Some("SIGSYS"));
+        assert_eq!((signal_name(0), signal_name(32)), (None, None));
+        // The table agrees with libc's numbering.
+        assert_eq!(signal_name(libc::SIGSEGV), Some("SIGSEGV"));
+        assert_eq!(signal_name(libc::SIGCHLD), Some("SIGCHLD"));
+    }
 
     #[test]
     fn stat_with_spaces_and_parentheses_in_the_name() {

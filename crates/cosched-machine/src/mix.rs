@@ -215,15 +215,16 @@ impl Mix {
                     ),
                 ));
             }
-            if resolve_program(&j.cmd[0]).is_none() {
+            if let Some(problem) = program_problem(&j.cmd[0]) {
+                let hint = if j.cmd[0].contains('/') {
+                    String::new()
+                } else {
+                    "; install it, or use a mix of cosched-bench jobs (data/mixes/bench-mix.toml)".to_string()
+                };
                 return Err(ConfigError::new(
                     file,
                     format!("job[{i}].cmd"),
-                    format!(
-                        "program `{}` (job `{}`) not found on PATH or beside cosched; install it, \
-                         or use a mix of cosched-bench jobs (data/mixes/bench-mix.toml)",
-                        j.cmd[0], j.name
-                    ),
+                    format!("program `{}` (job `{}`) {problem}{hint}", j.cmd[0], j.name),
                 ));
             }
         }
@@ -282,7 +283,7 @@ pub fn belongs(name: &str, job: &str) -> bool {
 pub fn resolve_program(prog: &str) -> Option<PathBuf> {
     if prog.contains('/') {
         let p = PathBuf::from(prog);
-        return p.exists().then_some(p);
+        return is_executable(&p).then_some(p);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
@@ -293,6 +294,24 @@ pub fn resolve_program(prog: &str) -> Option<PathBuf> {
     }
     let beside = std::env::current_exe().ok()?.parent()?.join(prog);
     is_executable(&beside).then_some(beside)
+}
+
+/// Why `prog` cannot be started, as words to follow its name (`None`: [`resolve_program`] finds
+/// it): a path that does not exist, is a directory or is not executable, or a name on neither
+/// `PATH` nor beside cosched.
+pub fn program_problem(prog: &str) -> Option<String> {
+    if resolve_program(prog).is_some() {
+        return None;
+    }
+    if !prog.contains('/') {
+        return Some("not found on PATH or beside cosched".to_string());
+    }
+    Some(match Path::new(prog).metadata() {
+        Err(_) => "does not exist".to_string(),
+        Ok(m) if m.is_dir() => "is a directory, not a program".to_string(),
+        Ok(m) if !m.is_file() => "is not a regular file".to_string(),
+        Ok(_) => format!("is not executable (`chmod +x {prog}`, or run it through its interpreter: `sh {prog}`)"),
+    })
 }
 
 fn is_executable(p: &Path) -> bool {

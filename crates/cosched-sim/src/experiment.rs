@@ -122,7 +122,8 @@ pub fn solo_times(m: &MachineSpec, plan: &Plan, opts: &SimOptions) -> Result<Vec
             shared: Default::default(),
             ..opts.clone()
         };
-        let r = run(m, &solo, policy.as_mut(), &o, None)?;
+        let r = run(m, &solo, policy.as_mut(), &o, None)
+            .map_err(|e| SimError::Solo { job: jp.name.clone(), error: Box::new(e) })?;
         let t = r.job_finish[0] as f64 * 1e-9;
         seen.insert(key, t);
         out.push(t);

@@ -101,8 +101,12 @@ impl Policy for PRrs {
         self.setup(view);
         if let Homes::Fixed(a) = &self.homes {
             let n = view.n_threads_total();
-            if a.len() < n {
-                return Err(format!("the assignment covers {} threads but the workload has {n}", a.len()).into());
+            if a.len() != n {
+                return Err(format!(
+                    "the assignment has {} entries but the workload has {n} threads (one context per thread)",
+                    a.len()
+                )
+                .into());
             }
             let nc = view.topology().n_contexts();
             if let Some(bad) = a.iter().find(|c| c.idx() >= nc) {

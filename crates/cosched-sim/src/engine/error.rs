@@ -61,6 +61,15 @@ pub enum SimError {
     /// Stopped from outside ([`SimOptions::cancel`](super::SimOptions::cancel)).
     #[error("the run was cancelled")]
     Cancelled,
+    /// A job's run alone (its turnaround alone: the reference of speedups, ANTT and unfairness,
+    /// run before the co-run) did not finish; `error` counts that run's threads, not the mix's.
+    #[error("the solo run of job `{job}` (its time alone, run before the mix: the reference of speedups and unfairness): {error}")]
+    Solo {
+        /// The job instance (`mcf#2`).
+        job: String,
+        /// Why its run alone stopped.
+        error: Box<SimError>,
+    },
     /// The event budget (`--max-events`) ran out.
     #[error(
         "run exceeded the event budget of {budget} events at t={t_s:.6} s simulated, {done} of {threads} threads finished (raise it with {})",

@@ -1,0 +1,61 @@
+//! Issue #68 ("the first minute"): each bad input and friction a new user met,
+//! mended, and held here (one test per kind of input).
+
+mod common;
+
+use common::{cosched, fails_cleanly, tmp};
+
+/// A mix command that cannot start is refused before anything launches, saying why: a file
+/// without the execute bit, a directory, a missing path (docs/formats.md: commands are checked
+/// before launch). It was launched and reported as "Permission denied" with a makespan of 0.
+#[test]
+fn a_command_that_cannot_start_is_refused_before_launch() {
+    let script = tmp("noexec.sh", "#!/bin/sh\necho hi\n"); // written without the execute bit
+    fails_cleanly(&["run", "--", &script], &["noexec.sh", "is not executable", "chmod +x", "sh "]);
+    let dir = std::path::Path::new(&script).parent().unwrap().to_str().unwrap().to_string();
+    fails_cleanly(&["run", "--", &dir], &["is a directory, not a program"]);
+    fails_cleanly(&["run", "--", "./no-such-file-here"], &["./no-such-file-here", "does not exist"]);
+    let mix = tmp("noexec-mix.toml", &format!("name = \"m\"\n[[job]]\nname = \"a\"\ncmd = [\"{script}\"]\n"));
+    fails_cleanly(&["run", "-w", &mix], &["noexec-mix.toml", "job[0].cmd", "is not executable", "job `a`"]);
+}
+
+/// `run --policies` refuses a policy listed twice, as `compare` does (it ran `linux#2`).
+#[test]
+fn run_refuses_a_policy_listed_twice() {
+    fails_cleanly(&["run", "--policies", "linux,linux", "--", "true"], &["--policies", "`linux` is listed twice"]);
+}
+
+/// `--assignment`: a negative entry is the knob's value, refused naming the entry (it was clap's
+/// "unexpected argument"); an empty one says so (it printed an empty file name); one entry per
+/// thread exactly (one too many was accepted).
+#[test]
+fn an_assignment_is_one_context_per_thread_and_its_errors_name_it() {
+    let base = ["simulate", "-m", "i5-2500", "-w", "spec-mix8", "-p", "static", "--assignment"];
+    fn with<'a>(base: &[&'a str], a: &'a str) -> Vec<&'a str> {
+        base.iter().copied().chain([a]).collect()
+    }
+    fails_cleanly(&with(&base, "-1,0"), &["--assignment", "thread 0", "`-1` is not a context id"]);
+    fails_cleanly(&with(&base, ""), &["--assignment", "is empty"]);
+    fails_cleanly(&with(&base, "0,1,2,3,0,1,2,3,0"), &["assignment has 9 entries", "8 threads"]);
+    let o = cosched(&with(&base, "0,1,2,3,0,1,2,3"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// An event budget reached in a job's solo run says it was the solo run, and counts its threads
+/// (it said "0 of 1 threads finished" of a 24-thread mix).
+#[test]
+fn an_event_budget_reached_alone_names_the_solo_run() {
+    fails_cleanly(
+        &["simulate", "-m", "xeon-e5645", "-w", "spec-mix24", "--max-events", "100"],
+        &["the solo run of job `", "event budget of 100 events", "0 of 1 threads", "--max-events"],
+    );
+}
+
+/// A job ended by a signal is named with it ("exited with status 137" alone hid the SIGKILL).
+#[test]
+fn a_job_ended_by_a_signal_names_the_signal() {
+    let o = cosched(&["run", "--quiet", "--", "sh", "-c", "kill -9 $$"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("sh exited with status 137 (128 + 9: ended by SIGKILL)"), "{err}");
+}
