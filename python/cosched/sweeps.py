@@ -56,6 +56,10 @@ def expand(grid: Mapping[str, Any] | Iterable[Mapping[str, Any]] | pd.DataFrame)
             if len(points) > MAX_POINTS:
                 raise OptionError(f"grid: more than {MAX_POINTS:,} points: split the sweep into several")
         return points
+    if not grid:
+        raise OptionError(
+            "grid: no axis: give at least one ({'policy': ['cfs', 'efs']}); an empty mapping would run one default point"
+        )
     axes = {k: (list(v) if isinstance(v, (list, tuple, range)) else [v]) for k, v in grid.items()}
     size = math.prod(len(v) for v in axes.values())
     if size > MAX_POINTS:

@@ -118,6 +118,12 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let text = crate::input::read_text(&a.file)?;
     let inp = parse(&a.file, &text)?;
+    if inp.wanted.is_empty() && a.model_out.is_none() {
+        return Err(format!(
+            "{}: no cell to predict: mark one with an empty value (`row,col,`), or keep the fitted model with --model sgd --model-out FILE",
+            a.file
+        ));
+    }
     let Some(p) = bayes else { return run_sgd(&a, &inp) };
     let c = complete_bayes(&inp.observed, inp.rows.len(), inp.cols.len(), &inp.wanted, &p, a.seed)
         .map_err(|e| format!("{}: {e}", a.file))?;

@@ -59,3 +59,10 @@ fn a_job_ended_by_a_signal_names_the_signal() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("sh exited with status 137 (128 + 9: ended by SIGKILL)"), "{err}");
 }
+
+/// `complete` with no cell to predict says so (it printed a bare header and exit 0).
+#[test]
+fn complete_without_a_cell_to_predict_says_so() {
+    let full = tmp("full.csv", "a,x,1\na,y,2\nb,x,1.5\nb,y,2.5\n");
+    fails_cleanly(&["complete", &full], &["full.csv", "no cell to predict", "row,col,"]);
+}
