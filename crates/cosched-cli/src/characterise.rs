@@ -5,7 +5,7 @@
 //! the model, the grid and the workload file it writes); this face prints
 //! the fit and writes the files.
 
-use crate::live::LiveOpts;
+use crate::live::ProcessOpts;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::topology::corun_pair;
@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, default_value_t = 3)]
     repeat: u32,
     #[command(flatten)]
-    live: LiveOpts,
+    live: ProcessOpts,
 }
 
 /// Today's date (UTC) from the system clock, `YYYY-MM-DD`.
@@ -82,7 +82,7 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         (None, Some(w)) => {
             let mix = crate::live::load_mix(w)?;
-            let base = a.live.builder()?;
+            let base = a.live.builder(&a.machine)?;
             let c = m.cache.llc_mb;
             measure(
                 &mix,

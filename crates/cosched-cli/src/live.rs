@@ -24,7 +24,8 @@ pub enum Freezer {
     Signals,
 }
 
-/// Options of every command that runs real processes (run, probe).
+/// Options of every command that runs real processes on a machine it is told about (run, probe,
+/// calibrate): the machine description and [`ProcessOpts`].
 #[derive(ClapArgs, Clone)]
 pub struct LiveOpts {
     /// Machine preset describing this machine (e.g. `kvm-epyc-2c`, or a file from `cosched calibrate`):
@@ -36,6 +37,14 @@ pub struct LiveOpts {
     /// and effective LLC, beside the topology sysfs reports.
     #[arg(long, conflicts_with = "machine")]
     calibration: Option<String>,
+    #[command(flatten)]
+    pub(crate) process: ProcessOpts,
+}
+
+/// How real processes are run and stopped (every command that launches them, `characterise`
+/// too, which names its machine itself).
+#[derive(ClapArgs, Clone)]
+pub struct ProcessOpts {
     /// Sampling period of the event loop (exits, blocking, energy), ms.
     #[arg(long, default_value_t = 20.0)]
     tick_ms: f64,
@@ -56,12 +65,12 @@ pub struct LiveOpts {
     pub(crate) output_dir: Option<PathBuf>,
 }
 
-impl LiveOpts {
-    /// These flags as the host crate's settings.
-    pub fn settings(&self) -> Live {
+impl ProcessOpts {
+    /// These flags as the host crate's settings, on the machine `-m` (or `--calibration`) names.
+    pub fn settings(&self, machine: Option<String>, calibration: Option<String>) -> Live {
         Live {
-            machine: self.machine.clone(),
-            calibration: self.calibration.clone(),
+            machine,
+            calibration,
             tick_ms: self.tick_ms,
             freezer: match self.freezer {
                 Freezer::Auto => host::Freezer::Auto,
@@ -73,6 +82,18 @@ impl LiveOpts {
             grace_s: self.grace_s,
             output_dir: self.output_dir.clone(),
         }
+    }
+
+    /// A run configuration builder on `machine` with these options; notes on stderr, the watchdog this binary.
+    pub fn builder(&self, machine: &str) -> Result<impl Fn(Mix, &str) -> RunConfig + Clone, String> {
+        self.settings(Some(machine.to_string()), None).builder(&face()?).one_line()
+    }
+}
+
+impl LiveOpts {
+    /// These flags as the host crate's settings.
+    pub fn settings(&self) -> Live {
+        self.process.settings(self.machine.clone(), self.calibration.clone())
     }
 
     /// The machine description given (`-m`, else `--calibration`), if any.

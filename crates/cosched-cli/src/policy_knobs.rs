@@ -34,9 +34,10 @@ pub fn augment<const REAL: bool>(cmd: Command) -> Command {
         let mut a = Arg::new(k.name).long(k.name.replace('_', "-")).help(policy_help(k));
         a = match k.kind {
             Kind::Switch => a.action(ArgAction::SetTrue),
-            Kind::Choice { choices } => {
-                a.action(ArgAction::Set).value_parser(clap::builder::PossibleValuesParser::new(choices.iter()))
-            }
+            // The real machine has no ground truth: its faces do not offer the oracle readings.
+            Kind::Choice { choices } => a.action(ArgAction::Set).value_parser(
+                clap::builder::PossibleValuesParser::new(choices.iter().filter(|c| !(REAL && c.starts_with("oracle")))),
+            ),
             // A list such as `--assignment -1,0` is the knob's value (refused by its own check,
             // naming the entry), not an unknown flag.
             Kind::Text => a.action(ArgAction::Set).value_name(k.name.to_uppercase()).allow_hyphen_values(true),

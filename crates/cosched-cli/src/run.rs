@@ -110,7 +110,7 @@ fn policy_options(a: &Args) -> Result<PolicyOptions, String> {
 /// for bad input.
 pub fn run(a: Args) -> Result<(), Failure> {
     crate::output::check_out_file("--trace", a.trace.as_deref())?;
-    crate::output::check_out_dir("--output-dir", a.live.output_dir.as_deref().and_then(|p| p.to_str()))?;
+    crate::output::check_out_dir("--output-dir", a.live.process.output_dir.as_deref().and_then(|p| p.to_str()))?;
     let single = a.workload.is_none();
     let mix = match (&a.workload, a.cmd.is_empty()) {
         (Some(w), true) => load_mix(w)?,
@@ -135,7 +135,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(format!("--policies: `{p}` is listed twice (entries {} and {})", j + 1, i + 1).into());
         }
     }
-    if a.quiet && a.live.output_dir.is_some() {
+    if a.quiet && a.live.process.output_dir.is_some() {
         return Err("--quiet and --output-dir: choose one".to_string().into());
     }
     let opts = policy_options(&a)?;

@@ -66,3 +66,17 @@ fn complete_without_a_cell_to_predict_says_so() {
     let full = tmp("full.csv", "a,x,1\na,y,2\nb,x,1.5\nb,y,2.5\n");
     fails_cleanly(&["complete", &full], &["full.csv", "no cell to predict", "row,col,"]);
 }
+
+/// Help that agrees with behaviour: `characterise` lists `-m` once (the second, and
+/// `--calibration`, came from `run`'s options); `run` does not offer the simulator's oracle
+/// readings, and refuses them by name.
+#[test]
+fn help_lists_what_the_command_reads() {
+    let help = String::from_utf8_lossy(&cosched(&["characterise", "--help"]).stdout).to_string();
+    assert_eq!(help.matches("-m, --machine").count(), 1, "{help}");
+    assert!(!help.contains("--calibration"), "{help}");
+    let help = String::from_utf8_lossy(&cosched(&["run", "--help"]).stdout).to_string();
+    assert!(help.contains("[possible values: model, capacity]"), "{help}");
+    assert!(!help.contains("possible values: fm, round-robin, random, oracle"), "{help}");
+    fails_cleanly(&["run", "--efs-admission", "oracle", "-p", "efs", "--", "true"], &["--efs-admission", "'oracle'"]);
+}
