@@ -107,7 +107,7 @@ pub fn run(a: Args) -> Result<(), String> {
         eprintln!("characterise: fitting {} ({} grid points)", j.name, FOOTPRINTS.len() * APKI.len())
     })
     .one_line()?;
-    let text = workload_file(&m, &rec, &fits);
+    let text = workload_file(&m, &a.machine, &rec, &fits);
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
     std::fs::write(&a.out, &text).map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
     println!(

@@ -132,6 +132,11 @@ impl Failure {
     pub fn jobs(message: String) -> Failure {
         Failure { code: 1, message }
     }
+
+    /// A run stopped from outside (a timeout, Ctrl-C, SIGTERM), with its status (docs/formats.md, "Exit status").
+    pub fn stopped(code: u8, message: String) -> Failure {
+        Failure { code, message }
+    }
 }
 
 impl From<String> for Failure {

@@ -27,6 +27,11 @@ impl Progress {
     /// Progress of `what` (`spec-mix24 on xeon-e5645`), counted in `unit`s (`runs`).
     pub fn new(what: impl Into<String>, unit: &'static str) -> Progress {
         let what = what.into();
+        if !std::io::stderr().is_terminal() {
+            // Piped, the tenth-lines come only as work completes (`validate`'s first point took
+            // 47 s): the heartbeat says it is still running at least every 10 s (#68 item 5).
+            begin(what.clone());
+        }
         let bar = std::io::stderr().is_terminal().then(|| {
             let b = ProgressBar::new(0);
             let template = format!("{{bar:30}} {{pos}}/{{len}} {unit} {{elapsed}} {{msg}}");
@@ -95,7 +100,7 @@ fn wrote() {
 }
 
 /// Longest silence of a long command on stderr before it says it is still working.
-pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(9);
+pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(8);
 
 /// Name the long command now starting (`paper efs`): its steps are timed
 /// from here, and a watcher writes one line whenever nothing was written for

@@ -207,8 +207,10 @@ fn escaped(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// The workload file of the fitted jobs, every field's provenance in `sources`.
-pub fn workload_file(m: &MachineSpec, rec: &Record, fits: &[Fit]) -> String {
+/// The workload file of the fitted jobs, every field's provenance in `sources`; its header names
+/// the machine as the user gave it (`machine_arg`: a preset name or a file), so that the command
+/// it proposes runs.
+pub fn workload_file(m: &MachineSpec, machine_arg: &str, rec: &Record, fits: &[Fit]) -> String {
     let mut sources = vec![format!(
         "Characterised by `cosched characterise` on {} against preset `{}` (docs/runtime.md, 'Characterising a program')",
         rec.date, rec.machine
@@ -239,7 +241,7 @@ pub fn workload_file(m: &MachineSpec, rec: &Record, fits: &[Fit]) -> String {
     let quoted: Vec<String> = sources.iter().map(|s| format!("  \"{}\",", escaped(s))).collect();
     format!(
         "# Written by `cosched characterise`: a workload file the simulator runs (cosched simulate -m {} -w FILE).\nname = \"characterised\"\ndescription = \"{} job(s) characterised without a PMU on {}\"\nsources = [\n{}\n]\n{jobs}",
-        rec.machine,
+        machine_arg,
         rec.jobs.len(),
         rec.date,
         quoted.join("\n")
@@ -336,7 +338,11 @@ mod tests {
             }],
         };
         let f = Fit { footprint_mb: 8.0, llc_apki: 10.0, mlp: 2.0, rms: 0.03 };
-        let text = workload_file(&m, &rec, &[f]);
+        // The header's command names the machine as given, a file too (#68: it named the machine's
+        // `name`, which `-m` could not find).
+        let from_file = workload_file(&m, "/some/where/local.toml", &rec, &[f]);
+        assert!(from_file.starts_with("# Written by `cosched characterise`: a workload file the simulator runs (cosched simulate -m /some/where/local.toml -w FILE)."));
+        let text = workload_file(&m, "kvm-epyc-2c-nov24", &rec, &[f]);
         let w = presets::workload_from_toml("c.toml", &text).unwrap();
         assert_eq!(w.jobs.len(), 1);
         for tag in ["[M]", "[D]", "[A]", "2026-11-24", "kvm-epyc-2c-nov24"] {

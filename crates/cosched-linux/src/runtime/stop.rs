@@ -27,6 +27,17 @@ cosched_core::metric_fields! {
 }
 
 impl StopRecord {
+    /// The command's exit status for this stop, as docs/formats.md ("Exit status") writes it
+    /// once for every command: 124 for a timeout (as `timeout(1)`), 128 + the signal for an
+    /// interruption (130 for Ctrl-C, 143 for SIGTERM), as a process the signal ended would give.
+    pub fn exit_status(&self) -> u8 {
+        match self.reason.strip_prefix("was interrupted by ") {
+            Some("SIGINT") => 130,
+            Some(_) => 143, // SIGTERM, the other signal the runtime stops on
+            None => 124,
+        }
+    }
+
     /// One sentence for the command line: what happened to every process.
     pub fn sentence(&self) -> String {
         let mut s = format!("the run {}: every managed process was released", self.reason);
