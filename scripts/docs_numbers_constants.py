@@ -412,4 +412,9 @@ CONSTANTS: list[tuple[str, str, str]] = [
         r"declares (3\.6) MB",
         "RDA Table 2; data/workloads/rda-water-nsq.toml",
     ),
+    (
+        "the exit statuses every command uses (docs/formats.md, Exit status)",
+        r"^\| (0|1|2|124|130|143) \||`timeout\((1)\)`|\((\d+) for Ctrl-C",
+        "crates/cosched-cli/src/lib.rs (Failure); crates/cosched-linux/src/runtime/stop.rs (StopRecord::exit_status)",
+    ),
 ]
