@@ -37,7 +37,10 @@ fn bad_input_is_one_line_naming_file_field_and_problem() {
         &preset("workloads", "mcf").replace("wb_ratio = 0.25", "wb_ratio = 0.25\nrow_locality = 1.2"),
     );
     fails_cleanly(&["simulate", "-w", &w], &["rowloc.toml", "job[0].phase[0].row_locality"]);
-    fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,1"], &["covers 2 threads", "32"]);
+    fails_cleanly(
+        &["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,1"],
+        &["has 2 entries", "32 threads"],
+    );
     fails_cleanly(&["simulate", "-w", "canneal", "-p", "static", "--assignment", "0,x"], &["--assignment", "thread 1"]);
     fails_cleanly(&["simulate", "-w", "mcf", "-p", "static", "--assignment", "99"], &["context 99"]);
     fails_cleanly(&["simulate", "-p", "no-such-policy"], &["unknown policy", "no-such-policy"]);

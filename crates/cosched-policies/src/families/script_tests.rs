@@ -108,7 +108,7 @@ fn static_runs_threads_only_where_assigned_and_rejects_short_assignments() {
     let mut p = make("static", &o).unwrap();
     let s = Script::bare(Topology::regular(1, 1, 2, 1, 1), 4);
     let err = p.init(&s).unwrap_err().to_string();
-    assert!(err.contains("covers 3 threads"), "{err}");
+    assert!(err.contains("has 3 entries"), "{err}");
 }
 
 #[test]
