@@ -104,20 +104,8 @@ fn policy_options(a: &Args) -> Result<PolicyOptions, String> {
     for n in notes {
         eprintln!("note: {n}");
     }
-    // Real processes: each quantum is a freeze and a thaw of process trees, and below a
-    // millisecond that costs more than it schedules (0.001 ms took 22.5% of a core, #68).
-    if opts.quantum < MIN_REAL_QUANTUM_NS {
-        return Err(format!(
-            "--quantum-ms {}: below {} ms on the real machine each quantum's freeze and thaw cost more than the quantum",
-            opts.quantum as f64 * 1e-6,
-            MIN_REAL_QUANTUM_NS as f64 * 1e-6
-        ));
-    }
     Ok(opts)
 }
-
-/// The shortest quantum a real run accepts, ns (the simulator takes any: it has no freezer).
-const MIN_REAL_QUANTUM_NS: u64 = 1_000_000;
 
 /// `cosched run`: exit status 0 when every job ran and exited 0, 1 when a
 /// job failed (the report is printed first, and the failures are named), 2

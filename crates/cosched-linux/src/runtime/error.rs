@@ -53,6 +53,18 @@ pub enum RuntimeError {
     /// happened to its processes.
     #[error("{}", .0.sentence())]
     Stopped(super::StopRecord),
+    /// A quantum shorter than [`MIN_QUANTUM_NS`](super::MIN_QUANTUM_NS): each quantum is a freeze
+    /// and a thaw of process trees, which would then cost more than they schedule.
+    #[error(
+        "{flag} {got}: below {min} ms on the real machine each quantum's freeze and thaw cost more than the quantum",
+        flag = cosched_policies::knob::flag_of("quantum_ms"),
+        got = *.quantum_ns as f64 * 1e-6,
+        min = super::MIN_QUANTUM_NS as f64 * 1e-6
+    )]
+    QuantumTooShort {
+        /// The quantum asked for, ns.
+        quantum_ns: u64,
+    },
     /// The policy broke the contract during the run.
     #[error("{0}; the run stopped, every managed process released and terminated")]
     Contract(ContractError),

@@ -205,8 +205,15 @@ impl Drop for RunTmp {
     }
 }
 
+/// The shortest quantum a real run accepts, ns (0.001 ms took 22.5% of a core, #68; the
+/// simulator takes any: it has no freezer).
+pub const MIN_QUANTUM_NS: u64 = 1_000_000;
+
 /// Run a mix under a policy until every tree is gone; returns the report.
 pub fn run(cfg: RunConfig) -> Result<RealReport, RuntimeError> {
+    if cfg.opts.quantum < MIN_QUANTUM_NS {
+        return Err(RuntimeError::QuantumTooShort { quantum_ns: cfg.opts.quantum });
+    }
     // Declared before the runtime, so dropped after it: the trees are released first.
     let run_tmp = RunTmp(std::env::temp_dir().join(format!("cosched-run-{}", std::process::id())));
     let setup = setup::prepare_policy(&cfg)?;
