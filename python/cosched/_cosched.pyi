@@ -70,7 +70,7 @@ def compare(
     seed: int,
     seeds: int,
     customs: Sequence[Custom] = ...,
-    gap: bool = True,
+    bound: bool = True,
     regimes: bool = True,
 ) -> dict[str, Any]: ...
 def sweep(

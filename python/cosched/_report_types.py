@@ -55,6 +55,7 @@ class Report(TypedDict):
     noise: float
     metrics: Metrics
     jobs: list[JobReport]
+    found: str | None
 
 
 class MeanCi(TypedDict):
@@ -139,6 +140,11 @@ class RegimeNote(TypedDict):
     paper_figures: str
 
 
+class IdenticalRows(TypedDict):
+    policies: list[str]
+    found: list[list[str]]
+
+
 class Comparison(TypedDict):
     machine: str
     workload: str
@@ -149,6 +155,7 @@ class Comparison(TypedDict):
     best_static: BestStatic | None
     no_best_static: str | None
     runs: list[Report]
+    identical: list[IdenticalRows]
     speedups: list[float]
     regimes: list[RegimeNote]
 

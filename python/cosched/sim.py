@@ -15,6 +15,7 @@ import difflib
 import json
 import math
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -390,8 +391,9 @@ def compare(
     baseline: str = "cfs",
     seeds: int = 3,
     seed: int = 1,
-    gap: bool = True,
+    bound: bool = True,
     regimes: bool = True,
+    gap: bool | None = None,
     **knobs: Unpack[Knobs],
 ) -> pd.DataFrame:
     """Every policy (default: every non-oracle policy needing no extra input) on
@@ -411,8 +413,11 @@ def compare(
     ``ci`` (the POT interval per seed, None where exact; an unbounded upper end
     is ``inf``). The summary's ``beats_bound`` is True only at 10 seeds or more
     with the paired interval of the gap to each seed's upper end below zero.
-    ``gap=False`` skips the bound (``gap_to_bound_pct``; ``cosched compare
-    --no-bound``). ``df.attrs["regimes"]`` lists the policies that run outside
+    ``bound=False`` skips the bound (``gap_to_bound_pct``; ``cosched compare
+    --no-bound``; ``gap=``, its old name, still works and warns).
+    ``df.attrs["identical"]`` lists the groups of policies whose runs were the
+    same simulated outcome on every seed, and what each found to act on (as
+    the lines under ``cosched compare``'s table). ``df.attrs["regimes"]`` lists the policies that run outside
     their paper's regime here (``policies``, ``paper``, ``regime``, ``here``),
     and where stretching the jobs brings them into it, ``in_regime``: the
     family rerun with every job 100 s alone, same machine, mix and seeds, its
@@ -427,7 +432,10 @@ def compare(
         entries = [c[0] if c else p for p, c in _with_codes(list(policies), codes)]
     names = check_policies(entries)
     seed, seeds = check_seed("seed", seed), check_count("seeds", seeds)
-    gap = check_bool("gap", gap)
+    if gap is not None:
+        warnings.warn("compare(gap=...) is now compare(bound=...), as `--no-bound`", DeprecationWarning, stacklevel=2)
+        bound = check_bool("gap", gap)
+    bound = check_bool("bound", bound)
     regimes = check_bool("regimes", regimes)
     if not isinstance(baseline, str):
         raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
@@ -435,7 +443,7 @@ def compare(
     c = cast(
         Comparison,
         _cosched.compare(
-            flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, gap=bool(gap), regimes=bool(regimes)
+            flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, bound=bool(bound), regimes=bool(regimes)
         ),
     )
     df = runs_frame(cast(list[dict[str, Any]], c["runs"]))
@@ -449,6 +457,7 @@ def compare(
         summary=summary_frame(c["policies"]),
         bound=bound,
         regimes=c["regimes"],
+        identical=c["identical"],
         baseline=c["baseline"],
         machine=c["machine"],
         workload=c["workload"],

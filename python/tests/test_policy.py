@@ -31,7 +31,7 @@ def test_a_python_policy_reproducing_g_rrs_gives_its_report_byte_for_byte(machin
 
 
 def test_compare_and_sweep_take_python_policies_beside_built_in_ones():
-    df = cosched.compare("i5-2500", "spec-mix8", policies=["g-rrs", PyGRrs()], seeds=2, timing=False, gap=False)
+    df = cosched.compare("i5-2500", "spec-mix8", policies=["g-rrs", PyGRrs()], seeds=2, timing=False, bound=False)
     s = df.attrs["summary"].set_index("policy")
     assert list(s.index) == ["cfs", "g-rrs", "py-g-rrs"]
     assert s.loc["py-g-rrs", "makespan_s_mean"] == s.loc["g-rrs", "makespan_s_mean"]

@@ -110,7 +110,7 @@ def test_compare_equals_the_cli_json_with_numeric_columns(cli):
 def test_compare_names_the_policies_outside_their_papers_regime_as_the_cli_does(cli):
     def run(regimes: object = True) -> pd.DataFrame:
         return cosched.compare(
-            "xeon-e5645", "spec-mix8", ["cfs", "perf-fair"], seeds=2, gap=False, regimes=regimes, timing=False
+            "xeon-e5645", "spec-mix8", ["cfs", "perf-fair"], seeds=2, bound=False, regimes=regimes, timing=False
         )  # type: ignore[arg-type]
 
     expected = cli(

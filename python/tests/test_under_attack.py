@@ -30,7 +30,7 @@ from cosched.gym import SchedEnv
         (lambda: cosched.simulate("i5-2500", "mcf", "g-rrs", quantum_ms=[100]), "quantum_ms: must be a number"),
         (lambda: cosched.simulate("i5-2500", "mcf", "cfs", noise="1"), "noise: must be a number"),
         (lambda: cosched.simulate("i5-2500", "mcf", "cfs", timing="yes"), "timing: is a switch"),
-        (lambda: cosched.compare("i5-2500", "mcf", policies=["cfs"], gap="no"), "gap: give True or False"),
+        (lambda: cosched.compare("i5-2500", "mcf", policies=["cfs"], bound="no"), "bound: give True or False"),
         (lambda: cosched.compare("i5-2500", "mcf", policies=["cfs"], baseline=3), "baseline: give a policy name"),
         (lambda: cosched.simulate(3, "mcf", "cfs"), "machine: give a preset name"),
         (lambda: cosched.assign(samples="5"), "samples: must be a whole number"),
@@ -114,7 +114,7 @@ def test_keyboard_interrupt_and_system_exit_from_a_policy_come_out_as_themselves
 _LONG = {
     "simulate": lambda: cosched.simulate("xeon-e5645", "spec-mix24", "g-rrs", quantum_ms=0.05),
     "compare": lambda: cosched.compare(
-        "xeon-e5645", "spec-mix24", policies=["g-rrs", "cfs"], quantum_ms=0.05, seeds=2, gap=False
+        "xeon-e5645", "spec-mix24", policies=["g-rrs", "cfs"], quantum_ms=0.05, seeds=2, bound=False
     ),
     "sweep": lambda: cosched.sweep(
         {

@@ -111,8 +111,8 @@ pub fn run(a: Args) -> Result<(), String> {
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
     std::fs::write(&a.out, &text).map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
     println!(
-        "{:<16} {:>8} {:>7} {:>12} {:>9} {:>4} {:>8}",
-        "job", "solo s", "spread", "footprint MB", "LLC apki", "MLP", "fit RMS"
+        "{:<16} {:>8} {:>7} {:>12} {:>9} {:>9} {:>4} {:>8}",
+        "job", "solo s", "spread", "footprint MB", "× the LLC", "LLC apki", "MLP", "fit RMS"
     );
     for (j, f) in rec.jobs.iter().zip(&fits) {
         if j.solo_spread > NOISY_SPREAD {
@@ -124,17 +124,27 @@ pub fn run(a: Args) -> Result<(), String> {
             );
         }
         println!(
-            "{:<16} {:>8.3} {:>6.1}% {:>12} {:>9} {:>4} {:>7.1}%",
+            "{:<16} {:>8.3} {:>6.1}% {:>12} {:>9.2} {:>9} {:>4} {:>7.1}%",
             j.name,
             j.solo_s,
             100.0 * j.solo_spread,
             f.footprint_mb,
+            f.footprint_mb / m.cache.llc_mb,
             f.llc_apki,
             f.mlp,
             100.0 * f.rms
         );
     }
-    println!("\nco-runs, measured / fitted slowdown:");
+    println!(
+        "footprint: the LLC share the job's misses fit (× the LLC: of this host's {} MB; 1.00 or more: it misses beyond \
+         the whole LLC); LLC apki: LLC accesses per 1,000 instructions; MLP: misses in flight (assumed 1, and every job assumed random access: only accesses per MLP show in wall time); \
+         fit RMS: how far the fitted slowdowns lie from the measured ones",
+        m.cache.llc_mb
+    );
+    println!(
+        "\nco-runs: slowdown beside each cache pirate (a program holding SIZE MiB of the LLC) and bandwidth bandit \
+         (one drawing GB/s from memory), measured/fitted (1.00: as fast as alone):"
+    );
     for (j, p) in rec.jobs.iter().zip(&predicted) {
         let each = |v: &[CoRun], p: &[f64], unit: &str| {
             v.iter()

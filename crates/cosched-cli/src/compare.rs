@@ -9,7 +9,7 @@ use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
 use cosched_lab::compare::{
-    comparison, default_policies, gap_legend, regime_lines, Comparing, Comparison, Steps, COLUMNS,
+    comparison, default_policies, gap_legend, identical_lines, regime_lines, Comparing, Comparison, Steps, COLUMNS,
 };
 
 /// `cosched compare`'s arguments.
@@ -37,6 +37,11 @@ pub struct Args {
     /// idle contexts allowed, exact or its EVT estimate, for any thread count; most of the run's time).
     #[arg(long = "no-bound", visible_alias = "no-gap-to-best")]
     no_bound: bool,
+    /// The table's columns, comma-separated, or `all` (default: those that fit 160 characters:
+    /// speedup, gap_to_bound_pct, makespan_s, antt, unfairness, energy_j, ctx_switches, migrations,
+    /// decide_p99_us). CSV and JSON always carry every column.
+    #[arg(long, value_delimiter = ',')]
+    columns: Option<Vec<String>>,
     /// Do not name the policies that run outside their paper's regime, nor rerun them in it (under
     /// the table: Perf&Fair's family on jobs shorter than the paper's 100 s alone is rerun with every
     /// job stretched to 100 s, same machine, mix and seeds; RDA on a workload that declares no
@@ -45,23 +50,43 @@ pub struct Args {
     no_regime: bool,
 }
 
-/// The table's metric columns and their precision: `(name, digits, interval?)`;
-/// a precision of `None` prints in scientific notation.
+/// The table's metric columns, their precision and whether the default table
+/// shows them: `(name, digits, default?)`; a precision of `None` prints in
+/// scientific notation. Every cell is a mean ±half-width of its 95% interval.
 const TABLE: [(&str, Option<usize>, bool); 13] = [
     ("speedup", Some(3), true),
     ("gap_to_bound_pct", Some(2), true),
-    ("makespan_s", Some(4), true),
+    ("makespan_s", Some(3), true),
     ("antt", Some(3), true),
     ("unfairness", Some(3), true),
-    ("energy_j", Some(1), false),
-    ("edp_js", Some(2), false),
+    ("energy_j", Some(1), true),
+    ("edp_js", Some(1), false),
     ("llc_misses", None, false),
-    ("ctx_switches", Some(0), false),
-    ("migrations", Some(0), false),
+    ("ctx_switches", Some(0), true),
+    ("migrations", Some(0), true),
     ("explored_pct", Some(2), false),
     ("decide_p50_us", Some(2), false),
-    ("decide_p99_us", Some(2), false),
+    ("decide_p99_us", Some(2), true),
 ];
+
+/// The width the default table and the notes under it fit, in characters.
+const WIDTH: usize = 160;
+
+/// The table's columns (`--columns`: names of [`TABLE`], or `all`), in [`TABLE`]'s order.
+fn chosen(columns: Option<&[String]>) -> Result<Vec<usize>, String> {
+    let Some(names) = columns else { return Ok((0..TABLE.len()).filter(|&i| TABLE[i].2).collect()) };
+    if names.iter().any(|n| n == "all") {
+        return Ok((0..TABLE.len()).collect());
+    }
+    let known: Vec<&str> = TABLE.iter().map(|t| t.0).collect();
+    if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+        return Err(format!("--columns: `{bad}` is not a column of the table (known: {}, or all)", known.join(", ")));
+    }
+    if names.is_empty() || names.iter().all(|n| n.is_empty()) {
+        return Err("--columns: the list is empty (give column names, or all)".into());
+    }
+    Ok((0..TABLE.len()).filter(|&i| names.iter().any(|n| n == TABLE[i].0)).collect())
+}
 
 /// `compare --help`'s column legend, from the metric registry.
 fn legend() -> String {
@@ -76,6 +101,7 @@ fn legend() -> String {
 
 /// `cosched compare`: print the comparison.
 pub fn run(a: Args) -> Result<(), String> {
+    let columns = chosen(a.columns.as_deref())?;
     let resolved = a.run.resolve()?; // a machine file's notes
     let names = a.policies.clone().unwrap_or_else(default_policies);
     let bar = Progress::new(format!("compare: {} on {}", a.run.workload, a.run.machine), "runs");
@@ -94,14 +120,28 @@ pub fn run(a: Args) -> Result<(), String> {
     for note in &cmp.notes {
         eprintln!("note: {note}");
     }
-    print(&cmp, a.format)
+    print(&cmp, a.format, &columns)
 }
 
-fn ci(m: &MeanCi, prec: usize) -> String {
-    if m.n > 1 {
-        format!("{:.prec$} ±{:.prec$}", m.mean, (m.hi - m.lo) / 2.0)
-    } else {
-        format!("{:.prec$}", m.mean)
+/// A mean ±half-width of its 95% interval (`None`: scientific notation); the
+/// mean alone from one seed, where there is no interval.
+fn ci(m: &MeanCi, prec: Option<usize>) -> String {
+    let half = (m.hi - m.lo) / 2.0;
+    match prec {
+        Some(p) if m.n > 1 => format!("{:.p$} ±{:.p$}", m.mean, half),
+        Some(p) => format!("{:.p$}", m.mean),
+        None if m.n > 1 => format!("{:.3e} ±{:.1e}", m.mean, half),
+        None => format!("{:.3e}", m.mean),
+    }
+}
+
+/// Print a note under the table, wrapped to [`WIDTH`] (continuation lines indented by two).
+fn note(text: &str) {
+    for line in text.lines() {
+        let opts = textwrap::Options::new(WIDTH).subsequent_indent("  ");
+        for part in textwrap::wrap(line, opts) {
+            println!("{part}");
+        }
     }
 }
 
@@ -129,47 +169,77 @@ fn print_csv(c: &Comparison) {
     csv(&rows);
 }
 
-fn print(c: &Comparison, format: Format) -> Result<(), String> {
+fn print(c: &Comparison, format: Format, columns: &[usize]) -> Result<(), String> {
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(c).map_err(|e| e.to_string())?),
         Format::Csv => print_csv(c),
-        Format::Table => {
-            let mut head = vec!["policy".to_string()];
-            head.extend(TABLE.iter().map(|(n, _, _)| match *n {
-                "speedup" => format!("speedup_vs_{}", c.baseline),
-                n => n.to_string(),
-            }));
-            let mut rows = vec![head];
-            let get = |n: &str| COLUMNS.iter().find(|(c, _)| *c == n).expect("a column of COLUMNS").1;
-            for r in &c.policies {
-                let mut row = vec![format!("{}{}", r.policy, if r.oracle { " [oracle]" } else { "" })];
-                for (n, prec, interval) in TABLE {
-                    row.push(match (get(n)(r), prec) {
-                        (None, _) => "-".into(),
-                        (Some(m), Some(p)) if interval => ci(m, p),
-                        (Some(m), Some(p)) => format!("{:.p$}", m.mean),
-                        (Some(m), None) => format!("{:.3e}", m.mean),
-                    });
-                }
-                rows.push(row);
-            }
-            println!(
-                "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan, mean ±95% CI",
-                c.workload,
-                c.machine,
-                c.threads.map_or("preset".into(), |t| t.to_string()),
-                c.seeds.len(),
-                c.baseline
-            );
-            table_fit(&rows);
-            match (&c.best_static, &c.no_best_static) {
-                (Some(b), _) => println!("{}", gap_legend(b, &c.policies)),
-                (None, why) => println!("gap_to_bound_pct: -, {}", why.as_deref().unwrap_or_default()),
-            }
-            for line in regime_lines(&c.regimes, &c.baseline) {
-                println!("{line}");
-            }
-        }
+        Format::Table => print_table(c, columns),
     }
     Ok(())
+}
+
+/// The marker of a policy above the bound on average (mean gap below zero).
+const ABOVE: &str = " *";
+
+fn print_table(c: &Comparison, columns: &[usize]) {
+    let mut head = vec!["policy".to_string()];
+    head.extend(columns.iter().map(|&i| match TABLE[i].0 {
+        "speedup" => format!("speedup_vs_{}", c.baseline),
+        n => n.to_string(),
+    }));
+    let mut rows = vec![head];
+    let get = |n: &str| COLUMNS.iter().find(|(c, _)| *c == n).expect("a column of COLUMNS").1;
+    let mut above = vec![];
+    for r in &c.policies {
+        let mut row = vec![format!("{}{}", r.policy, if r.oracle { " [oracle]" } else { "" })];
+        for &i in columns {
+            let (n, prec, _) = TABLE[i];
+            row.push(match get(n)(r) {
+                None => "-".into(),
+                Some(m) if n == "gap_to_bound_pct" && m.mean < 0.0 => {
+                    above.push(r.policy.as_str());
+                    format!("{}{ABOVE}", ci(m, prec))
+                }
+                Some(m) => ci(m, prec),
+            });
+        }
+        rows.push(row);
+    }
+    if !above.is_empty() {
+        // Unmarked gap cells take the marker's width, so the numbers stay aligned.
+        let k = 1 + columns.iter().position(|&i| TABLE[i].0 == "gap_to_bound_pct").expect("the marked column");
+        for row in rows.iter_mut().skip(1).filter(|r| !r[k].ends_with(ABOVE)) {
+            row[k].push_str(&" ".repeat(ABOVE.len()));
+        }
+    }
+    println!(
+        "{} on {} ({} threads), {} seed(s); speedup = {} makespan / policy makespan; every cell mean ±95% CI",
+        c.workload,
+        c.machine,
+        c.threads.map_or("preset".into(), |t| t.to_string()),
+        c.seeds.len(),
+        c.baseline
+    );
+    table_fit(&rows);
+    let hidden: Vec<&str> = (0..TABLE.len()).filter(|i| !columns.contains(i)).map(|i| TABLE[i].0).collect();
+    if !hidden.is_empty() {
+        note(&format!("more columns: {} (--columns all, or --format csv)", hidden.join(", ")));
+    }
+    for line in identical_lines(&c.identical) {
+        note(&line);
+    }
+    if !above.is_empty() {
+        note(&format!(
+            "*{} above the bound on average (mean gap below 0): the bound is the best of a family of static \
+             partitions (below), which a policy that moves threads can exceed; whether it beats the bound is decided below",
+            if above.len() == 1 { format!(" {} is", above[0]) } else { format!(" {} are", above.join(", ")) },
+        ));
+    }
+    match (&c.best_static, &c.no_best_static) {
+        (Some(b), _) => note(&gap_legend(b, &c.policies)),
+        (None, why) => note(&format!("gap_to_bound_pct: -, {}", why.as_deref().unwrap_or_default())),
+    }
+    for line in regime_lines(&c.regimes, &c.baseline) {
+        note(&line);
+    }
 }

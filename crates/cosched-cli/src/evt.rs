@@ -88,10 +88,18 @@ struct Report {
     analysis: Analysis,
 }
 
+/// Values from which `evt` says when it has read them and starts the fit.
+const BIG: usize = 1_000_000;
+
 /// `cosched evt`: print the analysis of one column of a CSV file.
 pub fn run(a: Args) -> Result<(), String> {
     let t = parse_threshold(&a.threshold).one_line()?;
+    // Ten million rows take a minute: a line at least every 10 s (#68 item 5).
+    crate::progress::begin(format!("evt {}", a.file));
     let (xs, column) = read_column(&a.file, a.column.as_deref())?;
+    if xs.len() >= BIG {
+        crate::progress::step(&format!("read {} values of column {column}; fitting the tail", xs.len()));
+    }
     let analysis = analyse(&xs, t, a.confidence).map_err(|e| format!("{}: {e}", a.file))?;
     for w in &analysis.warnings {
         eprintln!("{}: warning: {w}", a.file);

@@ -7,10 +7,16 @@ pub fn opt(v: Option<f64>, prec: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.prec$}"))
 }
 
-/// The widths of the columns of `rows`, in characters.
+/// How many columns of a terminal `text` takes (a wide character, as in CJK
+/// names, takes two; a combining mark none).
+fn display_width(text: &str) -> usize {
+    textwrap::core::display_width(text)
+}
+
+/// The widths of the columns of `rows`, in terminal columns.
 fn widths(rows: &[Vec<String>]) -> Vec<usize> {
     let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect()
+    (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| display_width(c)).max().unwrap_or(0)).collect()
 }
 
 /// Columns 1.. split into groups that each fit `width` characters beside
@@ -69,7 +75,14 @@ pub fn table_string(rows: &[Vec<String>]) -> String {
         let line: Vec<String> = r
             .iter()
             .enumerate()
-            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
+            .map(|(i, c)| {
+                let pad = " ".repeat(widths[i] - display_width(c));
+                if i == 0 {
+                    format!("{c}{pad}")
+                } else {
+                    format!("{pad}{c}")
+                }
+            })
             .collect();
         let _ = writeln!(text, "{}", line.join("  ").trim_end());
         if k == 0 {
@@ -125,6 +138,16 @@ pub fn check_out_file(flag: &str, path: Option<&std::path::Path>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::groups;
+
+    #[test]
+    fn wide_characters_take_two_columns_and_stay_aligned() {
+        let rows =
+            vec![vec!["job".to_string(), "s".into()], vec!["計算".into(), "1.0".into()], vec!["ab".into(), "2".into()]];
+        let text = super::table_string(&rows);
+        let lines: Vec<&str> = text.lines().collect();
+        // "計算" is four columns wide: the first column is four wide, and every line ends at one column.
+        assert_eq!(lines, ["job     s", "----  ---", "計算  1.0", "ab      2"]);
+    }
 
     #[test]
     fn columns_wrap_in_groups_that_fit_beside_the_first() {

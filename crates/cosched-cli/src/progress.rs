@@ -102,22 +102,44 @@ fn wrote() {
 /// Longest silence of a long command on stderr before it says it is still working.
 pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(8);
 
+/// The environment variable that shortens [`HEARTBEAT`] (seconds, 0.5 to 8: a log
+/// that wants a line more often; the tests use it to see every long command's heartbeat).
+pub const HEARTBEAT_VAR: &str = "COSCHED_HEARTBEAT_S";
+
+/// [`HEARTBEAT`], or the shorter one [`HEARTBEAT_VAR`] asks for (a value out of
+/// its range is refused in one line and the default kept).
+fn heartbeat() -> std::time::Duration {
+    let Ok(v) = std::env::var(HEARTBEAT_VAR) else { return HEARTBEAT };
+    match v.trim().parse::<f64>() {
+        Ok(s) if (0.5..=HEARTBEAT.as_secs_f64()).contains(&s) => std::time::Duration::from_secs_f64(s),
+        _ => {
+            eprintln!(
+                "note: {HEARTBEAT_VAR}=`{v}` is not a number of seconds from 0.5 to {}: kept {0} s",
+                HEARTBEAT.as_secs()
+            );
+            HEARTBEAT
+        }
+    }
+}
+
 /// Name the long command now starting (`paper efs`): its steps are timed
 /// from here, and a watcher writes one line whenever nothing was written for
-/// [`HEARTBEAT`] (a run of minutes is never silent for ten seconds, piped or not).
+/// [`HEARTBEAT`] (a run of minutes is never silent for ten seconds, piped or
+/// not; [`HEARTBEAT_VAR`] shortens it).
 pub fn begin(name: impl Into<String>) {
     let name = name.into();
     if STARTED.set((name.clone(), Instant::now())).is_err() {
         return;
     }
     wrote();
+    let every = heartbeat();
     std::thread::spawn(move || loop {
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::thread::sleep((every / 16).min(std::time::Duration::from_millis(500)));
         let clock = CLOCK.get_or_init(Instant::now);
         let now = clock.elapsed().as_millis() as u64;
-        if now.saturating_sub(LAST_LINE_MS.load(Ordering::Relaxed)) >= HEARTBEAT.as_millis() as u64 {
+        if now.saturating_sub(LAST_LINE_MS.load(Ordering::Relaxed)) >= every.as_millis() as u64 {
             let since = STARTED.get().map_or(0.0, |s| s.1.elapsed().as_secs_f64());
-            eprintln!("{name}: still running ({since:.0} s)");
+            eprintln!("{name}: still running ({since:.1} s)");
             wrote();
         }
     });

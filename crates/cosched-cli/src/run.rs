@@ -213,6 +213,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             bound,
             report: crate::progress::stderr(),
         };
+        // A round of real runs takes as long as its jobs: the heartbeat fills the silences (#68 item 5).
+        crate::progress::begin(format!("run --policies {}", policies.join(",")));
         let c = cosched_host::rounds::run(&mix, &plan).one_line()?;
         rounds::print(&c, a.format)?;
         // A job that failed in any round fails the comparison, as it fails a single run.

@@ -34,6 +34,9 @@ pub fn run(mut a: Args) -> Result<(), String> {
     crate::output::check_out_file("--trace", a.trace.as_deref().map(std::path::Path::new))?;
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
     a.run.progress = crate::progress::stderr();
+    // Before the first event (the plan, solo runs) a large machine can take a minute: the
+    // heartbeat says it is still running at least every 10 s (#68 item 5).
+    crate::progress::begin(format!("simulate {} on {}", a.run.workload, a.run.machine));
     let resolved = a.run.resolve()?; // a machine file's notes
     let cfg = config(&a.run, &a.policy, a.seed).one_line()?;
     let prep = prepare(&resolved, a.seed).one_line()?;

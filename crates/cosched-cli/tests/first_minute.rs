@@ -96,22 +96,101 @@ fn a_real_quantum_below_a_millisecond_is_refused() {
 /// 16 s here, its first point alone most of it) writes a line on stderr at least every 10 s.
 #[test]
 fn a_long_command_piped_speaks_at_least_every_ten_seconds() {
+    let (longest, total) = longest_silence(&["validate", "xeon-e5-2420"], None);
+    assert!(longest <= std::time::Duration::from_secs(10), "silent for {longest:?} in {total:?}");
+}
+
+/// The longest silence on stderr (piped) of `cosched ARGS`, and how long it ran; with `beat`,
+/// the heartbeat shortened to that many seconds (`COSCHED_HEARTBEAT_S`). It must succeed.
+fn longest_silence(args: &[&str], beat: Option<&str>) -> (std::time::Duration, std::time::Duration) {
     use std::io::BufRead;
     use std::time::{Duration, Instant};
     let start = Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cosched"))
-        .args(["validate", "xeon-e5-2420"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cosched"));
+    cmd.args(args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    if let Some(b) = beat {
+        cmd.env("COSCHED_HEARTBEAT_S", b);
+    }
+    let mut child = cmd.spawn().unwrap();
     let (mut last, mut longest) = (start, Duration::ZERO);
     for line in std::io::BufReader::new(child.stderr.take().unwrap()).lines() {
         let _ = line.unwrap();
         longest = longest.max(last.elapsed());
         last = Instant::now();
     }
-    assert!(child.wait().unwrap().success());
-    longest = longest.max(last.elapsed());
-    assert!(longest <= Duration::from_secs(10), "silent for {longest:?} in {:?}", start.elapsed());
+    assert!(child.wait().unwrap().success(), "{args:?} failed");
+    (longest.max(last.elapsed()), start.elapsed())
+}
+
+/// Every command that can run long has the heartbeat (#68 item 5: `simulate` at a large size
+/// and `evt` on a large file were silent for a minute): with it shortened to 1 s, none is silent
+/// for 3 s, though each runs longer than that here (a command without it would be silent
+/// throughout: the check fails only if the command ran past 3 s).
+#[test]
+fn every_long_command_has_the_heartbeat() {
+    // One million values of a seeded uniform generator (an LCG): the tail fit takes seconds.
+    let mut x: u64 = 1;
+    let mut text = String::from("x\n");
+    for _ in 0..1_000_000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        text.push_str(&format!("{:.6}\n", (x >> 11) as f64 / (1u64 << 53) as f64));
+    }
+    let big = tmp("heartbeat.csv", &text);
+    for args in [vec!["evt", big.as_str()], vec!["simulate", "-w", "canneal", "--threads", "32768"]] {
+        let (longest, total) = longest_silence(&args, Some("1"));
+        assert!(
+            longest <= std::time::Duration::from_secs(3) || total <= std::time::Duration::from_secs(3),
+            "{args:?}: silent for {longest:?} of {total:?}"
+        );
+    }
+}
+
+/// The default comparison explains itself (#68 item 1): every pair of rows identical in every
+/// simulated column is named under the table with what the policies found to act on, every
+/// policy above the bound on average is marked in its row, and every line fits 160 characters.
+#[test]
+fn the_comparison_names_identical_rows_and_marks_policies_above_the_bound() {
+    let policies = "cfs,eevdf,linux-cache,rda-strict,rda-compromise,slits-contention,slits-fairness,perf,efs";
+    let out = cosched(&["compare", "--policies", policies, "--seeds", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let wide: Vec<&&str> = lines.iter().filter(|l| l.chars().count() > 160).collect();
+    assert!(wide.is_empty(), "lines wider than 160 characters: {wide:#?}");
+    // The table: a header, a rule, one row per policy. Cells are split at two spaces or more.
+    let cells =
+        |l: &str| -> Vec<String> { l.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect() };
+    let head = cells(lines[1]);
+    let (gap, p99) = (
+        head.iter().position(|h| h == "gap_to_bound_pct").expect("the gap column"),
+        head.iter().position(|h| h == "decide_p99_us").expect("the decision-time column"),
+    );
+    let rows: Vec<Vec<String>> = lines[3..3 + policies.split(',').count()].iter().map(|l| cells(l)).collect();
+    let notes = lines[3 + rows.len()..].join("\n");
+    // Rows equal in every column but the measured decision time are named together, in one line.
+    let simulated = |r: &Vec<String>| -> Vec<String> {
+        r.iter().enumerate().filter(|(i, _)| *i != 0 && *i != p99).map(|(_, c)| c.clone()).collect()
+    };
+    let mut pairs = 0;
+    for (i, a) in rows.iter().enumerate() {
+        for b in &rows[i + 1..] {
+            if simulated(a) == simulated(b) {
+                pairs += 1;
+                let named = notes.lines().any(|l| {
+                    l.starts_with("identical rows:")
+                        && [&a[0], &b[0]].iter().all(|p| l.contains(&format!(" {p} ")) || l.contains(&format!(" {p}(")))
+                });
+                assert!(named, "{} and {} are identical but not named together:\n{notes}", a[0], b[0]);
+            }
+        }
+    }
+    assert!(pairs >= 3, "eevdf = linux-cache, rda-* = cfs and slits-* were identical on this workload:\n{text}");
+    assert!(notes.contains("no job declared a progress period"), "{notes}");
+    // A policy above the bound on average (a negative mean gap) is marked, and only such a one.
+    for r in &rows {
+        let mean: f64 = r[gap].split_whitespace().next().unwrap().parse().expect("a gap");
+        assert_eq!(r[gap].ends_with(" *"), mean < 0.0, "{}: {}", r[0], r[gap]);
+    }
+    assert!(rows.iter().any(|r| r[gap].ends_with(" *")), "perf was above the bound here:\n{text}");
+    assert!(notes.contains("above the bound on average"), "{notes}");
 }

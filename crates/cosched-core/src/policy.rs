@@ -323,4 +323,11 @@ pub trait Policy: Send {
     fn as_fallible(&mut self) -> Option<&mut dyn Fallible> {
         None
     }
+    /// What the policy found to act on over its run, in one phrase read after
+    /// it (RDA §3: "no job declared a progress period"; SLITS §4.3: how many
+    /// picks had a choice), so a comparison can say why two policies' rows are
+    /// identical; `None` (the default) when it has nothing to add.
+    fn found(&self) -> Option<String> {
+        None
+    }
 }

@@ -173,7 +173,9 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
             .map(|(s, j)| s.ok_or_else(|| HostError::SoloFailed { round: r, job: j.name.clone() }))
             .collect::<Result<_, _>>()?;
         let mut this: Vec<Option<RealReport>> = (0..entries.len()).map(|_| None).collect();
-        for &i in order {
+        for (k, &i) in order.iter().enumerate() {
+            plan.report
+                .line(|| format!("round {}/{}: {} ({} of {})", r + 1, plan.rounds, names[i], k + 1, order.len()));
             let mut c = (plan.config)(mix.clone(), &entries[i]);
             c.opts.seed = round_seed(plan.seed, r);
             c.solo = solo.iter().map(|&s| Some(s)).collect();

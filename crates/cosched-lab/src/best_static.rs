@@ -189,8 +189,12 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
         objective: objective.metric(),
         threads: inst.threads(),
         contexts: m.n_contexts(),
-        coschedules: count.to_string(),
-        static_coschedules: if inst.partitioned { PARTITIONS.to_string() } else { static_count.to_string() },
+        coschedules: crate::compare::count_text(count),
+        static_coschedules: if inst.partitioned {
+            PARTITIONS.to_string()
+        } else {
+            crate::compare::count_text(static_count)
+        },
         bound,
         best,
         best_ci,

@@ -230,7 +230,7 @@ fn simulate(
 
 /// `cosched compare --format json` for these options.
 #[pyfunction]
-#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], gap=true, regimes=true))]
+#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], bound=true, regimes=true))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -242,7 +242,7 @@ fn compare(
     seed: u64,
     seeds: u64,
     customs: Vec<CustomIn>,
-    gap: bool,
+    bound: bool,
     regimes: bool,
 ) -> PyResult<Py<PyAny>> {
     let c = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
@@ -256,7 +256,7 @@ fn compare(
             baseline: &baseline,
             first_seed: seed,
             seeds,
-            gap,
+            gap: bound,
             regimes,
         };
         comparison(&run.resolve()?, &what, &Steps::silent())

@@ -87,6 +87,8 @@ cosched_core::metric_fields! {
         pub metrics: Metrics,
         /// Jobs.
         pub jobs: Vec<JobReport>,
+        /// What the policy found to act on over the run (`Policy::found`; `None`: nothing to add).
+        pub found: Option<String>,
     }
 }
 
@@ -223,5 +225,6 @@ pub fn simulate_with(
                 slowdown: j.slowdown,
             })
             .collect(),
+        found: policy.found(),
     })
 }

@@ -140,7 +140,7 @@ pub fn describe(cands: &[Candidate], total: usize) -> Vec<String> {
         .iter()
         .map(|c| match &c.fit {
             Some(f) => format!(
-                "q{:.3} (u = {}): ξ̂ = {:.3}, AD p = {:.3}",
+                "q{:.3} (u = {}): ξ̂ = {:.3}, Anderson-Darling goodness-of-fit p = {:.3}",
                 c.quantile,
                 crate::num::shortest(c.threshold),
                 f.xi,

@@ -31,7 +31,7 @@ crate::metric_fields! {
 
 crate::metric_fields! {
     /// Aggregate metrics of a run.
-    #[derive(Clone, Debug, Serialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize)]
     pub struct Aggregate {
         /// Time until the last job finished, seconds.
         [metric] pub makespan_s: f64,

@@ -97,7 +97,7 @@ pub(super) fn best_static(
             let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
             let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, tick)?;
             let exact = inst.enumerable() && count <= GAP_BUDGET as u128;
-            Ok((b.kind, count.to_string(), b.value, b.ci, if exact { 0 } else { samples }))
+            Ok((b.kind, count_text(count), b.value, b.ci, if exact { 0 } else { samples }))
         })
         .collect::<Result<_, RunError>>()?;
     // The weakest kind any seed needed names the column.
@@ -109,6 +109,16 @@ pub(super) fn best_static(
         best_ci: per.iter().map(|p| p.3).collect(),
         samples: per.iter().map(|p| p.4).max().unwrap_or(0),
     })
+}
+
+/// A count of static partitions as printed: exact, or a magnitude where the
+/// count saturated its 128 bits (`Instance::coschedules`).
+pub fn count_text(count: u128) -> String {
+    if count == u128::MAX {
+        format!("more than {:.1e}", u128::MAX as f64)
+    } else {
+        count.to_string()
+    }
 }
 
 /// Runs each seed's best static co-schedule simulates (for progress).

@@ -13,9 +13,11 @@ use cosched_sim::experiment::Report;
 use serde::Serialize;
 
 mod bound;
+mod identical;
 mod regime;
 use bound::{best_static, gap_runs};
-pub use bound::{BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
+pub use bound::{count_text, BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
+pub use identical::{identical_lines, identical_rows, IdenticalRows};
 pub use regime::{
     regime_lines, stretched, PairedUnfairness, RegimeNote, RegimeRun, PERF_FAIR_FAMILY, PERF_FAIR_SOLO_S, RDA_FAMILY,
 };
@@ -120,6 +122,8 @@ cosched_core::metric_fields! {
         pub no_best_static: Option<String>,
         /// Every run's report, seed-major.
         pub runs: Vec<Report>,
+        /// Policies whose rows are the same simulated outcome on every seed, and why ([`IdenticalRows`]).
+        pub identical: Vec<IdenticalRows>,
         /// Each run's speedup, aligned with `runs`: the baseline's makespan on
         /// the same seed over the run's (what `speedup` summarises).
         pub speedups: Vec<f64>,
@@ -358,8 +362,10 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
         })
         .collect();
     let regimes = if regimes { regime::notes(resolved, what, &names, &reports, steps)? } else { vec![] };
+    let identical = identical_rows(&names, &runs_of);
     Ok(Comparison {
         regimes,
+        identical,
         machine: m.name.clone(),
         workload: reports[0].workload.clone(),
         threads: run.threads,

@@ -106,7 +106,7 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
         let below = |x: f64, best: f64| (1.0 - x / best) * 100.0;
         t1.push(vec![
             case_name(c).into(),
-            cells[c][0].count.to_string().into(),
+            crate::compare::count_text(cells[c][0].count).into(),
             Cell::value(&k(&|x| x.best), 4),
             Cell::value(&k(&|x| x.worst), 4),
             Cell::diff(&k(&|x| (x.best / x.worst - 1.0) * 100.0), 2),

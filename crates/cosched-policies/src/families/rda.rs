@@ -79,6 +79,8 @@ pub(crate) struct PeriodGated<G: Gate> {
     declare_scale: f64,
     /// Whether §3.4's thread-pool hold applies (the ablation turns it off).
     pool_hold: bool,
+    /// Progress periods begun, and those of them that waited for capacity (`Policy::found`).
+    periods: (u64, u64),
 }
 
 /// The RDA policy.
@@ -124,6 +126,10 @@ impl Policy for Rda {
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
         self.0.on_event(ev, view, out)
     }
+
+    fn found(&self) -> Option<String> {
+        self.0.found()
+    }
 }
 
 impl<G: Gate> PeriodGated<G> {
@@ -139,6 +145,7 @@ impl<G: Gate> PeriodGated<G> {
             pending_first: BTreeSet::new(),
             declare_scale: 1.0,
             pool_hold: true,
+            periods: (0, 0),
         }
     }
 
@@ -203,6 +210,14 @@ impl<G: Gate> Policy for PeriodGated<G> {
         Needs { progress_periods: true, ..Needs::default() }
     }
 
+    fn found(&self) -> Option<String> {
+        Some(match self.periods {
+            (0, _) => "no job declared a progress period: every thread admitted, so it scheduled as cfs".to_string(),
+            (p, 0) => format!("{p} progress periods declared, none waited for capacity, so it scheduled as cfs"),
+            (p, w) => format!("{w} of {p} declared progress periods waited for capacity"),
+        })
+    }
+
     fn init(&mut self, view: &dyn MachineView) -> Result<(), PolicyError> {
         self.core.init(view);
         let llc_bytes = view.llc_bytes().ok_or("rda needs the LLC capacity of the machine")?;
@@ -236,11 +251,15 @@ impl<G: Gate> Policy for PeriodGated<G> {
                     self.core.withdraw(thread, view, out, &mut self.gate);
                 }
                 let demand = Demand { amount: demand.amount * self.declare_scale, ..demand };
+                self.periods.0 += 1;
                 if self.monitor.as_mut().expect("init").begin(period, thread, demand) {
                     out.push(Decision::Admit { period });
                     self.release(thread, first, view, out);
-                } else if first {
-                    self.pending_first.insert(thread);
+                } else {
+                    self.periods.1 += 1;
+                    if first {
+                        self.pending_first.insert(thread);
+                    }
                 }
                 self.refresh_holds(view);
             }

@@ -176,3 +176,29 @@ impl CfsCore {
         }
     }
 }
+
+impl CfsCore {
+    /// What `linux-cache` found to aggregate over its run (`Policy::found`):
+    /// the processes of two or more threads, and how many it aggregated.
+    pub(super) fn cache_found(&self) -> Option<String> {
+        let ca = self.cache.as_ref()?;
+        let mut threads: BTreeMap<u32, usize> = BTreeMap::new();
+        for &j in ca.job.iter().filter(|&&j| j != u32::MAX) {
+            *threads.entry(j).or_default() += 1;
+        }
+        let multi = threads.values().filter(|&&n| n >= 2).count();
+        let llcs = self.topo.as_ref().map_or(0, |t| t.n_llc);
+        Some(if llcs < 2 {
+            "the machine has one LLC: nothing to aggregate into, so it placed threads as eevdf".to_string()
+        } else if multi == 0 {
+            "no process has two or more threads: nothing to aggregate, so it placed threads as eevdf".to_string()
+        } else if ca.preferred.is_empty() {
+            format!(
+                "none of the {multi} multi-threaded processes fit one LLC (RSS within it, threads within its cores): \
+                 nothing aggregated, so it placed threads as eevdf"
+            )
+        } else {
+            format!("aggregated {} of the {multi} multi-threaded processes into their preferred LLC", ca.preferred.len())
+        })
+    }
+}

@@ -463,6 +463,10 @@ impl Policy for Cfs {
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
         self.core.on_event(ev, view, out, &mut self.gate);
     }
+
+    fn found(&self) -> Option<String> {
+        self.core.cache_found()
+    }
 }
 
 /// This family's policies in the registry ([`super::registry`]), at their rank

@@ -78,6 +78,8 @@ pub struct Slits {
     snap: Vec<Option<(Counters, Vec<u32>)>>,
     fm_picks: u64,
     picks: u64,
+    /// Picks with two or more waiting threads to rank (`Policy::found`).
+    choices: u64,
     scores: Vec<f64>,
     profile: Option<PairProfile>,
     home: Vec<Option<CtxId>>,
@@ -107,6 +109,7 @@ impl Slits {
             snap: vec![],
             fm_picks: 0,
             picks: 0,
+            choices: 0,
             scores: vec![],
             profile: None,
             home: vec![],
@@ -274,6 +277,7 @@ impl Slits {
             return None;
         }
         self.picks += 1;
+        self.choices += u64::from(cands.len() > 1);
         let running: Vec<usize> = self.domain_runners(c, view).into_iter().map(|t| t as usize).collect();
         let ranked = match self.p.pairing {
             Pairing::RoundRobin => false,

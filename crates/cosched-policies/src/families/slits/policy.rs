@@ -1,7 +1,7 @@
 //! SLITS as a [`Policy`]: its needs, `init`, and the events that drive
 //! the TIM and Lazy Reschedule (§4.2-4.3).
 
-use super::{Pairing, Slits, SlitsObjective};
+use super::{Pairing, Scope, Slits, SlitsObjective};
 use crate::ids::CtxId;
 use crate::learn::Fm;
 use crate::families::slots::Slots;
@@ -41,6 +41,17 @@ impl Policy for Slits {
 
     fn as_uses_profile(&mut self) -> Option<&mut dyn UsesProfile> {
         Some(self)
+    }
+
+    fn found(&self) -> Option<String> {
+        Some(match self.choices {
+            0 => format!(
+                "none of its {} picks had two or more waiting threads to rank{}: its objective never chose",
+                self.picks,
+                if self.p.scope == Scope::PerCore { " (a context ranks only the threads homed on it)" } else { "" }
+            ),
+            k => format!("{k} of its {} picks had two or more waiting threads to rank", self.picks),
+        })
     }
 
     fn on_event(&mut self, ev: &Event, view: &dyn MachineView, out: &mut Vec<Decision>) {
