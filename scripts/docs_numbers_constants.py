@@ -417,4 +417,12 @@ CONSTANTS: list[tuple[str, str, str]] = [
         r"^\| (0|1|2|124|130|143) \||`timeout\((1)\)`|\((\d+) for Ctrl-C",
         "crates/cosched-cli/src/lib.rs (Failure); crates/cosched-linux/src/runtime/stop.rs (StopRecord::exit_status)",
     ),
+    (
+        "the progress heartbeat and the compare table's width (docs/formats.md, README)",
+        (
+            r"at least every\s+(8) s, piped|^(8) s, piped or not|`COSCHED_HEARTBEAT_S` \((0\.5) to (8)\)"
+            r"|still running \((12\.0) s\)|in (160) columns"
+        ),
+        "crates/cosched-cli/src/progress.rs: HEARTBEAT, HEARTBEAT_VAR; crates/cosched-cli/src/compare.rs: WIDTH",
+    ),
 ]

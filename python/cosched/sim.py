@@ -443,19 +443,28 @@ def compare(
     c = cast(
         Comparison,
         _cosched.compare(
-            flags, mtoml, wtoml, names, str(baseline), seed, seeds, customs=codes, bound=bool(bound), regimes=bool(regimes)
+            flags,
+            mtoml,
+            wtoml,
+            names,
+            str(baseline),
+            seed,
+            seeds,
+            customs=codes,
+            bound=bool(bound),
+            regimes=bool(regimes),
         ),
     )
     df = runs_frame(cast(list[dict[str, Any]], c["runs"]))
     df.insert(3, "speedup", c["speedups"])  # computed in Rust, as the summary's
     b = c["best_static"]
-    bound = None
+    best = None
     if b is not None:
         ci = [None if x is None else (x[0], float("inf") if x[1] is None else x[1]) for x in b["best_ci"]]
-        bound = {"kind": b["bound"], "gips": list(b["best_gips"]), "ci": ci, "samples": b["samples"]}
+        best = {"kind": b["bound"], "gips": list(b["best_gips"]), "ci": ci, "samples": b["samples"]}
     df.attrs.update(
         summary=summary_frame(c["policies"]),
-        bound=bound,
+        bound=best,
         regimes=c["regimes"],
         identical=c["identical"],
         baseline=c["baseline"],

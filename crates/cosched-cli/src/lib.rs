@@ -15,6 +15,7 @@ mod calibrate_view;
 mod characterise;
 pub mod compare;
 pub mod complete;
+mod counters_hint;
 mod doctor;
 mod dram;
 pub use cosched_lab::error;

@@ -96,6 +96,15 @@ impl LiveOpts {
         self.process.settings(self.machine.clone(), self.calibration.clone())
     }
 
+    /// The machine flag given and its value (`-m`, else `--calibration`), if any.
+    pub fn named(&self) -> Option<(&'static str, &str)> {
+        match (&self.machine, &self.calibration) {
+            (Some(m), _) => Some(("-m", m.as_str())),
+            (None, Some(c)) => Some(("--calibration", c.as_str())),
+            (None, None) => None,
+        }
+    }
+
     /// The machine description given (`-m`, else `--calibration`), if any.
     pub fn spec(&self) -> Result<Option<cosched_machine::MachineSpec>, String> {
         self.settings().spec().one_line()

@@ -128,6 +128,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
         (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".to_string().into()),
     };
     let entries = a.policies.clone().unwrap_or_else(|| vec![a.policy.clone()]);
+    let given = crate::counters_hint::Given {
+        workload: a.workload.as_deref(),
+        machine: a.live.named(),
+        stand_in: a.counters.is_some() || a.profile.is_some() || a.programs.is_some(),
+    };
+    if let Some(refused) = crate::counters_hint::refusal(&entries, &given) {
+        return Err(refused.into());
+    }
     for p in entries.iter().chain(a.policies.as_ref().map(|_| &a.baseline)) {
         check_policy(p)?;
     }
@@ -303,27 +311,33 @@ fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
         Format::Table => {
             let r = reports.last().expect("at least one run");
             println!("policy {} on mix {} (freezer: {})", r.policy, r.mix, r.freezer);
-            println!(
-                "{:<20} {:>12} {:>9} {:>9} {:>8} {:>9}",
-                "job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code"
-            );
+            let o = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
+            let mut rows = vec![["job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code", "error"]
+                .map(String::from)
+                .to_vec()];
             for j in &r.jobs {
-                let o = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
-                println!(
-                    "{:<20} {:>12} {:>9} {:>9} {:>8.2} {:>9}{}",
-                    j.name,
+                rows.push(vec![
+                    j.name.clone(),
                     o(j.turnaround_s, 3),
                     o(j.solo_s, 3),
                     o(j.slowdown, 3),
-                    j.cpu_s,
+                    format!("{:.2}", j.cpu_s),
                     j.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
-                    j.error.as_ref().map(|e| format!("  ({e})")).unwrap_or_default()
-                );
+                    j.error.clone().unwrap_or_default(),
+                ]);
             }
+            if r.jobs.iter().all(|j| j.error.is_none()) {
+                rows.iter_mut().for_each(|row| drop(row.pop()));
+            }
+            crate::output::table(&rows);
+            // The run's own figures, apart from the jobs' (they were one table under the job headers).
             let s = summary(reports);
+            let mut run = vec![vec!["run".to_string(), "value".into()]];
             for (name, v) in s.as_object().expect("object") {
-                println!("{name:<28} {}", v.as_str().unwrap_or(&v.to_string()));
+                run.push(vec![name.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)]);
             }
+            println!();
+            crate::output::table(&run);
             for (k, v) in &r.provenance {
                 println!("  [{k}: {v}]");
             }

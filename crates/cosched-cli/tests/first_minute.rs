@@ -194,3 +194,32 @@ fn the_comparison_names_identical_rows_and_marks_policies_above_the_bound() {
     assert!(rows.iter().any(|r| r[gap].ends_with(" *")), "perf was above the bound here:\n{text}");
     assert!(notes.contains("above the bound on average"), "{notes}");
 }
+
+/// A counter-driven policy on a host without counters (#68 item 3): the refusal names the exact
+/// commands that run it here (SLITS: calibrate, characterise, run with --programs; EFS and
+/// Perf&Fair: a PMU or recorded rates). On a host with a PMU the run simply goes ahead.
+#[test]
+fn a_counter_driven_policy_without_counters_names_the_commands_that_run_it() {
+    let mix = tmp("hint-mix.toml", "name = \"m\"\n[[job]]\nname = \"a\"\ncmd = [\"true\"]\n");
+    let out = cosched(&["run", "-p", "slits-contention", "-w", &mix]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    if out.status.success() {
+        return; // this host has a PMU
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let programs = mix.strip_suffix(".toml").unwrap().to_string() + ".programs.toml";
+    for needle in [
+        "needs per-thread hardware counters".to_string(),
+        "cosched calibrate -o host.toml".into(),
+        format!("cosched characterise -w {mix} -m host.toml -o {programs}"),
+        format!("cosched run -p slits-contention -w {mix} -m host.toml --programs {programs}"),
+    ] {
+        assert!(err.contains(&needle), "missing `{needle}` in: {err}");
+    }
+    // A machine given is the one the commands use; EFS says what it needs instead.
+    let out = cosched(&["run", "-p", "slits-fairness", "-w", &mix, "-m", "kvm-epyc-2c"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains(&format!("-w {mix} -m kvm-epyc-2c --programs")) && !err.contains("calibrate"), "{err}");
+    let out = cosched(&["run", "-p", "efs", "-w", &mix]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--counters FILE"));
+}

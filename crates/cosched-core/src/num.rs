@@ -31,8 +31,31 @@ pub fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// Serialize a count the model carries as a real number (instructions, LLC
+/// misses: fractional because work is modelled as rates) as the whole number
+/// it counts, as the real machine's counters give it (#68 item 4); beyond
+/// 2⁵³ or not finite, as the number it is.
+pub fn serialize_count<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() && v.abs() < 9.0e15 {
+        s.serialize_i64(v.round() as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_count_is_written_whole() {
+        #[derive(serde::Serialize)]
+        struct C {
+            #[serde(serialize_with = "super::serialize_count")]
+            n: f64,
+        }
+        assert_eq!(serde_json::to_string(&C { n: 6816258434.74573 }).unwrap(), r#"{"n":6816258435}"#);
+        assert_eq!(serde_json::to_string(&C { n: 1e300 }).unwrap(), r#"{"n":1e300}"#);
+    }
+
     use super::*;
 
     #[test]

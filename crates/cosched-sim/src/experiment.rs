@@ -27,11 +27,14 @@ cosched_core::metric_fields! {
         /// Makespan, throughput, STP, ANTT, unfairness, energy, EDP, instructions per joule.
         #[serde(flatten)]
         pub run: Aggregate,
-        /// Instructions retired.
+        /// Instructions retired (JSON: a whole number).
+        #[serde(serialize_with = "cosched_core::num::serialize_count")]
         [metric] pub instructions: f64,
-        /// LLC misses (including cache refills after switches and migrations).
+        /// LLC misses (including cache refills after switches and migrations) (JSON: a whole number).
+        #[serde(serialize_with = "cosched_core::num::serialize_count")]
         [metric] pub llc_misses: f64,
-        /// L1 data-cache hits.
+        /// L1 data-cache hits (JSON: a whole number).
+        #[serde(serialize_with = "cosched_core::num::serialize_count")]
         [metric] pub l1_hits: f64,
         /// Dispatches of a different thread onto a context.
         [metric] pub ctx_switches: u64,
