@@ -43,7 +43,8 @@ pub fn refusal(policies: &[String], given: &Given) -> Option<String> {
         ));
     };
     let w = w.display().to_string();
-    let programs = format!("{}.programs.toml", w.strip_suffix(".toml").unwrap_or(&w));
+    let stem = w.strip_suffix(".toml").unwrap_or(&w);
+    let (programs, profile) = (format!("{stem}.programs.toml"), format!("{stem}.profile.json"));
     let (calibrate, flag, host) = match given.machine {
         Some((flag, m)) => (String::new(), flag, m.to_string()),
         None => ("cosched calibrate -o host.toml && ".to_string(), "-m", "host.toml".to_string()),
@@ -52,6 +53,7 @@ pub fn refusal(policies: &[String], given: &Given) -> Option<String> {
         "{head}; SLITS can rank pairs from the slowdowns the simulator predicts for characterised programs: \
          {calibrate}cosched characterise -w {w} -m {host} -o {programs} && cosched run -p {p} -w {w} {flag} {host} \
          --programs {programs} (characterise runs each job alone and beside cache pirates and bandwidth bandits: \
-         minutes)"
+         minutes); or on slowdowns measured pair by pair: cosched probe -w {w} -o {profile} && cosched run -p {p} \
+         -w {w} --profile {profile}"
     ))
 }
