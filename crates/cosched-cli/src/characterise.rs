@@ -56,13 +56,50 @@ fn today() -> String {
     format!("{y:04}-{mo:02}-{d:02}")
 }
 
+/// `cosched characterise`.
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--out", Some(&a.out))?;
     crate::output::check_out_file("--record", a.record.as_deref())?;
     if !(1..=MAX_REPEAT).contains(&a.repeat) {
         return Err(format!("--repeat: must be from 1 to {MAX_REPEAT}, got {}", a.repeat));
     }
-    let m = cosched_machine::presets::machine(&a.machine).map_err(|e| e.to_string())?;
+    let job = Job {
+        workload: a.workload.as_deref(),
+        from_record: a.from_record.as_deref(),
+        machine: &a.machine,
+        out: &a.out,
+        record: a.record.as_deref(),
+        repeat: a.repeat,
+        live: &a.live,
+        fit_to_stderr: false,
+    };
+    characterise(&job)
+}
+
+/// One characterisation: what `cosched characterise` was given (and what
+/// `cosched run --characterise` gives it, `crate::characterised`).
+pub(crate) struct Job<'a> {
+    /// The mix measured (or `from_record`).
+    pub workload: Option<&'a std::path::Path>,
+    /// A record to fit instead of measuring.
+    pub from_record: Option<&'a std::path::Path>,
+    /// The calibrated machine (name or file).
+    pub machine: &'a str,
+    /// The workload file written.
+    pub out: &'a std::path::Path,
+    /// Where the measurements are written too, if anywhere.
+    pub record: Option<&'a std::path::Path>,
+    /// Runs of each measurement.
+    pub repeat: u32,
+    /// How processes are run.
+    pub live: &'a ProcessOpts,
+    /// Print the fit on stderr (stdout is the run's report).
+    pub fit_to_stderr: bool,
+}
+
+/// Measure (or read) and fit a mix's jobs, write the workload file and print the fit.
+pub(crate) fn characterise(a: &Job) -> Result<(), String> {
+    let m = cosched_machine::presets::machine(a.machine).map_err(|e| e.to_string())?;
     if corun_pair(&m.topology()).is_none() {
         return Err(format!(
             "--machine {}: no two cores share an LLC, so a job cannot run beside a co-runner there",
@@ -75,14 +112,14 @@ pub fn run(a: Args) -> Result<(), String> {
             m.name
         );
     }
-    let rec: Record = match (&a.from_record, &a.workload) {
+    let rec: Record = match (a.from_record, a.workload) {
         (Some(p), _) => {
             let text = crate::input::read_config(p)?;
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?
         }
         (None, Some(w)) => {
             let mix = crate::live::load_mix(w)?;
-            let base = a.live.builder(&a.machine)?;
+            let base = a.live.builder(a.machine)?;
             let c = m.cache.llc_mb;
             measure(
                 &mix,
@@ -99,7 +136,7 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         (None, None) => return Err("give -w MIX to measure or --from-record FILE to fit".into()),
     };
-    if let Some(p) = &a.record {
+    if let Some(p) = a.record {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
         std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
     }
@@ -107,10 +144,17 @@ pub fn run(a: Args) -> Result<(), String> {
         eprintln!("characterise: fitting {} ({} grid points)", j.name, FOOTPRINTS.len() * APKI.len())
     })
     .one_line()?;
-    let text = workload_file(&m, &a.machine, &rec, &fits);
+    let text = workload_file(&m, a.machine, &rec, &fits);
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
-    std::fs::write(&a.out, &text).map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
-    println!(
+    // Through `OUT.part` and a rename: an interrupted characterisation leaves no half file.
+    let part = a.out.with_extension("part");
+    std::fs::write(&part, &text)
+        .and_then(|_| std::fs::rename(&part, a.out))
+        .map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
+    use std::fmt::Write;
+    let mut shown = String::new();
+    let _ = writeln!(
+        shown,
         "{:<16} {:>8} {:>7} {:>12} {:>9} {:>9} {:>4} {:>8}",
         "job", "solo s", "spread", "footprint MB", "× the LLC", "LLC apki", "MLP", "fit RMS"
     );
@@ -123,7 +167,8 @@ pub fn run(a: Args) -> Result<(), String> {
                 100.0 * NOISY_SPREAD
             );
         }
-        println!(
+        let _ = writeln!(
+            shown,
             "{:<16} {:>8.3} {:>6.1}% {:>12} {:>9.2} {:>9} {:>4} {:>7.1}%",
             j.name,
             j.solo_s,
@@ -135,13 +180,16 @@ pub fn run(a: Args) -> Result<(), String> {
             100.0 * f.rms
         );
     }
-    println!(
-        "footprint: the LLC share the job's misses fit (× the LLC: of this host's {} MB; 1.00 or more: it misses beyond \
-         the whole LLC); LLC apki: LLC accesses per 1,000 instructions; MLP: misses in flight (assumed 1, and every job assumed random access: only accesses per MLP show in wall time); \
-         fit RMS: how far the fitted slowdowns lie from the measured ones",
+    let _ = writeln!(
+        shown,
+        "footprint: the LLC share the job's misses fit (× the LLC: of this host's {} MB; 1.00 or more: it \
+         misses beyond the whole LLC); LLC apki: LLC accesses per 1,000 instructions; MLP: misses in flight \
+         (assumed 1, and every job assumed random access: only accesses per MLP show in wall time); fit RMS: \
+         how far the fitted slowdowns lie from the measured ones",
         m.cache.llc_mb
     );
-    println!(
+    let _ = writeln!(
+        shown,
         "\nco-runs: slowdown beside each cache pirate (a program holding SIZE MiB of the LLC) and bandwidth bandit \
          (one drawing GB/s from memory), measured/fitted (1.00: as fast as alone):"
     );
@@ -154,13 +202,26 @@ pub fn run(a: Args) -> Result<(), String> {
                 .join(", ")
         };
         let (pp, bp) = p.split_at(j.pirates.len());
-        println!("  {}: pirates {}; bandits {}", j.name, each(&j.pirates, pp, " MiB"), each(&j.bandits, bp, " GB/s"));
+        let _ = writeln!(
+            shown,
+            "  {}: pirates {}; bandits {}",
+            j.name,
+            each(&j.pirates, pp, " MiB"),
+            each(&j.bandits, bp, " GB/s")
+        );
     }
-    println!(
+    let _ = writeln!(
+        shown,
         "wrote {} ({} job(s); fields tagged [M] measured, [D] fitted, [A] assumed in its sources)",
         a.out.display(),
         fits.len()
     );
+    // Beside a run's JSON (`run --characterise --format json`) the fit goes to stderr.
+    if a.fit_to_stderr {
+        eprint!("{shown}");
+    } else {
+        print!("{shown}");
+    }
     Ok(())
 }
 

@@ -13,6 +13,7 @@ pub mod assign;
 mod calibrate;
 mod calibrate_view;
 mod characterise;
+mod characterised;
 pub mod compare;
 pub mod complete;
 mod counters_hint;
@@ -38,6 +39,7 @@ mod profile;
 mod progress;
 mod rounds;
 mod run;
+mod run_view;
 pub mod simulate;
 mod validate;
 

@@ -96,6 +96,11 @@ impl LiveOpts {
         self.process.settings(self.machine.clone(), self.calibration.clone())
     }
 
+    /// Describe this host by the calibration file `path` (as `--calibration PATH`).
+    pub fn use_calibration(&mut self, path: String) {
+        (self.machine, self.calibration) = (None, Some(path));
+    }
+
     /// The machine flag given and its value (`-m`, else `--calibration`), if any.
     pub fn named(&self) -> Option<(&'static str, &str)> {
         match (&self.machine, &self.calibration) {

@@ -97,7 +97,10 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                 "mix {}: {} rounds, policies in a seeded random order each round (seed {}); speedup = {} makespan / policy makespan, paired per round",
                 c.mix, c.rounds, c.seed, c.baseline
             );
-            let ci = |m: &MeanCi| format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0);
+            let ci = |m: &MeanCi| match m.n {
+                0 | 1 => format!("{:.3}", m.mean), // one round: no interval
+                _ => format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0),
+            };
             let mut t = vec![table_header(&c.baseline)];
             for r in &c.policies {
                 t.push(vec![
@@ -105,8 +108,9 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                     ci(&r.makespan_s),
                     r.unfairness.as_ref().map_or("-".into(), ci),
                     r.vs_baseline.as_ref().map_or("1 (baseline)".into(), |p| format!("{:.3}", p.ratio)),
-                    r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.lo)),
-                    r.vs_baseline.as_ref().map_or("-".into(), |p| format!("{:.3}", p.hi)),
+                    // One round has no interval (its ends would be the ratio itself).
+                    r.vs_baseline.as_ref().filter(|p| p.rounds > 1).map_or("-".into(), |p| format!("{:.3}", p.lo)),
+                    r.vs_baseline.as_ref().filter(|p| p.rounds > 1).map_or("-".into(), |p| format!("{:.3}", p.hi)),
                     match &r.gap_to_bound_pct {
                         Some(g) => format!("{:+.1} [{:+.1}, {:+.1}]", g.mean, g.lo, g.hi),
                         None if r.policy == ENTRY => "(best)".into(),

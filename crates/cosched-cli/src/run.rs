@@ -9,7 +9,6 @@ use crate::Failure;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::pair_profile::PairProfile;
-use cosched_core::stats::mean_ci;
 use cosched_host::rounds::Bound;
 use cosched_linux::best_static::{best_static, ENTRY};
 use cosched_linux::runtime::{self, RealReport, RunConfig, LINUX};
@@ -70,6 +69,12 @@ pub struct Args {
     /// the probe did not measure are predicted.
     #[arg(long)]
     programs: Option<PathBuf>,
+    /// slits-* on a host without counters in one command: characterise the mix's commands on this
+    /// host (calibrated first when no -m/--calibration is given) and run on them as with --programs;
+    /// both are kept in the cache folder (COSCHED_CACHE_DIR, else ~/.cache/cosched) and reused
+    /// while the commands and the machine description are the same.
+    #[arg(long, requires = "workload", conflicts_with_all = ["programs", "counters"])]
+    characterise: bool,
     #[command(flatten)]
     live: LiveOpts,
     /// Write a Perfetto/Chrome trace of the (last) run.
@@ -110,7 +115,7 @@ fn policy_options(a: &Args) -> Result<PolicyOptions, String> {
 /// `cosched run`: exit status 0 when every job ran and exited 0, 1 when a
 /// job failed (the report is printed first, and the failures are named), 2
 /// for bad input.
-pub fn run(a: Args) -> Result<(), Failure> {
+pub fn run(mut a: Args) -> Result<(), Failure> {
     crate::output::check_out_file("--trace", a.trace.as_deref())?;
     crate::output::check_out_dir("--output-dir", a.live.process.output_dir.as_deref().and_then(|p| p.to_str()))?;
     let single = a.workload.is_none();
@@ -128,6 +133,18 @@ pub fn run(a: Args) -> Result<(), Failure> {
         (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".to_string().into()),
     };
     let entries = a.policies.clone().unwrap_or_else(|| vec![a.policy.clone()]);
+    if a.characterise {
+        let machine = a.live.named().map(|(_, m)| m.to_string());
+        let w = a.workload.clone().expect("clap: --characterise requires --workload");
+        if let Some((programs, calibrated)) =
+            crate::characterised::stand_in(&w, &mix, &entries, machine.as_deref(), &a.live.process)?
+        {
+            a.programs = Some(programs);
+            if let Some(c) = calibrated {
+                a.live.use_calibration(c.display().to_string());
+            }
+        }
+    }
     let given = crate::counters_hint::Given {
         workload: a.workload.as_deref(),
         machine: a.live.named(),
@@ -246,7 +263,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             break; // a timeout or Ctrl-C ends the command, not only this repetition
         }
     }
-    print(&reports, a.format)?;
+    crate::run_view::print(&reports, a.format)?;
     if let Some(s) = reports.iter().find_map(|r| r.stop.as_ref()) {
         return Err(Failure::stopped(s.exit_status(), s.sentence()));
     }
@@ -278,109 +295,9 @@ fn failures(reports: &[RealReport]) -> Result<(), Failure> {
     Ok(())
 }
 
-fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
-    match format {
-        Format::Json => {
-            let v = if reports.len() == 1 {
-                serde_json::to_value(&reports[0])
-            } else {
-                serde_json::to_value(serde_json::json!({ "runs": reports, "summary": summary(reports) }))
-            }
-            .map_err(|e| e.to_string())?;
-            println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
-        }
-        Format::Csv => {
-            println!("{}", CSV_COLUMNS.join(","));
-            for (k, r) in reports.iter().enumerate() {
-                for j in &r.jobs {
-                    let o = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
-                    println!(
-                        "{k},{},{},{},{},{},{:.3},{},{}",
-                        r.policy,
-                        j.name,
-                        o(j.turnaround_s),
-                        o(j.solo_s),
-                        o(j.slowdown),
-                        j.cpu_s,
-                        j.exit_code.map(|c| c.to_string()).unwrap_or_default(),
-                        j.error.clone().unwrap_or_default().replace(',', ";")
-                    );
-                }
-            }
-        }
-        Format::Table => {
-            let r = reports.last().expect("at least one run");
-            println!("policy {} on mix {} (freezer: {})", r.policy, r.mix, r.freezer);
-            let o = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
-            let mut rows = vec![["job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code", "error"]
-                .map(String::from)
-                .to_vec()];
-            for j in &r.jobs {
-                rows.push(vec![
-                    j.name.clone(),
-                    o(j.turnaround_s, 3),
-                    o(j.solo_s, 3),
-                    o(j.slowdown, 3),
-                    format!("{:.2}", j.cpu_s),
-                    j.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
-                    j.error.clone().unwrap_or_default(),
-                ]);
-            }
-            if r.jobs.iter().all(|j| j.error.is_none()) {
-                rows.iter_mut().for_each(|row| drop(row.pop()));
-            }
-            crate::output::table(&rows);
-            // The run's own figures, apart from the jobs' (they were one table under the job headers).
-            let s = summary(reports);
-            let mut run = vec![vec!["run".to_string(), "value".into()]];
-            for (name, v) in s.as_object().expect("object") {
-                run.push(vec![name.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)]);
-            }
-            println!();
-            crate::output::table(&run);
-            for (k, v) in &r.provenance {
-                println!("  [{k}: {v}]");
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `cosched run --format csv`'s columns: labels and registry metrics.
-const CSV_COLUMNS: [&str; 9] =
-    ["run", "policy", "job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code", "error"];
-
-/// Mean and 95% interval over repetitions of the headline metrics.
-fn summary(reports: &[RealReport]) -> serde_json::Value {
-    let fmt = |xs: Vec<f64>| -> String {
-        if xs.is_empty() {
-            return "-".into();
-        }
-        let m = mean_ci(&xs);
-        if xs.len() > 1 {
-            format!("{:.4} ± {:.4} (95% CI, n={})", m.mean, m.hi - m.mean, xs.len())
-        } else {
-            format!("{:.4}", m.mean)
-        }
-    };
-    let mean_turn = |r: &RealReport| {
-        let t: Vec<f64> = r.jobs.iter().filter_map(|j| j.turnaround_s).collect();
-        (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
-    };
-    serde_json::json!({
-        "makespan_s": fmt(reports.iter().map(|r| r.metrics.makespan_s).collect()),
-        "mean_turnaround_s": fmt(reports.iter().filter_map(mean_turn).collect()),
-        "unfairness": fmt(reports.iter().filter_map(|r| r.metrics.unfairness).collect()),
-        "antt": fmt(reports.iter().filter_map(|r| r.metrics.antt).collect()),
-        "energy_j": fmt(reports.iter().map(|r| r.metrics.energy_j).filter(|&e| e > 0.0).collect()),
-        "scheduler_cpu_pct": fmt(reports.iter().map(|r| r.scheduler_cpu_pct).collect()),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cosched_core::metrics::registry::is_known_column;
 
     fn args(flags: &[&str]) -> Args {
         crate::knobs::parse_flags(&flags.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
@@ -428,15 +345,5 @@ mod tests {
         let e = policy_options(&args(&["-p", "linux", "--efs-window-ms", "2", "--", "true"])).unwrap_err();
         assert!(e.contains("read by efs"), "{e}");
         assert!(policy_options(&args(&["--policies", "g-rrs,cfs", "--quantum-ms", "7", "--", "true"])).is_ok());
-    }
-
-    #[test]
-    fn every_column_and_summary_key_is_registered() {
-        for c in CSV_COLUMNS {
-            assert!(is_known_column(c), "{c}");
-        }
-        for k in summary(&[]).as_object().unwrap().keys() {
-            assert!(is_known_column(k), "{k}");
-        }
     }
 }

@@ -223,3 +223,55 @@ fn a_counter_driven_policy_without_counters_names_the_commands_that_run_it() {
     let out = cosched(&["run", "-p", "efs", "-w", &mix]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--counters FILE"));
 }
+
+/// `run --characterise` (#68 item 3): slits-* on a host without counters in one command. The
+/// first run characterises the mix's commands on the named machine and keeps the result in the
+/// cache folder; the second, with the same commands and machine, reuses it and says so; the run's
+/// provenance says the pair slowdowns were predicted, not probed. (With a PMU nothing is done.)
+#[test]
+fn run_characterise_makes_the_characterisation_once_and_reuses_it() {
+    let mix = tmp(
+        "characterise-mix.toml",
+        "name = \"one\"\n[[job]]\nname = \"a\"\ncmd = [\"sh\", \"-c\", \"i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\"]\n",
+    );
+    let cache = std::path::Path::new(&mix).parent().unwrap().join("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args([
+                "run",
+                "-p",
+                "slits-contention",
+                "-w",
+                &mix,
+                "-m",
+                "kvm-epyc-2c",
+                "--characterise",
+                "--format",
+                "json",
+            ])
+            .env("COSCHED_CACHE_DIR", &cache)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let err = String::from_utf8_lossy(&first.stderr).to_string();
+    assert!(first.status.success(), "{err}");
+    if err.contains("this host has counters") {
+        return;
+    }
+    let kept: Vec<_> =
+        std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(kept.len() == 1 && kept[0].starts_with("programs-") && kept[0].ends_with(".toml"), "{kept:?}");
+    assert!(err.contains("each job alone and beside cache pirates"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let provenance = v["provenance"]["policy counters"].as_str().unwrap().to_string();
+    assert!(provenance.contains("predicted by the simulator for characterised programs"), "{provenance}");
+    let second = run();
+    let err = String::from_utf8_lossy(&second.stderr).to_string();
+    assert!(second.status.success(), "{err}");
+    assert!(
+        err.contains("were characterised on this machine before") && !err.contains("beside cache pirates"),
+        "{err}"
+    );
+}

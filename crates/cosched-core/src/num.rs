@@ -53,7 +53,7 @@ mod tests {
             n: f64,
         }
         assert_eq!(serde_json::to_string(&C { n: 6816258434.74573 }).unwrap(), r#"{"n":6816258435}"#);
-        assert_eq!(serde_json::to_string(&C { n: 1e300 }).unwrap(), r#"{"n":1e300}"#);
+        assert_eq!(serde_json::to_string(&C { n: 1e300 }).unwrap(), r#"{"n":1e+300}"#);
     }
 
     use super::*;

@@ -34,6 +34,10 @@ pub struct PairProfile {
     pub solo_s: Vec<f64>,
     /// Measured pairs.
     pub observed: Vec<PairObservation>,
+    /// Where the pairs' slowdowns come from, when not measured by `cosched probe`
+    /// (predicted by the simulator for characterised programs: `cosched run --programs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl PairProfile {
@@ -101,6 +105,9 @@ impl PairProfile {
     /// ones before any FM completion.
     pub fn filled_from(&self, other: &PairProfile) -> PairProfile {
         let mut out = self.clone();
+        if let Some(src) = &other.source {
+            out.source = Some(format!("measured by `cosched probe` where it measured, else {src}"));
+        }
         let at = |name: &str| other.jobs.iter().position(|j| j == name);
         for a in 0..self.jobs.len() {
             for b in 0..self.jobs.len() {
@@ -133,6 +140,7 @@ impl PairProfile {
                     Some(PairObservation { job: back(o.job)?, next_to: back(o.next_to)?, slowdown: o.slowdown })
                 })
                 .collect(),
+            source: self.source.clone(),
         })
     }
 }
@@ -144,16 +152,22 @@ mod tests {
     #[test]
     fn measured_cells_stay_and_missing_ones_come_from_the_other_profile() {
         let obs = |job, next_to, slowdown| PairObservation { job, next_to, slowdown };
-        let measured =
-            PairProfile { jobs: vec!["a".into(), "b".into()], solo_s: vec![1.0, 2.0], observed: vec![obs(0, 1, 1.5)] };
+        let measured = PairProfile {
+            jobs: vec!["a".into(), "b".into()],
+            solo_s: vec![1.0, 2.0],
+            observed: vec![obs(0, 1, 1.5)],
+            source: None,
+        };
         // Predicted, in another job order, with a job the measured profile lacks.
         let predicted = PairProfile {
             jobs: vec!["c".into(), "b".into(), "a".into()],
             solo_s: vec![1.0, 2.0, 1.0],
             observed: (0..3).flat_map(|x| (0..3).map(move |y| obs(x, y, 1.0 + (3 * x + y) as f64 / 10.0))).collect(),
+            source: Some("predicted".into()),
         };
         let f = measured.filled_from(&predicted);
         assert_eq!(f.jobs, measured.jobs);
+        assert_eq!(f.source.as_deref(), Some("measured by `cosched probe` where it measured, else predicted"));
         assert_eq!(f.observed.len(), 4);
         let at = |a, b| f.observed.iter().find(|o| o.job == a && o.next_to == b).unwrap().slowdown;
         assert_eq!(at(0, 1), 1.5, "measured kept");
@@ -182,7 +196,12 @@ mod tests {
                 }
             }
         }
-        let p = PairProfile { jobs: (0..n).map(|i| format!("j{i}")).collect(), solo_s: vec![1.0; n], observed };
+        let p = PairProfile {
+            jobs: (0..n).map(|i| format!("j{i}")).collect(),
+            solo_s: vec![1.0; n],
+            observed,
+            source: None,
+        };
         assert!((p.density() - (n * n - hidden.len()) as f64 / (n * n) as f64).abs() < 1e-12);
         let m = p.complete(3);
         let err: f64 = hidden.iter().map(|&(j, k)| (m[j][k] - truth(j, k)).abs()).sum::<f64>() / hidden.len() as f64;
@@ -205,6 +224,7 @@ mod tests {
             jobs: vec!["a".into(), "b".into()],
             solo_s: vec![1.0, 2.0],
             observed: vec![PairObservation { job: 0, next_to: 1, slowdown: 1.5 }],
+            source: None,
         };
         let q = p.reorder(&["b".into(), "a".into()]).unwrap();
         assert_eq!(q.solo_s, vec![2.0, 1.0]);

@@ -142,7 +142,10 @@ pub fn paired_ratio(
     };
     let (lo, hi) = (bootstrap.0.min(t.0), bootstrap.1.max(t.1));
     let ratio = mean.exp();
-    let verdict = if lo > 1.0 && ratio > 1.0 + min_effect {
+    // One round has no spread to measure: its interval is the one ratio, which decides nothing.
+    let verdict = if n < 2 {
+        Verdict::NoDifference
+    } else if lo > 1.0 && ratio > 1.0 + min_effect {
         Verdict::Faster
     } else if hi < 1.0 && ratio < 1.0 - min_effect {
         Verdict::Slower
@@ -228,6 +231,14 @@ mod tests {
     /// or mixed (1/2, mean 1); so the geometric mean is 1, the 2.5th
     /// percentile 1/2 and the 97.5th 2, and the verdict no difference. The
     /// log-ratios have mean 0: no number of rounds would separate them.
+    #[test]
+    fn one_round_decides_nothing() {
+        // Twice as fast in the one round there is: no spread measured, so no verdict (#68).
+        let p = paired_ratio(&[10.0], &[5.0], 0.95, 2000, 0.01, 1).unwrap();
+        assert_eq!((p.ratio, p.rounds, p.verdict), (2.0, 1, Verdict::NoDifference));
+        assert_eq!(p.rounds_needed, None);
+    }
+
     #[test]
     fn hand_computed_two_round_example() {
         let p = paired_ratio(&[2.0, 1.0], &[1.0, 2.0], 0.95, 20_000, 0.01, 7).unwrap();

@@ -286,6 +286,12 @@ pub fn analyse(
 /// One sentence for a paired ratio.
 pub fn verdict_words(name: &str, base: &str, p: &PairedRatio, rounds: usize, min_effect: f64) -> String {
     let pct = |x: f64| (x - 1.0) * 100.0;
+    if rounds < 2 {
+        return format!(
+            "one round: {name} {:+.1}% against {base}, with no interval (a verdict takes --repeat 2 or more)",
+            pct(p.ratio)
+        );
+    }
     let ci = format!("paired 95% interval {:+.1}% to {:+.1}% over {rounds} rounds", pct(p.lo), pct(p.hi));
     match p.verdict {
         Verdict::Faster => format!("{name} is {:.1}% faster than {base} ({ci})", pct(p.ratio)),

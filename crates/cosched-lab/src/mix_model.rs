@@ -298,7 +298,12 @@ pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfil
             observed.push(PairObservation { job: a, next_to: b, slowdown: out.job_finish[0] as f64 * 1e-9 / solo[a] });
         }
     }
-    Ok(PairProfile { jobs: jobs.iter().map(|j| j.name.clone()).collect(), solo_s: solo, observed })
+    Ok(PairProfile {
+        jobs: jobs.iter().map(|j| j.name.clone()).collect(),
+        solo_s: solo,
+        observed,
+        source: Some(format!("predicted by the simulator for characterised programs on `{}`", m.name)),
+    })
 }
 
 /// The predicted pair profile of `mix`'s jobs from characterised `programs`

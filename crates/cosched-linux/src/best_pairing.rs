@@ -129,7 +129,12 @@ pub(crate) mod tests {
                 observed.push(PairObservation { job: a, next_to: b, slowdown: s });
             }
         }
-        PairProfile { jobs: names.iter().map(|s| s.to_string()).collect(), solo_s: vec![1.0; names.len()], observed }
+        PairProfile {
+            jobs: names.iter().map(|s| s.to_string()).collect(),
+            solo_s: vec![1.0; names.len()],
+            observed,
+            source: None,
+        }
     }
 
     #[test]

@@ -125,7 +125,7 @@ pub fn probe(
             observed.push(PairObservation { job: second, next_to: first, slowdown: ts / solo_s[second] });
         }
     }
-    Ok(PairProfile { jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(), solo_s, observed })
+    Ok(PairProfile { jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(), solo_s, observed, source: None })
 }
 
 #[cfg(test)]

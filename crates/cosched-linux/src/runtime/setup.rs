@@ -67,11 +67,18 @@ fn counters_supply(
     Ok(match profile {
         Some(pr) if policy.as_uses_profile().is_some_and(|p| p.use_profile(&pr)) => (
             Supply::Yes,
-            Some(format!(
-                "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
-                pr.observed.len(),
-                100.0 * pr.density()
-            )),
+            Some(match &pr.source {
+                None => format!(
+                    "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
+                    pr.observed.len(),
+                    100.0 * pr.density()
+                ),
+                Some(src) => format!(
+                    "replaced by pair slowdowns {src} ({} job pairs, {:.0}% of the matrix, FM-completed)",
+                    pr.observed.len(),
+                    100.0 * pr.density()
+                ),
+            }),
         ),
         _ => (
             Supply::No(format!(

@@ -1,0 +1,153 @@
+//! `cosched run --characterise`: a counter-driven policy on a host without
+//! counters in one command (#68 item 3). SLITS ranks pairs from the
+//! slowdowns the simulator predicts for characterised programs (§4.3 with
+//! `--programs`); this finds, or makes and keeps, the two inputs that takes:
+//! this host's calibration (`cosched calibrate`, kept per host) and the mix's
+//! characterisation on it (`cosched characterise`, kept per commands and
+//! calibration), in the cache folder.
+
+use crate::characterise::{characterise, Job};
+use crate::live::ProcessOpts;
+use crate::OneLine;
+use cosched_linux::mix::Mix;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+/// The environment variable naming the cache folder (default `$XDG_CACHE_HOME/cosched`, else
+/// `$HOME/.cache/cosched`).
+pub const CACHE_VAR: &str = "COSCHED_CACHE_DIR";
+
+/// Runs of each characterisation measurement (`characterise --repeat`'s default).
+const REPEAT: u32 = 3;
+
+/// Seconds per calibration point (`calibrate --seconds`' default).
+const CALIBRATE_S: f64 = 0.4;
+
+/// The cache folder, created.
+fn cache_dir() -> Result<PathBuf, String> {
+    let dir = match (std::env::var_os(CACHE_VAR), std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")) {
+        (Some(d), _, _) => PathBuf::from(d),
+        (None, Some(x), _) => PathBuf::from(x).join("cosched"),
+        (None, None, Some(h)) => PathBuf::from(h).join(".cache/cosched"),
+        (None, None, None) => return Err(format!("--characterise: no cache folder: set {CACHE_VAR} or HOME")),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| format!("--characterise: cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// A short stable name for `what` (a hash, hex).
+fn key(what: &impl Hash) -> String {
+    let mut h = rustc_hash::FxHasher::default();
+    what.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// This host's calibration: the one kept for this host (its topology, LLC and
+/// kernel as sysfs and procfs give them), else measured now and kept.
+fn host_calibration(dir: &Path) -> Result<PathBuf, String> {
+    let host = cosched_linux::host::Host::live();
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let path = dir.join(format!("host-{}.toml", key(&(format!("{host:?}"), kernel.trim()))));
+    if path.exists() {
+        eprintln!(
+            "characterise: this host's calibration kept at {} (delete it, or give -m, to measure again)",
+            path.display()
+        );
+        return Ok(path);
+    }
+    eprintln!(
+        "characterise: calibrating this host (memory latency and bandwidth; about a minute), kept at {}",
+        path.display()
+    );
+    let m = cosched_linux::calibrate::measure(&host, CALIBRATE_S, &|s| eprintln!("calibrate: {s}")).one_line()?;
+    let spec = cosched_linux::calibrate::derive("local", &host, &m).one_line()?;
+    let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
+    write_whole(&path, &format!("# Written by `cosched run --characterise` (as `cosched calibrate`).\n{text}"))?;
+    Ok(path)
+}
+
+/// Write `text` to `path` through `PATH.part` and a rename: never a half file in the cache.
+fn write_whole(path: &Path, text: &str) -> Result<(), String> {
+    let part = path.with_extension("part");
+    std::fs::write(&part, text)
+        .and_then(|_| std::fs::rename(&part, path))
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// The programs file `run --programs` reads for `mix` (the file `workload`) on
+/// the machine `machine` names (`None`: this host, calibrated and kept), and
+/// the machine file it was fitted on when that was this host's calibration.
+fn programs_for(
+    workload: &Path,
+    mix: &Mix,
+    machine: Option<&str>,
+    live: &ProcessOpts,
+) -> Result<(PathBuf, Option<PathBuf>), String> {
+    let dir = cache_dir()?;
+    let (machine, calibrated) = match machine {
+        Some(m) => (m.to_string(), None),
+        None => {
+            let p = host_calibration(&dir)?;
+            (p.display().to_string(), Some(p))
+        }
+    };
+    // The characterisation depends on the commands as they run (program, arguments, folder,
+    // environment) and on the machine description the fit reads; not on the file's name.
+    let spec = cosched_machine::presets::machine(&machine).map_err(|e| e.to_string())?;
+    let described = toml::to_string(&spec).map_err(|e| e.to_string())?;
+    let jobs: Vec<String> =
+        mix.jobs.iter().map(|j| format!("{}|{:?}|{:?}|{:?}", j.name, j.cmd, j.cwd, j.env)).collect();
+    let out = dir.join(format!("programs-{}.toml", key(&(jobs, described, REPEAT))));
+    if out.exists() {
+        eprintln!(
+            "characterise: the mix's commands were characterised on this machine before: {} (delete it to measure again)",
+            out.display()
+        );
+        return Ok((out, calibrated));
+    }
+    eprintln!(
+        "characterise: each job alone and beside cache pirates and bandwidth bandits (minutes), kept at {}",
+        out.display()
+    );
+    let job = Job {
+        workload: Some(workload),
+        from_record: None,
+        machine: &machine,
+        out: &out,
+        record: None,
+        repeat: REPEAT,
+        live,
+        fit_to_stderr: true,
+    };
+    characterise(&job)?;
+    Ok((out, calibrated))
+}
+
+/// `run --characterise`: the programs file (and, unless `machine` is named, this host's
+/// calibration) that stands in for counters for the run's slits-* `entries`; `None` (with a note)
+/// when no entry reads counters or this host has them.
+pub fn stand_in(
+    workload: &Path,
+    mix: &Mix,
+    entries: &[String],
+    machine: Option<&str>,
+    live: &ProcessOpts,
+) -> Result<Option<(PathBuf, Option<PathBuf>)>, String> {
+    use crate::counters_hint::{needs_counters, no_pmu};
+    let reading: Vec<&String> = entries.iter().filter(|p| needs_counters(p)).collect();
+    if reading.is_empty() {
+        eprintln!("note: --characterise: no policy of this run reads counters, so nothing is characterised");
+        return Ok(None);
+    }
+    if no_pmu().is_none() {
+        eprintln!("note: --characterise: this host has counters, so nothing is characterised");
+        return Ok(None);
+    }
+    if let Some(p) = reading.iter().find(|p| !p.starts_with("slits-")) {
+        return Err(format!(
+            "--characterise: `{p}` reads counters as it runs; characterised programs stand in for them for slits-* \
+             only (for {p}: a PMU, or --counters FILE)"
+        ));
+    }
+    programs_for(workload, mix, machine, live).map(Some)
+}
