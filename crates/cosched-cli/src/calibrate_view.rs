@@ -7,32 +7,33 @@ use cosched_host::replay::Replay;
 
 /// Print the check as tables.
 pub fn print_check(c: &Check, model: &str) {
-    println!(
-        "{:<18} {:<14} {:>10} {:>17} {:>10} {:>17} {:>8}",
-        "policy", "job", "measured", "95% interval", "predicted", "host-noise band", "error"
-    );
+    // Aligned by display width: a job's name may hold wide characters.
+    let mut rows = vec![["policy", "job", "measured", "95% interval", "predicted", "host-noise band", "error"]
+        .map(String::from)
+        .to_vec()];
     for j in &c.jobs {
-        println!(
-            "{:<18} {:<14} {:>10.3} {:>17} {:>10.3} {:>17} {:>7.1}%",
-            j.policy,
-            j.job,
-            j.measured.mean,
+        rows.push(vec![
+            j.policy.clone(),
+            j.job.clone(),
+            format!("{:.3}", j.measured.mean),
             format!("{:.3}-{:.3}", j.measured.lo, j.measured.hi),
-            j.predicted,
+            format!("{:.3}", j.predicted),
             j.band.map_or("-".to_string(), |[lo, hi]| format!("{lo:.3}-{hi:.3}")),
-            100.0 * j.error
-        );
+            format!("{:.1}%", 100.0 * j.error),
+        ]);
     }
-    println!("\n{:<18} {:>22} {:>20}", "policy", "measured makespan s", "predicted makespan s");
+    crate::output::table(&rows);
+    let mut rows = vec![["policy", "measured makespan s", "predicted makespan s"].map(String::from).to_vec()];
     for p in &c.policies {
         let m = &p.measured_makespan_s;
-        println!(
-            "{:<18} {:>22} {:>20.3}",
-            p.policy,
+        rows.push(vec![
+            p.policy.clone(),
             format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0),
-            p.predicted_makespan_s
-        );
+            format!("{:.3}", p.predicted_makespan_s),
+        ]);
     }
+    println!();
+    crate::output::table(&rows);
     let pct = |x: f64| 100.0 * x;
     println!(
         "\nslowdown error: median |error| {:.1}% (target ≤ {:.0}%), worst {:.1}% (target ≤ {:.0}%), {} of {} beyond",
@@ -83,22 +84,21 @@ pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
         return Ok(());
     }
     println!("replay of {} (`linux` as `{}`, {} rounds):", r.file, r.model, r.rounds);
-    println!(
-        "{:<18} {:<12} {:>9} {:>9} {:>9} {:>8} {:>8}",
-        "policy", "job", "measured", "recorded", "today", "error", "today"
-    );
+    let mut rows = vec![["policy", "job", "measured", "recorded", "today", "recorded error", "today's error"]
+        .map(String::from)
+        .to_vec()];
     for c in &r.cells {
-        println!(
-            "{:<18} {:<12} {:>9.3} {:>9.3} {:>9.3} {:>+7.1}% {:>+7.1}%",
-            c.policy,
-            c.job,
-            c.measured,
-            c.recorded,
-            c.replayed,
-            100.0 * (c.recorded / c.measured - 1.0),
-            100.0 * (c.replayed / c.measured - 1.0)
-        );
+        rows.push(vec![
+            c.policy.clone(),
+            c.job.clone(),
+            format!("{:.3}", c.measured),
+            format!("{:.3}", c.recorded),
+            format!("{:.3}", c.replayed),
+            format!("{:+.1}%", 100.0 * (c.recorded / c.measured - 1.0)),
+            format!("{:+.1}%", 100.0 * (c.replayed / c.measured - 1.0)),
+        ]);
     }
+    crate::output::table(&rows);
     println!(
         "median |error| {:.1}% recorded, {:.1}% today; worst {:.1}% recorded, {:.1}% today; beyond 30%: {} recorded, {} today",
         100.0 * r.median_abs_error[0],

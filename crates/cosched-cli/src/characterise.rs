@@ -153,33 +153,32 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         .map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
     use std::fmt::Write;
     let mut shown = String::new();
-    let _ = writeln!(
-        shown,
-        "{:<16} {:>8} {:>7} {:>12} {:>9} {:>9} {:>4} {:>8}",
-        "job", "solo s", "spread", "footprint MB", "× the LLC", "LLC apki", "MLP", "fit RMS"
-    );
+    let mut rows = vec![["job", "solo s", "spread", "footprint MB", "× the LLC", "LLC apki", "MLP", "fit RMS"]
+        .map(String::from)
+        .to_vec()];
     for (j, f) in rec.jobs.iter().zip(&fits) {
         if j.solo_spread > NOISY_SPREAD {
             eprintln!(
-                "characterise: {}: its solo runs spread {:.0}% (above {:.0}%): the host is too noisy for its slowdowns to mean much; rerun with a larger --repeat or on a quieter host",
+                "characterise: {}: its solo runs spread {:.0}% (above {:.0}%): the host is too noisy for its slowdowns to \
+                 mean much; rerun with a larger --repeat or on a quieter host",
                 j.name,
                 100.0 * j.solo_spread,
                 100.0 * NOISY_SPREAD
             );
         }
-        let _ = writeln!(
-            shown,
-            "{:<16} {:>8.3} {:>6.1}% {:>12} {:>9.2} {:>9} {:>4} {:>7.1}%",
-            j.name,
-            j.solo_s,
-            100.0 * j.solo_spread,
-            f.footprint_mb,
-            f.footprint_mb / m.cache.llc_mb,
-            f.llc_apki,
-            f.mlp,
-            100.0 * f.rms
-        );
+        rows.push(vec![
+            j.name.clone(),
+            format!("{:.3}", j.solo_s),
+            format!("{:.1}%", 100.0 * j.solo_spread),
+            f.footprint_mb.to_string(),
+            format!("{:.2}", f.footprint_mb / m.cache.llc_mb),
+            f.llc_apki.to_string(),
+            f.mlp.to_string(),
+            format!("{:.1}%", 100.0 * f.rms),
+        ]);
     }
+    // Aligned by display width: a job's name may hold wide characters.
+    shown.push_str(&crate::output::table_string(&rows));
     let _ = writeln!(
         shown,
         "footprint: the LLC share the job's misses fit (× the LLC: of this host's {} MB; 1.00 or more: it \

@@ -83,13 +83,12 @@ pub fn run(a: Args) -> Result<(), String> {
                 "slowdown of row job beside column job ({:.0}% measured, * = measured, ! = measured below 1, rest FM-completed)",
                 100.0 * profile.density()
             );
-            print!("{:<16} {:>8}", "job", "solo s");
-            for j in &profile.jobs {
-                print!(" {j:>12}");
-            }
-            println!();
+            // Aligned by display width: a job's name may hold wide characters.
+            let mut head = vec!["job".to_string(), "solo s".into()];
+            head.extend(profile.jobs.iter().cloned());
+            let mut rows = vec![head];
             for (r, row) in completed.iter().enumerate() {
-                print!("{:<16} {:>8.3}", profile.jobs[r], profile.solo_s[r]);
+                let mut cells = vec![profile.jobs[r].clone(), format!("{:.3}", profile.solo_s[r])];
                 for (c, v) in row.iter().enumerate() {
                     let m = profile.observed.iter().find(|o| o.job == r && o.next_to == c);
                     let mark = match m {
@@ -97,10 +96,11 @@ pub fn run(a: Args) -> Result<(), String> {
                         Some(_) => "*",
                         None => " ",
                     };
-                    print!(" {:>11.3}{mark}", v);
+                    cells.push(format!("{v:.3}{mark}"));
                 }
-                println!();
+                rows.push(cells);
             }
+            crate::output::table(&rows);
             if let Some(c) = &model {
                 let spread: Vec<f64> = c.predictions.iter().map(|p| p.1).collect();
                 let mean_sd = spread.iter().sum::<f64>() / spread.len().max(1) as f64;
@@ -116,17 +116,17 @@ pub fn run(a: Args) -> Result<(), String> {
             }
             if let Some(rows) = &predicted {
                 println!("\nmeasured pairs against the slowdowns predicted from --programs:");
-                println!("{:<16} {:<16} {:>9} {:>10} {:>8}", "job", "beside", "measured", "predicted", "error");
+                let mut table = vec![["job", "beside", "measured", "predicted", "error"].map(String::from).to_vec()];
                 for r in rows {
-                    println!(
-                        "{:<16} {:<16} {:>9.3} {:>10.3} {:>7.1}%",
-                        r.job,
-                        r.beside,
-                        r.measured,
-                        r.predicted,
-                        100.0 * r.error
-                    );
+                    table.push(vec![
+                        r.job.clone(),
+                        r.beside.clone(),
+                        format!("{:.3}", r.measured),
+                        format!("{:.3}", r.predicted),
+                        format!("{:.1}%", 100.0 * r.error),
+                    ]);
                 }
+                crate::output::table(&table);
                 let mut e: Vec<f64> = rows.iter().map(|r| r.error.abs()).collect();
                 e.sort_by(f64::total_cmp);
                 if let Some(mid) = e.get(e.len() / 2) {

@@ -288,7 +288,7 @@ pub fn verdict_words(name: &str, base: &str, p: &PairedRatio, rounds: usize, min
     let pct = |x: f64| (x - 1.0) * 100.0;
     if rounds < 2 {
         return format!(
-            "one round: {name} {:+.1}% against {base}, with no interval (a verdict takes --repeat 2 or more)",
+            "one round: {name} {:+.1}% against {base}, with no interval (a verdict takes two rounds or more)",
             pct(p.ratio)
         );
     }
