@@ -263,7 +263,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             break; // a timeout or Ctrl-C ends the command, not only this repetition
         }
     }
-    crate::run_view::print(&reports, a.format)?;
+    crate::run_view::print(&reports, a.format, single.then_some(a.cmd.as_slice()))?;
     if let Some(s) = reports.iter().find_map(|r| r.stop.as_ref()) {
         return Err(Failure::stopped(s.exit_status(), s.sentence()));
     }

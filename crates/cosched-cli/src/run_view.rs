@@ -5,8 +5,8 @@ use crate::opts::Format;
 use cosched_core::stats::mean_ci;
 use cosched_linux::runtime::RealReport;
 
-/// Print the runs' report in `format`.
-pub fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
+/// Print the runs' report in `format`; `command`: the command line run (`run -- CMD`), if not a mix file.
+pub fn print(reports: &[RealReport], format: Format, command: Option<&[String]>) -> Result<(), String> {
     match format {
         Format::Json => {
             let v = if reports.len() == 1 {
@@ -38,7 +38,12 @@ pub fn print(reports: &[RealReport], format: Format) -> Result<(), String> {
         }
         Format::Table => {
             let r = reports.last().expect("at least one run");
-            println!("policy {} on mix {} (freezer: {})", r.policy, r.mix, r.freezer);
+            // A command given after `--` is a mix of one job, named after its program: say which command.
+            let what = match command {
+                Some(cmd) => format!("the command `{}`", cmd.join(" ")),
+                None => format!("mix {}", r.mix),
+            };
+            println!("policy {} on {what} (freezer: {})", r.policy, r.freezer);
             let o = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
             let mut rows = vec![["job", "turnaround_s", "solo_s", "slowdown", "cpu_s", "exit_code", "error"]
                 .map(String::from)

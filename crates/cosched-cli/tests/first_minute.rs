@@ -275,3 +275,14 @@ fn run_characterise_makes_the_characterisation_once_and_reuses_it() {
         "{err}"
     );
 }
+
+/// A command given after `--` is named as the command in `run`'s report (it was "mix true",
+/// a mix named after the program), and the run's figures are a table of their own.
+#[test]
+fn run_names_a_single_command_as_a_command() {
+    let out = cosched(&["run", "-p", "g-rrs", "--", "true"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("policy g-rrs on the command `true` (freezer: "), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("run ") && l.contains("value")), "{text}");
+}
