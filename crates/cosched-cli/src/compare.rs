@@ -93,8 +93,10 @@ fn legend() -> String {
     let names: Vec<&str> = COLUMNS.iter().map(|(n, _)| *n).collect();
     format!(
         "Columns: {}. Table: mean ±half-width of the 95% interval over seeds (speedup is headed \
-         speedup_vs_<baseline>). --format csv: <metric>_mean, <metric>_lo, <metric>_hi as numbers \
-         (loads with pandas.read_csv). Every metric: cosched list metrics.",
+         speedup_vs_<baseline>); ` *` after a gap_to_bound_pct cell: above the bound on average. Under the \
+         table: rows that are the same simulated outcome on every seed, with what each policy found to act \
+         on; the bound per seed; policies outside their paper's regime. --format csv: <metric>_mean, \
+         <metric>_lo, <metric>_hi as numbers (loads with pandas.read_csv). Every metric: cosched list metrics.",
         cosched_core::metrics::registry::legend(&names)
     )
 }
