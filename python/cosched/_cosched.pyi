@@ -72,6 +72,7 @@ def compare(
     customs: Sequence[Custom] = ...,
     bound: bool = True,
     regimes: bool = True,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]: ...
 def sweep(
     points: Sequence[Point], progress: Callable[[int], object] | None = None, customs: Sequence[Custom] = ...

@@ -384,6 +384,25 @@ def summary_frame(policies: list[PolicySummary]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _compare_bar() -> Any:
+    """A callback driving a tqdm bar of a comparison's runs: ``n > 0`` runs to come, ``0`` one done.
+    The bar appears only once the comparison has run 2 s (a quick one shows nothing)."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=0, unit="run", desc="compare", delay=2.0, mininterval=1.0)
+
+    def step(n: int) -> None:
+        if n > 0:
+            bar.total = (bar.total or 0) + n
+            bar.refresh()
+        elif n == 0:
+            bar.update(1)
+            if bar.total and bar.n >= bar.total:
+                bar.close()
+
+    return step
+
+
 def compare(
     machine: str | Machine = DEFAULT_MACHINE,
     workload: str | Workload = DEFAULT_WORKLOAD,
@@ -394,6 +413,7 @@ def compare(
     bound: bool = True,
     regimes: bool = True,
     gap: bool | None = None,
+    progress: bool = True,
     **knobs: Unpack[Knobs],
 ) -> pd.DataFrame:
     """Every policy (default: every non-oracle policy needing no extra input) on
@@ -423,7 +443,8 @@ def compare(
     family rerun with every job 100 s alone, same machine, mix and seeds, its
     unfairness minus the baseline's paired by seed beside this run's
     (docs/index.md, "Regimes"); ``regimes=False`` skips it (``cosched compare
-    --no-regime``).
+    --no-regime``). ``progress`` shows a tqdm bar of the runs (the bound's are
+    most of them) once the comparison has run 2 s; ``progress=False`` never.
     """
     codes: list[Any] = []
     entries: Any = policies
@@ -436,6 +457,7 @@ def compare(
         warnings.warn("compare(gap=...) is now compare(bound=...), as `--no-bound`", DeprecationWarning, stacklevel=2)
         bound = check_bool("gap", gap)
     bound = check_bool("bound", bound)
+    progress = check_bool("progress", progress)
     regimes = check_bool("regimes", regimes)
     if not isinstance(baseline, str):
         raise OptionError(f"baseline: give a policy name, got {_shown(baseline)}")
@@ -453,6 +475,7 @@ def compare(
             customs=codes,
             bound=bool(bound),
             regimes=bool(regimes),
+            progress=_compare_bar() if progress else None,
         ),
     )
     df = runs_frame(cast(list[dict[str, Any]], c["runs"]))

@@ -228,9 +228,11 @@ fn simulate(
     Ok((crate::data::from_value(py, &text)?, names, slices))
 }
 
-/// `cosched compare --format json` for these options.
+/// `cosched compare --format json` for these options; `progress(n)` is called
+/// with the number of runs to come (once, before the first; negative: none)
+/// and `progress(0)` as each run finishes.
 #[pyfunction]
-#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], bound=true, regimes=true))]
+#[pyo3(signature = (knobs, machine, workload, policies, baseline, seed, seeds, customs=vec![], bound=true, regimes=true, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -244,6 +246,7 @@ fn compare(
     customs: Vec<CustomIn>,
     bound: bool,
     regimes: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let c = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
@@ -259,7 +262,15 @@ fn compare(
             gap: bound,
             regimes,
         };
-        comparison(&run.resolve()?, &what, &Steps::silent())
+        let call = |n: i64| {
+            if let Some(cb) = &progress {
+                Python::attach(|py| {
+                    let _ = cb.call1(py, (n,));
+                });
+            }
+        };
+        let (total, tick) = (|n: usize| call(n as i64), || call(0));
+        comparison(&run.resolve()?, &what, &Steps { total: &total, tick: &tick })
     })?;
     crate::data::from_value(py, &c)
 }
