@@ -286,3 +286,16 @@ fn run_names_a_single_command_as_a_command() {
     assert!(text.starts_with("policy g-rrs on the command `true` (freezer: "), "{text}");
     assert!(text.lines().any(|l| l.starts_with("run ") && l.contains("value")), "{text}");
 }
+
+/// A calibrated machine file (`cosched calibrate` writes one assumed power value) is used without
+/// a note about `power.core_active_w` (every use printed one); a hand-written file's shorthand is
+/// still noted (tests/first_hour.rs).
+#[test]
+fn a_calibrated_file_is_used_without_a_note_about_its_own_power_value() {
+    let calibrated = tmp("calibrated.toml", &common::preset("machines", "kvm-epyc-2c"));
+    assert!(std::fs::read_to_string(&calibrated).unwrap().contains("core_active_w = [8.0]"));
+    let o = cosched(&["simulate", "-m", &calibrated, "-w", "mcf", "-p", "cfs", "--no-timing"]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("core_active_w"), "{err}");
+}

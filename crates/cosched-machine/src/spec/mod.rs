@@ -357,10 +357,13 @@ impl MachineSpec {
 
     /// Remarks on a valid file worth telling its author (printed by the CLI
     /// when the machine comes from a file): shorthand that stands for more.
+    /// A file `cosched calibrate` wrote has none: its one assumed power value
+    /// is the tool's, not shorthand a person typed (#68: every use of a
+    /// calibrated file printed it).
     pub fn notes(&self) -> Vec<String> {
         let mut v = vec![];
         let cores = self.n_cores();
-        if self.power.core_active_w.len() == 1 && cores > 1 {
+        if self.power.core_active_w.len() == 1 && cores > 1 && self.origin != Origin::Calibrated {
             v.push(format!(
                 "power.core_active_w: one value for {cores} cores: every active core adds {} W",
                 self.power.core_active_w[0]
