@@ -140,9 +140,14 @@ class RegimeNote(TypedDict):
     paper_figures: str
 
 
+class Finding(TypedDict):
+    policy: str
+    found: str
+
+
 class IdenticalRows(TypedDict):
     policies: list[str]
-    found: list[list[str]]
+    found: list[Finding]
 
 
 class Comparison(TypedDict):

@@ -192,7 +192,8 @@ def test_compare_names_identical_rows_and_its_bound_switch_is_named_as_the_cli_n
     assert df.attrs["identical"] == expected["identical"]
     (group,) = df.attrs["identical"]
     assert group["policies"] == ["cfs", "rda-strict"]
-    assert "no job declared a progress period" in group["found"][0][1]
+    assert group["found"][0]["policy"] == "rda-strict"
+    assert "no job declared a progress period" in group["found"][0]["found"]
     with pytest.warns(DeprecationWarning, match="bound="):
         old = cosched.compare("i5-2500", "spec-mix8", ["cfs"], seeds=2, gap=False, timing=False)
     assert old.attrs["bound"] is None

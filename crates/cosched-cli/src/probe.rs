@@ -213,7 +213,7 @@ mod tests {
             jobs: vec!["compute".into(), "xz".into()],
             solo_s: vec![2.0, 3.0],
             observed: vec![obs(0, 1, 0.604), obs(1, 0, 1.2)],
-            source: None,
+            source: Default::default(),
         };
         let note = below_one_note(&p).expect("a note");
         assert!(note.contains("1 measured slowdown(s) below 1"), "{note}");

@@ -34,10 +34,36 @@ pub struct PairProfile {
     pub solo_s: Vec<f64>,
     /// Measured pairs.
     pub observed: Vec<PairObservation>,
-    /// Where the pairs' slowdowns come from, when not measured by `cosched probe`
-    /// (predicted by the simulator for characterised programs: `cosched run --programs`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    /// Where the pairs' slowdowns come from (absent in a probe's file: measured).
+    #[serde(default, skip_serializing_if = "PairSource::is_measured")]
+    pub source: PairSource,
+}
+
+/// Where a profile's pair slowdowns come from (SLITS §3.3's matrix, filled by
+/// measurement or by prediction).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum PairSource {
+    /// Measured pair by pair (co-run probing).
+    #[default]
+    Measured,
+    /// Predicted by the simulator for characterised programs on `machine`.
+    Predicted {
+        /// The machine description the predictions ran on.
+        machine: String,
+    },
+    /// Measured where measured, the rest predicted on `machine`.
+    MeasuredThenPredicted {
+        /// The machine description the predictions ran on.
+        machine: String,
+    },
+}
+
+impl PairSource {
+    /// Whether every pair was measured.
+    pub fn is_measured(&self) -> bool {
+        *self == PairSource::Measured
+    }
 }
 
 impl PairProfile {
@@ -105,8 +131,8 @@ impl PairProfile {
     /// ones before any FM completion.
     pub fn filled_from(&self, other: &PairProfile) -> PairProfile {
         let mut out = self.clone();
-        if let Some(src) = &other.source {
-            out.source = Some(format!("measured by `cosched probe` where it measured, else {src}"));
+        if let PairSource::Predicted { machine } | PairSource::MeasuredThenPredicted { machine } = &other.source {
+            out.source = PairSource::MeasuredThenPredicted { machine: machine.clone() };
         }
         let at = |name: &str| other.jobs.iter().position(|j| j == name);
         for a in 0..self.jobs.len() {
@@ -156,18 +182,18 @@ mod tests {
             jobs: vec!["a".into(), "b".into()],
             solo_s: vec![1.0, 2.0],
             observed: vec![obs(0, 1, 1.5)],
-            source: None,
+            source: PairSource::Measured,
         };
         // Predicted, in another job order, with a job the measured profile lacks.
         let predicted = PairProfile {
             jobs: vec!["c".into(), "b".into(), "a".into()],
             solo_s: vec![1.0, 2.0, 1.0],
             observed: (0..3).flat_map(|x| (0..3).map(move |y| obs(x, y, 1.0 + (3 * x + y) as f64 / 10.0))).collect(),
-            source: Some("predicted".into()),
+            source: PairSource::Predicted { machine: "m".into() },
         };
         let f = measured.filled_from(&predicted);
         assert_eq!(f.jobs, measured.jobs);
-        assert_eq!(f.source.as_deref(), Some("measured by `cosched probe` where it measured, else predicted"));
+        assert_eq!(f.source, PairSource::MeasuredThenPredicted { machine: "m".into() });
         assert_eq!(f.observed.len(), 4);
         let at = |a, b| f.observed.iter().find(|o| o.job == a && o.next_to == b).unwrap().slowdown;
         assert_eq!(at(0, 1), 1.5, "measured kept");
@@ -200,7 +226,7 @@ mod tests {
             jobs: (0..n).map(|i| format!("j{i}")).collect(),
             solo_s: vec![1.0; n],
             observed,
-            source: None,
+            source: PairSource::Measured,
         };
         assert!((p.density() - (n * n - hidden.len()) as f64 / (n * n) as f64).abs() < 1e-12);
         let m = p.complete(3);
@@ -224,7 +250,7 @@ mod tests {
             jobs: vec!["a".into(), "b".into()],
             solo_s: vec![1.0, 2.0],
             observed: vec![PairObservation { job: 0, next_to: 1, slowdown: 1.5 }],
-            source: None,
+            source: PairSource::Measured,
         };
         let q = p.reorder(&["b".into(), "a".into()]).unwrap();
         assert_eq!(q.solo_s, vec![2.0, 1.0]);

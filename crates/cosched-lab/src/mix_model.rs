@@ -302,7 +302,7 @@ pub fn predicted_profile(m: &MachineSpec, model: &MixModel) -> Result<PairProfil
         jobs: jobs.iter().map(|j| j.name.clone()).collect(),
         solo_s: solo,
         observed,
-        source: Some(format!("predicted by the simulator for characterised programs on `{}`", m.name)),
+        source: cosched_core::pair_profile::PairSource::Predicted { machine: m.name.clone() },
     })
 }
 

@@ -133,7 +133,7 @@ pub(crate) mod tests {
             jobs: names.iter().map(|s| s.to_string()).collect(),
             solo_s: vec![1.0; names.len()],
             observed,
-            source: None,
+            source: Default::default(),
         }
     }
 

@@ -125,7 +125,12 @@ pub fn probe(
             observed.push(PairObservation { job: second, next_to: first, slowdown: ts / solo_s[second] });
         }
     }
-    Ok(PairProfile { jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(), solo_s, observed, source: None })
+    Ok(PairProfile {
+        jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(),
+        solo_s,
+        observed,
+        source: Default::default(),
+    })
 }
 
 #[cfg(test)]

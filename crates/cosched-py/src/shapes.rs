@@ -16,7 +16,7 @@ use cosched_host::rounds::{EntrySummary, Interleaved, Round};
 use cosched_lab::assign::AssignmentReport;
 use cosched_lab::best_static::OptimumReport;
 use cosched_lab::compare::{
-    BestStatic, Comparison, IdenticalRows, PairedUnfairness, PolicySummary, RegimeNote, RegimeRun,
+    BestStatic, Comparison, Finding, IdenticalRows, PairedUnfairness, PolicySummary, RegimeNote, RegimeRun,
 };
 use cosched_lab::optimum::{Exhaustive, Found, Grouped, Matched, Outcome, Sampled, POT_OR_WHY};
 use cosched_linux::best_static::StaticPartition;
@@ -32,7 +32,7 @@ type FieldIn = (&'static str, &'static str, bool, bool);
 /// attributes), the bound's search (`Optimum.report`), random assignments
 /// (`Assignment.report`), and the real machine's rounds, check and replay
 /// (`cosched.host`'s `.data`).
-const SHAPES: [Shape; 37] = [
+const SHAPES: [Shape; 38] = [
     Aggregate::SHAPE,
     Metrics::SHAPE,
     JobReport::SHAPE,
@@ -46,6 +46,7 @@ const SHAPES: [Shape; 37] = [
     PairedUnfairness::SHAPE,
     RegimeRun::SHAPE,
     RegimeNote::SHAPE,
+    Finding::SHAPE,
     IdenticalRows::SHAPE,
     Comparison::SHAPE,
     Outcome::SHAPE,

@@ -14,9 +14,19 @@ cosched_core::metric_fields! {
     pub struct IdenticalRows {
         /// The policies, in the comparison's order.
         pub policies: Vec<String>,
-        /// Each policy's own account of what it found to act on (`Policy::found`),
-        /// as `(policy, phrase)`, for those that gave one.
-        pub found: Vec<(String, String)>,
+        /// Each policy's own account of what it found to act on (`Policy::found`), for those that gave one.
+        pub found: Vec<Finding>,
+    }
+}
+
+cosched_core::metric_fields! {
+    /// What one policy found to act on over its runs (`Policy::found`, read from its first seed's run).
+    #[derive(Serialize, Clone, Debug, PartialEq)]
+    pub struct Finding {
+        /// The policy.
+        pub policy: String,
+        /// Its phrase.
+        pub found: String,
     }
 }
 
@@ -67,7 +77,10 @@ pub fn identical_rows<'a>(names: &[String], runs_of: &dyn Fn(usize) -> Vec<&'a R
             policies: g.iter().map(|&p| names[p].clone()).collect(),
             found: g
                 .iter()
-                .filter_map(|&p| runs[p].first().and_then(|r| r.found.clone()).map(|f| (names[p].clone(), f)))
+                .filter_map(|&p| {
+                    let found = runs[p].first().and_then(|r| r.found.clone())?;
+                    Some(Finding { policy: names[p].clone(), found })
+                })
                 .collect(),
         })
         .collect()
@@ -80,10 +93,10 @@ pub fn identical_lines(groups: &[IdenticalRows]) -> Vec<String> {
         .iter()
         .map(|g| {
             let mut said: Vec<(Vec<&str>, &str)> = vec![];
-            for (p, f) in &g.found {
-                match said.iter_mut().find(|(_, x)| x == f) {
-                    Some((ps, _)) => ps.push(p),
-                    None => said.push((vec![p.as_str()], f.as_str())),
+            for Finding { policy, found } in &g.found {
+                match said.iter_mut().find(|(_, x)| x == found) {
+                    Some((ps, _)) => ps.push(policy),
+                    None => said.push((vec![policy.as_str()], found.as_str())),
                 }
             }
             let why = if said.is_empty() {
@@ -103,7 +116,7 @@ mod tests {
     fn group(ps: &[&str], found: &[(&str, &str)]) -> IdenticalRows {
         IdenticalRows {
             policies: ps.iter().map(|p| p.to_string()).collect(),
-            found: found.iter().map(|(p, f)| (p.to_string(), f.to_string())).collect(),
+            found: found.iter().map(|(p, f)| Finding { policy: p.to_string(), found: f.to_string() }).collect(),
         }
     }
 

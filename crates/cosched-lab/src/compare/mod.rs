@@ -17,7 +17,7 @@ mod identical;
 mod regime;
 use bound::{best_static, gap_runs};
 pub use bound::{count_text, BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
-pub use identical::{identical_lines, identical_rows, IdenticalRows};
+pub use identical::{identical_lines, identical_rows, Finding, IdenticalRows};
 pub use regime::{
     regime_lines, stretched, PairedUnfairness, RegimeNote, RegimeRun, PERF_FAIR_FAMILY, PERF_FAIR_SOLO_S, RDA_FAMILY,
 };

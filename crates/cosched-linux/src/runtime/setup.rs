@@ -67,17 +67,22 @@ fn counters_supply(
     Ok(match profile {
         Some(pr) if policy.as_uses_profile().is_some_and(|p| p.use_profile(&pr)) => (
             Supply::Yes,
-            Some(match &pr.source {
-                None => format!(
-                    "replaced by a probed profile ({} measured job pairs, {:.0}% of the matrix, FM-completed)",
-                    pr.observed.len(),
-                    100.0 * pr.density()
-                ),
-                Some(src) => format!(
-                    "replaced by pair slowdowns {src} ({} job pairs, {:.0}% of the matrix, FM-completed)",
-                    pr.observed.len(),
-                    100.0 * pr.density()
-                ),
+            Some({
+                use cosched_core::pair_profile::PairSource;
+                let (n, pct) = (pr.observed.len(), 100.0 * pr.density());
+                match &pr.source {
+                    PairSource::Measured => {
+                        format!("replaced by a probed profile ({n} measured job pairs, {pct:.0}% of the matrix, FM-completed)")
+                    }
+                    PairSource::Predicted { machine } => format!(
+                        "replaced by pair slowdowns predicted by the simulator for characterised programs on \
+                         `{machine}` ({n} job pairs, {pct:.0}% of the matrix, FM-completed)"
+                    ),
+                    PairSource::MeasuredThenPredicted { machine } => format!(
+                        "replaced by pair slowdowns measured by co-run probing where measured, else predicted for \
+                         characterised programs on `{machine}` ({n} job pairs, {pct:.0}% of the matrix, FM-completed)"
+                    ),
+                }
             }),
         ),
         _ => (
