@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import _cosched
+from ._bars import runs_bar
 from ._knobs import Values, _shown, check_bool, check_count, check_policies, check_seed, known, to_values
 from ._report_types import Comparison, Metrics, PolicySummary, Report
 from .errors import ConfigError, OptionError, PolicyError
@@ -384,25 +385,6 @@ def summary_frame(policies: list[PolicySummary]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _compare_bar() -> Any:
-    """A callback driving a tqdm bar of a comparison's runs: ``n > 0`` runs to come, ``0`` one done.
-    The bar appears only once the comparison has run 2 s (a quick one shows nothing)."""
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=0, unit="run", desc="compare", delay=2.0, mininterval=1.0)
-
-    def step(n: int) -> None:
-        if n > 0:
-            bar.total = (bar.total or 0) + n
-            bar.refresh()
-        elif n == 0:
-            bar.update(1)
-            if bar.total and bar.n >= bar.total:
-                bar.close()
-
-    return step
-
-
 def compare(
     machine: str | Machine = DEFAULT_MACHINE,
     workload: str | Workload = DEFAULT_WORKLOAD,
@@ -475,7 +457,7 @@ def compare(
             customs=codes,
             bound=bool(bound),
             regimes=bool(regimes),
-            progress=_compare_bar() if progress else None,
+            progress=runs_bar("compare") if progress else None,
         ),
     )
     df = runs_frame(cast(list[dict[str, Any]], c["runs"]))

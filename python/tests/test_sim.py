@@ -202,7 +202,7 @@ def test_compare_names_identical_rows_and_its_bound_switch_is_named_as_the_cli_n
 def test_compare_reports_its_runs_as_they_finish(monkeypatch):
     # The bar's callback hears the number of runs once, then one call per finished run (#68 item 5).
     calls: list[int] = []
-    monkeypatch.setattr(cosched.sim, "_compare_bar", lambda: calls.append)
+    monkeypatch.setattr(cosched.sim, "runs_bar", lambda desc: calls.append)
     cosched.compare("i5-2500", "spec-mix8", ["cfs", "efs"], seeds=2, bound=False, timing=False)
     assert calls[0] > 0 and calls.count(0) == sum(n for n in calls if n > 0) >= 4, calls
     calls.clear()
