@@ -75,15 +75,15 @@ const WIDTH: usize = 160;
 /// The table's columns (`--columns`: names of [`TABLE`], or `all`), in [`TABLE`]'s order.
 fn chosen(columns: Option<&[String]>) -> Result<Vec<usize>, String> {
     let Some(names) = columns else { return Ok((0..TABLE.len()).filter(|&i| TABLE[i].2).collect()) };
+    if names.is_empty() || names.iter().all(|n| n.is_empty()) {
+        return Err("--columns: the list is empty (give column names, or all)".into());
+    }
     if names.iter().any(|n| n == "all") {
         return Ok((0..TABLE.len()).collect());
     }
     let known: Vec<&str> = TABLE.iter().map(|t| t.0).collect();
     if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
         return Err(format!("--columns: `{bad}` is not a column of the table (known: {}, or all)", known.join(", ")));
-    }
-    if names.is_empty() || names.iter().all(|n| n.is_empty()) {
-        return Err("--columns: the list is empty (give column names, or all)".into());
     }
     Ok((0..TABLE.len()).filter(|&i| names.iter().any(|n| n == TABLE[i].0)).collect())
 }

@@ -193,6 +193,9 @@ fn the_comparison_names_identical_rows_and_marks_policies_above_the_bound() {
     }
     assert!(rows.iter().any(|r| r[gap].ends_with(" *")), "perf was above the bound here:\n{text}");
     assert!(notes.contains("above the bound on average"), "{notes}");
+    // The columns asked for are checked before any run.
+    fails_cleanly(&["compare", "--columns", ""], &["--columns", "the list is empty"]);
+    fails_cleanly(&["compare", "--columns", "foo"], &["--columns", "`foo` is not a column"]);
 }
 
 /// A counter-driven policy on a host without counters (#68 item 3): the refusal names the exact
