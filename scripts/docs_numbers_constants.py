@@ -56,6 +56,11 @@ CONSTANTS: list[tuple[str, str, str]] = [
         ),
     ),
     (
+        "the held-out families' definitions (docs/runtime.md, development mixes and families)",
+        r"draws (2)-(6) (?:synthetic )?jobs|to last (0\.6)-(2) s alone|seeded\s+with seed × (1,000,003)",
+        "data/mixes/host-random/family.toml, data/mixes/host-real/family.toml (jobs, alone_s, seed); cosched_lab::family::draw",
+    ),
+    (
         "Perf&Fair's estimate validity",
         (
             r"has run (8) s|after (8) s|(8) s of its run time|(40) quanta of (200) ms|a whole (200)-ms quantum"

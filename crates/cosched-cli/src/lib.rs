@@ -19,6 +19,7 @@ pub mod complete;
 mod counters_hint;
 mod doctor;
 mod dram;
+mod draw_mixes;
 pub use cosched_lab::error;
 pub mod evt;
 mod flags;
@@ -90,6 +91,8 @@ enum Cmd {
     Calibrate(calibrate::Args),
     /// Characterise a mix's commands without a PMU (alone, beside cache pirates and bandwidth bandits) into a workload file the simulator runs.
     Characterise(characterise::Args),
+    /// Draw a family's random mixes on a calibrated host (held-out mixes for `calibrate --check`; issue #66 item 4).
+    DrawMixes(draw_mixes::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
     /// EFS Table 1 at the DRAM: one versus several read streams on the cycle-level controller of a
@@ -304,6 +307,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Probe(a) => probe::run(a).map_err(Failure::from),
         Cmd::Calibrate(a) => calibrate::run(a).map_err(Failure::from),
         Cmd::Characterise(a) => characterise::run(a).map_err(Failure::from),
+        Cmd::DrawMixes(a) => draw_mixes::run(a).map_err(Failure::from),
         Cmd::NewPolicy(a) => new_policy::run(a).map_err(Failure::from),
     }
 }

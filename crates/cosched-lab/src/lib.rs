@@ -18,6 +18,7 @@ pub mod dram_check;
 pub mod error;
 pub mod evt;
 pub mod failure;
+pub mod family;
 pub mod knobs;
 pub mod limits;
 pub mod list;

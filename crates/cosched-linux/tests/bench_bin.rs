@@ -60,3 +60,23 @@ fn help_exits_0_and_progress_has_units() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.lines().any(|l| l.starts_with("progress ") && l.ends_with(" ops/s")), "{text}");
 }
+
+/// The random family's kernels (issue #66 item 4) run fixed work and report it; independent
+/// random loads overlap, so they go faster than a chase's dependent loads over the same 64 MiB.
+#[test]
+fn the_family_kernels_run_fixed_work() {
+    for args in [
+        vec!["random-access", "--wss-mb", "8", "--mops", "2"],
+        vec!["random-update", "--wss-mb", "8", "--mops", "2"],
+        vec!["phases", "--wss-mb", "8", "--phase-mops", "1", "--compute-mops", "5", "--mops", "12"],
+    ] {
+        let mut a = args.clone();
+        a.extend(["--report-ms", "1"]);
+        let s = summary(&bench(&a));
+        let target: f64 = args[args.len() - 1].parse().unwrap();
+        assert!(s["ops"].as_f64().unwrap() >= target * 1e6 && s["kind"] == args[0], "{s}");
+    }
+    let rate =
+        |kind: &str| summary(&bench(&[kind, "--wss-mb", "64", "--seconds", "0.4"]))["ops_per_s"].as_f64().unwrap();
+    assert!(rate("random-access") > 1.5 * rate("pointer-chase"), "independent loads overlap");
+}

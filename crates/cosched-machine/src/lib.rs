@@ -21,6 +21,7 @@ pub mod characterised;
 pub mod check;
 pub mod dram;
 pub mod error;
+pub mod family;
 pub mod input;
 pub mod mix;
 pub mod power;

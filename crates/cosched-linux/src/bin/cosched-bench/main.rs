@@ -7,6 +7,9 @@
 //! * `stream --mb N [--gbs G]`: sequential reads of an N MiB array, paced to G
 //!   GB/s when given (the EFS synthetic benchmark's configurable bandwidth);
 //! * `compute`: an integer mix with no memory traffic;
+//! * `random-access`, `random-update`, `phases` (`kernels`): independent random
+//!   loads, random read-modify-writes, and phases alternating streaming and
+//!   computing (the random family of host-check mixes, issue #66 item 4);
 //! * `pp-kernels --kernels K --wss-mb N --mops M`: K pointer-chase kernels
 //!   over N MiB, M million loads in all, each wrapped in
 //!   `pp_begin(COSCHED_PP_LLC, N MiB, reuse)` / `pp_end` through the C
@@ -26,6 +29,12 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+mod kernels;
+
+/// The benchmarks by name.
+const KINDS: [&str; 7] =
+    ["pointer-chase", "stream", "compute", "random-access", "random-update", "phases", "pp-kernels"];
+
 struct Opts {
     kind: String,
     wss_mb: f64,
@@ -36,9 +45,11 @@ struct Opts {
     kernels: u64,
     reuse: i32,
     huge_pages: bool,
+    phase_mops: f64,
+    compute_mops: f64,
 }
 
-const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute|pp-kernels [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M] [--kernels K] [--reuse 0|1|2] [--huge-pages 0|1]";
+const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute|random-access|random-update|phases|pp-kernels [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M] [--kernels K] [--reuse 0|1|2] [--huge-pages 0|1] [--phase-mops P] [--compute-mops C]";
 
 fn usage() -> ! {
     eprintln!("{USAGE}");
@@ -52,6 +63,10 @@ fn help() -> ! {
          pointer-chase --wss-mb N   dependent loads over a random cycle of N MiB (default 16); latency-bound\n\
          stream --mb N [--gbs G]    sequential 8-byte reads of an N MiB array, paced to G GB/s when given\n\
          compute                    an integer mix with no memory traffic\n\
+         random-access --wss-mb N   independent loads from random lines of N MiB (they overlap: memory-level parallelism)\n\
+         random-update --wss-mb N   a read-modify-write of a random line of N MiB per operation (each line written back)\n\
+         phases --wss-mb N          P million lines streamed over N MiB (--phase-mops P, default 20), then C million\n\
+                                    compute operations (--compute-mops C, default 200), and again until --mops\n\
          pp-kernels --kernels K     K pointer-chase kernels over --wss-mb N MiB (--mops M in all), each wrapped in\n\
                                     pp_begin/pp_end (C library); prints the calls' latencies (--reuse 0/1/2, default 2)\n\
          --seconds S                run for S seconds of wall time (default 1)\n\
@@ -70,8 +85,8 @@ fn parse() -> Opts {
     if kind == "--help" || kind == "-h" {
         help();
     }
-    if !["pointer-chase", "stream", "compute", "pp-kernels"].contains(&kind.as_str()) {
-        eprintln!("error: unknown benchmark `{kind}` (known: pointer-chase, stream, compute, pp-kernels)");
+    if !KINDS.contains(&kind.as_str()) {
+        eprintln!("error: unknown benchmark `{kind}` (known: {})", KINDS.join(", "));
         std::process::exit(2);
     }
     let mut o = Opts {
@@ -84,6 +99,8 @@ fn parse() -> Opts {
         kernels: 100,
         reuse: 2,
         huge_pages: false,
+        phase_mops: 20.0,
+        compute_mops: 200.0,
     };
     while let Some(flag) = a.next() {
         let v = a.next().unwrap_or_else(|| usage());
@@ -96,7 +113,7 @@ fn parse() -> Opts {
             "--wss-mb" | "--mb" => 65_536.0,
             "--gbs" => 10_000.0,
             "--seconds" => 86_400.0,
-            "--mops" => 1e9,
+            "--mops" | "--phase-mops" | "--compute-mops" => 1e9,
             "--report-ms" => 60_000.0,
             "--kernels" => 1e6,
             "--huge-pages" => 1.0,
@@ -115,6 +132,8 @@ fn parse() -> Opts {
             "--kernels" if num >= 1.0 => o.kernels = num as u64,
             "--reuse" if num <= 2.0 => o.reuse = num as i32,
             "--huge-pages" => o.huge_pages = num >= 1.0,
+            "--phase-mops" => o.phase_mops = num,
+            "--compute-mops" => o.compute_mops = num,
             _ => usage(),
         }
     }
@@ -287,6 +306,9 @@ fn main() {
             }
             chase(&o, &lines)
         }
+        "random-access" => kernels::random_access(&o),
+        "random-update" => kernels::random_update(&o),
+        "phases" => kernels::phases(&o),
         "stream" => {
             let n = ((o.wss_mb * 1024.0 * 1024.0 / 8.0) as usize).max(8);
             let a: Vec<u64> = (0..n as u64).collect();

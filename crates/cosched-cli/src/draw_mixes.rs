@@ -1,0 +1,84 @@
+//! `cosched draw-mixes`: a family's random mixes drawn on a calibrated host
+//! (issue #66 item 4; `cosched_lab::family` draws, `cosched_machine::family`
+//! reads the family). Writes `check-NN.toml` (one per mix, what `cosched
+//! calibrate --check` runs) and `programs.toml` (every distinct job once, what
+//! `cosched characterise` measures), each through `.part` and a rename.
+
+use crate::output::{check_out_dir, table_string};
+use crate::OneLine;
+use clap::Args as ClapArgs;
+use cosched_lab::family::{draw, mix_text, programs_text, DrawnMix};
+use cosched_machine::family::{Family, MAX_MIXES};
+use std::path::{Path, PathBuf};
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Family file (data/mixes/host-random/family.toml: synthetic kinds; data/mixes/host-real/family.toml: real programs).
+    #[arg(long)]
+    family: PathBuf,
+    /// Calibrated preset of this host (name or file from `cosched calibrate`): its LLC sizes the working sets, its latency sweep and bandwidth the work.
+    #[arg(long, short = 'm')]
+    machine: String,
+    /// Folder to write check-NN.toml and programs.toml into (created if missing).
+    #[arg(long, short = 'o')]
+    out: PathBuf,
+    /// Mixes 1..=N (default: the family's `mixes`, what its report uses).
+    #[arg(long)]
+    count: Option<u32>,
+}
+
+/// Write `text` to `path` through `PATH.part` and a rename.
+fn write_whole(path: &Path, text: &str) -> Result<(), String> {
+    let part = path.with_extension("part");
+    std::fs::write(&part, text)
+        .and_then(|_| std::fs::rename(&part, path))
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// One row per job of a drawn mix.
+fn rows(m: &DrawnMix) -> Vec<Vec<String>> {
+    m.jobs
+        .iter()
+        .map(|j| {
+            vec![
+                format!("{:02}", m.index),
+                j.name.clone(),
+                j.program.clone(),
+                j.size_mb.map_or("-".into(), |x| format!("{x:.2}")),
+                j.alone_s.map_or("-".into(), |x| format!("{x:.2}")),
+                j.count.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// `cosched draw-mixes`.
+pub fn run(a: Args) -> Result<(), String> {
+    let f = Family::load(&a.family).one_line()?;
+    let host = cosched_machine::presets::machine(&a.machine).one_line()?;
+    let count = a.count.unwrap_or(f.mixes);
+    if !(1..=MAX_MIXES).contains(&count) {
+        return Err(format!("--count: must be 1..={MAX_MIXES}, got {count}"));
+    }
+    let out = a.out.display().to_string();
+    check_out_dir("--out", Some(&out))?;
+    let mixes: Vec<DrawnMix> = (1..=count).map(|k| draw(&f, &host, k)).collect();
+    for m in &mixes {
+        write_whole(&a.out.join(format!("check-{:02}.toml", m.index)), &mix_text(&f, m))?;
+    }
+    write_whole(&a.out.join("programs.toml"), &programs_text(&f, &mixes))?;
+    let mut table =
+        vec![["mix", "job", "program", "working set MiB", "sized for s alone", "instances"].map(String::from).to_vec()];
+    table.extend(mixes.iter().flat_map(rows));
+    print!(
+        "Family `{}` (seed {}), mixes 1-{count} on `{}` (LLC {} MiB): {} jobs\n\n{}",
+        f.name,
+        f.seed,
+        host.name,
+        host.cache.llc_mb,
+        mixes.iter().map(|m| m.jobs.len()).sum::<usize>(),
+        table_string(&table)
+    );
+    println!("\nWrote {out}/check-01.toml … check-{count:02}.toml and {out}/programs.toml.");
+    Ok(())
+}
