@@ -57,8 +57,16 @@ CONSTANTS: list[tuple[str, str, str]] = [
     ),
     (
         "the held-out families' definitions (docs/runtime.md, development mixes and families)",
-        r"draws (2)-(6) (?:synthetic )?jobs|to last (0\.6)-(2) s alone|seeded\s+with seed × (1,000,003)",
-        "data/mixes/host-random/family.toml, data/mixes/host-real/family.toml (jobs, alone_s, seed); cosched_lab::family::draw",
+        (
+            r"draws (2)-(6) (?:synthetic )?jobs|to last (0\.6)-(2) s alone|seeded\s+with seed × (1,000,003)"
+            r"|percent of its mean \(default (5)\)|rounds \(default (12)\)|rounds\s+\(default (600);"
+            r"|within about ±(2) is|more\s+than (10)% across the rounds"
+        ),
+        (
+            "data/mixes/host-random/family.toml, data/mixes/host-real/family.toml (jobs, alone_s, seed);"
+            " cosched_lab::family::draw; calibrate --check's --within, --max-rounds, --budget-s defaults"
+            " (crates/cosched-cli/src/calibrate.rs) and cosched_host::check::MOVED"
+        ),
     ),
     (
         "Perf&Fair's estimate validity",

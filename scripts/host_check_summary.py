@@ -142,6 +142,13 @@ def main(d):
             f"Best by makespan: measured {r['measured_best']}, predicted {r['predicted_best']} "
             f"({r['best_words']}): {'within' if r['best_within_interval'] else 'NOT within'} the measured interval.\n"
         )
+        if r.get("stopped"):
+            print(f"Rounds: {r['stopped']}.\n")
+        for m in r.get("moved", []):
+            print(
+                f"The host moved under {m['job']}: its solo time spread {100 * m['solo_spread']:.0f}% across the "
+                f"rounds; cells measured on it: {', '.join(m['cells'])}.\n"
+            )
         solo = r.get("solo_s", [])
         if solo:
             names = c.get("mix_jobs") or [f"job {i + 1}" for i in range(len(solo[0]))]

@@ -110,6 +110,9 @@ def calibrate_check(
     live_in: Live,
     knobs: Sequence[tuple[str, KnobValue]],
     python: str,
+    within: float,
+    max_rounds: int,
+    budget_s: float,
 ) -> dict[str, Any]: ...
 def replay(
     recorded: str, mix: str, programs: str | None, seed: int, knobs: Sequence[tuple[str, KnobValue]]

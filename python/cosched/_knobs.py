@@ -144,6 +144,13 @@ def check_count(name: str, value: Any, low: int = 1) -> int:
     return int(value)
 
 
+def check_number(name: str, value: Any) -> float:
+    """A real number (the Rust side checks its range, naming it)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise OptionError(f"{name}: must be a number, got {value!r}")
+    return float(value)
+
+
 def check_policies(value: Any) -> list[str] | None:
     """``policies``: ``None`` (the default set) or a list of names (the Rust side
     refuses an empty list and a name listed twice, in the same words as the CLI)."""

@@ -330,6 +330,7 @@ class Interleaved(TypedDict):
     policies: list[EntrySummary]
     round: list[Round]
     runs: list[list[RealReport]]
+    stopped: str | None
 
 
 class JobCheck(TypedDict):
@@ -341,6 +342,7 @@ class JobCheck(TypedDict):
     rounds: list[float]
     resolution: float
     inside: bool
+    error_se: float | None
     band: list[float] | None
     in_band: bool
     pooled: float | None
@@ -351,6 +353,12 @@ class PolicyCheck(TypedDict):
     policy: str
     measured_makespan_s: MeanCi
     predicted_makespan_s: float
+
+
+class MovedJob(TypedDict):
+    job: str
+    solo_spread: float
+    cells: list[str]
 
 
 class Check(TypedDict):
@@ -371,6 +379,8 @@ class Check(TypedDict):
     predicted_best: str
     best_within_interval: bool
     best_words: str
+    stopped: str | None
+    moved: list[MovedJob]
 
 
 class CheckReport(TypedDict):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from . import _cosched
-from ._knobs import Values, check_count, check_policies, check_seed, to_values
+from ._knobs import Values, check_count, check_number, check_policies, check_seed, to_values
 from ._report_types import CheckReport, Interleaved, MeanCi, PairedRatio
 from ._report_types import Replay as ReplayReport
 from .errors import OptionError
@@ -218,6 +218,9 @@ def calibrate_check(
     programs: str | os.PathLike[str] | None = None,
     model: str | None = None,
     repeat: int = 3,
+    within: float = 5.0,
+    max_rounds: int = 12,
+    budget_s: float = 600.0,
     seed: int = 1,
     tick_ms: float = 20.0,
     freezer: str = "auto",
@@ -232,7 +235,10 @@ def calibrate_check(
     g-rrs, slits-contention, random``) and is simulated from its model
     (``programs``: ``cosched characterise`` output). ``model`` is the fair
     class ``linux`` is compared against (``cfs`` or ``eevdf``; default the
-    host kernel's)."""
+    host kernel's). After ``repeat`` rounds, rounds go on until every measured
+    slowdown's 95% interval is within ±``within`` % of its mean, or
+    ``max_rounds``, or ``budget_s`` seconds (``within=0``: exactly ``repeat``;
+    ``cosched calibrate --within --max-rounds --budget-s``)."""
     if not isinstance(preset, str):
         raise OptionError(f"preset: give a preset name or file, got {preset!r}")
     if model is not None and model not in ("cfs", "eevdf"):
@@ -249,6 +255,9 @@ def calibrate_check(
         _live(None, None, tick_ms, freezer, timeout_s, grace_s, output_dir),
         _knobs(dict(knobs)),
         sys.executable,
+        check_number("within", within),
+        check_count("max_rounds", max_rounds),
+        check_number("budget_s", budget_s),
     )
     return Check(cast(CheckReport, data))
 

@@ -54,9 +54,19 @@ pub struct Args {
     /// `cfs` (before). Default: the host kernel's (from /proc/sys/kernel/osrelease).
     #[arg(long, value_parser = ["cfs", "eevdf"])]
     model: Option<String>,
-    /// Interleaved rounds of the check.
+    /// Interleaved rounds of the check: the first ones; more follow until --within holds.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// Go on with rounds until every measured slowdown's 95% interval is within ±PCT% of its mean
+    /// (or --max-rounds, or --budget-s); 0: exactly --repeat rounds.
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    within: f64,
+    /// Most rounds of the check when --within asks for more.
+    #[arg(long, default_value_t = 12)]
+    max_rounds: u32,
+    /// Wall-time budget of the check's rounds, s: no round starts after it.
+    #[arg(long, default_value_t = 600.0)]
+    budget_s: f64,
     /// Seed of the round orders, the randomised policies and the bootstrap.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -179,6 +189,25 @@ pub fn run(a: Args) -> Result<(), String> {
     Ok(())
 }
 
+/// The rounds' goal from --within, --max-rounds and --budget-s (none when --within is 0).
+fn until(a: &Args) -> Result<Option<cosched_host::calibrate::RoundsUntil>, String> {
+    if !(a.within.is_finite() && (0.0..100.0).contains(&a.within)) {
+        return Err(format!(
+            "--within: must be a percentage from 0 to 100, got {}",
+            cosched_core::num::shortest(a.within)
+        ));
+    }
+    crate::limits::REPEAT.check(a.max_rounds as u64).one_line()?;
+    if !(a.budget_s.is_finite() && a.budget_s > 0.0 && a.budget_s <= 86_400.0) {
+        return Err(format!("--budget-s: must be from 0 to 86400, got {}", cosched_core::num::shortest(a.budget_s)));
+    }
+    Ok((a.within > 0.0).then_some(cosched_host::calibrate::RoundsUntil {
+        within: a.within / 100.0,
+        max_rounds: a.max_rounds as usize,
+        budget_s: a.budget_s,
+    }))
+}
+
 /// Run `mix` for real in interleaved rounds and simulated from its model on
 /// `spec` (`cosched_host::calibrate`), notes on stderr.
 fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -> Result<Checked, String> {
@@ -196,6 +225,7 @@ fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -
         opts,
         programs,
         report: crate::progress::stderr(),
+        until: until(a)?,
     };
     cosched_host::calibrate::check(mix, spec, &plan, &base).one_line()
 }

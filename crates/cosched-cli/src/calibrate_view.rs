@@ -8,9 +8,10 @@ use cosched_host::replay::Replay;
 /// Print the check as tables.
 pub fn print_check(c: &Check, model: &str) {
     // Aligned by display width: a job's name may hold wide characters.
-    let mut rows = vec![["policy", "job", "measured", "95% interval", "predicted", "host-noise band", "error"]
-        .map(String::from)
-        .to_vec()];
+    let mut rows =
+        vec![["policy", "job", "measured", "95% interval", "predicted", "host-noise band", "error", "in s.e."]
+            .map(String::from)
+            .to_vec()];
     for j in &c.jobs {
         rows.push(vec![
             j.policy.clone(),
@@ -20,9 +21,27 @@ pub fn print_check(c: &Check, model: &str) {
             format!("{:.3}", j.predicted),
             j.band.map_or("-".to_string(), |[lo, hi]| format!("{lo:.3}-{hi:.3}")),
             format!("{:.1}%", 100.0 * j.error),
+            j.error_se.map_or("-".to_string(), |z| format!("{z:+.1}")),
         ]);
     }
     crate::output::table(&rows);
+    println!(
+        "(in s.e.: the error in standard errors of the measured mean; inside the 95% interval: {} of {} cells)",
+        c.jobs.iter().filter(|j| j.inside).count(),
+        c.jobs.len()
+    );
+    if let Some(why) = &c.stopped {
+        println!("rounds: {why}");
+    }
+    for m in &c.moved {
+        println!(
+            "the host moved under {}: its solo time spread {:.0}% across the rounds (above {:.0}%); cells measured on it: {}",
+            m.job,
+            100.0 * m.solo_spread,
+            100.0 * cosched_host::check::MOVED,
+            m.cells.join(", ")
+        );
+    }
     let mut rows = vec![["policy", "measured makespan s", "predicted makespan s"].map(String::from).to_vec()];
     for p in &c.policies {
         let m = &p.measured_makespan_s;

@@ -237,6 +237,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             config: &build,
             bound,
             report: crate::progress::stderr(),
+            until: None,
         };
         // A round of real runs takes as long as its jobs: the heartbeat fills the silences (#68 item 5).
         crate::progress::begin(format!("run --policies {}", policies.join(",")));

@@ -417,7 +417,12 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
         "--policies",
         "linux,g-rrs,slits-contention",
         "--repeat",
-        "1",
+        "2",
+        // Rounds go on until every measured slowdown is within ±50% (#66 item 3), at most 3.
+        "--within",
+        "50",
+        "--max-rounds",
+        "3",
         "--format",
         "json",
     ]);
@@ -437,4 +442,18 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     }
     let best = c["result"]["predicted_best"].as_str().unwrap();
     assert!(["linux", "g-rrs", "slits-contention"].contains(&best), "{best}");
+    // Each cell against its measured interval: inside or not, the error in standard errors.
+    for r in rows {
+        assert!(r["inside"].is_boolean() && r["measured"]["lo"].is_number() && r["measured"]["hi"].is_number(), "{r}");
+        assert!(r.get("error_se").is_some(), "{r}");
+    }
+    let n = rows[0]["measured"]["n"].as_u64().unwrap();
+    assert!((2..=3).contains(&n), "between --repeat and --max-rounds rounds: {n}");
+    let stopped = c["result"]["stopped"].as_str().unwrap();
+    assert!(
+        stopped.contains("within ±50%") && stopped.contains(&format!("after {n} rounds"))
+            || stopped.contains("3-round budget"),
+        "{stopped}"
+    );
+    assert!(c["result"]["moved"].is_array(), "{c}");
 }

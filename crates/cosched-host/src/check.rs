@@ -43,6 +43,10 @@ cosched_core::metric_fields! {
         pub resolution: f64,
         /// Whether the prediction lies inside the measured 95% interval.
         pub inside: bool,
+        /// The error in units of the measurement's own spread: (predicted − measured mean) over the
+        /// standard error of the mean (#66 item 3; |x| ≤ t₉₅ is inside); none with fewer than two
+        /// rounds or rounds that all agree.
+        pub error_se: Option<f64>,
         /// The prediction's host-noise band ([`noise_band`]); none with fewer than two rounds.
         pub band: Option<[f64; 2]>,
         /// Whether the measured mean lies inside `band`.
@@ -143,7 +147,47 @@ cosched_core::metric_fields! {
         pub best_within_interval: bool,
         /// The paired comparison behind `best_within_interval`, in words.
         pub best_words: String,
+        /// Why the rounds stopped, when they ran until every interval was narrow (#66 item 3).
+        pub stopped: Option<String>,
+        /// Jobs whose solo turnaround moved more than [`MOVED`] across the rounds: the host
+        /// changed under the check (its LLC share, its other tenants), and their cells with it.
+        pub moved: Vec<MovedJob>,
     }
+}
+
+/// A solo turnaround that moves more than this across a check's rounds
+/// (slowest over fastest − 1) marks its job's cells as measured on a moving host.
+pub const MOVED: f64 = 0.10;
+
+cosched_core::metric_fields! {
+    /// A job measured on a host that moved during the check (#66 item 3).
+    #[derive(Clone, Debug, Serialize)]
+    pub struct MovedJob {
+        /// The job.
+        pub job: String,
+        /// Its slowest solo turnaround over its fastest, minus 1, across the rounds.
+        pub solo_spread: f64,
+        /// The cells it affects: `policy/job`.
+        pub cells: Vec<String>,
+    }
+}
+
+/// The jobs of `mix_jobs` whose solo times (`solo[r][j]`) moved more than [`MOVED`], with their cells.
+pub fn moved_jobs(solo: &[Vec<f64>], mix_jobs: &[String], cells: &[JobCheck]) -> Vec<MovedJob> {
+    mix_jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(j, name)| {
+            let v: Vec<f64> = solo.iter().filter_map(|r| r.get(j).copied()).collect();
+            let (lo, hi) = v.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            let spread = hi / lo - 1.0;
+            (v.len() >= 2 && lo > 0.0 && spread > MOVED).then(|| MovedJob {
+                job: name.clone(),
+                solo_spread: spread,
+                cells: cells.iter().filter(|c| &c.job == name).map(|c| format!("{}/{}", c.policy, c.job)).collect(),
+            })
+        })
+        .collect()
 }
 
 impl Check {
@@ -167,6 +211,12 @@ fn argmin(xs: impl Iterator<Item = f64>) -> usize {
     xs.enumerate().fold((0, f64::INFINITY), |b, (i, x)| if x < b.1 { (i, x) } else { b }).0
 }
 
+/// The standard error of a mean from its 95% t-interval (none below two rounds or at zero width).
+fn standard_error(m: &MeanCi) -> Option<f64> {
+    let se = (m.hi - m.mean) / t95(m.n.checked_sub(1).filter(|&d| d > 0)?);
+    (se > 0.0 && se.is_finite()).then_some(se)
+}
+
 /// One job's cell: its measured slowdowns over the rounds beside the
 /// prediction, and its solo turnarounds over the same rounds.
 pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64, solo_s: &[f64]) -> JobCheck {
@@ -184,6 +234,7 @@ pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64, solo_s: &
         error: predicted / measured.mean - 1.0,
         resolution: (measured.hi - measured.lo) / 2.0 / measured.mean,
         inside: (measured.lo..=measured.hi).contains(&predicted),
+        error_se: standard_error(&measured).map(|se| (predicted - measured.mean) / se),
         measured,
         predicted,
         rounds,
@@ -260,6 +311,8 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted], without: Option<&[Pred
         predicted_best: policies[pb].policy.clone(),
         best_within_interval: within,
         best_words: words,
+        stopped: real.stopped.clone(),
+        moved: moved_jobs(&real.round.iter().map(|r| r.solo_s.clone()).collect::<Vec<_>>(), mix_jobs, &jobs),
         jobs,
         policies,
     }
@@ -295,6 +348,26 @@ mod tests {
         // A measured mean inside it counts; one outside does not.
         assert!(cell("p", "j", vec![2.1, 2.2], 2.0, &[9.0, 10.0, 11.0]).in_band);
         assert!(!cell("p", "j", vec![3.0, 3.1], 2.0, &[9.0, 10.0, 11.0]).in_band);
+    }
+
+    #[test]
+    fn the_error_in_standard_errors_and_the_moved_jobs() {
+        // Rounds 1.9, 2.0, 2.1: mean 2, s.d. 0.1, s.e. 0.1/√3; a prediction of 2.2 is √3·2 s.e. off.
+        let c = cell("linux", "chase", vec![1.9, 2.0, 2.1], 2.2, &[]);
+        let z = c.error_se.expect("three rounds");
+        assert!((z - 2.0 * 3f64.sqrt()).abs() < 1e-6, "{z}");
+        assert!(cell("linux", "chase", vec![2.0], 2.2, &[]).error_se.is_none());
+        assert!(cell("linux", "chase", vec![2.0, 2.0], 2.2, &[]).error_se.is_none());
+        // Solo times of job b spread 20% across rounds (above MOVED), job a's 1%.
+        let solo = vec![vec![1.0, 1.0], vec![1.01, 1.2]];
+        let jobs = ["a".to_string(), "b".to_string()];
+        let cells =
+            vec![c.clone(), cell("g-rrs", "b", vec![1.0, 1.1], 1.0, &[]), cell("linux", "b", vec![1.0], 1.0, &[])];
+        let moved = moved_jobs(&solo, &jobs, &cells);
+        assert_eq!(moved.len(), 1);
+        assert_eq!(moved[0].job, "b");
+        assert!((moved[0].solo_spread - 0.2).abs() < 1e-9);
+        assert_eq!(moved[0].cells, ["g-rrs/b", "linux/b"]);
     }
 
     #[test]

@@ -40,6 +40,21 @@ pub struct Plan<'a> {
     pub bound: Bound,
     /// Where each round says what it runs.
     pub report: Reporter,
+    /// More rounds than `rounds` until the measurements are narrow enough (none: exactly `rounds`).
+    pub until: Option<Until<'a>>,
+}
+
+/// Rounds beyond the plan's first ones, until `enough` says the finished rounds
+/// measure narrowly enough or a budget ends (#66 item 3).
+pub struct Until<'a> {
+    /// Most rounds in all.
+    pub max_rounds: usize,
+    /// Wall-time budget of the rounds, s: no round starts after it.
+    pub budget_s: f64,
+    /// Whether the finished rounds' runs (by round then entry) suffice.
+    pub enough: &'a dyn Fn(&[Vec<RealReport>]) -> bool,
+    /// What `enough` asks, in words (the stop's reason names it).
+    pub goal: String,
 }
 
 /// The bound beside the rounds.
@@ -129,6 +144,8 @@ cosched_core::metric_fields! {
         pub round: Vec<Round>,
         /// Every run, by round then entry.
         pub runs: Vec<Vec<RealReport>>,
+        /// Why the rounds stopped when they ran until a goal (#66 item 3): reached, or which budget ended.
+        pub stopped: Option<String>,
     }
 }
 
@@ -158,13 +175,33 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
     }
     let names = labels(&entries);
     let base = entries.iter().position(|p| *p == plan.baseline).expect("baseline entry");
-    let orders = round_orders(entries.len(), plan.rounds, plan.seed);
+    let most = plan.until.as_ref().map_or(plan.rounds, |u| u.max_rounds.max(plan.rounds));
+    // Round r's order is the same whatever the number of rounds (`round_orders` seeds each round apart).
+    let orders = round_orders(entries.len(), most, plan.seed);
     let mut rounds = vec![];
     let mut runs: Vec<Vec<RealReport>> = vec![];
+    let start = std::time::Instant::now();
+    let mut stopped = None;
     for (r, order) in orders.iter().enumerate() {
+        if r >= plan.rounds {
+            let Some(u) = &plan.until else { break };
+            if (u.enough)(&runs) {
+                stopped = Some(format!("{} after {r} rounds", u.goal));
+                break;
+            }
+            if start.elapsed().as_secs_f64() >= u.budget_s {
+                stopped = Some(format!("the {} s budget ended after {r} rounds, before {}", u.budget_s, u.goal));
+                break;
+            }
+        }
+        let of = if plan.until.is_some() {
+            format!("{} (at most {most})", r + 1)
+        } else {
+            format!("{}/{}", r + 1, plan.rounds)
+        };
         plan.report.line(|| {
             let order: Vec<&str> = order.iter().map(|&i| names[i].as_str()).collect();
-            format!("round {}/{}: solo runs, then {}", r + 1, plan.rounds, order.join(", "))
+            format!("round {of}: solo runs, then {}", order.join(", "))
         });
         let solo = runtime::solo_turnarounds(mix, plan.config)?;
         let solo: Vec<f64> = solo
@@ -174,8 +211,7 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
             .collect::<Result<_, _>>()?;
         let mut this: Vec<Option<RealReport>> = (0..entries.len()).map(|_| None).collect();
         for (k, &i) in order.iter().enumerate() {
-            plan.report
-                .line(|| format!("round {}/{}: {} ({} of {})", r + 1, plan.rounds, names[i], k + 1, order.len()));
+            plan.report.line(|| format!("round {of}: {} ({} of {})", names[i], k + 1, order.len()));
             let mut c = (plan.config)(mix.clone(), &entries[i]);
             c.opts.seed = round_seed(plan.seed, r);
             c.solo = solo.iter().map(|&s| Some(s)).collect();
@@ -198,7 +234,19 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
         });
         runs.push(reps);
     }
-    Ok(analyse(mix.name.clone().unwrap_or_else(|| "mix".into()), names, base, rounds, runs, plan))
+    if stopped.is_none() {
+        if let Some(u) = &plan.until {
+            let n = rounds.len();
+            stopped = Some(if (u.enough)(&runs) {
+                format!("{} after {n} rounds", u.goal)
+            } else {
+                format!("the {n}-round budget ended before {}", u.goal)
+            });
+        }
+    }
+    let mut out = analyse(mix.name.clone().unwrap_or_else(|| "mix".into()), names, base, rounds, runs, plan);
+    out.stopped = stopped;
+    Ok(out)
 }
 
 /// The per-entry figures, the paired ratios and the drift marks of finished rounds.
@@ -280,6 +328,7 @@ pub fn analyse(
         policies,
         round: rounds,
         runs,
+        stopped: None,
     }
 }
 

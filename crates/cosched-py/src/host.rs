@@ -217,6 +217,7 @@ fn interleaved(
             config: &config,
             bound,
             report: face.report.clone(),
+            until: None,
         };
         cosched_host::rounds::run(&mix, &plan)
     };
@@ -236,7 +237,7 @@ fn read_profile(path: &Path) -> Result<PairProfile, HostError> {
 /// interleaved rounds and simulated on `preset` from its model. Returns
 /// `cosched calibrate --preset P --check MIX --format json`'s `check` document.
 #[pyfunction]
-#[pyo3(signature = (mix, preset, policies, programs, model, repeat, seed, live_in, knobs, python))]
+#[pyo3(signature = (mix, preset, policies, programs, model, repeat, seed, live_in, knobs, python, within, max_rounds, budget_s))]
 #[allow(clippy::too_many_arguments)]
 fn calibrate_check(
     py: Python<'_>,
@@ -250,8 +251,25 @@ fn calibrate_check(
     live_in: LiveIn,
     knobs: KnobsIn,
     python: PathBuf,
+    within: f64,
+    max_rounds: u64,
+    budget_s: f64,
 ) -> PyResult<Py<PyAny>> {
     let run = || -> Result<cosched_host::calibrate::CheckReport, HostError> {
+        if !(within.is_finite() && (0.0..100.0).contains(&within)) {
+            let problem = format!("must be a percentage from 0 to 100, got {}", cosched_core::num::shortest(within));
+            return Err(RunError::knob("within", problem).into());
+        }
+        let max_rounds = cosched_lab::limits::REPEAT.check(max_rounds)? as usize;
+        if !(budget_s.is_finite() && budget_s > 0.0 && budget_s <= 86_400.0) {
+            let problem = format!("must be from 0 to 86400, got {}", cosched_core::num::shortest(budget_s));
+            return Err(RunError::knob("budget_s", problem).into());
+        }
+        let until = (within > 0.0).then_some(cosched_host::calibrate::RoundsUntil {
+            within: within / 100.0,
+            max_rounds,
+            budget_s,
+        });
         let face = face(python);
         for p in &policies {
             known_policy(p)?;
@@ -275,6 +293,7 @@ fn calibrate_check(
             opts,
             programs: programs.as_ref(),
             report: face.report.clone(),
+            until,
         };
         Ok(cosched_host::calibrate::check(&mix_file, &spec, &plan, &base)?.report(&mix_file))
     };

@@ -10,7 +10,7 @@ use cosched_core::metrics::Aggregate;
 use cosched_core::paired::PairedRatio;
 use cosched_core::stats::MeanCi;
 use cosched_host::calibrate::CheckReport;
-use cosched_host::check::{Check, JobCheck, PolicyCheck};
+use cosched_host::check::{Check, JobCheck, MovedJob, PolicyCheck};
 use cosched_host::replay::{Cell, Replay};
 use cosched_host::rounds::{EntrySummary, Interleaved, Round};
 use cosched_lab::assign::AssignmentReport;
@@ -32,7 +32,7 @@ type FieldIn = (&'static str, &'static str, bool, bool);
 /// attributes), the bound's search (`Optimum.report`), random assignments
 /// (`Assignment.report`), and the real machine's rounds, check and replay
 /// (`cosched.host`'s `.data`).
-const SHAPES: [Shape; 38] = [
+const SHAPES: [Shape; 39] = [
     Aggregate::SHAPE,
     Metrics::SHAPE,
     JobReport::SHAPE,
@@ -67,6 +67,7 @@ const SHAPES: [Shape; 38] = [
     Interleaved::SHAPE,
     JobCheck::SHAPE,
     PolicyCheck::SHAPE,
+    MovedJob::SHAPE,
     Check::SHAPE,
     CheckReport::SHAPE,
     Cell::SHAPE,
