@@ -10,7 +10,7 @@ use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::topology::corun_pair;
 use cosched_lab::characterise::{
-    bandit_rates, fit_record, pirate_sizes, round2, workload_file, APKI, FOOTPRINTS, MAX_REPEAT, NOISY_SPREAD,
+    bandit_rates, fit_record, pirate_sizes, round2, unfit, workload_file, APKI, FOOTPRINTS, MAX_REPEAT,
 };
 use cosched_linux::characterise::{measure, CoRun, Record};
 use cosched_sim::presets;
@@ -157,13 +157,14 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         .map(String::from)
         .to_vec()];
     for (j, f) in rec.jobs.iter().zip(&fits) {
-        if j.solo_spread > NOISY_SPREAD {
+        let flags = unfit(j);
+        if !flags.is_empty() {
+            let what: Vec<String> = flags.iter().map(ToString::to_string).collect();
             eprintln!(
-                "characterise: {}: its solo runs spread {:.0}% (above {:.0}%): the host is too noisy for its slowdowns to \
-                 mean much; rerun with a larger --repeat or on a quieter host",
+                "characterise: {}: not characterisable on this host as measured: {}; its fit is kept but not to be \
+                 trusted: rerun with a larger --repeat or on a quieter host",
                 j.name,
-                100.0 * j.solo_spread,
-                100.0 * NOISY_SPREAD
+                what.join("; ")
             );
         }
         rows.push(vec![

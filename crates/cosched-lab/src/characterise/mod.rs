@@ -29,6 +29,10 @@ use cosched_sim::model::RandomMisses;
 use cosched_sim::{presets, Plan};
 use rayon::prelude::*;
 
+mod unfit;
+
+pub use unfit::{unfit, Unfit, FASTER_LIMIT};
+
 /// Footprints tried, as multiples of the preset's LLC.
 pub const FOOTPRINTS: [f64; 11] = [0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0, 2.828, 4.0];
 /// LLC accesses per kilo-instruction tried (at IPC 1).
@@ -232,6 +236,11 @@ pub fn workload_file(m: &MachineSpec, machine_arg: &str, rec: &Record, fits: &[F
             runs(&j.bandits, " GB/s"),
             100.0 * f.rms
         ));
+        let flags = unfit(j);
+        if !flags.is_empty() {
+            let what: Vec<String> = flags.iter().map(ToString::to_string).collect();
+            sources.push(format!("{}: not characterisable on this host as measured: {} [M]", j.name, what.join("; ")));
+        }
         jobs.push_str(&format!(
             "\n[[job]]\nname = \"{}\"\n[[job.phase]]\n{}",
             escaped(&j.name),

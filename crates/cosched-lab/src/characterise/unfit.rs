@@ -1,0 +1,90 @@
+//! Jobs a record cannot characterise on this host (#66 item 1): a solo time
+//! that moved too much between runs, or a co-run faster than alone, flagged
+//! in one line with what was measured.
+
+use super::NOISY_SPREAD;
+use cosched_machine::characterised::JobRecord;
+
+/// A co-run slowdown below this (faster beside a co-runner than alone by more than 5%) cannot be
+/// contention: the host moved between the solo runs and the co-run, and the job's fit is flagged
+/// (#66 item 1).
+pub const FASTER_LIMIT: f64 = 0.95;
+
+/// Why a job's characterisation is not to be trusted on this host (#66 item 1): what was measured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unfit {
+    /// Its solo runs spread more than [`NOISY_SPREAD`] (largest over smallest − 1).
+    NoisySolo {
+        /// The spread.
+        spread: f64,
+    },
+    /// Beside a co-runner it ran faster than alone, below [`FASTER_LIMIT`].
+    FasterBeside {
+        /// `pirate` or `bandit`.
+        corunner: &'static str,
+        /// The pirate's MiB or the bandit's GB/s.
+        size: f64,
+        /// The measured slowdown.
+        slowdown: f64,
+    },
+}
+
+impl std::fmt::Display for Unfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unfit::NoisySolo { spread } => {
+                write!(f, "its solo runs spread {:.0}% (above {:.0}%)", 100.0 * spread, 100.0 * NOISY_SPREAD)
+            }
+            Unfit::FasterBeside { corunner, size, slowdown } => {
+                let unit = if *corunner == "pirate" { "MiB" } else { "GB/s" };
+                write!(f, "beside a {size} {unit} {corunner} it ran at {slowdown:.2} of its time alone (below {FASTER_LIMIT}): faster than alone, which contention cannot do")
+            }
+        }
+    }
+}
+
+/// What makes job `j`'s record unfit to characterise it on this host (empty: nothing).
+pub fn unfit(j: &JobRecord) -> Vec<Unfit> {
+    let mut out = vec![];
+    if j.solo_spread > NOISY_SPREAD {
+        out.push(Unfit::NoisySolo { spread: j.solo_spread });
+    }
+    for (corunner, runs) in [("pirate", &j.pirates), ("bandit", &j.bandits)] {
+        out.extend(runs.iter().filter(|r| r.slowdown < FASTER_LIMIT).map(|r| Unfit::FasterBeside {
+            corunner,
+            size: r.size,
+            slowdown: r.slowdown,
+        }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_machine::characterised::CoRun;
+
+    fn job(spread: f64, pirate: f64, bandit: f64) -> JobRecord {
+        let run = |size: f64, slowdown: f64| CoRun { size, slowdown, covered: true };
+        JobRecord {
+            name: "j".into(),
+            cmd: vec!["true".into()],
+            solo_s: 1.0,
+            solo_spread: spread,
+            pirates: vec![run(4.0, pirate)],
+            bandits: vec![run(10.0, bandit)],
+        }
+    }
+
+    #[test]
+    fn noise_and_speed_beside_a_corunner_are_flagged_with_what_was_measured() {
+        assert!(unfit(&job(0.05, 1.2, 1.0)).is_empty());
+        let flags = unfit(&job(0.5, 0.54, 0.96));
+        assert_eq!(flags.len(), 2, "{flags:?}");
+        assert_eq!(flags[0], Unfit::NoisySolo { spread: 0.5 });
+        let text = flags[1].to_string();
+        assert!(text.contains("4 MiB pirate") && text.contains("0.54") && text.contains("faster than alone"), "{text}");
+        let b = unfit(&job(0.0, 1.0, 0.9));
+        assert!(b[0].to_string().contains("10 GB/s bandit"), "{b:?}");
+    }
+}
