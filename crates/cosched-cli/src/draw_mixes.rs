@@ -22,9 +22,12 @@ pub struct Args {
     /// Folder to write check-NN.toml and programs.toml into (created if missing).
     #[arg(long, short = 'o')]
     out: PathBuf,
-    /// Mixes 1..=N (default: the family's `mixes`, what its report uses).
+    /// Mixes FROM..=N (default: the family's `mixes`, what its report uses).
     #[arg(long)]
     count: Option<u32>,
+    /// The first mix drawn (a later part of the family: mix k is the same whatever else is drawn).
+    #[arg(long, default_value_t = 1)]
+    from: u32,
 }
 
 /// Write `text` to `path` through `PATH.part` and a rename.
@@ -60,9 +63,12 @@ pub fn run(a: Args) -> Result<(), String> {
     if !(1..=MAX_MIXES).contains(&count) {
         return Err(format!("--count: must be 1..={MAX_MIXES}, got {count}"));
     }
+    if !(1..=count).contains(&a.from) {
+        return Err(format!("--from: must be 1..=--count ({count}), got {}", a.from));
+    }
     let out = a.out.display().to_string();
     check_out_dir("--out", Some(&out))?;
-    let mixes: Vec<DrawnMix> = (1..=count).map(|k| draw(&f, &host, k)).collect();
+    let mixes: Vec<DrawnMix> = (a.from..=count).map(|k| draw(&f, &host, k)).collect();
     for m in &mixes {
         write_whole(&a.out.join(format!("check-{:02}.toml", m.index)), &mix_text(&f, m))?;
     }
@@ -71,14 +77,15 @@ pub fn run(a: Args) -> Result<(), String> {
         vec![["mix", "job", "program", "working set MiB", "sized for s alone", "instances"].map(String::from).to_vec()];
     table.extend(mixes.iter().flat_map(rows));
     print!(
-        "Family `{}` (seed {}), mixes 1-{count} on `{}` (LLC {} MiB): {} jobs\n\n{}",
+        "Family `{}` (seed {}), mixes {}-{count} on `{}` (LLC {} MiB): {} jobs\n\n{}",
         f.name,
         f.seed,
+        a.from,
         host.name,
         host.cache.llc_mb,
         mixes.iter().map(|m| m.jobs.len()).sum::<usize>(),
         table_string(&table)
     );
-    println!("\nWrote {out}/check-01.toml … check-{count:02}.toml and {out}/programs.toml.");
+    println!("\nWrote {out}/check-{:02}.toml … check-{count:02}.toml and {out}/programs.toml.", a.from);
     Ok(())
 }

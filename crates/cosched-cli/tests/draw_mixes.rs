@@ -40,6 +40,20 @@ fn the_committed_families_draw_the_same_mixes_twice() {
             let text = String::from_utf8(a).unwrap();
             cosched_machine::mix::Mix::parse(n, &text).unwrap_or_else(|e| panic!("{fam}/{n}: {e}"));
         }
+        // A later part of the family draws the same mixes as the whole: mix k is a function of k.
+        let part = std::env::temp_dir().join(format!("cosched-draw-{}-{fam}-from", std::process::id()));
+        let p = part.to_str().unwrap();
+        let o = cosched(&["draw-mixes", "--family", family, "-m", "kvm-epyc-2c", "-o", p, "--from", "7"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!part.join("check-06.toml").exists());
+        for k in 7..=12 {
+            let n = format!("check-{k:02}.toml");
+            assert_eq!(
+                std::fs::read(part.join(&n)).unwrap(),
+                std::fs::read(format!("{}/{n}", dirs[0])).unwrap(),
+                "{n}"
+            );
+        }
     }
 }
 

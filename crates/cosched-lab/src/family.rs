@@ -187,9 +187,10 @@ fn job_text(name: &str, cmd: &[String], count: u32) -> String {
 /// The programs file of `mixes` (`cosched characterise`'s input): each distinct job once.
 pub fn programs_text(f: &Family, mixes: &[DrawnMix]) -> String {
     let mut t = format!(
-        "# The programs of mixes 1-{} of family `{}` (seed {}), one instance each: `cosched characterise` measures them.\n\
+        "# The programs of mixes {}-{} of family `{}` (seed {}), one instance each: `cosched characterise` measures them.\n\
          name = {}\n",
-        mixes.len(),
+        mixes.first().map_or(0, |m| m.index),
+        mixes.last().map_or(0, |m| m.index),
         f.name,
         f.seed,
         toml_str(&format!("{}-programs", f.name))
