@@ -8,6 +8,7 @@
 
 use crate::characterise::{characterise, Job};
 use crate::live::ProcessOpts;
+use crate::output::write_whole;
 use crate::OneLine;
 use cosched_linux::mix::Mix;
 use std::hash::{Hash, Hasher};
@@ -64,14 +65,6 @@ fn host_calibration(dir: &Path) -> Result<PathBuf, String> {
     let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
     write_whole(&path, &format!("# Written by `cosched run --characterise` (as `cosched calibrate`).\n{text}"))?;
     Ok(path)
-}
-
-/// Write `text` to `path` through `PATH.part` and a rename: never a half file in the cache.
-fn write_whole(path: &Path, text: &str) -> Result<(), String> {
-    let part = path.with_extension("part");
-    std::fs::write(&part, text)
-        .and_then(|_| std::fs::rename(&part, path))
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 /// The programs file `run --programs` reads for `mix` (the file `workload`) on

@@ -4,12 +4,12 @@
 //! calibrate --check` runs) and `programs.toml` (every distinct job once, what
 //! `cosched characterise` measures), each through `.part` and a rename.
 
-use crate::output::{check_out_dir, table_string};
+use crate::output::{check_out_dir, table_string, write_whole};
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_lab::family::{draw, mix_text, programs_text, DrawnMix};
 use cosched_machine::family::{Family, MAX_MIXES};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(ClapArgs)]
 pub struct Args {
@@ -28,14 +28,6 @@ pub struct Args {
     /// The first mix drawn (a later part of the family: mix k is the same whatever else is drawn).
     #[arg(long, default_value_t = 1)]
     from: u32,
-}
-
-/// Write `text` to `path` through `PATH.part` and a rename.
-fn write_whole(path: &Path, text: &str) -> Result<(), String> {
-    let part = path.with_extension("part");
-    std::fs::write(&part, text)
-        .and_then(|_| std::fs::rename(&part, path))
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 /// One row per job of a drawn mix.

@@ -105,6 +105,14 @@ pub fn ci_cells(m: Option<&cosched_core::stats::MeanCi>) -> [String; 3] {
     m.map_or([String::new(), String::new(), String::new()], |m| [m.mean, m.lo, m.hi].map(|v| format!("{v}")))
 }
 
+/// Write `text` to `path` through `PATH.part` and a rename: never a half file where a reader looks.
+pub fn write_whole(path: &std::path::Path, text: &str) -> Result<(), String> {
+    let part = path.with_extension("part");
+    std::fs::write(&part, text)
+        .and_then(|_| std::fs::rename(&part, path))
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
 /// Check before any work that `dir` (an output folder, created if missing)
 /// can be written, so a long run never ends failing to write.
 pub fn check_out_dir(flag: &str, dir: Option<&str>) -> Result<(), String> {
