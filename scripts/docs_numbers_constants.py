@@ -60,7 +60,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
         (
             r"draws (2)-(6) (?:synthetic )?jobs|to last (0\.6)-(2) s alone|seeded\s+with seed × (1,000,003)"
             r"|percent of its mean \(default (5)\)|rounds \(default (12)\)|rounds\s+\(default (600);"
-            r"|within about ±(2) is|more\s+than (10)% across the rounds|slowdown below (0\.95)\)"
+            r"|within ±t₉₅ of the rounds, (2\.8) at five|more\s+than (10)% across the rounds|slowdown below (0\.95)\)"
         ),
         (
             "data/mixes/host-random/family.toml, data/mixes/host-real/family.toml (jobs, alone_s, seed);"

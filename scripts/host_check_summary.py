@@ -11,6 +11,7 @@ import json
 import pathlib
 import statistics
 import sys
+import tomllib
 
 TARGET_MEDIAN = 0.15
 TARGET_WORST = 0.30
@@ -18,15 +19,6 @@ TARGET_WORST = 0.30
 FAMILY_MEDIAN = 0.10
 FAMILY_P90 = 0.25
 FAMILY_BEST = 0.90
-
-
-def percentile(xs, q):
-    """The q-quantile of xs, linear between order statistics (numpy's default)."""
-    v = sorted(xs)
-    pos = q * (len(v) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (pos - lo) * (v[hi] - v[lo])
 
 
 def pct(x):
@@ -50,12 +42,8 @@ def main(d):
         k, _, v = line.partition("=")
         host.setdefault(k.strip(), v.strip())
     family = d / "family.toml"
-    fam = {}
-    if family.exists():
-        for line in family.read_text().splitlines():
-            k, _, v = line.partition("=")
-            if v and not k.startswith("#"):
-                fam.setdefault(k.strip(), v.strip().strip('"'))
+    fam = tomllib.loads(family.read_text()) if family.exists() else {}
+    if fam:
         print(f"# Predicting this machine: the random mixes of family `{fam.get('name', '?')}` ({date})\n")
         print(
             f"Mixes drawn by `cosched draw-mixes` from `family.toml` (seed {fam.get('seed', '?')}; "
@@ -143,7 +131,14 @@ def main(d):
             f"({r['best_words']}): {'within' if r['best_within_interval'] else 'NOT within'} the measured interval.\n"
         )
         if r.get("stopped"):
-            print(f"Rounds: {r['stopped']}.\n")
+            st = r["stopped"]
+            goal = f"every measured slowdown within ±{r['within_pct']:g}% of its mean"
+            words = {
+                "reached": f"{goal} after {st['rounds']} rounds",
+                "max-rounds": f"the {st['rounds']}-round limit came before {goal}",
+                "budget": f"the time budget ended after {st['rounds']} rounds, before {goal}",
+            }
+            print(f"Rounds: {words[st['reason']]}.\n")
         for m in r.get("moved", []):
             print(
                 f"The host moved under {m['job']}: its solo time spread {100 * m['solo_spread']:.0f}% across the "
@@ -212,7 +207,9 @@ def main(d):
         )
     ok = sum(1 for _, b in best_ok if b)
     inside = sum(1 for e in errors if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"])
-    p90 = percentile([e[0] for e in errors], 0.9)
+    abs_errors = [e[0] for e in errors]
+    # The 90th percentile, linear between order statistics (statistics' inclusive method).
+    p90 = statistics.quantiles(abs_errors, n=10, method="inclusive")[8] if len(abs_errors) > 1 else abs_errors[0]
     print(
         f"- 90th percentile |error| {100 * p90:.1f}%; prediction inside the measured 95% interval in {inside} "
         f"of {len(errors)} cells."

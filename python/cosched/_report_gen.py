@@ -50,9 +50,10 @@ SCALARS = {
     # A context id: a newtype over u32, a number in JSON.
     "CtxId": "int",
     # Unit enums, each variant's kebab-case name in JSON: where a mix job's
-    # model comes from, what a paired interval says.
+    # model comes from, what a paired interval says, why rounds stopped.
     "Source": "str",
     "Verdict": "str",
+    "StopReason": "str",
 }
 
 

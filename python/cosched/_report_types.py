@@ -305,6 +305,11 @@ class Round(TypedDict):
     makespan_s: list[float]
 
 
+class Stopped(TypedDict):
+    reason: str
+    rounds: int
+
+
 class EntrySummary(TypedDict):
     policy: str
     makespan_s: MeanCi
@@ -330,7 +335,7 @@ class Interleaved(TypedDict):
     policies: list[EntrySummary]
     round: list[Round]
     runs: list[list[RealReport]]
-    stopped: str | None
+    stopped: Stopped | None
 
 
 class JobCheck(TypedDict):
@@ -379,7 +384,8 @@ class Check(TypedDict):
     predicted_best: str
     best_within_interval: bool
     best_words: str
-    stopped: str | None
+    stopped: Stopped | None
+    within_pct: float | None
     moved: list[MovedJob]
 
 

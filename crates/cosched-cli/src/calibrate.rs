@@ -10,6 +10,7 @@ use crate::policy_knobs::RealKnobs;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_host::calibrate::{CheckPlan, Checked};
+use cosched_host::until::RoundsUntil;
 use cosched_lab::mix_model::Programs;
 use cosched_linux::calibrate::{derive, measure};
 use cosched_linux::host::Host;
@@ -189,25 +190,6 @@ pub fn run(a: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// The rounds' goal from --within, --max-rounds and --budget-s (none when --within is 0).
-fn until(a: &Args) -> Result<Option<cosched_host::calibrate::RoundsUntil>, String> {
-    if !(a.within.is_finite() && (0.0..100.0).contains(&a.within)) {
-        return Err(format!(
-            "--within: must be a percentage from 0 to 100, got {}",
-            cosched_core::num::shortest(a.within)
-        ));
-    }
-    crate::limits::REPEAT.check(a.max_rounds as u64).one_line()?;
-    if !(a.budget_s.is_finite() && a.budget_s > 0.0 && a.budget_s <= 86_400.0) {
-        return Err(format!("--budget-s: must be from 0 to 86400, got {}", cosched_core::num::shortest(a.budget_s)));
-    }
-    Ok((a.within > 0.0).then_some(cosched_host::calibrate::RoundsUntil {
-        within: a.within / 100.0,
-        max_rounds: a.max_rounds as usize,
-        budget_s: a.budget_s,
-    }))
-}
-
 /// Run `mix` for real in interleaved rounds and simulated from its model on
 /// `spec` (`cosched_host::calibrate`), notes on stderr.
 fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -> Result<Checked, String> {
@@ -217,6 +199,8 @@ fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -
         eprintln!("note: {n}");
     }
     let base = a.live.builder()?;
+    // Each round runs the mix for real under every policy: the heartbeat fills the silences.
+    crate::progress::begin(format!("calibrate --check {}", mix.name.as_deref().unwrap_or("mix")));
     let plan = CheckPlan {
         policies: a.policies.clone(),
         model: a.model.clone(),
@@ -225,7 +209,7 @@ fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -
         opts,
         programs,
         report: crate::progress::stderr(),
-        until: until(a)?,
+        until: RoundsUntil::new(a.within, u64::from(a.max_rounds), a.budget_s).one_line()?,
     };
     cosched_host::calibrate::check(mix, spec, &plan, &base).one_line()
 }

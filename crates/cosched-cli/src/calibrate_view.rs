@@ -2,8 +2,10 @@
 //! (`cosched_host::check`) and a replay (`cosched_host::replay`) as tables or JSON.
 
 use crate::opts::Format;
+use cosched_core::num::shortest;
 use cosched_host::check::{Check, TARGET_MEDIAN, TARGET_WORST};
 use cosched_host::replay::Replay;
+use cosched_host::rounds::StopReason;
 
 /// Print the check as tables.
 pub fn print_check(c: &Check, model: &str) {
@@ -30,8 +32,13 @@ pub fn print_check(c: &Check, model: &str) {
         c.jobs.iter().filter(|j| j.inside).count(),
         c.jobs.len()
     );
-    if let Some(why) = &c.stopped {
-        println!("rounds: {why}");
+    if let Some(s) = &c.stopped {
+        let goal = format!("every measured slowdown within ±{}% of its mean", shortest(c.within_pct.unwrap_or(0.0)));
+        match s.reason {
+            StopReason::Reached => println!("rounds: {goal} after {} rounds", s.rounds),
+            StopReason::MaxRounds => println!("rounds: the {}-round limit came before {goal}", s.rounds),
+            StopReason::Budget => println!("rounds: the time budget ended after {} rounds, before {goal}", s.rounds),
+        }
     }
     for m in &c.moved {
         println!(

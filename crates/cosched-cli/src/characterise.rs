@@ -120,6 +120,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         (None, Some(w)) => {
             let mix = crate::live::load_mix(w)?;
             let base = a.live.builder(a.machine)?;
+            // Each co-run is a real run of the job: a long one is not silent for ten seconds.
+            crate::progress::begin(format!("characterise {}", w.display()));
             let c = m.cache.llc_mb;
             measure(
                 &mix,

@@ -60,6 +60,25 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let out = a.out.display().to_string();
     check_out_dir("--out", Some(&out))?;
+    // A mix file left by another draw would be checked with these: refused, not deleted.
+    let stale: Vec<String> = std::fs::read_dir(&a.out)
+        .map_err(|e| format!("--out {out}: cannot read the folder: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| {
+            n.strip_prefix("check-")
+                .and_then(|r| r.strip_suffix(".toml"))
+                .and_then(|k| k.parse::<u32>().ok())
+                .is_some_and(|k| !(a.from..=count).contains(&k))
+        })
+        .collect();
+    if let Some(first) = stale.iter().min() {
+        return Err(format!(
+            "--out {out}: holds {first} ({} such file(s)), which this draw of mixes {}-{count} does not write: \
+             give an empty folder or remove them",
+            stale.len(),
+            a.from
+        ));
+    }
     let mixes: Vec<DrawnMix> = (a.from..=count).map(|k| draw(&f, &host, k)).collect();
     for m in &mixes {
         write_whole(&a.out.join(format!("check-{:02}.toml", m.index)), &mix_text(&f, m))?;

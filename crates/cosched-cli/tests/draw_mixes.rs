@@ -74,6 +74,14 @@ fn a_bad_family_names_its_field() {
         &["kinds[0]", "`gups` is not a kind"],
     );
     let ok = tmp("fam-ok.toml", "name = \"b\"\nseed = 1\nmixes = 2\njobs = [1, 3]\nkinds = [\"stream\"]\n");
+    // A folder holding another draw's mix files is refused, naming one, and keeps them.
+    let used = std::env::temp_dir().join(format!("cosched-draw-used-{}", std::process::id()));
+    std::fs::create_dir_all(&used).unwrap();
+    std::fs::write(used.join("check-07.toml"), "x").unwrap();
+    let u = used.to_str().unwrap();
+    fails_cleanly(&["draw-mixes", "--family", &ok, "-m", "kvm-epyc-2c", "-o", u], &["check-07.toml", "does not write"]);
+    assert_eq!(std::fs::read_to_string(used.join("check-07.toml")).unwrap(), "x");
+    assert!(!used.join("check-01.toml").exists(), "nothing written");
     fails_cleanly(
         &["draw-mixes", "--family", &ok, "-m", "kvm-epyc-2c", "-o", o, "--count", "0"],
         &["--count", "must be 1..="],

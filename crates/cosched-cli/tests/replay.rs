@@ -73,3 +73,14 @@ fn a_file_without_the_checks_fields_is_refused_naming_the_field() {
     }
     fails_cleanly(&["calibrate", "--check", MIX, "--replay", "/nonexistent/check.json"], &["/nonexistent/check.json"]);
 }
+
+/// How long a check measures (#66 item 3): each setting out of range is refused by its own
+/// flag before anything runs.
+#[test]
+fn a_checks_round_settings_are_refused_by_their_flags() {
+    let base = ["calibrate", "--preset", "kvm-epyc-2c", "--check", MIX];
+    let with = |extra: [&'static str; 2]| -> Vec<&str> { base.iter().copied().chain(extra).collect() };
+    fails_cleanly(&with(["--max-rounds", "0"]), &["--max-rounds: must be from 1 to 1000, got 0"]);
+    fails_cleanly(&with(["--within", "120"]), &["--within: must be a percentage from 0 to 100, got 120"]);
+    fails_cleanly(&with(["--budget-s", "0"]), &["--budget-s: must be from 0 to 86400, got 0"]);
+}

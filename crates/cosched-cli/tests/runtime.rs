@@ -449,11 +449,10 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     }
     let n = rows[0]["measured"]["n"].as_u64().unwrap();
     assert!((2..=3).contains(&n), "between --repeat and --max-rounds rounds: {n}");
-    let stopped = c["result"]["stopped"].as_str().unwrap();
-    assert!(
-        stopped.contains("within ±50%") && stopped.contains(&format!("after {n} rounds"))
-            || stopped.contains("3-round budget"),
-        "{stopped}"
-    );
+    let stopped = &c["result"]["stopped"];
+    assert_eq!(stopped["rounds"].as_u64(), Some(n), "{stopped}");
+    let reason = stopped["reason"].as_str().unwrap();
+    assert!(reason == "reached" || (reason == "max-rounds" && n == 3), "{stopped}");
+    assert_eq!(c["result"]["within_pct"].as_f64(), Some(50.0), "{c}");
     assert!(c["result"]["moved"].is_array(), "{c}");
 }

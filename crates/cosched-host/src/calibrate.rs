@@ -7,6 +7,7 @@
 use crate::check::{judge, Check};
 use crate::error::HostError;
 use crate::rounds::{self, Bound};
+use crate::until::narrow_enough;
 use cosched_core::progress::Reporter;
 use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs, Source};
 use cosched_linux::runtime::{self, RunConfig, LINUX};
@@ -36,61 +37,7 @@ pub struct CheckPlan<'a> {
     /// Where the check says what it does.
     pub report: Reporter,
     /// Rounds beyond `repeat` until every measured slowdown is narrow enough (none: exactly `repeat`).
-    pub until: Option<RoundsUntil>,
-}
-
-/// How long a check goes on measuring (#66 item 3): until every measured
-/// slowdown's 95% interval is within ±`within` of its mean, or `max_rounds`
-/// rounds, or `budget_s` seconds.
-#[derive(Clone, Copy, Debug)]
-pub struct RoundsUntil {
-    /// Half-width of every measured slowdown's interval over its mean (0.05: ±5%).
-    pub within: f64,
-    /// Most rounds.
-    pub max_rounds: usize,
-    /// Wall-time budget of the rounds, s.
-    pub budget_s: f64,
-}
-
-/// Whether every job's measured slowdown under every entry has an interval
-/// within ±`within` of its mean over the finished rounds (`runs`, by round then entry).
-pub fn narrow_enough(runs: &[Vec<cosched_linux::runtime::RealReport>], jobs: &[String], within: f64) -> bool {
-    let entries = runs.first().map_or(0, Vec::len);
-    let cells = (0..entries).flat_map(|i| {
-        jobs.iter().map(move |job| runs.iter().filter_map(|rs| rs[i].mean_slowdown(job)).collect::<Vec<f64>>())
-    });
-    all_within(cells, within)
-}
-
-/// Whether every cell's measurements (rounds) have a 95% interval within
-/// ±`within` of their mean: a cell needs two rounds or more; one with none
-/// (a job without a slowdown under that entry) does not hold the rounds up.
-pub fn all_within(mut cells: impl Iterator<Item = Vec<f64>>, within: f64) -> bool {
-    cells.all(|xs| match xs.len() {
-        0 => true,
-        1 => false,
-        _ => {
-            let m = cosched_core::stats::mean_ci(&xs);
-            (m.hi - m.lo) / 2.0 <= within * m.mean
-        }
-    })
-}
-
-#[cfg(test)]
-mod until_tests {
-    use super::all_within;
-
-    #[test]
-    fn rounds_go_on_until_every_cell_is_narrow() {
-        // Mean 2, s.d. 0.01 over 3 rounds: half-width t95(2)·0.01/√3 ≈ 0.025, 1.2% of the mean.
-        let tight = vec![1.99, 2.0, 2.01];
-        assert!(all_within([tight.clone()].into_iter(), 0.05));
-        assert!(!all_within([tight.clone()].into_iter(), 0.01));
-        // One wide cell holds every other up; a single round decides nothing; none is no cell.
-        assert!(!all_within([tight.clone(), vec![1.0, 2.0, 3.0]].into_iter(), 0.05));
-        assert!(!all_within([vec![2.0]].into_iter(), 0.05));
-        assert!(all_within([tight, vec![]].into_iter(), 0.05));
-    }
+    pub until: Option<crate::until::RoundsUntil>,
 }
 
 /// A check: the judgement, the fair class `linux` ran as, and the mix's model.
@@ -181,7 +128,7 @@ pub fn check(
     };
     let why = "not computed by the check (it compares the simulator's predictions with the runs)";
     let job_names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
-    let within = plan.until.map_or(0.0, |u| u.within);
+    let within = plan.until.map_or(0.0, |u| u.within());
     let enough = |runs: &[Vec<cosched_linux::runtime::RealReport>]| narrow_enough(runs, &job_names, within);
     let rounds_plan = rounds::Plan {
         policies: plan.policies.clone(),
@@ -193,12 +140,7 @@ pub fn check(
         config: &config,
         bound: Bound::Absent { why: why.into() },
         report: plan.report.clone(),
-        until: plan.until.map(|u| rounds::Until {
-            max_rounds: u.max_rounds,
-            budget_s: u.budget_s,
-            enough: &enough,
-            goal: format!("every measured slowdown within ±{}% of its mean", 100.0 * u.within),
-        }),
+        until: plan.until.map(|u| rounds::Until { max_rounds: u.max_rounds, budget_s: u.budget_s, enough: &enough }),
     };
     let real = rounds::run(mix, &rounds_plan)?;
     // The model the predictions run on: each job's median solo time over the rounds.
@@ -233,5 +175,7 @@ pub fn check(
         None
     };
     let names: Vec<String> = mix.jobs.iter().map(|j| j.name.clone()).collect();
-    Ok(Checked { check: judge(&real, &predicted, without.as_deref(), &names), model, mix_model })
+    let mut check = judge(&real, &predicted, without.as_deref(), &names);
+    check.within_pct = plan.until.map(|u| u.within_pct);
+    Ok(Checked { check, model, mix_model })
 }

@@ -12,7 +12,7 @@
 //! run-to-run spread ([`noise_band`]), and the check
 //! reports how many measured means fall inside it.
 
-use crate::rounds::{Interleaved, RESAMPLES};
+use crate::rounds::{Interleaved, Stopped, RESAMPLES};
 use cosched_core::paired::{paired_ratio, Verdict};
 use cosched_core::stats::{mean_ci, t95, MeanCi};
 use cosched_lab::mix_model::Predicted;
@@ -147,8 +147,10 @@ cosched_core::metric_fields! {
         pub best_within_interval: bool,
         /// The paired comparison behind `best_within_interval`, in words.
         pub best_words: String,
-        /// Why the rounds stopped, when they ran until every interval was narrow (#66 item 3).
-        pub stopped: Option<String>,
+        /// How the rounds ended, when they ran until every interval was narrow (#66 item 3).
+        pub stopped: Option<Stopped>,
+        /// The goal they ran until: every interval's half-width within this % of its mean.
+        pub within_pct: Option<f64>,
         /// Jobs whose solo turnaround moved more than [`MOVED`] across the rounds: the host
         /// changed under the check (its LLC share, its other tenants), and their cells with it.
         pub moved: Vec<MovedJob>,
@@ -311,7 +313,8 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted], without: Option<&[Pred
         predicted_best: policies[pb].policy.clone(),
         best_within_interval: within,
         best_words: words,
-        stopped: real.stopped.clone(),
+        stopped: real.stopped,
+        within_pct: None,
         moved: moved_jobs(&real.round.iter().map(|r| r.solo_s.clone()).collect::<Vec<_>>(), mix_jobs, &jobs),
         jobs,
         policies,

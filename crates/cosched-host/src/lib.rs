@@ -2,7 +2,7 @@
 //! #64 item 5; design.md's `cosched-host`): interleaved rounds of several
 //! policies on a noisy host ([`rounds`]), the simulator's check against
 //! reality ([`calibrate`], judged by [`check`]) and the replay of a recorded
-//! check ([`replay`]). They sit over the lab (the simulator's half) and the
+//! check ([`replay`]), measuring until intervals are narrow ([`until`]). They sit over the lab (the simulator's half) and the
 //! real runtime; the command line and the Python bindings both call them
 //! with typed settings ([`live::Live`]) and get data or a typed
 //! [`error::HostError`] back. Nothing here parses a command line or prints:
@@ -14,5 +14,6 @@ pub mod error;
 pub mod live;
 pub mod replay;
 pub mod rounds;
+pub mod until;
 
 pub use error::HostError;

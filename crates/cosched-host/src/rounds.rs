@@ -53,8 +53,29 @@ pub struct Until<'a> {
     pub budget_s: f64,
     /// Whether the finished rounds' runs (by round then entry) suffice.
     pub enough: &'a dyn Fn(&[Vec<RealReport>]) -> bool,
-    /// What `enough` asks, in words (the stop's reason names it).
-    pub goal: String,
+}
+
+/// Why rounds that ran until a goal stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// The goal was reached.
+    Reached,
+    /// The most rounds ran first.
+    MaxRounds,
+    /// The wall-time budget ended first.
+    Budget,
+}
+
+cosched_core::metric_fields! {
+    /// How rounds that ran until a goal ended (#66 item 3).
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+    pub struct Stopped {
+        /// Why.
+        pub reason: StopReason,
+        /// Rounds run.
+        pub rounds: usize,
+    }
 }
 
 /// The bound beside the rounds.
@@ -144,8 +165,8 @@ cosched_core::metric_fields! {
         pub round: Vec<Round>,
         /// Every run, by round then entry.
         pub runs: Vec<Vec<RealReport>>,
-        /// Why the rounds stopped when they ran until a goal (#66 item 3): reached, or which budget ended.
-        pub stopped: Option<String>,
+        /// How the rounds ended when they ran until a goal (#66 item 3); none for a fixed count.
+        pub stopped: Option<Stopped>,
     }
 }
 
@@ -186,11 +207,11 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
         if r >= plan.rounds {
             let Some(u) = &plan.until else { break };
             if (u.enough)(&runs) {
-                stopped = Some(format!("{} after {r} rounds", u.goal));
+                stopped = Some(Stopped { reason: StopReason::Reached, rounds: r });
                 break;
             }
             if start.elapsed().as_secs_f64() >= u.budget_s {
-                stopped = Some(format!("the {} s budget ended after {r} rounds, before {}", u.budget_s, u.goal));
+                stopped = Some(Stopped { reason: StopReason::Budget, rounds: r });
                 break;
             }
         }
@@ -236,12 +257,8 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
     }
     if stopped.is_none() {
         if let Some(u) = &plan.until {
-            let n = rounds.len();
-            stopped = Some(if (u.enough)(&runs) {
-                format!("{} after {n} rounds", u.goal)
-            } else {
-                format!("the {n}-round budget ended before {}", u.goal)
-            });
+            let reason = if (u.enough)(&runs) { StopReason::Reached } else { StopReason::MaxRounds };
+            stopped = Some(Stopped { reason, rounds: rounds.len() });
         }
     }
     let mut out = analyse(mix.name.clone().unwrap_or_else(|| "mix".into()), names, base, rounds, runs, plan);

@@ -53,6 +53,14 @@ pub const REPEAT: Bound = Bound {
     why: "each repetition is a real run of the whole mix, and every report is kept",
 };
 
+/// Most rounds of a check that goes on until its intervals are narrow (#66 item 3).
+pub const MAX_ROUNDS: Bound = Bound {
+    knob: "max_rounds",
+    min: 1,
+    max: 1_000,
+    why: "each round is a real run of the whole mix under every policy, and every report is kept",
+};
+
 /// Points of one sweep (Python's `cosched.sweep` grid).
 pub const SWEEP_POINTS: Bound = Bound {
     knob: "grid",

@@ -256,20 +256,6 @@ fn calibrate_check(
     budget_s: f64,
 ) -> PyResult<Py<PyAny>> {
     let run = || -> Result<cosched_host::calibrate::CheckReport, HostError> {
-        if !(within.is_finite() && (0.0..100.0).contains(&within)) {
-            let problem = format!("must be a percentage from 0 to 100, got {}", cosched_core::num::shortest(within));
-            return Err(RunError::knob("within", problem).into());
-        }
-        let max_rounds = cosched_lab::limits::REPEAT.check(max_rounds)? as usize;
-        if !(budget_s.is_finite() && budget_s > 0.0 && budget_s <= 86_400.0) {
-            let problem = format!("must be from 0 to 86400, got {}", cosched_core::num::shortest(budget_s));
-            return Err(RunError::knob("budget_s", problem).into());
-        }
-        let until = (within > 0.0).then_some(cosched_host::calibrate::RoundsUntil {
-            within: within / 100.0,
-            max_rounds,
-            budget_s,
-        });
         let face = face(python);
         for p in &policies {
             known_policy(p)?;
@@ -278,6 +264,7 @@ fn calibrate_check(
             let problem = format!("must be cfs or eevdf, got `{}`", cosched_core::text::quote(m));
             return Err(RunError::knob("model", problem).into());
         }
+        let until = cosched_host::until::RoundsUntil::new(within, max_rounds, budget_s)?;
         let repeat = cosched_lab::limits::REPEAT.check(repeat)? as usize;
         let mix_file = load_mix(&mix)?;
         let spec = cosched_machine::presets::machine(&preset).map_err(RunError::from)?;

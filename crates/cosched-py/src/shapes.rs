@@ -12,7 +12,7 @@ use cosched_core::stats::MeanCi;
 use cosched_host::calibrate::CheckReport;
 use cosched_host::check::{Check, JobCheck, MovedJob, PolicyCheck};
 use cosched_host::replay::{Cell, Replay};
-use cosched_host::rounds::{EntrySummary, Interleaved, Round};
+use cosched_host::rounds::{EntrySummary, Interleaved, Round, Stopped};
 use cosched_lab::assign::AssignmentReport;
 use cosched_lab::best_static::OptimumReport;
 use cosched_lab::compare::{
@@ -32,7 +32,7 @@ type FieldIn = (&'static str, &'static str, bool, bool);
 /// attributes), the bound's search (`Optimum.report`), random assignments
 /// (`Assignment.report`), and the real machine's rounds, check and replay
 /// (`cosched.host`'s `.data`).
-const SHAPES: [Shape; 39] = [
+const SHAPES: [Shape; 40] = [
     Aggregate::SHAPE,
     Metrics::SHAPE,
     JobReport::SHAPE,
@@ -63,6 +63,7 @@ const SHAPES: [Shape; 39] = [
     RealReport::SHAPE,
     StaticPartition::SHAPE,
     Round::SHAPE,
+    Stopped::SHAPE,
     EntrySummary::SHAPE,
     Interleaved::SHAPE,
     JobCheck::SHAPE,
