@@ -30,6 +30,8 @@ pub const MAX_MIXES: u32 = 1000;
 pub const MAX_JOBS: u32 = 64;
 /// Longest time alone a family may ask of one job, s.
 pub const MAX_ALONE_S: f64 = 600.0;
+/// Largest working set a family may ask, × the host's LLC (64 × an 18 MiB LLC is 1.1 GiB per job).
+pub const MAX_SIZE_LLC: f64 = 64.0;
 
 /// A real program of a family.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -110,8 +112,11 @@ impl Family {
             );
         }
         let [lo, hi] = self.size_llc;
-        if !(lo > 0.0 && lo <= hi && hi <= 1024.0) {
-            return bad("size_llc", format!("must be [low, high] with 0 < low <= high <= 1024, got [{lo}, {hi}]"));
+        if !(lo > 0.0 && lo <= hi && hi <= MAX_SIZE_LLC) {
+            return bad(
+                "size_llc",
+                format!("must be [low, high] with 0 < low <= high <= {MAX_SIZE_LLC}, got [{lo}, {hi}]"),
+            );
         }
         match (self.kinds.is_empty(), self.programs.is_empty()) {
             (true, true) => return bad("kinds", "a family needs `kinds` or [[program]] tables".into()),
@@ -166,6 +171,7 @@ mod tests {
             (OK.replace("\"compute\"", "\"gups\""), "kinds[1]"),
             (format!("{OK}alone_s = [0.0, 1.0]\n"), "alone_s"),
             (OK.replace("kinds = [\"stream\", \"compute\"]\n", ""), "kinds"),
+            (format!("{OK}size_llc = [0.5, 100.0]\n"), "size_llc"),
             (format!("{OK}[[program]]\nname = \"xz\"\ncmd = [\"xz\"]\n"), "kinds"),
         ] {
             let e = Family::parse("f.toml", &src).expect_err(field).to_string();
