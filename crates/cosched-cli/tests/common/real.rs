@@ -39,6 +39,21 @@ pub fn marked(marker: &str) -> Vec<i32> {
     v
 }
 
+/// Processes one of whose arguments is exactly `arg` (a shell's `$0`), not
+/// merely a command line containing it: a parent whose `-c` script names
+/// its child's `$0` is not the child.
+pub fn with_arg(arg: &str) -> Vec<i32> {
+    let mut v = vec![];
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        if cmd.split(|&b| b == 0).any(|a| a == arg.as_bytes()) {
+            v.push(pid);
+        }
+    }
+    v
+}
+
 /// Wait until the scheduler `sched` has launched `n` trees marked `marker`
 /// (children of it whose command line holds the marker): a test that kills
 /// the scheduler "at a random moment of the run" starts its clock here, not
