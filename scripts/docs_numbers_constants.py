@@ -69,6 +69,21 @@ CONSTANTS: list[tuple[str, str, str]] = [
         ),
     ),
     (
+        "the characterisation's fit (docs/runtime.md, 'Characterising a program')",
+        (
+            r"Little's law, at most (64)|^patterns \((13) footprints from (1/16) to (4) ×"
+            r"|(12) access rates from (0\.1) to (500) per|two rounds of (9) × (9) log-spaced|steps of about (1\.1)%"
+            r"|fit's (95)% confidence region|constants to \*n\* co-runs: error ≤ S · \((1) \+ (2)/\(n−(2)\) · F\((2), n−(2); (0\.95)\)\)"
+            r"|MLP (1), since wall|at (0\.6) × the LLC|within (10)% with the truth|a (48) MB sweep drawing"
+            r"|spread (0\.5)%; at (2)% a random|pattern over (4) × the LLC|a (2) MB chase|mixes (1)-(6)\b|mixes (7)-(12)\b"
+            r"|mixes (13)-(18)\b|\((1/16) × the LLC\)|at (64) in flight|its random fit had MLP (1)\)"
+        ),
+        (
+            "crates/cosched-lab/src/characterise/{model,search}.rs (MAX_MLP, FOOTPRINTS, APKI, REFINE, ROUNDS,"
+            " region: Beale 1960); the synthetic truths of characterise/truth.rs; the families' mix numbers"
+        ),
+    ),
+    (
         "Perf&Fair's estimate validity",
         (
             r"has run (8) s|after (8) s|(8) s of its run time|(40) quanta of (200) ms|a whole (200)-ms quantum"

@@ -10,7 +10,9 @@ use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::topology::corun_pair;
 use cosched_lab::characterise::{
-    bandit_rates, fit_record, pirate_sizes, round2, unfit, workload_file, APKI, FOOTPRINTS, MAX_REPEAT,
+    bandit_rates, fit_record, pirate_sizes, round2,
+    search::{coarse_points, REFINE},
+    unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS,
 };
 use cosched_linux::characterise::{measure, CoRun, Record};
 use cosched_sim::presets;
@@ -36,6 +38,9 @@ pub struct Args {
     /// Runs of each measurement (solo and every co-run; medians are used, the solo spread is reported).
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// Access patterns the fit may choose: both (random, or sequential where the data exclude random) or random (the ablation of the sequential pattern).
+    #[arg(long, default_value = "both", value_parser = ["both", "random"])]
+    access: String,
     #[command(flatten)]
     live: ProcessOpts,
 }
@@ -70,6 +75,7 @@ pub fn run(a: Args) -> Result<(), String> {
         out: &a.out,
         record: a.record.as_deref(),
         repeat: a.repeat,
+        patterns: if a.access == "random" { &PATTERNS[..1] } else { &PATTERNS },
         live: &a.live,
         fit_to_stderr: false,
     };
@@ -91,6 +97,8 @@ pub(crate) struct Job<'a> {
     pub record: Option<&'a std::path::Path>,
     /// Runs of each measurement.
     pub repeat: u32,
+    /// The access patterns the fit may choose, in order of preference.
+    pub patterns: &'a [Pattern],
     /// How processes are run.
     pub live: &'a ProcessOpts,
     /// Print the fit on stderr (stdout is the run's report).
@@ -142,8 +150,13 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
         std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
     }
-    let (fits, predicted) = fit_record(&m, &rec, &|j| {
-        eprintln!("characterise: fitting {} ({} grid points)", j.name, FOOTPRINTS.len() * APKI.len())
+    let (fits, predicted) = fit_record(&m, &rec, a.patterns, &|j| {
+        eprintln!(
+            "characterise: fitting {} ({} grid points, {} more around the best)",
+            j.name,
+            coarse_points(a.patterns),
+            REFINE * REFINE
+        )
     })
     .one_line()?;
     let text = workload_file(&m, a.machine, &rec, &fits);
@@ -155,9 +168,19 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         .map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
     use std::fmt::Write;
     let mut shown = String::new();
-    let mut rows = vec![["job", "solo s", "spread", "footprint MB", "× the LLC", "LLC apki", "MLP", "fit RMS"]
-        .map(String::from)
-        .to_vec()];
+    let mut rows = vec![[
+        "job",
+        "solo s",
+        "spread",
+        "access",
+        "footprint MB (95%)",
+        "× the LLC",
+        "LLC apki (95%)",
+        "MLP",
+        "fit RMS",
+    ]
+    .map(String::from)
+    .to_vec()];
     for (j, f) in rec.jobs.iter().zip(&fits) {
         let flags = unfit(j);
         if !flags.is_empty() {
@@ -173,9 +196,10 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             j.name.clone(),
             format!("{:.3}", j.solo_s),
             format!("{:.1}%", 100.0 * j.solo_spread),
-            f.footprint_mb.to_string(),
+            format!("{}{}", f.access, if f.either { "?" } else { "" }),
+            format!("{} ({}-{})", f.footprint_mb, f.footprint_range.0, f.footprint_range.1),
             format!("{:.2}", f.footprint_mb / m.cache.llc_mb),
-            f.llc_apki.to_string(),
+            format!("{} ({}-{})", f.llc_apki, f.apki_range.0, f.apki_range.1),
             f.mlp.to_string(),
             format!("{:.1}%", 100.0 * f.rms),
         ]);
@@ -184,11 +208,19 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     shown.push_str(&crate::output::table_string(&rows));
     let _ = writeln!(
         shown,
-        "footprint: the LLC share the job's misses fit (× the LLC: of this host's {} MB; 1.00 or more: it \
-         misses beyond the whole LLC); LLC apki: LLC accesses per 1,000 instructions; MLP: misses in flight \
-         (assumed 1, and every job assumed random access: only accesses per MLP show in wall time); fit RMS: \
-         how far the fitted slowdowns lie from the measured ones",
-        m.cache.llc_mb
+        "access: random (hits shrink with the LLC held) or sequential (every access misses until the footprint \
+         fits; prefetched), told apart by the response to pirates versus bandits (?: the other pattern fits \
+         inside the interval too); footprint: the LLC share the job's misses fit (× the LLC: of this host's {} \
+         MB; 1.00 or more: it misses beyond the whole LLC); LLC apki: LLC accesses per 1,000 instructions; \
+         (95%): the lowest and highest value of the models inside the fit's 95% confidence region (Beale's, \
+         floored at the solo runs' spread; bounded by the grid's {}-{} × the LLC and {}-{} apki); MLP: misses in \
+         flight (random: assumed 1, only accesses per MLP show in wall time; sequential: Little's law at the \
+         machine's bandwidth and latency); fit RMS: how far the fitted slowdowns lie from the measured ones",
+        m.cache.llc_mb,
+        FOOTPRINTS[0],
+        FOOTPRINTS[FOOTPRINTS.len() - 1],
+        APKI[0],
+        APKI[APKI.len() - 1]
     );
     let _ = writeln!(
         shown,

@@ -90,7 +90,8 @@ fn programs_for(
     let described = toml::to_string(&spec).map_err(|e| e.to_string())?;
     let jobs: Vec<String> =
         mix.jobs.iter().map(|j| format!("{}|{:?}|{:?}|{:?}", j.name, j.cmd, j.cwd, j.env)).collect();
-    let out = dir.join(format!("programs-{}.toml", key(&(jobs, described, REPEAT))));
+    // And on the fit itself: a characterisation cached by an earlier fit is not this one's.
+    let out = dir.join(format!("programs-{}.toml", key(&(jobs, described, REPEAT, cosched_lab::characterise::FIT))));
     if out.exists() {
         eprintln!(
             "characterise: the mix's commands were characterised on this machine before: {} (delete it to measure again)",
@@ -109,6 +110,7 @@ fn programs_for(
         out: &out,
         record: None,
         repeat: REPEAT,
+        patterns: &cosched_lab::characterise::PATTERNS,
         live,
         fit_to_stderr: true,
     };

@@ -1,0 +1,108 @@
+//! The characterisation on synthetic programs whose truth is known (#66
+//! item 1's tests): recorded pirate and bandit responses, made by the
+//! simulated host from a known model, fitted back.
+
+use super::*;
+
+/// The machines the truths are fitted on: a preset (LLC 16.45 MiB) and a
+/// calibrated host of the development mixes (LLC 6.76 MiB).
+fn machines() -> Vec<MachineSpec> {
+    let host = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results/runtime/host-check/host.toml");
+    vec![
+        cosched_machine::presets::machine("kvm-epyc-2c-nov24").unwrap(),
+        cosched_machine::presets::machine(host).unwrap(),
+    ]
+}
+
+/// What the simulated host `m` records of a job whose truth is `truth`: its
+/// slowdowns beside the pirates and bandits `characterise` runs, its solo runs
+/// spread `spread` (so the fit's region is a measurement's, not a point).
+fn recorded(m: &MachineSpec, truth: &Fit, spread: f64) -> JobRecord {
+    let solo_s = 2.0;
+    let co = |pirate: bool, sizes: Vec<f64>| -> Vec<CoRun> {
+        sizes
+            .into_iter()
+            .map(|s| CoRun { size: s, slowdown: predict(m, solo_s, truth, pirate, s).unwrap(), covered: true })
+            .collect()
+    };
+    JobRecord {
+        name: "known".into(),
+        cmd: vec!["x".into()],
+        solo_s,
+        solo_spread: spread,
+        pirates: co(true, pirate_sizes(m.cache.llc_mb)),
+        bandits: co(false, bandit_rates(m.memory.bandwidth_gbs)),
+    }
+}
+
+fn inside(x: f64, (lo, hi): (f64, f64)) -> bool {
+    lo * 0.999 <= x && x <= hi * 1.001
+}
+
+#[test]
+fn a_random_working_set_between_grid_sizes_is_recovered_with_its_interval() {
+    for m in machines() {
+        let c = m.cache.llc_mb;
+        // 0.6 × the LLC: between the grid's 0.5 and 0.707, so only the refinement finds it.
+        let truth = Fit::point(Pattern::Random, round2(0.6 * c), 20.0, MLP);
+        let job = recorded(&m, &truth, 0.02);
+        assert!(job.pirates.iter().any(|r| r.slowdown > 1.05), "{}: the pirates must bite: {:?}", m.name, job.pirates);
+        let (f, predicted) = fit(&m, &job).unwrap();
+        assert_eq!(predicted.len(), job.pirates.len() + job.bandits.len());
+        assert_eq!(f.access, Pattern::Random, "{}: {f:?}", m.name);
+        assert!((f.footprint_mb / truth.footprint_mb - 1.0).abs() < 0.10, "{}: {f:?}", m.name);
+        assert!(inside(truth.footprint_mb, f.footprint_range), "{}: {f:?}", m.name);
+        assert!(inside(truth.llc_apki, f.apki_range), "{}: {f:?}", m.name);
+        assert!(f.footprint_range.1 <= c, "{}: a working set that fits must fit: {f:?}", m.name);
+        assert!(f.rms < 0.03, "{}: {f:?}", m.name);
+    }
+}
+
+#[test]
+fn a_48_mb_stream_is_sequential_with_a_footprint_above_the_llc() {
+    for m in machines() {
+        // A sweep drawing half the bus alone at IPC 1 (one copy of cosched-bench's stream drew
+        // 74% of the two copies' bandwidth on the host of the development mixes).
+        let apki = 1000.0 * m.memory.bandwidth_gbs / 2.0 / 64.0 / m.freq_ghz;
+        let truth = Fit::point(Pattern::Sequential, 48.0, round2(apki), sequential_mlp(&m));
+        // Solo runs spread 0.5%, as the random family's m05-3-stream measured: at 2% a random
+        // pattern over 4 × the LLC is inside the region on the preset (not told apart).
+        let job = recorded(&m, &truth, 0.005);
+        let (f, _) = fit(&m, &job).unwrap();
+        assert_eq!((f.access, f.either), (Pattern::Sequential, false), "{}: {f:?}", m.name);
+        // Every model inside the region misses beyond the LLC (the interval's end widened to the
+        // next model tried outside it may reach the LLC itself).
+        assert!(f.footprint_mb > m.cache.llc_mb && f.footprint_range.0 >= m.cache.llc_mb, "{}: {f:?}", m.name);
+        assert!(f.rms < 0.01, "{}: {f:?}", m.name);
+    }
+}
+
+#[test]
+fn a_2_mb_chase_is_random_and_fits() {
+    for m in machines() {
+        // A chase: every operation an LLC access, a few instructions each.
+        let truth = Fit::point(Pattern::Random, 2.0, 200.0, MLP);
+        let job = recorded(&m, &truth, 0.02);
+        let (f, _) = fit(&m, &job).unwrap();
+        assert_eq!(f.access, Pattern::Random, "{}: {f:?}", m.name);
+        assert!(inside(2.0, f.footprint_range) && f.footprint_range.1 <= m.cache.llc_mb, "{}: {f:?}", m.name);
+    }
+}
+
+#[test]
+fn a_compute_bound_program_fits_the_least_memory_traffic() {
+    for m in machines() {
+        let truth = Fit::point(Pattern::Random, round2(1.414 * m.cache.llc_mb), 2.0, MLP);
+        let job = recorded(&m, &truth, 0.02);
+        let flat = JobRecord {
+            pirates: job.pirates.iter().map(|r| CoRun { slowdown: 1.0, ..r.clone() }).collect(),
+            bandits: job.bandits.iter().map(|r| CoRun { slowdown: 1.0, ..r.clone() }).collect(),
+            ..job
+        };
+        let (f, _) = fit(&m, &flat).unwrap();
+        // Within 2%: the grid's least traffic (0.1 accesses/KI) still meets a bandit.
+        assert!(f.llc_apki <= 1.0 && f.rms < 0.02, "{}: {f:?}", m.name);
+        // Nothing bites: the footprint is not measured, and its interval says so (a doubling at least).
+        assert!(f.footprint_range.1 / f.footprint_range.0 >= 2.0, "{}: {f:?}", m.name);
+    }
+}
