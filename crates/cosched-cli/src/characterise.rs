@@ -14,7 +14,7 @@ use cosched_lab::characterise::{
     search::{coarse_points, REFINE},
     unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS,
 };
-use cosched_linux::characterise::{measure, CoRun, Record};
+use cosched_linux::characterise::{measure, CoRun, Record, Until};
 use cosched_sim::presets;
 use std::path::PathBuf;
 
@@ -35,9 +35,18 @@ pub struct Args {
     /// Also write the measurements (JSON), to fit again later with --from-record.
     #[arg(long)]
     record: Option<PathBuf>,
-    /// Runs of each measurement (solo and every co-run; medians are used, the solo spread is reported).
+    /// Rounds of each job's measurements at least (a round: one solo run and one of each co-run; medians are used, every run is kept in --record).
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// Go on after --repeat rounds until every co-run's slowdown is known within ±this percent at 95% (0: exactly --repeat rounds).
+    #[arg(long, default_value_t = 5.0)]
+    within: f64,
+    /// Most rounds of one job.
+    #[arg(long, default_value_t = 9)]
+    max_repeat: u32,
+    /// Most seconds of one job's rounds (checked between rounds).
+    #[arg(long, default_value_t = 120.0)]
+    budget_s: f64,
     /// Access patterns the fit may choose: both (random, or sequential where the data exclude random) or random (the ablation of the sequential pattern).
     #[arg(long, default_value = "both", value_parser = ["both", "random"])]
     access: String,
@@ -68,6 +77,15 @@ pub fn run(a: Args) -> Result<(), String> {
     if !(1..=MAX_REPEAT).contains(&a.repeat) {
         return Err(format!("--repeat: must be from 1 to {MAX_REPEAT}, got {}", a.repeat));
     }
+    if !(1..=MAX_REPEAT).contains(&a.max_repeat) {
+        return Err(format!("--max-repeat: must be from 1 to {MAX_REPEAT}, got {}", a.max_repeat));
+    }
+    if !(a.within.is_finite() && (0.0..100.0).contains(&a.within)) {
+        return Err(format!("--within: must be a percentage from 0 to 100, got {}", a.within));
+    }
+    if !(a.budget_s.is_finite() && a.budget_s > 0.0 && a.budget_s <= 86_400.0) {
+        return Err(format!("--budget-s: must be from 0 to 86400 seconds, got {}", a.budget_s));
+    }
     let job = Job {
         workload: a.workload.as_deref(),
         from_record: a.from_record.as_deref(),
@@ -75,6 +93,7 @@ pub fn run(a: Args) -> Result<(), String> {
         out: &a.out,
         record: a.record.as_deref(),
         repeat: a.repeat,
+        until: Until { within: a.within / 100.0, max_rounds: a.max_repeat, budget_s: a.budget_s },
         patterns: if a.access == "random" { &PATTERNS[..1] } else { &PATTERNS },
         live: &a.live,
         fit_to_stderr: false,
@@ -95,8 +114,10 @@ pub(crate) struct Job<'a> {
     pub out: &'a std::path::Path,
     /// Where the measurements are written too, if anywhere.
     pub record: Option<&'a std::path::Path>,
-    /// Runs of each measurement.
+    /// Rounds of each job's measurements at least.
     pub repeat: u32,
+    /// When a job's rounds stop.
+    pub until: Until,
     /// The access patterns the fit may choose, in order of preference.
     pub patterns: &'a [Pattern],
     /// How processes are run.
@@ -136,6 +157,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
                 &m.name,
                 &today(),
                 a.repeat,
+                &a.until,
                 &pirate_sizes(c),
                 &bandit_rates(m.memory.bandwidth_gbs),
                 round2(4.0 * c),

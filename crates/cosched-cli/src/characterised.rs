@@ -18,8 +18,13 @@ use std::path::{Path, PathBuf};
 /// `$HOME/.cache/cosched`).
 pub const CACHE_VAR: &str = "COSCHED_CACHE_DIR";
 
-/// Runs of each characterisation measurement (`characterise --repeat`'s default).
+/// Rounds of each characterisation measurement (`characterise --repeat`'s default).
 const REPEAT: u32 = 3;
+
+/// When a job's rounds stop: `characterise`'s ±5% goal, with at most 6 rounds and 60 s a job (its
+/// defaults are 9 and 120 s): the one-command path is for a first run, not a measurement campaign.
+const UNTIL: cosched_linux::characterise::Until =
+    cosched_linux::characterise::Until { within: 0.05, max_rounds: 6, budget_s: 60.0 };
 
 /// Seconds per calibration point (`calibrate --seconds`' default).
 const CALIBRATE_S: f64 = 0.4;
@@ -91,7 +96,10 @@ fn programs_for(
     let jobs: Vec<String> =
         mix.jobs.iter().map(|j| format!("{}|{:?}|{:?}|{:?}", j.name, j.cmd, j.cwd, j.env)).collect();
     // And on the fit itself: a characterisation cached by an earlier fit is not this one's.
-    let out = dir.join(format!("programs-{}.toml", key(&(jobs, described, REPEAT, cosched_lab::characterise::FIT))));
+    let out = dir.join(format!(
+        "programs-{}.toml",
+        key(&(jobs, described, REPEAT, format!("{UNTIL:?}"), cosched_lab::characterise::FIT))
+    ));
     if out.exists() {
         eprintln!(
             "characterise: the mix's commands were characterised on this machine before: {} (delete it to measure again)",
@@ -110,6 +118,7 @@ fn programs_for(
         out: &out,
         record: None,
         repeat: REPEAT,
+        until: UNTIL,
         patterns: &cosched_lab::characterise::PATTERNS,
         live,
         fit_to_stderr: true,

@@ -442,6 +442,16 @@ fn characterise_refuses_bad_input_with_one_line() {
         &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--repeat", "0"],
         &["--repeat", "from 1 to 100"],
     );
+    for (flag, value, says) in [
+        ("--within", "100", "from 0 to 100"),
+        ("--max-repeat", "0", "from 1 to 100"),
+        ("--budget-s", "0", "from 0 to 86400"),
+    ] {
+        fails_cleanly(
+            &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, flag, value],
+            &[flag, says],
+        );
+    }
     fails_cleanly(
         &["characterise", "--from-record", &rec, "-m", &lone, "-o", &out],
         &["i5-2500", "no two cores share an LLC"],

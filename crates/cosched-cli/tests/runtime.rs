@@ -369,13 +369,24 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
         rec.to_str().unwrap(),
         "--repeat",
         "1",
+        "--budget-s",
+        "0.001",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // One round cannot say how precise it is: the budget (spent by then) ends the rounds.
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("count: 1 round(s) in"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
     let job = &r["jobs"][0];
     assert_eq!(job["pirates"].as_array().unwrap().len(), 4);
     assert_eq!(job["bandits"].as_array().unwrap().len(), 2);
     assert!(job["solo_s"].as_f64().unwrap() > 0.0);
+    // Every run is kept: one solo run and one of each co-run.
+    assert_eq!(job["solo_runs"].as_array().unwrap().len(), 1);
+    assert!(job["pirates"].as_array().unwrap().iter().all(|c| c["runs"].as_array().unwrap().len() == 1));
     // The workload file runs on the simulator, and fitting the record again gives the same file.
     let o = cosched(&["simulate", "-m", "kvm-epyc-2c-nov24", "-w", out.to_str().unwrap(), "-p", "cfs"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
@@ -391,6 +402,33 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    // Rounds go on after --repeat until precise, or the most rounds: a goal of ±0.1% is met after
+    // two rounds only if the record says so.
+    let rec2 = d.join("record2.json");
+    let o = cosched(&[
+        "characterise",
+        "-w",
+        mix.to_str().unwrap(),
+        "-m",
+        "kvm-epyc-2c-nov24",
+        "-o",
+        d.join("programs2.toml").to_str().unwrap(),
+        "--record",
+        rec2.to_str().unwrap(),
+        "--repeat",
+        "2",
+        "--within",
+        "0.1",
+        "--max-repeat",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: cosched_linux::characterise::Record =
+        serde_json::from_str(&std::fs::read_to_string(&rec2).unwrap()).unwrap();
+    let j = &r.jobs[0];
+    let n = j.solo_runs.len();
+    assert!(n == 3 || (n == 2 && j.precise(0.001)), "{n} rounds: {j:?}");
+    assert!(j.pirates.iter().chain(&j.bandits).all(|c| c.runs.len() == n), "{j:?}");
     // The characterised program checked in a mix with more jobs than CPUs
     // (three instances and a cosched-bench job), under linux and two other policies, one of
     // them SLITS on the pair slowdowns the model predicts.

@@ -76,16 +76,77 @@ pub fn corunner(kind: &str, mb: f64, gbs: Option<f64>, seconds: f64) -> MixJob {
     }
 }
 
-/// Measure every job of `mix` alone and beside each pirate (each `repeat` times)
-/// of `pirate_mb` MiB and each bandit of `bandit_gbs` GB/s (a stream over
-/// `stream_mb` MiB), on two contexts of different cores sharing an LLC.
-/// `base` supplies the freezer, watchdog and tick; progress lines go to `report`.
+/// When a job's runs stop (#66 item 1): after `repeat` rounds, once every co-run's slowdown is
+/// known within ±`within` at 95% ([`JobRecord::precise`]), or after `max_rounds` rounds, or once
+/// the job's rounds have taken `budget_s`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Until {
+    /// Half-width sought, a share of the slowdown (0.05 for ±5%; 0: exactly `repeat` rounds).
+    pub within: f64,
+    /// Most rounds of one job (at least `repeat` are run).
+    pub max_rounds: u32,
+    /// Most seconds of one job's rounds (checked between rounds).
+    pub budget_s: f64,
+}
+
+/// Why a job's rounds stopped.
+fn stopped(rec: &JobRecord, rounds: u32, repeat: u32, until: &Until, elapsed_s: f64) -> Option<String> {
+    if rounds < repeat {
+        return None;
+    }
+    if until.within <= 0.0 {
+        return Some(format!("{rounds} round(s), as asked"));
+    }
+    if rec.precise(until.within) {
+        return Some(format!("{rounds} rounds: every slowdown within ±{}% (95%)", 100.0 * until.within));
+    }
+    if rounds >= until.max_rounds {
+        return Some(format!(
+            "{rounds} rounds (the most asked): some slowdown still wider than ±{}%",
+            100.0 * until.within
+        ));
+    }
+    (elapsed_s >= until.budget_s).then(|| {
+        format!(
+            "{rounds} round(s) in {elapsed_s:.0} s (the budget): some slowdown still wider than ±{}%",
+            100.0 * until.within
+        )
+    })
+}
+
+/// A job's record from its runs so far: medians, the solo spread, every run kept.
+fn record_of(job: &MixJob, solo: &[f64], co: &[(bool, f64, Vec<f64>, bool)]) -> JobRecord {
+    let solo_s = median(solo);
+    let spread = solo.iter().cloned().fold(f64::MIN, f64::max) / solo.iter().cloned().fold(f64::MAX, f64::min) - 1.0;
+    let run = |&(_, size, ref t, covered): &(bool, f64, Vec<f64>, bool)| CoRun {
+        size,
+        slowdown: median(t) / solo_s,
+        covered,
+        runs: t.clone(),
+    };
+    JobRecord {
+        name: job.name.clone(),
+        cmd: job.cmd.clone(),
+        solo_s,
+        solo_spread: spread,
+        pirates: co.iter().filter(|c| c.0).map(run).collect(),
+        bandits: co.iter().filter(|c| !c.0).map(run).collect(),
+        solo_runs: solo.to_vec(),
+    }
+}
+
+/// Measure every job of `mix` alone and beside each pirate of `pirate_mb` MiB and each bandit of
+/// `bandit_gbs` GB/s (a stream over `stream_mb` MiB), on two contexts of different cores sharing
+/// an LLC, in rounds (one solo run and one of each co-run a round, so the host's drift falls on
+/// all alike) until `until` stops them ([`Until`]; at least `repeat`). `base` supplies the
+/// freezer, watchdog and tick; progress lines go to `report`.
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
     mix: &Mix,
     machine: &str,
     date: &str,
     repeat: u32,
+    until: &Until,
     pirate_mb: &[f64],
     bandit_gbs: &[f64],
     stream_mb: f64,
@@ -103,49 +164,45 @@ pub fn measure(
         let j = &r.jobs[0];
         j.turnaround_s.ok_or_else(|| ProbeError::Job { job: j.name.clone(), error: j.error.clone() })
     };
+    let repeat = repeat.max(1);
     let mut jobs = vec![];
     for (k, job) in mix.jobs.iter().enumerate() {
         let alone = mix.only(&[k]);
+        let t0 = std::time::Instant::now();
         let mut solo = vec![];
-        for r in 0..repeat.max(1) {
-            report.line(|| format!("characterise: {} alone ({}/{})", job.name, r + 1, repeat.max(1)));
+        // (pirate?, size, turnarounds, covered by the co-runner every time)
+        let mut co: Vec<(bool, f64, Vec<f64>, bool)> = pirate_mb
+            .iter()
+            .map(|&mb| (true, mb, vec![], true))
+            .chain(bandit_gbs.iter().map(|&g| (false, g, vec![], true)))
+            .collect();
+        let mut rounds = 0;
+        let why = loop {
+            rounds += 1;
+            report.line(|| format!("characterise: {} alone (round {rounds})", job.name));
             solo.push(turnaround(alone.clone(), vec![c0])?);
-        }
-        let solo_s = median(&solo);
-        let spread =
-            solo.iter().cloned().fold(f64::MIN, f64::max) / solo.iter().cloned().fold(f64::MAX, f64::min) - 1.0;
-        let seconds = corun_seconds(solo_s);
-        // Each co-run `repeat` times; its median turnaround over the median solo one.
-        let beside = |what: &str, co: MixJob| -> Result<CoRun, ProbeError> {
-            let mut m = alone.clone();
-            m.jobs[0].cmd = delayed(&job.cmd);
-            m.jobs.push(co);
-            let mut t = vec![];
-            for r in 0..repeat.max(1) {
-                report.line(|| format!("characterise: {} beside {what} ({}/{})", job.name, r + 1, repeat.max(1)));
-                t.push(turnaround(m.clone(), vec![c0, c1])? - WARMUP_S);
+            let seconds = corun_seconds(solo.iter().cloned().fold(0.0, f64::max));
+            for (pirate, size, t, covered) in co.iter_mut() {
+                let (what, co_job) = if *pirate {
+                    (format!("a {size} MiB pirate"), corunner("pointer-chase", *size, None, seconds))
+                } else {
+                    (format!("a {size} GB/s bandit"), corunner("stream", stream_mb, Some(*size), seconds))
+                };
+                report.line(|| format!("characterise: {} beside {what} (round {rounds})", job.name));
+                let mut m = alone.clone();
+                m.jobs[0].cmd = delayed(&job.cmd);
+                m.jobs.push(co_job);
+                let took = turnaround(m, vec![c0, c1])?;
+                t.push(took - WARMUP_S);
+                *covered &= took <= 0.95 * seconds;
             }
-            let t = median(&t);
-            Ok(CoRun { size: 0.0, slowdown: t / solo_s, covered: t + WARMUP_S <= 0.95 * seconds })
+            let rec = record_of(job, &solo, &co);
+            if let Some(why) = stopped(&rec, rounds, repeat, until, t0.elapsed().as_secs_f64()) {
+                jobs.push(rec);
+                break why;
+            }
         };
-        let mut pirates = vec![];
-        for &mb in pirate_mb {
-            let c = beside(&format!("a {mb} MiB pirate"), corunner("pointer-chase", mb, None, seconds))?;
-            pirates.push(CoRun { size: mb, ..c });
-        }
-        let mut bandits = vec![];
-        for &g in bandit_gbs {
-            let c = beside(&format!("a {g} GB/s bandit"), corunner("stream", stream_mb, Some(g), seconds))?;
-            bandits.push(CoRun { size: g, ..c });
-        }
-        jobs.push(JobRecord {
-            name: job.name.clone(),
-            cmd: job.cmd.clone(),
-            solo_s,
-            solo_spread: spread,
-            pirates,
-            bandits,
-        });
+        report.line(|| format!("characterise: {}: {why}", job.name));
     }
     Ok(Record { machine: machine.into(), date: date.into(), jobs })
 }
@@ -174,6 +231,29 @@ mod tests {
     }
 
     #[test]
+    fn rounds_stop_when_precise_at_the_most_rounds_or_at_the_budget() {
+        let job = MixJob { name: "j".into(), cmd: vec!["x".into()], ..corunner("compute", 1.0, None, 1.0) };
+        let co = |t: Vec<f64>| vec![(true, 4.0, t, true)];
+        let until = Until { within: 0.05, max_rounds: 5, budget_s: 100.0 };
+        // Fewer than `repeat` rounds: never.
+        let tight = record_of(&job, &[1.0, 1.0, 1.0], &co(vec![1.2, 1.2, 1.2]));
+        assert_eq!(stopped(&tight, 2, 3, &until, 0.0), None);
+        assert!(stopped(&tight, 3, 3, &until, 0.0).unwrap().contains("within ±5%"));
+        // Wide: on to the most rounds or the budget, whichever first.
+        let wide = record_of(&job, &[1.0, 1.5], &co(vec![1.2, 2.4]));
+        assert_eq!(stopped(&wide, 2, 2, &until, 0.0), None);
+        assert!(stopped(&wide, 5, 2, &until, 0.0).unwrap().contains("the most asked"));
+        assert!(stopped(&wide, 2, 2, &until, 100.0).unwrap().contains("the budget"));
+        // No goal: exactly `repeat`.
+        let exact = Until { within: 0.0, ..until };
+        assert!(stopped(&wide, 2, 2, &exact, 0.0).unwrap().contains("as asked"));
+        // The record keeps each run, its medians and spread.
+        assert_eq!((wide.solo_runs.len(), wide.pirates[0].runs.len()), (2, 2));
+        assert!((wide.solo_s - 1.25).abs() < 1e-12 && (wide.solo_spread - 0.5).abs() < 1e-12);
+        assert!((wide.pirates[0].slowdown - 1.8 / 1.25).abs() < 1e-12);
+    }
+
+    #[test]
     fn a_record_round_trips_and_refuses_unknown_fields() {
         let r = Record {
             machine: "m".into(),
@@ -183,8 +263,9 @@ mod tests {
                 cmd: vec!["xz".into()],
                 solo_s: 1.5,
                 solo_spread: 0.01,
-                pirates: vec![CoRun { size: 4.0, slowdown: 1.2, covered: true }],
+                pirates: vec![CoRun { size: 4.0, slowdown: 1.2, covered: true, runs: vec![1.8, 1.9] }],
                 bandits: vec![],
+                solo_runs: vec![1.5, 1.52],
             }],
         };
         let text = serde_json::to_string(&r).unwrap();

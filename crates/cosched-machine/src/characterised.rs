@@ -35,6 +35,37 @@ pub struct JobRecord {
     pub pirates: Vec<CoRun>,
     /// Slowdown beside each bandit.
     pub bandits: Vec<CoRun>,
+    /// Each solo turnaround, s, in the order run (empty in a record of before #66 item 1, which
+    /// kept medians only).
+    #[serde(default)]
+    pub solo_runs: Vec<f64>,
+}
+
+impl JobRecord {
+    /// Standard error of ln(slowdown) beside co-run `r`, from the runs kept (#66 item 1): the
+    /// log turnarounds' variances over their counts, the co-run's and the solo runs' added; none
+    /// with fewer than two runs of either.
+    pub fn log_se(&self, r: &CoRun) -> Option<f64> {
+        let var_of_mean = |xs: &[f64]| -> Option<f64> {
+            if xs.len() < 2 || xs.iter().any(|&x| !(x.is_finite() && x > 0.0)) {
+                return None;
+            }
+            let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+            let n = logs.len() as f64;
+            let mean = logs.iter().sum::<f64>() / n;
+            Some(logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0) / n)
+        };
+        Some((var_of_mean(&r.runs)? + var_of_mean(&self.solo_runs)?).sqrt())
+    }
+
+    /// Whether every co-run's slowdown is known within ±`within` (a share: 0.05 for 5%) at 95%:
+    /// t₉₅ of the fewer runs' degrees of freedom × [`JobRecord::log_se`] ≤ ln(1 + `within`).
+    pub fn precise(&self, within: f64) -> bool {
+        self.pirates.iter().chain(&self.bandits).all(|r| {
+            let df = r.runs.len().min(self.solo_runs.len()).saturating_sub(1);
+            self.log_se(r).is_some_and(|se| cosched_core::stats::t95(df) * se <= within.ln_1p())
+        })
+    }
 }
 
 /// One co-run: the co-runner's size and the job's median turnaround beside
@@ -49,4 +80,46 @@ pub struct CoRun {
     /// Whether the co-runner ran for the whole of the job's turnaround
     /// (else the job ran partly alone and the slowdown is a lower bound).
     pub covered: bool,
+    /// Each turnaround beside it, s, in the order run (empty in a record of before #66 item 1).
+    #[serde(default)]
+    pub runs: Vec<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(solo: Vec<f64>, co: Vec<f64>) -> JobRecord {
+        JobRecord {
+            name: "j".into(),
+            cmd: vec![],
+            solo_s: 1.0,
+            solo_spread: 0.0,
+            pirates: vec![CoRun { size: 1.0, slowdown: 1.0, covered: true, runs: co }],
+            bandits: vec![],
+            solo_runs: solo,
+        }
+    }
+
+    #[test]
+    fn the_log_standard_error_is_the_closed_form() {
+        // ln 1, ln e, ln e²: mean 1, sample variance 1, of the mean 1/3; solo ln e^0.5 ± 0.5:
+        // variance 0.5, of the mean 0.25. Total √(1/3 + 1/4).
+        let e = std::f64::consts::E;
+        let j = job(vec![1.0, e], vec![1.0, e, e * e]);
+        let se = j.log_se(&j.pirates[0]).unwrap();
+        assert!((se - (1.0f64 / 3.0 + 0.25).sqrt()).abs() < 1e-12, "{se}");
+        // Fewer than two runs of either: no error, and not precise.
+        let one = job(vec![1.0], vec![1.0, 2.0]);
+        assert!(one.log_se(&one.pirates[0]).is_none() && !one.precise(0.5));
+        // Repeated runs 1% apart: within ±5% after enough of them, not after two.
+        let tight = job(vec![1.0, 1.01, 1.0, 1.01, 1.0], vec![1.2, 1.21, 1.2, 1.21, 1.2]);
+        assert!(tight.precise(0.05));
+        let two = job(vec![1.0, 1.1], vec![1.2, 1.32]);
+        assert!(!two.precise(0.05));
+        // A record of before the runs were kept parses, with none.
+        let old = r#"{"name": "x", "cmd": [], "solo_s": 1.0, "solo_spread": 0.0, "pirates": [{"size": 1.0, "slowdown": 1.1, "covered": true}], "bandits": []}"#;
+        let j: JobRecord = serde_json::from_str(old).unwrap();
+        assert!(j.solo_runs.is_empty() && j.pirates[0].runs.is_empty());
+    }
 }

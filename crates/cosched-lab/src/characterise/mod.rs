@@ -74,7 +74,19 @@ fn check_job(j: &JobRecord) -> Result<(), RunError> {
     if j.pirates.len() + j.bandits.len() > MAX_CORUNS {
         return Err(RunError::option(format!("{}: at most {MAX_CORUNS} co-runs per job", j.name)));
     }
+    if j.solo_runs.len() > MAX_REPEAT as usize || !j.solo_runs.iter().all(|&x| ok(x)) {
+        return Err(RunError::option(format!(
+            "{}: solo_runs must be at most {MAX_REPEAT} positive numbers of seconds up to 1e6",
+            j.name
+        )));
+    }
     for r in j.pirates.iter().chain(&j.bandits) {
+        if r.runs.len() > MAX_REPEAT as usize || !r.runs.iter().all(|&x| ok(x)) {
+            return Err(RunError::option(format!(
+                "{}: a co-run's runs must be at most {MAX_REPEAT} positive numbers of seconds up to 1e6",
+                j.name
+            )));
+        }
         if !ok(r.size) || !ok(r.slowdown) {
             return Err(RunError::option(format!(
                 "{}: co-run sizes and slowdowns must be positive numbers, got {} and {}",
@@ -198,8 +210,9 @@ mod tests {
                 cmd: vec!["xz".into()],
                 solo_s: 1.5,
                 solo_spread: 0.02,
-                pirates: vec![CoRun { size: 8.0, slowdown: 1.1, covered: true }],
+                pirates: vec![CoRun { size: 8.0, slowdown: 1.1, covered: true, runs: vec![] }],
                 bandits: vec![],
+                solo_runs: vec![],
             }],
         };
         let f = Fit { rms: 0.03, ..Fit::point(Pattern::Random, 8.0, 10.0, 2.0) };

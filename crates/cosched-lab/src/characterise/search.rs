@@ -9,8 +9,10 @@
 //! region is Beale's for a nonlinear least-squares fit of p = 2 constants
 //! to n co-runs (Beale, JRSS B 1960; Draper & Smith, *Applied Regression
 //! Analysis*, §24.5): every model with error ≤ S·(1 + p/(n−p)·F(p, n−p; 0.95)),
-//! S the least error, floored at n·σ² with σ the log half-spread of the
-//! job's solo runs (a fit cannot be surer than its measurements repeat).
+//! S the least error, floored at the error the measurements' own noise
+//! would leave (a fit cannot be surer than its measurements repeat): the sum
+//! of the co-runs' squared log standard errors where the record keeps each
+//! run, else n·σ² with σ the log half-spread of the job's solo runs.
 
 use super::model::{predict, sequential_mlp, Fit, Pattern};
 use super::{round2, MLP};
@@ -97,16 +99,30 @@ pub fn f2_quantile_95(nu: f64) -> f64 {
     nu / 2.0 * (0.05f64.powf(-2.0 / nu) - 1.0)
 }
 
+/// The error job `j`'s measurements leave by their noise alone (module doc): the co-runs'
+/// squared log standard errors summed where the record keeps every run, else n·σ² from the
+/// solo spread (a record of before #66 item 1).
+pub fn noise_floor(j: &JobRecord) -> f64 {
+    let runs: Vec<&CoRun> = j.pirates.iter().chain(&j.bandits).collect();
+    let se: Option<Vec<f64>> = runs.iter().map(|r| j.log_se(r)).collect();
+    match se {
+        Some(se) if !se.is_empty() => se.iter().map(|s| s * s).sum(),
+        _ => {
+            let sigma = (1.0 + j.solo_spread.max(0.0)).ln() / 2.0;
+            runs.len() as f64 * sigma * sigma
+        }
+    }
+}
+
 /// The largest error inside the 95% confidence region of a fit of `n` co-runs whose least error
-/// is `least`, for a job whose solo runs spread `spread` (module doc); infinite when the co-runs
+/// is `least`, its measurements' noise leaving `floor` (module doc); infinite when the co-runs
 /// cannot bound two constants (n ≤ 2).
-pub fn region(least: f64, n: usize, spread: f64) -> f64 {
+pub fn region(least: f64, n: usize, floor: f64) -> f64 {
     if n <= 2 {
         return f64::INFINITY;
     }
     let nu = (n - 2) as f64;
-    let sigma = (1.0 + spread.max(0.0)).ln() / 2.0;
-    least.max(n as f64 * sigma * sigma) * (1.0 + 2.0 / nu * f2_quantile_95(nu))
+    least.max(floor) * (1.0 + 2.0 / nu * f2_quantile_95(nu))
 }
 
 /// Add to `scored` [`ROUNDS`] refinements of pattern `access`'s best model, each between the
@@ -186,7 +202,7 @@ pub fn fit_patterns(m: &MachineSpec, j: &JobRecord, patterns: &[Pattern]) -> Res
     for &p in patterns {
         refine(m, j, &runs, &mut scored, p);
     }
-    let limit = region(least(&scored, None).expect("the coarse grid had a model").1, runs.len(), j.solo_spread);
+    let limit = region(least(&scored, None).expect("the coarse grid had a model").1, runs.len(), noise_floor(j));
     // The first pattern (random before sequential) whose best model lies inside the region: a
     // sequential sweep is chosen only where the data exclude random access.
     let (best, _, predicted) = patterns
@@ -217,10 +233,30 @@ mod tests {
         for (nu, f) in [(2.0, 19.0), (4.0, 6.944), (6.0, 5.143), (12.0, 3.885)] {
             assert!((f2_quantile_95(nu) - f).abs() < 1e-3, "{nu}: {}", f2_quantile_95(nu));
         }
-        // The region grows with the least error and the solo spread; two co-runs bound nothing.
+        // The region grows with the least error and the noise floor; two co-runs bound nothing.
         assert!(region(0.01, 6, 0.0) > 0.01 && region(0.02, 6, 0.0) > region(0.01, 6, 0.0));
         assert!(region(0.0, 6, 0.1) > region(0.0, 6, 0.01));
         assert!(region(0.01, 2, 0.0).is_infinite());
+    }
+
+    #[test]
+    fn the_floor_is_the_runs_standard_errors_where_they_are_kept() {
+        let e = std::f64::consts::E;
+        let co = |runs: Vec<f64>| CoRun { size: 1.0, slowdown: 1.0, covered: true, runs };
+        let mut j = JobRecord {
+            name: "j".into(),
+            cmd: vec![],
+            solo_s: 1.0,
+            solo_spread: 0.21,
+            pirates: vec![co(vec![1.0, e, e * e]), co(vec![1.0, e, e * e])],
+            bandits: vec![],
+            solo_runs: vec![1.0, e],
+        };
+        // Each co-run's squared log standard error is 1/3 + 1/4 (characterised.rs's closed form).
+        assert!((noise_floor(&j) - 2.0 * (1.0 / 3.0 + 0.25)).abs() < 1e-12);
+        // Without the runs: two co-runs × (ln 1.21 / 2)² = 2 × (ln 1.1)².
+        j.solo_runs.clear();
+        assert!((noise_floor(&j) - 2.0 * 1.1f64.ln().powi(2)).abs() < 1e-12);
     }
 
     #[test]

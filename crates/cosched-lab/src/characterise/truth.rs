@@ -22,7 +22,12 @@ fn recorded(m: &MachineSpec, truth: &Fit, spread: f64) -> JobRecord {
     let co = |pirate: bool, sizes: Vec<f64>| -> Vec<CoRun> {
         sizes
             .into_iter()
-            .map(|s| CoRun { size: s, slowdown: predict(m, solo_s, truth, pirate, s).unwrap(), covered: true })
+            .map(|s| CoRun {
+                size: s,
+                slowdown: predict(m, solo_s, truth, pirate, s).unwrap(),
+                covered: true,
+                runs: vec![],
+            })
             .collect()
     };
     JobRecord {
@@ -32,6 +37,7 @@ fn recorded(m: &MachineSpec, truth: &Fit, spread: f64) -> JobRecord {
         solo_spread: spread,
         pirates: co(true, pirate_sizes(m.cache.llc_mb)),
         bandits: co(false, bandit_rates(m.memory.bandwidth_gbs)),
+        solo_runs: vec![],
     }
 }
 
