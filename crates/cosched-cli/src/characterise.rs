@@ -235,7 +235,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
          inside the interval too); footprint: the LLC share the job's misses fit (× the LLC: of this host's {} \
          MB; 1.00 or more: it misses beyond the whole LLC); LLC apki: LLC accesses per 1,000 instructions; \
          (95%): the lowest and highest value of the models inside the fit's 95% confidence region (Beale's, \
-         floored at the solo runs' spread; bounded by the grid's {}-{} × the LLC and {}-{} apki); MLP: misses in \
+         floored at the noise of the runs; bounded by the grid's {}-{} × the LLC and {}-{} apki); MLP: misses in \
          flight (random: assumed 1, only accesses per MLP show in wall time; sequential: Little's law at the \
          machine's bandwidth and latency); fit RMS: how far the fitted slowdowns lie from the measured ones",
         m.cache.llc_mb,

@@ -19,6 +19,7 @@ mod interrupt;
 mod knob_arg;
 mod learn;
 mod policy;
+mod policy_view;
 mod shapes;
 mod sim;
 

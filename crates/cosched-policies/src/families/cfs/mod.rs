@@ -27,14 +27,19 @@
 mod balance;
 mod cache;
 mod events;
+mod gate;
+mod queue;
 mod rotate;
 mod tick;
+
+pub(crate) use gate::{Gate, Open, Pick};
+pub(crate) use queue::{Rq, Task};
 
 use crate::ids::{CtxId, Nanos, ThreadId, MILLI};
 use crate::families::PolicyError;
 use crate::policy::{Decision, Event, MachineView, Policy};
 use crate::topology::Topology;
-use std::collections::BTreeSet;
+
 
 /// Where every EEVDF run queue's virtual clock starts, so `V − lag` never
 /// goes below zero (a placement offset only: every comparison is relative).
@@ -70,31 +75,6 @@ impl Default for CfsParams {
     }
 }
 
-#[derive(Clone, Default)]
-pub(crate) struct Rq {
-    pub tree: BTreeSet<(u64, u32)>,
-    pub curr: Option<ThreadId>,
-    pub exec_start: Nanos,
-    pub min_vruntime: u64,
-    pub load: u64,
-    pub nr: u32,
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct Task {
-    pub vruntime: u64,
-    pub weight: u64,
-    pub cpu: u32,
-    /// When it last stopped running (or arrived).
-    pub last_ran: Nanos,
-    /// EEVDF: virtual deadline (`se->deadline`).
-    pub deadline: u64,
-    /// EEVDF: lag kept while dequeued (`se->vlag`), virtual ns.
-    pub vlag: i64,
-    /// EEVDF RUN_TO_PARITY: picked and not yet through its slice.
-    pub protected: bool,
-}
-
 /// Which fair class the run queues implement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Discipline {
@@ -102,57 +82,6 @@ pub(crate) enum Discipline {
     Cfs,
     /// EEVDF (Linux ≥ 6.6): earliest eligible virtual deadline (`eevdf.rs`).
     Eevdf,
-}
-
-/// What a [`Gate`] tells a context about to pick.
-pub(crate) enum Pick {
-    /// The fair class's own choice: the leftmost thread (CFS), or the
-    /// eligible thread with the earliest virtual deadline (EEVDF).
-    Fair,
-    /// This waiting thread, with this slice (default: CFS's).
-    Thread(ThreadId, Option<Nanos>),
-    /// Nothing: leave the context idle.
-    Idle,
-}
-
-/// A hook into CFS's task selection; [`Open`] is plain CFS.
-pub(crate) trait Gate: Send {
-    /// Choose what context `c` runs; its waiting threads are `core.rqs[c].tree` in vruntime order.
-    fn choose(&mut self, c: usize, core: &CfsCore, view: &dyn MachineView) -> Pick;
-    /// As [`Gate::choose`], among the waiting threads `allowed` admits (RDA's
-    /// hold wraps another gate with it). Default: the first allowed thread in
-    /// vruntime order, else idle.
-    fn choose_allowed(
-        &mut self,
-        c: usize,
-        core: &CfsCore,
-        _view: &dyn MachineView,
-        allowed: &dyn Fn(ThreadId) -> bool,
-    ) -> Pick {
-        match core.rqs[c].tree.iter().map(|&(_, t)| ThreadId(t)).find(|t| allowed(*t)) {
-            Some(t) => Pick::Thread(t, None),
-            None => Pick::Idle,
-        }
-    }
-    /// A thread waiting on another context's queue that context `c` should
-    /// pull before choosing, and that context (`None`: pull nothing; every
-    /// gate but `quintet`'s under its fairness objective).
-    fn pull(&mut self, _c: usize, _core: &CfsCore) -> Option<(ThreadId, usize)> {
-        None
-    }
-    /// `t` was dispatched on `c`.
-    fn started(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
-    /// `t` stopped running on `c` (preempted, blocked or exited).
-    fn stopped(&mut self, _t: ThreadId, _c: usize, _view: &dyn MachineView) {}
-}
-
-/// The plain fair class: always its own choice.
-pub(crate) struct Open;
-
-impl Gate for Open {
-    fn choose(&mut self, _c: usize, _core: &CfsCore, _view: &dyn MachineView) -> Pick {
-        Pick::Fair
-    }
 }
 
 /// CFS's run queues and tasks, shared by [`Cfs`] and the policies built on it.
