@@ -25,7 +25,7 @@ mod unfit;
 
 pub use model::{predict, sequential_mlp, Fit, Pattern};
 pub use search::{fit, fit_patterns, APKI, FOOTPRINTS, PATTERNS};
-pub use unfit::{unfit, Unfit, FASTER_LIMIT};
+pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 
 /// Memory-level parallelism [A]: wall-time slowdowns see a job's misses only
 /// through LLC accesses per MLP (a miss costs latency / MLP), so the two are
