@@ -18,21 +18,13 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     )
     .unwrap();
     let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
-    let o = cosched(&[
-        "characterise",
-        "-w",
-        mix.to_str().unwrap(),
-        "-m",
-        "kvm-epyc-2c-nov24",
-        "-o",
-        out.to_str().unwrap(),
-        "--record",
-        rec.to_str().unwrap(),
-        "--repeat",
-        "1",
-        "--budget-s",
-        "0.001",
-    ]);
+    // `characterise` of the mix into `out` and `rec`, with `extra` flags.
+    let characterise = |out: &std::path::Path, rec: &std::path::Path, extra: &[&str]| {
+        let base = ["characterise", "-w", mix.to_str().unwrap(), "-m", "kvm-epyc-2c-nov24"];
+        let files = ["-o", out.to_str().unwrap(), "--record", rec.to_str().unwrap()];
+        cosched(&[&base[..], &files[..], extra].concat())
+    };
+    let o = characterise(&out, &rec, &["--repeat", "1", "--budget-s", "0.001"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     // One round cannot say how precise it is: the budget (spent by then) ends the rounds.
     assert!(
@@ -66,23 +58,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     // Rounds go on after --repeat until precise, or the most rounds: a goal of ±0.1% is met after
     // two rounds only if the record says so.
     let rec2 = d.join("record2.json");
-    let o = cosched(&[
-        "characterise",
-        "-w",
-        mix.to_str().unwrap(),
-        "-m",
-        "kvm-epyc-2c-nov24",
-        "-o",
-        d.join("programs2.toml").to_str().unwrap(),
-        "--record",
-        rec2.to_str().unwrap(),
-        "--repeat",
-        "2",
-        "--within",
-        "0.1",
-        "--max-repeat",
-        "3",
-    ]);
+    let o = characterise(&d.join("programs2.toml"), &rec2, &["--repeat", "2", "--within", "0.1", "--max-repeat", "3"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let r: cosched_linux::characterise::Record =
         serde_json::from_str(&std::fs::read_to_string(&rec2).unwrap()).unwrap();
