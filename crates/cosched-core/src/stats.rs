@@ -45,6 +45,16 @@ crate::metric_fields! {
     }
 }
 
+/// Mean and unbiased sample variance of `xs`; `None` for fewer than two values.
+pub fn mean_var(xs: &[f64]) -> Option<(f64, f64)> {
+    let n = xs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    Some((mean, xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64))
+}
+
 /// Mean and 95% confidence interval of `xs` (empty → NaN mean).
 pub fn mean_ci(xs: &[f64]) -> MeanCi {
     let n = xs.len();
@@ -83,6 +93,12 @@ pub fn geomean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mean_var_is_the_unbiased_sample_variance() {
+        assert_eq!(mean_var(&[1.0, 2.0, 3.0, 4.0]), Some((2.5, 5.0 / 3.0)));
+        assert_eq!(mean_var(&[7.0]), None);
+    }
 
     #[test]
     fn percentiles_interpolate() {

@@ -47,13 +47,11 @@ impl JobRecord {
     /// with fewer than two runs of either.
     pub fn log_se(&self, r: &CoRun) -> Option<f64> {
         let var_of_mean = |xs: &[f64]| -> Option<f64> {
-            if xs.len() < 2 || xs.iter().any(|&x| !(x.is_finite() && x > 0.0)) {
+            if xs.iter().any(|&x| !(x.is_finite() && x > 0.0)) {
                 return None;
             }
             let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
-            let n = logs.len() as f64;
-            let mean = logs.iter().sum::<f64>() / n;
-            Some(logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0) / n)
+            cosched_core::stats::mean_var(&logs).map(|(_, var)| var / logs.len() as f64)
         };
         Some((var_of_mean(&r.runs)? + var_of_mean(&self.solo_runs)?).sqrt())
     }

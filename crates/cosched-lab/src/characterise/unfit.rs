@@ -20,14 +20,10 @@ pub const D2_THREE: f64 = 1.693;
 /// [`D2_THREE`] × their relative standard deviation, else the recorded largest over smallest − 1
 /// (a record of three runs).
 pub fn solo_spread(j: &JobRecord) -> f64 {
-    let s = &j.solo_runs;
-    if s.len() < 2 {
-        return j.solo_spread;
+    match cosched_core::stats::mean_var(&j.solo_runs) {
+        Some((mean, var)) => D2_THREE * var.sqrt() / mean,
+        None => j.solo_spread,
     }
-    let n = s.len() as f64;
-    let mean = s.iter().sum::<f64>() / n;
-    let sd = (s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    D2_THREE * sd / mean
 }
 
 /// Why a job's characterisation is not to be trusted on this host (#66 item 1): what was measured.
