@@ -172,7 +172,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
         std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
     }
-    let (fits, predicted) = fit_record(&m, &rec, a.patterns, &|j| {
+    let fitted = fit_record(&m, &rec, a.patterns, &|j| {
         eprintln!(
             "characterise: fitting {} ({} grid points, {} more around the best)",
             j.name,
@@ -181,7 +181,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         )
     })
     .one_line()?;
-    let text = workload_file(&m, a.machine, &rec, &fits);
+    let text = workload_file(&m, a.machine, &rec, &fitted);
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
     // Through `OUT.part` and a rename: an interrupted characterisation leaves no half file.
     let part = a.out.with_extension("part");
@@ -203,7 +203,16 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     ]
     .map(String::from)
     .to_vec()];
-    for (j, f) in rec.jobs.iter().zip(&fits) {
+    // Each job's whole-run fit, then its phases' where its progress reports show phases.
+    let mut fitted_rows: Vec<(&cosched_linux::characterise::JobRecord, &cosched_lab::characterise::Fit, &[f64])> =
+        vec![];
+    for (i, j) in rec.jobs.iter().enumerate() {
+        fitted_rows.push((j, &fitted.fits[i], &fitted.predicted[i]));
+        for p in fitted.phased[i].iter() {
+            fitted_rows.extend(p.records.iter().zip(&p.fits).zip(&p.predicted).map(|((r, f), v)| (r, f, v.as_slice())));
+        }
+    }
+    for &(j, f, _) in &fitted_rows {
         let flags = unfit(j);
         if !flags.is_empty() {
             let what: Vec<String> = flags.iter().map(ToString::to_string).collect();
@@ -249,7 +258,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         "\nco-runs: slowdown beside each cache pirate (a program holding SIZE MiB of the LLC) and bandwidth bandit \
          (one drawing GB/s from memory), measured/fitted (1.00: as fast as alone):"
     );
-    for (j, p) in rec.jobs.iter().zip(&predicted) {
+    for &(j, _, p) in &fitted_rows {
         let each = |v: &[CoRun], p: &[f64], unit: &str| {
             v.iter()
                 .zip(p)
@@ -270,8 +279,16 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         shown,
         "wrote {} ({} job(s); fields tagged [M] measured, [D] fitted, [A] assumed in its sources)",
         a.out.display(),
-        fits.len()
+        rec.jobs.len()
     );
+    if fitted.phased.iter().any(Option::is_some) {
+        let _ = writeln!(
+            shown,
+            "JOB phase K: the job's time in its K-th kind of phase, told apart by its own progress reports \
+             (`progress ... OPS ops T s` lines), alone and beside each co-runner; the workload file runs its phases \
+             in the order its solo run showed them, not the whole-run fit"
+        );
+    }
     // Beside a run's JSON (`run --characterise --format json`) the fit goes to stderr.
     if a.fit_to_stderr {
         eprint!("{shown}");

@@ -131,3 +131,53 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     assert_eq!(c["result"]["within_pct"].as_f64(), Some(50.0), "{c}");
     assert!(c["result"]["moved"].is_array(), "{c}");
 }
+
+#[test]
+fn a_program_that_reports_two_phases_is_characterised_per_phase() {
+    // cosched-bench's phases kernel, once: 200 M lines streamed over 4 × the preset's LLC, then
+    // 400 M compute operations, reporting every 20 ms (#66 item 1: "a two-phase program yields
+    // two phases", here for real).
+    let m = cosched_machine::presets::machine("kvm-epyc-2c-nov24").unwrap();
+    let wss = format!("{}", (4.0 * m.cache.llc_mb).ceil());
+    let d = tmpdir("characterise-phases");
+    let mix = d.join("mix.toml");
+    std::fs::write(
+        &mix,
+        format!(
+            "[[job]]\nname = \"two\"\ncmd = [\"cosched-bench\", \"phases\", \"--wss-mb\", \"{wss}\", \"--phase-mops\", \"200\", \
+             \"--compute-mops\", \"400\", \"--mops\", \"600\", \"--report-ms\", \"20\"]\n"
+        ),
+    )
+    .unwrap();
+    let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
+    let o = cosched(&[
+        "characterise",
+        "-w",
+        mix.to_str().unwrap(),
+        "-m",
+        "kvm-epyc-2c-nov24",
+        "-o",
+        out.to_str().unwrap(),
+        "--record",
+        rec.to_str().unwrap(),
+        "--repeat",
+        "1",
+        "--budget-s",
+        "0.001",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // Every run keeps the program's own reports.
+    let r: cosched_linux::characterise::Record = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    let j = &r.jobs[0];
+    assert_eq!(j.solo_progress.len(), 1, "{j:?}");
+    assert!(j.pirates.iter().chain(&j.bandits).all(|c| c.progress.len() == c.runs.len()), "{j:?}");
+    // Two kinds of phase, the stream first, each fitted alone; the workload file runs them in order.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("two: 2 kinds of phase in its own progress reports, in the order 1, 2"), "{text}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("two phase 1") && stdout.contains("two phase 2"), "{stdout}");
+    let w = cosched_sim::presets::workload_from_toml("p.toml", &text).unwrap();
+    assert_eq!(w.jobs[0].phases.len(), 2, "{text}");
+    let o = cosched(&["simulate", "-m", "kvm-epyc-2c-nov24", "-w", out.to_str().unwrap(), "-p", "cfs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -34,6 +34,7 @@ pub mod policy_ext;
 pub mod pp_wire;
 pub mod progress;
 pub mod stats;
+pub mod student;
 pub mod suggest;
 pub mod text;
 pub mod topology;

@@ -10,10 +10,11 @@
 
 use crate::mix::{Mix, MixJob};
 use crate::probing::{probe_contexts, ProbeError};
+use crate::reported;
 use crate::runtime::{self, RunConfig};
 use cosched_core::progress::Reporter;
 
-pub use cosched_machine::characterised::{CoRun, JobRecord, Record};
+pub use cosched_machine::characterised::{CoRun, JobRecord, Record, Series};
 
 /// The median of `v` (the mean of the middle two for an even count).
 pub fn median(v: &[f64]) -> f64 {
@@ -114,15 +115,32 @@ fn stopped(rec: &JobRecord, rounds: u32, repeat: u32, until: &Until, elapsed_s: 
     })
 }
 
-/// A job's record from its runs so far: medians, the solo spread, every run kept.
-fn record_of(job: &MixJob, solo: &[f64], co: &[(bool, f64, Vec<f64>, bool)]) -> JobRecord {
-    let solo_s = median(solo);
-    let spread = solo.iter().cloned().fold(f64::MIN, f64::max) / solo.iter().cloned().fold(f64::MAX, f64::min) - 1.0;
-    let run = |&(_, size, ref t, covered): &(bool, f64, Vec<f64>, bool)| CoRun {
-        size,
+/// A directory removed when dropped (the measured job's stdout, on every way out of `measure`).
+struct Removed(std::path::PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One co-run's runs so far: pirate (or bandit), its size, each turnaround, whether the
+/// co-runner covered every one, and each run's own progress reports.
+type CoRuns = (bool, f64, Vec<f64>, bool, Vec<Series>);
+
+/// A job's record from its runs so far: medians, the solo spread, every run kept (with its
+/// progress reports where every run of that kind has some).
+fn record_of(job: &MixJob, solo: &[(f64, Series)], co: &[CoRuns]) -> JobRecord {
+    let times: Vec<f64> = solo.iter().map(|r| r.0).collect();
+    let solo_s = median(&times);
+    let spread = times.iter().cloned().fold(f64::MIN, f64::max) / times.iter().cloned().fold(f64::MAX, f64::min) - 1.0;
+    let kept = |v: Vec<Series>| if v.iter().all(|s| s.len() >= 2) { v } else { vec![] };
+    let run = |(_, size, t, covered, p): &CoRuns| CoRun {
+        size: *size,
         slowdown: median(t) / solo_s,
-        covered,
+        covered: *covered,
         runs: t.clone(),
+        progress: kept(p.clone()),
     };
     JobRecord {
         name: job.name.clone(),
@@ -131,7 +149,8 @@ fn record_of(job: &MixJob, solo: &[f64], co: &[(bool, f64, Vec<f64>, bool)]) -> 
         solo_spread: spread,
         pirates: co.iter().filter(|c| c.0).map(run).collect(),
         bandits: co.iter().filter(|c| !c.0).map(run).collect(),
-        solo_runs: solo.to_vec(),
+        solo_runs: times,
+        solo_progress: kept(solo.iter().map(|r| r.1.clone()).collect()),
     }
 }
 
@@ -155,14 +174,20 @@ pub fn measure(
 ) -> Result<Record, ProbeError> {
     let host = crate::host::Host::live();
     let (c0, c1) = probe_contexts(&host).ok_or(ProbeError::NoSharedLlc)?;
-    let turnaround = |m: Mix, ctxs: Vec<cosched_core::CtxId>| -> Result<f64, ProbeError> {
+    // The measured job's stdout goes here, for its progress reports (#66 item 1, phases).
+    let out_dir = std::env::temp_dir().join(format!("cosched-characterise-{}", std::process::id()));
+    let _gone = Removed(out_dir.clone());
+    let turnaround = |m: Mix, ctxs: Vec<cosched_core::CtxId>| -> Result<(f64, Series), ProbeError> {
         let mut cfg = base(m, "static");
         cfg.opts.assignment = Some(ctxs);
         // The co-runner needs only cover the job measured.
         cfg.end_with = Some(0);
+        cfg.output_dir = Some(out_dir.clone());
         let r = runtime::run(cfg)?.completed()?;
         let j = &r.jobs[0];
-        j.turnaround_s.ok_or_else(|| ProbeError::Job { job: j.name.clone(), error: j.error.clone() })
+        let series = reported::series_in(&out_dir.join(format!("{}.out", j.name)));
+        let t = j.turnaround_s.ok_or_else(|| ProbeError::Job { job: j.name.clone(), error: j.error.clone() })?;
+        Ok((t, series))
     };
     let repeat = repeat.max(1);
     let mut jobs = vec![];
@@ -170,19 +195,18 @@ pub fn measure(
         let alone = mix.only(&[k]);
         let t0 = std::time::Instant::now();
         let mut solo = vec![];
-        // (pirate?, size, turnarounds, covered by the co-runner every time)
-        let mut co: Vec<(bool, f64, Vec<f64>, bool)> = pirate_mb
+        let mut co: Vec<CoRuns> = pirate_mb
             .iter()
-            .map(|&mb| (true, mb, vec![], true))
-            .chain(bandit_gbs.iter().map(|&g| (false, g, vec![], true)))
+            .map(|&mb| (true, mb, vec![], true, vec![]))
+            .chain(bandit_gbs.iter().map(|&g| (false, g, vec![], true, vec![])))
             .collect();
         let mut rounds = 0;
         let why = loop {
             rounds += 1;
             report.line(|| format!("characterise: {} alone (round {rounds})", job.name));
             solo.push(turnaround(alone.clone(), vec![c0])?);
-            let seconds = corun_seconds(solo.iter().cloned().fold(0.0, f64::max));
-            for (pirate, size, t, covered) in co.iter_mut() {
+            let seconds = corun_seconds(solo.iter().map(|r| r.0).fold(0.0, f64::max));
+            for (pirate, size, t, covered, series) in co.iter_mut() {
                 let (what, co_job) = if *pirate {
                     (format!("a {size} MiB pirate"), corunner("pointer-chase", *size, None, seconds))
                 } else {
@@ -192,8 +216,9 @@ pub fn measure(
                 let mut m = alone.clone();
                 m.jobs[0].cmd = delayed(&job.cmd);
                 m.jobs.push(co_job);
-                let took = turnaround(m, vec![c0, c1])?;
+                let (took, s) = turnaround(m, vec![c0, c1])?;
                 t.push(took - WARMUP_S);
+                series.push(s);
                 *covered &= took <= 0.95 * seconds;
             }
             let rec = record_of(job, &solo, &co);
@@ -233,14 +258,15 @@ mod tests {
     #[test]
     fn rounds_stop_when_precise_at_the_most_rounds_or_at_the_budget() {
         let job = MixJob { name: "j".into(), cmd: vec!["x".into()], ..corunner("compute", 1.0, None, 1.0) };
-        let co = |t: Vec<f64>| vec![(true, 4.0, t, true)];
+        let co = |t: Vec<f64>| vec![(true, 4.0, t, true, vec![])];
+        let solo = |t: &[f64]| t.iter().map(|&x| (x, vec![])).collect::<Vec<_>>();
         let until = Until { within: 0.05, max_rounds: 5, budget_s: 100.0 };
         // Fewer than `repeat` rounds: never.
-        let tight = record_of(&job, &[1.0, 1.0, 1.0], &co(vec![1.2, 1.2, 1.2]));
+        let tight = record_of(&job, &solo(&[1.0, 1.0, 1.0]), &co(vec![1.2, 1.2, 1.2]));
         assert_eq!(stopped(&tight, 2, 3, &until, 0.0), None);
         assert!(stopped(&tight, 3, 3, &until, 0.0).unwrap().contains("within ±5%"));
         // Wide: on to the most rounds or the budget, whichever first.
-        let wide = record_of(&job, &[1.0, 1.5], &co(vec![1.2, 2.4]));
+        let wide = record_of(&job, &solo(&[1.0, 1.5]), &co(vec![1.2, 2.4]));
         assert_eq!(stopped(&wide, 2, 2, &until, 0.0), None);
         assert!(stopped(&wide, 5, 2, &until, 0.0).unwrap().contains("the most asked"));
         assert!(stopped(&wide, 2, 2, &until, 100.0).unwrap().contains("the budget"));
@@ -263,9 +289,16 @@ mod tests {
                 cmd: vec!["xz".into()],
                 solo_s: 1.5,
                 solo_spread: 0.01,
-                pirates: vec![CoRun { size: 4.0, slowdown: 1.2, covered: true, runs: vec![1.8, 1.9] }],
+                pirates: vec![CoRun {
+                    size: 4.0,
+                    slowdown: 1.2,
+                    covered: true,
+                    runs: vec![1.8, 1.9],
+                    progress: vec![],
+                }],
                 bandits: vec![],
                 solo_runs: vec![1.5, 1.52],
+                solo_progress: vec![],
             }],
         };
         let text = serde_json::to_string(&r).unwrap();

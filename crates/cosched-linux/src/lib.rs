@@ -29,6 +29,7 @@ pub mod pp;
 pub mod probe;
 pub mod probing;
 pub mod release;
+pub mod reported;
 pub mod runtime;
 pub mod sys;
 #[cfg(test)]

@@ -58,7 +58,15 @@ fn help_exits_0_and_progress_has_units() {
     assert!(text.contains("pointer-chase") && text.contains("ops/s"), "{text}");
     let o = bench(&["compute", "--seconds", "0.2", "--report-ms", "50"]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.lines().any(|l| l.starts_with("progress ") && l.ends_with(" ops/s")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("progress ") && l.contains(" ops/s ")), "{text}");
+    // Each report carries the operations done and the seconds since the start, and the last one
+    // the whole run's (what `characterise` splits into phases).
+    let series = cosched_linux::reported::series_of(&text);
+    assert!(series.len() >= 2, "{text}");
+    let summary: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let last = series[series.len() - 1];
+    assert_eq!(last[1], summary["ops"].as_f64().unwrap(), "{text}");
+    assert!((last[0] - summary["seconds"].as_f64().unwrap()).abs() < 0.01, "{text}");
 }
 
 /// The random family's kernels (issue #66 item 4) run fixed work and report it; independent

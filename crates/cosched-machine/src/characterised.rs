@@ -39,7 +39,18 @@ pub struct JobRecord {
     /// kept medians only).
     #[serde(default)]
     pub solo_runs: Vec<f64>,
+    /// Each solo run's own progress reports, in the order run (#66 item 1, phases): empty where
+    /// the program prints none (and in older records).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solo_progress: Vec<Series>,
 }
+
+/// A run's progress as the program reports it (`progress … <OPS> ops <T> s` lines, the
+/// convention of `cosched-bench`): `[seconds since it started, operations done]`, in order.
+pub type Series = Vec<[f64; 2]>;
+
+/// Most reports one run's series keeps (a longer one is thinned evenly when read).
+pub const MAX_SERIES: usize = 4096;
 
 impl JobRecord {
     /// Standard error of ln(slowdown) beside co-run `r`, from the runs kept (#66 item 1): the
@@ -81,6 +92,9 @@ pub struct CoRun {
     /// Each turnaround beside it, s, in the order run (empty in a record of before #66 item 1).
     #[serde(default)]
     pub runs: Vec<f64>,
+    /// Each of those runs' progress reports (#66 item 1, phases; empty where none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub progress: Vec<Series>,
 }
 
 #[cfg(test)]
@@ -93,9 +107,10 @@ mod tests {
             cmd: vec![],
             solo_s: 1.0,
             solo_spread: 0.0,
-            pirates: vec![CoRun { size: 1.0, slowdown: 1.0, covered: true, runs: co }],
+            pirates: vec![CoRun { size: 1.0, slowdown: 1.0, covered: true, runs: co, progress: vec![] }],
             bandits: vec![],
             solo_runs: solo,
+            solo_progress: vec![],
         }
     }
 

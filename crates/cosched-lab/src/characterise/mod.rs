@@ -20,10 +20,12 @@ use cosched_machine::characterised::{CoRun, JobRecord, Record};
 use cosched_machine::MachineSpec;
 
 pub mod model;
+pub mod phases;
 pub mod search;
 mod unfit;
 
 pub use model::{predict, sequential_mlp, Fit, Pattern};
+pub use phases::{fit_phased, Phased};
 pub use search::{fit, fit_patterns, APKI, FOOTPRINTS, PATTERNS};
 pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 
@@ -102,51 +104,79 @@ fn escaped(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The source line of a job's (or a phase's) fit: what was measured, what was fitted, and how well.
+fn source_of(j: &JobRecord, f: &Fit) -> String {
+    let runs = |v: &[CoRun], unit: &str| {
+        v.iter().map(|r| format!("{}{unit} {:.3}", r.size, r.slowdown)).collect::<Vec<_>>().join(", ")
+    };
+    let mlp = match f.access {
+        Pattern::Random => "assumed [A]: only accesses per MLP show in wall time",
+        Pattern::Sequential => "Little's law at the machine's bandwidth and latency [D]",
+    };
+    format!(
+        "{}: solo {:.3} s, spread {:.1}% [M]; {} access{}, footprint {} MiB (95% interval {}-{}), {} LLC accesses/KI ({}-{}): fitted to its slowdowns beside pirates ({}) and bandits ({}), RMS error {:.1}% [D]; MLP {} ({mlp}); IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
+        j.name,
+        j.solo_s,
+        100.0 * j.solo_spread,
+        f.access,
+        if f.either { " (the other pattern fits inside the interval too)" } else { "" },
+        f.footprint_mb,
+        f.footprint_range.0,
+        f.footprint_range.1,
+        f.llc_apki,
+        f.apki_range.0,
+        f.apki_range.1,
+        runs(&j.pirates, " MiB"),
+        runs(&j.bandits, " GB/s"),
+        100.0 * f.rms,
+        f.mlp
+    )
+}
+
+/// The flag line of a job (or phase) not characterisable as measured, if it is one.
+fn flag_of(j: &JobRecord) -> Option<String> {
+    let flags = unfit(j);
+    let what: Vec<String> = flags.iter().map(ToString::to_string).collect();
+    (!flags.is_empty())
+        .then(|| format!("{}: not characterisable on this host as measured: {} [M]", j.name, what.join("; ")))
+}
+
 /// The workload file of the fitted jobs, every field's provenance in `sources`; its header names
 /// the machine as the user gave it (`machine_arg`: a preset name or a file), so that the command
-/// it proposes runs.
-pub fn workload_file(m: &MachineSpec, machine_arg: &str, rec: &Record, fits: &[Fit]) -> String {
+/// it proposes runs. A job with phases ([`phases`]) runs them in the order its solo run showed.
+pub fn workload_file(m: &MachineSpec, machine_arg: &str, rec: &Record, fitted: &Fitted) -> String {
     let mut sources = vec![format!(
         "Characterised by `cosched characterise` on {} against preset `{}` (docs/runtime.md, 'Characterising a program')",
         rec.date, rec.machine
     )];
     let mut jobs = String::new();
-    for (j, f) in rec.jobs.iter().zip(fits) {
-        let runs = |v: &[CoRun], unit: &str| {
-            v.iter().map(|r| format!("{}{unit} {:.3}", r.size, r.slowdown)).collect::<Vec<_>>().join(", ")
-        };
-        let mlp = match f.access {
-            Pattern::Random => "assumed [A]: only accesses per MLP show in wall time",
-            Pattern::Sequential => "Little's law at the machine's bandwidth and latency [D]",
-        };
-        sources.push(format!(
-            "{}: solo {:.3} s, spread {:.1}% [M]; {} access{}, footprint {} MiB (95% interval {}-{}), {} LLC accesses/KI ({}-{}): fitted to its slowdowns beside pirates ({}) and bandits ({}), RMS error {:.1}% [D]; MLP {} ({mlp}); IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
-            j.name,
-            j.solo_s,
-            100.0 * j.solo_spread,
-            f.access,
-            if f.either { " (the other pattern fits inside the interval too)" } else { "" },
-            f.footprint_mb,
-            f.footprint_range.0,
-            f.footprint_range.1,
-            f.llc_apki,
-            f.apki_range.0,
-            f.apki_range.1,
-            runs(&j.pirates, " MiB"),
-            runs(&j.bandits, " GB/s"),
-            100.0 * f.rms,
-            f.mlp
-        ));
-        let flags = unfit(j);
-        if !flags.is_empty() {
-            let what: Vec<String> = flags.iter().map(ToString::to_string).collect();
-            sources.push(format!("{}: not characterisable on this host as measured: {} [M]", j.name, what.join("; ")));
+    for ((j, f), ph) in rec.jobs.iter().zip(&fitted.fits).zip(&fitted.phased) {
+        jobs.push_str(&format!("\n[[job]]\nname = \"{}\"\n", escaped(&j.name)));
+        match ph {
+            None => {
+                sources.push(source_of(j, f));
+                sources.extend(flag_of(j));
+                jobs.push_str(&format!("[[job.phase]]\n{}", model::job_phase(m, j.solo_s, f)));
+            }
+            Some(p) => {
+                let order: Vec<String> = p.phases.kind.iter().map(|k| (k + 1).to_string()).collect();
+                let shares: Vec<String> = p.phases.share.iter().map(|x| format!("{:.1}%", 100.0 * x)).collect();
+                sources.push(format!(
+                    "{}: {} kinds of phase in its own progress reports, in the order {} ({} of its solo time), each fitted alone to its time beside each co-runner [M]",
+                    j.name,
+                    p.phases.kinds(),
+                    order.join(", "),
+                    shares.join(", ")
+                ));
+                for (r, f) in p.records.iter().zip(&p.fits) {
+                    sources.push(source_of(r, f));
+                    sources.extend(flag_of(r));
+                }
+                for (k, share) in p.phases.kind.iter().zip(&p.phases.share) {
+                    jobs.push_str(&format!("[[job.phase]]\n{}", model::job_phase(m, share * j.solo_s, &p.fits[*k])));
+                }
+            }
         }
-        jobs.push_str(&format!(
-            "\n[[job]]\nname = \"{}\"\n[[job.phase]]\n{}",
-            escaped(&j.name),
-            model::job_phase(m, j.solo_s, f)
-        ));
     }
     let quoted: Vec<String> = sources.iter().map(|s| format!("  \"{}\",", escaped(s))).collect();
     format!(
@@ -158,14 +188,25 @@ pub fn workload_file(m: &MachineSpec, machine_arg: &str, rec: &Record, fits: &[F
     )
 }
 
-/// Check `rec` against `m` and fit each of its jobs over the access patterns `patterns` (`each`
-/// is told the job before its fit): the fitted models and each job's predicted slowdowns.
+/// A record's fit: each job's whole-run model and predictions, and its phases' where it has them.
+#[derive(Clone, Debug)]
+pub struct Fitted {
+    /// Each job's model, fitted to its whole runs.
+    pub fits: Vec<Fit>,
+    /// Each job's predicted slowdowns (pirates, then bandits) by that model.
+    pub predicted: Vec<Vec<f64>>,
+    /// Each job's fit per phase, where its progress reports show phases ([`phases::split`]).
+    pub phased: Vec<Option<Phased>>,
+}
+
+/// Check `rec` against `m` and fit each of its jobs over the access patterns `patterns`, whole
+/// and per phase where it has phases (`each` is told the job before its fit).
 pub fn fit_record(
     m: &MachineSpec,
     rec: &Record,
     patterns: &[Pattern],
     each: &dyn Fn(&JobRecord),
-) -> Result<(Vec<Fit>, Vec<Vec<f64>>), RunError> {
+) -> Result<Fitted, RunError> {
     if rec.machine != m.name {
         return Err(RunError::option(format!(
             "the record was measured against preset `{}`, not `{}`: its co-runners' sizes come from that preset, so fit it there",
@@ -178,15 +219,15 @@ pub fn fit_record(
     for j in &rec.jobs {
         check_job(j)?;
     }
-    let mut fits = vec![];
-    let mut predicted = vec![];
+    let mut fitted = Fitted { fits: vec![], predicted: vec![], phased: vec![] };
     for j in &rec.jobs {
         each(j);
         let (f, p) = fit_patterns(m, j, patterns)?;
-        fits.push(f);
-        predicted.push(p);
+        fitted.fits.push(f);
+        fitted.predicted.push(p);
+        fitted.phased.push(fit_phased(m, j, patterns)?);
     }
-    Ok((fits, predicted))
+    Ok(fitted)
 }
 
 #[cfg(test)]
@@ -194,6 +235,11 @@ mod tests {
     use super::*;
     use cosched_sim::engine::SimOptions;
     use cosched_sim::{presets, Plan};
+
+    /// One job fitted whole.
+    fn whole(f: Fit) -> Fitted {
+        Fitted { fits: vec![f], predicted: vec![vec![]], phased: vec![None] }
+    }
 
     fn machine() -> MachineSpec {
         cosched_machine::presets::machine("kvm-epyc-2c-nov24").unwrap()
@@ -210,17 +256,18 @@ mod tests {
                 cmd: vec!["xz".into()],
                 solo_s: 1.5,
                 solo_spread: 0.02,
-                pirates: vec![CoRun { size: 8.0, slowdown: 1.1, covered: true, runs: vec![] }],
+                pirates: vec![CoRun { size: 8.0, slowdown: 1.1, covered: true, runs: vec![], progress: vec![] }],
                 bandits: vec![],
                 solo_runs: vec![],
+                solo_progress: vec![],
             }],
         };
         let f = Fit { rms: 0.03, ..Fit::point(Pattern::Random, 8.0, 10.0, 2.0) };
         // The header's command names the machine as given, a file too (#68: it named the machine's
         // `name`, which `-m` could not find).
-        let from_file = workload_file(&m, "/some/where/local.toml", &rec, &[f]);
+        let from_file = workload_file(&m, "/some/where/local.toml", &rec, &whole(f));
         assert!(from_file.starts_with("# Written by `cosched characterise`: a workload file the simulator runs (cosched simulate -m /some/where/local.toml -w FILE)."));
-        let text = workload_file(&m, "kvm-epyc-2c-nov24", &rec, &[f]);
+        let text = workload_file(&m, "kvm-epyc-2c-nov24", &rec, &whole(f));
         let w = presets::workload_from_toml("c.toml", &text).unwrap();
         assert_eq!(w.jobs.len(), 1);
         for tag in ["[M]", "[D]", "[A]", "2026-11-24", "kvm-epyc-2c-nov24"] {
@@ -232,7 +279,7 @@ mod tests {
         assert!((solo[0] / 1.5 - 1.0).abs() < 0.01, "{solo:?}");
         // A sequential fit loads too, its interval and pattern in its sources.
         let seq = Fit { footprint_range: (6.0, 9.0), ..Fit::point(Pattern::Sequential, 8.0, 10.0, 60.0) };
-        let text = workload_file(&m, "kvm-epyc-2c-nov24", &rec, &[seq]);
+        let text = workload_file(&m, "kvm-epyc-2c-nov24", &rec, &whole(seq));
         let w = presets::workload_from_toml("c.toml", &text).unwrap();
         assert_eq!(w.jobs.len(), 1);
         assert!(text.contains("sequential access, footprint 8 MiB (95% interval 6-9)"), "{text}");
@@ -241,3 +288,6 @@ mod tests {
 
 #[cfg(test)]
 mod truth;
+
+#[cfg(test)]
+mod phases_truth;

@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn the_floor_is_the_runs_standard_errors_where_they_are_kept() {
         let e = std::f64::consts::E;
-        let co = |runs: Vec<f64>| CoRun { size: 1.0, slowdown: 1.0, covered: true, runs };
+        let co = |runs: Vec<f64>| CoRun { size: 1.0, slowdown: 1.0, covered: true, runs, progress: vec![] };
         let mut j = JobRecord {
             name: "j".into(),
             cmd: vec![],
@@ -251,6 +251,7 @@ mod tests {
             pirates: vec![co(vec![1.0, e, e * e]), co(vec![1.0, e, e * e])],
             bandits: vec![],
             solo_runs: vec![1.0, e],
+            solo_progress: vec![],
         };
         // Each co-run's squared log standard error is 1/3 + 1/4 (characterised.rs's closed form).
         assert!((noise_floor(&j) - 2.0 * (1.0 / 3.0 + 0.25)).abs() < 1e-12);

@@ -27,6 +27,7 @@ fn recorded(m: &MachineSpec, truth: &Fit, spread: f64) -> JobRecord {
                 slowdown: predict(m, solo_s, truth, pirate, s).unwrap(),
                 covered: true,
                 runs: vec![],
+                progress: vec![],
             })
             .collect()
     };
@@ -38,6 +39,7 @@ fn recorded(m: &MachineSpec, truth: &Fit, spread: f64) -> JobRecord {
         pirates: co(true, pirate_sizes(m.cache.llc_mb)),
         bandits: co(false, bandit_rates(m.memory.bandwidth_gbs)),
         solo_runs: vec![],
+        solo_progress: vec![],
     }
 }
 

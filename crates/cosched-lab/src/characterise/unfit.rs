@@ -87,7 +87,7 @@ mod tests {
     use cosched_machine::characterised::CoRun;
 
     fn job(spread: f64, pirate: f64, bandit: f64) -> JobRecord {
-        let run = |size: f64, slowdown: f64| CoRun { size, slowdown, covered: true, runs: vec![] };
+        let run = |size: f64, slowdown: f64| CoRun { size, slowdown, covered: true, runs: vec![], progress: vec![] };
         JobRecord {
             name: "j".into(),
             cmd: vec!["true".into()],
@@ -96,6 +96,7 @@ mod tests {
             pirates: vec![run(4.0, pirate)],
             bandits: vec![run(10.0, bandit)],
             solo_runs: vec![],
+            solo_progress: vec![],
         }
     }
 

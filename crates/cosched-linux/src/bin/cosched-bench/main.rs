@@ -23,7 +23,9 @@
 //! has done N million operations (fixed work: what a mix needs, so that
 //! contention shows up as a longer turnaround).
 //!
-//! Every `--report-ms` it prints `progress <N> ops/s`; at the end one JSON line
+//! Every `--report-ms`, and once at the end, it prints `progress <R> ops/s <OPS> ops <T> s`
+//! (the rate since the last report, the operations done and the seconds since it started: the
+//! series `cosched characterise` splits into phases); at the end one JSON line
 //! `{"kind":…,"ops":…,"seconds":…,"ops_per_s":…}`.
 
 use std::hint::black_box;
@@ -71,7 +73,8 @@ fn help() -> ! {
                                     pp_begin/pp_end (C library); prints the calls' latencies (--reuse 0/1/2, default 2)\n\
          --seconds S                run for S seconds of wall time (default 1)\n\
          --mops N                   or until N million operations are done (fixed work)\n\
-         --report-ms M              print `progress <N> ops/s` every M ms (default 100)\n\
+         --report-ms M              print `progress <R> ops/s <OPS> ops <T> s` every M ms (default 100) and at the end:\n\
+                                    the rate since the last report, the operations done, the seconds since the start\n\
          --huge-pages 1             pointer-chase: ask for 2 MiB pages (transparent huge pages, madvise) for its\n\
                                     cycle; the JSON line then also gives `huge_kb`, what the kernel granted\n\n\
          At the end one JSON line: {{\"kind\", \"ops\", \"seconds\", \"ops_per_s\"}}."
@@ -161,12 +164,22 @@ fn drive(o: &Opts, batch: u64, mut step: impl FnMut() -> u64) -> (u64, f64) {
         }
         if last.elapsed() >= report {
             let dt = last.elapsed().as_secs_f64();
-            println!("progress {:.0} ops/s", (ops - last_ops) as f64 / dt);
+            println!(
+                "progress {:.0} ops/s {ops} ops {:.6} s",
+                (ops - last_ops) as f64 / dt,
+                start.elapsed().as_secs_f64()
+            );
             last_ops = ops;
             last = Instant::now();
         }
     }
-    (ops, start.elapsed().as_secs_f64())
+    let seconds = start.elapsed().as_secs_f64();
+    // The last report closes the series at the end of the work (`characterise`'s phases).
+    println!(
+        "progress {:.0} ops/s {ops} ops {seconds:.6} s",
+        (ops - last_ops) as f64 / last.elapsed().as_secs_f64().max(1e-9)
+    );
+    (ops, seconds)
 }
 
 /// A random single cycle over the 64-byte lines of `wss_mb` MiB (Sattolo's
