@@ -77,13 +77,18 @@ CONSTANTS: list[tuple[str, str, str]] = [
             r"|MLP (1), since wall|at (0\.6) × the LLC|within (10)% with the truth|a (48) MB sweep drawing"
             r"|spread (0\.5)%; at (2)% a random|pattern over (4) × the LLC|a (2) MB chase|mixes (1)-(6)\b|mixes (7)-(12)\b"
             r"|mixes (13)-(18)\b|\((1/16) × the LLC\)|at (64) in flight|its random fit had MLP (1)\)"
-            r"|^`--repeat` rounds \((3)\)|percent at (95)% \((5);|^added; (0): exactly|`--max-repeat` rounds \((9)\)"
+            r"|^`--repeat` rounds \((3)\)|percent at (95)% \((5);|^added; (0): exactly|`--max-rounds` rounds \((9)\)"
             r"|job's rounds \((120)\)|stops at (6) rounds or (60) s a job|solo runs spread more than (25)% as largest|d₂ = (1\.693)$|the range (three) runs"
         ),
         (
             "crates/cosched-lab/src/characterise/{model,search}.rs (MAX_MLP, FOOTPRINTS, APKI, REFINE, ROUNDS,"
             " region: Beale 1960); the synthetic truths of characterise/truth.rs; the families' mix numbers"
         ),
+    ),
+    (
+        "the characterisation's phases (docs/runtime.md, 'Phases')",
+        r"average at least ln (1\.1) \(twice the ±(5)% each|Student's quantile at (5)% over the number",
+        "crates/cosched-lab/src/characterise/phases.rs (MIN_STEP, ALPHA, MIN_WINDOWS, MIN_RUNS)",
     ),
     (
         "Perf&Fair's estimate validity",

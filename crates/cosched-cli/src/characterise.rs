@@ -9,6 +9,7 @@ use crate::live::ProcessOpts;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::topology::corun_pair;
+use cosched_host::until::RoundsUntil;
 use cosched_lab::characterise::{
     bandit_rates, fit_record, pirate_sizes, round2,
     search::{coarse_points, REFINE},
@@ -41,15 +42,18 @@ pub struct Args {
     /// Go on after --repeat rounds until every co-run's slowdown is known within ±this percent at 95% (0: exactly --repeat rounds).
     #[arg(long, default_value_t = 5.0)]
     within: f64,
-    /// Most rounds of one job.
-    #[arg(long, default_value_t = 9)]
-    max_repeat: u32,
+    /// Most rounds of one job (also --max-repeat, its name before #66's checks shared it).
+    #[arg(long, default_value_t = 9, alias = "max-repeat")]
+    max_rounds: u32,
     /// Most seconds of one job's rounds (checked between rounds).
     #[arg(long, default_value_t = 120.0)]
     budget_s: f64,
     /// Access patterns the fit may choose: both (random, or sequential where the data exclude random) or random (the ablation of the sequential pattern).
     #[arg(long, default_value = "both", value_parser = ["both", "random"])]
     access: String,
+    /// Fit each job whole even where its own progress reports show phases (the ablation of the phases).
+    #[arg(long)]
+    whole: bool,
     #[command(flatten)]
     live: ProcessOpts,
 }
@@ -77,15 +81,9 @@ pub fn run(a: Args) -> Result<(), String> {
     if !(1..=MAX_REPEAT).contains(&a.repeat) {
         return Err(format!("--repeat: must be from 1 to {MAX_REPEAT}, got {}", a.repeat));
     }
-    if !(1..=MAX_REPEAT).contains(&a.max_repeat) {
-        return Err(format!("--max-repeat: must be from 1 to {MAX_REPEAT}, got {}", a.max_repeat));
-    }
-    if !(a.within.is_finite() && (0.0..100.0).contains(&a.within)) {
-        return Err(format!("--within: must be a percentage from 0 to 100, got {}", a.within));
-    }
-    if !(a.budget_s.is_finite() && a.budget_s > 0.0 && a.budget_s <= 86_400.0) {
-        return Err(format!("--budget-s: must be from 0 to 86400 seconds, got {}", a.budget_s));
-    }
+    // The goal and budgets of the rounds, checked as `calibrate --check`'s are (by keyword).
+    let until = RoundsUntil::new(a.within, u64::from(a.max_rounds), a.budget_s).one_line()?;
+    let until = Until { within: until.map_or(0.0, |u| u.within()), max_rounds: a.max_rounds, budget_s: a.budget_s };
     let job = Job {
         workload: a.workload.as_deref(),
         from_record: a.from_record.as_deref(),
@@ -93,8 +91,9 @@ pub fn run(a: Args) -> Result<(), String> {
         out: &a.out,
         record: a.record.as_deref(),
         repeat: a.repeat,
-        until: Until { within: a.within / 100.0, max_rounds: a.max_repeat, budget_s: a.budget_s },
+        until,
         patterns: if a.access == "random" { &PATTERNS[..1] } else { &PATTERNS },
+        phases: !a.whole,
         live: &a.live,
         fit_to_stderr: false,
     };
@@ -120,6 +119,8 @@ pub(crate) struct Job<'a> {
     pub until: Until,
     /// The access patterns the fit may choose, in order of preference.
     pub patterns: &'a [Pattern],
+    /// Whether a job whose progress reports show phases is fitted per phase.
+    pub phases: bool,
     /// How processes are run.
     pub live: &'a ProcessOpts,
     /// Print the fit on stderr (stdout is the run's report).
@@ -172,7 +173,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
         std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
     }
-    let fitted = fit_record(&m, &rec, a.patterns, &|j| {
+    let fitted = fit_record(&m, &rec, a.patterns, a.phases, &|j| {
         eprintln!(
             "characterise: fitting {} ({} grid points, {} more around the best)",
             j.name,

@@ -120,6 +120,7 @@ fn programs_for(
         repeat: REPEAT,
         until: UNTIL,
         patterns: &cosched_lab::characterise::PATTERNS,
+        phases: true,
         live,
         fit_to_stderr: true,
     };

@@ -440,16 +440,18 @@ fn characterise_refuses_bad_input_with_one_line() {
     let lone = tmp("lone.toml", &lone.replacen("sockets = 1", "sockets = 4", 1));
     fails_cleanly(
         &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--repeat", "0"],
-        &["--repeat", "from 1 to 100"],
+        &["--repeat", "from 1 to 1000"],
     );
     for (flag, value, says) in [
-        ("--within", "100", "from 0 to 100"),
-        ("--max-repeat", "0", "from 1 to 100"),
-        ("--budget-s", "0", "from 0 to 86400"),
+        ("--within", "100", "--within: must be a percentage from 0 to 100"),
+        ("--max-rounds", "0", "--max-rounds: must be from 1 to 1000"),
+        // Its name before #66's checks shared the flag still works, and is refused as the same flag.
+        ("--max-repeat", "0", "--max-rounds: must be from 1 to 1000"),
+        ("--budget-s", "0", "--budget-s: must be from 0 to 86400"),
     ] {
         fails_cleanly(
             &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, flag, value],
-            &[flag, says],
+            &[says],
         );
     }
     fails_cleanly(

@@ -58,7 +58,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     // Rounds go on after --repeat until precise, or the most rounds: a goal of ±0.1% is met after
     // two rounds only if the record says so.
     let rec2 = d.join("record2.json");
-    let o = characterise(&d.join("programs2.toml"), &rec2, &["--repeat", "2", "--within", "0.1", "--max-repeat", "3"]);
+    let o = characterise(&d.join("programs2.toml"), &rec2, &["--repeat", "2", "--within", "0.1", "--max-rounds", "3"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let r: cosched_linux::characterise::Record =
         serde_json::from_str(&std::fs::read_to_string(&rec2).unwrap()).unwrap();

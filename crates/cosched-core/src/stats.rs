@@ -58,11 +58,10 @@ pub fn mean_var(xs: &[f64]) -> Option<(f64, f64)> {
 /// Mean and 95% confidence interval of `xs` (empty → NaN mean).
 pub fn mean_ci(xs: &[f64]) -> MeanCi {
     let n = xs.len();
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    if n < 2 {
+    let Some((mean, var)) = mean_var(xs) else {
+        let mean = xs.iter().sum::<f64>() / n as f64;
         return MeanCi { mean, lo: mean, hi: mean, n };
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    };
     let h = t95(n - 1) * (var / n as f64).sqrt();
     MeanCi { mean, lo: mean - h, hi: mean + h, n }
 }
@@ -73,12 +72,8 @@ pub fn mean_ci(xs: &[f64]) -> MeanCi {
 /// mean and spread stay as observed. `None` when the mean is 0, fewer than two
 /// values are given, or more than `cap` seeds would be needed.
 pub fn seeds_to_resolve(xs: &[f64], cap: usize) -> Option<usize> {
-    let n = xs.len();
-    if n < 2 {
-        return None;
-    }
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let (mean, var) = mean_var(xs)?;
+    let sd = var.sqrt();
     if mean == 0.0 || !mean.is_finite() || !sd.is_finite() {
         return None;
     }

@@ -58,7 +58,8 @@ pub const MAX_ROUNDS: Bound = Bound {
     knob: "max_rounds",
     min: 1,
     max: 1_000,
-    why: "each round is a real run of the whole mix under every policy, and every report is kept",
+    why: "each round is a real run of the mix under every policy (of a characterised job, alone and beside every \
+          co-runner), and every run is kept",
 };
 
 /// Points of one sweep (Python's `cosched.sweep` grid).

@@ -16,7 +16,7 @@
 //! interval and the fit's residual.
 
 use crate::error::RunError;
-use cosched_machine::characterised::{CoRun, JobRecord, Record};
+use cosched_machine::characterised::{CoRun, JobRecord, Record, Series, MAX_SERIES};
 use cosched_machine::MachineSpec;
 
 pub mod model;
@@ -39,8 +39,8 @@ pub const FIT: &str = "2: random or sequential access, refined footprint, 95% in
 pub const MAX_RECORD_JOBS: usize = 256;
 /// Most co-runs of one job in a record.
 pub const MAX_CORUNS: usize = 64;
-/// Most repetitions of each run.
-pub const MAX_REPEAT: u32 = 100;
+/// Most repetitions of each run: as many as a check's rounds ([`crate::limits::MAX_ROUNDS`]).
+pub const MAX_REPEAT: u32 = crate::limits::MAX_ROUNDS.max as u32;
 /// Solo spread (largest / smallest − 1) above which a job's fit is flagged: the host moved more
 /// between its solo runs than most co-runners slow it.
 pub const NOISY_SPREAD: f64 = 0.25;
@@ -82,7 +82,9 @@ fn check_job(j: &JobRecord) -> Result<(), RunError> {
             j.name
         )));
     }
+    check_series(j, &j.solo_progress, j.solo_runs.len())?;
     for r in j.pirates.iter().chain(&j.bandits) {
+        check_series(j, &r.progress, r.runs.len())?;
         if r.runs.len() > MAX_REPEAT as usize || !r.runs.iter().all(|&x| ok(x)) {
             return Err(RunError::option(format!(
                 "{}: a co-run's runs must be at most {MAX_REPEAT} positive numbers of seconds up to 1e6",
@@ -95,6 +97,23 @@ fn check_job(j: &JobRecord) -> Result<(), RunError> {
                 j.name, r.size, r.slowdown
             )));
         }
+    }
+    Ok(())
+}
+
+/// A record's progress reports, checked: none, or one series per run, each at most
+/// [`MAX_SERIES`] reports of finite non-negative seconds and operations, both rising.
+fn check_series(j: &JobRecord, series: &[Series], runs: usize) -> Result<(), RunError> {
+    let rising = |s: &Series| {
+        s.len() <= MAX_SERIES
+            && s.iter().all(|p| p.iter().all(|x| x.is_finite() && *x >= 0.0))
+            && s.windows(2).all(|w| w[1][0] > w[0][0] && w[1][1] >= w[0][1])
+    };
+    if !(series.is_empty() || series.len() == runs) || !series.iter().all(rising) {
+        return Err(RunError::option(format!(
+            "{}: progress must hold one series per run, each at most {MAX_SERIES} [seconds, operations] pairs, both rising",
+            j.name
+        )));
     }
     Ok(())
 }
@@ -200,11 +219,12 @@ pub struct Fitted {
 }
 
 /// Check `rec` against `m` and fit each of its jobs over the access patterns `patterns`, whole
-/// and per phase where it has phases (`each` is told the job before its fit).
+/// and per phase where it has phases and `phases` asks (`each` is told the job before its fit).
 pub fn fit_record(
     m: &MachineSpec,
     rec: &Record,
     patterns: &[Pattern],
+    phases: bool,
     each: &dyn Fn(&JobRecord),
 ) -> Result<Fitted, RunError> {
     if rec.machine != m.name {
@@ -225,7 +245,7 @@ pub fn fit_record(
         let (f, p) = fit_patterns(m, j, patterns)?;
         fitted.fits.push(f);
         fitted.predicted.push(p);
-        fitted.phased.push(fit_phased(m, j, patterns)?);
+        fitted.phased.push(if phases { fit_phased(m, j, patterns)? } else { None });
     }
     Ok(fitted)
 }

@@ -89,7 +89,7 @@ fn a_two_phase_program_yields_two_phases() {
         let (stream, compute) = stream_and_compute(&m);
         let job = recorded(&m, &[(1.0, 5e7, stream), (1.0, 2e8, compute)]);
         let rec = Record { machine: m.name.clone(), date: "d".into(), jobs: vec![job.clone()] };
-        let fitted = fit_record(&m, &rec, &PATTERNS, &|_| {}).unwrap();
+        let fitted = fit_record(&m, &rec, &PATTERNS, true, &|_| {}).unwrap();
         let p = fitted.phased[0].as_ref().unwrap_or_else(|| panic!("{}: no phases", m.name));
         assert_eq!((p.phases.kind.clone(), p.phases.kinds()), (vec![0, 1], 2), "{}: {:?}", m.name, p.phases);
         assert!((p.phases.share[0] - 0.5).abs() < 0.1, "{}: {:?}", m.name, p.phases);
@@ -113,6 +113,11 @@ fn a_two_phase_program_yields_two_phases() {
         let plan = Plan::new(&w, &m, None, 1, "c").unwrap();
         let solo = cosched_sim::experiment::solo_times(&m, &plan, &SimOptions::default()).unwrap();
         assert!((solo[0] / job.solo_s - 1.0).abs() < 0.02, "{}: {solo:?} vs {}", m.name, job.solo_s);
+        // The ablation (`characterise --whole`): one phase, the whole-run fit.
+        let whole = fit_record(&m, &rec, &PATTERNS, false, &|_| {}).unwrap();
+        assert!(whole.phased[0].is_none() && whole.fits == fitted.fits);
+        let w = presets::workload_from_toml("c.toml", &workload_file(&m, &m.name, &rec, &whole)).unwrap();
+        assert_eq!(w.jobs[0].phases.len(), 1);
     }
 }
 
