@@ -9,6 +9,7 @@ Markdown.
 
 import json
 import pathlib
+import random
 import statistics
 import sys
 import tomllib
@@ -32,6 +33,34 @@ def reason(j):
     if m["lo"] <= j["predicted"] <= m["hi"]:
         return f"inside the measured interval (half-width {hw:.0f}% of the mean): the host's spread does not resolve the target"
     return f"outside the measured interval (half-width {hw:.0f}%): a model error"
+
+
+BOOT = 2000
+
+
+def p90_of(xs):
+    """The 90th percentile, linear between order statistics (statistics' inclusive method)."""
+    return statistics.quantiles(xs, n=10, method="inclusive")[8] if len(xs) > 1 else xs[0]
+
+
+def mix_bootstrap(errors):
+    """95% percentile-bootstrap intervals of the median and 90th percentile |error|, mixes resampled."""
+    by_mix = {}
+    for e in errors:
+        by_mix.setdefault(e[1], []).append(e[0])
+    mixes = sorted(by_mix)
+    rng = random.Random(1)
+    meds, p90s = [], []
+    for _ in range(BOOT):
+        cells = [x for m in (rng.choice(mixes) for _ in mixes) for x in by_mix[m]]
+        meds.append(statistics.median(cells))
+        p90s.append(p90_of(cells))
+
+    def interval(v):
+        v = sorted(v)
+        return v[int(0.025 * (len(v) - 1))], v[round(0.975 * (len(v) - 1))]
+
+    return interval(meds), interval(p90s)
 
 
 def main(d):
@@ -208,8 +237,7 @@ def main(d):
     ok = sum(1 for _, b in best_ok if b)
     inside = sum(1 for e in errors if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"])
     abs_errors = [e[0] for e in errors]
-    # The 90th percentile, linear between order statistics (statistics' inclusive method).
-    p90 = statistics.quantiles(abs_errors, n=10, method="inclusive")[8] if len(abs_errors) > 1 else abs_errors[0]
+    p90 = p90_of(abs_errors)
     print(
         f"- 90th percentile |error| {100 * p90:.1f}%; prediction inside the measured 95% interval in {inside} "
         f"of {len(errors)} cells."
@@ -226,6 +254,14 @@ def main(d):
         f"- Predicted best policy within the measured interval of the measured best: {ok} of {len(best_ok)} mixes "
         f"({', '.join(n for n, b in best_ok if not b) or 'all'}{' missed' if ok < len(best_ok) else ''})."
     )
+    if fam and len(best_ok) > 1:
+        lo_hi = mix_bootstrap(errors)
+        print(
+            f"- Over the mixes (cells of one mix share its rounds, so the mix is the unit): percentile bootstrap of "
+            f"{BOOT} resamples of the {len(best_ok)} mixes with replacement (seed 1): median |error| 95% interval "
+            f"{100 * lo_hi[0][0]:.1f}-{100 * lo_hi[0][1]:.1f}%, 90th percentile {100 * lo_hi[1][0]:.1f}-"
+            f"{100 * lo_hi[1][1]:.1f}%."
+        )
     if beyond:
         inside = [e for e in beyond if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"]]
         print(
