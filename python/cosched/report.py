@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
 
     matplotlib.use("Agg")
     from . import compare, simulate, sweep
-    from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD
+    from .specs import DEFAULT_MACHINE, DEFAULT_WORKLOAD
 
     ap = argparse.ArgumentParser(prog="cosched report", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="what", required=True)

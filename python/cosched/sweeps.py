@@ -25,7 +25,8 @@ from . import _cosched
 from ._knobs import Values, check_seed, to_values
 from .errors import OptionError
 from .policy import custom, is_policy
-from .sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input, runs_frame
+from .sim import runs_frame
+from .specs import DEFAULT_MACHINE, DEFAULT_WORKLOAD, Machine, Workload, _input
 
 __all__ = ["expand", "partition", "sweep"]
 
