@@ -56,8 +56,13 @@ FORMS = [
         r"\bC\((\d+|n), (\d+)\)|\bfootnote (\d+)|\bjob (\d+)\b(?![.,]\d)|\bCPU (\d+)\b(?![.,]\d)|points' (15)% tolerance"
     ),
     # A size in bytes: a footprint, a working set or a cache a preset declares ("4 and 8 MiB",
-    # "1-2 MiB each", "12 MB L3"), a setting of the run or of the machine.
-    re.compile(r"\b(\d+(?:\.\d+)?)(?:(?:-|–| and | to |, )(\d+(?:\.\d+)?))? (?:MiB|MB|KiB|KB|GiB|GB)\b(?!/)"),
+    # "1-2 MiB each", "12 MB L3"), a setting of the run or of the machine. Not a host's measured
+    # effective LLC ("effective LLC 6.57 MiB", "the LLC then 5.64 MiB", "had moved to 4.03 MiB"):
+    # `cosched calibrate` measures it, so it is a result and is pinned like one.
+    re.compile(
+        r"(?<!LLC )(?<!LLC of )(?<!LLC is )(?<!LLC then )(?<!moved to )(?<!LLCs of )(?<![\d.])"
+        r"\b(\d+(?:\.\d+)?)(?:(?:-|–| and | to |, )(\d+(?:\.\d+)?))? (?:MiB|MB|KiB|KB|GiB|GB)\b(?!/)"
+    ),
     # A size written as rows × columns ("200×200", "256 × 256").
     re.compile(r"\b(\d+) ?× ?(\d+)\b"),
     # One as a bound of a utilisation or a ratio in a formula or its limit ("1 − U", "tends to 1").
