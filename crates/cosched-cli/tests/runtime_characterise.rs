@@ -66,6 +66,8 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     let n = j.solo_runs.len();
     assert!(n == 3 || (n == 2 && j.precise(0.001)), "{n} rounds: {j:?}");
     assert!(j.pirates.iter().chain(&j.bandits).all(|c| c.runs.len() == n), "{j:?}");
+    // A program that reports no progress keeps none (its later runs' output is discarded).
+    assert!(j.solo_progress.is_empty() && j.pirates.iter().chain(&j.bandits).all(|c| c.progress.is_empty()));
     // The characterised program checked in a mix with more jobs than CPUs
     // (three instances and a cosched-bench job), under linux and two other policies, one of
     // them SLITS on the pair slowdowns the model predicts.

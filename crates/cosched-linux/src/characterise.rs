@@ -177,15 +177,19 @@ pub fn measure(
     // The measured job's stdout goes here, for its progress reports (#66 item 1, phases).
     let out_dir = std::env::temp_dir().join(format!("cosched-characterise-{}", std::process::id()));
     let _gone = Removed(out_dir.clone());
-    let turnaround = |m: Mix, ctxs: Vec<cosched_core::CtxId>| -> Result<(f64, Series), ProbeError> {
+    // `capture`: the job's stdout is kept for its reports; else discarded, as a check's runs do (a
+    // program that writes its output to stdout is not timed writing it to a file).
+    let turnaround = |m: Mix, ctxs: Vec<cosched_core::CtxId>, capture: bool| -> Result<(f64, Series), ProbeError> {
         let mut cfg = base(m, "static");
         cfg.opts.assignment = Some(ctxs);
         // The co-runner needs only cover the job measured.
         cfg.end_with = Some(0);
-        cfg.output_dir = Some(out_dir.clone());
+        if capture {
+            cfg.output_dir = Some(out_dir.clone());
+        }
         let r = runtime::run(cfg)?.completed()?;
         let j = &r.jobs[0];
-        let series = reported::series_in(&out_dir.join(format!("{}.out", j.name)));
+        let series = if capture { reported::series_in(&out_dir.join(format!("{}.out", j.name))) } else { vec![] };
         let t = j.turnaround_s.ok_or_else(|| ProbeError::Job { job: j.name.clone(), error: j.error.clone() })?;
         Ok((t, series))
     };
@@ -204,7 +208,11 @@ pub fn measure(
         let why = loop {
             rounds += 1;
             report.line(|| format!("characterise: {} alone (round {rounds})", job.name));
-            solo.push(turnaround(alone.clone(), vec![c0])?);
+            // The first solo run's stdout is kept, to see whether the job reports its progress; the
+            // other runs' only if it does (#66 item 1).
+            let capture = solo.first().is_none_or(|r: &(f64, Series)| !r.1.is_empty());
+            solo.push(turnaround(alone.clone(), vec![c0], capture)?);
+            let capture = !solo[0].1.is_empty();
             let seconds = corun_seconds(solo.iter().map(|r| r.0).fold(0.0, f64::max));
             for (pirate, size, t, covered, series) in co.iter_mut() {
                 let (what, co_job) = if *pirate {
@@ -216,7 +224,7 @@ pub fn measure(
                 let mut m = alone.clone();
                 m.jobs[0].cmd = delayed(&job.cmd);
                 m.jobs.push(co_job);
-                let (took, s) = turnaround(m, vec![c0, c1])?;
+                let (took, s) = turnaround(m, vec![c0, c1], capture)?;
                 t.push(took - WARMUP_S);
                 series.push(s);
                 *covered &= took <= 0.95 * seconds;
