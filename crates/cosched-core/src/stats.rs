@@ -55,6 +55,20 @@ pub fn mean_var(xs: &[f64]) -> Option<(f64, f64)> {
     Some((mean, xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64))
 }
 
+/// The median of `v` (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        0.5 * (s[n / 2 - 1] + s[n / 2])
+    }
+}
+
 /// Mean and 95% confidence interval of `xs` (empty → NaN mean).
 pub fn mean_ci(xs: &[f64]) -> MeanCi {
     let n = xs.len();
@@ -88,6 +102,13 @@ pub fn geomean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
 
     #[test]
     fn mean_var_is_the_unbiased_sample_variance() {

@@ -200,12 +200,11 @@ impl Check {
 }
 
 /// The median (0 for none): the check's summary of |error|s and of solo times.
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+pub fn median(v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        cosched_core::stats::median(&v)
     }
 }
 

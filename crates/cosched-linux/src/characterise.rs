@@ -16,19 +16,7 @@ use cosched_core::progress::Reporter;
 
 pub use cosched_machine::characterised::{CoRun, JobRecord, Record, Series};
 
-/// The median of `v` (the mean of the middle two for an even count).
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
-}
+pub use cosched_core::stats::median;
 
 /// How long a job waits, beside a co-runner, before it starts: the
 /// co-runner builds its working set first (a 32 MiB chase shuffles 4 M
@@ -243,13 +231,6 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn medians_of_odd_and_even_counts() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(median(&[]).is_nan());
-    }
 
     #[test]
     fn corunners_are_bench_commands_that_outlast_the_job() {

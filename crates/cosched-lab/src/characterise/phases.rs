@@ -29,6 +29,7 @@ use super::model::Fit;
 use super::search::fit_patterns;
 use super::Pattern;
 use crate::error::RunError;
+use cosched_core::stats::median;
 use cosched_machine::characterised::{CoRun, JobRecord, Series};
 use cosched_machine::MachineSpec;
 
@@ -82,8 +83,20 @@ struct Grid {
     bounds: Vec<f64>,
     /// Each window's share of the solo run's time.
     w: Vec<f64>,
-    /// Each run's log rate in each window.
-    y: Vec<Vec<f64>>,
+    /// Running sums of `w` (`n + 1`, from 0), so that a span's weight costs one subtraction.
+    cw: Vec<f64>,
+    /// Each run's running sums of `w` × its log rate in each window (`n + 1`, from 0).
+    cwy: Vec<Vec<f64>>,
+}
+
+/// Running sums of `xs`, from 0.
+fn running(xs: impl Iterator<Item = f64>) -> Vec<f64> {
+    std::iter::once(0.0)
+        .chain(xs.scan(0.0, |acc, x| {
+            *acc += x;
+            Some(*acc)
+        }))
+        .collect()
 }
 
 impl Grid {
@@ -103,12 +116,22 @@ impl Grid {
         if n < 2 * MIN_WINDOWS || runs.len() < MIN_RUNS {
             return None;
         }
-        let secs = |s: &Series, i: usize| time_between(s, bounds[i], bounds[i + 1]).max(1e-9);
-        let solo_t: Vec<f64> = (0..n).map(|i| secs(solo, i)).collect();
+        // Each window's seconds in a run, from one pass over its reports.
+        let secs = |s: &Series| -> Vec<f64> {
+            let t = times_at(s, &bounds);
+            t.windows(2).map(|p| (p[1] - p[0]).max(1e-9)).collect()
+        };
+        let solo_t = secs(solo);
         let total: f64 = solo_t.iter().sum();
-        let y =
-            runs.iter().map(|s| (0..n).map(|i| ((bounds[i + 1] - bounds[i]) / secs(s, i)).ln()).collect()).collect();
-        Some(Grid { w: solo_t.iter().map(|t| t / total).collect(), bounds, y })
+        let w: Vec<f64> = solo_t.iter().map(|t| t / total).collect();
+        let cwy = runs
+            .iter()
+            .map(|s| {
+                let t = secs(s);
+                running((0..n).map(|i| w[i] * ((bounds[i + 1] - bounds[i]) / t[i]).ln()))
+            })
+            .collect();
+        Some(Grid { cw: running(w.iter().copied()), w, bounds, cwy })
     }
 
     /// Windows.
@@ -116,14 +139,19 @@ impl Grid {
         self.w.len()
     }
 
+    /// Runs.
+    fn runs(&self) -> usize {
+        self.cwy.len()
+    }
+
     /// Run `r`'s mean log rate over windows `a..b`, weighted by the solo run's time in each.
     fn level(&self, r: usize, a: usize, b: usize) -> f64 {
-        (a..b).map(|i| self.w[i] * self.y[r][i]).sum::<f64>() / self.w[a..b].iter().sum::<f64>()
+        (self.cwy[r][b] - self.cwy[r][a]) / (self.cw[b] - self.cw[a])
     }
 
     /// Each run's step of its log rate from windows `a..c` to `c..b`.
     fn step(&self, a: usize, c: usize, b: usize) -> Vec<f64> {
-        (0..self.y.len()).map(|r| self.level(r, a, c) - self.level(r, c, b)).collect()
+        (0..self.runs()).map(|r| self.level(r, a, c) - self.level(r, c, b)).collect()
     }
 }
 
@@ -145,12 +173,10 @@ fn split_points(g: &Grid, a: usize, b: usize, alpha: f64, out: &mut Vec<usize>) 
     if b - a < 2 * MIN_WINDOWS || out.len() + 1 >= MAX_SEGMENTS {
         return;
     }
-    let wsum = |x: usize, y: usize| g.w[x..y].iter().sum::<f64>();
-    let best = (a + MIN_WINDOWS..=b - MIN_WINDOWS).max_by(|&c, &e| {
-        let gain = |c: usize| g.step(a, c, b).iter().map(|d| d * d).sum::<f64>() * wsum(a, c) * wsum(c, b);
-        gain(c).total_cmp(&gain(e))
-    });
-    if let Some(c) = best.filter(|&c| changes(&g.step(a, c, b), alpha)) {
+    let wsum = |x: usize, y: usize| g.cw[y] - g.cw[x];
+    let gain = |c: usize| g.step(a, c, b).iter().map(|d| d * d).sum::<f64>() * wsum(a, c) * wsum(c, b);
+    let best = (a + MIN_WINDOWS..=b - MIN_WINDOWS).map(|c| (c, gain(c))).max_by(|x, y| x.1.total_cmp(&y.1));
+    if let Some((c, _)) = best.filter(|&(c, _)| changes(&g.step(a, c, b), alpha)) {
         out.push(c);
         split_points(g, a, c, alpha, out);
         split_points(g, c, b, alpha, out);
@@ -171,7 +197,7 @@ pub fn split_runs(solo: &Series, runs: &[&Series]) -> Option<Phases> {
     let segs: Vec<(usize, usize)> = cuts.windows(2).map(|c| (c[0], c[1])).collect();
     // Kinds: a segment joins the first kind whose first segment it does not differ from.
     let differ = |(a, b): (usize, usize), (c, e): (usize, usize)| {
-        let d: Vec<f64> = (0..g.y.len()).map(|r| g.level(r, a, b) - g.level(r, c, e)).collect();
+        let d: Vec<f64> = (0..g.runs()).map(|r| g.level(r, a, b) - g.level(r, c, e)).collect();
         changes(&d, alpha)
     };
     let mut first: Vec<(usize, usize)> = vec![];
@@ -195,26 +221,29 @@ pub fn split_runs(solo: &Series, runs: &[&Series]) -> Option<Phases> {
     (first.len() >= 2).then_some(Phases { bounds, kind, share })
 }
 
-/// Seconds series `s` took to go from `x` to `y` operations (linear between reports, clamped to
-/// its ends).
-pub fn time_between(s: &Series, x: f64, y: f64) -> f64 {
-    let at = |ops: f64| -> f64 {
-        let mut prev = [0.0, 0.0];
-        for p in s {
-            if p[1] >= ops {
-                let span = p[1] - prev[1];
-                return if span > 0.0 { prev[0] + (p[0] - prev[0]) * (ops - prev[1]) / span } else { p[0] };
+/// The seconds at which series `s` reached each of `ops` (ascending): linear between reports,
+/// clamped to its ends, in one pass over the reports.
+fn times_at(s: &Series, ops: &[f64]) -> Vec<f64> {
+    let (mut k, mut prev) = (0, [0.0, 0.0]);
+    ops.iter()
+        .map(|&x| {
+            while k < s.len() && s[k][1] < x {
+                prev = s[k];
+                k += 1;
             }
-            prev = *p;
-        }
-        prev[0]
-    };
-    at(y) - at(x)
+            match s.get(k) {
+                None => prev[0],
+                Some(p) if p[1] > prev[1] => prev[0] + (p[0] - prev[0]) * (x - prev[1]) / (p[1] - prev[1]),
+                Some(p) => p[0],
+            }
+        })
+        .collect()
 }
 
-/// The median of `v` (0 for none).
-fn median(v: &[f64]) -> f64 {
-    cosched_core::stats::percentile(v, 50.0).unwrap_or(0.0)
+/// Seconds series `s` took to go from `x` to `y` operations (`x` ≤ `y`).
+pub fn time_between(s: &Series, x: f64, y: f64) -> f64 {
+    let t = times_at(s, &[x, y]);
+    t[1] - t[0]
 }
 
 /// Seconds series `s` spent in the segments of kind `k`.
