@@ -6,6 +6,14 @@ mod common;
 
 use common::cosched;
 use common::real::*;
+use std::path::Path;
+
+/// `cosched characterise` of `mix` against the preset the tests model, into `out` and `rec`, with `extra` flags.
+fn characterise(mix: &Path, out: &Path, rec: &Path, extra: &[&str]) -> std::process::Output {
+    let base = ["characterise", "-w", mix.to_str().unwrap(), "-m", "kvm-epyc-2c-nov24"];
+    let files = ["-o", out.to_str().unwrap(), "--record", rec.to_str().unwrap()];
+    cosched(&[&base[..], &files[..], extra].concat())
+}
 
 #[test]
 fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs() {
@@ -18,13 +26,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     )
     .unwrap();
     let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
-    // `characterise` of the mix into `out` and `rec`, with `extra` flags.
-    let characterise = |out: &std::path::Path, rec: &std::path::Path, extra: &[&str]| {
-        let base = ["characterise", "-w", mix.to_str().unwrap(), "-m", "kvm-epyc-2c-nov24"];
-        let files = ["-o", out.to_str().unwrap(), "--record", rec.to_str().unwrap()];
-        cosched(&[&base[..], &files[..], extra].concat())
-    };
-    let o = characterise(&out, &rec, &["--repeat", "1", "--budget-s", "0.001"]);
+    let o = characterise(&mix, &out, &rec, &["--repeat", "1", "--budget-s", "0.001"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     // One round cannot say how precise it is: the budget (spent by then) ends the rounds.
     assert!(
@@ -58,7 +60,12 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     // Rounds go on after --repeat until precise, or the most rounds: a goal of ±0.1% is met after
     // two rounds only if the record says so.
     let rec2 = d.join("record2.json");
-    let o = characterise(&d.join("programs2.toml"), &rec2, &["--repeat", "2", "--within", "0.1", "--max-rounds", "3"]);
+    let o = characterise(
+        &mix,
+        &d.join("programs2.toml"),
+        &rec2,
+        &["--repeat", "2", "--within", "0.1", "--max-rounds", "3"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let r: cosched_linux::characterise::Record =
         serde_json::from_str(&std::fs::read_to_string(&rec2).unwrap()).unwrap();
@@ -152,21 +159,7 @@ fn a_program_that_reports_two_phases_is_characterised_per_phase() {
     )
     .unwrap();
     let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
-    let o = cosched(&[
-        "characterise",
-        "-w",
-        mix.to_str().unwrap(),
-        "-m",
-        "kvm-epyc-2c-nov24",
-        "-o",
-        out.to_str().unwrap(),
-        "--record",
-        rec.to_str().unwrap(),
-        "--repeat",
-        "1",
-        "--budget-s",
-        "0.001",
-    ]);
+    let o = characterise(&mix, &out, &rec, &["--repeat", "1", "--budget-s", "0.001"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     // Every run keeps the program's own reports.
     let r: cosched_linux::characterise::Record = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
