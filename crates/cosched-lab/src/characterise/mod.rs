@@ -246,7 +246,7 @@ pub fn fit_record(
         let (f, p) = fit_patterns(m, j, patterns)?;
         fitted.fits.push(f);
         fitted.predicted.push(p);
-        fitted.phased.push(if phases { fit_phased(m, j, patterns)? } else { None });
+        fitted.phased.push(if phases { fit_phased(m, j, patterns, each)? } else { None });
     }
     Ok(fitted)
 }

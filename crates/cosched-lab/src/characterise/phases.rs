@@ -288,12 +288,19 @@ pub fn split(j: &JobRecord) -> Option<Phases> {
     positive.then_some(p)
 }
 
-/// `j` fitted per phase over `patterns`, if it has phases ([`split`]).
-pub fn fit_phased(m: &MachineSpec, j: &JobRecord, patterns: &[Pattern]) -> Result<Option<Phased>, RunError> {
+/// `j` fitted per phase over `patterns`, if it has phases ([`split`]) (`each` is told each kind's
+/// record before its fit: a fit takes seconds, and a job may have several kinds).
+pub fn fit_phased(
+    m: &MachineSpec,
+    j: &JobRecord,
+    patterns: &[Pattern],
+    each: &dyn Fn(&JobRecord),
+) -> Result<Option<Phased>, RunError> {
     let Some(phases) = split(j) else { return Ok(None) };
     let records: Vec<JobRecord> = (0..phases.kinds()).map(|k| kind_record(j, &phases, k)).collect();
     let (mut fits, mut predicted) = (vec![], vec![]);
     for r in &records {
+        each(r);
         let (f, p) = fit_patterns(m, r, patterns)?;
         fits.push(f);
         predicted.push(p);
