@@ -267,6 +267,9 @@ class RealJob(TypedDict):
     solo_s: float | None
     slowdown: float | None
     cpu_s: float
+    voluntary_switches: int | None
+    involuntary_switches: int | None
+    migrations: int | None
     exit_code: int | None
     error: str | None
 
@@ -300,6 +303,7 @@ class Round(TypedDict):
     order: list[str]
     policy_seed: int
     solo_s: list[float]
+    solo_cpu_s: list[float]
     drift: float
     drifted: bool
     makespan_s: list[float]
@@ -338,6 +342,20 @@ class Interleaved(TypedDict):
     stopped: Stopped | None
 
 
+class JobSched(TypedDict):
+    cpu_ratio: float
+    switches: float
+    migrations: float
+
+
+class TimeSharing(TypedDict):
+    cpu_ratio: MeanCi
+    switches: MeanCi
+    involuntary: MeanCi
+    migrations: MeanCi | None
+    predicted: JobSched
+
+
 class JobCheck(TypedDict):
     policy: str
     job: str
@@ -352,6 +370,7 @@ class JobCheck(TypedDict):
     in_band: bool
     pooled: float | None
     predicted_without_tenants: float | None
+    time_sharing: TimeSharing | None
 
 
 class PolicyCheck(TypedDict):

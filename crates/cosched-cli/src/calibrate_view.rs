@@ -100,6 +100,11 @@ pub fn print_check(c: &Check, model: &str) {
         c.best_words,
         if c.best_within_interval { "within the measured interval" } else { "NOT within the measured interval" }
     );
+    let shared: Vec<_> =
+        c.jobs.iter().filter_map(|j| Some((j.policy.clone(), j.job.clone(), j.time_sharing.as_ref()?))).collect();
+    if !shared.is_empty() {
+        cosched_host::time_sharing::lines(&shared).iter().for_each(|l| println!("{l}"));
+    }
     println!("targets {} (`linux` simulated as `{model}`)", if c.targets_met() { "met" } else { "missed" });
 }
 

@@ -123,6 +123,20 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
             assert!(r[k].as_f64().is_some_and(f64::is_finite), "{k}: {r}");
         }
         assert!(r["measured"]["mean"].as_f64().unwrap() > 0.0, "{r}");
+        // Each cell's time-sharing, measured and simulated (#66 item 2): a CPU time over the
+        // solo CPU time that is a ratio of two measured times, counts that are counts.
+        let t = &r["time_sharing"];
+        let rounds = r["measured"]["n"].as_u64().unwrap();
+        assert_eq!(t["cpu_ratio"]["n"].as_u64(), Some(rounds), "{r}");
+        assert!(t["cpu_ratio"]["mean"].as_f64().is_some_and(|x| x > 0.0 && x.is_finite()), "{r}");
+        assert!(t["switches"]["mean"].as_f64().unwrap() >= t["involuntary"]["mean"].as_f64().unwrap(), "{r}");
+        assert!(
+            t["predicted"]["cpu_ratio"].as_f64().is_some_and(|x| x >= 0.99),
+            "on a CPU at least its solo time: {r}"
+        );
+        if std::path::Path::new("/proc/self/sched").exists() {
+            assert_eq!(t["migrations"]["n"].as_u64(), Some(rounds), "{r}");
+        }
     }
     let best = c["result"]["predicted_best"].as_str().unwrap();
     assert!(["linux", "g-rrs", "slits-contention"].contains(&best), "{best}");

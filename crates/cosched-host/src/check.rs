@@ -13,6 +13,7 @@
 //! reports how many measured means fall inside it.
 
 use crate::rounds::{Interleaved, Stopped, RESAMPLES};
+use crate::time_sharing::TimeSharing;
 use cosched_core::paired::{paired_ratio, Verdict};
 use cosched_core::stats::{mean_ci, t95, MeanCi};
 use cosched_lab::mix_model::Predicted;
@@ -58,6 +59,9 @@ cosched_core::metric_fields! {
         /// The prediction with the host's other tenants taken out
         /// (`cache.tenant_lines_per_s = 0`: the ablation); none when the preset has none.
         pub predicted_without_tenants: Option<f64>,
+        /// Its CPU time, switches and migrations, measured and simulated (#66 item 2); none in a
+        /// replay or when a round lacks them.
+        pub time_sharing: Option<TimeSharing>,
     }
 }
 
@@ -228,6 +232,7 @@ pub fn cell(policy: &str, job: &str, rounds: Vec<f64>, predicted: f64, solo_s: &
     JobCheck {
         pooled,
         predicted_without_tenants: None,
+        time_sharing: None,
         in_band: band.is_some_and(|[lo, hi]| (lo..=hi).contains(&measured.mean)),
         band,
         policy: policy.into(),
@@ -254,11 +259,14 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted], without: Option<&[Pred
             if xs.is_empty() {
                 continue;
             }
-            let solo: Vec<f64> = match mix_jobs.iter().position(|n| n == job) {
+            let j = mix_jobs.iter().position(|n| n == job);
+            let solo: Vec<f64> = match j {
                 Some(j) => real.round.iter().map(|r| r.solo_s[j]).collect(),
                 None => vec![],
             };
             let mut c = cell(&row.policy, job, xs, *s, &solo);
+            let sched = p.sched.iter().find(|(n, _)| n == job).map(|(_, s)| *s);
+            c.time_sharing = j.zip(sched).and_then(|(j, s)| crate::time_sharing::measure(real, i, job, j, s));
             c.predicted_without_tenants =
                 without.and_then(|w| w[i].slowdown.iter().find(|(n, _)| n == job).map(|(_, v)| *v));
             jobs.push(c);

@@ -102,6 +102,9 @@ cosched_core::metric_fields! {
         pub policy_seed: u64,
         /// Each job's solo turnaround this round, s.
         pub solo_s: Vec<f64>,
+        /// Each job's CPU time in its solo run this round, s (what a co-run's CPU time is set
+        /// against, #66 item 2).
+        pub solo_cpu_s: Vec<f64>,
         /// Geometric-mean move of the solo times from their medians over the rounds (0.1 = 10% slower).
         pub drift: f64,
         /// Whether |drift| exceeded the threshold.
@@ -224,12 +227,16 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
             let order: Vec<&str> = order.iter().map(|&i| names[i].as_str()).collect();
             format!("round {of}: solo runs, then {}", order.join(", "))
         });
-        let solo = runtime::solo_turnarounds(mix, plan.config)?;
-        let solo: Vec<f64> = solo
+        let solo_runs = runtime::solo_runs(mix, plan.config)?;
+        let solo_runs: Vec<(f64, f64)> = solo_runs
             .iter()
             .zip(&mix.jobs)
-            .map(|(s, j)| s.ok_or_else(|| HostError::SoloFailed { round: r, job: j.name.clone() }))
+            .map(|(s, j)| {
+                let s = s.as_ref().and_then(|x| Some((x.turnaround_s?, x.cpu_s)));
+                s.ok_or_else(|| HostError::SoloFailed { round: r, job: j.name.clone() })
+            })
             .collect::<Result<_, _>>()?;
+        let solo: Vec<f64> = solo_runs.iter().map(|s| s.0).collect();
         let mut this: Vec<Option<RealReport>> = (0..entries.len()).map(|_| None).collect();
         for (k, &i) in order.iter().enumerate() {
             plan.report.line(|| format!("round {of}: {} ({} of {})", names[i], k + 1, order.len()));
@@ -249,6 +256,7 @@ pub fn run(mix: &Mix, plan: &Plan) -> Result<Interleaved, HostError> {
             order: order.iter().map(|&i| names[i].clone()).collect(),
             policy_seed: round_seed(plan.seed, r),
             solo_s: solo,
+            solo_cpu_s: solo_runs.iter().map(|s| s.1).collect(),
             drift: 0.0,
             drifted: false,
             makespan_s: reps.iter().map(|x| x.metrics.makespan_s).collect(),

@@ -19,6 +19,7 @@ pub mod error;
 pub mod evt;
 pub mod failure;
 pub mod family;
+pub mod job_sched;
 pub mod knobs;
 pub mod limits;
 pub mod list;

@@ -230,6 +230,8 @@ pub struct Predicted {
     pub slowdown: Vec<(String, f64)>,
     /// Makespan, s (mean over the seeds).
     pub makespan_s: f64,
+    /// Each modelled mix job's time-sharing figures (over its instances and the seeds), by name (#66 item 2).
+    pub sched: Vec<(String, crate::job_sched::JobSched)>,
 }
 
 /// Simulate `model` under `policy` (a simulator policy name; the caller maps
@@ -254,6 +256,7 @@ pub fn simulate_policy(
     let solo = solo_times(m, &plan, &sim).map_err(RunError::from)?;
     let mut slow = vec![0.0; model.source.len()];
     let mut makespan = 0.0;
+    let mut sched = vec![vec![]; model.source.len()];
     for &seed in seeds {
         let policy_opts = PolicyOptions { seed, ..opts.clone() };
         let cfg = SimRun { policy: policy.into(), policy_opts, sim: sim.clone(), threads: None };
@@ -262,10 +265,13 @@ pub fn simulate_policy(
         for (i, (name, _)) in model.source.iter().enumerate() {
             let s: Vec<f64> = r.jobs.iter().filter(|j| belongs(&j.name, name)).filter_map(|j| j.slowdown).collect();
             slow[i] += s.iter().sum::<f64>() / s.len().max(1) as f64 / n;
+            sched[i].extend(crate::job_sched::JobSched::in_report(&r, name));
         }
     }
     let slowdown = model.source.iter().map(|(n, _)| n.clone()).zip(slow).collect();
-    Ok(Predicted { slowdown, makespan_s: makespan })
+    let sched =
+        model.source.iter().zip(&sched).map(|((n, _), s)| (n.clone(), crate::job_sched::JobSched::mean(s))).collect();
+    Ok(Predicted { slowdown, makespan_s: makespan, sched })
 }
 
 /// The slowdown of every modelled job beside every other (self-pairs

@@ -28,6 +28,7 @@ pub use cosched_machine::mix;
 pub mod pp;
 pub mod probe;
 pub mod probing;
+pub mod reap;
 pub mod release;
 pub mod reported;
 pub mod runtime;

@@ -149,31 +149,6 @@ pub fn become_subreaper() {
     }
 }
 
-/// Reap one exited child, if any (`wait4(-1, WNOHANG)`): its pid, exit
-/// code (128 + signal number when killed) and CPU time in seconds (its own
-/// and that of the children it waited for).
-pub fn reap_any() -> Option<(i32, i32, f64)> {
-    let mut status = 0;
-    // SAFETY: wait4 writes the status integer and the rusage struct.
-    let (pid, ru) = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        (libc::wait4(-1, &mut status, libc::WNOHANG, &mut ru), ru)
-    };
-    if pid <= 0 {
-        return None;
-    }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    let cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else if libc::WIFSIGNALED(status) {
-        128 + libc::WTERMSIG(status)
-    } else {
-        -1
-    };
-    Some((pid, code, cpu))
-}
-
 /// The name of signal `n` on Linux (1-31), as `kill -l` prints it with the `SIG` prefix.
 pub fn signal_name(n: i32) -> Option<&'static str> {
     const NAMES: [&str; 31] = [

@@ -13,11 +13,13 @@ use cosched_host::calibrate::CheckReport;
 use cosched_host::check::{Check, JobCheck, MovedJob, PolicyCheck};
 use cosched_host::replay::{Cell, Replay};
 use cosched_host::rounds::{EntrySummary, Interleaved, Round, Stopped};
+use cosched_host::time_sharing::TimeSharing;
 use cosched_lab::assign::AssignmentReport;
 use cosched_lab::best_static::OptimumReport;
 use cosched_lab::compare::{
     BestStatic, Comparison, Finding, IdenticalRows, PairedUnfairness, PolicySummary, RegimeNote, RegimeRun,
 };
+use cosched_lab::job_sched::JobSched;
 use cosched_lab::optimum::{Exhaustive, Found, Grouped, Matched, Outcome, Sampled, POT_OR_WHY};
 use cosched_linux::best_static::StaticPartition;
 use cosched_linux::runtime::{RealJob, RealReport, StopRecord};
@@ -32,7 +34,7 @@ type FieldIn = (&'static str, &'static str, bool, bool);
 /// attributes), the bound's search (`Optimum.report`), random assignments
 /// (`Assignment.report`), and the real machine's rounds, check and replay
 /// (`cosched.host`'s `.data`).
-const SHAPES: [Shape; 40] = [
+const SHAPES: [Shape; 42] = [
     Aggregate::SHAPE,
     Metrics::SHAPE,
     JobReport::SHAPE,
@@ -66,6 +68,8 @@ const SHAPES: [Shape; 40] = [
     Stopped::SHAPE,
     EntrySummary::SHAPE,
     Interleaved::SHAPE,
+    JobSched::SHAPE,
+    TimeSharing::SHAPE,
     JobCheck::SHAPE,
     PolicyCheck::SHAPE,
     MovedJob::SHAPE,

@@ -92,6 +92,10 @@ cosched_core::metric_fields! {
         pub jobs: Vec<JobReport>,
         /// What the policy found to act on over the run (`Policy::found`; `None`: nothing to add).
         pub found: Option<String>,
+        /// What each job instance went through of time-sharing, its threads summed
+        /// (#66 item 2; not written: read by the host check beside what a real run measured).
+        #[serde(skip)]
+        pub sched: Vec<crate::engine::ThreadSched>,
     }
 }
 
@@ -229,5 +233,19 @@ pub fn simulate_with(
             })
             .collect(),
         found: policy.found(),
+        sched: plan
+            .jobs
+            .iter()
+            .map(|jp| job_sched(&out.threads[jp.threads.start as usize..jp.threads.end as usize]))
+            .collect(),
+    })
+}
+
+/// A job's time-sharing figures: its threads' summed.
+fn job_sched(threads: &[crate::engine::ThreadSched]) -> crate::engine::ThreadSched {
+    threads.iter().fold(crate::engine::ThreadSched::default(), |a, t| crate::engine::ThreadSched {
+        on_cpu_ns: a.on_cpu_ns + t.on_cpu_ns,
+        switched_in: a.switched_in + t.switched_in,
+        migrations: a.migrations + t.migrations,
     })
 }

@@ -79,6 +79,7 @@ pub(super) fn launch(
         idle_ticks: 0,
         begin_pending: Default::default(),
         cpu_s: 0.0,
+        reaped: None,
         run_ns: 0,
         slice: None,
     });

@@ -30,12 +30,14 @@ mod periods;
 mod report;
 mod setup;
 mod signals;
+mod solo;
 mod state;
 mod stop;
 mod tick;
 mod view;
 
 pub use error::{Refusal, RuntimeError};
+pub use solo::{solo_runs, solo_turnarounds};
 pub use stop::StopRecord;
 
 use crate::control::Method;
@@ -160,6 +162,15 @@ cosched_core::metric_fields! {
         [metric] pub slowdown: Option<f64>,
         /// CPU time of the tree's leader (and reaped children), s; measured.
         [metric] pub cpu_s: f64,
+        /// Context switches the tree's leader asked for (and those of the children it
+        /// reaped; `wait4` rusage `ru_nvcsw`); measured, none before it was reaped.
+        pub voluntary_switches: Option<u64>,
+        /// Context switches the kernel imposed on it (`ru_nivcsw`): a slice ended or
+        /// a task preempted it (#66 item 2).
+        pub involuntary_switches: Option<u64>,
+        /// Moves of the leader thread to another CPU (`se.nr_migrations` of
+        /// `/proc/PID/sched`, read before it was reaped); none where the kernel has no such file.
+        pub migrations: Option<u64>,
         /// Exit code of the leader (128 + signal when killed).
         pub exit_code: Option<i32>,
         /// Why it did not run, if it did not.
@@ -280,6 +291,9 @@ impl Runtime {
                         solo_s: cfg.solo[inst.job],
                         slowdown: None,
                         cpu_s: 0.0,
+                        voluntary_switches: None,
+                        involuntary_switches: None,
+                        migrations: None,
                         exit_code: None,
                         error: Some(why),
                     });
@@ -393,40 +407,5 @@ impl Runtime {
                 self.close_slice(e);
             }
         }
-    }
-}
-
-/// Solo turnaround of each job of `mix` (one instance alone, under `linux`),
-/// `None` where the run failed; `config` builds each run's configuration.
-pub fn solo_turnarounds(mix: &Mix, config: impl Fn(Mix, &str) -> RunConfig) -> Result<Vec<Option<f64>>, RuntimeError> {
-    let mut out = vec![];
-    for j in 0..mix.jobs.len() {
-        let c = config(mix.only(&[j]), LINUX);
-        let report = c.report.clone();
-        report.line(|| format!("solo: {} …", mix.jobs[j].name));
-        let r = run(c)?.completed()?;
-        if let Some(e) = &r.jobs[0].error {
-            report.line(|| format!("warning: solo run of {}: {e}", mix.jobs[j].name));
-        }
-        out.push(r.jobs[0].turnaround_s);
-    }
-    Ok(out)
-}
-
-impl RealReport {
-    /// The report of a run that ended by itself, or [`RuntimeError::Stopped`]
-    /// saying how it was cut short (for callers that need a whole run).
-    pub fn completed(self) -> Result<RealReport, RuntimeError> {
-        match &self.stop {
-            Some(s) => Err(RuntimeError::Stopped(s.clone())),
-            None => Ok(self),
-        }
-    }
-
-    /// Mean slowdown of the instances of mix job `job`, when measured.
-    pub fn mean_slowdown(&self, job: &str) -> Option<f64> {
-        let s: Vec<f64> =
-            self.jobs.iter().filter(|x| crate::mix::belongs(&x.name, job)).filter_map(|x| x.slowdown).collect();
-        (!s.is_empty()).then(|| s.iter().sum::<f64>() / s.len() as f64)
     }
 }

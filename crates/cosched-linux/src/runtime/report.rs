@@ -44,6 +44,9 @@ impl Runtime {
                     solo_s: solo,
                     slowdown: turnaround.zip(solo).map(|(t, s)| t / s),
                     cpu_s: inst.cpu_s,
+                    voluntary_switches: inst.reaped.map(|r| r.voluntary),
+                    involuntary_switches: inst.reaped.map(|r| r.involuntary),
+                    migrations: inst.reaped.and_then(|r| r.migrations),
                     exit_code: inst.exit_code,
                     error: None,
                 }

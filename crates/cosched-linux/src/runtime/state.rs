@@ -37,6 +37,8 @@ pub(super) struct Instance {
     pub(super) begin_pending: VecDeque<u64>,
     /// CPU time of the leader and the children it reaped (from `wait4`), s.
     pub(super) cpu_s: f64,
+    /// What the kernel counted of the leader when it was reaped (switches, migrations).
+    pub(super) reaped: Option<crate::reap::Reaped>,
     /// The leader thread's time on a CPU at the last tick, ns (`schedstat`).
     pub(super) run_ns: u64,
     /// The open trace slice: context and start.

@@ -41,15 +41,16 @@ impl Runtime {
     }
 
     /// Reap exited children when SIGCHLD said a child changed state, and once
-    /// a second regardless; record the exit code and CPU time of leaders.
+    /// a second regardless; record the exit code, CPU time and time-sharing figures of leaders.
     pub(super) fn reap(&mut self) {
         let chld = CHILD_EXITED.swap(false, Ordering::Relaxed);
         let periodic = self.ticks.is_multiple_of(50);
         self.ticks += 1;
-        while let Some((pid, code, cpu_s)) = if chld || periodic { sys::reap_any() } else { None } {
-            if let Some(&e) = self.leader_of.get(&pid) {
-                self.instances[e].exit_code = Some(code);
-                self.instances[e].cpu_s = cpu_s;
+        while let Some(r) = if chld || periodic { crate::reap::reap_any() } else { None } {
+            if let Some(&e) = self.leader_of.get(&r.pid) {
+                self.instances[e].exit_code = Some(r.code);
+                self.instances[e].cpu_s = r.cpu_s;
+                self.instances[e].reaped = Some(r);
             }
         }
     }

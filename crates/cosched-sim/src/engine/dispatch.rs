@@ -98,6 +98,8 @@ impl Engine<'_, '_> {
         th.refill_debt_s = cost.llc_refill_debt_s;
         th.occupancy_mb = cost.survived_mb + (th.occupancy_mb - th.left_occupancy_mb).max(0.0);
         th.settled_at = now;
+        // The migration `start_costs` counted for the run, counted for the thread.
+        th.sched.migrations += u64::from(th.last_core.is_some_and(|k| k != core));
         th.last_core = Some(core);
         th.last_llc = Some(llc);
         self.ctx_last[c as usize] = Some(t);
@@ -125,6 +127,7 @@ impl Engine<'_, '_> {
         if self.ctx_last[c as usize] != Some(t) {
             debt += self.machine.costs.context_switch_us * 1e-6;
             self.switches += 1;
+            self.threads[t as usize].sched.switched_in += 1;
         }
         let switch_s = debt;
         let model = &self.plan.models[self.threads[t as usize].model as usize];
@@ -249,7 +252,9 @@ impl Engine<'_, '_> {
         self.settle_unit(u);
         let info = self.topo.contexts[c as usize];
         let left_insertions = self.insertions(info.llc);
+        let since = self.ctx_since[c as usize];
         let th = &mut self.threads[t as usize];
+        th.sched.on_cpu_ns += self.now.saturating_sub(since);
         // Private LLC data it leaves behind: all of its share, or, if it was
         // preempted while still refilling, what it had refilled so far.
         th.left_occupancy_mb = if th.debt_s > 0.0 && th.refill_debt_s > 0.0 {

@@ -28,6 +28,7 @@ use cosched_core::progress::Reporter;
 use cosched_core::{Counters, CtxId};
 use cosched_machine::{MachineSpec, TraceSlice};
 pub use error::SimError;
+pub use state::ThreadSched;
 use state::{Engine, Scheduled};
 use std::time::Instant;
 
@@ -171,6 +172,8 @@ pub struct RunOutput {
     pub migrations: u64,
     /// Events delivered to the policy.
     pub policy_events: u64,
+    /// What each thread went through of time-sharing, by thread id (#66 item 2).
+    pub threads: Vec<ThreadSched>,
     /// Share of ordered thread pairs ever co-running, % (SLITS Fig. 1).
     pub explored_pct: f64,
     /// Decision time percentiles (p50, p99), µs, when timed.
@@ -386,6 +389,7 @@ impl Engine<'_, '_> {
             energy: self.energy,
             ctx_switches: self.switches,
             migrations: self.migrations,
+            threads: self.threads.iter().map(|t| t.sched).collect(),
             policy_events: self.d.delivered(),
             explored_pct: explored,
             decision_us: self.decision_times.as_ref().map(|h| (h.quantile_us(0.5), h.quantile_us(0.99))),

@@ -86,6 +86,22 @@ pub(super) struct SimThread {
     pub(super) left_insertions: f64,
     /// Its progress period, while in one.
     pub(super) period: Option<PeriodId>,
+    /// What it went through of time-sharing (#66 item 2).
+    pub(super) sched: ThreadSched,
+}
+
+/// What one thread went through of time-sharing over a run (#66 item 2: the
+/// simulator's side of the per-job figures a real run measures).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ThreadSched {
+    /// Time on a context, ns (running, stalled or paying a refill).
+    pub on_cpu_ns: u64,
+    /// Starts on a context another thread had run on since it last ran there
+    /// (its first start included): one more than the times it was switched out
+    /// while runnable, for a thread that never waits.
+    pub switched_in: u64,
+    /// Starts on another core than the one it last ran on.
+    pub migrations: u64,
 }
 
 /// One job instance: barrier and lock bookkeeping and its finish time.
@@ -356,6 +372,7 @@ impl SimThread {
             evicted_stall_s: 0.0,
             left_insertions: 0.0,
             period: None,
+            sched: ThreadSched::default(),
         }
     }
 }
