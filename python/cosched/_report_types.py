@@ -422,6 +422,8 @@ class Cell(TypedDict):
     measured: float
     recorded: float
     replayed: float
+    measured_cpu: MeanCi | None
+    replayed_cpu: float
 
 
 class Replay(TypedDict):
@@ -432,3 +434,5 @@ class Replay(TypedDict):
     median_abs_error: list[float]
     worst_abs_error: list[float]
     beyond_worst: list[int]
+    cpu_median_abs_error: float | None
+    cpu_inside: list[int]

@@ -115,10 +115,18 @@ pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
         return Ok(());
     }
     println!("replay of {} (`linux` as `{}`, {} rounds):", r.file, r.model, r.rounds);
-    let mut rows = vec![["policy", "job", "measured", "recorded", "today", "recorded error", "today's error"]
-        .map(String::from)
-        .to_vec()];
+    let cpu = r.cells.iter().any(|c| c.measured_cpu.is_some());
+    let mut head = ["policy", "job", "measured", "recorded", "today", "recorded error", "today's error"].to_vec();
+    if cpu {
+        head.extend(["cpu measured (95% interval)", "cpu today"]);
+    }
+    let mut rows = vec![head.into_iter().map(String::from).collect::<Vec<_>>()];
     for c in &r.cells {
+        let mut cpu_cells = vec![];
+        if cpu {
+            cpu_cells.push(c.measured_cpu.map_or("-".into(), |m| format!("{:.3} ({:.3}-{:.3})", m.mean, m.lo, m.hi)));
+            cpu_cells.push(format!("{:.3}", c.replayed_cpu));
+        }
         rows.push(vec![
             c.policy.clone(),
             c.job.clone(),
@@ -128,6 +136,7 @@ pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
             format!("{:+.1}%", 100.0 * (c.recorded / c.measured - 1.0)),
             format!("{:+.1}%", 100.0 * (c.replayed / c.measured - 1.0)),
         ]);
+        rows.last_mut().expect("just pushed").extend(cpu_cells);
     }
     crate::output::table(&rows);
     println!(
@@ -139,5 +148,13 @@ pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
         r.beyond_worst[0],
         r.beyond_worst[1]
     );
+    if let Some(e) = r.cpu_median_abs_error {
+        println!(
+            "CPU time over solo CPU time (#66 item 2): median |error| {:.1}% today, inside the measured interval in {} of {} cells",
+            100.0 * e,
+            r.cpu_inside[0],
+            r.cpu_inside[1]
+        );
+    }
     Ok(())
 }

@@ -84,3 +84,30 @@ fn a_checks_round_settings_are_refused_by_their_flags() {
     fails_cleanly(&with(["--within", "120"]), &["--within: must be a percentage from 0 to 100, got 120"]);
     fails_cleanly(&with(["--budget-s", "0"]), &["--budget-s: must be from 0 to 86400, got 0"]);
 }
+
+/// A check that measured each job's CPU time (#66 item 2) is replayed with
+/// it: every cell carries the measured CPU ratio beside today's simulated one,
+/// and the summary counts the simulated ratios inside the measured intervals;
+/// a file from before, without it, replays with none.
+#[test]
+fn a_replay_sets_the_measured_cpu_ratio_beside_todays() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results/runtime/time-sharing");
+    let programs = format!("{dir}/programs.toml");
+    let file = format!("{dir}/check-bandwidth.json");
+    let o = cosched(&["calibrate", "--check", MIX, "--programs", &programs, "--replay", &file, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = r["cells"].as_array().unwrap();
+    let mut inside = 0;
+    for c in cells {
+        let m = &c["measured_cpu"];
+        let (lo, hi, now) = (m["lo"].as_f64().unwrap(), m["hi"].as_f64().unwrap(), c["replayed_cpu"].as_f64().unwrap());
+        assert!(lo <= m["mean"].as_f64().unwrap() && now >= 0.99, "{c}");
+        inside += usize::from((lo..=hi).contains(&now));
+    }
+    assert_eq!(r["cpu_inside"], serde_json::json!([inside, cells.len()]));
+    assert!(r["cpu_median_abs_error"].as_f64().is_some_and(f64::is_finite));
+    let old = replay(&format!("{DIR}/check-bandwidth.json"));
+    assert!(old["cells"].as_array().unwrap().iter().all(|c| c["measured_cpu"].is_null()));
+    assert!(old["cpu_median_abs_error"].is_null());
+}

@@ -13,6 +13,7 @@
 use crate::check::{median, TARGET_WORST};
 use crate::error::{known_policy, HostError, Recorded};
 use cosched_core::progress::Reporter;
+use cosched_core::stats::MeanCi;
 use cosched_lab::mix_model::{model_mix, simulate_policy, Programs};
 use cosched_lab::RunError;
 use cosched_linux::mix::Mix;
@@ -37,6 +38,11 @@ cosched_core::metric_fields! {
         pub recorded: f64,
         /// Today's prediction.
         pub replayed: f64,
+        /// The job's measured CPU time over its solo CPU time, mean and 95% interval over the
+        /// rounds (#66 item 2); none in a file recorded before checks measured it.
+        pub measured_cpu: Option<MeanCi>,
+        /// Today's simulated CPU time over solo time of the same cell.
+        pub replayed_cpu: f64,
     }
 }
 
@@ -58,6 +64,11 @@ cosched_core::metric_fields! {
         pub worst_abs_error: [f64; 2],
         /// Cells beyond 30%, recorded and today.
         pub beyond_worst: [usize; 2],
+        /// Median |error| of today's simulated CPU ratio against the measured mean, over the cells
+        /// that measured it (#66 item 2); none when none did.
+        pub cpu_median_abs_error: Option<f64>,
+        /// Of those cells, how many have today's simulated CPU ratio inside the measured interval, and how many there are.
+        pub cpu_inside: [usize; 2],
     }
 }
 
@@ -140,12 +151,19 @@ pub fn replay(
             let Some(now) = p.slowdown.iter().find(|(n, _)| n == job).map(|(_, s)| *s) else {
                 continue;
             };
+            let cpu_at = format!("/check/result/jobs/{i}/time_sharing/cpu_ratio");
+            let measured_cpu = match v.pointer(&cpu_at) {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(mean_ci_at(&file, &v, &cpu_at)?),
+            };
             cells.push(Cell {
                 policy: label.clone(),
                 job: job.to_string(),
                 measured: number(&file, &v, &format!("/check/result/jobs/{i}/measured/mean"))?,
                 recorded: number(&file, &v, &format!("/check/result/jobs/{i}/predicted"))?,
                 replayed: now,
+                measured_cpu,
+                replayed_cpu: p.sched.iter().find(|(n, _)| n == job).map_or(0.0, |(_, s)| s.cpu_ratio),
             });
         }
     }
@@ -157,7 +175,13 @@ pub fn replay(
     let (then, now) = (err(&|c| c.recorded), err(&|c| c.replayed));
     let worst = |e: &[f64]| e.iter().copied().fold(0.0, f64::max);
     let beyond = |e: &[f64]| e.iter().filter(|x| **x > TARGET_WORST).count();
+    let cpu: Vec<(&MeanCi, f64)> =
+        cells.iter().filter_map(|c| Some((c.measured_cpu.as_ref()?, c.replayed_cpu))).collect();
+    let cpu_errors: Vec<f64> = cpu.iter().map(|(m, s)| (s / m.mean - 1.0).abs()).collect();
+    let cpu_inside = [cpu.iter().filter(|(m, s)| (m.lo..=m.hi).contains(s)).count(), cpu.len()];
     Ok(Replay {
+        cpu_median_abs_error: (!cpu_errors.is_empty()).then(|| median(cpu_errors)),
+        cpu_inside,
         file,
         model,
         rounds,
@@ -165,6 +189,17 @@ pub fn replay(
         worst_abs_error: [worst(&then), worst(&now)],
         beyond_worst: [beyond(&then), beyond(&now)],
         cells,
+    })
+}
+
+/// A recorded mean and 95% interval (`mean`, `lo`, `hi`, `n` under `path`).
+fn mean_ci_at(file: &str, v: &Value, path: &str) -> Result<MeanCi, HostError> {
+    let n = number(file, v, &format!("{path}/n"))?;
+    Ok(MeanCi {
+        mean: number(file, v, &format!("{path}/mean"))?,
+        lo: number(file, v, &format!("{path}/lo"))?,
+        hi: number(file, v, &format!("{path}/hi"))?,
+        n: n.max(0.0) as usize,
     })
 }
 

@@ -1,0 +1,98 @@
+"""What time-sharing cost each job of a host check, measured and simulated (#66 item 2).
+
+Reads the ``check-*.json`` files of a ``scripts/host-check`` directory and writes, to stdout, one
+table a mix (every cell's CPU time over its solo CPU time, switches and migrations per run:
+measured mean and 95% interval over the rounds, then the simulator's figure) and one table over
+all mixes by policy: the cells' median measured and simulated CPU ratio, the median |error| of
+the simulated ratio, and the median switches per run, measured and simulated. A check made before
+the figures existed has none; such a file is named and skipped.
+
+    python3 scripts/time_sharing_summary.py DIR > DIR/time-sharing.md
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def ci(m: dict[str, float], digits: int) -> str:
+    """A mean and its 95% interval."""
+    return f"{m['mean']:.{digits}f} ({m['lo']:.{digits}f}-{m['hi']:.{digits}f})"
+
+
+def main(d: Path) -> int:
+    files = sorted(d.glob("check-*.json"))
+    if not files:
+        print(f"time_sharing_summary: {d}: no check-*.json files", file=sys.stderr)
+        return 1
+    date = (d / "date.txt").read_text().strip() if (d / "date.txt").exists() else "date not recorded"
+    print(f"# What time-sharing cost each job, measured and simulated ({date})\n")
+    print(
+        "Each cell: the job's CPU time over the same round's solo CPU time (`cpu`), its context switches "
+        "per run (voluntary and involuntary; a freezer's stop is a voluntary one) and its leader's moves "
+        "between CPUs, measured (mean and 95% interval over the rounds: `wait4` rusage and `/proc/PID/sched`) "
+        "and simulated (the engine's time on a context over the solo time, its starts after another thread, "
+        "its starts on another core). Written by `scripts/time_sharing_summary.py` from the `check-*.json` "
+        'files beside it (docs/runtime.md, "What time-sharing cost each job").\n'
+    )
+    by_policy: dict[str, list[tuple[float, float, float, float, float, bool]]] = {}
+    for f in files:
+        r = json.loads(f.read_text())["check"]["result"]
+        cells = [j for j in r["jobs"] if j.get("time_sharing")]
+        if not cells:
+            print(f"`{f.name}`: no time-sharing figures (a check made before they were measured).\n")
+            continue
+        print(f"## {f.stem[len('check-') :]} (`{f.name}`)\n")
+        print(
+            "| policy | job | cpu measured | cpu simulated | switches measured | involuntary | switches simulated "
+            "| migrations measured | migrations simulated |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|")
+        for j in cells:
+            t = j["time_sharing"]
+            p = t["predicted"]
+            mig = ci(t["migrations"], 0) if t.get("migrations") else "unmeasured"
+            print(
+                f"| {j['policy']} | {j['job']} | {ci(t['cpu_ratio'], 3)} | {p['cpu_ratio']:.3f} "
+                f"| {ci(t['switches'], 0)} | {t['involuntary']['mean']:.0f} | {p['switches']:.0f} "
+                f"| {mig} | {p['migrations']:.0f} |"
+            )
+            policy = j["policy"].split("#")[0]
+            c = t["cpu_ratio"]
+            by_policy.setdefault(policy, []).append(
+                (
+                    c["mean"],
+                    p["cpu_ratio"],
+                    t["switches"]["mean"],
+                    p["switches"],
+                    t["involuntary"]["mean"],
+                    c["lo"] <= p["cpu_ratio"] <= c["hi"],
+                )
+            )
+        print()
+    if not by_policy:
+        return 0
+    print("## Over all mixes, by policy\n")
+    print(
+        "| policy | cells | cpu measured, median | cpu simulated, median | median abs error of cpu "
+        "| cpu simulated inside the measured interval | cpu simulated above it "
+        "| switches measured, median | involuntary, median | switches simulated, median |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for policy, xs in by_policy.items():
+        med = statistics.median
+        err = med(abs(x[1] / x[0] - 1.0) for x in xs)
+        above = sum(1 for x in xs if not x[5] and x[1] > x[0])
+        print(
+            f"| {policy} | {len(xs)} | {med(x[0] for x in xs):.3f} | {med(x[1] for x in xs):.3f} | {100 * err:.1f}% "
+            f"| {sum(x[5] for x in xs)} | {above} | {med(x[2] for x in xs):.0f} | {med(x[4] for x in xs):.0f} "
+            f"| {med(x[3] for x in xs):.0f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/results/runtime/host-check")))
