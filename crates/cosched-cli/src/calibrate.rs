@@ -35,7 +35,9 @@ pub struct Args {
     preset: Option<String>,
     /// Run this mix for real in interleaved rounds (solo runs, then every --policies entry in a
     /// seeded random order) and simulated on the preset from its model (--programs, cosched-bench
-    /// models), and report each job's predicted against measured slowdown and the policy ranking.
+    /// models), and report each job's predicted against measured slowdown and the policy ranking,
+    /// and each job's CPU time over its solo CPU time, switches and migrations, measured and
+    /// simulated (docs/runtime.md, "What time-sharing cost each job").
     #[arg(long)]
     check: Option<PathBuf>,
     /// Characterised programs (`cosched characterise` output): mix jobs of the same name are
