@@ -7,12 +7,13 @@
 //! measured, derived (fitted) or assumed.
 //!
 //! The model of a job ([`model`]): `instructions` = solo turnaround × clock
-//! at IPC 1 (assumed: only their product is measured), a random or
-//! sequential access pattern over `footprint_mb`, `llc_apki` LLC accesses
+//! at IPC 1 (assumed: only their product is measured), no memory traffic, or a
+//! random or sequential access pattern over `footprint_mb`, `llc_apki` LLC accesses
 //! per kilo-instruction and `mlp` misses in flight (1 for random access,
 //! assumed: only accesses per MLP show in wall time; Little's law's for a
 //! prefetched sweep). The fit ([`search`]) is a grid search over both
-//! patterns refined to a continuous footprint, each constant with its 95%
+//! patterns refined to a continuous footprint, the simplest model the co-runs
+//! do not exclude chosen, each constant with its 95%
 //! interval and the fit's residual.
 
 use crate::error::RunError;
@@ -26,7 +27,7 @@ mod unfit;
 
 pub use model::{predict, sequential_mlp, Fit, Pattern};
 pub use phases::{fit_phased, Phased};
-pub use search::{fit, fit_patterns, APKI, FOOTPRINTS, PATTERNS};
+pub use search::{fit, fit_patterns, APKI, FOOTPRINTS, PATTERNS, TRAFFIC};
 pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 
 /// Memory-level parallelism [A]: wall-time slowdowns see a job's misses only
@@ -35,7 +36,7 @@ pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 pub const MLP: f64 = 1.0;
 /// Which fit this is, for caches of its output (`run --characterise`): changed with the fit.
 pub const FIT: &str =
-    "3: random or sequential access, refined footprint, 95% intervals, phases from progress reports (#66 item 1)";
+    "4: no traffic unless excluded, random or sequential access, refined footprint, 95% intervals, phases from progress reports (#66)";
 /// Most jobs a record may hold, and most co-runs per job (a record is user input).
 pub const MAX_RECORD_JOBS: usize = 256;
 /// Most co-runs of one job in a record.
@@ -129,7 +130,21 @@ fn source_of(j: &JobRecord, f: &Fit) -> String {
     let runs = |v: &[CoRun], unit: &str| {
         v.iter().map(|r| format!("{}{unit} {:.3}", r.size, r.slowdown)).collect::<Vec<_>>().join(", ")
     };
+    if f.access == Pattern::None {
+        return format!(
+            "{}: solo {:.3} s, spread {:.1}% [M]; no memory traffic: its slowdowns beside pirates ({}) and bandits ({}) do not exclude a program that makes none (models inside the 95% interval reach {} MiB and {} LLC accesses/KI), RMS error {:.1}% [D]; IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
+            j.name,
+            j.solo_s,
+            100.0 * j.solo_spread,
+            runs(&j.pirates, " MiB"),
+            runs(&j.bandits, " GB/s"),
+            f.footprint_range.1,
+            f.apki_range.1,
+            100.0 * f.rms
+        );
+    }
     let mlp = match f.access {
+        Pattern::None => "no misses to overlap",
         Pattern::Random => "assumed [A]: only accesses per MLP show in wall time",
         Pattern::Sequential => "Little's law at the machine's bandwidth and latency [D]",
     };
@@ -304,6 +319,14 @@ mod tests {
         let w = presets::workload_from_toml("c.toml", &text).unwrap();
         assert_eq!(w.jobs.len(), 1);
         assert!(text.contains("sequential access, footprint 8 MiB (95% interval 6-9)"), "{text}");
+        // So does a program with no memory traffic (design note 64), at its measured solo time.
+        let none = Fit { footprint_range: (0.0, 16.0), apki_range: (0.0, 100.0), ..Fit::no_traffic() };
+        let text = workload_file(&m, "kvm-epyc-2c-nov24", &rec, &whole(none));
+        assert!(text.contains("no memory traffic") && text.contains("reach 16 MiB and 100 LLC accesses/KI"), "{text}");
+        let w = presets::workload_from_toml("c.toml", &text).unwrap();
+        let plan = Plan::new(&w, &m, None, 1, "c").unwrap();
+        let solo = cosched_sim::experiment::solo_times(&m, &plan, &SimOptions::default()).unwrap();
+        assert!((solo[0] / 1.5 - 1.0).abs() < 0.01, "{solo:?}");
     }
 }
 

@@ -17,6 +17,10 @@ use cosched_sim::{presets, Plan};
 /// versus bandits (#66 item 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
+    /// No memory traffic (a compute-bound program): no LLC accesses, no footprint, slowed by
+    /// nothing a pirate or bandit does. The limit of both patterns as their accesses go to 0,
+    /// kept unless the co-runs exclude it (design note 64).
+    None,
     /// Uniformly random over the footprint: its hits shrink with the LLC it
     /// holds (the capacity wall; `access = "random"`, docs/model.md).
     Random,
@@ -29,6 +33,7 @@ pub enum Pattern {
 impl std::fmt::Display for Pattern {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            Pattern::None => "none",
             Pattern::Random => "random",
             Pattern::Sequential => "sequential",
         })
@@ -58,6 +63,12 @@ pub struct Fit {
 }
 
 impl Fit {
+    /// The model with no memory traffic ([`Pattern::None`]): no footprint, no LLC accesses, one
+    /// miss in flight (none happen).
+    pub fn no_traffic() -> Fit {
+        Fit::point(Pattern::None, 0.0, 0.0, 1.0)
+    }
+
     /// A model with no interval yet (its ranges its own values).
     pub fn point(access: Pattern, footprint_mb: f64, llc_apki: f64, mlp: f64) -> Fit {
         Fit {
@@ -88,6 +99,8 @@ pub const MAX_MLP: f64 = 64.0;
 pub(super) fn job_phase(m: &MachineSpec, solo_s: f64, f: &Fit) -> String {
     let l1 = (f.llc_apki.max(300.0)).min(1000.0 * m.core.l1_accesses_per_cycle);
     let access = match f.access {
+        // No LLC accesses, so no misses: the LLC size the (zero) misses were measured at is the machine's.
+        Pattern::None => format!("llc_mpki = 0.0\nmrc_ref_mb = {}", m.cache.llc_mb),
         Pattern::Random => "access = \"random\"".to_string(),
         // Every access a miss below the footprint (α = 0), none once it fits.
         Pattern::Sequential => {

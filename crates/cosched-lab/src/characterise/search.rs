@@ -1,7 +1,9 @@
-//! The fit of a job's co-runs (#66 item 1): a coarse grid of both access
-//! patterns ([`FOOTPRINTS`] × [`APKI`]), refined around its best point to a
-//! continuous footprint, and the 95% confidence region of the fit, from
-//! which each fitted constant's interval is read.
+//! The fit of a job's co-runs (#66 item 1): the model with no memory traffic
+//! and a coarse grid of both access patterns ([`FOOTPRINTS`] × [`APKI`]),
+//! refined around its best point to a continuous footprint, and the 95%
+//! confidence region of the fit, from which each fitted constant's interval
+//! is read. The simplest model inside the region is chosen: no traffic, then
+//! random, then sequential access (design notes 61 and 64).
 //!
 //! The error of a model is the sum of squared log errors of its predicted
 //! slowdowns; a co-run whose co-runner ended first counts only where the
@@ -32,15 +34,35 @@ pub const REFINE: usize = 9;
 /// Rounds of refinement: each between the neighbours of the last round's best (the second at
 /// steps of 2^(1/64) ≈ 1.1% of the footprint).
 pub const ROUNDS: usize = 2;
-/// The access patterns tried, in the order ties are broken.
-pub const PATTERNS: [Pattern; 2] = [Pattern::Random, Pattern::Sequential];
+/// The access patterns tried, in their order of preference: the first whose best model lies
+/// inside the fit's region is chosen.
+pub const PATTERNS: [Pattern; 3] = [Pattern::None, Pattern::Random, Pattern::Sequential];
+/// The patterns with memory traffic only (`characterise --access traffic`: the ablation of the
+/// model with none, the fit of before design note 64).
+pub const TRAFFIC: [Pattern; 2] = [Pattern::Random, Pattern::Sequential];
 
 /// A model with its error and its predicted slowdowns.
 type Scored = (Fit, f64, Vec<f64>);
 
-/// Grid points tried before the refinement: both patterns over the whole grid.
+/// Grid points tried before the refinement: each pattern with traffic over the whole grid, and
+/// the one model with none.
 pub fn coarse_points(patterns: &[Pattern]) -> usize {
-    patterns.len() * FOOTPRINTS.len() * APKI.len()
+    patterns.iter().map(|&p| if p == Pattern::None { 1 } else { FOOTPRINTS.len() * APKI.len() }).sum()
+}
+
+/// The models of pattern `p` tried before the refinement on `m`: the grid (the one model for
+/// [`Pattern::None`]).
+fn coarse(m: &MachineSpec, p: Pattern) -> Vec<Fit> {
+    let c = m.cache.llc_mb;
+    let mlp = if p == Pattern::Random { MLP } else { sequential_mlp(m) };
+    match p {
+        Pattern::None => vec![Fit::no_traffic()],
+        _ => FOOTPRINTS
+            .iter()
+            .flat_map(|&w| APKI.iter().map(move |&a| (w, a)))
+            .map(|(w, a)| Fit::point(p, round2(w * c).max(0.01), a, mlp))
+            .collect(),
+    }
 }
 
 /// `x` to three significant digits (the constants a workload file names).
@@ -81,11 +103,11 @@ fn score(m: &MachineSpec, j: &JobRecord, runs: &[(bool, &CoRun)], points: &[Fit]
         .collect()
 }
 
-/// The first model of least error, of pattern `access` if given (deterministic: ties go to the
-/// earlier).
-fn least(scored: &[Result<Scored, RunError>], access: Option<Pattern>) -> Option<&Scored> {
+/// The first model of least error among those whose pattern `keep` accepts (deterministic: ties
+/// go to the earlier).
+fn least(scored: &[Result<Scored, RunError>], keep: impl Fn(Pattern) -> bool) -> Option<&Scored> {
     let mut best: Option<&Scored> = None;
-    for s in scored.iter().flatten().filter(|s| access.is_none_or(|a| s.0.access == a)) {
+    for s in scored.iter().flatten().filter(|s| keep(s.0.access)) {
         if best.is_none_or(|b| s.1 < b.1 - 1e-12) {
             best = Some(s);
         }
@@ -125,6 +147,22 @@ pub fn region(least: f64, n: usize, floor: f64) -> f64 {
     least.max(floor) * (1.0 + 2.0 / nu * f2_quantile_95(nu))
 }
 
+/// The upper 5% point of χ² with 2 degrees of freedom (closed form: its survival function is
+/// e^(−x/2)).
+pub fn chi2_2_quantile_95() -> f64 {
+    -2.0 * 0.05f64.ln()
+}
+
+/// Whether the model with no traffic, of error `none`, survives the nested test against the best
+/// model with traffic, of error `traffic` (design note 64): no traffic is the limit of both
+/// patterns as their accesses go to 0, so the two constants the traffic models add lower the
+/// error of a program that makes none by σ²·χ²(2) or less at 95%, σ² the mean squared log
+/// standard error of the `n` co-runs (`floor` / n: the measurements' own noise, not the traffic
+/// models' misfit, which says nothing of whether there is traffic).
+pub fn no_traffic_kept(none: f64, traffic: f64, n: usize, floor: f64) -> bool {
+    none - traffic <= floor / n.max(1) as f64 * chi2_2_quantile_95()
+}
+
 /// Add to `scored` [`ROUNDS`] refinements of pattern `access`'s best model, each between the
 /// neighbours of the last round's best (nothing when no model of it ran).
 fn refine(
@@ -134,10 +172,13 @@ fn refine(
     scored: &mut Vec<Result<Scored, RunError>>,
     access: Pattern,
 ) {
+    if access == Pattern::None {
+        return;
+    }
     let c = m.cache.llc_mb;
     let (mut ws, mut as_) = (FOOTPRINTS.to_vec(), APKI.to_vec());
     for _ in 0..ROUNDS {
-        let Some(best) = least(scored, Some(access)).map(|s| s.0) else { return };
+        let Some(best) = least(scored, |a| a == access).map(|s| s.0) else { return };
         let wi = ws.iter().position(|&w| round2(w * c).max(0.01) == best.footprint_mb).unwrap_or(0);
         let ai = as_.iter().position(|&a| sig3(a) == best.llc_apki).unwrap_or(0);
         let ((w0, w1), (a0, a1)) = (around(&ws, wi), around(&as_, ai));
@@ -153,15 +194,15 @@ fn refine(
 
 /// The range of constant `v` over the models of `access` inside the region, each end moved out
 /// to the next value tried outside it (the region's edge lies between the two: a discrete search
-/// cannot place it closer).
+/// cannot place it closer). For [`Pattern::None`], over the models of every pattern: from 0 (no
+/// traffic) to the most any model inside the region makes.
 fn widened(tried: &[&Fit], inside: &[&Fit], access: Pattern, v: impl Fn(&Fit) -> f64) -> (f64, f64) {
-    let mut values: Vec<f64> = tried.iter().filter(|f| f.access == access).map(|f| v(f)).collect();
+    let of = |f: &&&Fit| access == Pattern::None || f.access == access;
+    let mut values: Vec<f64> = tried.iter().filter(of).map(|f| v(f)).collect();
     values.sort_by(f64::total_cmp);
     values.dedup();
-    let (lo, hi) = inside
-        .iter()
-        .filter(|f| f.access == access)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), f| (lo.min(v(f)), hi.max(v(f))));
+    let (lo, hi) =
+        inside.iter().filter(of).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), f| (lo.min(v(f)), hi.max(v(f))));
     let below = values.iter().rev().find(|&&x| x < lo).copied().unwrap_or(lo);
     let above = values.iter().find(|&&x| x > hi).copied().unwrap_or(hi);
     (below, above)
@@ -175,22 +216,17 @@ pub fn fit(m: &MachineSpec, j: &JobRecord) -> Result<(Fit, Vec<f64>), RunError> 
 }
 
 /// [`fit`] over the access patterns `patterns` only, in their order of preference (`&[Random]`:
-/// the ablation of the sequential pattern, `characterise --access random`).
+/// the ablation of the sequential pattern and of no traffic, `characterise --access random`;
+/// [`TRAFFIC`]: of no traffic, `--access traffic`).
 pub fn fit_patterns(m: &MachineSpec, j: &JobRecord, patterns: &[Pattern]) -> Result<(Fit, Vec<f64>), RunError> {
-    let c = m.cache.llc_mb;
     let runs: Vec<(bool, &CoRun)> =
         j.pirates.iter().map(|r| (true, r)).chain(j.bandits.iter().map(|r| (false, r))).collect();
     if runs.is_empty() {
         return Err(RunError::option(format!("{}: no co-runs to fit", j.name)));
     }
-    let mlp = |p: Pattern| if p == Pattern::Random { MLP } else { sequential_mlp(m) };
-    let coarse: Vec<Fit> = patterns
-        .iter()
-        .flat_map(|&p| FOOTPRINTS.iter().flat_map(move |&w| APKI.iter().map(move |&a| (p, w, a))))
-        .map(|(p, w, a)| Fit::point(p, round2(w * c).max(0.01), a, mlp(p)))
-        .collect();
-    let mut scored = score(m, j, &runs, &coarse);
-    if least(&scored, None).is_none() {
+    let grid: Vec<Fit> = patterns.iter().flat_map(|&p| coarse(m, p)).collect();
+    let mut scored = score(m, j, &runs, &grid);
+    if least(&scored, |_| true).is_none() {
         return Err(RunError::Study(StudyError::NoGridModel {
             job: j.name.clone(),
             machine: m.name.clone(),
@@ -202,22 +238,30 @@ pub fn fit_patterns(m: &MachineSpec, j: &JobRecord, patterns: &[Pattern]) -> Res
     for &p in patterns {
         refine(m, j, &runs, &mut scored, p);
     }
-    let limit = region(least(&scored, None).expect("the coarse grid had a model").1, runs.len(), noise_floor(j));
-    // The first pattern (random before sequential) whose best model lies inside the region: a
-    // sequential sweep is chosen only where the data exclude random access.
-    let (best, _, predicted) = patterns
-        .iter()
-        .filter_map(|&p| least(&scored, Some(p)))
-        .find(|s| s.1 <= limit)
-        .or_else(|| least(&scored, None))
+    let floor = noise_floor(j);
+    let limit = region(least(&scored, |_| true).expect("the coarse grid had a model").1, runs.len(), floor);
+    // No traffic where the nested test keeps it; else the first pattern (random, sequential)
+    // whose best model lies inside the region: a sequential sweep only where the data exclude
+    // random access.
+    let traffic: Vec<Pattern> = patterns.iter().copied().filter(|&p| p != Pattern::None).collect();
+    let none = least(&scored, |a| a == Pattern::None).filter(|n| {
+        traffic.iter().filter_map(|&p| least(&scored, |a| a == p)).all(|t| no_traffic_kept(n.1, t.1, runs.len(), floor))
+    });
+    let (best, _, predicted) = none
+        .or_else(|| traffic.iter().filter_map(|&p| least(&scored, |a| a == p)).find(|s| s.1 <= limit))
+        .or_else(|| least(&scored, |a| a != Pattern::None))
+        .or_else(|| least(&scored, |_| true))
         .cloned()
         .expect("the coarse grid had a model");
     let tried: Vec<&Fit> = scored.iter().flatten().map(|s| &s.0).collect();
     let inside: Vec<&Fit> = scored.iter().flatten().filter(|s| s.1 <= limit).map(|s| &s.0).collect();
+    // Another pattern with traffic inside the region (none, where excluded, is not a candidate).
+    let either =
+        inside.iter().any(|f| f.access != best.access && (best.access == Pattern::None || f.access != Pattern::None));
     let fit = Fit {
         footprint_range: widened(&tried, &inside, best.access, |f| f.footprint_mb),
         apki_range: widened(&tried, &inside, best.access, |f| f.llc_apki),
-        either: inside.iter().any(|f| f.access != best.access),
+        either,
         ..best
     };
     Ok((fit, predicted))
@@ -237,6 +281,18 @@ mod tests {
         assert!(region(0.01, 6, 0.0) > 0.01 && region(0.02, 6, 0.0) > region(0.01, 6, 0.0));
         assert!(region(0.0, 6, 0.1) > region(0.0, 6, 0.01));
         assert!(region(0.01, 2, 0.0).is_infinite());
+    }
+
+    #[test]
+    fn no_traffic_is_kept_within_chi2_of_the_noise() {
+        // χ²(2; 0.95) = 5.991 (tables).
+        assert!((chi2_2_quantile_95() - 5.991).abs() < 1e-3);
+        // Six co-runs of mean squared log error 0.01: no traffic kept while the traffic models
+        // lower the error by at most 0.0599.
+        assert!(no_traffic_kept(0.10, 0.045, 6, 0.06));
+        assert!(!no_traffic_kept(0.10, 0.035, 6, 0.06));
+        // A misfit of the traffic models does not keep it: only the difference counts.
+        assert!(!no_traffic_kept(1.10, 1.0, 6, 0.06));
     }
 
     #[test]
