@@ -13,7 +13,7 @@ use cosched_host::until::RoundsUntil;
 use cosched_lab::characterise::{
     bandit_rates, fit_record, pirate_sizes, round2,
     search::{coarse_points, REFINE},
-    unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, TRAFFIC,
+    unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, WITH_NONE,
 };
 use cosched_linux::characterise::{measure, CoRun, Record, Until};
 use cosched_sim::presets;
@@ -48,8 +48,8 @@ pub struct Args {
     /// Most seconds of one job's rounds (checked between rounds).
     #[arg(long, default_value_t = 120.0)]
     budget_s: f64,
-    /// Models the fit may choose: all (no memory traffic, else random access, else sequential: each only where the co-runs exclude the one before), traffic (random or sequential: the ablation of no traffic) or random (the ablation of both).
-    #[arg(long, default_value = "all", value_parser = ["all", "traffic", "random"])]
+    /// Access patterns the fit may choose: both (random, or sequential where the data exclude random), random (the ablation of the sequential pattern) or all (no memory traffic first, where the data do not exclude it: predicted worse on held-out mixes, design note 64).
+    #[arg(long, default_value = "both", value_parser = ["both", "random", "all"])]
     access: String,
     /// Fit each job whole even where its own progress reports show phases (the ablation of the phases).
     #[arg(long)]
@@ -94,7 +94,7 @@ pub fn run(a: Args) -> Result<(), String> {
         until,
         patterns: match a.access.as_str() {
             "random" => &[Pattern::Random],
-            "traffic" => &TRAFFIC,
+            "all" => &WITH_NONE,
             _ => &PATTERNS,
         },
         phases: !a.whole,
@@ -244,10 +244,10 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     shown.push_str(&crate::output::table_string(&rows));
     let _ = writeln!(
         shown,
-        "access: none (no memory traffic: kept unless the co-runs exclude it), random (hits shrink with the LLC \
+        "access: random (hits shrink with the LLC \
          held) or sequential (every access misses until the footprint fits; prefetched), told apart by the \
-         response to pirates versus bandits (?: another pattern fits inside the interval too; for none, the \
-         intervals are those of every model inside it); footprint: the LLC share the job's misses fit (× the LLC: of this host's {} \
+         response to pirates versus bandits (?: another pattern fits inside the interval too), or none (no \
+         memory traffic, --access all: its intervals are those of every model inside it); footprint: the LLC share the job's misses fit (× the LLC: of this host's {} \
          MB; 1.00 or more: it misses beyond the whole LLC); LLC apki: LLC accesses per 1,000 instructions; \
          (95%): the lowest and highest value of the models inside the fit's 95% confidence region (Beale's, \
          floored at the noise of the runs; bounded by the grid's {}-{} × the LLC and {}-{} apki); MLP: misses in \

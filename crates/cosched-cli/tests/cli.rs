@@ -461,6 +461,37 @@ fn characterise_refuses_bad_input_with_one_line() {
 }
 
 #[test]
+fn characterise_access_all_keeps_no_traffic_where_the_co_runs_allow_it() {
+    // The development record of time-sharing (docs/results/runtime/time-sharing): the compute loop's
+    // co-runs lie within its noise, the 4 MiB chase's do not (design note 64).
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results/runtime/time-sharing");
+    let (rec, host) = (format!("{dir}/record.json"), format!("{dir}/host.toml"));
+    let out = tmp("char-all.toml", "");
+    let row = |stdout: &str, job: &str| {
+        stdout.lines().find(|l| l.split_whitespace().next() == Some(job)).map(str::to_string).unwrap_or_default()
+    };
+    let o = cosched(&["characterise", "--from-record", &rec, "-m", &host, "-o", &out, "--access", "all"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(row(&stdout, "compute").contains(" none"), "{stdout}");
+    assert!(!row(&stdout, "chase4").contains(" none"), "{stdout}");
+    let file = std::fs::read_to_string(&out).unwrap();
+    assert!(file.contains("compute: solo") && file.contains("no memory traffic"), "{file}");
+    // The workload file it writes runs.
+    let o = cosched(&["simulate", "-m", &host, "-w", &out, "--policy", "cfs"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The default keeps traffic in every job.
+    let o = cosched(&["characterise", "--from-record", &rec, "-m", &host, "-o", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(row(&stdout, "compute").contains(" random") && !row(&stdout, "compute").contains(" none"), "{stdout}");
+    fails_cleanly(
+        &["characterise", "--from-record", &rec, "-m", &host, "-o", &out, "--access", "some"],
+        &["--access", "some"],
+    );
+}
+
+#[test]
 fn dram_checks_table_1_at_the_dram_and_regenerates_the_presets_table() {
     // The check: one line per row locality, parallel / serial for 2, 4 and 8 streams.
     let o = cosched(&["dram", "-m", "i5-2500"]);

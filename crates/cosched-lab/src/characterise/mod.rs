@@ -7,13 +7,12 @@
 //! measured, derived (fitted) or assumed.
 //!
 //! The model of a job ([`model`]): `instructions` = solo turnaround × clock
-//! at IPC 1 (assumed: only their product is measured), no memory traffic, or a
-//! random or sequential access pattern over `footprint_mb`, `llc_apki` LLC accesses
+//! at IPC 1 (assumed: only their product is measured), a random or sequential
+//! access pattern (or, on request, none) over `footprint_mb`, `llc_apki` LLC accesses
 //! per kilo-instruction and `mlp` misses in flight (1 for random access,
 //! assumed: only accesses per MLP show in wall time; Little's law's for a
 //! prefetched sweep). The fit ([`search`]) is a grid search over both
-//! patterns refined to a continuous footprint, the simplest model the co-runs
-//! do not exclude chosen, each constant with its 95%
+//! patterns refined to a continuous footprint, each constant with its 95%
 //! interval and the fit's residual.
 
 use crate::error::RunError;
@@ -27,7 +26,7 @@ mod unfit;
 
 pub use model::{predict, sequential_mlp, Fit, Pattern};
 pub use phases::{fit_phased, Phased};
-pub use search::{fit, fit_patterns, APKI, FOOTPRINTS, PATTERNS, TRAFFIC};
+pub use search::{fit, fit_patterns, APKI, FOOTPRINTS, PATTERNS, WITH_NONE};
 pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 
 /// Memory-level parallelism [A]: wall-time slowdowns see a job's misses only
@@ -36,7 +35,7 @@ pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 pub const MLP: f64 = 1.0;
 /// Which fit this is, for caches of its output (`run --characterise`): changed with the fit.
 pub const FIT: &str =
-    "4: no traffic unless excluded, random or sequential access, refined footprint, 95% intervals, phases from progress reports (#66)";
+    "3: random or sequential access, refined footprint, 95% intervals, phases from progress reports (#66 item 1)";
 /// Most jobs a record may hold, and most co-runs per job (a record is user input).
 pub const MAX_RECORD_JOBS: usize = 256;
 /// Most co-runs of one job in a record.

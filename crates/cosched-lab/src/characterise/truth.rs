@@ -107,19 +107,19 @@ fn a_compute_bound_program_fits_the_least_memory_traffic() {
             bandits: job.bandits.iter().map(|r| CoRun { slowdown: 1.0, ..r.clone() }).collect(),
             ..job.clone()
         };
-        let (f, _) = fit(&m, &flat).unwrap();
-        // Nothing bites: no memory traffic, exactly (design note 64).
+        let (f, _) = fit_patterns(&m, &flat, &WITH_NONE).unwrap();
+        // Nothing bites: no memory traffic, exactly, where the fit may say so (design note 64).
         assert_eq!((f.access, f.llc_apki, f.footprint_mb), (Pattern::None, 0.0, 0.0), "{}: {f:?}", m.name);
         assert!(f.rms < 1e-4, "{}: the simulator runs it as fast beside any co-runner: {f:?}", m.name);
         // The models with traffic inside the region reach a footprint that is not measured: from 0
         // to at least the LLC.
         assert!(f.footprint_range.0 == 0.0 && f.footprint_range.1 >= m.cache.llc_mb, "{}: {f:?}", m.name);
-        // Without the model of no traffic (`--access traffic`), the least traffic the grid has.
-        let (t, _) = fit_patterns(&m, &flat, &TRAFFIC).unwrap();
+        // By default (no model without traffic), the least traffic the grid has.
+        let (t, _) = fit(&m, &flat).unwrap();
         assert!(t.access != Pattern::None && t.llc_apki <= 1.0 && t.rms < 0.02, "{}: {t:?}", m.name);
         // The same program whose slowdowns are the truth's (up to a few percent) is not taken
         // for one with no traffic: its noise (2%) excludes slowdowns of 1.
-        let (f, _) = fit(&m, &job).unwrap();
+        let (f, _) = fit_patterns(&m, &job, &WITH_NONE).unwrap();
         assert_ne!(f.access, Pattern::None, "{}: {:?} {f:?}", m.name, job.pirates);
     }
 }
@@ -137,6 +137,6 @@ fn slowdowns_inside_the_noise_keep_no_traffic_and_beyond_it_do_not() {
         bandits: base.bandits.iter().map(|r| CoRun { slowdown: 1.03, ..r.clone() }).collect(),
         ..base.clone()
     };
-    assert_eq!(fit(&m, &slowed(0.2)).unwrap().0.access, Pattern::None);
-    assert_ne!(fit(&m, &slowed(0.002)).unwrap().0.access, Pattern::None);
+    assert_eq!(fit_patterns(&m, &slowed(0.2), &WITH_NONE).unwrap().0.access, Pattern::None);
+    assert_ne!(fit_patterns(&m, &slowed(0.002), &WITH_NONE).unwrap().0.access, Pattern::None);
 }
