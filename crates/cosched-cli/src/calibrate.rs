@@ -98,7 +98,11 @@ pub fn run(a: Args) -> Result<(), String> {
     for p in &a.policies {
         crate::run::check_policy(p)?;
     }
-    let mix = a.check.as_deref().map(crate::live::load_mix).transpose()?;
+    // A replay runs nothing, so its mix's programs need not be installed on this machine.
+    let mix = match a.replay {
+        Some(_) => a.check.as_deref().map(Mix::load).transpose().one_line()?,
+        None => a.check.as_deref().map(crate::live::load_mix).transpose()?,
+    };
     let programs = a.programs.as_deref().map(Programs::load).transpose().one_line()?;
     if let (Some(file), Some(mix)) = (&a.replay, &mix) {
         let options = |entries: &[&str]| a.knobs.options(entries, a.seed).map(|(o, _)| o);

@@ -111,3 +111,21 @@ fn a_replay_sets_the_measured_cpu_ratio_beside_todays() {
     assert!(old["cells"].as_array().unwrap().iter().all(|c| c["measured_cpu"].is_null()));
     assert!(old["cpu_median_abs_error"].is_null());
 }
+
+/// A replay runs nothing: a mix whose program is not installed here is replayed (a held-out
+/// record of another machine's packages, `scripts/host-refit`), where a check refuses it.
+#[test]
+fn a_replay_needs_no_program_installed() {
+    let mix = std::fs::read_to_string(MIX).unwrap();
+    let first_cmd = mix.lines().find(|l| l.starts_with("cmd = [\"")).unwrap();
+    let gone = mix.replacen(first_cmd, "cmd = [\"no-such-program-66\"]", 1);
+    let gone = tmp("replay-gone.toml", &gone);
+    let programs = format!("{DIR}/programs.toml");
+    let file = format!("{DIR}/check-bandwidth.json");
+    let o = cosched(&["calibrate", "--check", &gone, "--programs", &programs, "--replay", &file]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    fails_cleanly(
+        &["calibrate", "--check", &gone, "--programs", &programs, "--seconds", "0.1"],
+        &["no-such-program-66", "not found on PATH"],
+    );
+}

@@ -41,7 +41,8 @@ cosched_core::metric_fields! {
         /// The job's measured CPU time over its solo CPU time, mean and 95% interval over the
         /// rounds (#66 item 2); none in a file recorded before checks measured it.
         pub measured_cpu: Option<MeanCi>,
-        /// Today's simulated CPU time over solo time of the same cell.
+        /// Today's simulated CPU time over solo time of the same cell (0, and `measured_cpu` none,
+        /// where the simulator has no figures for the job).
         pub replayed_cpu: f64,
     }
 }
@@ -156,6 +157,9 @@ pub fn replay(
                 None | Some(Value::Null) => None,
                 Some(_) => Some(mean_ci_at(&file, &v, &cpu_at)?),
             };
+            // No CPU comparison for a job the simulator did not run (no figures to set beside it).
+            let replayed_cpu = p.sched.iter().find(|(n, _)| n == job).map(|(_, s)| s.cpu_ratio);
+            let measured_cpu = measured_cpu.filter(|_| replayed_cpu.is_some());
             cells.push(Cell {
                 policy: label.clone(),
                 job: job.to_string(),
@@ -163,7 +167,7 @@ pub fn replay(
                 recorded: number(&file, &v, &format!("/check/result/jobs/{i}/predicted"))?,
                 replayed: now,
                 measured_cpu,
-                replayed_cpu: p.sched.iter().find(|(n, _)| n == job).map_or(0.0, |(_, s)| s.cpu_ratio),
+                replayed_cpu: replayed_cpu.unwrap_or(0.0),
             });
         }
     }

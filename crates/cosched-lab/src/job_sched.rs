@@ -43,14 +43,21 @@ impl JobSched {
             .filter(|(j, _)| belongs(&j.name, job))
             .filter_map(|(j, s)| Some(JobSched::of(s, j.solo_s?)))
             .collect();
-        (!each.is_empty()).then(|| JobSched::mean(&each))
+        JobSched::mean(&each)
     }
 
-    /// The mean of `xs` field by field (all zeros for none).
-    pub fn mean(xs: &[JobSched]) -> JobSched {
-        let n = xs.len().max(1) as f64;
+    /// The mean of `xs` field by field (none for none).
+    pub fn mean(xs: &[JobSched]) -> Option<JobSched> {
+        if xs.is_empty() {
+            return None;
+        }
+        let n = xs.len() as f64;
         let sum = |f: fn(&JobSched) -> f64| xs.iter().map(f).sum::<f64>() / n;
-        JobSched { cpu_ratio: sum(|x| x.cpu_ratio), switches: sum(|x| x.switches), migrations: sum(|x| x.migrations) }
+        Some(JobSched {
+            cpu_ratio: sum(|x| x.cpu_ratio),
+            switches: sum(|x| x.switches),
+            migrations: sum(|x| x.migrations),
+        })
     }
 }
 
@@ -66,7 +73,7 @@ mod tests {
         // A thread that never ran was never switched out.
         assert_eq!(JobSched::of(&ThreadSched::default(), 1.0).switches, 0.0);
         let m = JobSched::mean(&[s, JobSched { cpu_ratio: 0.5, switches: 0.0, migrations: 0.0 }]);
-        assert_eq!(m, JobSched { cpu_ratio: 1.0, switches: 5.0, migrations: 1.0 });
-        assert_eq!(JobSched::mean(&[]), JobSched::default());
+        assert_eq!(m, Some(JobSched { cpu_ratio: 1.0, switches: 5.0, migrations: 1.0 }));
+        assert_eq!(JobSched::mean(&[]), None);
     }
 }

@@ -230,7 +230,8 @@ pub struct Predicted {
     pub slowdown: Vec<(String, f64)>,
     /// Makespan, s (mean over the seeds).
     pub makespan_s: f64,
-    /// Each modelled mix job's time-sharing figures (over its instances and the seeds), by name (#66 item 2).
+    /// Each modelled mix job's time-sharing figures (over its instances and the seeds), by name, for
+    /// the jobs that ran (#66 item 2).
     pub sched: Vec<(String, crate::job_sched::JobSched)>,
 }
 
@@ -269,8 +270,12 @@ pub fn simulate_policy(
         }
     }
     let slowdown = model.source.iter().map(|(n, _)| n.clone()).zip(slow).collect();
-    let sched =
-        model.source.iter().zip(&sched).map(|((n, _), s)| (n.clone(), crate::job_sched::JobSched::mean(s))).collect();
+    let sched = model
+        .source
+        .iter()
+        .zip(&sched)
+        .filter_map(|((n, _), s)| Some((n.clone(), crate::job_sched::JobSched::mean(s)?)))
+        .collect();
     Ok(Predicted { slowdown, makespan_s: makespan, sched })
 }
 
