@@ -5,7 +5,10 @@ table a mix (every cell's CPU time over its solo CPU time, switches and migratio
 measured mean and 95% interval over the rounds, then the simulator's figure) and one table over
 all mixes by policy: the cells' median measured and simulated CPU ratio, the median |error| of
 the simulated ratio, and the median switches per run, measured and simulated. A check made before
-the figures existed has none; such a file is named and skipped.
+the figures existed has none; such a file is named and skipped. Each cell also gives the CPU time
+one switch added, in ms: (CPU ratio - 1) x the job's median solo time / its switches (measured:
+per involuntary switch; simulated: per start after another thread), the solo run taken as all CPU
+time: what a refill costs, as the host and the model charge it.
 
     python3 scripts/time_sharing_summary.py DIR > DIR/time-sharing.md
 """
@@ -23,6 +26,13 @@ def ci(m: dict[str, float], digits: int) -> str:
     return f"{m['mean']:.{digits}f} ({m['lo']:.{digits}f}-{m['hi']:.{digits}f})"
 
 
+def per_switch(ratio: float, solo_s: float | None, switches: float) -> str:
+    """The CPU time one switch added, ms (none without a solo time or a switch)."""
+    if solo_s is None or switches < 1:
+        return "none"
+    return f"{1000 * (ratio - 1) * solo_s / switches:.2f}"
+
+
 def main(d: Path) -> int:
     files = sorted(d.glob("check-*.json"))
     if not files:
@@ -36,11 +46,16 @@ def main(d: Path) -> int:
         "between CPUs, measured (mean and 95% interval over the rounds: `wait4` rusage and `/proc/PID/sched`) "
         "and simulated (the engine's time on a context over the solo time, its starts after another thread, "
         "its starts on another core). Written by `scripts/time_sharing_summary.py` from the `check-*.json` "
-        'files beside it (docs/runtime.md, "What time-sharing cost each job").\n'
+        'files beside it (docs/runtime.md, "What time-sharing cost each job"). `ms a switch`: the CPU time one '
+        "switch added, (cpu - 1) x the job's median solo time / its switches (measured: involuntary ones; "
+        "simulated: starts after another thread; none where it has none), the solo run taken as all CPU time.\n"
     )
     by_policy: dict[str, list[tuple[float, float, float, float, float, bool]]] = {}
     for f in files:
-        r = json.loads(f.read_text())["check"]["result"]
+        check = json.loads(f.read_text())["check"]
+        r = check["result"]
+        names: list[str] = check.get("mix_jobs", [])
+        solo = {n: statistics.median(row[i] for row in r["solo_s"]) for i, n in enumerate(names)}
         cells = [j for j in r["jobs"] if j.get("time_sharing")]
         if not cells:
             print(f"`{f.name}`: no time-sharing figures (a check made before they were measured).\n")
@@ -48,9 +63,9 @@ def main(d: Path) -> int:
         print(f"## {f.stem[len('check-') :]} (`{f.name}`)\n")
         print(
             "| policy | job | cpu measured | cpu simulated | switches measured | involuntary | switches simulated "
-            "| migrations measured | migrations simulated |"
+            "| migrations measured | migrations simulated | ms a switch measured | ms a switch simulated |"
         )
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for j in cells:
             t = j["time_sharing"]
             p = t["predicted"]
@@ -58,7 +73,9 @@ def main(d: Path) -> int:
             print(
                 f"| {j['policy']} | {j['job']} | {ci(t['cpu_ratio'], 3)} | {p['cpu_ratio']:.3f} "
                 f"| {ci(t['switches'], 0)} | {t['involuntary']['mean']:.0f} | {p['switches']:.0f} "
-                f"| {mig} | {p['migrations']:.0f} |"
+                f"| {mig} | {p['migrations']:.0f} "
+                f"| {per_switch(t['cpu_ratio']['mean'], solo.get(j['job']), t['involuntary']['mean'])} "
+                f"| {per_switch(p['cpu_ratio'], solo.get(j['job']), p['switches'])} |"
             )
             policy = j["policy"].split("#")[0]
             c = t["cpu_ratio"]

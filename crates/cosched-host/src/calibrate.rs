@@ -143,12 +143,14 @@ pub fn check(
         until: plan.until.map(|u| rounds::Until { max_rounds: u.max_rounds, budget_s: u.budget_s, enough: &enough }),
     };
     let real = rounds::run(mix, &rounds_plan)?;
-    // The model the predictions run on: each job's median solo time over the rounds.
+    // The model the predictions run on: each job's median solo time over the rounds (the mean of
+    // the two middle ones for an even count, as a replay takes it: before, the upper one, so a
+    // check that went on to an even number of rounds predicted from a slightly longer solo time
+    // than its replay).
     let solo: Vec<Option<f64>> = (0..mix.jobs.len())
         .map(|j| {
-            let mut v: Vec<f64> = real.round.iter().map(|r| r.solo_s[j]).collect();
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied()
+            let v: Vec<f64> = real.round.iter().map(|r| r.solo_s[j]).collect();
+            (!v.is_empty()).then(|| cosched_core::stats::median(&v))
         })
         .collect();
     let mix_model = model_mix(mix, &solo, spec, plan.programs)?;
