@@ -423,7 +423,7 @@ class Cell(TypedDict):
     recorded: float
     replayed: float
     measured_cpu: MeanCi | None
-    replayed_cpu: float
+    replayed_cpu: float | None
 
 
 class Replay(TypedDict):

@@ -84,7 +84,11 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    crate::output::check_out_file("--out", Some(a.out.as_path()))?;
+    // --out is written only by a measurement (no --preset, no --replay): only then is it checked,
+    // since the check creates the file for a moment (a replay beside another run touched theirs).
+    if a.preset.is_none() && a.replay.is_none() {
+        crate::output::check_out_file("--out", Some(a.out.as_path()))?;
+    }
     if !(a.seconds.is_finite() && a.seconds > 0.0 && a.seconds <= 3600.0) {
         return Err(format!(
             "--seconds: must be from 0 to 3600 (per measurement), got {}",

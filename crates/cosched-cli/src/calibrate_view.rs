@@ -125,7 +125,7 @@ pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
         let mut cpu_cells = vec![];
         if cpu {
             cpu_cells.push(c.measured_cpu.map_or("-".into(), |m| format!("{:.3} ({:.3}-{:.3})", m.mean, m.lo, m.hi)));
-            cpu_cells.push(format!("{:.3}", c.replayed_cpu));
+            cpu_cells.push(c.replayed_cpu.map_or("-".into(), |x| format!("{x:.3}")));
         }
         rows.push(vec![
             c.policy.clone(),

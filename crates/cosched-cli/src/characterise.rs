@@ -48,14 +48,36 @@ pub struct Args {
     /// Most seconds of one job's rounds (checked between rounds).
     #[arg(long, default_value_t = 120.0)]
     budget_s: f64,
-    /// Access patterns the fit may choose: both (random, or sequential where the data exclude random), random (the ablation of the sequential pattern) or all (no memory traffic first, where the data do not exclude it: predicted worse on held-out mixes, design note 64).
-    #[arg(long, default_value = "both", value_parser = ["both", "random", "all"])]
-    access: String,
+    /// Access patterns the fit may choose.
+    #[arg(long, value_enum, default_value = "both")]
+    access: Access,
     /// Fit each job whole even where its own progress reports show phases (the ablation of the phases).
     #[arg(long)]
     whole: bool,
     #[command(flatten)]
     live: ProcessOpts,
+}
+
+/// The models `characterise --access` lets the fit choose (#66 item 1; design notes 61 and 64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Access {
+    /// Random, or sequential where the data exclude random.
+    Both,
+    /// Random only (the ablation of the sequential pattern).
+    Random,
+    /// No memory traffic first, where the data do not exclude it (predicted worse on held-out mixes, design note 64).
+    All,
+}
+
+impl Access {
+    /// The patterns the fit tries, in their order of preference.
+    fn patterns(self) -> &'static [Pattern] {
+        match self {
+            Access::Both => &PATTERNS,
+            Access::Random => &[Pattern::Random],
+            Access::All => &WITH_NONE,
+        }
+    }
 }
 
 /// Today's date (UTC) from the system clock, `YYYY-MM-DD`.
@@ -92,11 +114,7 @@ pub fn run(a: Args) -> Result<(), String> {
         record: a.record.as_deref(),
         repeat: a.repeat,
         until,
-        patterns: match a.access.as_str() {
-            "random" => &[Pattern::Random],
-            "all" => &WITH_NONE,
-            _ => &PATTERNS,
-        },
+        patterns: a.access.patterns(),
         phases: !a.whole,
         live: &a.live,
         fit_to_stderr: false,

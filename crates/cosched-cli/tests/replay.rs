@@ -122,8 +122,22 @@ fn a_replay_needs_no_program_installed() {
     let gone = tmp("replay-gone.toml", &gone);
     let programs = format!("{DIR}/programs.toml");
     let file = format!("{DIR}/check-bandwidth.json");
-    let o = cosched(&["calibrate", "--check", &gone, "--programs", &programs, "--replay", &file]);
+    // Nor does it touch --out, which only a measurement writes (it once created the file for a
+    // moment, racing other runs in the same folder).
+    let out = std::env::temp_dir().join(format!("cosched-replay-out-{}.toml", std::process::id()));
+    let o = cosched(&[
+        "calibrate",
+        "--check",
+        &gone,
+        "--programs",
+        &programs,
+        "--replay",
+        &file,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.exists(), "a replay created {}", out.display());
     fails_cleanly(
         &["calibrate", "--check", &gone, "--programs", &programs, "--seconds", "0.1"],
         &["no-such-program-66", "not found on PATH"],

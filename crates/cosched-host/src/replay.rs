@@ -41,9 +41,9 @@ cosched_core::metric_fields! {
         /// The job's measured CPU time over its solo CPU time, mean and 95% interval over the
         /// rounds (#66 item 2); none in a file recorded before checks measured it.
         pub measured_cpu: Option<MeanCi>,
-        /// Today's simulated CPU time over solo time of the same cell (0, and `measured_cpu` none,
-        /// where the simulator has no figures for the job).
-        pub replayed_cpu: f64,
+        /// Today's simulated CPU time over solo time of the same cell; none where the simulator
+        /// has no figures for the job.
+        pub replayed_cpu: Option<f64>,
     }
 }
 
@@ -159,7 +159,6 @@ pub fn replay(
             };
             // No CPU comparison for a job the simulator did not run (no figures to set beside it).
             let replayed_cpu = p.sched.iter().find(|(n, _)| n == job).map(|(_, s)| s.cpu_ratio);
-            let measured_cpu = measured_cpu.filter(|_| replayed_cpu.is_some());
             cells.push(Cell {
                 policy: label.clone(),
                 job: job.to_string(),
@@ -167,7 +166,7 @@ pub fn replay(
                 recorded: number(&file, &v, &format!("/check/result/jobs/{i}/predicted"))?,
                 replayed: now,
                 measured_cpu,
-                replayed_cpu: replayed_cpu.unwrap_or(0.0),
+                replayed_cpu,
             });
         }
     }
@@ -180,7 +179,7 @@ pub fn replay(
     let worst = |e: &[f64]| e.iter().copied().fold(0.0, f64::max);
     let beyond = |e: &[f64]| e.iter().filter(|x| **x > TARGET_WORST).count();
     let cpu: Vec<(&MeanCi, f64)> =
-        cells.iter().filter_map(|c| Some((c.measured_cpu.as_ref()?, c.replayed_cpu))).collect();
+        cells.iter().filter_map(|c| Some((c.measured_cpu.as_ref()?, c.replayed_cpu?))).collect();
     let cpu_errors: Vec<f64> = cpu.iter().map(|(m, s)| (s / m.mean - 1.0).abs()).collect();
     let cpu_inside = [cpu.iter().filter(|(m, s)| (m.lo..=m.hi).contains(s)).count(), cpu.len()];
     Ok(Replay {
