@@ -26,11 +26,19 @@ def ci(m: dict[str, float], digits: int) -> str:
     return f"{m['mean']:.{digits}f} ({m['lo']:.{digits}f}-{m['hi']:.{digits}f})"
 
 
-def per_switch(ratio: float, solo_s: float | None, switches: float) -> str:
-    """The CPU time one switch added, ms (none without a solo time or a switch)."""
+def per_switch(ratio: dict[str, float] | float, solo_s: float | None, switches: float) -> str:
+    """The CPU time one switch added, ms (none without a solo time or a switch); for a measured
+    ratio, with the interval its ratio's 95% interval gives (the switches taken at their mean)."""
     if solo_s is None or switches < 1:
         return "none"
-    return f"{1000 * (ratio - 1) * solo_s / switches:.2f}"
+    solo = solo_s
+
+    def ms(x: float) -> float:
+        return 1000 * (x - 1) * solo / switches
+
+    if isinstance(ratio, dict):
+        return f"{ms(ratio['mean']):.2f} ({ms(ratio['lo']):.2f}-{ms(ratio['hi']):.2f})"
+    return f"{ms(ratio):.2f}"
 
 
 def main(d: Path) -> int:
@@ -48,7 +56,8 @@ def main(d: Path) -> int:
         "its starts on another core). Written by `scripts/time_sharing_summary.py` from the `check-*.json` "
         'files beside it (docs/runtime.md, "What time-sharing cost each job"). `ms a switch`: the CPU time one '
         "switch added, (cpu - 1) x the job's median solo time / its switches (measured: involuntary ones; "
-        "simulated: starts after another thread; none where it has none), the solo run taken as all CPU time.\n"
+        "simulated: starts after another thread; none where it has none), the solo run taken as all CPU time; "
+        "measured with the interval of its cpu ratio, the switches taken at their mean.\n"
     )
     by_policy: dict[str, list[tuple[float, float, float, float, float, bool]]] = {}
     for f in files:
@@ -74,7 +83,7 @@ def main(d: Path) -> int:
                 f"| {j['policy']} | {j['job']} | {ci(t['cpu_ratio'], 3)} | {p['cpu_ratio']:.3f} "
                 f"| {ci(t['switches'], 0)} | {t['involuntary']['mean']:.0f} | {p['switches']:.0f} "
                 f"| {mig} | {p['migrations']:.0f} "
-                f"| {per_switch(t['cpu_ratio']['mean'], solo.get(j['job']), t['involuntary']['mean'])} "
+                f"| {per_switch(t['cpu_ratio'], solo.get(j['job']), t['involuntary']['mean'])} "
                 f"| {per_switch(p['cpu_ratio'], solo.get(j['job']), p['switches'])} |"
             )
             policy = j["policy"].split("#")[0]

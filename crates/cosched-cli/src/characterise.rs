@@ -65,7 +65,7 @@ pub enum Access {
     Both,
     /// Random only (the ablation of the sequential pattern).
     Random,
-    /// No memory traffic first, where the data do not exclude it (predicted worse on held-out mixes, design note 64).
+    /// No memory traffic first, where the data do not exclude it (not better on held-out replays, design note 64).
     All,
 }
 

@@ -19,7 +19,7 @@ use cosched_sim::{presets, Plan};
 pub enum Pattern {
     /// No memory traffic (a compute-bound program): no LLC accesses, no footprint, slowed by
     /// nothing a pirate or bandit does. The limit of both patterns as their accesses go to 0,
-    /// kept unless the co-runs exclude it (design note 64).
+    /// tried first only on request (`characterise --access all`, design note 64).
     None,
     /// Uniformly random over the footprint: its hits shrink with the LLC it
     /// holds (the capacity wall; `access = "random"`, docs/model.md).
