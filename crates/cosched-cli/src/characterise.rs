@@ -15,7 +15,8 @@ use cosched_lab::characterise::{
     search::{coarse_points, REFINE},
     unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, WITH_NONE,
 };
-use cosched_linux::characterise::{measure, CoRun, Record, Until};
+use cosched_linux::characterise::{measure, CoRun, Record, Sweep, Until};
+use cosched_machine::pirate_sweep::{keep_added, ADDED, MAX_ADDED};
 use cosched_sim::presets;
 use std::path::PathBuf;
 
@@ -48,6 +49,9 @@ pub struct Args {
     /// Most seconds of one job's rounds (checked between rounds).
     #[arg(long, default_value_t = 120.0)]
     budget_s: f64,
+    /// Pirates added to each job where its slowdown changes most between neighbouring pirates, beyond its noise (the adaptive sweep; measuring: default 2, at most 8; with --from-record: keep the first N the record added, default all; 0: the fixed sweep only, its ablation).
+    #[arg(long)]
+    added_pirates: Option<u32>,
     /// Access patterns the fit may choose.
     #[arg(long, value_enum, default_value = "both")]
     access: Access,
@@ -106,6 +110,9 @@ pub fn run(a: Args) -> Result<(), String> {
     // The goal and budgets of the rounds, checked as `calibrate --check`'s are (by keyword).
     let until = RoundsUntil::new(a.within, u64::from(a.max_rounds), a.budget_s).one_line()?;
     let until = Until { within: until.map_or(0.0, |u| u.within()), max_rounds: a.max_rounds, budget_s: a.budget_s };
+    if let Some(n) = a.added_pirates.filter(|&n| n > MAX_ADDED) {
+        return Err(format!("--added-pirates: must be from 0 to {MAX_ADDED}, got {n}"));
+    }
     let job = Job {
         workload: a.workload.as_deref(),
         from_record: a.from_record.as_deref(),
@@ -114,6 +121,7 @@ pub fn run(a: Args) -> Result<(), String> {
         record: a.record.as_deref(),
         repeat: a.repeat,
         until,
+        added_pirates: a.added_pirates,
         patterns: a.access.patterns(),
         phases: !a.whole,
         live: &a.live,
@@ -139,6 +147,9 @@ pub(crate) struct Job<'a> {
     pub repeat: u32,
     /// When a job's rounds stop.
     pub until: Until,
+    /// Pirates the adaptive sweep adds (measuring; `None`: [`ADDED`]) or keeps of a record's
+    /// (`None`: all).
+    pub added_pirates: Option<u32>,
     /// The access patterns the fit may choose, in order of preference.
     pub patterns: &'a [Pattern],
     /// Whether a job whose progress reports show phases is fitted per phase.
@@ -175,21 +186,25 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             // Each co-run is a real run of the job: a long one is not silent for ten seconds.
             crate::progress::begin(format!("characterise {}", w.display()));
             let c = m.cache.llc_mb;
-            measure(
-                &mix,
-                &m.name,
-                &today(),
-                a.repeat,
-                &a.until,
-                &pirate_sizes(c),
-                &bandit_rates(m.memory.bandwidth_gbs),
-                round2(4.0 * c),
-                base,
-                &crate::progress::stderr(),
-            )
-            .map_err(|e| e.to_string())?
+            let sweep = Sweep {
+                pirate_mb: pirate_sizes(c),
+                bandit_gbs: bandit_rates(m.memory.bandwidth_gbs),
+                stream_mb: round2(4.0 * c),
+                added: a.added_pirates.unwrap_or(ADDED),
+            };
+            measure(&mix, &m.name, &today(), a.repeat, &a.until, &sweep, base, &crate::progress::stderr())
+                .map_err(|e| e.to_string())?
         }
         (None, None) => return Err("give -w MIX to measure or --from-record FILE to fit".into()),
+    };
+    // A record's pirates past the fixed sweep's are the adaptive sweep's: `--added-pirates N` keeps
+    // the first N (the ablation at 0).
+    let rec = match (a.from_record, a.added_pirates) {
+        (Some(_), Some(n)) => {
+            let fixed = pirate_sizes(m.cache.llc_mb);
+            Record { jobs: rec.jobs.iter().map(|j| keep_added(j, &fixed, n as usize)).collect(), ..rec }
+        }
+        _ => rec,
     };
     if let Some(p) = a.record {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
@@ -280,7 +295,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     let _ = writeln!(
         shown,
         "\nco-runs: slowdown beside each cache pirate (a program holding SIZE MiB of the LLC) and bandwidth bandit \
-         (one drawing GB/s from memory), measured/fitted (1.00: as fast as alone):"
+         (one drawing GB/s from memory), measured/fitted (1.00: as fast as alone; pirates past the fixed sweep's \
+         were added where the slowdown changed most, --added-pirates):"
     );
     for &(j, _, p) in &fitted_rows {
         let each = |v: &[CoRun], p: &[f64], unit: &str| {

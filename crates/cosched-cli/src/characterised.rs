@@ -98,7 +98,14 @@ fn programs_for(
     // And on the fit itself: a characterisation cached by an earlier fit is not this one's.
     let out = dir.join(format!(
         "programs-{}.toml",
-        key(&(jobs, described, REPEAT, format!("{UNTIL:?}"), cosched_lab::characterise::FIT))
+        key(&(
+            jobs,
+            described,
+            REPEAT,
+            format!("{UNTIL:?}"),
+            cosched_machine::pirate_sweep::ADDED,
+            cosched_lab::characterise::FIT
+        ))
     ));
     if out.exists() {
         eprintln!(
@@ -119,6 +126,7 @@ fn programs_for(
         record: None,
         repeat: REPEAT,
         until: UNTIL,
+        added_pirates: None,
         patterns: &cosched_lab::characterise::PATTERNS,
         phases: true,
         live,

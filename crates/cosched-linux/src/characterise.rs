@@ -13,6 +13,7 @@ use crate::probing::{probe_contexts, ProbeError};
 use crate::reported;
 use crate::runtime::{self, RunConfig};
 use cosched_core::progress::Reporter;
+use cosched_machine::pirate_sweep::next_pirate;
 
 pub use cosched_machine::characterised::{CoRun, JobRecord, Record, Series};
 
@@ -142,10 +143,26 @@ fn record_of(job: &MixJob, solo: &[(f64, Series)], co: &[CoRuns]) -> JobRecord {
     }
 }
 
-/// Measure every job of `mix` alone and beside each pirate of `pirate_mb` MiB and each bandit of
-/// `bandit_gbs` GB/s (a stream over `stream_mb` MiB), on two contexts of different cores sharing
-/// an LLC, in rounds (one solo run and one of each co-run a round, so the host's drift falls on
-/// all alike) until `until` stops them ([`Until`]; at least `repeat`). `base` supplies the
+/// The co-runners of a characterisation: the fixed pirate sweep (MiB), the bandits (GB/s, each a
+/// stream over `stream_mb` MiB), and how many pirates the adaptive sweep may add to each job
+/// (`cosched_machine::pirate_sweep`, #66 item 1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    /// The fixed sweep's pirate working sets, MiB.
+    pub pirate_mb: Vec<f64>,
+    /// The bandits' rates, GB/s.
+    pub bandit_gbs: Vec<f64>,
+    /// The bandits' stream, MiB.
+    pub stream_mb: f64,
+    /// Most pirates added where the job's response bends (0: the fixed sweep only).
+    pub added: u32,
+}
+
+/// Measure every job of `mix` alone and beside each co-runner of `sweep`, on two contexts of
+/// different cores sharing an LLC, in rounds (one solo run and one of each co-run a round, so the
+/// host's drift falls on all alike) until `until` stops them ([`Until`]; at least `repeat`); then
+/// the adaptive sweep's pirates, each as many rounds (a solo run and the new pirate a round),
+/// while the job's response bends beyond its noise and its budget lasts. `base` supplies the
 /// freezer, watchdog and tick; progress lines go to `report`.
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
@@ -154,9 +171,7 @@ pub fn measure(
     date: &str,
     repeat: u32,
     until: &Until,
-    pirate_mb: &[f64],
-    bandit_gbs: &[f64],
-    stream_mb: f64,
+    sweep: &Sweep,
     base: impl Fn(Mix, &str) -> RunConfig,
     report: &Reporter,
 ) -> Result<Record, ProbeError> {
@@ -187,15 +202,15 @@ pub fn measure(
         let alone = mix.only(&[k]);
         let t0 = std::time::Instant::now();
         let mut solo = vec![];
-        let mut co: Vec<CoRuns> = pirate_mb
+        let mut co: Vec<CoRuns> = sweep
+            .pirate_mb
             .iter()
             .map(|&mb| (true, mb, vec![], true, vec![]))
-            .chain(bandit_gbs.iter().map(|&g| (false, g, vec![], true, vec![])))
+            .chain(sweep.bandit_gbs.iter().map(|&g| (false, g, vec![], true, vec![])))
             .collect();
-        let mut rounds = 0;
-        let why = loop {
-            rounds += 1;
-            report.line(|| format!("characterise: {} alone (round {rounds})", job.name));
+        // One solo run, then one run beside each co-runner of `co` (round `round`).
+        let round = |solo: &mut Vec<(f64, Series)>, co: &mut [CoRuns], round: u32| -> Result<(), ProbeError> {
+            report.line(|| format!("characterise: {} alone (round {round})", job.name));
             // The first solo run's stdout is kept, to see whether the job reports its progress; the
             // other runs' only if it does (#66 item 1).
             let capture = solo.first().is_none_or(|r: &(f64, Series)| !r.1.is_empty());
@@ -206,9 +221,9 @@ pub fn measure(
                 let (what, co_job) = if *pirate {
                     (format!("a {size} MiB pirate"), corunner("pointer-chase", *size, None, seconds))
                 } else {
-                    (format!("a {size} GB/s bandit"), corunner("stream", stream_mb, Some(*size), seconds))
+                    (format!("a {size} GB/s bandit"), corunner("stream", sweep.stream_mb, Some(*size), seconds))
                 };
-                report.line(|| format!("characterise: {} beside {what} (round {rounds})", job.name));
+                report.line(|| format!("characterise: {} beside {what} (round {round})", job.name));
                 let mut m = alone.clone();
                 m.jobs[0].cmd = delayed(&job.cmd);
                 m.jobs.push(co_job);
@@ -217,13 +232,41 @@ pub fn measure(
                 series.push(s);
                 *covered &= took <= 0.95 * seconds;
             }
+            Ok(())
+        };
+        let mut rounds = 0;
+        let why = loop {
+            rounds += 1;
+            round(&mut solo, &mut co, rounds)?;
             let rec = record_of(job, &solo, &co);
             if let Some(why) = stopped(&rec, rounds, repeat, until, t0.elapsed().as_secs_f64()) {
-                jobs.push(rec);
                 break why;
             }
         };
         report.line(|| format!("characterise: {}: {why}", job.name));
+        // The adaptive sweep: a pirate where the response bends most, as many rounds as the rest.
+        for _ in 0..sweep.added {
+            let spent = t0.elapsed().as_secs_f64();
+            if until.within > 0.0 && spent >= until.budget_s {
+                report.line(|| {
+                    format!("characterise: {}: no pirate added: the budget is spent ({spent:.0} s)", job.name)
+                });
+                break;
+            }
+            let Some(size) = next_pirate(&record_of(job, &solo, &co)) else {
+                report.line(|| format!("characterise: {}: no pirate added: no change of its slowdown between neighbouring pirates is beyond its noise", job.name));
+                break;
+            };
+            report.line(|| {
+                format!("characterise: {}: a {size} MiB pirate added, where its slowdown changes most", job.name)
+            });
+            let mut new = [(true, size, vec![], true, vec![])];
+            for r in 1..=rounds {
+                round(&mut solo, &mut new, r)?;
+            }
+            co.extend(new);
+        }
+        jobs.push(record_of(job, &solo, &co));
     }
     Ok(Record { machine: machine.into(), date: date.into(), jobs })
 }

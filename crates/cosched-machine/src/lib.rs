@@ -24,6 +24,7 @@ pub mod error;
 pub mod family;
 pub mod input;
 pub mod mix;
+pub mod pirate_sweep;
 pub mod power;
 pub mod presets;
 pub mod spec;

@@ -140,3 +140,33 @@ fn slowdowns_inside_the_noise_keep_no_traffic_and_beyond_it_do_not() {
     assert_eq!(fit_patterns(&m, &slowed(0.2), &WITH_NONE).unwrap().0.access, Pattern::None);
     assert_ne!(fit_patterns(&m, &slowed(0.002), &WITH_NONE).unwrap().0.access, Pattern::None);
 }
+
+#[test]
+fn pirates_added_where_the_response_bends_find_the_footprint() {
+    use cosched_machine::pirate_sweep::{next_pirate, ADDED};
+    let width = |f: &Fit| f.footprint_range.1 - f.footprint_range.0;
+    for m in machines() {
+        let c = m.cache.llc_mb;
+        for (share, apki) in [(0.3, 20.0), (0.45, 50.0), (0.8, 5.0)] {
+            let truth = Fit::point(Pattern::Random, round2(share * c), apki, MLP);
+            let mut job = recorded(&m, &truth, 0.02);
+            let (fixed, _) = fit(&m, &job).unwrap();
+            for _ in 0..ADDED {
+                let Some(size) = next_pirate(&job) else { break };
+                let slowdown = predict(&m, job.solo_s, &truth, true, size).unwrap();
+                job.pirates.push(CoRun { size, slowdown, covered: true, runs: vec![], progress: vec![] });
+            }
+            let (f, _) = fit(&m, &job).unwrap();
+            let case = format!("{} {share}×LLC: {:?} {f:?} (fixed sweep: {fixed:?})", m.name, job.pirates);
+            assert!(inside(truth.footprint_mb, f.footprint_range), "{case}");
+            assert!(width(&f) <= width(&fixed) + 1e-9 || !inside(truth.footprint_mb, fixed.footprint_range), "{case}");
+            // On the preset, 0.45 × the LLC at 50 accesses/KI bends only between the pirates of
+            // 0.5 and 1 × the LLC: the four fixed sizes are fitted as well by a 3 MiB working set
+            // at fewer accesses, outside the truth; the added pirates (0.71 and 0.6 × the LLC)
+            // tell them apart. Why the sweep adds pirates.
+            if m.name == "kvm-epyc-2c-nov24" && share == 0.45 {
+                assert!(!inside(truth.footprint_mb, fixed.footprint_range), "{case}");
+            }
+        }
+    }
+}

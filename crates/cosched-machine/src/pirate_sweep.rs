@@ -1,0 +1,169 @@
+//! The adaptive pirate sweep (#66 item 1: "a finer or adaptive pirate sweep where the slowdown
+//! changes"). Cache Pirating (Eklov et al., ICPP 2011, §3) traces a program's response to the
+//! cache it is left by sweeping the pirate's working set; `cosched characterise` runs a fixed
+//! sweep of four sizes (a quarter to twice the LLC) and then adds pirates where the response
+//! bends: each added size splits the pair of neighbouring sizes (alone counting as a pirate of
+//! size 0) between which the job's log slowdown changes most, where that change is beyond its
+//! own 95% interval. A flat response adds nothing: noise is not a knee.
+
+use crate::characterised::JobRecord;
+use cosched_core::stats::{mean_var, t95};
+
+/// Pirates the sweep adds to a job by default (`characterise --added-pirates`).
+pub const ADDED: u32 = 2;
+/// Most pirates the sweep may add to a job (a count a user gives).
+pub const MAX_ADDED: u32 = 8;
+/// Neighbouring sizes closer than this ratio are not split: a pirate's working set is only
+/// known to its allocation and the host's page placement, a few percent.
+pub const MIN_RATIO: f64 = 1.1;
+
+/// A point of the response: pirate size (0: alone), ln slowdown, the log runs behind it.
+struct Point<'a> {
+    size: f64,
+    log_slowdown: f64,
+    runs: &'a [f64],
+}
+
+/// Variance of the mean of the logs of `xs` (none with fewer than two, or a non-positive one).
+fn log_var_of_mean(xs: &[f64]) -> Option<f64> {
+    if xs.iter().any(|&x| !(x.is_finite() && x > 0.0)) {
+        return None;
+    }
+    let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+    mean_var(&logs).map(|(_, v)| v / logs.len() as f64)
+}
+
+/// The 95% half-width of the change of ln slowdown from `a` to `b`: t₉₅ of the fewer runs'
+/// degrees of freedom × the standard error of the difference of their log means (the solo runs
+/// cancel between two pirates; from alone they are `a`'s runs); where fewer than two runs of
+/// either are kept (a record of before #66 item 1), 1.96 × √2 σ with σ = ln(1 + solo spread) / 2,
+/// the search's noise floor per co-run.
+fn half_width(j: &JobRecord, a: &Point, b: &Point) -> f64 {
+    match (log_var_of_mean(a.runs), log_var_of_mean(b.runs)) {
+        (Some(va), Some(vb)) => t95(a.runs.len().min(b.runs.len()) - 1) * (va + vb).sqrt(),
+        _ => 1.96 * std::f64::consts::SQRT_2 * (1.0 + j.solo_spread.max(0.0)).ln() / 2.0,
+    }
+}
+
+/// The pirate size, MiB, the sweep adds next to job `j` (module doc): between the neighbouring
+/// sizes whose change of ln slowdown is largest among the changes beyond their 95% half-width,
+/// their geometric mean (half the smallest pirate, from alone), to two decimals; `None` where no
+/// change is beyond its noise or the pair is already closer than [`MIN_RATIO`].
+pub fn next_pirate(j: &JobRecord) -> Option<f64> {
+    let ok = |x: f64| x.is_finite() && x > 0.0;
+    let mut points = vec![Point { size: 0.0, log_slowdown: 0.0, runs: &j.solo_runs }];
+    let mut pirates: Vec<_> = j.pirates.iter().filter(|r| ok(r.size) && ok(r.slowdown)).collect();
+    pirates.sort_by(|a, b| a.size.total_cmp(&b.size));
+    points.extend(pirates.iter().map(|r| Point { size: r.size, log_slowdown: r.slowdown.ln(), runs: &r.runs }));
+    let mut best: Option<(f64, f64)> = None;
+    for w in points.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let change = (b.log_slowdown - a.log_slowdown).abs();
+        if change <= half_width(j, a, b) || (a.size > 0.0 && b.size / a.size < MIN_RATIO) {
+            continue;
+        }
+        let mid = if a.size > 0.0 { (a.size * b.size).sqrt() } else { b.size / 2.0 };
+        let mid = (mid * 100.0).round() / 100.0;
+        let known = points.iter().any(|p| (p.size - mid).abs() < 0.005);
+        if mid > 0.0 && !known && best.is_none_or(|(c, _)| change > c) {
+            best = Some((change, mid));
+        }
+    }
+    best.map(|(_, mid)| mid)
+}
+
+/// Job `j` with the fixed sweep's pirates (sizes in `fixed`, MiB, to two decimals) and the first
+/// `n` others the adaptive sweep added, in the order run: `characterise --from-record
+/// --added-pirates N`, the ablation of the adaptive sweep at `n` = 0.
+pub fn keep_added(j: &JobRecord, fixed: &[f64], n: usize) -> JobRecord {
+    let mut left = n;
+    let pirates = j
+        .pirates
+        .iter()
+        .filter(|r| {
+            let added = !fixed.iter().any(|&f| (f - r.size).abs() < 0.005);
+            let keep = !added || left > 0;
+            left -= usize::from(added && left > 0);
+            keep
+        })
+        .cloned()
+        .collect();
+    JobRecord { pirates, ..j.clone() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::characterised::CoRun;
+
+    fn job(sizes: &[f64], slowdowns: &[f64], spread: f64) -> JobRecord {
+        JobRecord {
+            name: "j".into(),
+            cmd: vec![],
+            solo_s: 1.0,
+            solo_spread: spread,
+            pirates: sizes
+                .iter()
+                .zip(slowdowns)
+                .map(|(&size, &slowdown)| CoRun { size, slowdown, covered: true, runs: vec![], progress: vec![] })
+                .collect(),
+            bandits: vec![],
+            solo_runs: vec![],
+            solo_progress: vec![],
+        }
+    }
+
+    #[test]
+    fn the_largest_change_beyond_the_noise_is_split() {
+        let sizes = [1.0, 2.0, 4.0, 8.0];
+        // The knee between 2 and 4 MiB: split at √8.
+        let j = job(&sizes, &[1.01, 1.03, 1.60, 1.70], 0.02);
+        assert_eq!(next_pirate(&j), Some(2.83));
+        // A job slowed by the smallest pirate already: between alone and it, half its size.
+        assert_eq!(next_pirate(&job(&sizes, &[1.5, 1.55, 1.6, 1.62], 0.02)), Some(0.5));
+        // Unordered sizes are read in order.
+        assert_eq!(next_pirate(&job(&[4.0, 1.0, 8.0, 2.0], &[1.60, 1.01, 1.70, 1.03], 0.02)), Some(2.83));
+        // Flat within the noise: nothing (2% spread: σ ≈ 0.0099, half-width ≈ 0.0274).
+        assert_eq!(next_pirate(&job(&sizes, &[1.01, 1.02, 1.03, 1.02], 0.02)), None);
+        // The knee's response on a noisy host (spread 60%: half-width ≈ 0.65) adds nothing either.
+        assert_eq!(next_pirate(&job(&sizes, &[1.01, 1.03, 1.60, 1.70], 0.6)), None);
+    }
+
+    #[test]
+    fn split_pairs_are_not_split_again_past_the_least_ratio() {
+        // After 2.83 is added, the knee lies between 2.83 and 4: split at 3.36.
+        let j = job(&[1.0, 2.0, 2.83, 4.0, 8.0], &[1.01, 1.03, 1.05, 1.60, 1.70], 0.02);
+        assert_eq!(next_pirate(&j), Some(3.36));
+        // Pairs closer than 10% are left: the next largest change is taken.
+        let j = job(&[1.0, 2.0, 3.9, 4.0, 8.0], &[1.01, 1.03, 1.05, 1.60, 1.90], 0.02);
+        assert_eq!(next_pirate(&j), Some(5.66));
+    }
+
+    #[test]
+    fn kept_runs_give_the_half_width() {
+        // Two pirates with runs 1% apart and a change of 20%: split; the same change with runs
+        // 50% apart is within t₉₅(2) × its standard error, and is not.
+        let with = |spread: f64| {
+            let mut j = job(&[2.0, 4.0], &[1.0, 1.2], 0.0);
+            j.solo_runs = vec![1.0, 1.0, 1.0];
+            j.pirates[0].runs = vec![1.0, 1.0 + spread, 1.0];
+            j.pirates[1].runs = vec![1.2, 1.2 * (1.0 + spread), 1.2];
+            j
+        };
+        assert_eq!(next_pirate(&with(0.01)), Some(2.83));
+        assert_eq!(next_pirate(&with(0.5)), None);
+        // The empty record adds nothing; a non-positive slowdown is skipped.
+        assert_eq!(next_pirate(&job(&[], &[], 0.0)), None);
+        assert_eq!(next_pirate(&job(&[2.0, 4.0], &[0.0, 1.5], 0.0)), Some(2.0));
+    }
+
+    #[test]
+    fn the_ablation_keeps_the_fixed_sweep_and_the_first_added() {
+        let j = job(&[1.0, 2.0, 4.0, 8.0, 2.83, 3.36], &[1.0, 1.0, 1.6, 1.7, 1.1, 1.3], 0.02);
+        let fixed = [1.0, 2.0, 4.0, 8.0];
+        let sizes = |j: &JobRecord| j.pirates.iter().map(|r| r.size).collect::<Vec<_>>();
+        assert_eq!(sizes(&keep_added(&j, &fixed, 0)), fixed);
+        assert_eq!(sizes(&keep_added(&j, &fixed, 1)), [1.0, 2.0, 4.0, 8.0, 2.83]);
+        assert_eq!(keep_added(&j, &fixed, 5), j);
+    }
+}
