@@ -161,8 +161,9 @@ pub struct Sweep {
 /// Measure every job of `mix` alone and beside each co-runner of `sweep`, on two contexts of
 /// different cores sharing an LLC, in rounds (one solo run and one of each co-run a round, so the
 /// host's drift falls on all alike) until `until` stops them ([`Until`]; at least `repeat`); then
-/// the adaptive sweep's pirates, each as many rounds (a solo run and the new pirate a round),
-/// while the job's response bends beyond its noise and its budget lasts. `base` supplies the
+/// the adaptive sweep's pirates, `repeat` rounds each (a solo run and the new pirate a round),
+/// while the job's response bends beyond its noise, within a budget of their own of
+/// `until.budget_s`. `base` supplies the
 /// freezer, watchdog and tick; progress lines go to `report`.
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
@@ -244,12 +245,15 @@ pub fn measure(
             }
         };
         report.line(|| format!("characterise: {}: {why}", job.name));
-        // The adaptive sweep: a pirate where the response bends most, as many rounds as the rest.
+        // The adaptive sweep: a pirate where the response bends most, `repeat` rounds each, within
+        // a budget of its own (a noisy job's rounds spend theirs, and its response is the one that
+        // most needs more points).
+        let t1 = std::time::Instant::now();
         for _ in 0..sweep.added {
-            let spent = t0.elapsed().as_secs_f64();
-            if until.within > 0.0 && spent >= until.budget_s {
+            let spent = t1.elapsed().as_secs_f64();
+            if spent >= until.budget_s {
                 report.line(|| {
-                    format!("characterise: {}: no pirate added: the budget is spent ({spent:.0} s)", job.name)
+                    format!("characterise: {}: no pirate added: the sweep's budget is spent ({spent:.0} s)", job.name)
                 });
                 break;
             }
@@ -261,7 +265,7 @@ pub fn measure(
                 format!("characterise: {}: a {size} MiB pirate added, where its slowdown changes most", job.name)
             });
             let mut new = [(true, size, vec![], true, vec![])];
-            for r in 1..=rounds {
+            for r in 1..=repeat {
                 round(&mut solo, &mut new, r)?;
             }
             co.extend(new);

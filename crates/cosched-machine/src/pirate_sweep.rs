@@ -35,13 +35,16 @@ fn log_var_of_mean(xs: &[f64]) -> Option<f64> {
 
 /// The 95% half-width of the change of ln slowdown from `a` to `b`: t₉₅ of the fewer runs'
 /// degrees of freedom × the standard error of the difference of their log means (the solo runs
-/// cancel between two pirates; from alone they are `a`'s runs); where fewer than two runs of
-/// either are kept (a record of before #66 item 1), 1.96 × √2 σ with σ = ln(1 + solo spread) / 2,
-/// the search's noise floor per co-run.
-fn half_width(j: &JobRecord, a: &Point, b: &Point) -> f64 {
+/// cancel between two pirates; from alone they are `a`'s runs); for a record that keeps no runs
+/// (before #66 item 1), 1.96 × √2 σ with σ = ln(1 + solo spread) / 2, the search's noise floor per
+/// co-run; none where runs are kept but fewer than two of either (no noise is known yet).
+fn half_width(j: &JobRecord, a: &Point, b: &Point) -> Option<f64> {
     match (log_var_of_mean(a.runs), log_var_of_mean(b.runs)) {
-        (Some(va), Some(vb)) => t95(a.runs.len().min(b.runs.len()) - 1) * (va + vb).sqrt(),
-        _ => 1.96 * std::f64::consts::SQRT_2 * (1.0 + j.solo_spread.max(0.0)).ln() / 2.0,
+        (Some(va), Some(vb)) => Some(t95(a.runs.len().min(b.runs.len()) - 1) * (va + vb).sqrt()),
+        _ if j.solo_runs.is_empty() => {
+            Some(1.96 * std::f64::consts::SQRT_2 * (1.0 + j.solo_spread.max(0.0)).ln() / 2.0)
+        }
+        _ => None,
     }
 }
 
@@ -59,7 +62,8 @@ pub fn next_pirate(j: &JobRecord) -> Option<f64> {
     for w in points.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         let change = (b.log_slowdown - a.log_slowdown).abs();
-        if change <= half_width(j, a, b) || (a.size > 0.0 && b.size / a.size < MIN_RATIO) {
+        let beyond = half_width(j, a, b).is_some_and(|h| change > h);
+        if !beyond || (a.size > 0.0 && b.size / a.size < MIN_RATIO) {
             continue;
         }
         let mid = if a.size > 0.0 { (a.size * b.size).sqrt() } else { b.size / 2.0 };
@@ -152,6 +156,11 @@ mod tests {
         };
         assert_eq!(next_pirate(&with(0.01)), Some(2.83));
         assert_eq!(next_pirate(&with(0.5)), None);
+        // One run of each: no noise known, nothing added.
+        let mut one = with(0.01);
+        one.solo_runs.truncate(1);
+        one.pirates.iter_mut().for_each(|r| r.runs.truncate(1));
+        assert_eq!(next_pirate(&one), None);
         // The empty record adds nothing; a non-positive slowdown is skipped.
         assert_eq!(next_pirate(&job(&[], &[], 0.0)), None);
         assert_eq!(next_pirate(&job(&[2.0, 4.0], &[0.0, 1.5], 0.0)), Some(2.0));
