@@ -200,8 +200,20 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     // A record's pirates past the fixed sweep's are the adaptive sweep's: `--added-pirates N` keeps
     // the first N (the ablation at 0).
     let rec = match (a.from_record, a.added_pirates) {
-        (Some(_), Some(n)) => {
+        (Some(p), Some(n)) => {
             let fixed = pirate_sizes(m.cache.llc_mb);
+            // Told apart by size: a record measured on another machine's sweep has none of these.
+            let of_this = |j: &&cosched_linux::characterise::JobRecord| {
+                j.pirates.is_empty() || j.pirates.iter().any(|r| fixed.iter().any(|f| (f - r.size).abs() < 0.005))
+            };
+            if let Some(j) = rec.jobs.iter().find(|j| !of_this(j)) {
+                return Err(format!(
+                    "--added-pirates: {}: job {}'s pirates are none of {}'s fixed sweep ({fixed:?} MiB): give the -m it was measured on",
+                    p.display(),
+                    j.name,
+                    m.name
+                ));
+            }
             Record { jobs: rec.jobs.iter().map(|j| keep_added(j, &fixed, n as usize)).collect(), ..rec }
         }
         _ => rec,

@@ -21,6 +21,20 @@ fn characterise_refuses_bad_input_with_one_line() {
         &["characterise", "--from-record", &bad, "-m", "kvm-epyc-2c-nov24", "-o", &out],
         &["rec-bad.json", "when"],
     );
+    // The ablation of the adaptive sweep tells added pirates by the machine's fixed sizes: a
+    // record whose pirates are none of them was measured on another machine.
+    let other = tmp(
+        "rec-other.json",
+        r#"{"machine": "m", "date": "d", "jobs": [{"name": "x", "cmd": ["x"], "solo_s": 1.0, "solo_spread": 0.0, "pirates": [{"size": 0.77, "slowdown": 1.1, "covered": true}], "bandits": []}]}"#,
+    );
+    fails_cleanly(
+        &["characterise", "--from-record", &other, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--added-pirates", "0"],
+        &["--added-pirates", "rec-other.json", "job x", "fixed sweep"],
+    );
+    fails_cleanly(
+        &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--added-pirates", "9"],
+        &["--added-pirates: must be from 0 to 8"],
+    );
     // Four sockets of one core each: no two cores share an LLC.
     let lone = preset("machines", "i5-2500").replacen("cores_per_llc = 4", "cores_per_llc = 1", 1);
     let lone = tmp("lone.toml", &lone.replacen("sockets = 1", "sockets = 4", 1));

@@ -39,7 +39,8 @@ pub const ROUNDS: usize = 2;
 pub const PATTERNS: [Pattern; 2] = [Pattern::Random, Pattern::Sequential];
 /// The default patterns after the model with no memory traffic, kept where the co-runs do not
 /// exclude it (`characterise --access all`). Not the default: on the held-out families' recorded
-/// rounds its point figures were nowhere better than the default's (design note 64).
+/// rounds it was nowhere better than the default, and worse where the paired interval resolves
+/// a difference (design notes 64 and 65).
 pub const WITH_NONE: [Pattern; 3] = [Pattern::None, Pattern::Random, Pattern::Sequential];
 
 /// A model with its error and its predicted slowdowns.
