@@ -8,7 +8,11 @@ the simulated ratio, and the median switches per run, measured and simulated. A 
 the figures existed has none; such a file is named and skipped. Each cell also gives the CPU time
 one switch added, in ms: (CPU ratio - 1) x the job's median solo time / its switches (measured:
 per involuntary switch; simulated: per start after another thread), the solo run taken as all CPU
-time: what a refill costs, as the host and the model charge it.
+time: what a refill costs, as the host and the model charge it. Last, by policy, the median of the
+simulated CPU ratio over the measured one, minus 1 (signed: below 0, the model charges less
+time-sharing than the host did), with a 95% percentile-bootstrap interval over the mixes (the unit:
+a mix's cells share its rounds and its hour; 2,000 draws, seed 1, as `host_check_summary.py`) and
+its verdict, none for fewer than three mixes.
 
     python3 scripts/time_sharing_summary.py DIR > DIR/time-sharing.md
 """
@@ -16,6 +20,7 @@ time: what a refill costs, as the host and the model charge it.
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import sys
 from pathlib import Path
@@ -41,6 +46,42 @@ def per_switch(ratio: dict[str, float] | float, solo_s: float | None, switches: 
     return f"{ms(ratio):.2f}"
 
 
+DRAWS = 2000
+# Fewest mixes a bootstrap interval over them is drawn from.
+LEAST_MIXES = 3
+
+
+def signed_interval(by_mix: dict[str, list[float]]) -> tuple[float, float, float] | None:
+    """The median of the pooled cells' signed errors and its 95% percentile-bootstrap interval,
+    the mixes resampled with replacement (none for fewer than `LEAST_MIXES` mixes)."""
+    mixes = sorted(by_mix)
+    if len(mixes) < LEAST_MIXES:
+        return None
+    rng = random.Random(1)
+    point = statistics.median(x for m in mixes for x in by_mix[m])
+    draws = sorted(
+        statistics.median(x for m in (rng.choice(mixes) for _ in mixes) for x in by_mix[m]) for _ in range(DRAWS)
+    )
+    return point, draws[int(0.025 * (DRAWS - 1))], draws[round(0.975 * (DRAWS - 1))]
+
+
+def charged_table(signed: dict[str, dict[str, list[float]]]) -> None:
+    """By policy: the simulated CPU ratio's signed error, its interval over the mixes, the verdict."""
+    print("\n## The model's charge for time-sharing, with its interval over the mixes\n")
+    print(
+        "| policy | mixes | cpu simulated over measured - 1, median | 95% low | 95% high | verdict |\n"
+        "|---|---|---|---|---|---|"
+    )
+    for policy, by_mix in signed.items():
+        iv = signed_interval(by_mix)
+        if iv is None:
+            print(f"| {policy} | {len(by_mix)} | none | none | none | too few mixes for an interval |")
+            continue
+        point, lo, hi = iv
+        verdict = "under-charged" if hi < 0.0 else "over-charged" if lo > 0.0 else "no difference"
+        print(f"| {policy} | {len(by_mix)} | {100 * point:+.1f}% | {100 * lo:+.1f}% | {100 * hi:+.1f}% | {verdict} |")
+
+
 def main(d: Path) -> int:
     files = sorted(d.glob("check-*.json"))
     if not files:
@@ -60,6 +101,8 @@ def main(d: Path) -> int:
         "measured with the interval of its cpu ratio, the switches taken at their mean.\n"
     )
     by_policy: dict[str, list[tuple[float, float, float, float, float, bool]]] = {}
+    # Policy -> mix -> each cell's simulated CPU ratio over its measured mean, minus 1.
+    signed: dict[str, dict[str, list[float]]] = {}
     for f in files:
         check = json.loads(f.read_text())["check"]
         r = check["result"]
@@ -88,6 +131,7 @@ def main(d: Path) -> int:
             )
             policy = j["policy"].split("#")[0]
             c = t["cpu_ratio"]
+            signed.setdefault(policy, {}).setdefault(f.stem, []).append(p["cpu_ratio"] / c["mean"] - 1.0)
             by_policy.setdefault(policy, []).append(
                 (
                     c["mean"],
@@ -117,6 +161,7 @@ def main(d: Path) -> int:
             f"| {sum(x[5] for x in xs)} | {above} | {med(x[2] for x in xs):.0f} | {med(x[4] for x in xs):.0f} "
             f"| {med(x[3] for x in xs):.0f} |"
         )
+    charged_table(signed)
     return 0
 
 
