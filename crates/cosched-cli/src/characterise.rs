@@ -49,7 +49,7 @@ pub struct Args {
     /// Most seconds of one job's rounds (checked between rounds).
     #[arg(long, default_value_t = 120.0)]
     budget_s: f64,
-    /// Pirates added to each job where its slowdown changes most between neighbouring pirates, beyond its noise (the adaptive sweep; measuring: default 2, at most 8; with --from-record: keep the first N the record added, default all; 0: the fixed sweep only, its ablation).
+    /// Pirates added to each job where its slowdown changes most between neighbouring pirates, beyond its noise (the adaptive sweep, an option: measuring, default 0, the fixed sweep only; at most 8; with --from-record: keep the first N the record added, default all; 0: the fixed sweep only, its ablation).
     #[arg(long)]
     added_pirates: Option<u32>,
     /// Access patterns the fit may choose.

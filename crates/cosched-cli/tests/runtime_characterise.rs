@@ -26,7 +26,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     )
     .unwrap();
     let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
-    let o = characterise(&mix, &out, &rec, &["--repeat", "1", "--budget-s", "0.001"]);
+    let o = characterise(&mix, &out, &rec, &["--repeat", "1", "--budget-s", "0.001", "--added-pirates", "2"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     // One round cannot say how precise it is: the budget (spent by then) ends the rounds; nor
     // whether the response bends beyond its noise, so no pirate is added.
@@ -63,7 +63,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
         &mix,
         &d.join("programs2.toml"),
         &rec2,
-        &["--repeat", "2", "--within", "0.1", "--max-rounds", "3"],
+        &["--repeat", "2", "--within", "0.1", "--max-rounds", "3", "--added-pirates", "2"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let r: cosched_linux::characterise::Record =

@@ -143,7 +143,7 @@ fn slowdowns_inside_the_noise_keep_no_traffic_and_beyond_it_do_not() {
 
 #[test]
 fn pirates_added_where_the_response_bends_find_the_footprint() {
-    use cosched_machine::pirate_sweep::{next_pirate, ADDED};
+    use cosched_machine::pirate_sweep::next_pirate;
     let width = |f: &Fit| f.footprint_range.1 - f.footprint_range.0;
     for m in machines() {
         let c = m.cache.llc_mb;
@@ -151,7 +151,8 @@ fn pirates_added_where_the_response_bends_find_the_footprint() {
             let truth = Fit::point(Pattern::Random, round2(share * c), apki, MLP);
             let mut job = recorded(&m, &truth, 0.02);
             let (fixed, _) = fit(&m, &job).unwrap();
-            for _ in 0..ADDED {
+            // Two pirates added (`characterise --added-pirates 2`).
+            for _ in 0..2 {
                 let Some(size) = next_pirate(&job) else { break };
                 let slowdown = predict(&m, job.solo_s, &truth, true, size).unwrap();
                 job.pirates.push(CoRun { size, slowdown, covered: true, runs: vec![], progress: vec![] });
