@@ -1,10 +1,11 @@
 //! The adaptive pirate sweep (#66 item 1: "a finer or adaptive pirate sweep where the slowdown
 //! changes"). Cache Pirating (Eklov et al., ICPP 2011, §3) traces a program's response to the
 //! cache it is left by sweeping the pirate's working set; `cosched characterise` runs a fixed
-//! sweep of four sizes (a quarter to twice the LLC) and then adds pirates where the response
-//! bends: each added size splits the pair of neighbouring sizes (alone counting as a pirate of
-//! size 0) between which the job's log slowdown changes most, where that change is beyond its
-//! own 95% interval. A flat response adds nothing: noise is not a knee.
+//! sweep of four sizes (a quarter to twice the LLC) and, with `--added-pirates N` (an option since
+//! design note 66), adds pirates where the response bends: each added size splits the pair of
+//! neighbouring sizes (alone counting as a pirate of size 0) between which the job's log slowdown
+//! changes most, where that change is beyond its own 95% interval, paired by round where the
+//! record gives the rounds. A flat response adds nothing: noise is not a knee.
 
 use crate::characterised::JobRecord;
 use cosched_core::stats::{mean_var, t95};
