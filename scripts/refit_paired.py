@@ -1,7 +1,7 @@
 """Each refit arm against refit, paired on the same cells (#66; `scripts/host-refit`).
 
-Reads DIR/NAME.ARM.txt (`calibrate --check --replay` of mix NAME from arm ARM's
-programs file) and prints, per arm, the difference of its median and 90th-percentile
+Reads DIR/NAME.ARM.json (`calibrate --check --replay --format json` of mix NAME from arm ARM's
+programs file; each cell's error unrounded, so a verdict is decided on the cells, not on printed text) and prints, per arm, the difference of its median and 90th-percentile
 |error| from refit's over the same cells, with a 95% interval from bootstrap draws of
 the mixes (cells of one mix move together: they share its rounds and its host).
 """
@@ -9,32 +9,15 @@ the mixes (cells of one mix move together: they share its rounds and its host).
 from __future__ import annotations
 
 import random
-import re
 import statistics
 import sys
 from pathlib import Path
 
+from refit_cells import errors, p90
+
 ARMS = ("recorded", "none", "random", "whole", "fixed")
 DRAWS = 2000
 SEED = 66
-# A cell's line ends in its recorded and today's errors (two signed percentages), then, where
-# measured, the CPU ratio with its interval and today's (the format host-refit's summary reads).
-CELL = re.compile(r"[+-]\d+\.\d%\s+([+-]\d+\.\d)%(?:\s+\d+\.\d+ \(\d+\.\d+-\d+\.\d+\)\s+\d+\.\d+)?$")
-
-
-def errors(path: Path) -> list[float]:
-    """Today's |error| of each cell of one replay, in the order printed."""
-    out = []
-    for line in path.read_text().splitlines():
-        m = CELL.search(line.rstrip())
-        if m:
-            out.append(abs(float(m.group(1))))
-    return out
-
-
-def p90(xs: list[float]) -> float:
-    """The 90th percentile (inclusive), as host-refit's summary computes it."""
-    return statistics.quantiles(xs, n=10, method="inclusive")[8]
 
 
 def paired(base: dict[str, list[float]], arm: dict[str, list[float]], names: list[str]) -> str:
@@ -60,13 +43,13 @@ def paired(base: dict[str, list[float]], arm: dict[str, list[float]], names: lis
 def main() -> None:
     """Print one line per arm."""
     tmp = Path(sys.argv[1])
-    names = sorted({p.name.split(".")[0] for p in tmp.glob("*.refit.txt")})
+    names = sorted({p.name.split(".")[0] for p in tmp.glob("*.refit.json")})
     if len(names) < 3:
         print(f"{len(names)} mix(es): too few to draw an interval from")
         return
-    base = {n: errors(tmp / f"{n}.refit.txt") for n in names}
+    base = {n: errors(tmp / f"{n}.refit.json") for n in names}
     for a in ARMS:
-        arm = {n: errors(tmp / f"{n}.{a}.txt") for n in names}
+        arm = {n: errors(tmp / f"{n}.{a}.json") for n in names}
         if any(len(arm[n]) != len(base[n]) for n in names):
             sys.exit(f"refit_paired: {a}: its replays print other cells than refit's")
         print(f"{a:<9} - refit over {len(names)} mixes: {paired(base, arm, names)}")
