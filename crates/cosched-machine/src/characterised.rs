@@ -57,14 +57,8 @@ impl JobRecord {
     /// log turnarounds' variances over their counts, the co-run's and the solo runs' added; none
     /// with fewer than two runs of either.
     pub fn log_se(&self, r: &CoRun) -> Option<f64> {
-        let var_of_mean = |xs: &[f64]| -> Option<f64> {
-            if xs.iter().any(|&x| !(x.is_finite() && x > 0.0)) {
-                return None;
-            }
-            let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
-            cosched_core::stats::mean_var(&logs).map(|(_, var)| var / logs.len() as f64)
-        };
-        Some((var_of_mean(&r.runs)? + var_of_mean(&self.solo_runs)?).sqrt())
+        let log_var = |xs: &[f64]| var_of_mean(&logs(xs)?);
+        Some((log_var(&r.runs)? + log_var(&self.solo_runs)?).sqrt())
     }
 
     /// Whether every co-run's slowdown is known within ±`within` (a share: 0.05 for 5%) at 95%:
@@ -75,6 +69,20 @@ impl JobRecord {
             self.log_se(r).is_some_and(|se| cosched_core::stats::t95(df) * se <= within.ln_1p())
         })
     }
+}
+
+/// The logs of `xs` (none if any is not a positive finite number): run times to log times.
+pub(crate) fn logs(xs: &[f64]) -> Option<Vec<f64>> {
+    xs.iter().all(|&x| x.is_finite() && x > 0.0).then(|| xs.iter().map(|x| x.ln()).collect())
+}
+
+/// The variance of the mean of `xs`: its sample variance over its count (none with fewer than two
+/// values, or a non-finite one).
+pub(crate) fn var_of_mean(xs: &[f64]) -> Option<f64> {
+    if xs.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    cosched_core::stats::mean_var(xs).map(|(_, v)| v / xs.len() as f64)
 }
 
 /// One co-run: the co-runner's size and the job's median turnaround beside

@@ -7,8 +7,8 @@
 //! changes most, where that change is beyond its own 95% interval, paired by round where the
 //! record gives the rounds. A flat response adds nothing: noise is not a knee.
 
-use crate::characterised::JobRecord;
-use cosched_core::stats::{mean_var, t95};
+use crate::characterised::{logs, var_of_mean, JobRecord};
+use cosched_core::stats::t95;
 
 /// Pirates the sweep adds to a job by default (`characterise --added-pirates`): none, the fixed
 /// sweep. The adaptive sweep is an option: on held-out mixes it made no prediction measurably
@@ -28,19 +28,6 @@ struct Point<'a> {
     log_slowdown: f64,
     runs: &'a [f64],
     first_solo: Option<usize>,
-}
-
-/// Variance of the mean of `xs` (none with fewer than two, or a non-finite one).
-fn var_of_mean(xs: &[f64]) -> Option<f64> {
-    if xs.iter().any(|x| !x.is_finite()) {
-        return None;
-    }
-    mean_var(xs).map(|(_, v)| v / xs.len() as f64)
-}
-
-/// The logs of `xs` (none if any is not positive).
-fn logs(xs: &[f64]) -> Option<Vec<f64>> {
-    xs.iter().all(|&x| x.is_finite() && x > 0.0).then(|| xs.iter().map(|x| x.ln()).collect())
 }
 
 /// For each pirate of `j`, the index in `j.solo_runs` of the solo run of its first run's round, in
