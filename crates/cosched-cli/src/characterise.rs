@@ -58,6 +58,9 @@ pub struct Args {
     /// Fit each job whole even where its own progress reports show phases (the ablation of the phases).
     #[arg(long)]
     whole: bool,
+    /// Do not run each job beside a compute loop (the presence co-run, design note 67); with --from-record: fit without the record's presence runs (the ablation of the presence factor).
+    #[arg(long)]
+    no_presence: bool,
     #[command(flatten)]
     live: ProcessOpts,
 }
@@ -124,6 +127,7 @@ pub fn run(a: Args) -> Result<(), String> {
         added_pirates: a.added_pirates,
         patterns: a.access.patterns(),
         phases: !a.whole,
+        presence: !a.no_presence,
         live: &a.live,
         fit_to_stderr: false,
     };
@@ -154,6 +158,9 @@ pub(crate) struct Job<'a> {
     pub patterns: &'a [Pattern],
     /// Whether a job whose progress reports show phases is fitted per phase.
     pub phases: bool,
+    /// Whether each job is measured beside a compute loop, and its presence factor fitted
+    /// (design note 67; off: the ablation).
+    pub presence: bool,
     /// How processes are run.
     pub live: &'a ProcessOpts,
     /// Print the fit on stderr (stdout is the run's report).
@@ -191,6 +198,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
                 bandit_gbs: bandit_rates(m.memory.bandwidth_gbs),
                 stream_mb: round2(4.0 * c),
                 added: a.added_pirates.unwrap_or(ADDED),
+                presence: a.presence,
             };
             measure(&mix, &m.name, &today(), a.repeat, &a.until, &sweep, base, &crate::progress::stderr())
                 .map_err(|e| e.to_string())?
@@ -217,6 +225,19 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             Record { jobs: rec.jobs.iter().map(|j| keep_added(j, &fixed, n as usize)).collect(), ..rec }
         }
         _ => rec,
+    };
+    // The ablation of the presence factor: the record's compute-loop runs set aside.
+    let rec = if a.presence {
+        rec
+    } else {
+        Record {
+            jobs: rec
+                .jobs
+                .into_iter()
+                .map(|j| cosched_linux::characterise::JobRecord { presence: None, ..j })
+                .collect(),
+            ..rec
+        }
     };
     if let Some(p) = a.record {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
@@ -249,6 +270,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         "× the LLC",
         "LLC apki (95%)",
         "MLP",
+        "presence",
         "fit RMS",
     ]
     .map(String::from)
@@ -282,6 +304,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             format!("{:.2}", f.footprint_mb / m.cache.llc_mb),
             format!("{} ({}-{})", f.llc_apki, f.apki_range.0, f.apki_range.1),
             f.mlp.to_string(),
+            j.presence.as_ref().map_or("-".into(), |_| format!("{:.3}", f.presence)),
             format!("{:.1}%", 100.0 * f.rms),
         ]);
     }
@@ -297,7 +320,9 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
          (95%): the lowest and highest value of the models inside the fit's 95% confidence region (Beale's, \
          floored at the noise of the runs; bounded by the grid's {}-{} × the LLC and {}-{} apki); MLP: misses in \
          flight (random: assumed 1, only accesses per MLP show in wall time; sequential: Little's law at the \
-         machine's bandwidth and latency); fit RMS: how far the fitted slowdowns lie from the measured ones",
+         machine's bandwidth and latency); presence: its slowdown beside a compute loop on the other core, \
+         which holds no cache (the factor on its CPI while another core is busy, at least 1; -: not measured, \
+         --no-presence); fit RMS: how far the fitted slowdowns lie from the measured ones",
         m.cache.llc_mb,
         FOOTPRINTS[0],
         FOOTPRINTS[FOOTPRINTS.len() - 1],
@@ -307,10 +332,10 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     let _ = writeln!(
         shown,
         "\nco-runs: slowdown beside each cache pirate (a program holding SIZE MiB of the LLC) and bandwidth bandit \
-         (one drawing GB/s from memory), measured/fitted (1.00: as fast as alone; pirates past the fixed sweep's \
+         (one drawing GB/s from memory), and a compute loop (one holding no cache), measured/fitted (1.00: as fast as alone; pirates past the fixed sweep's \
          were added where the slowdown changed most, --added-pirates):"
     );
-    for &(j, _, p) in &fitted_rows {
+    for &(j, f, p) in &fitted_rows {
         let each = |v: &[CoRun], p: &[f64], unit: &str| {
             v.iter()
                 .zip(p)
@@ -319,9 +344,13 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
                 .join(", ")
         };
         let (pp, bp) = p.split_at(j.pirates.len());
+        let compute = j
+            .presence
+            .as_ref()
+            .map_or(String::new(), |r| format!("; compute loop {:.2}/{:.2}", r.slowdown, f.presence));
         let _ = writeln!(
             shown,
-            "  {}: pirates {}; bandits {}",
+            "  {}: pirates {}; bandits {}{compute}",
             j.name,
             each(&j.pirates, pp, " MiB"),
             each(&j.bandits, bp, " GB/s")

@@ -66,6 +66,13 @@ pub fn corunner(kind: &str, mb: f64, gbs: Option<f64>, seconds: f64) -> MixJob {
     }
 }
 
+/// A `cosched-bench compute` co-runner (an integer mix with no memory traffic) for `seconds`:
+/// the presence co-run's, which holds no cache (design note 67).
+pub fn compute_loop(seconds: f64) -> MixJob {
+    let cmd = ["cosched-bench", "compute", "--seconds"].map(String::from).into_iter().chain([format!("{seconds}")]);
+    MixJob { name: "compute-corunner".into(), cmd: cmd.collect(), ..corunner("compute", 0.0, None, seconds) }
+}
+
 /// When a job's runs stop (#66 item 1): after `repeat` rounds, once every co-run's slowdown is
 /// known within ±`within` at 95% ([`JobRecord::precise`]), or after `max_rounds` rounds, or once
 /// the job's rounds have taken `budget_s`.
@@ -113,9 +120,20 @@ impl Drop for Removed {
     }
 }
 
-/// One co-run's runs so far: pirate (or bandit), its size, each turnaround, whether the
-/// co-runner covered every one, and each run's own progress reports.
-type CoRuns = (bool, f64, Vec<f64>, bool, Vec<Series>);
+/// What a co-run runs beside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Beside {
+    /// A cache pirate (a pointer chase of known working set).
+    Pirate,
+    /// A bandwidth bandit (a stream paced to a known rate).
+    Bandit,
+    /// A compute loop, which holds no cache: the presence co-run (design note 67).
+    Compute,
+}
+
+/// One co-run's runs so far: what it is beside, its size (MiB, GB/s, 0 for the compute loop), each
+/// turnaround, whether the co-runner covered every one, and each run's own progress reports.
+type CoRuns = (Beside, f64, Vec<f64>, bool, Vec<Series>);
 
 /// A job's record from its runs so far: medians, the solo spread, every run kept (with its
 /// progress reports where every run of that kind has some).
@@ -136,10 +154,11 @@ fn record_of(job: &MixJob, solo: &[(f64, Series)], co: &[CoRuns]) -> JobRecord {
         cmd: job.cmd.clone(),
         solo_s,
         solo_spread: spread,
-        pirates: co.iter().filter(|c| c.0).map(run).collect(),
-        bandits: co.iter().filter(|c| !c.0).map(run).collect(),
+        pirates: co.iter().filter(|c| c.0 == Beside::Pirate).map(run).collect(),
+        bandits: co.iter().filter(|c| c.0 == Beside::Bandit).map(run).collect(),
         solo_runs: times,
         solo_progress: kept(solo.iter().map(|r| r.1.clone()).collect()),
+        presence: co.iter().find(|c| c.0 == Beside::Compute).map(run),
     }
 }
 
@@ -156,6 +175,9 @@ pub struct Sweep {
     pub stream_mb: f64,
     /// Most pirates added where the job's response bends (0: the fixed sweep only).
     pub added: u32,
+    /// Whether each round also runs the job beside a compute loop, which holds no cache (the
+    /// presence co-run, design note 67).
+    pub presence: bool,
 }
 
 /// Measure every job of `mix` alone and beside each co-runner of `sweep`, on two contexts of
@@ -206,8 +228,9 @@ pub fn measure(
         let mut co: Vec<CoRuns> = sweep
             .pirate_mb
             .iter()
-            .map(|&mb| (true, mb, vec![], true, vec![]))
-            .chain(sweep.bandit_gbs.iter().map(|&g| (false, g, vec![], true, vec![])))
+            .map(|&mb| (Beside::Pirate, mb, vec![], true, vec![]))
+            .chain(sweep.bandit_gbs.iter().map(|&g| (Beside::Bandit, g, vec![], true, vec![])))
+            .chain(sweep.presence.then_some((Beside::Compute, 0.0, vec![], true, vec![])))
             .collect();
         // One solo run, then one run beside each co-runner of `co` (round `round`).
         let round = |solo: &mut Vec<(f64, Series)>, co: &mut [CoRuns], round: u32| -> Result<(), ProbeError> {
@@ -218,11 +241,13 @@ pub fn measure(
             solo.push(turnaround(alone.clone(), vec![c0], capture)?);
             let capture = !solo[0].1.is_empty();
             let seconds = corun_seconds(solo.iter().map(|r| r.0).fold(0.0, f64::max));
-            for (pirate, size, t, covered, series) in co.iter_mut() {
-                let (what, co_job) = if *pirate {
-                    (format!("a {size} MiB pirate"), corunner("pointer-chase", *size, None, seconds))
-                } else {
-                    (format!("a {size} GB/s bandit"), corunner("stream", sweep.stream_mb, Some(*size), seconds))
+            for (beside, size, t, covered, series) in co.iter_mut() {
+                let (what, co_job) = match beside {
+                    Beside::Pirate => (format!("a {size} MiB pirate"), corunner("pointer-chase", *size, None, seconds)),
+                    Beside::Bandit => {
+                        (format!("a {size} GB/s bandit"), corunner("stream", sweep.stream_mb, Some(*size), seconds))
+                    }
+                    Beside::Compute => ("a compute loop".to_string(), compute_loop(seconds)),
                 };
                 report.line(|| format!("characterise: {} beside {what} (round {round})", job.name));
                 let mut m = alone.clone();
@@ -264,7 +289,7 @@ pub fn measure(
             report.line(|| {
                 format!("characterise: {}: a {size} MiB pirate added, where its slowdown changes most", job.name)
             });
-            let mut new = [(true, size, vec![], true, vec![])];
+            let mut new = [(Beside::Pirate, size, vec![], true, vec![])];
             for r in 1..=repeat {
                 round(&mut solo, &mut new, r)?;
             }
@@ -289,12 +314,13 @@ mod tests {
         let b = corunner("stream", 64.0, Some(9.5), 3.0);
         assert_eq!(b.cmd, ["cosched-bench", "stream", "--wss-mb", "64", "--gbs", "9.5", "--seconds", "3"]);
         assert_eq!(corun_seconds(1e6), MAX_CORUN_S);
+        assert_eq!(compute_loop(3.0).cmd, ["cosched-bench", "compute", "--seconds", "3"]);
     }
 
     #[test]
     fn rounds_stop_when_precise_at_the_most_rounds_or_at_the_budget() {
         let job = MixJob { name: "j".into(), cmd: vec!["x".into()], ..corunner("compute", 1.0, None, 1.0) };
-        let co = |t: Vec<f64>| vec![(true, 4.0, t, true, vec![])];
+        let co = |t: Vec<f64>| vec![(Beside::Pirate, 4.0, t, true, vec![])];
         let solo = |t: &[f64]| t.iter().map(|&x| (x, vec![])).collect::<Vec<_>>();
         let until = Until { within: 0.05, max_rounds: 5, budget_s: 100.0 };
         // Fewer than `repeat` rounds: never.
@@ -335,6 +361,7 @@ mod tests {
                 bandits: vec![],
                 solo_runs: vec![1.5, 1.52],
                 solo_progress: vec![],
+                presence: None,
             }],
         };
         let text = serde_json::to_string(&r).unwrap();

@@ -43,7 +43,16 @@ pub struct JobRecord {
     /// the program prints none (and in older records).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub solo_progress: Vec<Series>,
+    /// Slowdown beside a co-runner that holds no cache (a `cosched-bench compute` loop on the
+    /// other core; `size` 0): what another busy core costs it whatever that core runs (design
+    /// note 67). None where it was not measured (`characterise --no-presence`, older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presence: Option<CoRun>,
 }
+
+/// The largest presence factor a fit carries (a workload phase's `presence_slowdown` may be at
+/// most this): a program slowed tenfold by a compute loop on another core is not sharing a cache.
+pub const MAX_PRESENCE: f64 = 10.0;
 
 /// A run's progress as the program reports it (`progress … <OPS> ops <T> s` lines, the
 /// convention of `cosched-bench`): `[seconds since it started, operations done]`, in order.
@@ -64,10 +73,20 @@ impl JobRecord {
     /// Whether every co-run's slowdown is known within ±`within` (a share: 0.05 for 5%) at 95%:
     /// t₉₅ of the fewer runs' degrees of freedom × [`JobRecord::log_se`] ≤ ln(1 + `within`).
     pub fn precise(&self, within: f64) -> bool {
-        self.pirates.iter().chain(&self.bandits).all(|r| {
+        self.pirates.iter().chain(&self.bandits).chain(&self.presence).all(|r| {
             let df = r.runs.len().min(self.solo_runs.len()).saturating_sub(1);
             self.log_se(r).is_some_and(|se| cosched_core::stats::t95(df) * se <= within.ln_1p())
         })
+    }
+}
+
+impl JobRecord {
+    /// The presence factor its fit carries (design note 67): its median slowdown beside a
+    /// compute loop, from 1 (a co-runner that holds nothing cannot speed it up: a median below 1
+    /// is the host's noise, and the fit flags one beyond it) to [`MAX_PRESENCE`]; 1 where none
+    /// was measured.
+    pub fn presence_factor(&self) -> f64 {
+        self.presence.as_ref().map_or(1.0, |r| r.slowdown.clamp(1.0, MAX_PRESENCE))
     }
 }
 
@@ -119,6 +138,7 @@ mod tests {
             bandits: vec![],
             solo_runs: solo,
             solo_progress: vec![],
+            presence: None,
         }
     }
 

@@ -181,6 +181,7 @@ mod tests {
             bandits: vec![],
             solo_runs: vec![],
             solo_progress: vec![],
+            presence: None,
         }
     }
 

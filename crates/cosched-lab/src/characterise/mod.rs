@@ -84,7 +84,7 @@ fn check_job(j: &JobRecord) -> Result<(), RunError> {
         )));
     }
     check_series(j, &j.solo_progress, j.solo_runs.len())?;
-    for r in j.pirates.iter().chain(&j.bandits) {
+    for r in j.pirates.iter().chain(&j.bandits).chain(&j.presence) {
         check_series(j, &r.progress, r.runs.len())?;
         if r.runs.len() > MAX_REPEAT as usize || !r.runs.iter().all(|&x| ok(x)) {
             return Err(RunError::option(format!(
@@ -92,7 +92,9 @@ fn check_job(j: &JobRecord) -> Result<(), RunError> {
                 j.name
             )));
         }
-        if !ok(r.size) || !ok(r.slowdown) {
+        // The compute loop of the presence co-run has no size (0).
+        let presence = j.presence.as_ref().is_some_and(|p| std::ptr::eq(p, r));
+        if !(ok(r.size) || presence && r.size == 0.0) || !ok(r.slowdown) {
             return Err(RunError::option(format!(
                 "{}: co-run sizes and slowdowns must be positive numbers, got {} and {}",
                 j.name, r.size, r.slowdown
@@ -124,6 +126,23 @@ fn escaped(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// What a job's (or a phase's) record measured beside a compute loop, for its source line (design
+/// note 67): its slowdown there with its 95% interval where its runs are kept; empty where not
+/// measured.
+fn presence_text(j: &JobRecord) -> String {
+    let Some(r) = &j.presence else { return String::new() };
+    let df = r.runs.len().min(j.solo_runs.len()).saturating_sub(1);
+    let interval = j.log_se(r).map_or(String::new(), |se| {
+        let h = cosched_core::stats::t95(df) * se;
+        format!(" (95% interval {:.3}-{:.3})", r.slowdown * (-h).exp(), r.slowdown * h.exp())
+    });
+    format!(
+        "; {:.3} x its time alone beside a compute loop on the other core{interval} [M], so presence_slowdown {:.3}: the factor on its CPI while another core is busy [M]",
+        r.slowdown,
+        j.presence_factor()
+    )
+}
+
 /// The source line of a job's (or a phase's) fit: what was measured, what was fitted, and how well.
 fn source_of(j: &JobRecord, f: &Fit) -> String {
     let runs = |v: &[CoRun], unit: &str| {
@@ -131,10 +150,11 @@ fn source_of(j: &JobRecord, f: &Fit) -> String {
     };
     if f.access == Pattern::None {
         return format!(
-            "{}: solo {:.3} s, spread {:.1}% [M]; no memory traffic: its slowdowns beside pirates ({}) and bandits ({}) do not exclude a program that makes none (models inside the 95% interval reach {} MiB and {} LLC accesses/KI), RMS error {:.1}% [D]; IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
+            "{}: solo {:.3} s, spread {:.1}% [M]{}; no memory traffic: its slowdowns beside pirates ({}) and bandits ({}) do not exclude a program that makes none (models inside the 95% interval reach {} MiB and {} LLC accesses/KI), RMS error {:.1}% [D]; IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
             j.name,
             j.solo_s,
             100.0 * j.solo_spread,
+            presence_text(j),
             runs(&j.pirates, " MiB"),
             runs(&j.bandits, " GB/s"),
             f.footprint_range.1,
@@ -148,10 +168,11 @@ fn source_of(j: &JobRecord, f: &Fit) -> String {
         Pattern::Sequential => "Little's law at the machine's bandwidth and latency [D]",
     };
     format!(
-        "{}: solo {:.3} s, spread {:.1}% [M]; {} access{}, footprint {} MiB (95% interval {}-{}), {} LLC accesses/KI ({}-{}): fitted to its slowdowns beside pirates ({}) and bandits ({}), RMS error {:.1}% [D]; MLP {} ({mlp}); IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
+        "{}: solo {:.3} s, spread {:.1}% [M]{}; {} access{}, footprint {} MiB (95% interval {}-{}), {} LLC accesses/KI ({}-{}): fitted to its slowdowns beside pirates ({}) and bandits ({}), RMS error {:.1}% [D]; MLP {} ({mlp}); IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
         j.name,
         j.solo_s,
         100.0 * j.solo_spread,
+        presence_text(j),
         f.access,
         if f.either { " (the other pattern fits inside the interval too)" } else { "" },
         f.footprint_mb,
@@ -295,6 +316,7 @@ mod tests {
                 bandits: vec![],
                 solo_runs: vec![],
                 solo_progress: vec![],
+                presence: None,
             }],
         };
         let f = Fit { rms: 0.03, ..Fit::point(Pattern::Random, 8.0, 10.0, 2.0) };

@@ -60,6 +60,9 @@ pub struct Fit {
     pub apki_range: (f64, f64),
     /// Whether a model of the other pattern lies inside it too (the pattern not told apart).
     pub either: bool,
+    /// Its measured slowdown beside a compute loop, the factor on its CPI while another core
+    /// is busy (`presence_slowdown`, design note 67): measured, not fitted; 1 where not measured.
+    pub presence: f64,
 }
 
 impl Fit {
@@ -80,6 +83,7 @@ impl Fit {
             footprint_range: (footprint_mb, footprint_mb),
             apki_range: (llc_apki, llc_apki),
             either: false,
+            presence: 1.0,
         }
     }
 }
@@ -107,8 +111,10 @@ pub(super) fn job_phase(m: &MachineSpec, solo_s: f64, f: &Fit) -> String {
             format!("llc_mpki = {}\nmrc_ref_mb = {}\nmrc_alpha = 0.0\nllc_mpki_fit = 0.0", f.llc_apki, m.cache.llc_mb)
         }
     };
+    // Written only where measured above 1, so that a fit without it is the file it was.
+    let presence = if f.presence > 1.0 { format!("presence_slowdown = {}\n", f.presence) } else { String::new() };
     format!(
-        "instructions = {:e}\nipc = 1.0\nllc_apki = {}\n{access}\nfootprint_mb = {}\nmlp = {}\nl1_apki = {l1}\n",
+        "instructions = {:e}\nipc = 1.0\nllc_apki = {}\n{access}\nfootprint_mb = {}\nmlp = {}\nl1_apki = {l1}\n{presence}",
         solo_s * m.freq_ghz * 1e9,
         f.llc_apki,
         f.footprint_mb,

@@ -269,6 +269,15 @@ fn kind_record(j: &JobRecord, p: &Phases, k: usize) -> JobRecord {
         bandits: j.bandits.iter().map(run).collect(),
         solo_runs: solo,
         solo_progress: vec![],
+        // Its time in this kind of phase beside the compute loop where those runs report their
+        // progress, else the whole run's slowdown (design note 67).
+        presence: j.presence.as_ref().map(|r| {
+            if r.progress.len() == r.runs.len() && !r.runs.is_empty() {
+                run(r)
+            } else {
+                r.clone()
+            }
+        }),
     }
 }
 

@@ -65,6 +65,7 @@ fn recorded(m: &MachineSpec, truth: &[(f64, f64, Fit)]) -> JobRecord {
         bandits: co(false, bandit_rates(m.memory.bandwidth_gbs), 20),
         solo_runs,
         solo_progress,
+        presence: None,
     }
 }
 

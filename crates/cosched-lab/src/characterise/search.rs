@@ -89,9 +89,12 @@ fn around(grid: &[f64], i: usize) -> (f64, f64) {
 /// The error, residual and predictions of each model in `points` (in order;
 /// a model the machine cannot run is an error, skipped by the caller).
 fn score(m: &MachineSpec, j: &JobRecord, runs: &[(bool, &CoRun)], points: &[Fit]) -> Vec<Result<Scored, RunError>> {
+    // The presence factor is measured, not fitted: every model carries the job's (design note 67).
+    let presence = j.presence_factor();
     points
         .par_iter()
         .map(|f| {
+            let f = &Fit { presence, ..*f };
             let predicted: Vec<f64> =
                 runs.iter().map(|(pirate, r)| predict(m, j.solo_s, f, *pirate, r.size)).collect::<Result<_, _>>()?;
             let (mut sq, mut rel) = (0.0, 0.0);
@@ -310,6 +313,7 @@ mod tests {
             bandits: vec![],
             solo_runs: vec![1.0, e],
             solo_progress: vec![],
+            presence: None,
         };
         // Each co-run's squared log standard error is 1/3 + 1/4 (characterised.rs's closed form).
         assert!((noise_floor(&j) - 2.0 * (1.0 / 3.0 + 0.25)).abs() < 1e-12);

@@ -40,6 +40,7 @@ fn recorded(m: &MachineSpec, truth: &Fit, spread: f64) -> JobRecord {
         bandits: co(false, bandit_rates(m.memory.bandwidth_gbs)),
         solo_runs: vec![],
         solo_progress: vec![],
+        presence: None,
     }
 }
 

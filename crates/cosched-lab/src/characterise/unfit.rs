@@ -36,7 +36,7 @@ pub enum Unfit {
     },
     /// Beside a co-runner it ran faster than alone, below [`FASTER_LIMIT`].
     FasterBeside {
-        /// `pirate` or `bandit`.
+        /// `pirate`, `bandit` or `compute loop` (design note 67).
         corunner: &'static str,
         /// The pirate's MiB or the bandit's GB/s.
         size: f64,
@@ -57,8 +57,12 @@ impl std::fmt::Display for Unfit {
                 )
             }
             Unfit::FasterBeside { corunner, size, slowdown } => {
-                let unit = if *corunner == "pirate" { "MiB" } else { "GB/s" };
-                write!(f, "beside a {size} {unit} {corunner} it ran at {slowdown:.2} of its time alone (below {FASTER_LIMIT}): faster than alone, which contention cannot do")
+                let what = match *corunner {
+                    "pirate" => format!("a {size} MiB pirate"),
+                    "bandit" => format!("a {size} GB/s bandit"),
+                    other => format!("a {other}"),
+                };
+                write!(f, "beside {what} it ran at {slowdown:.2} of its time alone (below {FASTER_LIMIT}): faster than alone, which contention cannot do")
             }
         }
     }
@@ -71,7 +75,8 @@ pub fn unfit(j: &JobRecord) -> Vec<Unfit> {
     if spread > NOISY_SPREAD {
         out.push(Unfit::NoisySolo { spread });
     }
-    for (corunner, runs) in [("pirate", &j.pirates), ("bandit", &j.bandits)] {
+    let presence: Vec<_> = j.presence.iter().cloned().collect();
+    for (corunner, runs) in [("pirate", &j.pirates), ("bandit", &j.bandits), ("compute loop", &presence)] {
         out.extend(runs.iter().filter(|r| r.slowdown < FASTER_LIMIT).map(|r| Unfit::FasterBeside {
             corunner,
             size: r.size,
@@ -97,6 +102,7 @@ mod tests {
             bandits: vec![run(10.0, bandit)],
             solo_runs: vec![],
             solo_progress: vec![],
+            presence: None,
         }
     }
 
@@ -110,6 +116,11 @@ mod tests {
         assert!(text.contains("4 MiB pirate") && text.contains("0.54") && text.contains("faster than alone"), "{text}");
         let b = unfit(&job(0.0, 1.0, 0.9));
         assert!(b[0].to_string().contains("10 GB/s bandit"), "{b:?}");
+        // Faster beside the compute loop of the presence co-run (design note 67) too.
+        let mut c = job(0.0, 1.0, 1.0);
+        c.presence = Some(CoRun { size: 0.0, slowdown: 0.9, covered: true, runs: vec![], progress: vec![] });
+        let t = unfit(&c)[0].to_string();
+        assert!(t.contains("beside a compute loop it ran at 0.90"), "{t}");
     }
 
     #[test]

@@ -76,8 +76,10 @@ impl Solver {
         for (r, rate) in runners.iter().zip(out.iter()) {
             let m = &models[r.model as usize];
             let (a, c) = self.bus_terms(m, rate.mpki);
-            rho += a * rate.ipc;
-            slope -= a * c * rate.ipc * rate.ipc;
+            // The bus sees its traffic while it runs, before the presence factor stretches its time.
+            let ipc = rate.ipc * rate.presence;
+            rho += a * ipc;
+            slope -= a * c * ipc * ipc;
         }
         DomainTraffic { at_ns: latency_ns, rho, slope }
     }

@@ -115,6 +115,10 @@ impl Solver {
         self.prev_ipc = prev_ipc;
         for (i, r) in runners.iter().enumerate() {
             out[i].occupancy_mb = self.s_eff[i];
+            // Another busy core stretches its time by its presence factor (design note 67): its
+            // memory behaviour while it runs, and so the bus and the LLC it shares, are as solved.
+            out[i].presence = self.pres[i];
+            out[i].ipc /= self.pres[i];
             let m = &models[r.model as usize];
             let total = m.private_mb + m.shared_mb;
             out[i].private_mb =
@@ -125,6 +129,11 @@ impl Solver {
 
     pub(super) fn smt_factors(&mut self, models: &[PhaseModel], runners: &[Runner]) {
         self.b.clear();
+        // Another core busy (design note 67): with runners on two cores or more, every runner
+        // has one on a core not its own (its SMT siblings are the pipe model's, below).
+        let others = runners.first().is_some_and(|f| runners.iter().any(|r| r.core != f.core));
+        self.pres.clear();
+        self.pres.extend(runners.iter().map(|r| if others { models[r.model as usize].presence } else { 1.0 }));
         let pen = self.smt_penalty;
         // Per-pipe and per-core sums in one pass over the runners (in runner
         // order, so each sum adds the same terms in the same order as a scan

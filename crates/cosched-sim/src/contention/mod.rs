@@ -109,6 +109,10 @@ pub struct Rates {
     pub occupancy_mb: f64,
     /// The private part of it, MiB.
     pub private_mb: f64,
+    /// The factor another busy core of its LLC domain stretches its time by
+    /// (`PhaseModel::presence` where one runs, else 1; design note 67): `ipc`
+    /// is its rate stretched; the bus saw `ipc × presence`.
+    pub presence: f64,
 }
 
 /// Socket-level result.
@@ -146,6 +150,9 @@ pub struct Solver {
     /// Each runner's memory-level parallelism.
     mlp: Vec<f64>,
     b: Vec<f64>,
+    /// Each runner's presence factor (design note 67): its model's where a
+    /// runner of another core is in the solve, else 1.
+    pres: Vec<f64>,
     a: Vec<f64>,
     c: Vec<f64>,
     s_eff: Vec<f64>,
@@ -267,6 +274,7 @@ impl Solver {
             mlp: vec![],
             stretch: 1.0,
             b: vec![],
+            pres: vec![],
             a: vec![],
             c: vec![],
             s_eff: vec![],

@@ -132,6 +132,7 @@ impl Engine<'_, '_> {
             th.rate = rate;
             th.occupancy_mb = r.occupancy_mb;
             th.private_mb = r.private_mb;
+            th.presence = r.presence;
             let end = self.step_end(t);
             if first.is_none_or(|f| end < f) {
                 first = Some(end);
@@ -175,7 +176,9 @@ impl Engine<'_, '_> {
             let ips = th.rate.instructions;
             let mpki = if ips > 0.0 { th.rate.llc_misses / ips * 1000.0 } else { 0.0 };
             let (a, c) = self.solver.bus_terms(model, mpki);
-            let ipc = ips / self.f_hz;
+            // Its IPC while it runs, before the presence factor stretches its time (design note 67).
+            let p = th.presence;
+            let ipc = ips / self.f_hz * p;
             let new_ipc = 1.0 / (1.0 / ipc - c * was + c * l);
             let mut rate = th.rate.scaled(new_ipc / ipc);
             rate.cycles = self.f_hz;

@@ -70,6 +70,8 @@ pub(super) struct SimThread {
     pub(super) occupancy_mb: f64,
     /// Private part of that share, MiB.
     pub(super) private_mb: f64,
+    /// The presence factor on its CPI at its last solve (design note 67; 1: none).
+    pub(super) presence: f64,
     /// LLC data that survived its absence at the last start, MiB.
     pub(super) refill_from_mb: f64,
     /// Stall of the LLC refill charged at the last start, s.
@@ -362,6 +364,7 @@ impl SimThread {
             step_end: (0, 0),
             occupancy_mb: 0.0,
             private_mb: 0.0,
+            presence: 1.0,
             refill_from_mb: 0.0,
             refill_debt_s: 0.0,
             stall_s: 0.0,

@@ -46,6 +46,9 @@ pub struct PhaseModel {
     pub wb_ratio: f64,
     /// Row-buffer locality of its DRAM accesses alone (0-1).
     pub row_locality: f64,
+    /// The factor its time is stretched by while another core of its LLC domain
+    /// runs a thread (`presence_slowdown`, design note 67; 1: none).
+    pub presence: f64,
     /// MPKI alone on this machine.
     pub mpki_alone: f64,
     /// Memory latency alone, ns.
@@ -137,6 +140,7 @@ impl PhaseModel {
             l2_apki,
             wb_ratio: p.wb_ratio,
             row_locality: p.row_locality,
+            presence: p.presence_slowdown,
             mpki_alone,
             latency_alone_ns: 0.0,
             comm_apki: 0.0,

@@ -111,6 +111,14 @@ fn one() -> u32 {
     1
 }
 
+fn one_f64() -> f64 {
+    1.0
+}
+
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
+}
+
 /// A class of threads in a job (e.g. the stages of a pipeline).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -170,6 +178,15 @@ pub struct PhaseSpec {
     /// (`docs/model.md`, "DRAM interference"). Default 0.5 [A].
     #[serde(default = "half")]
     pub row_locality: f64,
+    /// Turnaround beside a co-runner on another core of its LLC domain that
+    /// holds no cache (a compute loop) over alone: what another busy core costs
+    /// it whatever that core runs (design note 67, measured by `cosched
+    /// characterise`). While any other core of its LLC domain runs a thread,
+    /// the phase's time is stretched by it: its rate is divided by it, its
+    /// memory traffic while it runs (what the bus and LLC see) is as solved.
+    /// Default 1: no such cost.
+    #[serde(default = "one_f64", skip_serializing_if = "is_one")]
+    pub presence_slowdown: f64,
     /// L1 data accesses per kilo-instruction.
     #[serde(default = "default_l1")]
     pub l1_apki: f64,

@@ -83,6 +83,7 @@ impl PhaseSpec {
         c.within(f("mlp"), self.mlp, 1.0, 64.0)?;
         c.within(f("wb_ratio"), self.wb_ratio, 0.0, 1.0)?;
         c.within(f("row_locality"), self.row_locality, 0.0, 1.0)?;
+        c.within(f("presence_slowdown"), self.presence_slowdown, 1.0, 10.0)?;
         c.within(f("l1_apki"), self.l1_apki, 0.0, 2000.0)?;
         if let Some(l2) = self.l2_apki {
             c.within(f("l2_apki"), l2, self.llc_apki, self.l1_apki.max(self.llc_apki))?;
