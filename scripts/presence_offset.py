@@ -9,6 +9,12 @@ and no more beside the largest (the per-round difference of the two within 2.5 s
 a response flat from the smallest pirate on, which a cache model can only read as a footprint at
 the LLC's size.
 
+For a record that also ran each job beside a compute loop (design note 67: `presence`), it prints
+the premise of the presence factor job by job: the slowdown beside the compute loop, each round's
+run over its solo run, with its 95% interval (t over the rounds), and the smallest pirate's paired
+difference from it (log ratio, its interval): a compute loop holds no cache, so where the two do
+not differ the slowdown beside the smallest pirate is the other core's presence, not its cache.
+
     python3 scripts/presence_offset.py [RECORD...]
 """
 
@@ -51,6 +57,76 @@ def offsets(path: Path) -> tuple[int, list[tuple[str, float, float]]]:
     return seen, flat
 
 
+# Student's t at 97.5% by degrees of freedom (1-30; beyond, the normal's).
+T95 = [
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+]
+
+
+def interval(xs: list[float]) -> tuple[float, float, float]:
+    """Mean of `xs` and its 95% interval (t over their count)."""
+    m, df = statistics.mean(xs), len(xs) - 1
+    t = T95[df - 1] if df <= len(T95) else 1.96
+    h = t * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - h, m + h
+
+
+def presence(path: Path) -> list[str]:
+    """One line per job of a record with compute-loop runs: the premise of the presence factor."""
+    rec = json.loads(path.read_text())
+    out = []
+    for j in rec["jobs"]:
+        pres, solo = j.get("presence"), j.get("solo_runs", [])
+        if not pres or len(pres.get("runs", [])) < 2 or not j["pirates"]:
+            continue
+        rounds = len(pres["runs"])
+        small = min(j["pirates"][:4], key=lambda p: float(p["size"]))
+        if len(small["runs"]) < rounds or len(solo) < rounds:
+            continue
+        c = paired_logs(pres["runs"], solo, rounds)
+        d = [math.log(small["runs"][i] / pres["runs"][i]) for i in range(rounds)]
+        m, lo, hi = interval(c)
+        dm, dlo, dhi = interval(d)
+        beyond = "slowed" if lo > 0 else ("faster" if hi < 0 else "within noise")
+        same = (
+            "no difference" if dlo <= 0 <= dhi else ("more beside the pirate" if dlo > 0 else "less beside the pirate")
+        )
+        out.append(
+            f"{path.parent.name} {j['name']}: compute loop {math.exp(m):.3f} ({math.exp(lo):.3f}-{math.exp(hi):.3f}, {beyond}); "
+            f"the {small['size']} MiB pirate over it {math.exp(dm):.3f} ({math.exp(dlo):.3f}-{math.exp(dhi):.3f}, {same}); {rounds} rounds"
+        )
+    return out
+
+
 def main(args: list[str]) -> int:
     paths = [Path(a) for a in args] or sorted(Path("docs/results/runtime").glob("*/record.json"))
     total, count = 0, 0
@@ -61,6 +137,16 @@ def main(args: list[str]) -> int:
         for name, small, large in flat:
             print(f"{p.parent.name} {name}: {small:.3f} beside the smallest pirate, {large:.3f} beside the largest")
     print(f"{count} of {total} jobs with runs kept: slowed beside the smallest pirate and no more beside the largest")
+    lines = [line for p in paths for line in presence(p)]
+    if lines:
+        print("\nBeside a compute loop (design note 67), each round against its own solo run:")
+        print("\n".join(lines))
+        slowed = sum(": compute loop" in x and ", slowed)" in x for x in lines)
+        same = sum("no difference)" in x for x in lines)
+        print(
+            f"{slowed} of {len(lines)} jobs slowed beside the compute loop beyond their noise; "
+            f"{same} of {len(lines)} no different beside the smallest pirate than beside it"
+        )
     return 0
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from refit_cells import errors, p90
 
-ARMS = ("recorded", "none", "random", "whole", "fixed")
+ARMS = ("recorded", "none", "random", "whole", "fixed", "presence")
 DRAWS = 2000
 SEED = 66
 

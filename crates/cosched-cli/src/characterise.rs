@@ -1,5 +1,5 @@
 //! `cosched characterise`: any command characterised without a PMU. Each
-//! job of a mix runs alone and beside cache pirates and bandwidth bandits
+//! job of a mix runs alone and beside cache pirates, bandwidth bandits and a compute loop
 //! (`cosched_linux::characterise` measures, or `--from-record` reads an
 //! earlier record); the lab fits the record (`cosched_lab::characterise`:
 //! the model, the grid and the workload file it writes); this face prints
@@ -58,9 +58,9 @@ pub struct Args {
     /// Fit each job whole even where its own progress reports show phases (the ablation of the phases).
     #[arg(long)]
     whole: bool,
-    /// Do not run each job beside a compute loop (the presence co-run, design note 67); with --from-record: fit without the record's presence runs (the ablation of the presence factor).
+    /// Also run each job beside a compute loop, which holds no cache, and fit the slowdown there as the factor another busy core stretches its time by (design note 67; an option: on held-out mixes it made no prediction measurably better); with --from-record: fit with the record's compute-loop runs.
     #[arg(long)]
-    no_presence: bool,
+    presence: bool,
     #[command(flatten)]
     live: ProcessOpts,
 }
@@ -127,7 +127,7 @@ pub fn run(a: Args) -> Result<(), String> {
         added_pirates: a.added_pirates,
         patterns: a.access.patterns(),
         phases: !a.whole,
-        presence: !a.no_presence,
+        presence: a.presence,
         live: &a.live,
         fit_to_stderr: false,
     };
@@ -159,7 +159,7 @@ pub(crate) struct Job<'a> {
     /// Whether a job whose progress reports show phases is fitted per phase.
     pub phases: bool,
     /// Whether each job is measured beside a compute loop, and its presence factor fitted
-    /// (design note 67; off: the ablation).
+    /// (design note 67; off by default, the fit as before it).
     pub presence: bool,
     /// How processes are run.
     pub live: &'a ProcessOpts,
@@ -226,7 +226,12 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         }
         _ => rec,
     };
-    // The ablation of the presence factor: the record's compute-loop runs set aside.
+    if let Some(p) = a.record {
+        let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
+        std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
+    }
+    // Without --presence the record's compute-loop runs are set aside for the fit (kept in the
+    // record written above): the fit as before design note 67, and the presence factor's ablation.
     let rec = if a.presence {
         rec
     } else {
@@ -239,10 +244,6 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             ..rec
         }
     };
-    if let Some(p) = a.record {
-        let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
-        std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
-    }
     let fitted = fit_record(&m, &rec, a.patterns, a.phases, &|j| {
         eprintln!(
             "characterise: fitting {} ({} grid points, {} more around the best)",
@@ -321,8 +322,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
          floored at the noise of the runs; bounded by the grid's {}-{} × the LLC and {}-{} apki); MLP: misses in \
          flight (random: assumed 1, only accesses per MLP show in wall time; sequential: Little's law at the \
          machine's bandwidth and latency); presence: its slowdown beside a compute loop on the other core, \
-         which holds no cache (the factor on its CPI while another core is busy, at least 1; -: not measured, \
-         --no-presence); fit RMS: how far the fitted slowdowns lie from the measured ones",
+         which holds no cache (the factor that stretches its time while another core is busy, at least 1; -: not \
+         fitted, without --presence); fit RMS: how far the fitted slowdowns lie from the measured ones",
         m.cache.llc_mb,
         FOOTPRINTS[0],
         FOOTPRINTS[FOOTPRINTS.len() - 1],

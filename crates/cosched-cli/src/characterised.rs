@@ -129,7 +129,7 @@ fn programs_for(
         added_pirates: None,
         patterns: &cosched_lab::characterise::PATTERNS,
         phases: true,
-        presence: true,
+        presence: false,
         live,
         fit_to_stderr: true,
     };

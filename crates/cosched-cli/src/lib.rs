@@ -89,7 +89,7 @@ enum Cmd {
     Probe(probe::Args),
     /// Measure this machine with cosched-bench and write a machine preset; --check compares simulated and real slowdowns.
     Calibrate(calibrate::Args),
-    /// Characterise a mix's commands without a PMU (alone, beside cache pirates and bandwidth bandits) into a workload file the simulator runs.
+    /// Characterise a mix's commands without a PMU (alone, beside cache pirates and bandwidth bandits, and with --presence a compute loop) into a workload file the simulator runs.
     Characterise(characterise::Args),
     /// Draw a family's random mixes on a calibrated host (held-out mixes for `calibrate --check`; issue #66 item 4).
     DrawMixes(draw_mixes::Args),

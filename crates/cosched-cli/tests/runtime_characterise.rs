@@ -26,7 +26,8 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     )
     .unwrap();
     let (out, rec) = (d.join("programs.toml"), d.join("record.json"));
-    let o = characterise(&mix, &out, &rec, &["--repeat", "1", "--budget-s", "0.001", "--added-pirates", "2"]);
+    let o =
+        characterise(&mix, &out, &rec, &["--repeat", "1", "--budget-s", "0.001", "--added-pirates", "2", "--presence"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     // One round cannot say how precise it is: the budget (spent by then) ends the rounds; nor
     // whether the response bends beyond its noise, so no pirate is added.
@@ -41,6 +42,13 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     // Every run is kept: one solo run and one of each co-run.
     assert_eq!(job["solo_runs"].as_array().unwrap().len(), 1);
     assert!(job["pirates"].as_array().unwrap().iter().all(|c| c["runs"].as_array().unwrap().len() == 1));
+    // With --presence, one run beside a compute loop a round (design note 67), in the fit's sources.
+    assert_eq!(job["presence"]["size"].as_f64(), Some(0.0), "{job}");
+    assert_eq!(job["presence"]["runs"].as_array().unwrap().len(), 1, "{job}");
+    assert!(err.contains("count beside a compute loop (round 1)"), "{err}");
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("x its time alone beside a compute loop on the other core"));
     // The workload file runs on the simulator, and fitting the record again gives the same file.
     let o = cosched(&["simulate", "-m", "kvm-epyc-2c-nov24", "-w", out.to_str().unwrap(), "-p", "cfs"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
@@ -53,9 +61,23 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
         "kvm-epyc-2c-nov24",
         "-o",
         again.to_str().unwrap(),
+        "--presence",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    // Without --presence the same record is fitted as before design note 67: no factor, no line.
+    let o = cosched(&[
+        "characterise",
+        "--from-record",
+        rec.to_str().unwrap(),
+        "-m",
+        "kvm-epyc-2c-nov24",
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let without = std::fs::read_to_string(&again).unwrap();
+    assert!(!without.contains("presence_slowdown") && !without.contains("compute loop"), "{without}");
     // Rounds go on after --repeat until precise, or the most rounds: a goal of ±0.1% is met after
     // two rounds only if the record says so.
     let rec2 = d.join("record2.json");

@@ -3,7 +3,9 @@
 //! (a `cosched-bench` pointer chase of known working set on another core
 //! sharing the LLC: Cache Pirating, Eklov et al., ICPP 2011) and beside a
 //! bandwidth *bandit* (a `cosched-bench` stream paced to a known rate:
-//! Bandwidth Bandit, Eklov et al., PACT 2012). Progress is wall time over the
+//! Bandwidth Bandit, Eklov et al., PACT 2012), and beside a compute loop, which
+//! holds no cache (what another busy core costs it whatever it runs: design note
+//! 67). Progress is wall time over the
 //! job's fixed work. The [`Record`] these runs give is what the fit
 //! (`cosched_lab::characterise`) turns into a workload file; it is written
 //! out so a fit can be redone, and tested, without the host.
@@ -339,6 +341,27 @@ mod tests {
         assert_eq!((wide.solo_runs.len(), wide.pirates[0].runs.len()), (2, 2));
         assert!((wide.solo_s - 1.25).abs() < 1e-12 && (wide.solo_spread - 0.5).abs() < 1e-12);
         assert!((wide.pirates[0].slowdown - 1.8 / 1.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_compute_loop_runs_are_the_records_presence_and_count_in_its_precision() {
+        let job = MixJob { name: "j".into(), cmd: vec!["x".into()], ..corunner("compute", 1.0, None, 1.0) };
+        let solo = [(1.0, vec![]), (1.0, vec![])];
+        let pirate = (Beside::Pirate, 4.0, vec![1.2, 1.2], true, vec![]);
+        // A tight pirate and a tight compute loop: precise; the compute loop's median over alone
+        // is the presence slowdown, size 0, and it is neither a pirate nor a bandit.
+        let tight = record_of(&job, &solo, &[pirate.clone(), (Beside::Compute, 0.0, vec![1.5, 1.5], true, vec![])]);
+        assert_eq!((tight.pirates.len(), tight.bandits.len()), (1, 0));
+        let p = tight.presence.as_ref().expect("presence");
+        assert!((p.slowdown - 1.5).abs() < 1e-12 && p.size == 0.0 && p.runs.len() == 2);
+        assert!(tight.precise(0.05));
+        // A wide compute loop keeps the rounds going as a wide pirate would.
+        let wide = record_of(&job, &solo, &[pirate.clone(), (Beside::Compute, 0.0, vec![1.0, 2.0], true, vec![])]);
+        assert!(!wide.precise(0.05));
+        let until = Until { within: 0.05, max_rounds: 5, budget_s: 100.0 };
+        assert_eq!(stopped(&wide, 2, 2, &until, 0.0), None);
+        // Without one (the default, no `--presence`): none.
+        assert!(record_of(&job, &solo, &[pirate]).presence.is_none());
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub struct JobRecord {
     pub solo_progress: Vec<Series>,
     /// Slowdown beside a co-runner that holds no cache (a `cosched-bench compute` loop on the
     /// other core; `size` 0): what another busy core costs it whatever that core runs (design
-    /// note 67). None where it was not measured (`characterise --no-presence`, older records).
+    /// note 67). None where it was not measured (without `characterise --presence`, older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub presence: Option<CoRun>,
 }

@@ -13,7 +13,10 @@
 //! assumed: only accesses per MLP show in wall time; Little's law's for a
 //! prefetched sweep). The fit ([`search`]) is a grid search over both
 //! patterns refined to a continuous footprint, each constant with its 95%
-//! interval and the fit's residual.
+//! interval and the fit's residual. Where the record measured the job beside a
+//! compute loop, which holds no cache, every model carries that slowdown as the
+//! factor another busy core stretches its time by (`presence_slowdown`, design
+//! note 67): measured, not fitted.
 
 use crate::error::RunError;
 use cosched_machine::characterised::{CoRun, JobRecord, Record, Series, MAX_SERIES};
@@ -137,7 +140,7 @@ fn presence_text(j: &JobRecord) -> String {
         format!(" (95% interval {:.3}-{:.3})", r.slowdown * (-h).exp(), r.slowdown * h.exp())
     });
     format!(
-        "; {:.3} x its time alone beside a compute loop on the other core{interval} [M], so presence_slowdown {:.3}: the factor on its CPI while another core is busy [M]",
+        "; {:.3} x its time alone beside a compute loop on the other core{interval} [M], so presence_slowdown {:.3}: the factor that stretches its time while another core is busy [M]",
         r.slowdown,
         j.presence_factor()
     )

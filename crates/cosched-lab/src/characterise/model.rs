@@ -60,7 +60,7 @@ pub struct Fit {
     pub apki_range: (f64, f64),
     /// Whether a model of the other pattern lies inside it too (the pattern not told apart).
     pub either: bool,
-    /// Its measured slowdown beside a compute loop, the factor on its CPI while another core
+    /// Its measured slowdown beside a compute loop, the factor that stretches its time while another core
     /// is busy (`presence_slowdown`, design note 67): measured, not fitted; 1 where not measured.
     pub presence: f64,
 }

@@ -172,3 +172,41 @@ fn pirates_added_where_the_response_bends_find_the_footprint() {
         }
     }
 }
+
+#[test]
+fn a_program_slowed_by_any_busy_core_is_fitted_with_its_presence_and_not_without() {
+    // Design note 67: a random working set of 0.6 × the LLC whose time another busy core stretches
+    // by 1.4 (what a compute loop on the other core measures), fitted with the compute-loop runs
+    // and without them (the default: `characterise` fits with them only with `--presence`).
+    for m in machines() {
+        let truth = Fit { presence: 1.4, ..Fit::point(Pattern::Random, round2(0.6 * m.cache.llc_mb), 20.0, MLP) };
+        let mut job = recorded(&m, &truth, 0.02);
+        assert!(job.pirates.iter().all(|r| r.slowdown >= 1.4), "{}: every co-runner is another busy core", m.name);
+        job.presence = Some(CoRun { size: 0.0, slowdown: 1.4, covered: true, runs: vec![], progress: vec![] });
+        let (f, _) = fit(&m, &job).unwrap();
+        assert_eq!((f.access, f.presence), (Pattern::Random, 1.4), "{}: {f:?}", m.name);
+        assert!(inside(truth.footprint_mb, f.footprint_range) && f.rms < 0.03, "{}: {f:?}", m.name);
+        // Without the compute loop the fit spends the cache on it: a footprint and access rate
+        // that slow the job by 1.4 beside the smallest pirate, far from the truth's.
+        let (blind, _) = fit(&m, &JobRecord { presence: None, ..job.clone() }).unwrap();
+        assert_eq!(blind.presence, 1.0);
+        assert!(
+            !inside(truth.footprint_mb, blind.footprint_range)
+                || !inside(truth.llc_apki, blind.apki_range)
+                || blind.rms > 0.05,
+            "{}: {blind:?}",
+            m.name
+        );
+        // The workload file carries the factor, and its source line what was measured.
+        let text = workload_file(
+            &m,
+            "m",
+            &Record { machine: m.name.clone(), date: "d".into(), jobs: vec![job] },
+            &Fitted { fits: vec![f], predicted: vec![vec![]], phased: vec![None] },
+        );
+        assert!(
+            text.contains("presence_slowdown = 1.4\n") && text.contains("1.400 x its time alone beside a compute loop"),
+            "{text}"
+        );
+    }
+}

@@ -70,7 +70,7 @@ pub(super) struct SimThread {
     pub(super) occupancy_mb: f64,
     /// Private part of that share, MiB.
     pub(super) private_mb: f64,
-    /// The presence factor on its CPI at its last solve (design note 67; 1: none).
+    /// The presence factor its time was stretched by at its last solve (design note 67; 1: none).
     pub(super) presence: f64,
     /// LLC data that survived its absence at the last start, MiB.
     pub(super) refill_from_mb: f64,
