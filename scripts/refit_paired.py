@@ -4,6 +4,8 @@ Reads DIR/NAME.ARM.json (`calibrate --check --replay --format json` of mix NAME 
 programs file; each cell's error unrounded, so a verdict is decided on the cells, not on printed text) and prints, per arm, the difference of its median and 90th-percentile
 |error| from refit's over the same cells, with a 95% interval from bootstrap draws of
 the mixes (cells of one mix move together: they share its rounds and its host).
+
+    python3 scripts/refit_paired.py DIR [ARM...]   # every arm of ARMS, or those named
 """
 
 from __future__ import annotations
@@ -41,14 +43,15 @@ def paired(base: dict[str, list[float]], arm: dict[str, list[float]], names: lis
 
 
 def main() -> None:
-    """Print one line per arm."""
+    """Print one line per arm (the arms named after the directory, else every one of `ARMS`)."""
     tmp = Path(sys.argv[1])
+    arms = tuple(sys.argv[2:]) or ARMS
     names = sorted({p.name.split(".")[0] for p in tmp.glob("*.refit.json")})
     if len(names) < 3:
         print(f"{len(names)} mix(es): too few to draw an interval from")
         return
     base = {n: errors(tmp / f"{n}.refit.json") for n in names}
-    for a in ARMS:
+    for a in arms:
         arm = {n: errors(tmp / f"{n}.{a}.json") for n in names}
         if any(len(arm[n]) != len(base[n]) for n in names):
             sys.exit(f"refit_paired: {a}: its replays print other cells than refit's")

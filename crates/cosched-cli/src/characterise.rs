@@ -11,7 +11,7 @@ use clap::Args as ClapArgs;
 use cosched_core::topology::corun_pair;
 use cosched_host::until::RoundsUntil;
 use cosched_lab::characterise::{
-    bandit_rates, fit_record, pirate_sizes, round2,
+    bandit_rates, check_record, fit_record, pirate_sizes, round2,
     search::{coarse_points, REFINE},
     unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, WITH_NONE,
 };
@@ -232,6 +232,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     }
     // Without --presence the record's compute-loop runs are set aside for the fit (kept in the
     // record written above): the fit as before design note 67, and the presence factor's ablation.
+    // Checked first: a bad figure in a record is refused whether or not the fit reads it.
+    check_record(&m, &rec).one_line()?;
     let rec = if a.presence {
         rec
     } else {

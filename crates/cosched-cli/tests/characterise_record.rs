@@ -35,6 +35,20 @@ fn characterise_refuses_bad_input_with_one_line() {
         &["characterise", "--from-record", &rec, "-m", "kvm-epyc-2c-nov24", "-o", &out, "--added-pirates", "9"],
         &["--added-pirates: must be from 0 to 8"],
     );
+    // A compute-loop run (design note 67) is checked as any co-run, whether or not --presence
+    // asks the fit to read it.
+    let pres = tmp(
+        "rec-presence.json",
+        &std::fs::read_to_string(&rec).unwrap().replace(
+            "\"bandits\": []",
+            r#""bandits": [], "pirates": [{"size": 1.0, "slowdown": 1.1, "covered": true}], "presence": {"size": 0.0, "slowdown": -1.0, "covered": true}"#,
+        ).replacen("\"pirates\": [], ", "", 1),
+    );
+    for extra in [&[][..], &["--presence"][..]] {
+        let mut args = vec!["characterise", "--from-record", &pres, "-m", "kvm-epyc-2c-nov24", "-o", &out];
+        args.extend_from_slice(extra);
+        fails_cleanly(&args, &["x", "co-run sizes and slowdowns must be positive numbers", "-1"]);
+    }
     // Four sockets of one core each: no two cores share an LLC.
     let lone = preset("machines", "i5-2500").replacen("cores_per_llc = 4", "cores_per_llc = 1", 1);
     let lone = tmp("lone.toml", &lone.replacen("sockets = 1", "sockets = 4", 1));

@@ -266,6 +266,22 @@ pub fn fit_record(
     phases: bool,
     each: &dyn Fn(&JobRecord),
 ) -> Result<Fitted, RunError> {
+    check_record(m, rec)?;
+    let mut fitted = Fitted { fits: vec![], predicted: vec![], phased: vec![] };
+    for j in &rec.jobs {
+        each(j);
+        let (f, p) = fit_patterns(m, j, patterns)?;
+        fitted.fits.push(f);
+        fitted.predicted.push(p);
+        fitted.phased.push(if phases { fit_phased(m, j, patterns, each)? } else { None });
+    }
+    Ok(fitted)
+}
+
+/// Check `rec` against `m` before any fitting: measured against this preset, at most
+/// [`MAX_RECORD_JOBS`] jobs, each job's figures in range (its compute-loop runs too, whether or
+/// not the fit will use them).
+pub fn check_record(m: &MachineSpec, rec: &Record) -> Result<(), RunError> {
     if rec.machine != m.name {
         return Err(RunError::option(format!(
             "the record was measured against preset `{}`, not `{}`: its co-runners' sizes come from that preset, so fit it there",
@@ -278,15 +294,7 @@ pub fn fit_record(
     for j in &rec.jobs {
         check_job(j)?;
     }
-    let mut fitted = Fitted { fits: vec![], predicted: vec![], phased: vec![] };
-    for j in &rec.jobs {
-        each(j);
-        let (f, p) = fit_patterns(m, j, patterns)?;
-        fitted.fits.push(f);
-        fitted.predicted.push(p);
-        fitted.phased.push(if phases { fit_phased(m, j, patterns, each)? } else { None });
-    }
-    Ok(fitted)
+    Ok(())
 }
 
 #[cfg(test)]
