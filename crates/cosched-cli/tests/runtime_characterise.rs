@@ -53,30 +53,18 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     let o = cosched(&["simulate", "-m", "kvm-epyc-2c-nov24", "-w", out.to_str().unwrap(), "-p", "cfs"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let again = d.join("again.toml");
-    let o = cosched(&[
-        "characterise",
-        "--from-record",
-        rec.to_str().unwrap(),
-        "-m",
-        "kvm-epyc-2c-nov24",
-        "-o",
-        again.to_str().unwrap(),
-        "--presence",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    // The record fitted again into `again`, with `extra` flags.
+    let refit = |extra: &[&str]| {
+        let mut args = vec!["characterise", "--from-record", rec.to_str().unwrap(), "-m", "kvm-epyc-2c-nov24"];
+        args.extend(["-o", again.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let o = cosched(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(&again).unwrap()
+    };
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), refit(&["--presence"]));
     // Without --presence the same record is fitted as before design note 67: no factor, no line.
-    let o = cosched(&[
-        "characterise",
-        "--from-record",
-        rec.to_str().unwrap(),
-        "-m",
-        "kvm-epyc-2c-nov24",
-        "-o",
-        again.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let without = std::fs::read_to_string(&again).unwrap();
+    let without = refit(&[]);
     assert!(!without.contains("presence_slowdown") && !without.contains("compute loop"), "{without}");
     // Rounds go on after --repeat until precise, or the most rounds: a goal of ±0.1% is met after
     // two rounds only if the record says so.
