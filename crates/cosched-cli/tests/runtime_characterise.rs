@@ -202,13 +202,61 @@ fn a_program_that_reports_two_phases_is_characterised_per_phase() {
     let j = &r.jobs[0];
     assert_eq!(j.solo_progress.len(), 1, "{j:?}");
     assert!(j.pirates.iter().chain(&j.bandits).all(|c| c.progress.len() == c.runs.len()), "{j:?}");
-    // Two kinds of phase, the stream first, each fitted alone; the workload file runs them in order.
+    // The stream and the compute loop are told apart where the program switches, each fitted
+    // alone; the workload file runs the segments in order.
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("two: 2 kinds of phase in its own progress reports, in the order 1, 2"), "{text}");
+    let (order, shares) = phase_order(&text);
+    let switch = stream_share(j, 200e6);
+    let mut cum = 0.0;
+    let at = shares.iter().position(|s| {
+        cum += s;
+        (cum - switch.0).abs() <= switch.1
+    });
+    let at = at.unwrap_or_else(|| panic!("no boundary at the switch ({switch:?} of its solo time): {text}"));
+    assert!(
+        order[..=at].iter().all(|k| !order[at + 1..].contains(k)),
+        "the stream and the compute loop share a kind: {text}"
+    );
+    // A host whose rate steps at one point of the work in every run adds a kind there (CI's host
+    // did on 2026-11-28, for the last 12% of the compute loop): the phase detector tells phases
+    // by where every run's rate changes, and cannot tell a program's step from its host's.
+    let kinds = order.iter().max().copied().unwrap_or(0);
+    if kinds > 2 {
+        eprintln!(
+            "note: {kinds} kinds of phase where the program has 2: this host's rate stepped in every run: {text}"
+        );
+    }
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("two phase 1") && stdout.contains("two phase 2"), "{stdout}");
     let w = cosched_sim::presets::workload_from_toml("p.toml", &text).unwrap();
-    assert_eq!(w.jobs[0].phases.len(), 2, "{text}");
+    assert_eq!(w.jobs[0].phases.len(), order.len(), "{text}");
     let o = cosched(&["simulate", "-m", "kvm-epyc-2c-nov24", "-w", out.to_str().unwrap(), "-p", "cfs"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A phased job's kinds in order and each segment's share of its solo time, from the workload
+/// file's `sources` line ("… in the order 1, 2 (57.2%, 42.8% of its solo time) …").
+fn phase_order(text: &str) -> (Vec<usize>, Vec<f64>) {
+    let line = text.split("in the order ").nth(1).unwrap_or_else(|| panic!("no phases: {text}"));
+    let (order, rest) = line.split_once(" (").unwrap();
+    let shares = rest.split_once(" of its solo time").unwrap().0;
+    let order = order.split(", ").map(|k| k.parse().unwrap()).collect();
+    let shares = shares.split(", ").map(|s| s.trim_end_matches('%').parse::<f64>().unwrap() / 100.0).collect();
+    (order, shares)
+}
+
+/// The share of its solo run's time (on the work every run reached, as the phase detector reads
+/// it) at which `j` had done `ops` operations, and the margin a boundary there is found within:
+/// two reports either side (the detector cuts at reports) and the file's rounding.
+fn stream_share(j: &cosched_machine::characterised::JobRecord, ops: f64) -> (f64, f64) {
+    let runs = j.pirates.iter().chain(&j.bandits).flat_map(|c| &c.progress).chain(&j.solo_progress);
+    let end = runs.map(|s| s.last().map_or(0.0, |p| p[1])).fold(f64::MAX, f64::min);
+    let solo = &j.solo_progress[0];
+    let at = |x: f64| {
+        let k = solo.iter().position(|p| p[1] >= x).unwrap_or(solo.len() - 1);
+        let prev = if k == 0 { [0.0, 0.0] } else { solo[k - 1] };
+        prev[0] + (solo[k][0] - prev[0]) * (x - prev[1]) / (solo[k][1] - prev[1]).max(1.0)
+    };
+    let gaps = solo.windows(2).map(|p| p[1][0] - p[0][0]).fold(0.0, f64::max);
+    (at(ops) / at(end), 2.0 * gaps / at(end) + 0.001)
 }
