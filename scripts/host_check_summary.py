@@ -13,6 +13,10 @@ import random
 import statistics
 import sys
 import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+from small_stats import p90
 
 TARGET_MEDIAN = 0.15
 TARGET_WORST = 0.30
@@ -22,11 +26,11 @@ FAMILY_P90 = 0.25
 FAMILY_BEST = 0.90
 
 
-def pct(x):
+def pct(x: float) -> str:
     return f"{100 * x:+.1f}%"
 
 
-def reason(j):
+def reason(j: dict[str, Any]) -> str:
     """The measured reason of a cell beyond the target (calibrate_check.rs `JobCheck::reason`)."""
     m = j["measured"]
     hw = 100 * (m["hi"] - m["lo"]) / 2 / m["mean"]
@@ -38,14 +42,9 @@ def reason(j):
 BOOT = 2000
 
 
-def p90_of(xs):
-    """The 90th percentile, linear between order statistics (statistics' inclusive method)."""
-    return statistics.quantiles(xs, n=10, method="inclusive")[8] if len(xs) > 1 else xs[0]
-
-
-def mix_bootstrap(errors):
+def mix_bootstrap(errors: Sequence[tuple[Any, ...]]) -> tuple[tuple[float, float], tuple[float, float]]:
     """95% percentile-bootstrap intervals of the median and 90th percentile |error|, mixes resampled."""
-    by_mix = {}
+    by_mix: dict[str, list[float]] = {}
     for e in errors:
         by_mix.setdefault(e[1], []).append(e[0])
     mixes = sorted(by_mix)
@@ -54,19 +53,19 @@ def mix_bootstrap(errors):
     for _ in range(BOOT):
         cells = [x for m in (rng.choice(mixes) for _ in mixes) for x in by_mix[m]]
         meds.append(statistics.median(cells))
-        p90s.append(p90_of(cells))
+        p90s.append(p90(cells))
 
-    def interval(v):
+    def interval(v: list[float]) -> tuple[float, float]:
         v = sorted(v)
         return v[int(0.025 * (len(v) - 1))], v[round(0.975 * (len(v) - 1))]
 
     return interval(meds), interval(p90s)
 
 
-def main(d):
-    d = pathlib.Path(d)
+def main(arg: str) -> None:
+    d = pathlib.Path(arg)
     date = (d / "date.txt").read_text().strip()
-    host = {}
+    host: dict[str, str] = {}
     for line in (d / "host.toml").read_text().splitlines():
         k, _, v = line.partition("=")
         host.setdefault(k.strip(), v.strip())
@@ -209,7 +208,7 @@ def main(d):
             f"- Without the host's tenants (the ablation): median |error| {100 * statistics.median(without):.1f}%, "
             f"worst {100 * max(without):.1f}%, {sum(w > TARGET_WORST for w in without)} cells beyond {100 * TARGET_WORST:.0f}%."
         )
-    by_job = {}
+    by_job: dict[str, int] = {}
     for e in beyond:
         by_job[e[3]] = by_job.get(e[3], 0) + 1
     if beyond:
@@ -237,9 +236,9 @@ def main(d):
     ok = sum(1 for _, b in best_ok if b)
     inside = sum(1 for e in errors if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"])
     abs_errors = [e[0] for e in errors]
-    p90 = p90_of(abs_errors)
+    q90 = p90(abs_errors)
     print(
-        f"- 90th percentile |error| {100 * p90:.1f}%; prediction inside the measured 95% interval in {inside} "
+        f"- 90th percentile |error| {100 * q90:.1f}%; prediction inside the measured 95% interval in {inside} "
         f"of {len(errors)} cells."
     )
     if fam:
@@ -247,7 +246,7 @@ def main(d):
         print(
             f"- Issue #66's targets on this family: median |error| <= {100 * FAMILY_MEDIAN:.0f}% "
             f"({'met' if med <= FAMILY_MEDIAN else 'missed'}), 90th percentile <= {100 * FAMILY_P90:.0f}% "
-            f"({'met' if p90 <= FAMILY_P90 else 'missed'}), best policy predicted within the measured interval "
+            f"({'met' if q90 <= FAMILY_P90 else 'missed'}), best policy predicted within the measured interval "
             f"in >= {100 * FAMILY_BEST:.0f}% of mixes ({100 * share:.0f}%: {'met' if share >= FAMILY_BEST else 'missed'})."
         )
     print(
@@ -263,9 +262,9 @@ def main(d):
             f"{100 * lo_hi[1][1]:.1f}%."
         )
     if beyond:
-        inside = [e for e in beyond if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"]]
+        within = [e for e in beyond if e[4]["measured"]["lo"] <= e[4]["predicted"] <= e[4]["measured"]["hi"]]
         print(
-            f"\nCells beyond the worst-case target ({len(inside)} of {len(beyond)} with the prediction inside "
+            f"\nCells beyond the worst-case target ({len(within)} of {len(beyond)} with the prediction inside "
             "the measured interval), with the measured reason and each round's measured slowdown:\n"
         )
         for e, mix, pol, job, j in sorted(beyond, key=lambda x: -x[0]):

@@ -26,6 +26,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from small_stats import half_width
+
 # Standard errors a change must exceed, and the least offset counted (2%).
 Z = 2.5
 LEAST = math.log(1.02)
@@ -57,46 +59,9 @@ def offsets(path: Path) -> tuple[int, list[tuple[str, float, float]]]:
     return seen, flat
 
 
-# Student's t at 97.5% by degrees of freedom (1-30; beyond, the normal's).
-T95 = [
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
-]
-
-
 def interval(xs: list[float]) -> tuple[float, float, float]:
     """Mean of `xs` and its 95% interval (t over their count)."""
-    m, df = statistics.mean(xs), len(xs) - 1
-    t = T95[df - 1] if df <= len(T95) else 1.96
-    h = t * statistics.stdev(xs) / math.sqrt(len(xs))
+    m, h = statistics.mean(xs), half_width(xs)
     return m, m - h, m + h
 
 

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from small_stats import p90
+
 
 def cells(path: Path) -> list[dict[str, Any]]:
     """The replay's cells, in the order replayed."""
@@ -23,11 +25,6 @@ def cells(path: Path) -> list[dict[str, Any]]:
 def errors(path: Path) -> list[float]:
     """Today's |error| of each cell of one replay, in percent, unrounded."""
     return [100 * abs(c["replayed"] / c["measured"] - 1) for c in cells(path)]
-
-
-def p90(xs: list[float]) -> float:
-    """The 90th percentile (inclusive)."""
-    return statistics.quantiles(xs, n=10, method="inclusive")[8]
 
 
 def line(path: Path) -> str:

@@ -15,7 +15,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from refit_cells import errors, p90
+from refit_cells import errors
+from small_stats import p90
 
 ARMS = ("recorded", "none", "random", "whole", "fixed", "presence")
 DRAWS = 2000

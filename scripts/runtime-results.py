@@ -13,13 +13,14 @@ Needs: target/release/cosched (cargo build --release), stress-ng, xz.
 
 import argparse
 import json
-import math
 import statistics
 import subprocess
 import sys
 import tempfile
 import tomllib
 from pathlib import Path
+
+from small_stats import half_width
 
 ROOT = Path(__file__).resolve().parents[1]
 COSCHED = ROOT / "target" / "release" / "cosched"
@@ -37,7 +38,6 @@ POLICIES = [
     "slits-contention",
     "slits-fairness",
 ]
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
 def cosched(*args: str) -> dict:
@@ -48,10 +48,7 @@ def cosched(*args: str) -> dict:
 
 
 def ci(xs: list[float]) -> tuple[float, float]:
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, 0.0
-    return m, T95.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / math.sqrt(len(xs))
+    return statistics.fmean(xs), half_width(xs)
 
 
 def toml_value(v) -> str:

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Issue #66 item 4's targets over every measured block of each held-out family, pooled.
+
+Each block (a folder of `scripts/host-check --family`: family.toml, date.txt, host.toml,
+check-*.json) was predicted by the code of its day, on mixes drawn before it ran; pooling them
+gives the accuracy a stranger's mix got, with the mix as the unit (the cells of one mix share its
+rounds and its host's hour). Prints Markdown:
+
+    python3 scripts/family_pooled.py docs/results/runtime/host-random* docs/results/runtime/host-real*
+"""
+
+import json
+import math
+import pathlib
+import statistics
+import sys
+import tomllib
+from collections.abc import Callable
+
+from host_check_summary import BOOT, FAMILY_BEST, FAMILY_MEDIAN, FAMILY_P90, mix_bootstrap
+from small_stats import p90
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact binomial interval of k successes in n: bisection on the binomial tail sums."""
+
+    def at_least(j: int, p: float) -> float:  # P(X >= j) for X ~ Binomial(n, p), increasing in p
+        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(j, n + 1))
+
+    def root(f: Callable[[float], float], target: float) -> float:  # the p where increasing f crosses target
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
+        return (lo + hi) / 2
+
+    a = (1 - level) / 2
+    low = 0.0 if k == 0 else root(lambda p: at_least(k, p), a)
+    high = 1.0 if k == n else root(lambda p: at_least(k + 1, p), 1 - a)
+    return low, high
+
+
+def block(d: pathlib.Path) -> tuple[list[tuple[float, str, bool]], list[tuple[str, bool]]]:
+    """One block's cells (|error|, mix key, inside) and each mix's best-policy verdict."""
+    cells: list[tuple[float, str, bool]] = []
+    best: list[tuple[str, bool]] = []
+    for f in sorted(d.glob("check-*.json")):
+        r = json.loads(f.read_text())["check"]["result"]
+        key = f"{d.name}/{f.stem}"
+        for j in r["jobs"]:
+            m = j["measured"]
+            cells.append((abs(j["error"]), key, m["lo"] <= j["predicted"] <= m["hi"]))
+        best.append((key, r["best_within_interval"]))
+    return cells, best
+
+
+def presence_runs(d: pathlib.Path) -> bool:
+    """Whether the block's programs were characterised beside a compute loop too (`--presence`)."""
+    rec = d / "record.json"
+    if not rec.exists():
+        return False
+    return any(j.get("presence") for j in json.loads(rec.read_text()).get("jobs", []))
+
+
+def verdict(point: float, interval: tuple[float, float], target: float) -> str:
+    if interval[1] <= target:
+        return "met, and its interval lies below the target"
+    if point <= target:
+        return "met by the point estimate; its interval reaches past the target"
+    return "missed"
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def main(dirs: list[str]) -> None:
+    families: dict[str, list[pathlib.Path]] = {}
+    for d in map(pathlib.Path, dirs):
+        if not (d / "family.toml").exists() or not list(d.glob("check-*.json")):
+            continue
+        name = tomllib.loads((d / "family.toml").read_text())["name"]
+        families.setdefault(name, []).append(d)
+    print("# Held-out accuracy pooled over every measured block of each family\n")
+    print(
+        "Written by `scripts/family_pooled.py` from the blocks' `check-*.json` (issue #66 item 4). Each block's "
+        "mixes were drawn by `cosched draw-mixes` from the family written down before any mechanism of #66 "
+        "was tuned, and predicted by the code of the block's day before they ran: the pooled figures are the "
+        "accuracy strangers' mixes got, not a replay with today's model. The mix is the unit: the intervals are "
+        f"percentile bootstraps of {BOOT:,} resamples of all the family's mixes (seed 1); the best-policy share's "
+        "is exact (Clopper-Pearson).\n"
+    )
+    for name, ds in sorted(families.items()):
+        ds.sort(key=lambda d: (d / "date.txt").read_text().strip())
+        print(f"## {name}\n")
+        print("| block | measured (UTC) | LLC MiB | mixes | cells | median | 90th pct | worst | inside | best policy |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        all_cells: list[tuple[float, str, bool]] = []
+        all_best: list[tuple[str, bool]] = []
+        for d in ds:
+            cells, best = block(d)
+            all_cells += cells
+            all_best += best
+            errs = [c[0] for c in cells]
+            llc = tomllib.loads((d / "host.toml").read_text()).get("cache", {}).get("llc_mb", "?")
+            note = " (`--presence`)" if presence_runs(d) else ""
+            print(
+                f"| `{d.name}`{note} | {(d / 'date.txt').read_text().strip()} | {llc} | {len(best)} | {len(cells)} "
+                f"| {pct(statistics.median(errs))} | {pct(p90(errs))} | {pct(max(errs))} "
+                f"| {sum(c[2] for c in cells)} of {len(cells)} | {sum(b for _, b in best)} of {len(best)} |"
+            )
+        errs = [c[0] for c in all_cells]
+        med, q90 = statistics.median(errs), p90(errs)
+        ok = sum(b for _, b in all_best)
+        print(
+            f"| all | | | {len(all_best)} | {len(all_cells)} | {pct(med)} | {pct(q90)} | {pct(max(errs))} "
+            f"| {sum(c[2] for c in all_cells)} of {len(all_cells)} | {ok} of {len(all_best)} |\n"
+        )
+        (mlo, mhi), (plo, phi) = mix_bootstrap([(c[0], c[1]) for c in all_cells])
+        blo, bhi = clopper_pearson(ok, len(all_best))
+        missed = ", ".join(k for k, b in all_best if not b) or "none"
+        print(
+            f"- Median |error| {pct(med)} (95% interval {pct(mlo)}-{pct(mhi)}; target <= {100 * FAMILY_MEDIAN:.0f}%): {verdict(med, (mlo, mhi), FAMILY_MEDIAN)}."
+        )
+        print(
+            f"- 90th percentile {pct(q90)} (95% interval {pct(plo)}-{pct(phi)}; target <= {100 * FAMILY_P90:.0f}%): {verdict(q90, (plo, phi), FAMILY_P90)}."
+        )
+        share = ok / len(all_best)
+        words = (
+            "met, and its interval lies above the target"
+            if blo >= FAMILY_BEST
+            else "met by the point estimate; its interval reaches below the target"
+            if share >= FAMILY_BEST
+            else "missed"
+        )
+        print(
+            f"- Best policy predicted within the measured interval in {ok} of {len(all_best)} mixes ({pct(share)}, "
+            f"95% interval {pct(blo)}-{pct(bhi)}; target >= {100 * FAMILY_BEST:.0f}%): {words}. Missed: {missed}.\n"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
