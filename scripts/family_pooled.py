@@ -120,10 +120,10 @@ def main(dirs: list[str]) -> None:
         blo, bhi = clopper_pearson(ok, len(all_best))
         missed = ", ".join(k for k, b in all_best if not b) or "none"
         print(
-            f"- Median |error| {pct(med)} (95% interval {pct(mlo)}-{pct(mhi)}; target <= {100 * FAMILY_MEDIAN:.0f}%): {verdict(med, (mlo, mhi), FAMILY_MEDIAN)}."
+            f"- Median |error| {pct(med)} (95% interval {pct(mlo)} to {pct(mhi)}; target <= {100 * FAMILY_MEDIAN:.0f}%): {verdict(med, (mlo, mhi), FAMILY_MEDIAN)}."
         )
         print(
-            f"- 90th percentile {pct(q90)} (95% interval {pct(plo)}-{pct(phi)}; target <= {100 * FAMILY_P90:.0f}%): {verdict(q90, (plo, phi), FAMILY_P90)}."
+            f"- 90th percentile {pct(q90)} (95% interval {pct(plo)} to {pct(phi)}; target <= {100 * FAMILY_P90:.0f}%): {verdict(q90, (plo, phi), FAMILY_P90)}."
         )
         share = ok / len(all_best)
         words = (
@@ -135,7 +135,7 @@ def main(dirs: list[str]) -> None:
         )
         print(
             f"- Best policy predicted within the measured interval in {ok} of {len(all_best)} mixes ({pct(share)}, "
-            f"95% interval {pct(blo)}-{pct(bhi)}; target >= {100 * FAMILY_BEST:.0f}%): {words}. Missed: {missed}.\n"
+            f"95% interval {pct(blo)} to {pct(bhi)}; target >= {100 * FAMILY_BEST:.0f}%): {words}. Missed: {missed}.\n"
         )
 
 
