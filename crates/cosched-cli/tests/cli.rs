@@ -443,3 +443,11 @@ fn dram_checks_table_1_at_the_dram_and_regenerates_the_presets_table() {
     // A machine without [memory.dram] is refused in one line.
     fails_cleanly(&["dram", "-m", "xeon-e5645"], &["xeon-e5645", "no [memory.dram]"]);
 }
+
+#[test]
+fn a_heartbeat_is_told_from_an_error_line() {
+    // fails_cleanly's one error line: a slow host's heartbeats are set aside, nothing else is.
+    assert!(common::is_heartbeat("validate: still running (8.0 s)"));
+    assert!(!common::is_heartbeat("error: i5-2500: check.table: the rerun has no table `fig99`"));
+    assert!(!common::is_heartbeat("error: x: still running (soon)"));
+}
