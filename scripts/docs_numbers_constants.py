@@ -77,7 +77,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
             r"|fit's (95)% confidence region|constants to \*n\* co-runs: error ≤ S · \((1) \+ (2)/\(n−(2)\) · F\((2), n−(2); (0\.95)\)\)"
             r"|MLP (1), since wall|at (0\.6) × the LLC|within (10)% with the truth|a (48) MB sweep drawing"
             r"|spread (0\.5)%; at (2)% a random|pattern over (4) × the LLC|a (2) MB chase|mixes (1)-(6)\b|mixes (7)-(12)\b"
-            r"|mixes (13)-(18)\b|mixes (25)-(27)\b|[Mm]ixes (28)-(30)\b|[Mm]ixes (31)-(33)\b|[Mm]ixes (34)-(36)\b|mixes (31)-(36)\b|[Mm]ixes (13)-(15)\b|[Mm]ixes (16)-(18)\b|mixes (25)-(30)\b|\((1/16) × the LLC\)|at (64) in flight|its random fit had MLP (1)\)"
+            r"|mixes (13)-(18)\b|mixes (25)-(27)\b|[Mm]ixes (28)-(30)\b|[Mm]ixes (31)-(33)\b|[Mm]ixes (34)-(36)\b|mixes (31)-(36)\b|[Mm]ixes (13)-(15)\b|[Mm]ixes (16)-(18)\b|[Mm]ixes (19)-(21)\b|[Mm]ixes (22)-(24)\b|[Mm]ixes (19)-(24)\b|mixes (25)-(30)\b|\((1/16) × the LLC\)|at (64) in flight|its random fit had MLP (1)\)"
             r"|^`--repeat` rounds \((3)\)|percent at (95)% \((5);|^added; (0): exactly|`--max-rounds` rounds \((9)\)"
             r"|job's rounds \((120)\)|stops at (6) rounds or (60) s a job|solo runs spread more than (25)% as largest|d₂ = (1\.693)$|the range (three) runs"
         ),

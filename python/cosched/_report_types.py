@@ -385,6 +385,13 @@ class MovedJob(TypedDict):
     cells: list[str]
 
 
+class Ties(TypedDict):
+    measured: list[str]
+    predicted_margin: float
+    makespan_error: float
+    predicted_tie: bool
+
+
 class Check(TypedDict):
     jobs: list[JobCheck]
     policies: list[PolicyCheck]
@@ -403,6 +410,7 @@ class Check(TypedDict):
     predicted_best: str
     best_within_interval: bool
     best_words: str
+    ties: Ties
     stopped: Stopped | None
     within_pct: float | None
     moved: list[MovedJob]

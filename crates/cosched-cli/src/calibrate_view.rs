@@ -100,6 +100,7 @@ pub fn print_check(c: &Check, model: &str) {
         c.best_words,
         if c.best_within_interval { "within the measured interval" } else { "NOT within the measured interval" }
     );
+    println!("  {}", c.ties.words(c.policies.len()));
     let shared: Vec<_> =
         c.jobs.iter().filter_map(|j| Some((j.policy.clone(), j.job.clone(), j.time_sharing.as_ref()?))).collect();
     if !shared.is_empty() {

@@ -13,6 +13,7 @@
 //! reports how many measured means fall inside it.
 
 use crate::rounds::{Interleaved, Stopped, RESAMPLES};
+use crate::ties::{ties, Ties};
 use crate::time_sharing::TimeSharing;
 use cosched_core::paired::{paired_ratio, Verdict};
 use cosched_core::stats::{mean_ci, t95, MeanCi};
@@ -151,6 +152,9 @@ cosched_core::metric_fields! {
         pub best_within_interval: bool,
         /// The paired comparison behind `best_within_interval`, in words.
         pub best_words: String,
+        /// What the verdict could tell: the policies tied with the measured best, and whether the
+        /// prediction's pick was a predicted tie ([`crate::ties`], design note 70).
+        pub ties: Ties,
         /// How the rounds ended, when they ran until every interval was narrow (#66 item 3).
         pub stopped: Option<Stopped>,
         /// The goal they ran until: every interval's half-width within this % of its mean.
@@ -320,6 +324,14 @@ pub fn judge(real: &Interleaved, predicted: &[Predicted], without: Option<&[Pred
         predicted_best: policies[pb].policy.clone(),
         best_within_interval: within,
         best_words: words,
+        ties: ties(
+            &real.round.iter().map(|r| r.makespan_s.clone()).collect::<Vec<_>>(),
+            real.seed,
+            real.min_effect,
+            &policies.iter().map(|p| p.policy.clone()).collect::<Vec<_>>(),
+            &policies.iter().map(|p| p.predicted_makespan_s).collect::<Vec<_>>(),
+            mb,
+        ),
         stopped: real.stopped,
         within_pct: None,
         moved: moved_jobs(&real.round.iter().map(|r| r.solo_s.clone()).collect::<Vec<_>>(), mix_jobs, &jobs),

@@ -14,6 +14,7 @@ pub mod error;
 pub mod live;
 pub mod replay;
 pub mod rounds;
+pub mod ties;
 pub mod time_sharing;
 pub mod until;
 

@@ -13,6 +13,7 @@ use cosched_host::calibrate::CheckReport;
 use cosched_host::check::{Check, JobCheck, MovedJob, PolicyCheck};
 use cosched_host::replay::{Cell, Replay};
 use cosched_host::rounds::{EntrySummary, Interleaved, Round, Stopped};
+use cosched_host::ties::Ties;
 use cosched_host::time_sharing::TimeSharing;
 use cosched_lab::assign::AssignmentReport;
 use cosched_lab::best_static::OptimumReport;
@@ -34,7 +35,7 @@ type FieldIn = (&'static str, &'static str, bool, bool);
 /// attributes), the bound's search (`Optimum.report`), random assignments
 /// (`Assignment.report`), and the real machine's rounds, check and replay
 /// (`cosched.host`'s `.data`).
-const SHAPES: [Shape; 42] = [
+const SHAPES: [Shape; 43] = [
     Aggregate::SHAPE,
     Metrics::SHAPE,
     JobReport::SHAPE,
@@ -73,6 +74,7 @@ const SHAPES: [Shape; 42] = [
     JobCheck::SHAPE,
     PolicyCheck::SHAPE,
     MovedJob::SHAPE,
+    Ties::SHAPE,
     Check::SHAPE,
     CheckReport::SHAPE,
     Cell::SHAPE,
