@@ -78,11 +78,8 @@ pub fn ties(
         _ => 0.0,
     };
     let n = makespans.len().max(1) as f64;
-    let errors: Vec<f64> = predicted
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p / (of(i).iter().sum::<f64>() / n) - 1.0).abs())
-        .collect();
+    let errors: Vec<f64> =
+        predicted.iter().enumerate().map(|(i, p)| (p / (of(i).iter().sum::<f64>() / n) - 1.0).abs()).collect();
     let makespan_error = crate::check::median(errors);
     Ties { measured, predicted_margin, makespan_error, predicted_tie: predicted_margin < makespan_error }
 }
@@ -95,10 +92,14 @@ mod tests {
     fn the_policies_the_rounds_cannot_tell_from_the_best_are_its_ties() {
         // Eight rounds of three policies: `b` wobbles ±3% around `a` (no difference), `c` is 10% slower in every round.
         let wobble = [1.03, 0.97, 1.02, 0.98, 1.03, 0.97, 1.01, 0.99];
-        let rounds: Vec<Vec<f64>> = wobble.iter().enumerate().map(|(r, w)| {
-            let a = 10.0 + r as f64 * 0.1;
-            vec![a, a * w, a * 1.1]
-        }).collect();
+        let rounds: Vec<Vec<f64>> = wobble
+            .iter()
+            .enumerate()
+            .map(|(r, w)| {
+                let a = 10.0 + r as f64 * 0.1;
+                vec![a, a * w, a * 1.1]
+            })
+            .collect();
         let names = ["a", "b", "c"].map(String::from);
         // Predicted: b first, a 0.5% behind; measured means are within a few % of the predictions.
         let t = ties(&rounds, 7, 0.01, &names, &[10.4, 10.35, 11.6], 0);
