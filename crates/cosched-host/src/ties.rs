@@ -80,7 +80,7 @@ pub fn ties(
     let n = makespans.len().max(1) as f64;
     let errors: Vec<f64> =
         predicted.iter().enumerate().map(|(i, p)| (p / (of(i).iter().sum::<f64>() / n) - 1.0).abs()).collect();
-    let makespan_error = crate::check::median(errors);
+    let makespan_error = if errors.is_empty() { 0.0 } else { cosched_core::stats::median(&errors) };
     Ties { measured, predicted_margin, makespan_error, predicted_tie: predicted_margin < makespan_error }
 }
 
