@@ -68,17 +68,24 @@ class Top(NamedTuple):
 
 
 def tops(d: pathlib.Path) -> list[Top]:
-    """Each mix's [`Top`], read from the check's policies (and its `ties` where recorded)."""
+    """Each mix's [`Top`]: the check's recorded `ties` where it has them (crates/cosched-host/src/ties.rs),
+    else the same figures from its policies (checks written before `ties` was recorded)."""
     out = []
     for f in sorted(d.glob("check-*.json")):
         r = json.loads(f.read_text())["check"]["result"]
-        pred = sorted(p["predicted_makespan_s"] for p in r["policies"])
-        errs = [abs(p["predicted_makespan_s"] / p["measured_makespan_s"]["mean"] - 1) for p in r["policies"]]
         ties = r.get("ties")
+        if ties:
+            margin, error = ties["predicted_margin"], ties["makespan_error"]
+        else:
+            pred = sorted(p["predicted_makespan_s"] for p in r["policies"])
+            margin = pred[1] / pred[0] - 1 if len(pred) > 1 and pred[0] > 0 else 0.0
+            error = statistics.median(
+                abs(p["predicted_makespan_s"] / p["measured_makespan_s"]["mean"] - 1) for p in r["policies"]
+            )
         out.append(
             Top(
-                margin=pred[1] / pred[0] - 1 if len(pred) > 1 and pred[0] > 0 else 0.0,
-                makespan_error=statistics.median(errs),
+                margin=margin,
+                makespan_error=error,
                 exact=r["measured_best"] == r["predicted_best"],
                 chance=len(ties["measured"]) / len(r["policies"]) if ties else None,
             )
