@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import __version__
+from . import __version__, _cosched
 from .errors import CoschedError
 
 __all__ = ["compare_html", "main", "papers_html", "run_html", "sweep_html", "write"]
@@ -182,26 +182,17 @@ def sweep_html(df: pd.DataFrame) -> str:
 
 
 def write(path: str | Path, page: str) -> Path:
-    """Write ``page`` to ``path``."""
+    """Write ``page`` to ``path``: a regular file whole (through a temporary file
+    and a rename), a device or FIFO written into, never replaced."""
     p = Path(path)
-    p.write_text(page, encoding="utf-8")
+    _cosched.write_output(str(p), page.encode("utf-8"), f"--out {p}")
     return p
 
 
 def check_writable(path: str | Path) -> None:
     """Refuse, before any work, an output file that cannot be written (its folder
-    missing or read-only, or a folder in its place); nothing is left behind."""
-    p = Path(path)
-    if p.is_dir():
-        raise CoschedError(f"--out {p}: is a folder, not a file")
-    existed = p.exists()
-    try:
-        with p.open("a", encoding="utf-8"):
-            pass
-    except OSError as e:
-        raise CoschedError(f"--out {p}: cannot write there: {e.strerror}") from None
-    if not existed:
-        p.unlink()
+    missing or read-only, or a folder in its place); nothing is created."""
+    _cosched.check_output(str(path), f"--out {path}")
 
 
 QUIET = 2.0

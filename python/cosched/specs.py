@@ -140,9 +140,10 @@ class _Spec:
         return str(dump(self.name, json.dumps(self.spec)))
 
     def save(self, path: str | Path) -> Path:
-        """Write :meth:`to_toml` to ``path`` (loadable by ``cosched --machine/--workload PATH``)."""
+        """Write :meth:`to_toml` to ``path`` (loadable by ``cosched --machine/--workload PATH``):
+        a regular file whole, a device or FIFO written into, never replaced."""
         p = Path(path)
-        p.write_text(self.to_toml())
+        _cosched.write_output(str(p), self.to_toml().encode("utf-8"), f"path {p}")
         return p
 
     def __repr__(self) -> str:

@@ -188,3 +188,41 @@ def test_output_that_cannot_be_written_is_one_line_and_status_2():
         )
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().count("\n") == 0 and "cannot write the output" in p.stderr, p.stderr
+
+
+def _fifo_read(path: str) -> tuple[threading.Thread, list[bytes]]:
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(path, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t, got
+
+
+def test_outputs_write_into_a_fifo_and_leave_it_a_fifo(tmp_path):
+    """The package's outputs (a report page, a saved spec, a trace) go through the
+    same function as the command line's: a FIFO is written into, never replaced."""
+    import stat
+
+    from cosched import report, specs
+
+    cases = [
+        ("report", lambda p: report.write(p, "<html>page</html>")),
+        ("spec", lambda p: specs.Machine("i5-2500").save(p)),
+        ("trace", lambda p: cosched.simulate("i5-2500", "mcf", "cfs").trace(p)),
+    ]
+    for name, write in cases:
+        p = tmp_path / f"{name}.fifo"
+        os.mkfifo(p)
+        thread, got = _fifo_read(str(p))
+        write(p)
+        thread.join(timeout=60)
+        assert got and got[0], name
+        assert stat.S_ISFIFO(os.lstat(p).st_mode), f"{name}: the FIFO was replaced"
+    with pytest.raises(errors.ConfigError, match="is a directory"):
+        report.write(tmp_path, "<html/>")
+    with pytest.raises(errors.ConfigError, match="does not exist"):
+        report.check_writable(tmp_path / "no" / "page.html")

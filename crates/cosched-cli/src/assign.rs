@@ -36,7 +36,7 @@ pub fn run(a: Args) -> Result<(), String> {
         let text: String = std::iter::once("sample,gips,predicted\n".to_string())
             .chain(perf.iter().zip(predicted).map(|((i, p), q)| format!("{i},{p},{q}\n")))
             .collect();
-        std::fs::write(path, text).map_err(|e| RunError::option(format!("{path}: {e}")))
+        crate::output::write_whole(std::path::Path::new(path), &text).map_err(RunError::option)
     };
     let rep = report(&a.options, &|n| bar.add(n as u64), &|| bar.tick(), &mut dump).one_line()?;
     if rep.pot.gpd_rejected_everywhere {

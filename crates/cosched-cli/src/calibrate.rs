@@ -121,8 +121,7 @@ pub fn run(a: Args) -> Result<(), String> {
             let m = measure(&host, a.seconds, &|s| eprintln!("calibrate: {s}")).one_line()?;
             let spec = derive(&a.name, &host, &m).one_line()?;
             let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
-            std::fs::write(&a.out, format!("# Written by `cosched calibrate`; see docs/runtime.md.\n{text}"))
-                .map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
+            crate::output::write_whole(&a.out, &format!("# Written by `cosched calibrate`; see docs/runtime.md.\n{text}"))?;
             eprintln!("calibrate: wrote {}", a.out.display());
             (spec, Some(m))
         }

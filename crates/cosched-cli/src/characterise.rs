@@ -228,7 +228,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     };
     if let Some(p) = a.record {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
-        std::fs::write(p, text + "\n").map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
+        crate::output::write_whole(p, &(text + "\n"))?;
     }
     // Without --presence the record's compute-loop runs are set aside for the fit (kept in the
     // record written above): the fit as before design note 67, and the presence factor's ablation.
@@ -257,11 +257,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     .one_line()?;
     let text = workload_file(&m, a.machine, &rec, &fitted);
     presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
-    // Through `OUT.part` and a rename: an interrupted characterisation leaves no half file.
-    let part = a.out.with_extension("part");
-    std::fs::write(&part, &text)
-        .and_then(|_| std::fs::rename(&part, a.out))
-        .map_err(|e| format!("{}: cannot write: {e}", a.out.display()))?;
+    // Whole or not at all: an interrupted characterisation leaves no half file.
+    crate::output::write_whole(a.out, &text)?;
     use std::fmt::Write;
     let mut shown = String::new();
     let mut rows = vec![[

@@ -172,7 +172,7 @@ fn run_sgd(a: &Args, inp: &Input) -> Result<(), String> {
     if let Some(path) = &a.model_out {
         let m = Model { rows: &inp.rows, cols: &inp.cols, completion: &c };
         let s = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?;
-        std::fs::write(path, s + "\n").map_err(|e| format!("{path}: cannot write: {e}"))?;
+        crate::output::write_whole(std::path::Path::new(path), &(s + "\n"))?;
     }
     let cells: Vec<Cell> = inp
         .wanted

@@ -93,7 +93,7 @@ pub fn run(a: Args) -> Result<(), String> {
     if file.exists() || folder.exists() {
         return Err(format!("{}: already exists; nothing written", file.display()));
     }
-    std::fs::write(&file, render(&a.name)).map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+    crate::output::write_whole(&file, &render(&a.name))?;
     println!("wrote {} (it registers itself: the build finds its `REGISTERED`)", file.display());
     println!("next: cargo test -p cosched-policies {snake}   # its scripted-stream tests");
     println!("      cargo run --release --bin cosched -- compare --policies cfs,{}", a.name);

@@ -105,12 +105,10 @@ pub fn ci_cells(m: Option<&cosched_core::stats::MeanCi>) -> [String; 3] {
     m.map_or([String::new(), String::new(), String::new()], |m| [m.mean, m.lo, m.hi].map(|v| format!("{v}")))
 }
 
-/// Write `text` to `path` through `PATH.part` and a rename: never a half file where a reader looks.
+/// Write `text` to the output `path` whole (a regular file through a temporary and a
+/// rename; a device or FIFO written into, never replaced; see `cosched_machine::output`).
 pub fn write_whole(path: &std::path::Path, text: &str) -> Result<(), String> {
-    let part = path.with_extension("part");
-    std::fs::write(&part, text)
-        .and_then(|_| std::fs::rename(&part, path))
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    cosched_machine::output::write(path, &path.display().to_string(), text.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// Check before any work that `dir` (an output folder, created if missing)
@@ -124,23 +122,12 @@ pub fn check_out_dir(flag: &str, dir: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
-/// Check before any work that the file `path` can be written (its folder
-/// exists and takes a file there); a file that did not exist is not left behind.
+/// Check before any work that the output `path` can be written: a regular file's folder
+/// takes a new file, a device or FIFO may be written; a directory or a missing folder is
+/// refused. Nothing is created or opened (a FIFO's open would wait for a reader).
 pub fn check_out_file(flag: &str, path: Option<&std::path::Path>) -> Result<(), String> {
     let Some(p) = path else { return Ok(()) };
-    let existed = p.exists();
-    if p.is_dir() {
-        return Err(format!("{flag} {}: is a folder, not a file", p.display()));
-    }
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(p)
-        .map_err(|e| format!("{flag} {}: cannot write there: {e}", p.display()))?;
-    if !existed {
-        let _ = std::fs::remove_file(p);
-    }
-    Ok(())
+    cosched_machine::output::check(p, &format!("{flag} {}", p.display())).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

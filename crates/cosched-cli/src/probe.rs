@@ -66,7 +66,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let completed = profile.complete_with(model.as_ref());
     if let Some(out) = &a.out {
         let text = serde_json::to_string_pretty(&profile).map_err(|e| e.to_string())?;
-        std::fs::write(out, text + "\n").map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+        crate::output::write_whole(out, &(text + "\n"))?;
     }
     match a.format {
         Format::Json => {

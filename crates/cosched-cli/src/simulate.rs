@@ -42,26 +42,20 @@ pub fn run(mut a: Args) -> Result<(), String> {
     let prep = prepare(&resolved, a.seed).one_line()?;
     let report = match &a.trace {
         Some(path) => {
-            // Written beside as `PATH.part` and renamed when whole: a failed run leaves no half trace.
-            let part = format!("{path}.part");
-            let file = std::fs::File::create(&part).map_err(|e| format!("{path}: cannot create trace file: {e}"))?;
-            let traced = (|| {
-                let mut tr = ChromeTrace::new(
-                    std::io::BufWriter::new(file),
-                    &prep.varied.topology(),
-                    prep.plan.jobs.iter().map(|j| j.name.clone()).collect(),
-                )
-                .map_err(|e| format!("{path}: {e}"))?;
-                let mut sink = |s| tr.slice(s);
-                let r = prep.run(&a.run, &cfg, Some(&mut sink)).one_line()?;
-                tr.finish().map_err(|e| format!("{path}: writing trace: {e}"))?;
-                std::fs::rename(&part, path).map_err(|e| format!("{path}: {e}"))?;
-                Ok::<_, String>(r)
-            })();
-            if traced.is_err() {
-                let _ = std::fs::remove_file(&part);
-            }
-            let r = traced?;
+            // A regular file is written whole (a failed run leaves no half trace and the old file
+            // as it was); a device or FIFO is written into, never replaced.
+            let name = format!("--trace {path}");
+            let out = cosched_machine::output::Output::create(path.as_ref(), &name).map_err(|e| e.to_string())?;
+            let mut tr = ChromeTrace::new(
+                out,
+                &prep.varied.topology(),
+                prep.plan.jobs.iter().map(|j| j.name.clone()).collect(),
+            )
+            .map_err(|e| format!("{name}: cannot write: {e}"))?;
+            let mut sink = |s| tr.slice(s);
+            let r = prep.run(&a.run, &cfg, Some(&mut sink)).one_line()?;
+            let out = tr.finish().map_err(|e| format!("{name}: cannot write: {e}"))?;
+            out.commit().map_err(|e| e.to_string())?;
             eprintln!("trace: wrote {path} (open it in ui.perfetto.dev or chrome://tracing)");
             r
         }

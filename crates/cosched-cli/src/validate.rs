@@ -111,10 +111,8 @@ fn write_all(dir: &std::path::Path, files: &[(String, String)]) -> Result<(), St
     std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
     for (name, text) in files {
         let path = dir.join(name);
-        let part = dir.join(format!(".{name}.part"));
-        std::fs::write(&part, text)
-            .and_then(|_| std::fs::rename(&part, &path))
-            .map_err(|e| format!("--out {}: {e}", path.display()))?;
+        cosched_machine::output::write(&path, &format!("--out {}", path.display()), text.as_bytes())
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }

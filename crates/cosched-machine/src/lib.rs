@@ -11,6 +11,8 @@
 //! * [`power`]: the power model (EFS Eq. 13 plus DRAM), used by the simulator
 //!   as ground truth and by the real runtime where no RAPL exists.
 //! * [`trace`]: the Perfetto/Chrome trace format both backends write.
+//! * [`output`]: every output path written whole, or into a device or FIFO,
+//!   never replacing what the path names.
 //! * [`error`]: [`ConfigError`], the one-line "file: field: problem" error.
 //!
 //! Depends only on `cosched-core`; must never import `cosched-sim`,
@@ -24,6 +26,7 @@ pub mod error;
 pub mod family;
 pub mod input;
 pub mod mix;
+pub mod output;
 pub mod pirate_sweep;
 pub mod power;
 pub mod presets;

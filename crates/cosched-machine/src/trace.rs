@@ -75,12 +75,14 @@ impl<W: Write> ChromeTrace<W> {
         }
     }
 
-    /// Close the JSON and flush.
-    pub fn finish(mut self) -> io::Result<()> {
+    /// Close the JSON and flush; the writer is handed back (an
+    /// [`crate::output::Output`] is then committed).
+    pub fn finish(mut self) -> io::Result<W> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
         self.out.write_all(b"]}\n")?;
-        self.out.flush()
+        self.out.flush()?;
+        Ok(self.out)
     }
 }

@@ -78,7 +78,7 @@ fn variant(e: &RunError) -> &'static str {
 
 /// `ConfigError` with `file` (without a `:LINE` suffix), `line` (or `None`),
 /// `field` (dotted path, or `None` when no single field is at fault) and `problem`.
-fn config_error(mut c: cosched_machine::ConfigError) -> PyErr {
+pub fn config_error(mut c: cosched_machine::ConfigError) -> PyErr {
     // A field that is a command-line flag (`--threads`) is named by its Python keyword (`threads`).
     if let Some(flag) = c.field.as_deref().and_then(|f| f.strip_prefix("--")) {
         c.field = Some(flag.replace('-', "_"));

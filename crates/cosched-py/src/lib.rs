@@ -6,7 +6,7 @@
 //! ([`data`]; the `--format json` shapes), turned into DataFrames by the `cosched` package
 //! (`python/cosched`). Binding files mirror the modules they wrap: [`sim`]
 //! (experiments), [`host`] (experiments on the real machine), [`evt`] (statistical thread assignment), [`learn`]
-//! (matrix completion), [`policy`] (policies written in Python); [`errors`] maps each error variant to its exception
+//! (matrix completion), [`output`] (files written whole, never replacing a device), [`policy`] (policies written in Python); [`errors`] maps each error variant to its exception
 //! class in `cosched.errors`.
 
 use pyo3::prelude::*;
@@ -18,6 +18,7 @@ mod host;
 mod interrupt;
 mod knob_arg;
 mod learn;
+mod output;
 mod policy;
 mod policy_view;
 mod shapes;
@@ -34,6 +35,7 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     evt::register(m)?;
     learn::register(m)?;
     host::register(m)?;
+    output::register(m)?;
     m.add_function(wrap_pyfunction!(shapes::report_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_variant_errors, m)?)?;
     Ok(())

@@ -10,6 +10,7 @@ use cosched_lab::failure::PolicyFailure;
 use cosched_lab::knobs::knobs;
 use cosched_lab::sweep::{config, config_custom, prepare, run_batch, Custom, Point};
 use cosched_lab::{RunError, RunSpec};
+use cosched_machine::output::Output;
 use cosched_machine::{ChromeTrace, ConfigError, MachineSpec, TraceSlice};
 use cosched_sim::presets;
 use cosched_sim::WorkloadSpec;
@@ -197,11 +198,12 @@ fn simulate(
         let mut slices: Vec<Slice> = vec![];
         let mut file = match &trace_path {
             Some(path) => {
-                let f = std::fs::File::create(path)
-                    .map_err(|e| RunError::option(format!("{path}: cannot create trace file: {e}")))?;
+                // Written whole (or into a device or FIFO, never replacing it), as the CLI's --trace.
+                let f = Output::create(path.as_ref(), &format!("trace_path {path}"))
+                    .map_err(|e| RunError::option(e.to_string()))?;
                 Some(
-                    ChromeTrace::new(std::io::BufWriter::new(f), &prep.varied.topology(), names.clone())
-                        .map_err(|e| RunError::option(format!("{path}: {e}")))?,
+                    ChromeTrace::new(f, &prep.varied.topology(), names.clone())
+                        .map_err(|e| RunError::option(format!("trace_path {path}: cannot write: {e}")))?,
                 )
             }
             None => None,
@@ -221,7 +223,8 @@ fn simulate(
             None => prep.run(&run, &cfg, sink)?,
         };
         if let (Some(t), Some(path)) = (file, &trace_path) {
-            t.finish().map_err(|e| RunError::option(format!("{path}: writing trace: {e}")))?;
+            let out = t.finish().map_err(|e| RunError::option(format!("trace_path {path}: cannot write: {e}")))?;
+            out.commit().map_err(|e| RunError::option(e.to_string()))?;
         }
         Ok((r, names, slices))
     })?;

@@ -70,6 +70,14 @@ pub enum RuntimeError {
     Contract(ContractError),
 }
 
+impl RuntimeError {
+    /// An output the run writes (its trace) that could not be opened or written, as the
+    /// one line the output module words.
+    pub fn output(e: cosched_machine::ConfigError) -> RuntimeError {
+        RuntimeError::File { file: e.file, source: std::io::Error::other(e.problem) }
+    }
+}
+
 /// Why a policy did not start on this machine: the contract refused it (a
 /// need the machine does not meet), or the policy refused at `init`.
 #[derive(Debug, thiserror::Error)]

@@ -129,7 +129,8 @@ impl Runtime {
         let energy = self.energy().unwrap_or_default();
         let metrics = aggregate(&outcomes, makespan, energy);
         if let Some(tr) = self.trace.take() {
-            tr.finish().map_err(|source| RuntimeError::File { file: "trace".into(), source })?;
+            let out = tr.finish().map_err(|source| RuntimeError::File { file: "trace".into(), source })?;
+            out.commit().map_err(RuntimeError::output)?;
         }
         let linux = self.policy.is_none();
         let (wall, sched_cpu, stop) = (rec.wall_s, rec.scheduler_cpu_s, rec.stop.clone());

@@ -23,7 +23,7 @@ use cosched_policies as policies;
 use cosched_policies::knob::flag_of;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::BufWriter;
+use cosched_machine::output::Output;
 use std::time::Instant;
 
 /// The policy with what feeds it.
@@ -139,12 +139,13 @@ fn spawn_watchdog(command: &WatchdogCommand, control: &Control) -> Result<Watchd
 }
 
 /// Open the trace file, one named track per CPU of this host.
-fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<BufWriter<std::fs::File>>>, RuntimeError> {
+/// A regular file is written whole when the run ends (a stopped run leaves the old file as it
+/// was); a device or FIFO is written into, never replaced.
+fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<Output>>, RuntimeError> {
     let Some(p) = &cfg.trace else { return Ok(None) };
-    let f = std::fs::File::create(p)
-        .map_err(|source| RuntimeError::File { file: format!("{}: cannot write trace", p.display()), source })?;
+    let f = Output::create(p, &format!("--trace {}", p.display())).map_err(RuntimeError::output)?;
     let names = cfg.mix.instances().into_iter().map(|i| i.name).collect();
-    ChromeTrace::new(BufWriter::new(f), &host.topology, names)
+    ChromeTrace::new(f, &host.topology, names)
         .map(Some)
         .map_err(|source| RuntimeError::File { file: p.display().to_string(), source })
 }

@@ -15,7 +15,6 @@ use cosched_core::{JobId, Nanos, ThreadId};
 use cosched_machine::ChromeTrace;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-use std::io::BufWriter;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
@@ -94,7 +93,7 @@ pub(super) struct Runtime {
     /// Per-CPU (busy, total) jiffies at the last energy sample.
     pub(super) jiffies: Vec<(u64, u64)>,
     pub(super) last_sample: Instant,
-    pub(super) trace: Option<ChromeTrace<BufWriter<std::fs::File>>>,
+    pub(super) trace: Option<ChromeTrace<cosched_machine::output::Output>>,
     pub(super) ticks: u64,
     pub(super) block_ticks: u32,
     pub(super) counters: Option<RefCell<Box<dyn CounterSource>>>,
