@@ -121,7 +121,10 @@ pub fn run(a: Args) -> Result<(), String> {
             let m = measure(&host, a.seconds, &|s| eprintln!("calibrate: {s}")).one_line()?;
             let spec = derive(&a.name, &host, &m).one_line()?;
             let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
-            crate::output::write_whole(&a.out, &format!("# Written by `cosched calibrate`; see docs/runtime.md.\n{text}"))?;
+            crate::output::write_whole(
+                &a.out,
+                &format!("# Written by `cosched calibrate`; see docs/runtime.md.\n{text}"),
+            )?;
             eprintln!("calibrate: wrote {}", a.out.display());
             (spec, Some(m))
         }

@@ -46,12 +46,9 @@ pub fn run(mut a: Args) -> Result<(), String> {
             // as it was); a device or FIFO is written into, never replaced.
             let name = format!("--trace {path}");
             let out = cosched_machine::output::Output::create(path.as_ref(), &name).map_err(|e| e.to_string())?;
-            let mut tr = ChromeTrace::new(
-                out,
-                &prep.varied.topology(),
-                prep.plan.jobs.iter().map(|j| j.name.clone()).collect(),
-            )
-            .map_err(|e| format!("{name}: cannot write: {e}"))?;
+            let mut tr =
+                ChromeTrace::new(out, &prep.varied.topology(), prep.plan.jobs.iter().map(|j| j.name.clone()).collect())
+                    .map_err(|e| format!("{name}: cannot write: {e}"))?;
             let mut sink = |s| tr.slice(s);
             let r = prep.run(&a.run, &cfg, Some(&mut sink)).one_line()?;
             let out = tr.finish().map_err(|e| format!("{name}: cannot write: {e}"))?;

@@ -43,7 +43,10 @@ fn file_outputs() -> Vec<(String, Vec<String>)> {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     vec![
         ("simulate --trace".into(), s(&["simulate", "-m", "i5-2500", "-w", "mcf", "-p", "cfs", "--trace", "OUT"])),
-        ("complete --model-out".into(), s(&["complete", cells_path.to_str().unwrap(), "--model", "sgd", "--model-out", "OUT"])),
+        (
+            "complete --model-out".into(),
+            s(&["complete", cells_path.to_str().unwrap(), "--model", "sgd", "--model-out", "OUT"]),
+        ),
         (
             "assign --dump".into(),
             s(&["assign", "-m", "ultrasparc-t2", "-w", "ipfwd-mem", "--samples", "500", "--dump", "OUT"]),

@@ -42,7 +42,8 @@ fn follow(path: &Path, name: &str) -> Result<PathBuf, ConfigError> {
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
-                let to = std::fs::read_link(&p).map_err(|e| ConfigError::whole(name, format!("cannot read the link: {e}")))?;
+                let to = std::fs::read_link(&p)
+                    .map_err(|e| ConfigError::whole(name, format!("cannot read the link: {e}")))?;
                 p = match p.parent() {
                     Some(dir) if to.is_relative() => dir.join(to),
                     _ => to,
@@ -155,7 +156,9 @@ impl Output {
         let err = |e: io::Error| ConfigError::whole(name, format!("cannot write there: {e}"));
         let sink = match target(path, name)? {
             Target::File(to) => Sink::File { part: BufWriter::new(temporary(&to).map_err(err)?), to },
-            Target::Stream(p) => Sink::Stream(BufWriter::new(std::fs::OpenOptions::new().write(true).open(p).map_err(err)?)),
+            Target::Stream(p) => {
+                Sink::Stream(BufWriter::new(std::fs::OpenOptions::new().write(true).open(p).map_err(err)?))
+            }
             Target::Stdout => Sink::Stdout(io::stdout()),
         };
         Ok(Output { name: name.to_string(), sink })

@@ -48,7 +48,8 @@ impl<'a> Printer<'a> {
         for name in &p.written {
             let (from, to) = (format!("{staging}/{name}"), format!("{d}/{name}"));
             // Renamed over a regular file; copied into a device or FIFO, never replacing it.
-            cosched_machine::output::place(from.as_ref(), to.as_ref(), &format!("--out {to}")).map_err(|e| e.to_string())?;
+            cosched_machine::output::place(from.as_ref(), to.as_ref(), &format!("--out {to}"))
+                .map_err(|e| e.to_string())?;
         }
         std::fs::remove_dir(&staging).map_err(|e| format!("--out {d}: cannot remove {staging}: {e}"))
     }

@@ -18,12 +18,12 @@ use crate::watchdog::{Watchdog, WatchdogCommand};
 use cosched_core::dispatch::{Offer, Supply};
 use cosched_core::policy::Policy;
 use cosched_core::JobId;
+use cosched_machine::output::Output;
 use cosched_machine::ChromeTrace;
 use cosched_policies as policies;
 use cosched_policies::knob::flag_of;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use cosched_machine::output::Output;
 use std::time::Instant;
 
 /// The policy with what feeds it.
@@ -143,7 +143,7 @@ fn spawn_watchdog(command: &WatchdogCommand, control: &Control) -> Result<Watchd
 /// was); a device or FIFO is written into, never replaced.
 fn open_trace(cfg: &RunConfig, host: &Host) -> Result<Option<ChromeTrace<Output>>, RuntimeError> {
     let Some(p) = &cfg.trace else { return Ok(None) };
-    let f = Output::create(p, &format!("--trace {}", p.display())).map_err(RuntimeError::output)?;
+    let f = Output::create(p, &format!("{} {}", flag_of("trace"), p.display())).map_err(RuntimeError::output)?;
     let names = cfg.mix.instances().into_iter().map(|i| i.name).collect();
     ChromeTrace::new(f, &host.topology, names)
         .map(Some)
