@@ -151,9 +151,14 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "EFS Figs. 4, 6 and 7's settings: solo utilisations, the interferer's axis",
         (
             r"interferer of (0\.\d+)(?:-(0\.\d+))?|solo utilisation (0\.\d+)(?: or (0\.\d+))?|% at (0\.\d+)\b"
-            r"|from (0\.7) on|a (0\.57) thread|utilisation (0\.\d+)\b|at (0\.95)\)|is (0\.568)\."
+            r"|from (0\.7) on|a (0\.57) thread|utilisation (0\.\d+)\b|at (0\.95)\)|^\s*utilisation (0\.\d+) or (0\.\d+)"
         ),
         "EFS §5.2 Figs. 4, 6 and 7; crates/cosched-lab/src/paper/efs_figs.rs (the probe's settings)",
+    ),
+    (
+        "the tolerance of the DRAM check's test over seeds",
+        r"cell within (0\.02) over seeds",
+        "crates/cosched-lab/src/dram_check.rs: the_checks_one_seed_stands_for_the_others (spread < 0.02)",
     ),
     (
         "the i5-2500's DRAM organisation and the streams of the Table 1 check",

@@ -23,8 +23,8 @@ def rows_of(path: Path) -> list[Row]:
         rows = list(csv.reader(io.StringIO(text)))
         if not rows:
             return []
-        head = rows[0]
-        return [[(head[i] if i < len(head) else str(i), v) for i, v in enumerate(r)] for r in rows[1:]]
+        names = rows[0]
+        return [[(names[i] if i < len(names) else str(i), v) for i, v in enumerate(r)] for r in rows[1:]]
     if path.suffix == ".json":
         try:
             return json_rows(json.loads(text))
@@ -54,7 +54,7 @@ def json_rows(data: object) -> list[Row]:
     lists of objects become rows of their own."""
     out: list[Row] = []
 
-    def flat(node: dict, prefix: str, row: Row) -> None:
+    def flat(node: dict[str, object], prefix: str, row: Row) -> None:
         for k, v in node.items():
             if isinstance(v, dict):
                 flat(v, f"{prefix}{k}.", row)

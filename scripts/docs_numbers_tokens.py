@@ -77,8 +77,8 @@ def tokens(cell: str, quoted: bool = False, whole: bool = False) -> list[tuple[i
     # Backticked code and link targets are names, not numbers.
     masked = cell
     # The method's declared constants and never-result forms (dates, list numbers, quoted points).
-    for a, b in constant_spans(cell):
-        masked = masked[:a] + " " * (b - a) + masked[b:]
+    for lo, hi in constant_spans(cell):
+        masked = masked[:lo] + " " * (hi - lo) + masked[hi:]
     masked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), masked)
     masked = re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), masked)
     # Quoted text is the paper's words, and `462.libquantum` a name.
