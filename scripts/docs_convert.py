@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_numbers import key, read_pins
+from docs_numbers_files import rows_of
 from docs_numbers_pages import cells
 from docs_numbers_pins import Pin
 from docs_numbers_tokens import Token, num, tokens
@@ -37,17 +38,29 @@ def q(s: str) -> str:
 
 
 def row_key(pin: Pin) -> str:
-    """The row's key as the renderer matches it: a report line by its start before its first number."""
+    """The row's key as the renderer matches it: a report line by its start before its first
+    number; a row whose first cell names several rows by its first two cells."""
     k = pin.key
-    if "#" in k and pin.field == "line":
-        k = k.split("#", 1)[0].rstrip()
-    return k
+    rows = rows_of(ROOT / "docs" / "results" / pin.file)
+    if pin.field == "line" and pin.row < len(rows) and rows[pin.row][0][0] == "line":
+        # The shortest start of the pinned line, word by word, that no other line shares.
+        lines = [r[0][1].strip() for r in rows if r and r[0][0] == "line"]
+        words = rows[pin.row][0][1].strip().split(" ")
+        for n in range(1, len(words) + 1):
+            start = " ".join(words[:n])
+            if sum(x.startswith(start) for x in lines) == 1:
+                return q(start)
+        return q(" ".join(words))
+    firsts = [r[0][1] for r in rows if r]
+    if pin.row < len(rows) and firsts.count(rows[pin.row][0][1]) > 1 and len(rows[pin.row]) > 1:
+        return "[" + q(rows[pin.row][0][1]) + ", " + q(rows[pin.row][1][1]) + "]"
+    return q(k.strip('"'))
 
 
 def base(pin: Pin, item: int | None = None) -> str:
     i = pin.item if item is None else item
     extra = f", item={i}" if i else ""
-    return f"{q(pin.file)}, {q(row_key(pin))}, {q(pin.field)}{extra}"
+    return f"{q(pin.file)}, {row_key(pin)}, {q(pin.field)}{extra}"
 
 
 def expression(tok: Token, pin: Pin) -> str:
@@ -80,7 +93,7 @@ def expression(tok: Token, pin: Pin) -> str:
         to = pin.to
         if to.startswith("@row "):
             return f"{one}{dash}{{{{ TODO_ROW({q(to)}) }}}}"
-        return f"{one}{dash}{{{{ cell({q(pin.file)}, {q(row_key(pin))}, {q(to)}){reading} | f({p2}) }}}}"
+        return f"{one}{dash}{{{{ cell({q(pin.file)}, {row_key(pin)}, {q(to)}){reading} | f({p2}) }}}}"
     # A count of a total.
     if pin.to == "@rows":
         total = f"{{{{ rows({q(pin.file)}) | length }}}}"
@@ -89,7 +102,7 @@ def expression(tok: Token, pin: Pin) -> str:
     elif pin.to == "@sum":
         total = f"{{{{ TODO_SUM({q(pin.file)}) }}}}"
     elif pin.to:
-        total = f"{{{{ cell({q(pin.file)}, {q(row_key(pin))}, {q(pin.to)}) | f(0) }}}}"
+        total = f"{{{{ cell({q(pin.file)}, {row_key(pin)}, {q(pin.to)}) | f(0) }}}}"
     else:
         total = parts[1]
     return f"{one}{dash}{total}"

@@ -6,13 +6,17 @@ into prose and matched to a cell afterwards.
 The expressions (globals of every template):
 
     cell(FILE, ROW, FIELD, item=0)    one number of a result cell: FILE under docs/results/, ROW
-                                      the row's key (its first cell; a report line's start),
+                                      the row's key (its first cell; a report line's start; a
+                                      list for its first cells: `["rda-blas1", "rda-strict"]`;
+                                      a report line also by its text with each number as `#`),
                                       FIELD the column (a CSV header, a dotted JSON field, a
                                       report table's header; `line` for a report line); `item`:
                                       which number of a cell that holds several (`1 / 8 / 4`)
     iv(FILE, ROW, FIELD, half=...)    a mean and its 95% half-width: by default the field
                                       `FIELD ci95` of the same row; `half="±"` the cell's next
                                       number; `half="lo|hi"` half the distance of two fields
+    line(FILE, START, section=S, item=0)   number `item` of a text report's line starting with
+                                      START, within its `## S` section when given
     rows(FILE)                        every row of a file, each `row[FIELD]` a cell
     col(FILE, FIELD, [ROW, ...])      the field's values in those rows (all rows without a list);
                                       `| map(attribute="neg") | min` and the like summarise them
@@ -52,7 +56,7 @@ from pathlib import Path
 import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_numbers_files import numbers_in, rows_of
+from docs_numbers_files import NUMBER_IN_CELL, numbers_in, rows_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = "docs/src"
@@ -73,8 +77,9 @@ class MissingField(RenderError, KeyError):
 
 def number(x: float, prec: int, sign: bool = False) -> str:
     """`x` at `prec` decimals with its true sign: the pages' minus (U+2212), a negative that
-    rounds to zero kept negative (−0.00), and `+` before a non-negative one when `sign`."""
-    text = f"{abs(x):.{prec}f}"
+    rounds to zero kept negative (−0.00), `+` before a non-negative one when `sign`, and
+    thousands grouped as the pages write them (262,144)."""
+    text = f"{abs(x):,.{prec}f}"
     if x < 0:
         return MINUS + text
     return ("+" if sign else "") + text
@@ -178,7 +183,7 @@ def pm(v: Interval, prec: int, sign: bool = False) -> str:
     """A mean ±half-width, each at `prec` decimals."""
     if not isinstance(v, Interval):
         raise RenderError(f"pm: {v!r} is not an interval")
-    return f"{number(v.mean, prec, sign)} ±{v.half:.{prec}f}"
+    return f"{number(v.mean, prec, sign)} ±{number(v.half, prec)}"
 
 
 def paired(v: Interval, prec: int) -> str:
@@ -248,12 +253,20 @@ class Results:
             return next((v for fld, v in row if fld == "name" or fld.endswith(".name")), "").strip('"')
         return row[0][1].strip('"')
 
-    def row(self, file: str, key: str, field: str) -> dict[str, str]:
-        """The one row of `file` keyed `key` (a report line: starting with it) that has `field`."""
+    def row(self, file: str, key: str | list[str], field: str) -> dict[str, str]:
+        """The one row of `file` keyed `key` that has `field`: its first cell (a report line:
+        starting with it), or its first cells when `key` is a list (`["rda-raytrace",
+        "rda-compromise"]` for a row of workload and policy)."""
         found = []
         for r in self.rows_of(file):
-            k = self.key(r)
-            if (k == key or (r and r[0][0] == "line" and k.startswith(key))) and any(fl == field for fl, _ in r):
+            if isinstance(key, list):
+                hit = [v.strip('"') for _, v in r[: len(key)]] == key
+            else:
+                k = self.key(r)
+                line = bool(r and r[0][0] == "line")
+                masked = NUMBER_IN_CELL.sub("#", r[0][1]).strip() if line else ""
+                hit = k == key or (line and (k.startswith(key) or masked == key.strip()))
+            if hit and any(fl == field for fl, _ in r):
                 found.append(dict(r))
         if not found:
             raise RenderError(f"{file}: no row {key!r} with a field {field!r}")
@@ -261,18 +274,18 @@ class Results:
             raise RenderError(f"{file}: {len(found)} rows {key!r} with a field {field!r}; give a longer key")
         return found[0]
 
-    def cell(self, file: str, key: str, field: str, item: int = 0) -> Value:
+    def cell(self, file: str, key: str | list[str], field: str, item: int = 0) -> Value:
         text = self.row(file, key, field)[field]
         xs, _ = numbers_in(text)
-        where = f"{file} [{key}] {field}"
+        where = f"{file} {key} {field}"
         if item >= len(xs):
             raise RenderError(f"{where}: no number {item} in {text[:80]!r}")
         return Value(xs[item], where)
 
-    def iv(self, file: str, key: str, field: str, half: str | None = None, item: int = 0) -> Interval:
+    def iv(self, file: str, key: str | list[str], field: str, half: str | None = None, item: int = 0) -> Interval:
         row = self.row(file, key, field)
         xs, halves = numbers_in(row[field])
-        where = f"{file} [{key}] {field}"
+        where = f"{file} {key} {field}"
         if item >= len(xs):
             raise RenderError(f"{where}: no number {item} in {row[field][:80]!r}")
         mean = xs[item]
@@ -290,6 +303,26 @@ class Results:
         if h not in row or not numbers_in(row[h])[0]:
             raise RenderError(f"{where}: no half-width field {h!r}")
         return Interval(mean, abs(numbers_in(row[h])[0][0]), where)
+
+    def line(self, file: str, start: str, section: str | None = None, item: int = 0) -> Value:
+        """Number `item` of the one line of a text report starting with `start`, within the
+        section headed `## SECTION` when given (a report that repeats its lines per setting)."""
+        found, current = [], None
+        for r in self.rows_of(file):
+            if not r or r[0][0] != "line":
+                continue
+            text = r[0][1].strip()
+            if text.startswith("## "):
+                current = text[3:].strip()
+            elif text.startswith(start) and (section is None or current == section):
+                found.append(text)
+        where = f"{file} [{section or ''}] {start!r}"
+        if len(found) != 1:
+            raise RenderError(f"{where}: {len(found)} lines start so; give a longer start or a section")
+        xs, _ = numbers_in(found[0])
+        if item >= len(xs):
+            raise RenderError(f"{where}: no number {item}")
+        return Value(xs[item], where)
 
     def rows(self, file: str) -> list[Row]:
         return [Row(self, file, dict(r), self.key(r)) for r in self.rows_of(file)]
@@ -326,6 +359,12 @@ class Row:
     def iv(self, field: str, half: str | None = None) -> Interval:
         return self.results.iv(self.file, self.key, field, half)
 
+    def text(self, field: str) -> str:
+        """The cell as the file writes it (a label, or a paper's figure as the paper printed it)."""
+        if field not in self.cells:
+            raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
+        return self.cells[field]
+
 
 def count(items: Iterable[object]) -> int:
     """How many of `items` are true."""
@@ -344,7 +383,15 @@ def environment(root: Path) -> jinja2.Environment:
     )
     res = Results(root)
     env.globals.update(
-        cell=res.cell, iv=res.iv, ivs=res.ivs, rows=res.rows, col=res.col, count=count, worst=worst, claim=claim
+        cell=res.cell,
+        iv=res.iv,
+        ivs=res.ivs,
+        line=res.line,
+        rows=res.rows,
+        col=res.col,
+        count=count,
+        worst=worst,
+        claim=claim,
     )
     env.filters.update(f=f, pm=pm, paired=paired, verdict=verdict, direction=direction)
     return env

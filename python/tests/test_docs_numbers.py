@@ -111,9 +111,9 @@ def test_update_regenerates_a_changed_number_and_the_check_passes_again(tree: Pa
 
 
 def test_a_hand_typed_number_in_a_verdict_table_fails(tree: Path, capsys):
-    page = tree / "docs" / "rda.md"
+    page = tree / "docs" / "perf-fair.md"
     text = page.read_text()
-    row = "| §4.2: a claim typed by hand | +12.3 ±0.4% | reproduced | |\n"
+    row = "| §6: a claim typed by hand | +12.3 ±0.4% | reproduced | |\n"
     anchor = "| paper (section) | ours (mean ±95%, 5 seeds) | verdict | why |\n|---|---|---|---|\n"
     assert anchor in text
     page.write_text(text.replace(anchor, anchor + row))
@@ -210,8 +210,12 @@ def test_a_pin_into_a_file_its_section_does_not_name_fails(tree: Path, capsys):
     # section never names.
     # The same cells under a name the section does not give: the pin still reads its number.
     results = tree / "docs" / "results"
-    shutil.copy(results / "rda" / "figs7-10.csv", results / "runtime" / "figs-copy.csv")
-    edit_pin(tree, lambda r: r[0] == "docs/rda.md" and r[4] == "rda/figs7-10.csv", file="runtime/figs-copy.csv")
+    shutil.copy(results / "perf-fair" / "fig1-unfairness.csv", results / "runtime" / "figs-copy.csv")
+    edit_pin(
+        tree,
+        lambda r: r[0] == "docs/perf-fair.md" and r[4] == "perf-fair/fig1-unfairness.csv",
+        file="runtime/figs-copy.csv",
+    )
     assert dn.run(tree, "check") == 1
     assert "reads runtime/figs-copy.csv, which its section names neither by file nor by folder" in (
         capsys.readouterr().err
@@ -269,11 +273,9 @@ def test_a_pinned_interval_is_judged_on_its_cell_not_its_rounded_text(tree: Path
 
 def test_on_a_page_read_whole_a_number_after_of_or_at_is_read(tree: Path, capsys):
     # The older rules skip a number after "of" or "at" (a setting, as often a result); a page read
-    # whole reads it: the round trip "of 94.8 µs" is pinned, and a changed one fails.
-    err = failing_after(tree, "rda.md", "a round trip p50 of 94.8 µs", "a round trip p50 of 96.8 µs", capsys)
-    assert "'96.8'" in err and "rda" in dn.WHOLE_PAGES, err
-    # A run's size named by its unit stays a setting ("at 6 processes").
-    assert "'6'" not in err, err
+    # whole reads it: the probe's "slowdown of 1.035" is pinned, and a changed one fails.
+    err = failing_after(tree, "optimum.md", "at a slowdown of 1.035", "at a slowdown of 1.037", capsys)
+    assert "'1.037'" in err and "optimum" in dn.WHOLE_PAGES, err
 
 
 def test_reproduced_needs_the_rows_interval_to_exclude_zero(tree: Path, capsys):
