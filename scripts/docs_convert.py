@@ -51,9 +51,14 @@ def row_key(pin: Pin) -> str:
             if sum(x.startswith(start) for x in lines) == 1:
                 return q(start)
         return q(" ".join(words))
-    firsts = [r[0][1] for r in rows if r]
-    if pin.row < len(rows) and firsts.count(rows[pin.row][0][1]) > 1 and len(rows[pin.row]) > 1:
-        return "[" + q(rows[pin.row][0][1]) + ", " + q(rows[pin.row][1][1]) + "]"
+    if pin.row < len(rows) and len(rows[pin.row]) > 1:
+        # As many of the row's first cells as tell it from every other row.
+        row = [v for _, v in rows[pin.row]]
+        for n in range(1, len(row)):
+            if sum(1 for r in rows if [v for _, v in r[:n]] == row[:n]) == 1:
+                break
+        if n > 1:
+            return "[" + ", ".join(q(v) for v in row[:n]) + "]"
     return q(k.strip('"'))
 
 

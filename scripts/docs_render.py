@@ -18,6 +18,8 @@ The expressions (globals of every template):
     line(FILE, START, section=S, item=0)   number `item` of a text report's line starting with
                                       START, within its `## S` section when given
     rows(FILE)                        every row of a file, each `row[FIELD]` a cell
+    select(FILE, {FIELD: TEXT, ...})  the rows whose cells are those texts (`TEXT*`: a start)
+    ivs_of(ROWS, FIELD)               the interval of FIELD in each of ROWS
     col(FILE, FIELD, [ROW, ...])      the field's values in those rows (all rows without a list);
                                       `| map(attribute="neg") | min` and the like summarise them
     ivs(FILE, FIELD, [ROW, ...])      the field's intervals in those rows (all rows without a list)
@@ -29,7 +31,7 @@ Each value has readings (`.neg`, `.pct` ×100, `.change` (x − 1) × 100, `.sav
 and filters that print it: `f(P)` a number at P decimals with its true sign (a negative cell that
 rounds to zero prints −0.00), `f(P, sign=True)` with `+` before a positive one, `pm(P)` a mean
 ±half-width, `paired(P)` a paired difference (signed, "(no difference)" after it exactly when its
-interval holds 0); and the verdict words of docs/index.md's one rule, from the unrounded cell:
+interval holds 0), `nd` (" (no difference)" after an interval exactly when it holds 0); and the verdict words of docs/index.md's one rule, from the unrounded cell:
 `verdict` ("no difference" when the interval holds 0, else "a difference"), `direction(PAPER)`
 ("reproduced in direction", "reversed" or "no difference" against the paper's sign, `+` or `−`),
 `claim(iv, PAPER)` (the same against the paper's figure, with "direction and size" when the
@@ -192,6 +194,11 @@ def paired(v: Interval, prec: int) -> str:
     return pm(v, prec, sign=True) + (" (no difference)" if v.holds_zero else "")
 
 
+def nd(v: Interval) -> str:
+    """ " (no difference)" after an interval exactly when it holds 0, else nothing."""
+    return " (no difference)" if v.holds_zero else ""
+
+
 def verdict(v: Interval) -> str:
     """The word "no difference" when the interval holds 0, else "a difference"."""
     return "no difference" if v.holds_zero else "a difference"
@@ -327,6 +334,23 @@ class Results:
     def rows(self, file: str) -> list[Row]:
         return [Row(self, file, dict(r), self.key(r)) for r in self.rows_of(file)]
 
+    def select(self, file: str, where: dict[str, str]) -> list[Row]:
+        """The rows whose cells are the given texts (a text ending in `*`: starting with it);
+        a field no row has fails."""
+        out = []
+        for r in self.rows(file):
+            for fld, want in where.items():
+                if fld not in r.cells:
+                    raise RenderError(f"{file}: no field {fld!r}")
+                got = r.cells[fld].strip('"')
+                if not (got.startswith(want[:-1]) if want.endswith("*") else got == want):
+                    break
+            else:
+                out.append(r)
+        if not out:
+            raise RenderError(f"{file}: no row where {where}")
+        return out
+
     def ivs(self, file: str, field: str, keys: list[str] | None = None) -> list[Interval]:
         """The intervals of `field` in the rows keyed `keys` (each must exist), or in every row."""
         ks = keys if keys is not None else [r.key for r in self.rows(file)]
@@ -357,13 +381,26 @@ class Row:
         return Value(xs[0], f"{self.file} [{self.key}] {field}")
 
     def iv(self, field: str, half: str | None = None) -> Interval:
-        return self.results.iv(self.file, self.key, field, half)
+        """The row's interval of `field` (its own cells, whatever its key)."""
+        if field not in self.cells:
+            raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
+        where = f"{self.file} [{self.key}] {field}"
+        xs, halves = numbers_in(self.cells[field])
+        h = half or f"{field} ci95"
+        if not xs or h not in self.cells or not numbers_in(self.cells[h])[0]:
+            raise RenderError(f"{where}: no number, or no half-width field {h!r}")
+        return Interval(xs[0], abs(numbers_in(self.cells[h])[0][0]), where)
 
     def text(self, field: str) -> str:
         """The cell as the file writes it (a label, or a paper's figure as the paper printed it)."""
         if field not in self.cells:
             raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
         return self.cells[field]
+
+
+def ivs_of(rows: Iterable[Row], field: str) -> list[Interval]:
+    """The interval of `field` in each of `rows`."""
+    return [r.iv(field) for r in rows]
 
 
 def count(items: Iterable[object]) -> int:
@@ -388,12 +425,14 @@ def environment(root: Path) -> jinja2.Environment:
         ivs=res.ivs,
         line=res.line,
         rows=res.rows,
+        select=res.select,
+        ivs_of=ivs_of,
         col=res.col,
         count=count,
         worst=worst,
         claim=claim,
     )
-    env.filters.update(f=f, pm=pm, paired=paired, verdict=verdict, direction=direction)
+    env.filters.update(f=f, pm=pm, paired=paired, nd=nd, verdict=verdict, direction=direction)
     return env
 
 

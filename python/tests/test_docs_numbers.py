@@ -236,29 +236,27 @@ def test_a_count_of_a_total_with_a_changed_total_fails(tree: Path, capsys):
 
 
 def test_a_verdict_opening_the_line_before_its_interval_is_read(tree: Path, capsys):
-    # quintet.md said "there too the ablation gives no difference\n  (−1.00 ±0.72%)" beside
-    # ablations.csv's −1.004 ±0.716, which excludes 0.
+    # quintet.md once said "there too the ablation gives no difference\n  (−1.00 ±0.72%)" beside
+    # ablations.csv's −1.004 ±0.716, which excludes 0; the same on a page still pinned.
     err = failing_after(
         tree,
-        "quintet.md",
-        "the pairing costs speed: quintet minus quintet without it is −1.00 ±0.72%",
-        "the pairing gives no difference:\n  quintet minus quintet without it is −1.00 ±0.72%",
+        "perf-fair.md",
+        "Perf −0.42 ±0.41 (behind Linux: the interval excludes 0)",
+        "Perf gives no difference\n(−0.42 ±0.41)",
         capsys,
     )
-    assert "'−1.00 ±0.72'" in err, err
+    assert "'−0.42 ±0.41'" in err, err
 
 
 def test_on_a_page_read_whole_a_changed_prose_number_fails(tree: Path, capsys):
-    # quintet.md is read whole: a number of its prose, outside any table or marker, is checked.
-    err = failing_after(
-        tree, "quintet.md", "is 16.94 ±0.20%\n  faster than CFS", "is 16.95 ±0.20%\n  faster than CFS", capsys
-    )
-    assert "docs/quintet.md:" in err and "quintet" in dn.WHOLE_PAGES, err
+    # optimum.md is read whole: a number of its prose, outside any table or marker, is checked.
+    err = failing_after(tree, "optimum.md", "lands 13.28 ±1.93% below", "lands 13.29 ±1.93% below", capsys)
+    assert "docs/optimum.md:" in err and "optimum" in dn.WHOLE_PAGES, err
 
 
 def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, capsys):
-    # "half-life of 1 s" is a declared constant of the method; a new setting in prose is not.
-    err = failing_after(tree, "quintet.md", "half-life of 1 s", "half-life of 1 s and a 37 s floor", capsys)
+    # "with 100 ms quanta" is a declared constant of the method; a new setting in prose is not.
+    err = failing_after(tree, "runtime.md", "with 100 ms quanta", "with 100 ms quanta and a 37 s floor", capsys)
     assert "'37'" in err, err
 
 
