@@ -385,7 +385,7 @@ class Row:
         if field not in self.cells:
             raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
         where = f"{self.file} [{self.key}] {field}"
-        xs, halves = numbers_in(self.cells[field])
+        xs, _ = numbers_in(self.cells[field])
         h = half or f"{field} ci95"
         if not xs or h not in self.cells or not numbers_in(self.cells[h])[0]:
             raise RenderError(f"{where}: no number, or no half-width field {h!r}")
