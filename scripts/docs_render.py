@@ -53,6 +53,7 @@ import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import jinja2
@@ -81,7 +82,10 @@ def number(x: float, prec: int, sign: bool = False) -> str:
     """`x` at `prec` decimals with its true sign: the pages' minus (U+2212), a negative that
     rounds to zero kept negative (−0.00), `+` before a non-negative one when `sign`, and
     thousands grouped as the pages write them (262,144)."""
-    text = f"{abs(x):,.{prec}f}"
+    # Rounded half up from the number as written (a cell that reads 3.25 prints 3.3 at one
+    # decimal, as a reader rounds it), not from its binary neighbour.
+    q = Decimal(repr(abs(x))).quantize(Decimal(1).scaleb(-prec), rounding=ROUND_HALF_UP)
+    text = f"{q:,.{prec}f}"
     if x < 0:
         return MINUS + text
     return ("+" if sign else "") + text

@@ -249,9 +249,9 @@ def test_a_verdict_opening_the_line_before_its_interval_is_read(tree: Path, caps
 
 
 def test_on_a_page_read_whole_a_changed_prose_number_fails(tree: Path, capsys):
-    # optimum.md is read whole: a number of its prose, outside any table or marker, is checked.
-    err = failing_after(tree, "optimum.md", "lands 13.28 ±1.93% below", "lands 13.29 ±1.93% below", capsys)
-    assert "docs/optimum.md:" in err and "optimum" in dn.WHOLE_PAGES, err
+    # slits.md is read whole: a number of its prose, outside any table or marker, is checked.
+    err = failing_after(tree, "slits.md", "by a paired 0.047 ±0.010 RMSE", "by a paired 0.048 ±0.010 RMSE", capsys)
+    assert "docs/slits.md:" in err and "slits" in dn.WHOLE_PAGES, err
 
 
 def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, capsys):
@@ -271,9 +271,9 @@ def test_a_pinned_interval_is_judged_on_its_cell_not_its_rounded_text(tree: Path
 
 def test_on_a_page_read_whole_a_number_after_of_or_at_is_read(tree: Path, capsys):
     # The older rules skip a number after "of" or "at" (a setting, as often a result); a page read
-    # whole reads it: the probe's "slowdown of 1.035" is pinned, and a changed one fails.
-    err = failing_after(tree, "optimum.md", "at a slowdown of 1.035", "at a slowdown of 1.037", capsys)
-    assert "'1.037'" in err and "optimum" in dn.WHOLE_PAGES, err
+    # whole reads it: a chase "at 0.79 of" its solo rate is pinned, and a changed one fails.
+    err = failing_after(tree, "model.md", "two 8 MiB chases at 0.79 of", "two 8 MiB chases at 0.81 of", capsys)
+    assert "'0.81'" in err and "model" in dn.WHOLE_PAGES, err
 
 
 def test_reproduced_needs_the_rows_interval_to_exclude_zero(tree: Path, capsys):
