@@ -142,7 +142,7 @@ def main() -> int:
     ap.add_argument("page", help="the page's name under docs/ (efs for docs/efs.md)")
     a = ap.parse_args()
     out = ROOT / "docs" / "src" / f"{a.page}.md.j2"
-    if out.exists():
+    if out.exists() or (ROOT / "docs" / f"{a.page}.md").read_text().startswith("<!-- Rendered from"):
         print(f"docs-convert: {out} exists; not overwritten", file=sys.stderr)
         return 2
     out.parent.mkdir(exist_ok=True)

@@ -362,7 +362,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
         "the SLITS study's settings: WSS's steal interval, the periodic arm, the quantum, FM coverage levels",
         (
             r"every (500) µs|periodic (4) ms|(4) ms preemptions|with (4) replays|\b(0|25|50|75|100)% (?=[+−])"
-            r"|from (25)% to (100)%|(25)%'s and (100)%'s|(0)% beats (25)%"
+            r"|from (25)% to (100)%|(25)%'s and (100)%'s|(0)% beats (25)%|periodic (0\.5)/1/1\.5 ms"
         ),
         "crates/cosched-policies (wss steal_interval 500 µs; the 4 ms quantum); crates/cosched-lab/src/paper/slits.rs (coverage levels, the periodic arm)",
     ),

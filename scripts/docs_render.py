@@ -8,7 +8,8 @@ The expressions (globals of every template):
     cell(FILE, ROW, FIELD, item=0)    one number of a result cell: FILE under docs/results/, ROW
                                       the row's key (its first cell; a report line's start; a
                                       list for its first cells: `["rda-blas1", "rda-strict"]`;
-                                      a report line also by its text with each number as `#`),
+                                      a report line also by its text with each number as `#`;
+                                      `"*"` for the one row of a single-row file),
                                       FIELD the column (a CSV header, a dotted JSON field, a
                                       report table's header; `line` for a report line); `item`:
                                       which number of a cell that holds several (`1 / 8 / 4`)
@@ -270,7 +271,9 @@ class Results:
         "rda-compromise"]` for a row of workload and policy)."""
         found = []
         for r in self.rows_of(file):
-            if isinstance(key, list):
+            if key == "*":
+                hit = True  # the file's one row (a study written as a single row)
+            elif isinstance(key, list):
                 hit = [v.strip('"') for _, v in r[: len(key)]] == key
             else:
                 k = self.key(r)
@@ -471,7 +474,14 @@ EXPRESSION = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 def masked(text: str) -> str:
     """The template's own text: every expression, statement and comment blanked (newlines
     kept, so line numbers stay the template's)."""
-    return EXPRESSION.sub(lambda m: "".join("\n" if c == "\n" else " " for c in m.group(0)), text)
+
+    # An expression stands as `+v` (a signed value, no digits), so the declared forms that read
+    # a setting by the value after it ("25% +1.2") still see one; a statement leaves blanks.
+    def blank(m: re.Match[str]) -> str:
+        lines = "\n" * m.group(0).count("\n")
+        return ("+v" if m.group(0).startswith("{{") else " ") + lines
+
+    return EXPRESSION.sub(blank, text)
 
 
 def bare_numbers(root: Path, template: Path) -> list[str]:

@@ -98,7 +98,8 @@ def test_every_reproduced_verdict_rests_on_an_interval_excluding_zero():
             checked += 1
             if not NO_INTERVAL.search(row[2]) and not excluding_zero(row[1]):
                 bad.append(f"docs/{name}.md: {row[0][:60]!r}: verdict {row[2]!r} but no interval excludes zero")
-    assert checked >= 5, f"only {checked} reproduced verdicts found: has a claims table's layout changed?"
+    # Of the pages still typed (evt, perf-fair); the rendered ones are skipped above.
+    assert checked >= 3, f"only {checked} reproduced verdicts found: has a claims table's layout changed?"
     assert not bad, "\n".join(bad)
 
 
