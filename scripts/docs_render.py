@@ -13,6 +13,7 @@ The expressions (globals of every template):
                                       FIELD the column (a CSV header, a dotted JSON field, a
                                       report table's header; `line` for a report line); `item`:
                                       which number of a cell that holds several (`1 / 8 / 4`)
+    total(FILE, ROW, FIELD)           the sum of a cell's numbers (`4 / 9 / 0`: 13)
     iv(FILE, ROW, FIELD, half=...)    a mean and its 95% half-width: by default the field
                                       `FIELD ci95` of the same row; `half="±"` the cell's next
                                       number; `half="lo|hi"` half the distance of two fields
@@ -296,6 +297,11 @@ class Results:
             raise RenderError(f"{where}: no number {item} in {text[:80]!r}")
         return Value(xs[item], where)
 
+    def total(self, file: str, key: str | list[str], field: str) -> Value:
+        """The sum of the numbers of a cell that holds several (`4 / 9 / 0`: 13)."""
+        text = self.row(file, key, field)[field]
+        return Value(sum(numbers_in(text)[0]), f"{file} {key} {field} (sum)")
+
     def iv(self, file: str, key: str | list[str], field: str, half: str | None = None, item: int = 0) -> Interval:
         row = self.row(file, key, field)
         xs, halves = numbers_in(row[field])
@@ -428,6 +434,7 @@ def environment(root: Path) -> jinja2.Environment:
     res = Results(root)
     env.globals.update(
         cell=res.cell,
+        total=res.total,
         iv=res.iv,
         ivs=res.ivs,
         line=res.line,
