@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue #66 item 4's targets over every measured block of each held-out family, pooled.
+"""The held-out families' accuracy targets, pooled over the mixes each declared verdict reads.
 
 Each block (a folder of `scripts/host-check --family`: family.toml, date.txt, host.toml,
 check-*.json) was predicted by the code of its day, on mixes drawn before it ran; pooling them
@@ -138,6 +138,67 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+class Declared(NamedTuple):
+    """A verdict the family file declares (`[[verdict]]`, crates/cosched-machine/src/family.rs):
+    what it judges, the mixes it is read at, when that was fixed, and what had been seen then."""
+
+    reads: str
+    first: int
+    last: int
+    declared: str
+    note: str
+
+
+def declared(name: str) -> list[Declared]:
+    """The family's declared verdicts, from its live file under data/mixes (the blocks keep the
+    copy they were drawn from)."""
+    path = ROOT / "data" / "mixes" / name / "family.toml"
+    if not path.exists():
+        return []
+    fam = tomllib.loads(path.read_text())
+    return [
+        Declared(v["reads"], v.get("from", 1), v["to"], v["declared"], v.get("note", ""))
+        for v in fam.get("verdict", [])
+    ]
+
+
+def mix_number(key: str) -> int:
+    """The mix number of a check's key (`host-real-19-21/check-19` -> 19)."""
+    return int(key.rsplit("-", 1)[1])
+
+
+def judge(cells: list[tuple[float, str, bool]], best: list[tuple[str, bool]], top: list[Top]) -> None:
+    """The targets over exactly these mixes, each with its interval and its verdict."""
+    errs = [c[0] for c in cells]
+    med, q90 = statistics.median(errs), p90(errs)
+    ok = sum(b for _, b in best)
+    (mlo, mhi), (plo, phi) = mix_bootstrap([(c[0], c[1]) for c in cells])
+    blo, bhi = clopper_pearson(ok, len(best))
+    missed = ", ".join(k for k, b in best if not b) or "none"
+    print(
+        f"- Median |error| {pct(med)} (95% interval {pct(mlo)} to {pct(mhi)}; target <= {100 * FAMILY_MEDIAN:.0f}%): {verdict(med, (mlo, mhi), FAMILY_MEDIAN)}."
+    )
+    print(
+        f"- 90th percentile {pct(q90)} (95% interval {pct(plo)} to {pct(phi)}; target <= {100 * FAMILY_P90:.0f}%): {verdict(q90, (plo, phi), FAMILY_P90)}."
+    )
+    share = ok / len(best)
+    words = (
+        "met, and its interval lies above the target"
+        if blo >= FAMILY_BEST
+        else "met by the point estimate; its interval reaches below the target"
+        if share >= FAMILY_BEST
+        else "missed"
+    )
+    print(
+        f"- Best policy predicted within the measured interval in {ok} of {len(best)} mixes ({pct(share)}, "
+        f"95% interval {pct(blo)} to {pct(bhi)}; target >= {100 * FAMILY_BEST:.0f}%): {words}. Missed: {missed}."
+    )
+    print("\n".join(top_lines(top, [b for _, b in best])) + "\n")
+
+
 def main(dirs: list[str]) -> None:
     families: dict[str, list[pathlib.Path]] = {}
     for d in map(pathlib.Path, dirs):
@@ -147,12 +208,13 @@ def main(dirs: list[str]) -> None:
         families.setdefault(name, []).append(d)
     print("# Held-out accuracy pooled over every measured block of each family\n")
     print(
-        "Written by `scripts/family_pooled.py` from the blocks' `check-*.json` (issue #66 item 4). Each block's "
-        "mixes were drawn by `cosched draw-mixes` from the family written down before any mechanism of #66 "
+        "Written by `scripts/family_pooled.py` from the blocks' `check-*.json`. Each block's "
+        "mixes were drawn by `cosched draw-mixes` from the family written down before any mechanism "
         "was tuned, and predicted by the code of the block's day before they ran: the pooled figures are the "
         "accuracy strangers' mixes got, not a replay with today's model. The mix is the unit: the intervals are "
-        f"percentile bootstraps of {BOOT:,} resamples of all the family's mixes (seed 1); the best-policy share's "
-        "is exact (Clopper-Pearson).\n"
+        f"percentile bootstraps of {BOOT:,} resamples of the verdict's mixes (seed 1); the best-policy share's "
+        "is exact (Clopper-Pearson). A verdict is read at the mixes its family file declares (`[[verdict]]`), "
+        "fixed before they ran or, where the file says so, after: never at a count chosen from the data.\n"
     )
     for name, ds in sorted(families.items()):
         ds.sort(key=lambda d: (d / "date.txt").read_text().strip())
@@ -176,34 +238,27 @@ def main(dirs: list[str]) -> None:
                 f"| {sum(c[2] for c in cells)} of {len(cells)} | {sum(b for _, b in best)} of {len(best)} |"
             )
         errs = [c[0] for c in all_cells]
-        med, q90 = statistics.median(errs), p90(errs)
         ok = sum(b for _, b in all_best)
         print(
-            f"| all | | | {len(all_best)} | {len(all_cells)} | {pct(med)} | {pct(q90)} | {pct(max(errs))} "
-            f"| {sum(c[2] for c in all_cells)} of {len(all_cells)} | {ok} of {len(all_best)} |\n"
+            f"| all | | | {len(all_best)} | {len(all_cells)} | {pct(statistics.median(errs))} | {pct(p90(errs))} "
+            f"| {pct(max(errs))} | {sum(c[2] for c in all_cells)} of {len(all_cells)} | {ok} of {len(all_best)} |\n"
         )
-        (mlo, mhi), (plo, phi) = mix_bootstrap([(c[0], c[1]) for c in all_cells])
-        blo, bhi = clopper_pearson(ok, len(all_best))
-        missed = ", ".join(k for k, b in all_best if not b) or "none"
-        print(
-            f"- Median |error| {pct(med)} (95% interval {pct(mlo)} to {pct(mhi)}; target <= {100 * FAMILY_MEDIAN:.0f}%): {verdict(med, (mlo, mhi), FAMILY_MEDIAN)}."
-        )
-        print(
-            f"- 90th percentile {pct(q90)} (95% interval {pct(plo)} to {pct(phi)}; target <= {100 * FAMILY_P90:.0f}%): {verdict(q90, (plo, phi), FAMILY_P90)}."
-        )
-        share = ok / len(all_best)
-        words = (
-            "met, and its interval lies above the target"
-            if blo >= FAMILY_BEST
-            else "met by the point estimate; its interval reaches below the target"
-            if share >= FAMILY_BEST
-            else "missed"
-        )
-        print(
-            f"- Best policy predicted within the measured interval in {ok} of {len(all_best)} mixes ({pct(share)}, "
-            f"95% interval {pct(blo)} to {pct(bhi)}; target >= {100 * FAMILY_BEST:.0f}%): {words}. Missed: {missed}."
-        )
-        print("\n".join(top_lines(all_top, [b for _, b in all_best])) + "\n")
+        verdicts = declared(name)
+        if not verdicts:
+            print("No verdict is declared in the family file: the figures above are descriptive only.\n")
+        measured = {mix_number(k) for k, _ in all_best}
+        for v in verdicts:
+            want = set(range(v.first, v.last + 1))
+            head = f"### {v.reads}: mixes {v.first}-{v.last}, declared {v.declared}"
+            print(f"{head}\n")
+            if v.note:
+                print(f"{v.note}\n")
+            if not want <= measured:
+                print(f"Not read yet: {len(want & measured)} of {len(want)} of its mixes measured.\n")
+                continue
+            keep = [i for i, (k, _) in enumerate(all_best) if mix_number(k) in want]
+            cells = [c for c in all_cells if mix_number(c[1]) in want]
+            judge(cells, [all_best[i] for i in keep], [all_top[i] for i in keep])
 
 
 if __name__ == "__main__":

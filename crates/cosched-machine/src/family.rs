@@ -43,6 +43,30 @@ pub struct FamilyProgram {
     pub cmd: Vec<String>,
 }
 
+/// A verdict declared before the blocks it reads ran: which mixes of the family it is read at
+/// (mixes `from..=to`, pooled over every block that measured them) and when that was fixed,
+/// so a pooled verdict is never read at a count chosen after its data were seen.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyVerdict {
+    /// What the verdict judges, in words.
+    pub reads: String,
+    /// The first mix it reads (mix numbers as `draw-mixes` numbers them).
+    #[serde(default = "first_mix")]
+    pub from: u32,
+    /// The last mix it reads: the verdict is read when every mix up to it has been measured.
+    pub to: u32,
+    /// When the count was fixed (an ISO date).
+    pub declared: String,
+    /// What had been seen when it was fixed (an honest history: "after blocks 1-36 were seen").
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+fn first_mix() -> u32 {
+    1
+}
+
 /// A family of random mixes (issue #66 item 4).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +94,10 @@ pub struct Family {
     /// Real programs drawn uniformly.
     #[serde(default, rename = "program")]
     pub programs: Vec<FamilyProgram>,
+    /// The verdicts declared on the family's mixes (read by `scripts/family_pooled.py`); they
+    /// change nothing that is drawn.
+    #[serde(default, rename = "verdict")]
+    pub verdicts: Vec<FamilyVerdict>,
 }
 
 fn default_alone() -> [f64; 2] {
@@ -131,6 +159,24 @@ impl Family {
                 );
             }
         }
+        for (i, v) in self.verdicts.iter().enumerate() {
+            let f = |k: &str| format!("verdict[{i}].{k}");
+            if v.from < 1 || v.from > v.to || v.to > MAX_MIXES {
+                return bad(
+                    &f("to"),
+                    format!("must read mixes from..=to with 1 <= from <= to <= {MAX_MIXES}, got {}..={}", v.from, v.to),
+                );
+            }
+            let date = v.declared.as_bytes();
+            let iso = date.len() == 10
+                && date.iter().enumerate().all(|(k, c)| if k == 4 || k == 7 { *c == b'-' } else { c.is_ascii_digit() });
+            if !iso {
+                return bad(&f("declared"), format!("must be a date as YYYY-MM-DD, got `{}`", quote(&v.declared)));
+            }
+            if v.reads.trim().is_empty() {
+                return bad(&f("reads"), "must say what the verdict judges".into());
+            }
+        }
         let mut seen = std::collections::BTreeSet::new();
         for (i, p) in self.programs.iter().enumerate() {
             let f = |k: &str| format!("program[{i}].{k}");
@@ -181,5 +227,21 @@ mod tests {
                    [[program]]\nname = \"a\"\ncmd = [\"true\"]\n";
         let e = Family::parse("r.toml", two).expect_err("twice").to_string();
         assert!(e.contains("program[1].name") && e.contains("used twice"), "{e}");
+    }
+
+    #[test]
+    fn declared_verdicts_parse_and_bad_ones_name_the_field() {
+        let v = "[[verdict]]\nreads = \"accuracy\"\nto = 24\ndeclared = \"2026-11-30\"\n";
+        let f = Family::parse("f.toml", &format!("{OK}{v}")).expect("valid");
+        assert_eq!((f.verdicts[0].from, f.verdicts[0].to), (1, 24));
+        for (bad, field) in [
+            (v.replace("to = 24", "to = 0"), "verdict[0].to"),
+            (v.replace("to = 24", "to = 24\nfrom = 25"), "verdict[0].to"),
+            (v.replace("2026-11-30", "last week"), "verdict[0].declared"),
+            (v.replace("\"accuracy\"", "\" \""), "verdict[0].reads"),
+        ] {
+            let e = Family::parse("f.toml", &format!("{OK}{bad}")).expect_err(field).to_string();
+            assert!(e.starts_with(&format!("f.toml: {field}")), "{e}");
+        }
     }
 }
