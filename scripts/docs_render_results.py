@@ -1,0 +1,193 @@
+"""The result files under docs/results as the rendered pages read them (scripts/docs_render.py):
+a cell by its file, its row's key and its column; a row's interval; the rows of a file."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_numbers_files import NUMBER_IN_CELL, numbers_in, rows_of
+from docs_render_values import Interval, MissingField, RenderError, Value
+
+
+class Results:
+    """The result files under docs/results, parsed once."""
+
+    def __init__(self, root: Path) -> None:
+        self.base = root / "docs" / "results"
+        self.files: dict[str, list[list[tuple[str, str]]]] = {}
+
+    def rows_of(self, file: str) -> list[list[tuple[str, str]]]:
+        if file not in self.files:
+            p = self.base / file
+            if not p.is_file():
+                raise RenderError(f"{file}: no such result file under docs/results")
+            self.files[file] = rows_of(p)
+        return self.files[file]
+
+    @staticmethod
+    def key(row: list[tuple[str, str]]) -> str:
+        if not row:
+            return ""
+        if row[0][0] == "line":
+            return row[0][1].strip()
+        if row[0][1] == "null":
+            return next((v for fld, v in row if fld == "name" or fld.endswith(".name")), "").strip('"')
+        return row[0][1].strip('"')
+
+    def row(self, file: str, key: str | list[str], field: str) -> dict[str, str]:
+        """The one row of `file` keyed `key` that has `field`: its first cell (a report line:
+        starting with it), or its first cells when `key` is a list (`["rda-raytrace",
+        "rda-compromise"]` for a row of workload and policy)."""
+        found = []
+        for r in self.rows_of(file):
+            if key == "*":
+                hit = True  # the file's one row (a study written as a single row)
+            elif isinstance(key, list):
+                hit = [v.strip('"') for _, v in r[: len(key)]] == key
+            else:
+                k = self.key(r)
+                line = bool(r and r[0][0] == "line")
+                masked = NUMBER_IN_CELL.sub("#", r[0][1]).strip() if line else ""
+                hit = k == key or (line and (k.startswith(key) or masked == key.strip()))
+            if hit and any(fl == field for fl, _ in r):
+                found.append(dict(r))
+        if not found:
+            raise RenderError(f"{file}: no row {key!r} with a field {field!r}")
+        if len(found) > 1:
+            raise RenderError(f"{file}: {len(found)} rows {key!r} with a field {field!r}; give a longer key")
+        return found[0]
+
+    def cell(self, file: str, key: str | list[str], field: str, item: int = 0) -> Value:
+        text = self.row(file, key, field)[field]
+        xs, _ = numbers_in(text)
+        where = f"{file} {key} {field}"
+        if item >= len(xs):
+            raise RenderError(f"{where}: no number {item} in {text[:80]!r}")
+        return Value(xs[item], where)
+
+    def total(self, file: str, key: str | list[str], field: str) -> Value:
+        """The sum of the numbers of a cell that holds several (`4 / 9 / 0`: 13)."""
+        text = self.row(file, key, field)[field]
+        return Value(sum(numbers_in(text)[0]), f"{file} {key} {field} (sum)")
+
+    def iv(self, file: str, key: str | list[str], field: str, half: str | None = None, item: int = 0) -> Interval:
+        row = self.row(file, key, field)
+        xs, halves = numbers_in(row[field])
+        where = f"{file} {key} {field}"
+        if item >= len(xs):
+            raise RenderError(f"{where}: no number {item} in {row[field][:80]!r}")
+        mean = xs[item]
+        if half == "±":
+            if item + 1 >= len(xs) or not halves[item + 1]:
+                raise RenderError(f"{where}: no ± half-width after number {item}")
+            return Interval(mean, xs[item + 1], where)
+        if half is not None and "|" in half:
+            lo, hi = half.split("|", 1)
+            for h in (lo, hi):
+                if h not in row:
+                    raise RenderError(f"{where}: no field {h!r} for the interval")
+            return Interval(mean, (numbers_in(row[hi])[0][0] - numbers_in(row[lo])[0][0]) / 2, where)
+        h = half or f"{field} ci95"
+        if h not in row or not numbers_in(row[h])[0]:
+            raise RenderError(f"{where}: no half-width field {h!r}")
+        return Interval(mean, abs(numbers_in(row[h])[0][0]), where)
+
+    def line(self, file: str, start: str, section: str | None = None, item: int = 0) -> Value:
+        """Number `item` of the one line of a text report starting with `start`, within the
+        section headed `## SECTION` when given (a report that repeats its lines per setting)."""
+        found, current = [], None
+        for r in self.rows_of(file):
+            if not r or r[0][0] != "line":
+                continue
+            text = r[0][1].strip()
+            if text.startswith("## "):
+                current = text[3:].strip()
+            elif text.startswith(start) and (section is None or current == section):
+                found.append(text)
+        where = f"{file} [{section or ''}] {start!r}"
+        if len(found) != 1:
+            raise RenderError(f"{where}: {len(found)} lines start so; give a longer start or a section")
+        xs, _ = numbers_in(found[0])
+        if item >= len(xs):
+            raise RenderError(f"{where}: no number {item}")
+        return Value(xs[item], where)
+
+    def rows(self, file: str) -> list[Row]:
+        return [Row(self, file, dict(r), self.key(r)) for r in self.rows_of(file)]
+
+    def select(self, file: str, where: dict[str, str]) -> list[Row]:
+        """The rows whose cells are the given texts (a text ending in `*`: starting with it);
+        a field no row has fails."""
+        out = []
+        for r in self.rows(file):
+            for fld, want in where.items():
+                if fld not in r.cells:
+                    raise RenderError(f"{file}: no field {fld!r}")
+                got = r.cells[fld].strip('"')
+                if not (got.startswith(want[:-1]) if want.endswith("*") else got == want):
+                    break
+            else:
+                out.append(r)
+        if not out:
+            raise RenderError(f"{file}: no row where {where}")
+        return out
+
+    def ivs(self, file: str, field: str, keys: list[str] | None = None) -> list[Interval]:
+        """The intervals of `field` in the rows keyed `keys` (each must exist), or in every row."""
+        ks = keys if keys is not None else [r.key for r in self.rows(file)]
+        return [self.iv(file, k, field) for k in ks]
+
+    def col(self, file: str, field: str, keys: list[str] | None = None) -> list[Value]:
+        """The values of `field` in the rows keyed `keys` (each must exist), or in every row."""
+        if keys is None:
+            return [r[field] for r in self.rows(file)]
+        return [self.cell(file, k, field) for k in keys]
+
+
+@dataclass
+class Row:
+    """A row of a result file; `row[FIELD]` is its cell, `row.iv(FIELD)` its interval."""
+
+    results: Results
+    file: str
+    cells: dict[str, str]
+    key: str
+
+    def __getitem__(self, field: str) -> Value:
+        if field not in self.cells:
+            raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
+        xs, _ = numbers_in(self.cells[field])
+        if not xs:
+            raise RenderError(f"{self.file} [{self.key}] {field}: no number in {self.cells[field][:80]!r}")
+        return Value(xs[0], f"{self.file} [{self.key}] {field}")
+
+    def iv(self, field: str, half: str | None = None) -> Interval:
+        """The row's interval of `field` (its own cells, whatever its key)."""
+        if field not in self.cells:
+            raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
+        where = f"{self.file} [{self.key}] {field}"
+        xs, _ = numbers_in(self.cells[field])
+        h = half or f"{field} ci95"
+        if not xs or h not in self.cells or not numbers_in(self.cells[h])[0]:
+            raise RenderError(f"{where}: no number, or no half-width field {h!r}")
+        return Interval(xs[0], abs(numbers_in(self.cells[h])[0][0]), where)
+
+    def text(self, field: str) -> str:
+        """The cell as the file writes it (a label, or a paper's figure as the paper printed it)."""
+        if field not in self.cells:
+            raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
+        return self.cells[field]
+
+
+def ivs_of(rows: Iterable[Row], field: str) -> list[Interval]:
+    """The interval of `field` in each of `rows`."""
+    return [r.iv(field) for r in rows]
+
+
+def count(items: Iterable[object]) -> int:
+    """How many of `items` are true."""
+    return sum(1 for x in items if x)
