@@ -13,20 +13,54 @@ pub struct Args {
     format: Format,
 }
 
+/// The programs the real-machine commands start besides the user's, with what needs each.
+const HELPERS: [(&str, &str); 2] = [
+    (
+        cosched_machine::mix::BENCH,
+        "calibrate, characterise (its pirates, bandits and compute loop) and the development mixes run it",
+    ),
+    ("sh", "characterise starts each co-runner after a delay through sh -c"),
+];
+
+/// A helper program: where it was found, or where it was looked for.
+#[derive(serde::Serialize)]
+struct Helper {
+    name: &'static str,
+    ok: bool,
+    found: String,
+    needed_by: &'static str,
+}
+
+fn helpers() -> Vec<Helper> {
+    HELPERS
+        .iter()
+        .map(|&(name, needed_by)| {
+            let (ok, found) = cosched_machine::mix::command_found(name);
+            Helper { name, ok, found, needed_by }
+        })
+        .collect()
+}
+
 pub fn run(a: Args) -> Result<(), String> {
     let p = Probe::live();
     let rep = p.report();
+    let helpers = helpers();
     // What `cosched run` without -m tells policies about this machine.
     let description = Description::of(&Host::live(), None, None).line();
     match a.format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "probe": p, "report": rep, "description": description }))
-                .map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "probe": p, "report": rep, "helpers": helpers, "description": description })
+            )
+            .map_err(|e| e.to_string())?
         ),
         _ => {
             for c in &rep {
                 println!("{} {:20} {} — {}", if c.ok { "ok  " } else { "MISS" }, c.name, c.found, c.consequence);
+            }
+            for h in &helpers {
+                println!("{} {:20} {} — {}", if h.ok { "ok  " } else { "MISS" }, h.name, h.found, h.needed_by);
             }
             if p.pmu == cosched_linux::PmuStatus::Available {
                 for (ev, r) in cosched_linux::counters::PerfSource::event_support() {

@@ -91,7 +91,7 @@ enum Cmd {
     Calibrate(calibrate::Args),
     /// Characterise a mix's commands without a PMU (alone, beside cache pirates and bandwidth bandits, and with --presence a compute loop) into a workload file the simulator runs.
     Characterise(characterise::Args),
-    /// Draw a family's random mixes on a calibrated host (held-out mixes for `calibrate --check`; issue #66 item 4).
+    /// Draw a family's random mixes on a calibrated host (held-out mixes for `calibrate --check`).
     DrawMixes(draw_mixes::Args),
     /// Rerun a paper's evaluation on the simulator and print our figures beside the paper's.
     Paper(paper::Args),
@@ -101,9 +101,19 @@ enum Cmd {
     /// Every calibration and check point of the machine presets: published figure, simulated value,
     /// error, tolerance, source, fitted or held out; exit 1 when a point leaves its tolerance.
     Validate(validate::Args),
-    /// Start a Rust policy of your own: write crates/cosched-core/src/policies/NAME.rs from a
+    /// Start a Rust policy of your own: write crates/cosched-policies/src/families/NAME.rs from a
     /// template (a working round-robin, its knob, a scripted-stream test) and register it (docs/policies.md).
     NewPolicy(new_policy::Args),
+    /// The micro-benchmark kernels of `cosched-bench` (pointer-chase, stream, compute, random-access,
+    /// random-update, phases, pp-kernels), run from this binary: `cosched bench --help`.
+    /// Calibration and characterisation run them this way when no `cosched-bench` is on PATH or
+    /// beside cosched.
+    #[command(disable_help_flag = true)]
+    Bench {
+        /// KIND and its flags, as `cosched-bench` takes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// The face turns a library's typed error into its one line here, in view
@@ -309,5 +319,6 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Characterise(a) => characterise::run(a).map_err(Failure::from),
         Cmd::DrawMixes(a) => draw_mixes::run(a).map_err(Failure::from),
         Cmd::NewPolicy(a) => new_policy::run(a).map_err(Failure::from),
+        Cmd::Bench { args } => cosched_linux::bench::main(args),
     }
 }

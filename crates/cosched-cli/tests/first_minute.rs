@@ -227,8 +227,10 @@ fn a_counter_driven_policy_without_counters_names_the_commands_that_run_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--counters FILE"));
 }
 
-/// `run --characterise` (#68 item 3): slits-* on a host without counters in one command. The
-/// first run characterises the mix's commands on the named machine and keeps the result in the
+/// `run --characterise`: slits-* on a host without counters in one command, from a build of
+/// `cosched` alone (the README's first command builds no `cosched-bench`: the binary runs in a
+/// folder of its own, with no `cosched-bench` on PATH, and runs the kernels as `cosched bench`).
+/// The first run characterises the mix's commands on the named machine and keeps the result in the
 /// cache folder; the second, with the same commands and machine, reuses it and says so; the run's
 /// provenance says the pair slowdowns were predicted, not probed. (With a PMU nothing is done.)
 #[test]
@@ -239,8 +241,12 @@ fn run_characterise_makes_the_characterisation_once_and_reuses_it() {
     );
     let cache = std::path::Path::new(&mix).parent().unwrap().join("cache");
     let _ = std::fs::remove_dir_all(&cache);
+    let alone = std::path::Path::new(&mix).parent().unwrap().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_cosched"), alone.join("cosched")).unwrap();
     let run = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_cosched"))
+        std::process::Command::new(alone.join("cosched"))
+            .env("PATH", "/usr/bin:/bin")
             .args([
                 "run",
                 "-p",

@@ -2,7 +2,7 @@
 //! start: pinned to one CPU, dying with their parent, and read back as their
 //! final JSON line with the kernel's accounting of their CPU time.
 
-use crate::mix::resolve_program;
+use crate::mix::resolve_command;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
@@ -10,8 +10,9 @@ use std::process::{Command, Stdio};
 /// into a machine description.
 #[derive(Debug, thiserror::Error)]
 pub enum CalibrateError {
-    /// `cosched-bench` is neither beside this binary nor on `PATH`.
-    #[error("cosched-bench not found (build it: `cargo build --release` in the checkout)")]
+    /// `cosched-bench` is neither on `PATH` nor beside this binary, and this binary is not
+    /// `cosched` (which carries the kernels as `cosched bench`).
+    #[error("cosched-bench not found on PATH or beside this program, and this program is not `cosched` (which runs the kernels itself as `cosched bench`)")]
     NoBench,
     /// `cosched-bench` did not start.
     #[error("cannot start cosched-bench: {0}")]
@@ -47,9 +48,9 @@ pub enum CalibrateError {
 
 /// Run `cosched-bench ARGS` pinned to `cpu`; its final JSON's `ops_per_s`.
 pub(crate) fn bench(cpu: u32, args: &[String]) -> Result<std::process::Child, CalibrateError> {
-    let prog = resolve_program("cosched-bench").ok_or(CalibrateError::NoBench)?;
+    let (prog, pre) = resolve_command(cosched_machine::mix::BENCH).ok_or(CalibrateError::NoBench)?;
     let mut cmd = Command::new(prog);
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::null());
+    cmd.args(pre).args(args).stdout(Stdio::piped()).stderr(Stdio::null());
     // SAFETY: sched_setaffinity and prctl on the child itself, async-signal-safe.
     unsafe {
         cmd.pre_exec(move || {

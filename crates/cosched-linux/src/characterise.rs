@@ -27,13 +27,18 @@ pub use cosched_core::stats::median;
 pub const WARMUP_S: f64 = 0.5;
 
 /// `cmd` started after [`WARMUP_S`] (the waiting is subtracted from its
-/// turnaround); its program resolved as the runtime resolves it (`cosched-bench`
-/// beside `cosched`), since the shell only searches `PATH`.
+/// turnaround); its program resolved as the runtime resolves it (`cosched-bench` beside
+/// `cosched`, or `cosched bench`), since the shell only searches `PATH`.
 pub fn delayed(cmd: &[String]) -> Vec<String> {
     let mut v = vec!["sh".to_string(), "-c".into(), format!("sleep {WARMUP_S}; exec \"$0\" \"$@\"")];
     if let Some((prog, args)) = cmd.split_first() {
-        let resolved = crate::mix::resolve_program(prog).map_or(prog.clone(), |p| p.display().to_string());
-        v.push(resolved);
+        match crate::mix::resolve_command(prog) {
+            Some((p, pre)) => {
+                v.push(p.display().to_string());
+                v.extend(pre);
+            }
+            None => v.push(prog.clone()),
+        }
         v.extend(args.iter().cloned());
     }
     v

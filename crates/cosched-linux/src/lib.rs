@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod absence;
+pub mod bench;
 mod bench_child;
 pub mod best_pairing;
 pub mod best_static;

@@ -296,11 +296,42 @@ pub fn resolve_program(prog: &str) -> Option<PathBuf> {
     is_executable(&beside).then_some(beside)
 }
 
-/// Why `prog` cannot be started, as words to follow its name (`None`: [`resolve_program`] finds
+/// The micro-benchmark program the calibration, characterisation and the development mixes run.
+pub const BENCH: &str = "cosched-bench";
+
+/// The subcommand of `cosched` that runs the same kernels as [`BENCH`].
+pub const BENCH_SUBCOMMAND: &str = "bench";
+
+/// How `prog` starts: the file to execute and the arguments that go before the command's own.
+/// [`resolve_program`]'s answer; and for [`BENCH`], found nowhere, the running `cosched` itself
+/// with [`BENCH_SUBCOMMAND`] (a build of `cosched` alone, the README's first command, runs the
+/// kernels it carries).
+pub fn resolve_command(prog: &str) -> Option<(PathBuf, Vec<String>)> {
+    if let Some(p) = resolve_program(prog) {
+        return Some((p, vec![]));
+    }
+    if prog != BENCH {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    (exe.file_name()? == "cosched").then(|| (exe, vec![BENCH_SUBCOMMAND.to_string()]))
+}
+
+/// Where [`resolve_command`] looks for `prog`, in words, and what it found (for `cosched doctor`).
+pub fn command_found(prog: &str) -> (bool, String) {
+    let looked = "PATH, then beside cosched";
+    match resolve_command(prog) {
+        Some((p, pre)) if pre.is_empty() => (true, format!("{} (looked in {looked})", p.display())),
+        Some((p, pre)) => (true, format!("`{} {}` (not on {looked}: cosched carries it)", p.display(), pre.join(" "))),
+        None => (false, format!("not on {looked}")),
+    }
+}
+
+/// Why `prog` cannot be started, as words to follow its name (`None`: [`resolve_command`] finds
 /// it): a path that does not exist, is a directory or is not executable, or a name on neither
 /// `PATH` nor beside cosched.
 pub fn program_problem(prog: &str) -> Option<String> {
-    if resolve_program(prog).is_some() {
+    if resolve_command(prog).is_some() {
         return None;
     }
     if !prog.contains('/') {

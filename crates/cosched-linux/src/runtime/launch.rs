@@ -5,7 +5,7 @@
 
 use super::state::{Instance, Runtime};
 use super::RunConfig;
-use crate::mix::resolve_program;
+use crate::mix::resolve_command;
 use crate::pp::SOCKET_ENV;
 use crate::sys;
 use cosched_core::JobId;
@@ -22,11 +22,16 @@ pub(super) fn launch(
     socket: &std::path::Path,
 ) -> Result<usize, String> {
     let j = &cfg.mix.jobs[job];
-    let prog = resolve_program(&j.cmd[0]).ok_or_else(|| format!("command `{}` not found", j.cmd[0]))?;
+    let (prog, pre) = resolve_command(&j.cmd[0]).ok_or_else(|| format!("command `{}` not found", j.cmd[0]))?;
     let idx = rt.instances.len();
     let (cg, joiner) = rt.control.prepare(idx).map_err(|e| format!("cannot create its cgroup: {e}"))?;
     let mut cmd = Command::new(&prog);
-    cmd.args(&j.cmd[1..]).current_dir(cfg.mix.cwd(j)).envs(&j.env).env(SOCKET_ENV, socket).stdin(Stdio::null());
+    cmd.args(pre)
+        .args(&j.cmd[1..])
+        .current_dir(cfg.mix.cwd(j))
+        .envs(&j.env)
+        .env(SOCKET_ENV, socket)
+        .stdin(Stdio::null());
     match &cfg.output_dir {
         Some(d) => {
             let _ = std::fs::create_dir_all(d);

@@ -1,5 +1,5 @@
-//! The access patterns of the random family of host-check mixes (issue #66
-//! item 4, `data/mixes/host-random/family.toml`) beside `pointer-chase`,
+//! The access patterns of the random family of host-check mixes
+//! (`data/mixes/host-random/family.toml`) beside `pointer-chase`,
 //! `stream` and `compute`: independent random loads (memory-level
 //! parallelism), random read-modify-writes (every line written back), and a
 //! program whose phases alternate streaming and computing.
