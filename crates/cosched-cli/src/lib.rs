@@ -105,7 +105,8 @@ enum Cmd {
     /// template (a working round-robin, its knob, a scripted-stream test) and register it (docs/policies.md).
     NewPolicy(new_policy::Args),
     /// The micro-benchmark kernels of `cosched-bench` (pointer-chase, stream, compute, random-access,
-    /// random-update, phases, pp-kernels), run from this binary: `cosched bench --help`.
+    /// random-update, phases; pp-kernels only in `cosched-bench`, which links the progress-period
+    /// C library), run from this binary: `cosched bench --help`.
     /// Calibration and characterisation run them this way when no `cosched-bench` is on PATH or
     /// beside cosched.
     #[command(disable_help_flag = true)]
@@ -319,6 +320,6 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Characterise(a) => characterise::run(a).map_err(Failure::from),
         Cmd::DrawMixes(a) => draw_mixes::run(a).map_err(Failure::from),
         Cmd::NewPolicy(a) => new_policy::run(a).map_err(Failure::from),
-        Cmd::Bench { args } => cosched_linux::bench::main(args),
+        Cmd::Bench { args } => cosched_linux::bench::main(args, None),
     }
 }

@@ -237,9 +237,27 @@ fn huge_kb() -> u64 {
         .unwrap_or(0)
 }
 
+/// The progress-period C library's calls, as `pp-kernels` measures them (the `cosched-bench`
+/// program links the library and passes its functions; this library does not link it, so the
+/// crates above it need no C library to build or to document).
+#[derive(Clone, Copy)]
+pub struct PpCalls {
+    /// `pp_begin(resource, amount, reuse)`.
+    pub begin: extern "C" fn(i32, u64, i32) -> i64,
+    /// `pp_end(id)`.
+    pub end: extern "C" fn(i64) -> i32,
+    /// The LLC resource's number (`COSCHED_PP_LLC`).
+    pub llc: i32,
+}
+
 /// `pp-kernels`: the kernels, each in a progress period; prints the calls' latencies.
-fn pp_kernels(o: &Opts) {
-    use cosched_pp::{pp_begin, pp_end, COSCHED_PP_LLC};
+fn pp_kernels(o: &Opts, pp: Option<PpCalls>) {
+    let Some(PpCalls { begin: pp_begin, end: pp_end, llc }) = pp else {
+        eprintln!(
+            "error: pp-kernels measures the progress-period C library, which only the cosched-bench program links (cargo build --release --bin cosched-bench)"
+        );
+        std::process::exit(2)
+    };
     let lines = cycle(o.wss_mb, false);
     let bytes = (o.wss_mb * 1024.0 * 1024.0) as u64;
     let per_kernel = ((o.mops.max(0.001) * 1e6) as u64 / o.kernels).max(1);
@@ -249,7 +267,7 @@ fn pp_kernels(o: &Opts) {
     let mut served = true;
     for _ in 0..o.kernels {
         let t = Instant::now();
-        let id = pp_begin(COSCHED_PP_LLC, bytes.max(1), o.reuse);
+        let id = pp_begin(llc, bytes.max(1), o.reuse);
         let begin = t.elapsed().as_secs_f64() * 1e6;
         if id < 0 {
             eprintln!("error: pp_begin refused (code {id})");
@@ -303,20 +321,21 @@ fn chase(o: &Opts, lines: &[usize]) -> (u64, f64) {
 }
 
 /// Run the benchmark its arguments name (`KIND [--flag value]...`, without the program's name)
-/// and exit: 0 when it ran, 2 on bad arguments (one line), 1 when it could not run.
-pub fn main(args: Vec<String>) -> ! {
-    run(args);
+/// and exit: 0 when it ran, 2 on bad arguments (one line), 1 when it could not run. `pp` is the
+/// progress-period C library's calls for `pp-kernels` (`None`: that kernel is refused).
+pub fn main(args: Vec<String>, pp: Option<PpCalls>) -> ! {
+    run(args, pp);
     std::process::exit(0)
 }
 
-fn run(args: Vec<String>) {
+fn run(args: Vec<String>, pp: Option<PpCalls>) {
     // A reader that stops early (`cosched-bench phases | head`) ends the benchmark quietly, as a
     // closed pipe ends any Unix filter, rather than with a panic on the next report.
     // SAFETY: restoring the default disposition of one signal before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let o = parse(args);
     let (ops, secs) = match o.kind.as_str() {
-        "pp-kernels" => return pp_kernels(&o),
+        "pp-kernels" => return pp_kernels(&o, pp),
         "pointer-chase" => {
             let lines = cycle(o.wss_mb, o.huge_pages);
             if o.huge_pages {
