@@ -4,11 +4,7 @@
 
 mod common;
 
-use common::{cosched, fails_cleanly, tmp};
-
-fn root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{cosched, fails_cleanly, root, tmp};
 
 /// Both committed families draw, byte for byte the same twice; every drawn mix and the
 /// programs file parse as mix files (`cosched run` and `cosched characterise` read them).

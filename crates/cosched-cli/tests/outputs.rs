@@ -6,21 +6,10 @@
 
 mod common;
 
-use common::cosched;
+use common::real::tmpdir as folder;
+use common::{cosched, root};
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A fresh folder of this test's own.
-fn folder(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cosched-outputs-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 fn mkfifo(p: &Path) {
     assert!(std::process::Command::new("mkfifo").arg(p).status().unwrap().success(), "mkfifo {}", p.display());

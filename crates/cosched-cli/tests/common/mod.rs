@@ -9,6 +9,11 @@ pub fn cosched(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cosched")).args(args).output().expect("run cosched")
 }
 
+/// The workspace's root (the data, docs and results the tests read).
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 pub fn tmp(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("cosched-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
