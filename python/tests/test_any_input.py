@@ -107,6 +107,8 @@ def test_report_checks_its_output_path_before_running(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert r.returncode == 2 and r.stderr.startswith("error: --out /nonexistent/dir/x.html: cannot write"), r.stderr
+    assert r.returncode == 2 and r.stderr.startswith(
+        "error: --out /nonexistent/dir/x.html: the folder /nonexistent/dir does not exist"
+    ), r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert time.monotonic() - t < 20
