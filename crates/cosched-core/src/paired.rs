@@ -159,12 +159,30 @@ pub fn paired_ratio(
             } else {
                 0.0
             };
-            let z = normal_quantile(1.0 - alpha / 2.0);
-            (mean.abs() > 0.0 && sd > 0.0).then(|| ((z * sd / mean.abs()).powi(2)).ceil().max(n as f64 + 1.0) as u64)
+            rounds_to_separate(mean.abs(), sd, n, 1.0 - alpha / 2.0)
         }
         _ => None,
     };
     Ok(PairedRatio { ratio, lo, hi, bootstrap, t, confidence, rounds: n, verdict, rounds_needed })
+}
+
+/// The fewest rounds, more than the `n` measured, at which the interval this module reports
+/// (Student's t at quantile `p`, `m - 1` degrees of freedom) around a mean log-ratio `gap` with
+/// the measured spread `sd` would exclude 0: the figure a user is told to run for. The same t
+/// as the interval it predicts (the normal quantile promised 3 rounds where t at 2 degrees of
+/// freedom, 4.30, could not deliver them). `None` without a gap or a spread, or past 10⁷ rounds.
+fn rounds_to_separate(gap: f64, sd: f64, n: usize, p: f64) -> Option<u64> {
+    if !(gap > 0.0 && sd > 0.0 && gap.is_finite() && sd.is_finite()) {
+        return None;
+    }
+    // The normal quantile's answer is a lower bound (t exceeds it at every df).
+    let z = normal_quantile(p);
+    let start = ((z * sd / gap).powi(2)).ceil().max(n as f64 + 1.0);
+    if start > 1e7 {
+        return None;
+    }
+    let start = start as u64;
+    (start..=10_000_000).find(|&m| t_quantile(p, (m - 1) as usize) * sd / (m as f64).sqrt() < gap)
 }
 
 /// Student-t quantile with `df` degrees of freedom: exact table at 95%
@@ -253,14 +271,26 @@ mod tests {
 
     #[test]
     fn a_small_noisy_difference_asks_for_more_rounds() {
-        // Log-ratios 0.05 ± 0.1: (1.96 · sd / 0.05)² rounds would be needed.
+        // Log-ratios 0.05 with sd √(0.04/3) = 0.11547: the rounds m at which t(m − 1) · sd / √m
+        // first falls below 0.05. From the t table: m = 22 gives 2.080 · 0.11547 / 4.690 =
+        // 0.0512 (not yet), m = 23 gives 2.074 · 0.11547 / 4.796 = 0.0499. The normal quantile
+        // said 21, which the t interval printed beside it would not deliver.
         let b = [1.0, 1.0, 1.0, 1.0];
         let c: Vec<f64> = [0.15f64, -0.05, 0.15, -0.05].iter().map(|d| (-d).exp()).collect();
         let p = paired_ratio(&b, &c, 0.95, 4000, 0.01, 3).unwrap();
         assert_eq!(p.verdict, Verdict::NoDifference, "{p:?}");
-        let sd = (4.0f64 * 0.1f64.powi(2) / 3.0).sqrt();
-        let want = (1.959964 * sd / 0.05).powi(2).ceil() as u64;
-        assert_eq!(p.rounds_needed, Some(want));
+        assert_eq!(p.rounds_needed, Some(23));
+    }
+
+    #[test]
+    fn two_rounds_are_told_what_the_t_interval_needs() {
+        // A gap of 0.88 sd: the normal quantile said 3 rounds; at 3 rounds t(2) = 4.303 gives a
+        // half-width of 4.303 · sd / √3 = 2.48 sd, far above the gap. The t answer is where
+        // t(m − 1) / √m < 0.88 first holds: t(7) = 2.365 / √8 = 0.836 (m = 8); t(6) / √7 = 0.925.
+        assert_eq!(rounds_to_separate(0.88, 1.0, 2, 0.975), Some(8));
+        assert_eq!(rounds_to_separate(0.0, 1.0, 2, 0.975), None);
+        assert_eq!(rounds_to_separate(1.0, 0.0, 2, 0.975), None);
+        assert_eq!(rounds_to_separate(1e-6, 1.0, 2, 0.975), None);
     }
 
     #[test]
