@@ -17,9 +17,14 @@ The expressions (globals of every template):
     iv(FILE, ROW, FIELD, half=...)    a mean and its 95% half-width: by default the field
                                       `FIELD ci95` of the same row; `half="±"` the cell's next
                                       number; `half="lo|hi"` half the distance of two fields
-    line(FILE, START, section=S, item=0)   number `item` of a text report's line starting with
-                                      START, within its `## S` section when given
+    line(FILE, START, section=S, item=0, after=A, name=N)
+                                      number `item` of a text report's line starting with
+                                      START, within its `## S` section when given, or the first
+                                      such line after the line starting with A; with `name`, the
+                                      number written right after N (`ipfwd-mem 0.4355`)
     rows(FILE)                        every row of a file, each `row[FIELD]` a cell
+    table(FILE, FIRST)                the table of FILE whose first column is FIRST, copied
+                                      whole as Markdown (a table a page shows as the file has it)
     select(FILE, {FIELD: TEXT, ...})  the rows whose cells are those texts (`TEXT*`: a start)
     ivs_of(ROWS, FIELD)               the interval of FIELD in each of ROWS
     col(FILE, FIELD, [ROW, ...])      the field's values in those rows (all rows without a list);
@@ -86,6 +91,7 @@ def environment(root: Path) -> jinja2.Environment:
         line=res.line,
         rows=res.rows,
         select=res.select,
+        table=res.table,
         ivs_of=ivs_of,
         col=res.col,
         count=count,

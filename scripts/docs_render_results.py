@@ -3,6 +3,7 @@ a cell by its file, its row's key and its column; a row's interval; the rows of 
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,6 +12,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_numbers_files import NUMBER_IN_CELL, numbers_in, rows_of
 from docs_render_values import Interval, MissingField, RenderError, Value
+
+#: A plain number as a report line writes it after a name (`0.4355`, `-1.2`, `12`).
+NUMBER = r"[-+−]?\d+(?:\.\d+)?"
 
 
 class Results:
@@ -96,21 +100,41 @@ class Results:
             raise RenderError(f"{where}: no half-width field {h!r}")
         return Interval(mean, abs(numbers_in(row[h])[0][0]), where)
 
-    def line(self, file: str, start: str, section: str | None = None, item: int = 0) -> Value:
+    def line(
+        self,
+        file: str,
+        start: str,
+        section: str | None = None,
+        item: int = 0,
+        after: str | None = None,
+        name: str | None = None,
+    ) -> Value:
         """Number `item` of the one line of a text report starting with `start`, within the
-        section headed `## SECTION` when given (a report that repeats its lines per setting)."""
-        found, current = [], None
+        section headed `## SECTION` when given (a report that repeats its lines per setting), or
+        the first such line after the line starting with `after` (a report that repeats a line
+        under each numbered entry). With `name`, the number written right after that name in
+        the line (`ipfwd-mem 0.4355` in a line of `name value` pairs) instead of by position."""
+        found, current, seen = [], None, after is None
         for r in self.rows_of(file):
             if not r or r[0][0] != "line":
                 continue
             text = r[0][1].strip()
             if text.startswith("## "):
                 current = text[3:].strip()
+            elif not seen:
+                seen = text.startswith(after or "")
             elif text.startswith(start) and (section is None or current == section):
                 found.append(text)
-        where = f"{file} [{section or ''}] {start!r}"
+                if after is not None:
+                    break
+        where = f"{file} [{section or after or ''}] {start!r}"
         if len(found) != 1:
             raise RenderError(f"{where}: {len(found)} lines start so; give a longer start or a section")
+        if name is not None:
+            m = re.search(r"(?:^|[\s,;:(])" + re.escape(name) + r"\s+(" + NUMBER + ")", found[0])
+            if not m:
+                raise RenderError(f"{where}: no number after {name!r}")
+            return Value(float(m.group(1).replace("−", "-")), f"{where} {name}")
         xs, _ = numbers_in(found[0])
         if item >= len(xs):
             raise RenderError(f"{where}: no number {item}")
@@ -122,11 +146,14 @@ class Results:
     def select(self, file: str, where: dict[str, str]) -> list[Row]:
         """The rows whose cells are the given texts (a text ending in `*`: starting with it);
         a field no row has fails."""
-        out = []
-        for r in self.rows(file):
+        out, rows = [], self.rows(file)
+        for fld in where:
+            if not any(fld in r.cells for r in rows):
+                raise RenderError(f"{file}: no field {fld!r}")
+        for r in rows:
             for fld, want in where.items():
                 if fld not in r.cells:
-                    raise RenderError(f"{file}: no field {fld!r}")
+                    break  # a row of another table of the report
                 got = r.cells[fld].strip('"')
                 if not (got.startswith(want[:-1]) if want.endswith("*") else got == want):
                     break
@@ -135,6 +162,18 @@ class Results:
         if not out:
             raise RenderError(f"{file}: no row where {where}")
         return out
+
+    def table(self, file: str, first: str) -> str:
+        """The rows of the table of `file` whose first column is `first`, as Markdown table
+        lines (the header and its rule included), each cell as the file writes it: a table a
+        page shows whole, copied from its result file rather than typed."""
+        rows = [r for r in self.rows_of(file) if r and r[0][0] == first]
+        if not rows:
+            raise RenderError(f"{file}: no table whose first column is {first!r}")
+        head = [fld for fld, _ in rows[0]]
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(v for _, v in r) + " |" for r in rows]
+        return "\n".join(out)
 
     def ivs(self, file: str, field: str, keys: list[str] | None = None) -> list[Interval]:
         """The intervals of `field` in the rows keyed `keys` (each must exist), or in every row."""
@@ -166,11 +205,16 @@ class Row:
         return Value(xs[0], f"{self.file} [{self.key}] {field}")
 
     def iv(self, field: str, half: str | None = None) -> Interval:
-        """The row's interval of `field` (its own cells, whatever its key)."""
+        """The row's interval of `field` (its own cells, whatever its key): the half-width from
+        the field `half` (by default `FIELD ci95`), or with `half="±"` the cell's own `±` number."""
         if field not in self.cells:
             raise MissingField(f"{self.file} [{self.key}]: no field {field!r}")
         where = f"{self.file} [{self.key}] {field}"
-        xs, _ = numbers_in(self.cells[field])
+        xs, halves = numbers_in(self.cells[field])
+        if half == "±":
+            if len(xs) < 2 or not halves[1]:
+                raise RenderError(f"{where}: no ± half-width after its number")
+            return Interval(xs[0], xs[1], where)
         h = half or f"{field} ci95"
         if not xs or h not in self.cells or not numbers_in(self.cells[h])[0]:
             raise RenderError(f"{where}: no number, or no half-width field {h!r}")
@@ -183,9 +227,9 @@ class Row:
         return self.cells[field]
 
 
-def ivs_of(rows: Iterable[Row], field: str) -> list[Interval]:
-    """The interval of `field` in each of `rows`."""
-    return [r.iv(field) for r in rows]
+def ivs_of(rows: Iterable[Row], field: str, half: str | None = None) -> list[Interval]:
+    """The interval of `field` in each of `rows` (`half` as in `Row.iv`)."""
+    return [r.iv(field, half) for r in rows]
 
 
 def count(items: Iterable[object]) -> int:

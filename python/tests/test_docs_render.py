@@ -74,6 +74,47 @@ def test_counts_and_extremes_follow_the_rows_they_summarise(tmp_path):
     assert page(tmp_path, body, moved) == "1 of 3 hold 0; up to 0.1; worst −1.5 ±0.2"
 
 
+REPORT = """# a made-up report
+
+| app | n | width |
+|---|---|---|
+| l1 | 1000 | 4.76 ±1.15 |
+| mem | 1000 | 2.06 ±1.16 |
+
+[1] first study
+    simulated per workload: l1 1.8321, mem 0.4355
+[2] second study
+    simulated per workload: l1 0.0000, mem 0.0104
+"""
+
+
+def report_page(tmp_path: Path, body: str) -> str:
+    """`body` rendered over a made-up text report, `x/r.md`."""
+    (tmp_path / "docs" / "results" / "x").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "docs" / "results" / "x" / "r.md").write_text(REPORT)
+    return page(tmp_path, body)
+
+
+def test_a_report_line_is_read_by_its_entry_and_by_name_and_a_table_is_copied_whole(tmp_path):
+    # The same line under two numbered entries: `after` picks the entry, `name` the number after
+    # a name, never a position that a coincidence could shift.
+    assert report_page(tmp_path, '{{ line("x/r.md", "simulated", after="[2]", name="mem") | f(4) }}') == "0.0104"
+    assert report_page(tmp_path, '{{ line("x/r.md", "simulated", after="[1]", name="l1") | f(2) }}') == "1.83"
+    with pytest.raises(dr.RenderError, match="2 lines start so"):
+        report_page(tmp_path, '{{ line("x/r.md", "simulated") | f(2) }}')
+    with pytest.raises(dr.RenderError, match="no number after 'cpu'"):
+        report_page(tmp_path, '{{ line("x/r.md", "simulated", after="[1]", name="cpu") | f(2) }}')
+    # A row's own ± half-width, and a table copied from its file as the file writes it.
+    rows = 'select("x/r.md", {"app": "*"})'
+    assert (
+        report_page(tmp_path, "{{ ivs_of(" + rows + ', "width", half="±") | map(attribute="half") | max | f(2) }}')
+        == "1.16"
+    )
+    assert report_page(tmp_path, '{{ table("x/r.md", "app") }}') == (
+        "| app | n | width |\n|---|---|---|\n| l1 | 1000 | 4.76 ±1.15 |\n| mem | 1000 | 2.06 ±1.16 |"
+    )
+
+
 @pytest.mark.parametrize(
     ("expr", "says"),
     [
