@@ -19,6 +19,11 @@ from __future__ import annotations
 #: (name, the phrase with the number in its group, where the value is declared).
 CONSTANTS: list[tuple[str, str, str]] = [
     (
+        "the off-grid shares the tick study sweeps (docs/model.md, How much the share matters)",
+        r"with (0\.25), (0\.0625) and (0\.015625) of slices off the grid",
+        "scripts/sensitivity (the `scheduler_off_grid` values of tick-off-grid.txt's sections)",
+    ),
+    (
         "the per-domain solve's tolerances (docs/model.md, LLC domains apart)",
         (
             r"a grid of (0\.1)% steps|more\s+than (0\.5)% from the bus's|IPC is (1)/\(b \+ c·L\)"

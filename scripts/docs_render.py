@@ -23,8 +23,9 @@ The expressions (globals of every template):
                                       such line after the line starting with A; with `name`, the
                                       number written right after N (`ipfwd-mem 0.4355`)
     rows(FILE)                        every row of a file, each `row[FIELD]` a cell
-    table(FILE, FIRST)                the table of FILE whose first column is FIRST, copied
-                                      whole as Markdown (a table a page shows as the file has it)
+    table(FILE, FIRST, HEAD)          the table of FILE whose first column is FIRST (and whose
+                                      columns are the list HEAD, when given), copied whole as
+                                      Markdown (a table a page shows as the file has it)
     select(FILE, {FIELD: TEXT, ...})  the rows whose cells are those texts (`TEXT*`: a start)
     ivs_of(ROWS, FIELD)               the interval of FIELD in each of ROWS
     col(FILE, FIELD, [ROW, ...])      the field's values in those rows (all rows without a list);

@@ -163,13 +163,16 @@ class Results:
             raise RenderError(f"{file}: no row where {where}")
         return out
 
-    def table(self, file: str, first: str) -> str:
-        """The rows of the table of `file` whose first column is `first`, as Markdown table
-        lines (the header and its rule included), each cell as the file writes it: a table a
-        page shows whole, copied from its result file rather than typed."""
-        rows = [r for r in self.rows_of(file) if r and r[0][0] == first]
+    def table(self, file: str, first: str, head: list[str] | None = None) -> str:
+        """The rows of the table of `file` whose first column is `first` (and whose columns are
+        `head`, when a report has two such tables), as Markdown table lines (the header and its
+        rule included), each cell as the file writes it: a table a page shows whole, copied from
+        its result file rather than typed."""
+        rows = [
+            r for r in self.rows_of(file) if r and r[0][0] == first and (head is None or [fld for fld, _ in r] == head)
+        ]
         if not rows:
-            raise RenderError(f"{file}: no table whose first column is {first!r}")
+            raise RenderError(f"{file}: no table whose columns are {head or [first]!r}")
         head = [fld for fld, _ in rows[0]]
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(v for _, v in r) + " |" for r in rows]

@@ -68,10 +68,10 @@ def test_every_number_of_the_docs_reads_its_pinned_cell(capsys):
 
 
 def changed_pin(root: Path) -> dict[str, str]:
-    """The pin of a mean ±interval on a page still pinned, read directly from a CSV field, and
-    that field's cell rewritten in the file to a value far from it."""
+    """The pin of a number (a mean, with or without its interval) on a page still pinned, read
+    directly from a CSV field, and that field's cell rewritten in the file to a value far from it."""
     for p in pins(root):
-        if p["file"].endswith(".csv") and p["half"] and p["reading"] == "value" and p["item"] == "0":
+        if p["file"].endswith(".csv") and p["reading"] == "value" and p["item"] == "0":
             path = root / "docs" / "results" / p["file"]
             rows = list(csv.reader(io.StringIO(path.read_text())))
             col = rows[0].index(p["field"])
@@ -80,7 +80,7 @@ def changed_pin(root: Path) -> dict[str, str]:
             csv.writer(buf, lineterminator="\n").writerows(rows)
             path.write_text(buf.getvalue())
             return p
-    raise AssertionError("no CSV-read interval pinned on any page")
+    raise AssertionError("no CSV-read number pinned on any page")
 
 
 def test_changing_one_value_in_a_cited_csv_fails_the_check_naming_the_number(tree: Path, capsys):
@@ -106,7 +106,7 @@ def test_update_regenerates_a_changed_number_and_the_check_passes_again(tree: Pa
 
 def test_a_no_difference_beside_an_interval_excluding_zero_fails(tree: Path, capsys):
     # The defect the docs had: "+2.2 ±1.1 (no difference)".
-    page = tree / "docs" / "model.md"
+    page = tree / "docs" / "runtime.md"
     page.write_text(page.read_text() + "\nFair +2.2 ±1.1 (no difference) above 120.\n")
     assert dn.run(tree, "check") == 1
     assert "the interval excludes 0, so it is a difference" in capsys.readouterr().err
@@ -190,9 +190,9 @@ def test_a_pin_into_a_file_its_section_does_not_name_fails(tree: Path, capsys):
 
 
 def test_on_a_page_read_whole_a_changed_prose_number_fails(tree: Path, capsys):
-    # model.md is read whole: a number of its prose, outside any table or marker, is checked.
-    err = failing_after(tree, "model.md", "costs 5.23 instead of 5.02%", "costs 5.24 instead of 5.02%", capsys)
-    assert "docs/model.md:" in err and "model" in dn.WHOLE_PAGES, err
+    # runtime.md is read whole: a number of its prose, outside any table or marker, is checked.
+    err = failing_after(tree, "runtime.md", "108.4 ns at 8 MiB", "108.5 ns at 8 MiB", capsys)
+    assert "docs/runtime.md:" in err and "runtime" in dn.WHOLE_PAGES, err
 
 
 def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, capsys):
@@ -203,9 +203,11 @@ def test_a_setting_is_a_result_unless_the_constants_list_names_it(tree: Path, ca
 
 def test_on_a_page_read_whole_a_number_after_of_or_at_is_read(tree: Path, capsys):
     # The older rules skip a number after "of" or "at" (a setting, as often a result); a page read
-    # whole reads it: a chase "at 0.79 of" its solo rate is pinned, and a changed one fails.
-    err = failing_after(tree, "model.md", "two 8 MiB chases at 0.79 of", "two 8 MiB chases at 0.81 of", capsys)
-    assert "'0.81'" in err and "model" in dn.WHOLE_PAGES, err
+    # whole reads it: a chase's fit error "at 4.7%" is pinned, and a changed one fails.
+    err = failing_after(
+        tree, "runtime.md", "the 24 MiB chase (3.0%) at 4.7%", "the 24 MiB chase (3.0%) at 4.9%", capsys
+    )
+    assert "'4.9'" in err and "runtime" in dn.WHOLE_PAGES, err
 
 
 def test_a_marker_names_its_blocks_only_sources(tree: Path, capsys):
