@@ -1,5 +1,6 @@
-"""The numbers' places on the docs' pages: every table cell, declared paragraph and prose line
-whose numbers scripts/docs_numbers.py checks, with the result folders each may read."""
+"""The numbers' places on the docs' pages: every table cell and prose line whose numbers
+scripts/docs_numbers.py checks on a page no template renders, and scripts/docs_render.py on a
+template's own text (its expressions blanked)."""
 
 from __future__ import annotations
 
@@ -89,8 +90,7 @@ class Cell:
     # In a claims table: the row's claim in full and its verdict cell.
     claim_text: str = ""
     verdict: str = ""
-    # Read because its page is read whole, not because a marker or a verdict column declared it:
-    # its row and field must both be named (`docs_numbers_pins.anchored`, strict).
+    # Read because its page is read whole, not because a marker or a verdict column declared it.
     strict: bool = False
     # Its page is read whole: a small whole number anywhere on it (a count, a mix's number) is
     # read strictly too, since it matches some cell of almost any file.
@@ -98,12 +98,6 @@ class Cell:
     # A paragraph line's neighbours in its paragraph, so a sentence that wraps is read whole.
     before: str = ""
     after: str = ""
-
-    def names(self, file: str) -> bool:
-        """Whether the cell's section names result `file` (itself, its folder, or its basename)."""
-        in_folders = any(file.startswith(f + "/") for f in self.folders)
-        base = file.rsplit("/", 1)[-1]
-        return any(file == n or file.startswith(n + "/") or (in_folders and base == n) for n in self.named)
 
     @property
     def quoted(self) -> bool:

@@ -22,7 +22,11 @@ The expressions (globals of every template):
                                       START, within its `## S` section when given, or the first
                                       such line after the line starting with A; with `name`, the
                                       number written right after N (`ipfwd-mem 0.4355`)
+    line_text(FILE, START, section=S, after=A)   that line's words (`.split("Missed: ")[1]`)
     rows(FILE)                        every row of a file, each `row[FIELD]` a cell
+    data(FILE, PATH)                  a JSON result's value at PATH (`summary.makespan_s`,
+                                      `runs[*].metrics.unfairness`, `jobs[name=chase#0].cpu_s`);
+                                      `| num(i)` reads number i of a text
     table(FILE, FIRST, HEAD)          the table of FILE whose first column is FIRST (and whose
                                       columns are the list HEAD, when given), copied whole as
                                       Markdown (a table a page shows as the file has it)
@@ -39,7 +43,8 @@ Each value has readings (`.neg`, `.pct` ×100, `.change` (x − 1) × 100, `.sav
 and filters that print it: `f(P)` a number at P decimals with its true sign (a negative cell that
 rounds to zero prints −0.00), `f(P, sign=True)` with `+` before a positive one, `pm(P)` a mean
 ±half-width, `paired(P)` a paired difference (signed, "(no difference)" after it exactly when its
-interval holds 0), `nd` (" (no difference)" after an interval exactly when it holds 0); and the verdict words of docs/index.md's one rule, from the unrounded cell:
+interval holds 0), `nd` (" (no difference)" after an interval exactly when it holds 0), `span(P, dash)` (the
+least and greatest of a list, `0.22-0.32`, one number when both print the same); and the verdict words of docs/index.md's one rule, from the unrounded cell:
 `verdict` ("no difference" when the interval holds 0, else "a difference"), `direction(PAPER)`
 ("reproduced in direction", "reversed" or "no difference" against the paper's sign, `+` or `−`),
 `claim(iv, PAPER)` (the same against the paper's figure, with "direction and size" when the
@@ -64,8 +69,8 @@ from pathlib import Path
 import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docs_render_results import Results, count, ivs_of
-from docs_render_values import RenderError, claim, direction, f, nd, paired, pm, verdict, worst
+from docs_render_results import Results, count, ivs_of, num
+from docs_render_values import RenderError, claim, direction, f, nd, paired, pm, span, verdict, worst
 
 __all__ = ["RenderError", "main", "render"]
 
@@ -90,16 +95,18 @@ def environment(root: Path) -> jinja2.Environment:
         iv=res.iv,
         ivs=res.ivs,
         line=res.line,
+        line_text=res.find_line,
         rows=res.rows,
         select=res.select,
         table=res.table,
+        data=res.data,
         ivs_of=ivs_of,
         col=res.col,
         count=count,
         worst=worst,
         claim=claim,
     )
-    env.filters.update(f=f, pm=pm, paired=paired, nd=nd, verdict=verdict, direction=direction)
+    env.filters.update(num=num, span=span, f=f, pm=pm, paired=paired, nd=nd, verdict=verdict, direction=direction)
     return env
 
 

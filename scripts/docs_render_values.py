@@ -182,3 +182,13 @@ def claim(v: Interval, paper: float) -> str:
 def worst(vs: Iterable[Interval]) -> Interval:
     """The interval whose mean is farthest from 0."""
     return max(vs, key=lambda v: abs(v.mean))
+
+
+def span(vs: Iterable[Value | float], prec: int, dash: str = "-") -> str:
+    """The least and the greatest of `vs` at P decimals, `LOW-HIGH`, or the one number when both
+    print the same (`0.19`, not `0.19-0.19`)."""
+    xs = list(vs)
+    if not xs:
+        raise RenderError("a span of no values")
+    lo, hi = f(min(xs, key=float), prec), f(max(xs, key=float), prec)
+    return lo if lo == hi else f"{lo}{dash}{hi}"

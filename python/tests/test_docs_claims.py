@@ -88,18 +88,26 @@ def test_the_lint_catches_a_paraphrase_and_accepts_marked_cuts():
 
 
 def test_every_reproduced_verdict_rests_on_an_interval_excluding_zero():
-    bad, checked = [], 0
+    bad, checked, read = [], 0, 0
     for name in DOCS:
-        if (ROOT / "docs" / "src" / f"{name}.md.j2").exists():
-            continue  # rendered: its verdicts come from the rule on the unrounded cells (docs_render.py)
-        for row in claims_rows((ROOT / "docs" / f"{name}.md").read_text()):
+        rows = claims_rows((ROOT / "docs" / f"{name}.md").read_text())
+        read += len(rows)
+        template = ROOT / "docs" / "src" / f"{name}.md.j2"
+        # The template's verdict cells, row for row: one holding an expression is the renderer's.
+        typed = [len(r) < 3 or "{{" not in r[2] for r in claims_rows(template.read_text())] if template.exists() else []
+        for i, row in enumerate(rows):
             if len(row) < 3 or not re.search(r"(?<!not )\breproduced\b", row[2]):
+                continue
+            if i < len(typed) and not typed[i]:
                 continue
             checked += 1
             if not NO_INTERVAL.search(row[2]) and not excluding_zero(row[1]):
                 bad.append(f"docs/{name}.md: {row[0][:60]!r}: verdict {row[2]!r} but no interval excludes zero")
-    # Of the pages still typed (evt, perf-fair); the rendered ones are skipped above.
-    assert checked >= 3, f"only {checked} reproduced verdicts found: has a claims table's layout changed?"
+    # On the rendered pages: a verdict the renderer decides (`claim`, `direction`) follows the rule
+    # on the unrounded cell by construction; a verdict written in the template (an ordering, a
+    # formula) is held here by the interval printed beside it.
+    assert read >= 30, f"only {read} claims rows found: has a claims table's layout changed?"
+    assert checked >= 1, "no typed 'reproduced' verdict left to check: drop this test or the floor"
     assert not bad, "\n".join(bad)
 
 

@@ -161,5 +161,19 @@ def test_a_number_typed_into_a_templates_prose_fails_naming_the_line(tmp_path, c
     assert f"docs/src/efs.md.j2:{at + 2}: 12.3 is typed into the text" in err, err
 
 
+def test_a_setting_is_a_result_unless_the_constants_list_names_it(tmp_path, capsys):
+    # "with 100 ms quanta" is a declared constant of the method (scripts/docs_numbers_constants.py);
+    # a new setting typed beside it is not, and fails like any typed number.
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    t = tmp_path / "docs" / "src" / "runtime.md.j2"
+    text = t.read_text()
+    assert "with 100 ms quanta" in text
+    assert dr.main(["--check", "--root", str(tmp_path)]) == 0, capsys.readouterr().err
+    t.write_text(text.replace("with 100 ms quanta", "with 100 ms quanta and a 37 s floor", 1))
+    assert dr.main(["--root", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "37 is typed into the text" in err and "100 is typed" not in err, err
+
+
 def test_every_committed_page_matches_its_template(capsys):
     assert dr.main(["--check"]) == 0, capsys.readouterr().err
