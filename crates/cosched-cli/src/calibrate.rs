@@ -61,15 +61,15 @@ pub struct Args {
     #[arg(long, default_value_t = 3)]
     repeat: u32,
     /// Go on with rounds until every measured slowdown's 95% interval is within ±PCT% of its mean
-    /// (or --max-rounds, or --budget-s); 0: exactly --repeat rounds.
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
-    within: f64,
-    /// Most rounds of the check when --within asks for more.
-    #[arg(long, default_value_t = 12)]
-    max_rounds: u32,
-    /// Wall-time budget of the check's rounds, s: no round starts after it.
-    #[arg(long, default_value_t = 600.0)]
-    budget_s: f64,
+    /// (or --max-rounds, or --budget-s); 0: exactly --repeat rounds. With --check only [default: 5]
+    #[arg(long, value_name = "PCT")]
+    within: Option<f64>,
+    /// Most rounds of the check when --within asks for more. With --check only [default: 12]
+    #[arg(long)]
+    max_rounds: Option<u32>,
+    /// Wall-time budget of the check's rounds, s: no round starts after it. With --check only [default: 600]
+    #[arg(long)]
+    budget_s: Option<f64>,
     /// Seed of the round orders, the randomised policies and the bootstrap.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -82,6 +82,11 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
 }
+
+/// The check's rounds by default: the goal (±%), the most rounds and the wall-time budget, s.
+const WITHIN: f64 = 5.0;
+const MAX_ROUNDS: u32 = 12;
+const BUDGET_S: f64 = 600.0;
 
 pub fn run(a: Args) -> Result<(), String> {
     // --out is written only by a measurement (no --preset, no --replay): only then is it checked,
@@ -108,6 +113,29 @@ pub fn run(a: Args) -> Result<(), String> {
         None => a.check.as_deref().map(crate::live::load_mix).transpose()?,
     };
     let programs = a.programs.as_deref().map(Programs::load).transpose().one_line()?;
+    // Refusals the files decide come before any measurement: slits-* need every job modelled.
+    if let Some(mix) = &mix {
+        let missing = cosched_lab::mix_model::unmodelled_jobs(mix, programs.as_ref());
+        if a.policies.iter().any(|p| p.starts_with("slits")) && !missing.is_empty() {
+            return Err(cosched_host::HostError::Unmodelled { jobs: missing }.to_string());
+        }
+    }
+    if a.check.is_none() {
+        let given = [
+            ("--within", a.within.is_some()),
+            ("--max-rounds", a.max_rounds.is_some()),
+            ("--budget-s", a.budget_s.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(format!("{flag}: applies to the rounds of --check only; give --check MIX"));
+        }
+    }
+    let max_rounds = a.max_rounds.unwrap_or(MAX_ROUNDS);
+    // The rounds' goal and budgets, checked before anything is measured.
+    RoundsUntil::new(a.within.unwrap_or(WITHIN), u64::from(max_rounds), a.budget_s.unwrap_or(BUDGET_S)).one_line()?;
+    if max_rounds < a.repeat {
+        return Err(format!("--max-rounds: must be at least --repeat ({}), got {max_rounds}", a.repeat));
+    }
     if let (Some(file), Some(mix)) = (&a.replay, &mix) {
         let options = |entries: &[&str]| a.knobs.options(entries, a.seed).map(|(o, _)| o);
         let report = crate::progress::stderr();
@@ -221,7 +249,12 @@ fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -
         opts,
         programs,
         report: crate::progress::stderr(),
-        until: RoundsUntil::new(a.within, u64::from(a.max_rounds), a.budget_s).one_line()?,
+        until: RoundsUntil::new(
+            a.within.unwrap_or(WITHIN),
+            u64::from(a.max_rounds.unwrap_or(MAX_ROUNDS)),
+            a.budget_s.unwrap_or(BUDGET_S),
+        )
+        .one_line()?,
     };
     cosched_host::calibrate::check(mix, spec, &plan, &base).one_line()
 }

@@ -113,6 +113,9 @@ pub fn run(a: Args) -> Result<(), String> {
     // The goal and budgets of the rounds, checked as `calibrate --check`'s are (by keyword).
     let until = RoundsUntil::new(a.within, u64::from(a.max_rounds), a.budget_s).one_line()?;
     let until = Until { within: until.map_or(0.0, |u| u.within()), max_rounds: a.max_rounds, budget_s: a.budget_s };
+    if a.max_rounds < a.repeat {
+        return Err(format!("--max-rounds: must be at least --repeat ({}), got {}", a.repeat, a.max_rounds));
+    }
     if let Some(n) = a.added_pirates.filter(|&n| n > MAX_ADDED) {
         return Err(format!("--added-pirates: must be from 0 to {MAX_ADDED}, got {n}"));
     }

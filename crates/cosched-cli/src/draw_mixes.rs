@@ -22,11 +22,11 @@ pub struct Args {
     /// Folder to write check-NN.toml and programs.toml into (created if missing).
     #[arg(long, short = 'o')]
     out: PathBuf,
-    /// Mixes FROM..=N (default: the family's `mixes`, what its report uses).
-    #[arg(long)]
+    /// Mixes FROM..=N, 1-1000 (default: the family's `mixes`, what its report uses).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(cosched_machine::family::MAX_MIXES)))]
     count: Option<u32>,
-    /// The first mix drawn (a later part of the family: mix k is the same whatever else is drawn).
-    #[arg(long, default_value_t = 1)]
+    /// The first mix drawn, 1-1000 (a later part of the family: mix k is the same whatever else is drawn).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(cosched_machine::family::MAX_MIXES)))]
     from: u32,
 }
 

@@ -20,6 +20,10 @@ pub fn arg(k: &KnobSpec) -> Arg {
         return a.action(ArgAction::SetTrue);
     }
     a = a.action(ArgAction::Set).value_name(k.name.to_uppercase()).allow_negative_numbers(true);
+    // A real number's own check refuses `-inf` by the flag's name (clap would take it for a flag).
+    if matches!(k.kind, Kind::Float { .. }) {
+        a = a.allow_hyphen_values(true);
+    }
     if k.default.is_empty() {
         a
     } else {

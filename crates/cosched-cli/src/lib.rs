@@ -247,9 +247,19 @@ fn clap_error_line(e: &clap::Error, argv: &[String]) -> String {
 }
 
 /// Parse the command line; numeric flags accept negative numbers so that
-/// `--seeds -1` gets the flag's own range error, not "unexpected argument".
+/// `--seeds -1` gets the flag's own range error, not "unexpected argument",
+/// and a real-valued flag takes any value starting with `-` (`--budget-s -inf`
+/// reaches the flag's own check: a negative infinity is not a number clap's
+/// negative-number test knows).
 fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
-    let negative = |c: clap::Command| c.allow_negative_numbers(true);
+    fn real(a: clap::Arg) -> clap::Arg {
+        if a.get_value_parser().type_id() == std::any::TypeId::of::<f64>() {
+            a.allow_hyphen_values(true)
+        } else {
+            a
+        }
+    }
+    let negative = |c: clap::Command| c.allow_negative_numbers(true).mut_args(real);
     let cmd = Cli::command().mut_subcommands(move |c| negative(c).mut_subcommands(negative));
     Cli::from_arg_matches(&cmd.try_get_matches_from(argv)?)
 }
@@ -289,7 +299,13 @@ pub fn main_with(argv: Vec<String>) -> u8 {
         Ok(Ok(Ok(()))) => 0,
         Ok(Ok(Err(f))) => {
             eprintln!("error: {}", f.message);
-            f.code
+            // A command whose real run a stop signal ended exits as the signal asks (130, 143),
+            // whichever error its run's stop became on the way (a check's, a characterisation's).
+            if f.code == 2 {
+                cosched_linux::runtime::stop_status().unwrap_or(f.code)
+            } else {
+                f.code
+            }
         }
         Ok(Err(why)) => output_failed(&why),
         // A reader that went away (`| head`) or a full disk: one line, status 2.

@@ -41,6 +41,8 @@ pub fn augment<const REAL: bool>(cmd: Command) -> Command {
             // A list such as `--assignment -1,0` is the knob's value (refused by its own check,
             // naming the entry), not an unknown flag.
             Kind::Text => a.action(ArgAction::Set).value_name(k.name.to_uppercase()).allow_hyphen_values(true),
+            // A real number's own check refuses `-inf` by the flag's name (clap would take it for a flag).
+            Kind::Float { .. } => a.action(ArgAction::Set).value_name(k.name.to_uppercase()).allow_hyphen_values(true),
             _ => a.action(ArgAction::Set).value_name(k.name.to_uppercase()),
         };
         let d = k.default_for(REAL);

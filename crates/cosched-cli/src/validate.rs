@@ -20,6 +20,9 @@ use std::fmt::Write;
 pub struct Args {
     /// Machine presets or files to validate (default: every preset).
     machines: Vec<String>,
+    /// A machine to validate, as every other command names one (repeatable; added to MACHINES).
+    #[arg(long = "machine", short = 'm', value_name = "MACHINE")]
+    machine: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
@@ -41,10 +44,11 @@ pub struct Args {
 
 /// Run `cosched validate`.
 pub fn run(a: Args) -> Result<(), crate::Failure> {
-    let names: Vec<String> = if a.machines.is_empty() {
+    let given: Vec<String> = a.machines.iter().chain(&a.machine).cloned().collect();
+    let names: Vec<String> = if given.is_empty() {
         cosched_machine::presets::machine_names().map(|s| s.to_string()).collect()
     } else {
-        a.machines.clone()
+        given
     };
     let mut machines: Vec<MachineSpec> = names
         .iter()

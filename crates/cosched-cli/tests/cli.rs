@@ -451,3 +451,14 @@ fn a_heartbeat_is_told_from_an_error_line() {
     assert!(!common::is_heartbeat("error: i5-2500: check.table: the rerun has no table `fig99`"));
     assert!(!common::is_heartbeat("error: x: still running (soon)"));
 }
+
+/// `validate` names its machine as every other command does (`-m`), as well as by argument.
+#[test]
+fn validate_takes_the_machine_by_m_as_every_command_does() {
+    // A calibrated guest: its points take a moment (the E5645's take a minute).
+    let by_m = cosched(&["validate", "-m", "kvm-epyc-2c", "--format", "csv"]);
+    let by_arg = cosched(&["validate", "kvm-epyc-2c", "--format", "csv"]);
+    assert_eq!(by_m.status.code(), by_arg.status.code());
+    assert_eq!(by_m.stdout, by_arg.stdout);
+    assert!(String::from_utf8_lossy(&by_m.stdout).contains("kvm-epyc-2c"));
+}

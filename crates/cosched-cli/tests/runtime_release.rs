@@ -324,3 +324,48 @@ fn a_start_sweeps_what_a_killed_start_left() {
     let kept: Vec<_> = left.iter().filter(|p| p.exists()).collect();
     assert!(kept.is_empty(), "a start left what a dead run made: {kept:?}");
 }
+
+/// Every long real command a stop signal ends exits with the status
+/// docs/formats.md gives ("Exit status": 130 for Ctrl-C, 143 for SIGTERM),
+/// whatever error its run's stop became on the way: the interleaved rounds
+/// of `run --policies` and a characterisation's measurements, not only a
+/// single `run`. Nothing it launched is left running.
+#[test]
+fn a_stop_signal_ends_the_rounds_and_a_characterisation_with_its_status() {
+    let cases = [("rounds", "INT", 130), ("rounds", "TERM", 143), ("characterise", "INT", 130)];
+    for (what, sig, want) in cases {
+        let marker = format!("cosched-stopped-{}-{what}-{sig}", std::process::id());
+        let d = tmpdir(&format!("stopped-{what}-{sig}"));
+        let mix = d.join("mix.toml");
+        std::fs::write(
+            &mix,
+            format!("[[job]]\nname = \"spin\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\n"),
+        )
+        .unwrap();
+        let out_file = d.join("out.toml");
+        let args: Vec<&str> = match what {
+            "rounds" => vec!["run", "--policies", "linux,g-rrs", "--repeat", "2"],
+            _ => vec!["characterise", "-m", "kvm-epyc-2c", "-o", out_file.to_str().unwrap()],
+        };
+        let child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(&args)
+            .args(["-w", mix.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        wait_launched(pid, &marker, 1);
+        let _ = Command::new("kill").args([&format!("-{sig}"), &pid.to_string()]).status();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let left = marked(&marker);
+        for &p in &left {
+            unsafe_kill(p);
+        }
+        assert_eq!(out.status.code(), Some(want), "{what} SIG{sig}: {err}");
+        assert!(err.contains(&format!("interrupted by SIG{sig}")), "{what}: {err}");
+        assert!(left.is_empty(), "{what} SIG{sig}: {left:?} still alive");
+        assert!(!out_file.exists(), "{what}: an interrupted characterisation wrote its output");
+    }
+}

@@ -9,7 +9,9 @@ use crate::error::HostError;
 use crate::rounds::{self, Bound};
 use crate::until::narrow_enough;
 use cosched_core::progress::Reporter;
-use cosched_lab::mix_model::{model_mix, predicted_profile, simulate_policy, MixModel, Programs, Source};
+use cosched_lab::mix_model::{
+    model_mix, predicted_profile, simulate_policy, unmodelled_jobs, MixModel, Programs, Source,
+};
 use cosched_linux::runtime::{self, RunConfig, LINUX};
 use cosched_machine::mix::Mix;
 use cosched_machine::MachineSpec;
@@ -107,12 +109,17 @@ pub fn check(
     base: &dyn Fn(Mix, &str) -> RunConfig,
 ) -> Result<Checked, HostError> {
     let model = fair_model(&plan.model, &plan.report);
+    let slits = plan.policies.iter().any(|p| p.starts_with("slits"));
+    // Which jobs have no model is known from the files: refused before anything runs.
+    let missing = unmodelled_jobs(mix, plan.programs);
+    if slits && !missing.is_empty() {
+        return Err(HostError::Unmodelled { jobs: missing });
+    }
     // A first solo run gives the cosched-bench models their speed, so that the
     // pair slowdowns SLITS runs on can be predicted before the rounds.
     plan.report.line(|| "check: solo runs for the model".into());
     let first: Vec<Option<f64>> = runtime::solo_turnarounds(mix, base)?;
     let first_model = model_mix(mix, &first, spec, plan.programs)?;
-    let slits = plan.policies.iter().any(|p| p.starts_with("slits"));
     let profile = if first_model.complete() {
         Some(predicted_profile(spec, &first_model)?)
     } else if slits {

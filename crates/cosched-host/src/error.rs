@@ -136,10 +136,11 @@ fn unknown_policy(name: &str) -> String {
 }
 
 fn unmodelled(jobs: &[String], name: impl Fn(&str) -> String) -> String {
+    let (has, them) = if jobs.len() == 1 { ("has", "it") } else { ("have", "them") };
     format!(
-        "{}: slits-* run on the pair slowdowns the model predicts, and {} has no model: characterise it (`cosched characterise`) and give {}, or drop slits-*",
+        "{}: slits-* run on the pair slowdowns the model predicts, and {} {has} no model: characterise {them} (`cosched characterise`) and give {}, or drop slits-*",
         name("policies"),
-        jobs.join(", "),
+        cosched_core::text::list(jobs, 8),
         name("programs")
     )
 }

@@ -15,7 +15,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
+/// A confidence level: the interval's coverage, short of 0 and 1.
+const CONFIDENCE: Kind = Kind::Float { min: 0.001, max: 0.999 };
 const SIZE: Kind = Kind::Int { min: 0, max: u64::MAX };
 
 cosched_core::options! {
@@ -29,18 +30,18 @@ cosched_core::options! {
         /// Random assignments to draw.
         samples: usize = (SIZE, "2000"),
         /// SP-POT: share of the predicted-worst assignments not measured (0, 0.5, 0.75, 0.9).
-        prune: f64 = (ANY, "0"),
+        prune: f64 = (Kind::Float { min: 0.0, max: 0.999 }, "0"),
         /// Predictor for pruning.
         predictor: String = (Kind::Text, "simple"),
         /// Threshold: `auto`, a value or `qQUANTILE`.
         threshold: String = (Kind::Text, "auto"),
         /// Confidence level of the interval.
-        confidence: f64 = (ANY, "0.95"),
+        confidence: f64 = (CONFIDENCE, "0.95"),
         /// Seed of the random assignments (and of each measurement's run-to-run variation).
         seed: u64 = (SIZE, "1"),
         /// Run-to-run variation of each measurement, in units of the published magnitudes (each
         /// assignment is measured in a run of its own, as on the real machine; 0 = exact model).
-        noise: f64 = (ANY, "1"),
+        noise: f64 = (Kind::Float { min: 0.0, max: cosched_sim::variation::MAX_NOISE }, "1"),
         /// With --prune, also measure every assignment and report plain POT beside SP-POT.
         compare_plain: bool = (Kind::Switch, ""),
     }

@@ -15,7 +15,8 @@ use cosched_policies::knob::Kind;
 use cosched_sim::{presets, Plan};
 use serde::Serialize;
 
-const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
+/// A confidence level: the interval's coverage, short of 0 and 1.
+const CONFIDENCE: Kind = Kind::Float { min: 0.001, max: 0.999 };
 const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
 const SIZE: Kind = Kind::Int { min: 0, max: u64::MAX };
 
@@ -40,7 +41,7 @@ cosched_core::options! {
         /// Seed of the random assignments.
         seed: u64 = (SIZE, "1"),
         /// Confidence level of the EVT interval.
-        confidence: f64 = (ANY, "0.95"),
+        confidence: f64 = (CONFIDENCE, "0.95"),
         /// Skip Jiang et al.'s pairwise matching (it runs jobs × (jobs − 1) pairwise co-runs) and its
         /// grouping on larger sharing domains (every member of every group that fits a domain: at most --budget co-runs).
         matching: bool = (Kind::Switch, "true"),

@@ -14,14 +14,24 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, RunError> {
         return Ok(Threshold::Auto);
     }
     if let Some(q) = s.strip_prefix('q') {
-        return q
-            .parse()
-            .map(Threshold::Quantile)
-            .map_err(|_| RunError::knob("threshold", format!("`{s}` is not qQUANTILE")));
+        return q.parse().ok().filter(|q: &f64| (0.0..1.0).contains(q)).map(Threshold::Quantile).ok_or_else(|| {
+            RunError::knob(
+                "threshold",
+                format!("`{}` is not qQUANTILE (0 ≤ QUANTILE < 1)", cosched_core::text::quote(s)),
+            )
+        });
     }
-    s.parse()
-        .map(Threshold::Value)
-        .map_err(|_| RunError::knob("threshold", format!("`{s}` is not auto, a number or qQUANTILE")))
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(Threshold::Value(v)),
+        Ok(_) => Err(RunError::knob(
+            "threshold",
+            format!("must be auto, a finite number or qQUANTILE, got {}", cosched_core::text::quote(s)),
+        )),
+        Err(_) => Err(RunError::knob(
+            "threshold",
+            format!("`{}` is not auto, a number or qQUANTILE", cosched_core::text::quote(s)),
+        )),
+    }
 }
 
 /// The warning printed when the goodness-of-fit test rejects the GPD at every candidate threshold.

@@ -14,8 +14,8 @@ const fn run_knob(name: &'static str, kind: Kind, default: &'static str, doc: &'
     KnobSpec { name, kind, default, real_default: "", unit: "", doc, paper: "the run" }
 }
 
-/// Any number the command line would parse; its range is checked where the run uses it.
-const ANY: Kind = Kind::Float { min: f64::MIN, max: f64::MAX };
+/// A cost charged per call or decision, µs: from none to a second.
+const COST_US: Kind = Kind::Float { min: 0.0, max: 1e6 };
 /// Any count that fits 32 bits; its range is checked where the run uses it.
 const COUNT: Kind = Kind::Int { min: 0, max: u32::MAX as u64 };
 
@@ -64,21 +64,21 @@ run_knobs! {
     /// The engine's knobs, listed after the policies' knobs.
     ENGINE: [
     pp_cost_us => (
-        ANY,
+        COST_US,
         cosched_core::pp_wire::MEASURED_PP_CALL_US_TEXT,
         "Cost of each pp_begin / pp_end call charged to the calling thread, µs (default: measured on cosched's real \
          runtime by scripts/bench-pp, `cosched_core::pp_wire::MEASURED_PP_CALL_US`).",
     ),
     decision_cost_us => (
-        ANY,
+        COST_US,
         "0",
         "Scheduler overhead charged at every thread start, µs: the context stalls this long (active, drawing power) \
          before the thread runs (default 0: decisions are free; `cosched paper efs` measures each policy's mean \
          decision time and charges it in its overhead ablation).",
     ),
-    counter_noise => ( ANY, "0", "Relative noise on the counters policies read (0 = exact)."),
+    counter_noise => ( Kind::Float { min: 0.0, max: 0.5 }, "0", "Relative noise on the counters policies read (0 = exact)."),
     noise => (
-        ANY,
+        Kind::Float { min: 0.0, max: cosched_sim::variation::MAX_NOISE },
         "1",
         "Run-to-run variation of the ground truth, in units of the published magnitudes (1: each seed draws its own \
          machine and program speeds, as repeated real runs differ; 0: the exact model). See docs/model.md, \
@@ -90,7 +90,7 @@ run_knobs! {
         "Do not measure the policies' decision time (wall clock); outputs are then byte-identical for identical \
          inputs and seeds.",
     ),
-    max_sim_time_s => ( ANY, "3600", "Abort a run whose simulated time passes this many seconds."),
+    max_sim_time_s => ( Kind::Float { min: 1e-6, max: 1e9 }, "3600", "Abort a run whose simulated time passes this many seconds."),
     max_events => (
         Kind::Int { min: 0, max: u64::MAX },
         cosched_sim::engine::DEFAULT_MAX_EVENTS_TEXT,
@@ -270,6 +270,33 @@ mod tests {
             }
         }
         assert_eq!(crate::declared::long(run_knob_named("timing").unwrap()), "no-timing");
+    }
+
+    /// Every number a user can give a run is bounded where it is declared (a
+    /// cost, a rate, a scale, a confidence): a huge value or a non-number is
+    /// refused by its flag before anything runs, never carried into a result.
+    #[test]
+    fn every_numeric_knob_declares_a_bounded_range_and_refuses_the_extremes() {
+        use crate::declared::Declared;
+        let specs = PLACE
+            .iter()
+            .chain(&ENGINE)
+            .chain(knob::all())
+            .chain(crate::assign::AssignOptions::DECLARED)
+            .chain(crate::best_static::OptimumOptions::DECLARED);
+        let mut floats = 0;
+        for k in specs {
+            if let Kind::Float { min, max } = k.kind {
+                floats += 1;
+                assert!(min > -1e12 && max < 1e12 && min < max, "{}: range {min} to {max}", k.name);
+                for bad in ["1e308", "-1e308", "NaN", "inf", "-inf"] {
+                    let e = k.parse(bad).expect_err(&format!("{} took {bad}", k.name)).to_string();
+                    assert!(e.starts_with(&format!("--{}", k.name.replace('_', "-"))), "{e}");
+                    assert!(e.len() < 200, "{e}");
+                }
+            }
+        }
+        assert!(floats >= 20, "only {floats} numeric knobs: has the registry changed?");
     }
 
     #[test]

@@ -172,6 +172,18 @@ fn simulated_solo(job: &JobSpec, m: &MachineSpec) -> Result<f64, RunError> {
     Ok(solo_times(m, &plan, &SimOptions::default()).map_err(RunError::from)?[0])
 }
 
+/// The jobs of `mix` no model can be built for: neither in `programs` nor a
+/// `cosched-bench` kernel (whose model needs only its solo time). Known from
+/// the files alone, so a check that needs every job modelled refuses before
+/// it runs anything.
+pub fn unmodelled_jobs(mix: &Mix, programs: Option<&Programs>) -> Vec<String> {
+    mix.jobs
+        .iter()
+        .filter(|mj| programs.and_then(|p| p.find(&mj.name)).is_none() && parse_bench(&mj.cmd).is_none())
+        .map(|mj| mj.name.clone())
+        .collect()
+}
+
 /// The model of `mix` on `m`, each job's solo time set to `solo_s` (measured,
 /// one per mix job; `None`: a characterised program keeps the solo time it
 /// was characterised with, and a `cosched-bench` job, whose speed only a

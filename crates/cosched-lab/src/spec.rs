@@ -255,7 +255,11 @@ mod tests {
         let e = r.set("max_events", "many").unwrap_err();
         assert_eq!(e.in_keywords(), "max_events: `many` is not a whole number");
         assert_eq!(e.to_string(), "--max-events: `many` is not a whole number");
-        r.set("counter_noise", "0.9").unwrap();
+        // Refused where it is declared, before any run (the run's own check stays for a spec
+        // built in code).
+        let e = r.set("counter_noise", "0.9").unwrap_err();
+        assert_eq!(e.to_string(), "--counter-noise: must be from 0 to 0.5, got 0.9");
+        r.counter_noise = 0.9;
         assert_eq!(r.sim_opts(1).unwrap_err().to_string(), "--counter-noise: must be in [0, 0.5], got 0.9");
         r.set("timing", "false").unwrap();
         assert!(!r.timing);

@@ -26,6 +26,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The longest time alone a mix may declare for a job (`solo_s`), s: a year.
+pub const MAX_SOLO_S: f64 = 3.2e7;
 /// A declared profile: one demand held for the whole run (RDA §2.2).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -181,16 +183,22 @@ impl Mix {
                 return Err(ConfigError::new(file, f("count"), format!("must be 1..=4096, got {}", j.count)));
             }
             if let Some(s) = j.solo_s {
-                if !(s.is_finite() && s > 0.0) {
-                    return Err(ConfigError::new(file, f("solo_s"), format!("must be a positive number, got {s}")));
+                // A job's time alone: a measurement of a real run, so at most a year.
+                if !(s.is_finite() && s > 0.0 && s <= MAX_SOLO_S) {
+                    return Err(ConfigError::new(
+                        file,
+                        f("solo_s"),
+                        format!("must be from more than 0 to {MAX_SOLO_S} s, got {}", cosched_core::num::shortest(s)),
+                    ));
                 }
             }
             if let Some(p) = &j.profile {
-                if !(p.mb.is_finite() && p.mb > 0.0) {
+                // MB of cache or MB/s of bandwidth: at most a petabyte (a second).
+                if !(p.mb.is_finite() && p.mb > 0.0 && p.mb <= 1e9) {
                     return Err(ConfigError::new(
                         file,
                         f("profile.mb"),
-                        format!("must be a positive number, got {}", cosched_core::num::shortest(p.mb)),
+                        format!("must be a positive number up to 1e9, got {}", cosched_core::num::shortest(p.mb)),
                     ));
                 }
             }
@@ -388,7 +396,14 @@ solo_s = 3.5
             (GOOD.replace("count = 2", "count = 0"), "m.toml: job[0].count: must be 1..=4096, got 0"),
             (GOOD.replace("\"xz\", \"-9\"", ""), "m.toml: job[1].cmd: must name a program"),
             (GOOD.replace("name = \"xz\"", "name = \"chase\""), "m.toml: job[1].name: `chase` is used twice"),
-            (GOOD.replace("mb = 16", "mb = -1"), "m.toml: job[0].profile.mb: must be a positive number, got -1"),
+            (
+                GOOD.replace("mb = 16", "mb = -1"),
+                "m.toml: job[0].profile.mb: must be a positive number up to 1e9, got -1",
+            ),
+            (
+                GOOD.replace("solo_s = 3.5", "solo_s = 1e308"),
+                "m.toml: job[1].solo_s: must be from more than 0 to 32000000 s, got 1e308",
+            ),
             ("".to_string(), "m.toml: job: required field is missing"),
             (
                 GOOD.replace("solo_s = 3.5", "env = { \"A=B\" = \"1\" }"),

@@ -337,9 +337,6 @@ pub const MAX_TIME_MS: f64 = 3_600_000.0;
 /// A time knob in ms, from 1 µs to one hour (every quantum, window and interval).
 pub const TIME_MS: Kind = Kind::Float { min: MIN_TIME_MS, max: MAX_TIME_MS };
 
-/// Any positive number.
-pub const POSITIVE: Kind = Kind::Float { min: f64::MIN_POSITIVE, max: f64::MAX };
-
 /// Milliseconds to nanoseconds, rounded.
 pub fn ms_to_ns(ms: f64) -> u64 {
     (ms * crate::ids::MILLI as f64).round() as u64

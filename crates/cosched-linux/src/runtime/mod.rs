@@ -40,6 +40,15 @@ pub use error::{Refusal, RuntimeError};
 pub use solo::{solo_runs, solo_turnarounds};
 pub use stop::StopRecord;
 
+/// The exit status the last real run's stop signal gives a command that ends
+/// because of it (130 for SIGINT, 143 for SIGTERM: docs/formats.md, "Exit
+/// status"), or `None` when no stop signal arrived during the last run. A
+/// command whose error is not a [`RuntimeError::Stopped`] of its own (a
+/// characterisation's, a check's rounds) still exits as the signal asks.
+pub fn stop_status() -> Option<u8> {
+    signals::stop_signal().map(|sig| if sig == "SIGINT" { 130 } else { 143 })
+}
+
 use crate::control::Method;
 use crate::mix::Mix;
 use crate::pp::{PpMsg, PpServer};

@@ -21,7 +21,7 @@
 //! mid-quantum stays idle until the next quantum (as the user-level scheduler
 //! does); the predicted bandwidth of a process that never ran is 0.
 
-use super::knob::{ms_to_ns, Declared, Kind, POSITIVE, TIME_MS};
+use super::knob::{ms_to_ns, Declared, Kind, TIME_MS};
 use crate::counters::Counters;
 use crate::ids::{CtxId, Nanos, ThreadId};
 use crate::perf_fair::{allocate, estimation_select, oatr, pf_select, Candidate, Progress};
@@ -72,9 +72,9 @@ cosched_core::options! {
         /// Perf&Fair family: quanta an IPC-alone estimate stays valid
         pf_validity: u32 = (Kind::Int { min: 1, max: 1_000_000 }, "40", unit "quanta", paper "Perf&Fair §4"),
         /// Perf&Fair family: LLC transactions/µs above which a process is heavy-sharing
-        pf_llc_threshold: f64 = (POSITIVE, "19", unit "trans/µs", paper "Perf&Fair §5.2"),
+        pf_llc_threshold: f64 = (Kind::Float { min: 0.001, max: 1e6 }, "19", unit "trans/µs", paper "Perf&Fair §5.2"),
         /// Perf&Fair family: memory transactions/µs above which a process is heavy-sharing
-        pf_mm_threshold: f64 = (POSITIVE, "3.5", unit "trans/µs", paper "Perf&Fair §5.2"),
+        pf_mm_threshold: f64 = (Kind::Float { min: 0.001, max: 1e6 }, "3.5", unit "trans/µs", paper "Perf&Fair §5.2"),
     }
 }
 

@@ -9,7 +9,7 @@
 //! one may need (holding them could deadlock the pool; a reading we chose).
 
 use super::cfs::{CfsCore, CfsParams, Gate, Open, Pick};
-use super::knob::{Declared, POSITIVE};
+use super::knob::{Declared, Kind};
 use crate::ids::{JobId, ThreadId};
 use crate::families::PolicyError;
 use crate::policy::{Decision, Demand, Event, MachineView, Needs, Policy};
@@ -20,7 +20,7 @@ cosched_core::options! {
     /// RDA Compromise's knob: the oversubscription factor x (§3.3; 2 in the paper).
     pub struct CompromiseKnobs of "RDA Compromise", "RDA §3.3" {
         /// RDA Compromise: oversubscription factor x (capacity may be exceeded up to x times)
-        rda_factor: f64 = (POSITIVE, "2"),
+        rda_factor: f64 = (Kind::Float { min: 1.0, max: 64.0 }, "2"),
     }
 }
 
@@ -28,7 +28,7 @@ cosched_core::options! {
     /// RDA's knob: every declared demand times this (the sensitivity ablation).
     pub struct RdaKnobs of "RDA", "RDA §3.2 (declarations); ablation of `paper rda`" {
         /// RDA: multiply every declared demand by this (sensitivity to wrong declarations; 1 = as declared)
-        rda_declare_scale: f64 = (POSITIVE, "1"),
+        rda_declare_scale: f64 = (Kind::Float { min: 0.01, max: 100.0 }, "1"),
     }
 }
 

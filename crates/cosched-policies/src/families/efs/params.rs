@@ -1,7 +1,7 @@
 //! EFS's parameters and the knobs that set them (EFS §3-4; the policy
 //! itself is in `mod.rs`).
 
-use super::super::knob::{choice, ms_to_ns, Kind, POSITIVE, TIME_MS};
+use super::super::knob::{choice, ms_to_ns, Kind, TIME_MS};
 use crate::efs::model::{Newton, Objective};
 use crate::efs::starvation::Thresholds;
 use crate::ids::Nanos;
@@ -73,15 +73,15 @@ cosched_core::options! {
         /// EFS: predictor window t0
         efs_window_ms: f64 = (TIME_MS, "1", unit "ms", paper "EFS Eq. 20"),
         /// EFS: local starvation constant c_l
-        efs_c_local: f64 = (POSITIVE, "20", paper "EFS Eq. 22"),
+        efs_c_local: f64 = (Kind::Float { min: 0.01, max: 10_000.0 }, "20", paper "EFS Eq. 22"),
         /// EFS: global starvation constant c_g
-        efs_c_global: f64 = (POSITIVE, "5", paper "EFS Eq. 23"),
+        efs_c_global: f64 = (Kind::Float { min: 0.01, max: 10_000.0 }, "5", paper "EFS Eq. 23"),
         /// EFS: Newton iterations for Eq. 10 (the paper: 4; 0 = iterate to convergence, under 50)
         efs_newton_iters: usize = (Kind::Int { min: 0, max: 1_000 }, "4", paper "EFS §3.1"),
         /// EFS: objective of Eq. 15 (energy per work, or energy-delay per work)
         efs_objective: Objective = (choice::<Objective>(), "energy", paper "EFS Eqs. 14-15"),
         /// EFS: memory-bus rate mu (default: the machine's sustained maximum)
-        efs_mu_m: Option<f64> = (POSITIVE, "", unit "M accesses/s", paper "EFS §3.1"),
+        efs_mu_m: Option<f64> = (Kind::Float { min: 1.0, max: 1e7 }, "", unit "M accesses/s", paper "EFS §3.1"),
         /// EFS: what admission reads; `capacity` admits by 1 - sum of running solo utilisations (no collision model); `oracle-solo` and `oracle` read the simulator's ground truth (ablations)
         efs_admission: Admission = (choice::<Admission>(), "model", paper "EFS §4; ablations of `paper efs`"),
         /// EFS: turn off starvation freedom (no thread is forced in; ablation)

@@ -1,7 +1,7 @@
 //! SLITS's parameters and the knobs that set them (SLITS §3.4, §4.3, §6.3-6.4;
 //! the policy itself is in `mod.rs`).
 
-use super::super::knob::{choice, ms_to_ns, Kind, KnobError, MAX_TIME_MS, MIN_TIME_MS, POSITIVE};
+use super::super::knob::{choice, ms_to_ns, Kind, KnobError, MAX_TIME_MS, MIN_TIME_MS};
 use crate::ids::Nanos;
 use crate::learn::FmParams;
 
@@ -82,9 +82,9 @@ cosched_core::options! {
         /// SLITS: FM latent dimension k (the paper's is 8; each thread keeps k factors per event)
         slits_k: usize = (Kind::Int { min: 1, max: 256 }, "8"),
         /// SLITS: FM learning rate
-        slits_learning_rate: f64 = (POSITIVE, "0.02"),
+        slits_learning_rate: f64 = (Kind::Float { min: 1e-6, max: 1.0 }, "0.02"),
         /// SLITS: FM L2 regularisation of the factors
-        slits_reg: f64 = (Kind::Float { min: 0.0, max: f64::MAX }, "0.005"),
+        slits_reg: f64 = (Kind::Float { min: 0.0, max: 10.0 }, "0.005"),
     }
 }
 
