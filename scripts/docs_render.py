@@ -27,6 +27,8 @@ The expressions (globals of every template):
     data(FILE, PATH)                  a JSON result's value at PATH (`summary.makespan_s`,
                                       `runs[*].metrics.unfairness`, `jobs[name=chase#0].cpu_s`);
                                       `| num(i)` reads number i of a text
+    whole(FILE)                       a result file's text as it is (a command's own rendering for
+                                      the docs, such as `cosched validate --doc`'s)
     table(FILE, FIRST, HEAD)          the table of FILE whose first column is FIRST (and whose
                                       columns are the list HEAD, when given), copied whole as
                                       Markdown (a table a page shows as the file has it)
@@ -99,6 +101,7 @@ def environment(root: Path) -> jinja2.Environment:
         rows=res.rows,
         select=res.select,
         table=res.table,
+        whole=res.whole,
         data=res.data,
         ivs_of=ivs_of,
         col=res.col,

@@ -217,6 +217,14 @@ class Results:
             raise RenderError(f"{file}: no row where {where}")
         return out
 
+    def whole(self, file: str) -> str:
+        """A result file's text as it is (a rendering a command writes for the docs, such as
+        `cosched validate --doc`), without its final newline."""
+        p = self.base / file
+        if not p.is_file():
+            raise RenderError(f"{file}: no such result file under docs/results")
+        return p.read_text().rstrip("\n")
+
     def table(self, file: str, first: str, head: list[str] | None = None) -> str:
         """The rows of the table of `file` whose first column is `first` (and whose columns are
         `head`, when a report has two such tables), as Markdown table lines (the header and its

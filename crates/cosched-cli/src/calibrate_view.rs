@@ -151,7 +151,7 @@ pub fn print_replay(r: &Replay, format: Format) -> Result<(), String> {
     );
     if let Some(e) = r.cpu_median_abs_error {
         println!(
-            "CPU time over solo CPU time (#66 item 2): median |error| {:.1}% today, inside the measured interval in {} of {} cells",
+            "CPU time over solo CPU time: median |error| {:.1}% today, inside the measured interval in {} of {} cells",
             100.0 * e,
             r.cpu_inside[0],
             r.cpu_inside[1]

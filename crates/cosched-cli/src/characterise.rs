@@ -43,7 +43,7 @@ pub struct Args {
     /// Go on after --repeat rounds until every co-run's slowdown is known within ±this percent at 95% (0: exactly --repeat rounds).
     #[arg(long, default_value_t = 5.0)]
     within: f64,
-    /// Most rounds of one job (also --max-repeat, its name before #66's checks shared it).
+    /// Most rounds of one job (also --max-repeat, its name before the checks shared the rounds' options).
     #[arg(long, default_value_t = 9, alias = "max-repeat")]
     max_rounds: u32,
     /// Most seconds of one job's rounds (checked between rounds).
@@ -65,7 +65,7 @@ pub struct Args {
     live: ProcessOpts,
 }
 
-/// The models `characterise --access` lets the fit choose (#66 item 1; design notes 61 and 64).
+/// The models `characterise --access` lets the fit choose (design notes 61 and 64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Access {
     /// Random, or sequential where the data exclude random.

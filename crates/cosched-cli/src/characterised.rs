@@ -1,5 +1,5 @@
 //! `cosched run --characterise`: a counter-driven policy on a host without
-//! counters in one command (#68 item 3). SLITS ranks pairs from the
+//! counters in one command. SLITS ranks pairs from the
 //! slowdowns the simulator predicts for characterised programs (§4.3 with
 //! `--programs`); this finds, or makes and keeps, the two inputs that takes:
 //! this host's calibration (`cosched calibrate`, kept per host) and the mix's

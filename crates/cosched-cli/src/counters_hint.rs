@@ -1,5 +1,5 @@
 //! `cosched run` of a counter-driven policy on a host without counters: the
-//! refusal names the exact commands that run it anyway (#68 item 3). SLITS
+//! refusal names the exact commands that run it anyway. SLITS
 //! (§4.3) can rank pairs from slowdowns the simulator predicts for
 //! characterised programs (`--programs`); EFS and Perf&Fair read counters
 //! as they run and need a PMU or recorded rates (`--counters`).

@@ -1,5 +1,5 @@
 //! `cosched draw-mixes`: a family's random mixes drawn on a calibrated host
-//! (issue #66 item 4; `cosched_lab::family` draws, `cosched_machine::family`
+//! (held-out mixes nobody chose; `cosched_lab::family` draws, `cosched_machine::family`
 //! reads the family). Writes `check-NN.toml` (one per mix, what `cosched
 //! calibrate --check` runs) and `programs.toml` (every distinct job once, what
 //! `cosched characterise` measures), each through `.part` and a rename.

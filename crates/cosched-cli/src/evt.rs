@@ -94,7 +94,7 @@ const BIG: usize = 1_000_000;
 /// `cosched evt`: print the analysis of one column of a CSV file.
 pub fn run(a: Args) -> Result<(), String> {
     let t = parse_threshold(&a.threshold).one_line()?;
-    // Ten million rows take a minute: a line at least every 10 s (#68 item 5).
+    // Ten million rows take a minute: a line at least every 10 s.
     crate::progress::begin(format!("evt {}", a.file));
     let (xs, column) = read_column(&a.file, a.column.as_deref())?;
     if xs.len() >= BIG {

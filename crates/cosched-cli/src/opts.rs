@@ -68,8 +68,8 @@ impl Args for RunOpts {
 }
 
 impl RunOpts {
-    /// The machine and workload resolved once, for everything below (issue
-    /// #64 item 2); a machine file's shorthand is noted on stderr.
+    /// The machine and workload resolved once, for everything below (so a file
+    /// is read and checked once); a machine file's shorthand is noted on stderr.
     pub fn resolve(&self) -> Result<Resolved, String> {
         let m = self.machine_spec().one_line()?;
         if cosched_machine::presets::looks_like_path(&self.machine) {

@@ -29,7 +29,7 @@ impl Progress {
         let what = what.into();
         if !std::io::stderr().is_terminal() {
             // Piped, the tenth-lines come only as work completes (`validate`'s first point took
-            // 47 s): the heartbeat says it is still running at least every 10 s (#68 item 5).
+            // 47 s): the heartbeat says it is still running at least every 10 s.
             begin(what.clone());
         }
         let bar = std::io::stderr().is_terminal().then(|| {

@@ -239,7 +239,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
             report: crate::progress::stderr(),
             until: None,
         };
-        // A round of real runs takes as long as its jobs: the heartbeat fills the silences (#68 item 5).
+        // A round of real runs takes as long as its jobs: the heartbeat fills the silences.
         crate::progress::begin(format!("run --policies {}", policies.join(",")));
         let c = cosched_host::rounds::run(&mix, &plan).one_line()?;
         rounds::print(&c, a.format)?;

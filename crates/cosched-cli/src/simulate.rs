@@ -35,7 +35,7 @@ pub fn run(mut a: Args) -> Result<(), String> {
     // Runs longer than a few seconds print progress lines on stderr (the engine's).
     a.run.progress = crate::progress::stderr();
     // Before the first event (the plan, solo runs) a large machine can take a minute: the
-    // heartbeat says it is still running at least every 10 s (#68 item 5).
+    // heartbeat says it is still running at least every 10 s.
     crate::progress::begin(format!("simulate {} on {}", a.run.workload, a.run.machine));
     let resolved = a.run.resolve()?; // a machine file's notes
     let cfg = config(&a.run, &a.policy, a.seed).one_line()?;

@@ -347,7 +347,7 @@ fn validate_reports_every_point_and_fails_on_one_out_of_tolerance() {
             pts.iter().filter(|p| p["machine"] == *m).map(|p| p["origin"].as_str().unwrap()).collect();
         assert_eq!(origins.len(), 1, "{m}: {origins:?}");
     }
-    // Issue #49 item 4: at least 10 held-out points written down before the mechanisms they judge.
+    // At least 10 held-out points written down before the mechanisms they judge (pre-registered).
     let registered: Vec<_> = pts.iter().filter(|p| p["registered"].is_string()).collect();
     assert!(registered.len() >= 10, "{} pre-registered points", registered.len());
     assert!(registered.iter().all(|p| p["fitted"] == false && p["development"] == false));

@@ -59,10 +59,9 @@ pub fn measure(real: &Interleaved, entry: usize, job: &str, j: usize, predicted:
 
 /// The check's time-sharing table in text: one line per cell that has the figures.
 pub fn lines(cells: &[(String, String, &TimeSharing)]) -> Vec<String> {
-    let mut out =
-        vec!["time-sharing per job (#66 item 2): CPU time over solo CPU time, switches and migrations per run; \
+    let mut out = vec!["time-sharing per job: CPU time over solo CPU time, switches and migrations per run; \
          measured mean [95% interval] over the rounds → simulated"
-            .to_string()];
+        .to_string()];
     let ci = |m: &MeanCi, digits: usize| format!("{:.digits$} [{:.digits$}, {:.digits$}]", m.mean, m.lo, m.hi);
     for (policy, job, t) in cells {
         let migrations = t.migrations.as_ref().map_or("unmeasured (no /proc/PID/sched)".to_string(), |m| ci(m, 0));

@@ -165,7 +165,7 @@ fn toml_str(s: &str) -> String {
 /// The mix file of `m` (`cosched calibrate --check`'s input), naming the family.
 pub fn mix_text(f: &Family, m: &DrawnMix) -> String {
     let mut t = format!(
-        "# Mix {} of family `{}` (seed {}), drawn by `cosched draw-mixes`: a held-out mix (issue #66 item 4).\n\
+        "# Mix {} of family `{}` (seed {}), drawn by `cosched draw-mixes`: a held-out mix (no calibration or fitting step saw it).\n\
          name = {}\n",
         m.index,
         f.name,

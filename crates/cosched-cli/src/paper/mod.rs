@@ -13,7 +13,7 @@ use cosched_lab::RunError;
 /// each heading, and writes its tables as CSV into the `--out` folder: first
 /// into its [`STAGING`] subfolder, moved into the folder only once the whole
 /// study has run, so an interrupted or failed rerun leaves the folder as it
-/// was and what it wrote marked as incomplete (#68 item 4).
+/// was and what it wrote marked as incomplete.
 pub struct Printer<'a> {
     dir: &'a Option<String>,
     failed: Option<String>,

@@ -37,8 +37,7 @@ pub use unfit::{solo_spread, unfit, Unfit, D2_THREE, FASTER_LIMIT};
 /// not separately identifiable; the fit varies the accesses at MLP 1.
 pub const MLP: f64 = 1.0;
 /// Which fit this is, for caches of its output (`run --characterise`): changed with the fit.
-pub const FIT: &str =
-    "3: random or sequential access, refined footprint, 95% intervals, phases from progress reports (#66 item 1)";
+pub const FIT: &str = "3: random or sequential access, refined footprint, 95% intervals, phases from progress reports";
 /// Most jobs a record may hold, and most co-runs per job (a record is user input).
 pub const MAX_RECORD_JOBS: usize = 256;
 /// Most co-runs of one job in a record.
