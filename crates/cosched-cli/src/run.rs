@@ -252,6 +252,9 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
         mix.jobs.iter().map(|j| j.solo_s).collect()
     };
     let mut reports = vec![];
+    // A run lasts as long as its jobs, which may print nothing (or detach and say nothing more):
+    // the heartbeat says the scheduler is still running, whatever the jobs print.
+    crate::progress::begin(format!("run -p {}", a.policy));
     for k in 0..a.repeat {
         let trace = if k + 1 == a.repeat { a.trace.clone() } else { None };
         let mut c = config(mix.clone(), &a.policy, trace);
