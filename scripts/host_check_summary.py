@@ -20,7 +20,7 @@ from small_stats import p90
 
 TARGET_MEDIAN = 0.15
 TARGET_WORST = 0.30
-# Issue #66 item 4: on the families' mixes (not the development mixes).
+# The families' targets: on their held-out mixes (not the development mixes).
 FAMILY_MEDIAN = 0.10
 FAMILY_P90 = 0.25
 FAMILY_BEST = 0.90
@@ -75,7 +75,7 @@ def main(arg: str) -> None:
         print(f"# Predicting this machine: the random mixes of family `{fam.get('name', '?')}` ({date})\n")
         print(
             f"Mixes drawn by `cosched draw-mixes` from `family.toml` (seed {fam.get('seed', '?')}; "
-            f"{fam.get('description', '')}): the family was written down before any mechanism of issue #66 "
+            f"{fam.get('description', '')}): the family was written down before any mechanism it judges "
             "was tuned, and these are the mixes the docs quote the accuracy on (`mixes/`, `mixes.txt`).\n"
         )
     else:
@@ -83,10 +83,10 @@ def main(arg: str) -> None:
         print(
             "These seven mixes are development mixes: the model was developed and checked on them, so "
             "their accuracy is not the accuracy a stranger's mix gets; that is the random and real "
-            "families' (`scripts/host-check --family`, issue #66 item 4).\n"
+            "families' (`scripts/host-check --family`).\n"
         )
     print(
-        "Written by `scripts/host-check` (issue #31 items 3-4): this host calibrated "
+        "Written by `scripts/host-check`: this host calibrated "
         f"(`host.toml`: LLC {host.get('llc_mb', '?')} MiB, {host.get('bandwidth_gbs', '?')} GB/s), "
         f"the programs of `{'mixes/programs.toml' if fam else 'data/mixes/host-check/programs.toml'}` "
         "characterised (`programs.toml`, "
@@ -217,7 +217,7 @@ def main(arg: str) -> None:
             + ", ".join(f"{job} {n}" for job, n in sorted(by_job.items(), key=lambda x: -x[1]))
             + "."
         )
-    for label, pick in [("the oversubscribed mixes of issue #49 (check-timeshare-*)", "check-timeshare-")]:
+    for label, pick in [("the oversubscribed mixes (check-timeshare-*)", "check-timeshare-")]:
         cells = [e for e in errors if e[1].startswith(pick)]
         if cells:
             m = statistics.median(e[0] for e in cells)
@@ -244,7 +244,7 @@ def main(arg: str) -> None:
     if fam:
         share = ok / len(best_ok)
         print(
-            f"- Issue #66's targets on this family: median |error| <= {100 * FAMILY_MEDIAN:.0f}% "
+            f"- The family's targets: median |error| <= {100 * FAMILY_MEDIAN:.0f}% "
             f"({'met' if med <= FAMILY_MEDIAN else 'missed'}), 90th percentile <= {100 * FAMILY_P90:.0f}% "
             f"({'met' if q90 <= FAMILY_P90 else 'missed'}), best policy predicted within the measured interval "
             f"in >= {100 * FAMILY_BEST:.0f}% of mixes ({100 * share:.0f}%: {'met' if share >= FAMILY_BEST else 'missed'})."
