@@ -206,10 +206,7 @@ mod tests {
             v.set("quantum_ms", "0").unwrap_err().to_string(),
             "--quantum-ms: must be from 0.001 ms (1 µs) to 3600000 ms (1 hour), got 0"
         );
-        assert_eq!(
-            v.set("rda_factor", "-1").unwrap_err().to_string(),
-            "--rda-factor: must be a positive number, got -1"
-        );
+        assert_eq!(v.set("rda_factor", "-1").unwrap_err().to_string(), "--rda-factor: must be from 1 to 64, got -1");
         assert_eq!(v.set("slits_k", "x").unwrap_err().to_string(), "--slits-k: `x` is not a whole number");
         assert!(v.set("efs_objective", "speed").unwrap_err().to_string().contains("energy, energy-delay"));
         assert_eq!(
