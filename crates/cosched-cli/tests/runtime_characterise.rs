@@ -8,6 +8,11 @@ use common::cosched;
 use common::real::*;
 use std::path::Path;
 
+/// One characterisation at a time: each measures a program's time alone and beside co-runners,
+/// and another test's pirates and bandits on a two-core host would be co-runners it never chose
+/// (the phases test found no step common to every run when the other test ran beside it).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// `cosched characterise` of `mix` against the preset the tests model, into `out` and `rec`, with `extra` flags.
 fn characterise(mix: &Path, out: &Path, rec: &Path, extra: &[&str]) -> std::process::Output {
     let base = ["characterise", "-w", mix.to_str().unwrap(), "-m", "kvm-epyc-2c-nov24"];
@@ -17,6 +22,7 @@ fn characterise(mix: &Path, out: &Path, rec: &Path, extra: &[&str]) -> std::proc
 
 #[test]
 fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // Characterisation end to end on this machine (asserts the pipeline, not the accuracy).
     let d = tmpdir("characterise");
     let mix = d.join("mix.toml");
@@ -179,6 +185,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
 
 #[test]
 fn a_program_that_reports_two_phases_is_characterised_per_phase() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // cosched-bench's phases kernel, once: 200 M lines streamed over 4 × the preset's LLC, then
     // 400 M compute operations, reporting every 20 ms (#66 item 1: "a two-phase program yields
     // two phases", here for real).
