@@ -97,11 +97,9 @@ pub fn report(
     tick: &(dyn Fn() + Sync),
     measured: &mut Measured<'_>,
 ) -> Result<AssignmentReport, RunError> {
-    if !(0.0..1.0).contains(&a.prune) {
-        return Err(RunError::knob(
-            "prune",
-            format!("must be in [0, 1), got {}", cosched_core::num::shortest(a.prune)),
-        ));
+    // Options built in code meet the ranges their declaration gives the faces (one rule).
+    for (name, v) in [("prune", a.prune), ("confidence", a.confidence), ("noise", a.noise)] {
+        crate::declared::check_float::<AssignOptions>(name, v)?;
     }
     crate::limits::SAMPLES.check(a.samples as u64)?;
     if a.predictor != "simple" {

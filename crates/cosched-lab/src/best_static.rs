@@ -134,10 +134,8 @@ pub fn report(a: &OptimumOptions, total: &dyn Fn(u64), tick: &(dyn Fn() + Sync))
     if let Some(s) = a.samples.filter(|&s| s > MAX_SAMPLES) {
         return Err(RunError::knob("samples", format!("at most {MAX_SAMPLES}, got {s}")));
     }
-    if !(a.confidence > 0.0 && a.confidence < 1.0) {
-        let got = cosched_core::num::shortest(a.confidence);
-        return Err(RunError::knob("confidence", format!("must be in (0, 1), got {got}")));
-    }
+    // Options built in code meet the range their declaration gives the faces (one rule).
+    crate::declared::check_float::<OptimumOptions>("confidence", a.confidence)?;
     let (m, plan, name) = load(a)?;
     let sim = |error: OptimumError| {
         RunError::Simulation(Box::new(SimFailure::Search { workload: a.workload.clone(), error }))

@@ -55,3 +55,11 @@ mod tests {
         assert_eq!(e.in_keywords(), "nope: is not an option of test");
     }
 }
+
+/// Float option `name` of declared options `T` checked against its declaration (the range a
+/// face's text meets), for options built in code.
+pub(crate) fn check_float<T: Declared>(name: &str, v: f64) -> Result<(), crate::error::RunError> {
+    let spec = T::DECLARED.iter().find(|k| k.name == name).expect("a declared option");
+    spec.accept(cosched_core::knob::Value::Float(v))?;
+    Ok(())
+}
