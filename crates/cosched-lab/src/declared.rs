@@ -31,6 +31,14 @@ pub fn short(k: &KnobSpec) -> Option<char> {
     }
 }
 
+/// Float option `name` of declared options `T` checked against its declaration (the range a
+/// face's text meets), for options built in code.
+pub(crate) fn check_float<T: Declared>(name: &str, v: f64) -> Result<(), crate::error::RunError> {
+    let spec = T::DECLARED.iter().find(|k| k.name == name).expect("a declared option");
+    spec.accept(cosched_core::knob::Value::Float(v))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,12 +62,4 @@ mod tests {
         let e = crate::RunError::from(Test::default().set("nope", "1").unwrap_err());
         assert_eq!(e.in_keywords(), "nope: is not an option of test");
     }
-}
-
-/// Float option `name` of declared options `T` checked against its declaration (the range a
-/// face's text meets), for options built in code.
-pub(crate) fn check_float<T: Declared>(name: &str, v: f64) -> Result<(), crate::error::RunError> {
-    let spec = T::DECLARED.iter().find(|k| k.name == name).expect("a declared option");
-    spec.accept(cosched_core::knob::Value::Float(v))?;
-    Ok(())
 }
