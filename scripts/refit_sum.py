@@ -5,7 +5,8 @@ takes about a minute a block; 16 blocks made it the largest share of `scripts/ch
 output is a function of its inputs and of the code, so `check-results` reruns a block only when
 this checksum differs from the one written beside its `refit.md` (`refit.sum`, written by
 `check-results --write` after a rerun). The checksum covers every file of the block's folder but
-its outputs, and the code as the model's version: every file under `crates/` and `data/`, the
+the sum itself (its `refit.md` too, so an edit of the held file by hand is a mismatch, and the
+rerun that follows shows it), and the code as the model's version: every file under `crates/` and `data/`, the
 workspace's `Cargo.toml` and `Cargo.lock`, and the scripts that run the refit (this one included).
 `python/tests/test_refit_sum.py` holds it to changing when any of those does.
 
@@ -30,8 +31,8 @@ CODE_FILES = (
     "scripts/refit-lib.sh",
     "scripts/refit_sum.py",
 )
-# A block's files that the refit writes or that other scripts write from it, never read by it.
-OUTPUTS = frozenset({"refit.md", "refit.sum"})
+# The sum's own file, the one file of a block it cannot cover.
+OUTPUTS = frozenset({"refit.sum"})
 # Folders a build or an interpreter leaves inside the walked trees.
 SKIP_DIRS = frozenset({"target", "__pycache__", ".pytest_cache"})
 

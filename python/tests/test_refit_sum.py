@@ -1,6 +1,7 @@
 """scripts/refit_sum.py: the checksum that lets scripts/check-results hold a block's refit without a
 rerun changes whenever the refit's output could (a file of the block, the code under crates/ or
-data/, the workspace's manifest and lock, the scripts that run the refit) and only then."""
+data/, the workspace's manifest and lock, the scripts that run the refit) or the held file itself
+was edited, and only then."""
 
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def tree(tmp_path: Path) -> Path:
         f"{BLOCK}/record.json",
         f"{BLOCK}/check-a.json",
         f"{BLOCK}/mixes/a.toml",
+        f"{BLOCK}/refit.md",
     ],
 )
 def test_a_change_of_an_input_or_of_the_code_changes_the_sum(tree: Path, changed: str) -> None:
@@ -84,9 +86,9 @@ def test_a_renamed_file_changes_the_sum(tree: Path) -> None:
 
 @pytest.mark.parametrize(
     "other",
-    [f"{BLOCK}/refit.md", "docs/runtime.md", "python/cosched/sim.py", "crates/target/x", "data/__pycache__/y.pyc"],
+    [f"{BLOCK}/refit.sum", "docs/runtime.md", "python/cosched/sim.py", "crates/target/x", "data/__pycache__/y.pyc"],
 )
-def test_the_outputs_and_what_the_refit_never_reads_leave_it(tree: Path, other: str) -> None:
+def test_the_sum_file_and_what_the_refit_never_reads_leave_it(tree: Path, other: str) -> None:
     before = rs.digest(tree, Path(BLOCK))
     (tree / other).parent.mkdir(parents=True, exist_ok=True)
     (tree / other).write_text("anything\n")
