@@ -69,9 +69,7 @@ def test_a_change_of_an_input_or_of_the_code_changes_the_sum(tree: Path, changed
     assert rs.digest(tree, Path(BLOCK)) != before
 
 
-@pytest.mark.parametrize(
-    "added", ["crates/cosched-sim/src/new.rs", "data/machines/n.toml", f"{BLOCK}/check-b.json"]
-)
+@pytest.mark.parametrize("added", ["crates/cosched-sim/src/new.rs", "data/machines/n.toml", f"{BLOCK}/check-b.json"])
 def test_a_new_file_changes_the_sum(tree: Path, added: str) -> None:
     before = rs.digest(tree, Path(BLOCK))
     (tree / added).write_text("new\n")
