@@ -115,10 +115,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let programs = a.programs.as_deref().map(Programs::load).transpose().one_line()?;
     // Refusals the files decide come before any measurement: slits-* need every job modelled.
     if let Some(mix) = &mix {
-        let missing = cosched_lab::mix_model::unmodelled_jobs(mix, programs.as_ref());
-        if a.policies.iter().any(|p| p.starts_with("slits")) && !missing.is_empty() {
-            return Err(cosched_host::HostError::Unmodelled { jobs: missing }.to_string());
-        }
+        cosched_host::calibrate::refuse_unmodelled(mix, programs.as_ref(), &a.policies).one_line()?;
     }
     if a.check.is_none() {
         let given = [
@@ -132,7 +129,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let max_rounds = a.max_rounds.unwrap_or(MAX_ROUNDS);
     // The rounds' goal and budgets, checked before anything is measured.
-    RoundsUntil::new(a.within.unwrap_or(WITHIN), u64::from(max_rounds), a.budget_s.unwrap_or(BUDGET_S)).one_line()?;
+    until(&a)?;
     if max_rounds < a.repeat {
         return Err(format!("--max-rounds: must be at least --repeat ({}), got {max_rounds}", a.repeat));
     }
@@ -249,12 +246,17 @@ fn check(a: &Args, mix: &Mix, spec: &MachineSpec, programs: Option<&Programs>) -
         opts,
         programs,
         report: crate::progress::stderr(),
-        until: RoundsUntil::new(
-            a.within.unwrap_or(WITHIN),
-            u64::from(a.max_rounds.unwrap_or(MAX_ROUNDS)),
-            a.budget_s.unwrap_or(BUDGET_S),
-        )
-        .one_line()?,
+        until: until(a)?,
     };
     cosched_host::calibrate::check(mix, spec, &plan, &base).one_line()
+}
+
+/// The check's rounds: `--within`, `--max-rounds` and `--budget-s`, or their defaults.
+fn until(a: &Args) -> Result<Option<RoundsUntil>, String> {
+    RoundsUntil::new(
+        a.within.unwrap_or(WITHIN),
+        u64::from(a.max_rounds.unwrap_or(MAX_ROUNDS)),
+        a.budget_s.unwrap_or(BUDGET_S),
+    )
+    .one_line()
 }

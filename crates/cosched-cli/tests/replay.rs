@@ -83,6 +83,27 @@ fn a_checks_round_settings_are_refused_by_their_flags() {
     fails_cleanly(&with(["--max-rounds", "0"]), &["--max-rounds: must be from 1 to 1000, got 0"]);
     fails_cleanly(&with(["--within", "120"]), &["--within: must be a percentage from 0 to 100, got 120"]);
     fails_cleanly(&with(["--budget-s", "0"]), &["--budget-s: must be from 0 to 86400, got 0"]);
+    // More rounds at first than at most; the rounds' settings without a check to apply them to.
+    fails_cleanly(
+        &base.iter().copied().chain(["--max-rounds", "2", "--repeat", "5"]).collect::<Vec<_>>(),
+        &["--max-rounds: must be at least --repeat (5), got 2"],
+    );
+    for flag in ["--within", "--max-rounds", "--budget-s"] {
+        fails_cleanly(
+            &["calibrate", "--preset", "kvm-epyc-2c", flag, "5"],
+            &[flag, "applies to the rounds of --check only"],
+        );
+    }
+}
+
+/// slits-* run on the pair slowdowns the model predicts, so a check of user commands with no
+/// `--programs` to model them is refused from the files alone, before any job runs.
+#[test]
+fn a_check_with_slits_and_unmodelled_jobs_is_refused_before_anything_runs() {
+    let mix = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/mixes/host-check/check-user-commands.toml");
+    let args = ["calibrate", "--preset", "kvm-epyc-2c", "--check", mix, "--policies", "linux,slits-contention"];
+    // One line on stderr: no "check: solo runs" progress line came before the refusal.
+    fails_cleanly(&args, &["slits-* run on the pair slowdowns the model predicts", "no model"]);
 }
 
 /// A check that measured each job's CPU time (#66 item 2) is replayed with

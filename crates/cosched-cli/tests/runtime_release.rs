@@ -8,6 +8,17 @@ use common::real::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// `cosched ARGS -w MIX` started in the background, its output where asked.
+fn start_cosched(args: &[&str], mix: &std::path::Path, stdout: Stdio, stderr: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(args)
+        .args(["-w", mix.to_str().unwrap()])
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 /// Trees of [`spinning_mix`] with 3 loops: 3 loops and 2 trees.
 const TREES: usize = 5;
 
@@ -28,12 +39,12 @@ fn sigkill_of_the_scheduler_at_random_moments_leaves_nothing_frozen_stopped_or_p
             1 if v2 => "v2",
             _ => "auto",
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(["run", "-p", "g-rrs", "--quantum-ms", "15", "--freezer", freezer, "-w", mix.to_str().unwrap()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = start_cosched(
+            &["run", "-p", "g-rrs", "--quantum-ms", "15", "--freezer", freezer],
+            &mix,
+            Stdio::null(),
+            Stdio::null(),
+        );
         // The random moment is one of the run, counted from when its trees
         // are launched: on a busy host the launch itself took longer than
         // the shortest delay, so trees that were never launched were counted
@@ -84,12 +95,8 @@ fn sigkill_while_the_scheduler_launches_leaves_nothing_in_its_cgroups() {
         let d = tmpdir(&format!("lkill{round}"));
         let mix = spinning_mix(&d, &marker, 3);
         let t = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(["run", "-p", "g-rrs", "--quantum-ms", "15", "-w", mix.to_str().unwrap()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            start_cosched(&["run", "-p", "g-rrs", "--quantum-ms", "15"], &mix, Stdio::null(), Stdio::null());
         if round == 0 {
             wait_launched(child.id(), &marker, TREES);
             launch = t.elapsed();
@@ -126,12 +133,7 @@ fn sigterm_stops_the_run_releases_and_terminates_every_tree() {
         format!("[[job]]\nname = \"loop\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\", \"{marker}\"]\ncount = 3\n"),
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-        .args(["run", "-p", "g-rrs", "--quantum-ms", "20", "-w", mix.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start_cosched(&["run", "-p", "g-rrs", "--quantum-ms", "20"], &mix, Stdio::null(), Stdio::piped());
     let pid = child.id();
     wait_launched(pid, &marker, 3);
     let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
@@ -171,13 +173,13 @@ fn chaos_outside_kills_and_stops_then_sigkill_of_the_scheduler_leave_nothing_hel
         let d = tmpdir(&format!("chaos{round}"));
         let mix = spinning_mix(&d, &marker, 4);
         let policy = policies[round % policies.len()];
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(["run", "-p", policy, "-w", mix.to_str().unwrap()])
-            .args(if policy.ends_with("rrs") { &["--quantum-ms", "15"][..] } else { &[] })
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = start_cosched(
+            &[&["run", "-p", policy][..], if policy.ends_with("rrs") { &["--quantum-ms", "15"][..] } else { &[] }]
+                .concat(),
+            &mix,
+            Stdio::null(),
+            Stdio::null(),
+        );
         let mut stopped = vec![];
         for _ in 0..(2 + next(3)) {
             std::thread::sleep(Duration::from_millis(30 + next(150)));
@@ -253,13 +255,7 @@ fn timeout_and_ctrl_c_kill_a_tree_that_ignores_sigterm_after_the_grace() {
             args.extend(["--timeout-s", &timeout]);
         }
         let t = Instant::now();
-        let child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(&args)
-            .args(["-w", mix.to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = start_cosched(&args, &mix, Stdio::piped(), Stdio::piped());
         let pid = child.id();
         if how == "sigint" {
             wait_launched(pid, &marker, 2);
@@ -347,13 +343,7 @@ fn a_stop_signal_ends_the_rounds_and_a_characterisation_with_its_status() {
             "rounds" => vec!["run", "--policies", "linux,g-rrs", "--repeat", "2"],
             _ => vec!["characterise", "-m", "kvm-epyc-2c", "-o", out_file.to_str().unwrap()],
         };
-        let child = Command::new(env!("CARGO_BIN_EXE_cosched"))
-            .args(&args)
-            .args(["-w", mix.to_str().unwrap()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = start_cosched(&args, &mix, Stdio::null(), Stdio::piped());
         let pid = child.id();
         wait_launched(pid, &marker, 1);
         let _ = Command::new("kill").args([&format!("-{sig}"), &pid.to_string()]).status();

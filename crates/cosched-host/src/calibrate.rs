@@ -100,6 +100,18 @@ fn fair_model(given: &Option<String>, report: &Reporter) -> String {
     }
 }
 
+/// The refusal of a check whose policies include slits-* (which run on the
+/// pair slowdowns the model predicts, SLITS §4) while some job of `mix` has
+/// no model: known from the files alone, so a face calls it before it
+/// measures anything (the host's calibration included), and [`check`] again.
+pub fn refuse_unmodelled(mix: &Mix, programs: Option<&Programs>, policies: &[String]) -> Result<(), HostError> {
+    let missing = unmodelled_jobs(mix, programs);
+    if policies.iter().any(|p| p.starts_with("slits")) && !missing.is_empty() {
+        return Err(HostError::Unmodelled { jobs: missing });
+    }
+    Ok(())
+}
+
 /// Run `mix` for real in interleaved rounds (each run built by `base`) and
 /// simulated from its model on `spec`, and judge the predictions.
 pub fn check(
@@ -110,11 +122,7 @@ pub fn check(
 ) -> Result<Checked, HostError> {
     let model = fair_model(&plan.model, &plan.report);
     let slits = plan.policies.iter().any(|p| p.starts_with("slits"));
-    // Which jobs have no model is known from the files: refused before anything runs.
-    let missing = unmodelled_jobs(mix, plan.programs);
-    if slits && !missing.is_empty() {
-        return Err(HostError::Unmodelled { jobs: missing });
-    }
+    refuse_unmodelled(mix, plan.programs, &plan.policies)?;
     // A first solo run gives the cosched-bench models their speed, so that the
     // pair slowdowns SLITS runs on can be predicted before the rounds.
     plan.report.line(|| "check: solo runs for the model".into());
