@@ -358,3 +358,17 @@ fn an_interrupted_paper_rerun_leaves_its_folder_as_it_was() {
 fn nix_kill(pid: u32, signal: i32) {
     let _ = std::process::Command::new("kill").args([format!("-{signal}"), pid.to_string()]).status();
 }
+
+/// A characterisation's rounds: more at first than at most is refused by `--max-rounds`, before
+/// anything is measured (the mix's one job is a busy loop that is never started).
+#[test]
+fn characterise_refuses_fewer_most_rounds_than_first_rounds() {
+    let out = std::env::temp_dir().join(format!("cosched-max-rounds-{}.toml", std::process::id()));
+    let out = out.to_string_lossy();
+    let mix = tmp("max-rounds-mix.toml", "[[job]]\nname = \"spin\"\ncmd = [\"sh\", \"-c\", \"while :; do :; done\"]\n");
+    fails_cleanly(
+        &["characterise", "-m", "kvm-epyc-2c", "-w", &mix, "-o", &out, "--max-rounds", "2", "--repeat", "5"],
+        &["--max-rounds: must be at least --repeat (5), got 2"],
+    );
+    assert!(!std::path::Path::new(&*out).exists(), "a refused characterisation wrote {out}");
+}
