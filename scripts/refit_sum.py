@@ -6,8 +6,8 @@ output is a function of its inputs and of the code, so `check-results` reruns a 
 this checksum differs from the one written beside its `refit.md` (`refit.sum`, written by
 `check-results --write` after a rerun). The checksum covers every file of the block's folder but
 the sum itself (its `refit.md` too, so an edit of the held file by hand is a mismatch, and the
-rerun that follows shows it), and the code as the model's version: every file under `crates/` and `data/`, the
-workspace's `Cargo.toml` and `Cargo.lock`, and the scripts that run the refit (this one included).
+rerun that follows shows it), and the code as the model's version: every file under `crates/` and `data/` but the crates'
+tests, benches and examples, the workspace's `Cargo.toml` and `Cargo.lock`, and the scripts that run the refit (this one included).
 `python/tests/test_refit_sum.py` holds it to changing when any of those does.
 
     python3 scripts/refit_sum.py DIR            # print the checksum
@@ -22,8 +22,7 @@ import os
 import sys
 from pathlib import Path
 
-# What the refit runs: the code's version (folders walked whole) and the scripts it is run by.
-CODE_DIRS = ("crates", "data")
+# What the refit runs: the code's version (`crates/` and `data/`, walked) and the scripts it is run by.
 CODE_FILES = (
     "Cargo.toml",
     "Cargo.lock",
@@ -35,20 +34,24 @@ CODE_FILES = (
 OUTPUTS = frozenset({"refit.sum"})
 # Folders a build or an interpreter leaves inside the walked trees.
 SKIP_DIRS = frozenset({"target", "__pycache__", ".pytest_cache"})
+# The crates' tests, benches and examples, which the built `cosched` does not contain (a commit that
+# only adds a test keeps every block held).
+NOT_BUILT = frozenset({"tests", "benches", "examples"})
 
 
-def _walk(base: Path) -> list[str]:
-    """Every file under `base`, as paths relative to it, in a fixed order."""
+def _walk(base: Path, skip: frozenset[str] = SKIP_DIRS) -> list[str]:
+    """Every file under `base` outside folders named in `skip`, relative to it, in a fixed order."""
     found: list[str] = []
     for here, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        dirs[:] = sorted(d for d in dirs if d not in skip)
         found += [str(Path(here, f).relative_to(base)) for f in sorted(files)]
     return found
 
 
 def digest(root: Path, block: Path) -> str:
     """The checksum of block folder `block` (relative to `root` or absolute) and the code under `root`."""
-    names = [f"{d}/{rel}" for d in CODE_DIRS for rel in _walk(root / d)]
+    names = [f"crates/{rel}" for rel in _walk(root / "crates", SKIP_DIRS | NOT_BUILT)]
+    names += [f"data/{rel}" for rel in _walk(root / "data")]
     names += [f for f in CODE_FILES if (root / f).is_file()]
     block = block if block.is_absolute() else root / block
     inputs = [f for f in _walk(block) if Path(f).name not in OUTPUTS or Path(f).parent != Path(".")]

@@ -84,7 +84,16 @@ def test_a_renamed_file_changes_the_sum(tree: Path) -> None:
 
 @pytest.mark.parametrize(
     "other",
-    [f"{BLOCK}/refit.sum", "docs/runtime.md", "python/cosched/sim.py", "crates/target/x", "data/__pycache__/y.pyc"],
+    [
+        f"{BLOCK}/refit.sum",
+        "docs/runtime.md",
+        "python/cosched/sim.py",
+        "crates/target/x",
+        "data/__pycache__/y.pyc",
+        "crates/cosched-cli/tests/new_test.rs",
+        "crates/cosched-sim/benches/b.rs",
+        "crates/cosched-lab/examples/tour.rs",
+    ],
 )
 def test_the_sum_file_and_what_the_refit_never_reads_leave_it(tree: Path, other: str) -> None:
     before = rs.digest(tree, Path(BLOCK))
