@@ -14,10 +14,6 @@ use cosched_linux::mix::Mix;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-/// The environment variable naming the cache folder (default `$XDG_CACHE_HOME/cosched`, else
-/// `$HOME/.cache/cosched`).
-pub const CACHE_VAR: &str = "COSCHED_CACHE_DIR";
-
 /// Rounds of each characterisation measurement (`characterise --repeat`'s default).
 const REPEAT: u32 = 3;
 
@@ -29,16 +25,10 @@ const UNTIL: cosched_linux::characterise::Until =
 /// Seconds per calibration point (`calibrate --seconds`' default).
 const CALIBRATE_S: f64 = 0.4;
 
-/// The cache folder, created.
+/// The cache folder ([`cosched_lab::cache::folder`]: created and proved
+/// writable before anything is measured).
 fn cache_dir() -> Result<PathBuf, String> {
-    let dir = match (std::env::var_os(CACHE_VAR), std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")) {
-        (Some(d), _, _) => PathBuf::from(d),
-        (None, Some(x), _) => PathBuf::from(x).join("cosched"),
-        (None, None, Some(h)) => PathBuf::from(h).join(".cache/cosched"),
-        (None, None, None) => return Err(format!("--characterise: no cache folder: set {CACHE_VAR} or HOME")),
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| format!("--characterise: cannot create {}: {e}", dir.display()))?;
-    Ok(dir)
+    cosched_lab::cache::folder().map_err(|e| format!("--characterise: {e}"))
 }
 
 /// A short stable name for `what` (a hash, hex).

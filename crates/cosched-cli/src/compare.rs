@@ -9,7 +9,8 @@ use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_core::stats::MeanCi;
 use cosched_lab::compare::{
-    comparison, default_policies, gap_legend, identical_lines, regime_lines, Comparing, Comparison, Steps, COLUMNS,
+    comparison, default_policies, gap_legend, identical_lines, regime_lines, BoundCache, BoundCost, Comparing,
+    Comparison, Steps, COLUMNS,
 };
 
 /// `cosched compare`'s arguments.
@@ -37,6 +38,11 @@ pub struct Args {
     /// idle contexts allowed, exact or its EVT estimate, for any thread count; most of the run's time).
     #[arg(long = "no-bound", visible_alias = "no-gap-to-best")]
     no_bound: bool,
+    /// Compute each seed's bound again rather than reuse the one kept in the cache folder
+    /// (COSCHED_CACHE_DIR, else ~/.cache/cosched; a bound is reused only for the same machine,
+    /// workload, seed and model version: any change to the code or the presets is a new model).
+    #[arg(long = "fresh-bound", conflicts_with = "no_bound")]
+    fresh_bound: bool,
     /// The table's columns, comma-separated, or `all` (default: those that fit 160 characters:
     /// speedup, gap_to_bound_pct, makespan_s, antt, unfairness, energy_j, ctx_switches, migrations,
     /// decide_p99_us). CSV and JSON always carry every column.
@@ -106,6 +112,8 @@ pub fn run(a: Args) -> Result<(), String> {
     let columns = chosen(a.columns.as_deref())?;
     let resolved = a.run.resolve()?; // a machine file's notes
     let names = a.policies.clone().unwrap_or_else(default_policies);
+    let started = std::time::Instant::now();
+    let cache = bound_cache(&a)?;
     let bar = Progress::new(format!("compare: {} on {}", a.run.workload, a.run.machine), "runs");
     let what = Comparing {
         policies: &names,
@@ -115,6 +123,7 @@ pub fn run(a: Args) -> Result<(), String> {
         seeds: a.seeds,
         gap: !a.no_bound,
         regimes: !a.no_regime,
+        bound_cache: cache.as_ref(),
     };
     let steps = Steps { total: &|n| bar.add(n as u64), tick: &|| bar.tick() };
     let cmp = comparison(&resolved, &what, &steps).one_line()?;
@@ -122,7 +131,51 @@ pub fn run(a: Args) -> Result<(), String> {
     for note in &cmp.notes {
         eprintln!("note: {note}");
     }
+    if let Some(cost) = &cmp.bound_cost {
+        eprintln!("{}", bound_cost_line(cost, started.elapsed().as_secs_f64(), cache.as_ref()));
+    }
     print(&cmp, a.format, &columns)
+}
+
+/// Where the bound is kept: the cache folder, unless it was not asked for
+/// (`--no-bound`, `--fresh-bound`). A folder named by COSCHED_CACHE_DIR that
+/// cannot keep anything is refused before any run; the default one is noted
+/// and the bound computed without it.
+fn bound_cache(a: &Args) -> Result<Option<BoundCache>, String> {
+    if a.no_bound || a.fresh_bound {
+        return Ok(None);
+    }
+    match cosched_lab::cache::folder() {
+        Ok(dir) => Ok(Some(BoundCache::new(&dir))),
+        Err(e) if e.given => Err(e.message),
+        Err(e) => {
+            eprintln!("note: the bound is computed and not kept ({e})");
+            Ok(None)
+        }
+    }
+}
+
+/// The line on stderr under a comparison: the bound's share of the whole
+/// command's time, and whether it was computed or reused.
+fn bound_cost_line(cost: &BoundCost, total_s: f64, cache: Option<&BoundCache>) -> String {
+    let share = if total_s > 0.0 { 100.0 * cost.seconds / total_s } else { 0.0 };
+    let mut line = format!(
+        "compare: the bound took {:.1} s of {:.1} s ({share:.0}%): {} seed{} computed, {} reused",
+        cost.seconds,
+        total_s,
+        cost.computed,
+        if cost.computed == 1 { "" } else { "s" },
+        cost.reused
+    );
+    match (cache, &cost.not_kept) {
+        (_, Some(why)) => line += &format!("; not kept ({why})"),
+        (Some(c), None) if cost.computed > 0 => {
+            line += &format!(" (kept in {}: the same machine, workload and seeds reuse it)", c.dir().display())
+        }
+        (Some(_), None) => line += " (--fresh-bound computes it again)",
+        (None, None) => {}
+    }
+    line
 }
 
 /// A mean ±half-width of its 95% interval (`None`: scientific notation); the

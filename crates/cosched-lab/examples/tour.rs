@@ -98,6 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seeds: 3,
         gap: false,
         regimes: false,
+        bound_cache: None,
     };
     let c = comparison(&run.resolve()?, &what, &Steps::silent())?;
     assert_eq!(c.seeds, [1, 2, 3]);

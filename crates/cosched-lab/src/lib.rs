@@ -11,6 +11,7 @@
 pub mod assign;
 pub mod assignment;
 pub mod best_static;
+pub mod cache;
 pub mod characterise;
 pub mod compare;
 pub mod declared;

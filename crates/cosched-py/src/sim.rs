@@ -256,6 +256,14 @@ fn compare(
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
+        // The bound is kept and reused as `cosched compare` keeps it (the cache folder): a folder
+        // named by COSCHED_CACHE_DIR that cannot keep it is refused, the default one only skipped.
+        let cache = match (bound, cosched_lab::cache::folder()) {
+            (false, _) => None,
+            (true, Ok(dir)) => Some(cosched_lab::compare::BoundCache::new(&dir)),
+            (true, Err(e)) if e.given => return Err(RunError::option(e.message)),
+            (true, Err(_)) => None,
+        };
         let what = Comparing {
             policies: &names,
             customs: &customs,
@@ -264,6 +272,7 @@ fn compare(
             seeds,
             gap: bound,
             regimes,
+            bound_cache: cache.as_ref(),
         };
         let call = |n: i64| {
             if let Some(cb) = &progress {

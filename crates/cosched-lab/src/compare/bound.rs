@@ -3,6 +3,7 @@
 //! estimate, and how many runs finding it takes. The comparison reads it;
 //! it reads nothing of the comparison.
 
+use super::bound_cache::BoundCache;
 use crate::error::RunError;
 use crate::spec::Resolved;
 use cosched_core::stats::mean_ci;
@@ -79,36 +80,119 @@ impl BestStatic {
     }
 }
 
+/// One seed's bound: its kind, the family's size (text), the value, its POT
+/// interval and the random members simulated (0: exact).
+pub(super) type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
+
+/// What the bound beside a comparison cost: seeds computed and seeds reused
+/// from the cache ([`BoundCache`]), and the seconds it took.
+#[derive(Clone, Debug, Default)]
+pub struct BoundCost {
+    /// Seeds whose bound was computed in this run.
+    pub computed: usize,
+    /// Seeds whose bound was reused from the cache.
+    pub reused: usize,
+    /// Wall seconds spent on the bound (reading the cache included).
+    pub seconds: f64,
+    /// Bounds computed here that could not be kept, and why (the first error).
+    pub not_kept: Option<String>,
+}
+
+/// Each seed's bound found in the cache (`None`: to compute), its key, and
+/// the runs computing the rest takes (for progress).
+pub(super) struct BoundWork {
+    kept: Vec<Option<PerSeed>>,
+    keys: Vec<Option<String>>,
+    /// Runs the seeds not found take.
+    pub runs: usize,
+}
+
+/// Look each seed's bound up in `cache` (when given) before any work.
+pub(super) fn bound_work(
+    resolved: &Resolved,
+    seeds: &[u64],
+    cache: Option<&BoundCache>,
+) -> Result<BoundWork, RunError> {
+    let mut work = BoundWork { kept: vec![], keys: vec![], runs: 0 };
+    for &seed in seeds {
+        let (mm, plan) = resolved.spec.plan(&resolved.machine, &resolved.workload, seed)?;
+        let samples = samples_for(&mm, &plan);
+        let key = cache.map(|_| BoundCache::key(&mm, &plan, samples, seed));
+        let kept = cache.zip(key.as_deref()).and_then(|(c, k)| c.get(k));
+        if kept.is_none() {
+            work.runs += crate::optimum::best_static_runs(&mm, plan.threads.len(), GAP_BUDGET, samples) as usize;
+        }
+        work.kept.push(kept);
+        work.keys.push(key);
+    }
+    Ok(work)
+}
+
+/// Random members a seed's estimate samples: [`GAP_PARTITION_SAMPLES`] with
+/// more threads than contexts, else [`GAP_SAMPLES`].
+fn samples_for(machine: &cosched_machine::spec::MachineSpec, plan: &cosched_sim::plan::Plan) -> usize {
+    if plan.threads.len() > machine.n_contexts() {
+        GAP_PARTITION_SAMPLES
+    } else {
+        GAP_SAMPLES
+    }
+}
+
+/// Each seed's bound: the one [`bound_work`] found kept, else computed (in
+/// parallel over the seeds) and kept in `cache` when given.
 pub(super) fn best_static(
     resolved: &Resolved,
     seeds: &[u64],
+    work: BoundWork,
+    cache: Option<&BoundCache>,
     tick: &(dyn Fn() + Sync),
-) -> Result<BestStatic, RunError> {
+) -> Result<(BestStatic, BoundCost), RunError> {
     use crate::optimum::{best_static, weakest_kind, Instance, Objective};
     use rayon::prelude::*;
+    let started = std::time::Instant::now();
     let (run, m, w) = (&resolved.spec, &resolved.machine, &resolved.workload);
-    type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
+    let was_kept: Vec<bool> = work.kept.iter().map(Option::is_some).collect();
+    let reused = was_kept.iter().filter(|&&k| k).count();
     let per: Vec<PerSeed> = seeds
         .par_iter()
-        .map(|&seed| {
+        .zip(work.kept.into_par_iter())
+        .map(|(&seed, kept)| {
+            if let Some(k) = kept {
+                return Ok(k);
+            }
             let (mm, plan) = run.plan(m, w, seed)?;
             let inst = Instance::bound(&mm, &plan)?;
             let count = inst.coschedules();
-            let samples = if inst.partitioned { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
+            let samples = samples_for(&mm, &plan);
             let b = best_static(&inst, Objective::Throughput, GAP_BUDGET, samples, seed, tick)?;
             let exact = inst.enumerable() && count <= GAP_BUDGET as u128;
             Ok((b.kind, count_text(count), b.value, b.ci, if exact { 0 } else { samples }))
         })
         .collect::<Result<_, RunError>>()?;
+    let mut cost = BoundCost { computed: seeds.len() - reused, reused, ..BoundCost::default() };
+    if let Some(cache) = cache {
+        for ((p, key), &kept) in per.iter().zip(&work.keys).zip(&was_kept) {
+            if kept {
+                continue;
+            }
+            if let Err(e) = cache.put(key.as_deref().unwrap_or_default(), p) {
+                cost.not_kept.get_or_insert_with(|| format!("{}: {e}", cache.dir().display()));
+            }
+        }
+    }
     // The weakest kind any seed needed names the column.
     let bound = weakest_kind(per.iter().map(|p| p.0));
-    Ok(BestStatic {
-        bound,
-        coschedules: per[0].1.clone(),
-        best_gips: per.iter().map(|p| p.2).collect(),
-        best_ci: per.iter().map(|p| p.3).collect(),
-        samples: per.iter().map(|p| p.4).max().unwrap_or(0),
-    })
+    cost.seconds = started.elapsed().as_secs_f64();
+    Ok((
+        BestStatic {
+            bound,
+            coschedules: per[0].1.clone(),
+            best_gips: per.iter().map(|p| p.2).collect(),
+            best_ci: per.iter().map(|p| p.3).collect(),
+            samples: per.iter().map(|p| p.4).max().unwrap_or(0),
+        },
+        cost,
+    ))
 }
 
 /// A count of static partitions as printed: exact, or a magnitude where the
@@ -119,12 +203,4 @@ pub fn count_text(count: u128) -> String {
     } else {
         count.to_string()
     }
-}
-
-/// Runs each seed's best static co-schedule simulates (for progress).
-pub(super) fn gap_runs(resolved: &Resolved, seed: u64) -> Result<usize, RunError> {
-    let (mm, plan) = resolved.spec.plan(&resolved.machine, &resolved.workload, seed)?;
-    let threads = plan.threads.len();
-    let samples = if threads > mm.n_contexts() { GAP_PARTITION_SAMPLES } else { GAP_SAMPLES };
-    Ok(crate::optimum::best_static_runs(&mm, threads, GAP_BUDGET, samples) as usize)
 }

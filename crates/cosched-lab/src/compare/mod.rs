@@ -13,10 +13,13 @@ use cosched_sim::experiment::Report;
 use serde::Serialize;
 
 mod bound;
+mod bound_cache;
 mod identical;
 mod regime;
-use bound::{best_static, gap_runs};
+pub use bound::BoundCost;
+use bound::{best_static, bound_work};
 pub use bound::{count_text, BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
+pub use bound_cache::{BoundCache, MODEL_VERSION};
 pub use identical::{identical_lines, identical_rows, Finding, IdenticalRows};
 pub use regime::{
     regime_lines, stretched, PairedUnfairness, RegimeNote, RegimeRun, PERF_FAIR_FAMILY, PERF_FAIR_SOLO_S, RDA_FAMILY,
@@ -134,6 +137,9 @@ cosched_core::metric_fields! {
         /// Notes on the knobs given (one that only some of the policies read).
         #[serde(skip)]
         pub notes: Vec<String>,
+        /// What the bound cost (`None`: not computed); wall time, so never in the JSON.
+        #[serde(skip)]
+        pub bound_cost: Option<BoundCost>,
     }
 }
 
@@ -215,6 +221,9 @@ pub struct Comparing<'a> {
     /// Whether the policies run outside their paper's regime are named, and
     /// measured in it where the jobs can be stretched there ([`RegimeNote`]).
     pub regimes: bool,
+    /// Where each seed's bound is kept and reused from (`None`: computed every
+    /// time, nothing kept).
+    pub bound_cache: Option<&'a BoundCache>,
 }
 
 /// How a long computation reports its steps: told their number once, then
@@ -245,7 +254,7 @@ impl Steps<'static> {
 ///
 /// let run = RunSpec { machine: "i5-2500".into(), workload: "spec-mix8".into(), timing: false, ..RunSpec::default() };
 /// let names = ["cfs".to_string(), "efs".to_string()];
-/// let what = Comparing { policies: &names, customs: &[], baseline: "cfs", first_seed: 1, seeds: 2, gap: false, regimes: false };
+/// let what = Comparing { policies: &names, customs: &[], baseline: "cfs", first_seed: 1, seeds: 2, gap: false, regimes: false, bound_cache: None };
 /// let c = comparison(&run.resolve().unwrap(), &what, &Steps::silent()).unwrap();
 /// assert_eq!((c.seeds.len(), c.runs.len()), (2, 4)); // one report per policy and seed
 /// let cfs = &c.policies[0];
@@ -254,7 +263,7 @@ impl Steps<'static> {
 /// assert!(efs.speedup.lo <= efs.speedup.mean && efs.speedup.mean <= efs.speedup.hi);
 /// ```
 pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Result<Comparison, RunError> {
-    let Comparing { policies: names, customs, baseline, first_seed, seeds, gap, regimes } = *what;
+    let Comparing { policies: names, customs, baseline, first_seed, seeds, gap, regimes, bound_cache } = *what;
     let (run, m) = (&resolved.spec, &resolved.machine);
     crate::limits::SEEDS.check(seeds)?;
     let last_seed = first_seed.checked_add(seeds - 1).ok_or_else(|| {
@@ -301,12 +310,15 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
             })
         })
         .collect();
-    (steps.total)(points.len() + if gap { gap_runs(resolved, first_seed)? * seeds.len() } else { 0 });
+    let work = if gap { Some(bound_work(resolved, &seeds, bound_cache)?) } else { None };
+    (steps.total)(points.len() + work.as_ref().map_or(0, |w| w.runs));
     let reports = run_batch_with(&points, &|_| Ok(resolved.clone()), steps.tick)?;
-    let best = if gap {
-        best_static(resolved, &seeds, steps.tick).map_err(|e| e.to_string())
-    } else {
-        Err(bound::not_computed())
+    let (best, bound_cost) = match work {
+        Some(work) => match best_static(resolved, &seeds, work, bound_cache, steps.tick) {
+            Ok((b, cost)) => (Ok(b), Some(cost)),
+            Err(e) => (Err(e.to_string()), None),
+        },
+        None => (Err(bound::not_computed()), None),
     };
     let runs_of = |p: usize| -> Vec<&Report> { (0..seeds.len()).map(|s| &reports[s * names.len() + p]).collect() };
     let base = names.iter().position(|n| n == baseline).expect("baseline included");
@@ -377,5 +389,6 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
         best_static: best.ok(),
         runs: reports,
         notes,
+        bound_cost,
     })
 }

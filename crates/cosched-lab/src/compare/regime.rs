@@ -250,6 +250,7 @@ mod tests {
             seeds: 2,
             gap: false,
             regimes: true,
+            bound_cache: None,
         };
         comparison(&run.resolve().unwrap(), &what, &Steps::silent()).unwrap()
     }

@@ -93,26 +93,26 @@ pub fn best_of(objective: Objective, exhaustive: Option<&Exhaustive>, sampled: O
     }
 }
 
-/// The weakest kind among `kinds` (each one of the kinds above, weakest
-/// first: the partitions' kinds, then [`BEST_OF_RANDOM`], [`EVT_ESTIMATE`],
-/// [`EXACT`]): what a column over several seeds may call its bound.
+/// Every kind a [`Best`] can be, weakest first: the partitions' kinds, then
+/// [`BEST_OF_RANDOM`], [`EVT_ESTIMATE`], [`EXACT`].
+pub const KINDS: [&str; 10] = [
+    PARTITION_BEST_OF_RANDOM,
+    IDLE_BEST_OF_RANDOM,
+    BEST_OF_RANDOM,
+    IDLE_EXACT_AND_RANDOM,
+    PARTITION_EVT_ESTIMATE,
+    IDLE_EVT_ESTIMATE,
+    EVT_ESTIMATE,
+    IDLE_EXACT_AND_EVT,
+    IDLE_EXACT,
+    EXACT,
+];
+
+/// The weakest kind among `kinds` (each one of [`KINDS`]): what a column over
+/// several seeds may call its bound.
 pub fn weakest_kind<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
     let kinds: Vec<&str> = kinds.into_iter().collect();
-    [
-        PARTITION_BEST_OF_RANDOM,
-        IDLE_BEST_OF_RANDOM,
-        BEST_OF_RANDOM,
-        IDLE_EXACT_AND_RANDOM,
-        PARTITION_EVT_ESTIMATE,
-        IDLE_EVT_ESTIMATE,
-        EVT_ESTIMATE,
-        IDLE_EXACT_AND_EVT,
-        IDLE_EXACT,
-        EXACT,
-    ]
-    .into_iter()
-    .find(|k| kinds.contains(k))
-    .unwrap_or(EXACT)
+    KINDS.into_iter().find(|k| kinds.contains(k)).unwrap_or(EXACT)
 }
 
 /// How many runs [`best_static`] simulates on an [`Instance::bound`] of
