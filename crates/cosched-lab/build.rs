@@ -28,6 +28,11 @@ fn main() {
         let dir = root.join("crates").join(krate);
         for part in ["src", "build.rs", "Cargo.toml"] {
             let p = dir.join(part);
+            // A path that does not exist would make cargo run this script, and rebuild the
+            // crate, on every build.
+            if !p.exists() {
+                continue;
+            }
             println!("cargo:rerun-if-changed={}", p.display());
             if p.is_dir() {
                 files(&p, &mut inputs);

@@ -51,6 +51,20 @@ fn rows(m: &DrawnMix) -> Vec<Vec<String>> {
 pub fn run(a: Args) -> Result<(), String> {
     let f = Family::load(&a.family).one_line()?;
     let host = cosched_machine::presets::machine(&a.machine).one_line()?;
+    // The working sets are sized from the host's LLC: a paper's machine would size them for another.
+    cosched_host::live::refuse_published("machine", &a.machine, &host).one_line()?;
+    // A drawn mix whose program this host cannot start would fail only when it runs.
+    for (i, p) in f.programs.iter().enumerate() {
+        if let Some(problem) = cosched_machine::mix::program_problem(&p.cmd[0]) {
+            return Err(format!(
+                "{}: program[{i}].cmd: program `{}` (program `{}`) {problem}; install it (scripts/host-check \
+                 installs the real family's programs)",
+                a.family.display(),
+                p.cmd[0],
+                p.name
+            ));
+        }
+    }
     let count = a.count.unwrap_or(f.mixes);
     if !(1..=MAX_MIXES).contains(&count) {
         return Err(format!("--count: must be 1..={MAX_MIXES}, got {count}"));

@@ -5,6 +5,7 @@ use crate::opts::Format;
 use crate::output::table;
 use crate::OneLine;
 use clap::Args as ClapArgs;
+use cosched_core::text::quote;
 pub use cosched_lab::evt::{analyse, parse_threshold, Analysis, REJECTED};
 use serde::Serialize;
 
@@ -40,12 +41,15 @@ pub fn read_column(file: &str, column: Option<&str>) -> Result<(Vec<f64>, String
     }
     let header = rows[0].iter().any(|c| c.parse::<f64>().is_err());
     let body = if header { &rows[1..] } else { &rows[..] };
-    let name = |i: usize| if header { rows[0].get(i).map_or(i.to_string(), |h| h.to_string()) } else { i.to_string() };
+    // A name as an error quotes it: escaped and cut at 80 characters (`cosched_core::text::quote`).
+    let name = |i: usize| if header { rows[0].get(i).map_or(i.to_string(), |h| quote(h)) } else { i.to_string() };
     let col = match column {
         Some(c) => match c.parse::<usize>() {
             Ok(i) => i,
-            Err(_) if header => rows[0].iter().position(|h| h == &c).ok_or(format!("{file}: {c}: no such column"))?,
-            Err(_) => return Err(format!("{file}: {c}: no header row to look the column up in")),
+            Err(_) if header => {
+                rows[0].iter().position(|h| h == &c).ok_or_else(|| format!("{file}: {}: no such column", quote(c)))?
+            }
+            Err(_) => return Err(format!("{file}: {}: no header row to look the column up in", quote(c))),
         },
         None => {
             let numeric: Vec<usize> = (0..rows[0].len())
@@ -73,7 +77,7 @@ pub fn read_column(file: &str, column: Option<&str>) -> Result<(Vec<f64>, String
             v.parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .ok_or(format!("{file}:{line}: column {col}: `{v}` is not a finite number"))
+                .ok_or_else(|| format!("{file}:{line}: column {col}: `{}` is not a finite number", quote(v)))
         })
         .collect::<Result<Vec<f64>, String>>()?;
     Ok((values, name(col)))

@@ -50,9 +50,13 @@ impl Progress {
         }
     }
 
-    /// `n` more steps to come.
+    /// `n` more steps to come. The tenths count again from where the work
+    /// now stands, so a search's later phase (after its first reached
+    /// 10395/10395) prints its tenths too.
     pub fn add(&self, n: u64) {
-        self.total.fetch_add(n, Ordering::Relaxed);
+        let total = self.total.fetch_add(n, Ordering::Relaxed) + n;
+        let done = self.done.load(Ordering::Relaxed);
+        self.tenth.store(done * 10 / total.max(1), Ordering::Relaxed);
         if let Some(b) = &self.bar {
             b.inc_length(n);
         }
@@ -64,19 +68,22 @@ impl Progress {
         match &self.bar {
             Some(b) => b.inc(1),
             None => {
-                let total = self.total.load(Ordering::Relaxed).max(done);
-                let tenth = done * 10 / total;
-                if tenth > self.tenth.fetch_max(tenth, Ordering::Relaxed) && self.start.elapsed() >= QUIET {
-                    eprintln!(
-                        "{}: {done}/{total} {} ({:.1} s)",
-                        self.what,
-                        self.unit,
-                        self.start.elapsed().as_secs_f64()
-                    );
+                if let Some(line) = self.line_due(done) {
+                    eprintln!("{line}");
                     wrote();
                 }
             }
         }
+    }
+
+    /// The line a piped run prints at step `done`: one at each new tenth of
+    /// the work, once it has run [`QUIET`].
+    fn line_due(&self, done: u64) -> Option<String> {
+        let total = self.total.load(Ordering::Relaxed).max(done);
+        let tenth = done * 10 / total;
+        (tenth > self.tenth.fetch_max(tenth, Ordering::Relaxed) && self.start.elapsed() >= QUIET).then(|| {
+            format!("{}: {done}/{total} {} ({:.1} s)", self.what, self.unit, self.start.elapsed().as_secs_f64())
+        })
     }
 
     /// The work is over: clear the bar.
@@ -184,4 +191,37 @@ impl cosched_core::progress::Progress for Stderr {
 /// A reporter to stderr.
 pub fn stderr() -> cosched_core::progress::Reporter {
     cosched_core::progress::Reporter::to(std::sync::Arc::new(Stderr))
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::*;
+
+    #[test]
+    fn a_later_phase_prints_its_tenths_after_the_first_phase_is_done() {
+        let p = Progress {
+            bar: None,
+            what: "optimum".into(),
+            unit: "runs",
+            done: AtomicU64::new(0),
+            total: AtomicU64::new(0),
+            tenth: AtomicU64::new(0),
+            start: Instant::now() - QUIET,
+        };
+        let step = |p: &Progress, lines: &mut Vec<String>| {
+            let done = p.done.fetch_add(1, Ordering::Relaxed) + 1;
+            lines.extend(p.line_due(done));
+        };
+        let mut lines = vec![];
+        p.add(100);
+        (0..100).for_each(|_| step(&p, &mut lines));
+        assert_eq!(lines.len(), 10, "{lines:?}");
+        assert!(lines[9].starts_with("optimum: 100/100 runs"), "{lines:?}");
+        // A second phase of as many steps: its own tenths, against the new total.
+        p.add(100);
+        (0..100).for_each(|_| step(&p, &mut lines));
+        assert_eq!(lines.len(), 15, "{lines:?}");
+        assert!(lines[10].starts_with("optimum: 120/200 runs"), "{lines:?}");
+        assert!(lines[14].starts_with("optimum: 200/200 runs"), "{lines:?}");
+    }
 }

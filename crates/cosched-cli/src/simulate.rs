@@ -6,6 +6,7 @@ use crate::output::{csv, opt, table};
 use crate::sweep::{config, prepare};
 use crate::OneLine;
 use clap::Args as ClapArgs;
+use cosched_core::num::shortest;
 use cosched_machine::ChromeTrace;
 use cosched_machine::TraceSlice;
 use cosched_sim::experiment::Report;
@@ -75,35 +76,53 @@ pub fn report(
     prepare(&resolved, seed)?.run(run, &cfg, trace)
 }
 
+/// A count the model carries as a real number (misses, hits), written whole in a CSV as the JSON
+/// writes it (`cosched_core::num::serialize_count`).
+fn whole(v: f64) -> String {
+    if v.is_finite() && v.abs() < 9.0e15 {
+        format!("{}", v.round() as i64)
+    } else {
+        shortest(v)
+    }
+}
+
 fn print_report(r: &Report, format: Format) -> Result<(), String> {
     let m = &r.metrics;
+    // Each metric as the table shows it and as the CSV writes it: counts whole, other numbers in
+    // their shortest form that reads back to the same value (for pandas, as the JSON has them).
+    let exact = |v: f64| shortest(v);
+    let exact_opt = |v: Option<f64>| v.map_or(String::new(), shortest);
     let rows = vec![
-        ("makespan_s", format!("{:.6}", m.run.makespan_s)),
-        ("throughput_gips", format!("{:.3}", m.run.throughput_gips)),
-        ("stp", opt(m.run.stp, 3)),
-        ("antt", opt(m.run.antt, 3)),
-        ("unfairness", opt(m.run.unfairness, 3)),
-        ("energy_j", format!("{:.2}", m.run.energy_j)),
-        ("energy_cpu_j", format!("{:.2}", m.run.energy_cpu_j)),
-        ("energy_dram_j", format!("{:.2}", m.run.energy_dram_j)),
-        ("edp_js", format!("{:.3}", m.run.edp_js)),
-        ("instructions_per_joule", format!("{:.4e}", m.run.instructions_per_joule)),
-        ("llc_misses", format!("{:.4e}", m.llc_misses)),
-        ("l1_hits", format!("{:.4e}", m.l1_hits)),
-        ("ctx_switches", m.ctx_switches.to_string()),
-        ("migrations", m.migrations.to_string()),
-        ("explored_pct", format!("{:.3}", m.explored_pct)),
-        ("policy_events", m.policy_events.to_string()),
-        ("decide_p50_us", opt(m.decide_p50_us, 3)),
-        ("decide_p99_us", opt(m.decide_p99_us, 3)),
+        ("makespan_s", format!("{:.6}", m.run.makespan_s), exact(m.run.makespan_s)),
+        ("throughput_gips", format!("{:.3}", m.run.throughput_gips), exact(m.run.throughput_gips)),
+        ("stp", opt(m.run.stp, 3), exact_opt(m.run.stp)),
+        ("antt", opt(m.run.antt, 3), exact_opt(m.run.antt)),
+        ("unfairness", opt(m.run.unfairness, 3), exact_opt(m.run.unfairness)),
+        ("energy_j", format!("{:.2}", m.run.energy_j), exact(m.run.energy_j)),
+        ("energy_cpu_j", format!("{:.2}", m.run.energy_cpu_j), exact(m.run.energy_cpu_j)),
+        ("energy_dram_j", format!("{:.2}", m.run.energy_dram_j), exact(m.run.energy_dram_j)),
+        ("edp_js", format!("{:.3}", m.run.edp_js), exact(m.run.edp_js)),
+        (
+            "instructions_per_joule",
+            format!("{:.4e}", m.run.instructions_per_joule),
+            exact(m.run.instructions_per_joule),
+        ),
+        ("llc_misses", format!("{:.4e}", m.llc_misses), whole(m.llc_misses)),
+        ("l1_hits", format!("{:.4e}", m.l1_hits), whole(m.l1_hits)),
+        ("ctx_switches", m.ctx_switches.to_string(), m.ctx_switches.to_string()),
+        ("migrations", m.migrations.to_string(), m.migrations.to_string()),
+        ("explored_pct", format!("{:.3}", m.explored_pct), exact(m.explored_pct)),
+        ("policy_events", m.policy_events.to_string(), m.policy_events.to_string()),
+        ("decide_p50_us", opt(m.decide_p50_us, 3), exact_opt(m.decide_p50_us)),
+        ("decide_p99_us", opt(m.decide_p99_us, 3), exact_opt(m.decide_p99_us)),
     ];
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(r).map_err(|e| e.to_string())?),
         Format::Csv => {
             let mut head = vec!["policy".to_string(), "machine".into(), "workload".into(), "seed".into()];
             let mut vals = vec![r.policy.clone(), r.machine.clone(), r.workload.clone(), r.seed.to_string()];
-            head.extend(rows.iter().map(|(k, _)| k.to_string()));
-            vals.extend(rows.iter().map(|(_, v)| v.clone()));
+            head.extend(rows.iter().map(|(k, _, _)| k.to_string()));
+            vals.extend(rows.iter().map(|(_, _, v)| v.clone()));
             csv(&[head, vals]);
         }
         Format::Table => {
@@ -116,7 +135,7 @@ fn print_report(r: &Report, format: Format) -> Result<(), String> {
                 if r.oracle { " [oracle]" } else { "" }
             );
             let mut t = vec![vec!["metric".to_string(), "value".into()]];
-            t.extend(rows.iter().map(|(k, v)| vec![k.to_string(), v.clone()]));
+            t.extend(rows.iter().map(|(k, v, _)| vec![k.to_string(), v.clone()]));
             table(&t);
             println!();
             let mut j = vec![vec![

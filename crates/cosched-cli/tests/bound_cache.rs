@@ -55,6 +55,17 @@ fn a_cache_folder_that_cannot_keep_anything_is_refused_before_any_run() {
         }
         assert!(o.stdout.is_empty());
     }
+    // `run --characterise` keeps this host's calibration there: refused before it calibrates.
+    let mix = common::root().join("data/mixes/bench-mix.toml");
+    let o = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["run", "-p", "slits-contention", "-w", mix.to_str().unwrap(), "--characterise"])
+        .env("COSCHED_CACHE_DIR", "")
+        .output()
+        .expect("run cosched");
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line, nothing calibrated: {e}");
+    assert!(e.contains("--characterise: COSCHED_CACHE_DIR is set but empty"), "{e}");
     // Without the bound nothing is kept, so the folder is not needed.
     let o = compare_in(std::ffi::OsStr::new(""), &["--no-bound"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));

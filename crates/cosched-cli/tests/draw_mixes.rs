@@ -4,7 +4,27 @@
 
 mod common;
 
-use common::{cosched, fails_cleanly, root, tmp};
+use common::{fails_cleanly, root, tmp};
+use std::process::{Command, Output};
+
+/// `cosched ARGS` with a folder first on PATH holding an executable of every program the
+/// committed families start (draw-mixes refuses a family whose program this host lacks; the
+/// test is of the draw, not of which Debian packages this host has).
+fn draw(args: &[&str]) -> Output {
+    use std::os::unix::fs::PermissionsExt;
+    let stubs = std::env::temp_dir().join(format!("cosched-draw-stubs-{}", std::process::id()));
+    std::fs::create_dir_all(&stubs).unwrap();
+    for fam in ["host-random", "host-real"] {
+        let f = cosched_machine::family::Family::load(&root().join(format!("data/mixes/{fam}/family.toml"))).unwrap();
+        for p in f.programs {
+            let stub = stubs.join(&p.cmd[0]);
+            std::fs::write(&stub, "#!/bin/sh\nexit 0\n").unwrap();
+            std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let path = format!("{}:{}", stubs.display(), std::env::var("PATH").unwrap_or_default());
+    Command::new(env!("CARGO_BIN_EXE_cosched")).args(args).env("PATH", path).output().expect("run cosched")
+}
 
 /// Both committed families draw, byte for byte the same twice; every drawn mix and the
 /// programs file parse as mix files (`cosched run` and `cosched characterise` read them).
@@ -17,7 +37,7 @@ fn the_committed_families_draw_the_same_mixes_twice() {
             .map(|i| {
                 let d = std::env::temp_dir().join(format!("cosched-draw-{}-{fam}-{i}", std::process::id()));
                 let _ = std::fs::remove_dir_all(&d);
-                let o = cosched(&["draw-mixes", "--family", family, "-m", "kvm-epyc-2c", "-o", d.to_str().unwrap()]);
+                let o = draw(&["draw-mixes", "--family", family, "-m", "kvm-epyc-2c", "-o", d.to_str().unwrap()]);
                 assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
                 let out = String::from_utf8_lossy(&o.stdout).to_string();
                 assert!(out.contains(&format!("Family `{fam}`")) && out.contains("check-12.toml"), "{out}");
@@ -39,7 +59,7 @@ fn the_committed_families_draw_the_same_mixes_twice() {
         // A later part of the family draws the same mixes as the whole: mix k is a function of k.
         let part = std::env::temp_dir().join(format!("cosched-draw-{}-{fam}-from", std::process::id()));
         let p = part.to_str().unwrap();
-        let o = cosched(&["draw-mixes", "--family", family, "-m", "kvm-epyc-2c", "-o", p, "--from", "7"]);
+        let o = draw(&["draw-mixes", "--family", family, "-m", "kvm-epyc-2c", "-o", p, "--from", "7"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert!(!part.join("check-06.toml").exists());
         for k in 7..=12 {
@@ -85,4 +105,26 @@ fn a_bad_family_names_its_field() {
             &["--count", "is not in 1..=1000"],
         );
     }
+}
+
+/// A paper's machine where this host's calibration is asked for, and a family whose program this
+/// host cannot start, are refused before anything is drawn.
+#[test]
+fn a_published_machine_and_a_missing_program_are_refused_before_anything_is_written() {
+    let ok = tmp("fam-ok2.toml", "name = \"b\"\nseed = 1\nmixes = 2\njobs = [1, 3]\nkinds = [\"stream\"]\n");
+    let out = std::env::temp_dir().join(format!("cosched-draw-refused-{}", std::process::id()));
+    let o = out.to_str().unwrap();
+    fails_cleanly(
+        &["draw-mixes", "--family", &ok, "-m", "i5-2500", "-o", o],
+        &["--machine", "`i5-2500` is a published machine description", "cosched calibrate"],
+    );
+    let missing = tmp(
+        "fam-missing.toml",
+        "name = \"b\"\nseed = 1\nmixes = 2\njobs = [1, 3]\n[[program]]\nname = \"gone\"\ncmd = [\"no-such-program-cosched\"]\n",
+    );
+    fails_cleanly(
+        &["draw-mixes", "--family", &missing, "-m", "kvm-epyc-2c", "-o", o],
+        &["fam-missing.toml", "program[0].cmd", "`no-such-program-cosched`", "not found on PATH"],
+    );
+    assert!(!out.exists(), "nothing written");
 }

@@ -73,3 +73,22 @@ fn list_metrics_is_the_registry_and_docs_carry_it() {
         registry::markdown()
     );
 }
+
+/// `simulate --format csv` writes what the JSON holds: counts whole, every other number in the
+/// shortest form that reads back to the JSON's value (the table keeps its display precision).
+#[test]
+fn simulate_csv_numbers_are_the_json_numbers() {
+    let args = ["simulate", "-m", "i5-2500", "-w", "spec-mix8", "-p", "cfs", "--no-timing"];
+    let csv = stdout(&[&args[..], &["--format", "csv"]].concat());
+    let json: Value = serde_json::from_str(&stdout(&[&args[..], &["--format", "json"]].concat())).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let (head, row): (Vec<&str>, Vec<&str>) = (lines[0].split(',').collect(), lines[1].split(',').collect());
+    let cell = |name: &str| row[head.iter().position(|h| *h == name).unwrap()];
+    let m = &json["metrics"];
+    for count in ["llc_misses", "l1_hits"] {
+        assert_eq!(cell(count).parse::<i64>().ok(), m[count].as_i64(), "{count}: {}", cell(count));
+    }
+    for name in ["makespan_s", "energy_j", "instructions_per_joule"] {
+        assert_eq!(cell(name).parse::<f64>().ok(), m[name].as_f64(), "{name}: {}", cell(name));
+    }
+}

@@ -116,6 +116,8 @@ fn bad_runs_fail_with_one_line() {
             "efs needs the memory-bus rate mu",
         ),
         (vec!["run", "-m", "i5-2500", "--calibration", "kvm-epyc-2c", "--", "true"], "cannot be used with"),
+        // A paper's machine is no calibration of this host (-m may name one: it describes, not calibrates).
+        (vec!["run", "--calibration", "i5-2500", "--", "true"], "--calibration: `i5-2500` is a published machine"),
     ] {
         let o = cosched(&args);
         let err = String::from_utf8_lossy(&o.stderr);

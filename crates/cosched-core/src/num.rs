@@ -14,6 +14,17 @@ pub fn shortest(v: f64) -> String {
     }
 }
 
+/// `v` rounded to `digits` significant digits, in [`shortest`]'s form
+/// (`14.786458815107553` → `14.7865` at 6, `5` → `5`): a value a message
+/// quotes for a reader, not to be parsed back exactly (the JSON carries that).
+pub fn significant(v: f64, digits: usize) -> String {
+    if !v.is_finite() || digits == 0 {
+        return shortest(v);
+    }
+    let prec = digits - 1;
+    shortest(format!("{v:.prec$e}").parse().unwrap_or(v))
+}
+
 /// `v` with `prec` decimals, in exponent form (`prec` significant decimals)
 /// when plain digits would be longer than a table cell should be
 /// (|v| ≥ 10¹², or 0 < |v| < 10⁻⁴).
@@ -45,6 +56,16 @@ pub fn serialize_count<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn significant_digits_round_and_keep_the_shortest_form() {
+        use super::significant;
+        assert_eq!(significant(14.786458815107553, 6), "14.7865");
+        assert_eq!(significant(5.0, 6), "5");
+        assert_eq!(significant(-0.000123456789, 3), "-0.000123");
+        assert_eq!(significant(1.23456e300, 4), "1.235e300");
+        assert_eq!(significant(f64::NAN, 6), "NaN");
+    }
+
     #[test]
     fn a_count_is_written_whole() {
         #[derive(serde::Serialize)]

@@ -82,6 +82,22 @@ pub fn load_mix(path: &Path) -> Result<Mix, HostError> {
     Ok(mix)
 }
 
+/// The refusal of a published machine description (a paper's machine, not
+/// written by `cosched calibrate`) where this host's calibration is asked for
+/// (`knob`: the flag or keyword that named it): its LLC, bandwidth and latency
+/// would size and predict this host's programs from another machine's figures.
+pub fn refuse_published(knob: &str, named: &str, spec: &MachineSpec) -> Result<(), HostError> {
+    if cosched_linux::calibrate::is_calibration(spec) {
+        return Ok(());
+    }
+    let problem = format!(
+        "`{named}` is a published machine description, not a calibration of this host (its sources do not \
+         begin \"{}\"): run `cosched calibrate -o host.toml` and give that file",
+        cosched_linux::calibrate::WRITTEN_BY
+    );
+    Err(RunError::knob(knob, problem).into())
+}
+
 impl Live {
     /// The machine description given (`machine`, else `calibration`), if any.
     pub fn spec(&self) -> Result<Option<MachineSpec>, HostError> {
@@ -111,6 +127,9 @@ impl Live {
         let load = |n: &Option<String>| n.as_deref().map(cosched_machine::presets::machine).transpose();
         let machine = load(&self.machine).map_err(RunError::from)?;
         let calibration = load(&self.calibration).map_err(RunError::from)?;
+        if let (Some(c), Some(named)) = (&calibration, &self.calibration) {
+            refuse_published("calibration", named, c)?;
+        }
         let host = Host::live();
         let description = Description::of(&host, machine.as_ref(), calibration.as_ref());
         for w in &description.warnings {

@@ -225,6 +225,16 @@ fn provenance(clock_measured: bool) -> std::collections::BTreeMap<String, String
     .collect()
 }
 
+/// The first source line of every machine file `cosched calibrate` writes
+/// (followed by the host's name and contexts): what tells a calibration of a
+/// host from a published description of a paper's machine.
+pub const WRITTEN_BY: &str = "Written by `cosched calibrate`";
+
+/// Whether `spec` was written by `cosched calibrate` (its sources say so).
+pub fn is_calibration(spec: &MachineSpec) -> bool {
+    spec.sources.iter().any(|s| s.starts_with(WRITTEN_BY))
+}
+
 /// Turn measurements into a machine preset named `name`.
 pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, CalibrateError> {
     let (llc_mb, plateau_ns) = effective_llc_mb(&m.latency, m.l2_kb).ok_or(CalibrateError::NoCliff)?;
@@ -234,7 +244,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
     let smt = t.contexts_per_core() as u32;
     let cores_per_llc = (t.n_cores / t.n_llc.max(1)).max(1);
     let mut sources = vec![
-        format!("Written by `cosched calibrate` on {} ({} contexts) [M]", hostname(), t.n_contexts()),
+        format!("{WRITTEN_BY} on {} ({} contexts) [M]", hostname(), t.n_contexts()),
         format!(
             "Latency (ns per dependent load) by working set MiB: {} [M]",
             m.latency.iter().map(|(a, b)| format!("{a}:{b:.1}")).collect::<Vec<_>>().join(" ")

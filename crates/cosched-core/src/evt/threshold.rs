@@ -142,7 +142,7 @@ pub fn describe(cands: &[Candidate], total: usize) -> Vec<String> {
             Some(f) => format!(
                 "q{:.3} (u = {}): ξ̂ = {:.3}, Anderson-Darling goodness-of-fit p = {:.3}",
                 c.quantile,
-                crate::num::shortest(c.threshold),
+                crate::num::significant(c.threshold, 6),
                 f.xi,
                 c.p_value
             ),
@@ -150,7 +150,7 @@ pub fn describe(cands: &[Candidate], total: usize) -> Vec<String> {
                 "q{:.3}: only {} values above u = {}, at least {MIN_EXCEEDANCES} needed",
                 c.quantile,
                 c.exceedances,
-                crate::num::shortest(c.threshold)
+                crate::num::significant(c.threshold, 6)
             ),
             None => format!("q{:.3}: the GPD fit of {} exceedances did not converge", c.quantile, c.exceedances),
         })

@@ -3,7 +3,7 @@
 //! estimate, and how many runs finding it takes. The comparison reads it;
 //! it reads nothing of the comparison.
 
-use super::bound_cache::BoundCache;
+use super::bound_cache::{BoundCache, PerSeed};
 use crate::error::RunError;
 use crate::spec::Resolved;
 use cosched_core::stats::mean_ci;
@@ -80,10 +80,6 @@ impl BestStatic {
     }
 }
 
-/// One seed's bound: its kind, the family's size (text), the value, its POT
-/// interval and the random members simulated (0: exact).
-pub(super) type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
-
 /// What the bound beside a comparison cost: seeds computed and seeds reused
 /// from the cache ([`BoundCache`]), and the seconds it took.
 #[derive(Clone, Debug, Default)]
@@ -117,7 +113,7 @@ pub(super) fn bound_work(
     for &seed in seeds {
         let (mm, plan) = resolved.spec.plan(&resolved.machine, &resolved.workload, seed)?;
         let samples = samples_for(&mm, &plan);
-        let key = cache.map(|_| BoundCache::key(&mm, &plan, samples, seed));
+        let key = cache.map(|_| BoundCache::key(&mm, &plan, GAP_BUDGET, samples, seed));
         let kept = cache.zip(key.as_deref()).and_then(|(c, k)| c.get(k));
         if kept.is_none() {
             work.runs += crate::optimum::best_static_runs(&mm, plan.threads.len(), GAP_BUDGET, samples) as usize;

@@ -5,7 +5,6 @@
 //! every source and preset the simulated results depend on (`build.rs`), so
 //! any change to the code or the data is a miss, never a stale value.
 
-use super::bound::{PerSeed, GAP_BUDGET};
 use crate::optimum::KINDS;
 use cosched_machine::spec::MachineSpec;
 use cosched_sim::plan::Plan;
@@ -18,8 +17,16 @@ use std::path::{Path, PathBuf};
 /// locked dependencies (`build.rs`).
 pub const MODEL_VERSION: &str = env!("COSCHED_MODEL_VERSION");
 
+/// One seed's bound: its kind, the family's size (text), the value, its POT
+/// interval and the random members simulated (0: exact).
+pub(super) type PerSeed = (&'static str, String, f64, Option<(f64, f64)>, usize);
+
 /// The largest kept bound read back, in bytes (one is about 300).
 const ENTRY_LIMIT: u64 = 4096;
+
+/// The most bounds kept (about 1.2 MB): past it the oldest go first, those
+/// of earlier model versions among them.
+pub const MAX_KEPT: usize = 4096;
 
 /// Bounds kept in a folder (`bound/` of the cache folder, [`crate::cache::folder`]).
 #[derive(Debug, Clone)]
@@ -51,11 +58,12 @@ impl BoundCache {
         &self.dir
     }
 
-    /// The key of one seed's bound: the model's version, the search's sizes,
+    /// The key of one seed's bound: the model's version, the search's sizes
+    /// (`budget` co-schedules enumerated at most, `samples` random members),
     /// the seed, and the machine and plan that seed drew (every field, as
     /// their debug text: every number in its shortest exact form).
-    pub fn key(machine: &MachineSpec, plan: &Plan, samples: usize, seed: u64) -> String {
-        let text = format!("{MODEL_VERSION}|throughput|{GAP_BUDGET}|{samples}|{seed}|{machine:?}|{plan:?}");
+    pub fn key(machine: &MachineSpec, plan: &Plan, budget: usize, samples: usize, seed: u64) -> String {
+        let text = format!("{MODEL_VERSION}|throughput|{budget}|{samples}|{seed}|{machine:?}|{plan:?}");
         let half = |salt: u8| {
             let mut h = std::hash::DefaultHasher::new();
             salt.hash(&mut h);
@@ -94,7 +102,28 @@ impl BoundCache {
             samples: *samples,
         };
         let text = serde_json::to_string(&e).map_err(std::io::Error::other)?;
-        crate::cache::keep(&self.path(key), &text)
+        crate::cache::keep(&self.path(key), &text)?;
+        self.prune(MAX_KEPT);
+        Ok(())
+    }
+
+    /// Remove the oldest kept bounds (by modification time, then name) until
+    /// at most `keep` are left. Best effort: a file another run removed first
+    /// is no error.
+    fn prune(&self, keep: usize) {
+        let Ok(rd) = std::fs::read_dir(&self.dir) else { return };
+        let mut kept: Vec<(std::time::SystemTime, PathBuf)> = rd
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        if kept.len() <= keep {
+            return;
+        }
+        kept.sort();
+        for (_, p) in &kept[..kept.len() - keep] {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 
@@ -119,16 +148,17 @@ mod tests {
     fn the_key_changes_with_the_machine_the_workload_and_the_seed() {
         let (a, b) = (machine("i5-2500").unwrap(), machine("xeon-e5645").unwrap());
         let pa = plan(&a, "spec-mix8");
-        let base = BoundCache::key(&a, &pa, 300, 1);
-        assert_eq!(base, BoundCache::key(&a, &pa, 300, 1), "a function of its inputs");
-        assert_ne!(base, BoundCache::key(&b, &pa, 300, 1), "another machine");
-        assert_ne!(base, BoundCache::key(&a, &plan(&a, "spec-mix24"), 300, 1), "another workload");
-        assert_ne!(base, BoundCache::key(&a, &pa, 300, 2), "another seed");
-        assert_ne!(base, BoundCache::key(&a, &pa, 1000, 1), "another sample count");
+        let base = BoundCache::key(&a, &pa, 20_000, 300, 1);
+        assert_eq!(base, BoundCache::key(&a, &pa, 20_000, 300, 1), "a function of its inputs");
+        assert_ne!(base, BoundCache::key(&b, &pa, 20_000, 300, 1), "another machine");
+        assert_ne!(base, BoundCache::key(&a, &plan(&a, "spec-mix24"), 20_000, 300, 1), "another workload");
+        assert_ne!(base, BoundCache::key(&a, &pa, 20_000, 300, 2), "another seed");
+        assert_ne!(base, BoundCache::key(&a, &pa, 20_000, 1000, 1), "another sample count");
+        assert_ne!(base, BoundCache::key(&a, &pa, 10_000, 300, 1), "another budget");
         // One number of the machine moved in its last digit is another machine.
         let mut c = a.clone();
         c.power.system_idle_w = f64::from_bits(c.power.system_idle_w.to_bits() + 1);
-        assert_ne!(base, BoundCache::key(&c, &pa, 300, 1), "a machine one ulp apart");
+        assert_ne!(base, BoundCache::key(&c, &pa, 20_000, 300, 1), "a machine one ulp apart");
     }
 
     #[test]
@@ -154,6 +184,22 @@ mod tests {
         assert!(cache.get("k").is_none());
         std::fs::write(&path, &text).unwrap();
         assert!(cache.get("k").is_some(), "the intact file is read again");
+        let _ = std::fs::remove_dir_all(cache.dir().parent().unwrap());
+    }
+
+    #[test]
+    fn the_cache_keeps_at_most_its_bound_the_newest_first() {
+        let cache = BoundCache::new(&folder("prune"));
+        let bound: PerSeed = (KINDS[9], "3".into(), 2.0, None, 0);
+        for k in 0..5 {
+            cache.put(&format!("k{k}"), &bound).unwrap();
+            // Distinct modification times, oldest first.
+            let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + k);
+            std::fs::File::options().write(true).open(cache.path(&format!("k{k}"))).unwrap().set_modified(t).unwrap();
+        }
+        cache.prune(3);
+        let left: Vec<bool> = (0..5).map(|k| cache.get(&format!("k{k}")).is_some()).collect();
+        assert_eq!(left, [false, false, true, true, true]);
         let _ = std::fs::remove_dir_all(cache.dir().parent().unwrap());
     }
 }
