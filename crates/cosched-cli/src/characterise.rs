@@ -188,7 +188,14 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     let rec: Record = match (a.from_record, a.workload) {
         (Some(p), _) => {
             let text = crate::input::read_config(p)?;
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?
+            serde_json::from_str(&text).map_err(|e| {
+                // The flag takes the JSON a measuring run wrote with --record, not a mix: say so.
+                format!(
+                    "{}: not a characterisation record (the JSON `characterise --record FILE` writes; a mix \
+                     goes to -w): {e}",
+                    p.display()
+                )
+            })?
         }
         (None, Some(w)) => {
             let mix = crate::live::load_mix(w)?;

@@ -61,6 +61,12 @@ struct Addresses<'a> {
 
 impl<'a> Addresses<'a> {
     fn open(file: &'a str, fmt: TraceFormat) -> Result<Addresses<'a>, String> {
+        // A trace streamed through a FIFO (valgrind writing into it) is read as it comes; opening
+        // it waits for the writer, which the user should be told rather than see nothing.
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(file).is_ok_and(|m| m.file_type().is_fifo()) {
+            eprintln!("profile: {file} is a FIFO: waiting for a writer, then reading the trace as it comes");
+        }
         let f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
         let reader: Box<dyn BufRead> = Box::new(std::io::BufReader::new(f));
         Ok(Addresses { file, fmt, lines: BoundedLines::new(reader, file).enumerate(), error: None, count: 0 })

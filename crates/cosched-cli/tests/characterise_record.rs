@@ -21,6 +21,12 @@ fn characterise_refuses_bad_input_with_one_line() {
         &["characterise", "--from-record", &bad, "-m", "kvm-epyc-2c-nov24", "-o", &out],
         &["rec-bad.json", "when"],
     );
+    // A mix given where a record is asked for: named as such, not only the JSON parser's words.
+    let mix = tmp("rec-mix.toml", "[[job]]\nname = \"a\"\ncmd = [\"true\"]\n");
+    fails_cleanly(
+        &["characterise", "--from-record", &mix, "-m", "kvm-epyc-2c-nov24", "-o", &out],
+        &["rec-mix.toml", "not a characterisation record", "a mix goes to -w"],
+    );
     // The ablation of the adaptive sweep tells added pirates by the machine's fixed sizes: a
     // record whose pirates are none of them was measured on another machine.
     let other = tmp(

@@ -69,6 +69,53 @@ fn bad_traces_and_growth_fits() {
     assert!(text.contains("predicted WSS for input 1600: 3.5000"), "{text}");
 }
 
+/// A trace streamed through a FIFO: `profile` says it is waiting for a writer before it blocks,
+/// then reads what comes.
+#[test]
+fn a_fifo_trace_is_announced_then_read_as_it_comes() {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::FileTypeExt;
+    let dir = std::env::temp_dir().join(format!("cosched-profile-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("trace.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["profile", fifo.to_str().unwrap(), "--trace-format", "csv"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The note comes before the open blocks: read it before anything writes. Should it never come,
+    // the child is killed after a minute, so the read ends and the test fails instead of hanging.
+    let noted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (flag, pid) = (noted.clone(), child.id().to_string());
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        if !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+        }
+    });
+    let mut err = child.stderr.take().unwrap();
+    // Its first line (stderr is unbuffered: it may come in pieces).
+    let mut first = vec![];
+    let mut byte = [0u8; 1];
+    while err.read(&mut byte).unwrap() == 1 && byte[0] != b'\n' {
+        first.push(byte[0]);
+    }
+    noted.store(true, std::sync::atomic::Ordering::SeqCst);
+    let note = String::from_utf8_lossy(&first).to_string();
+    assert!(note.contains("is a FIFO: waiting for a writer"), "{note}");
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let trace: String = (0..4096u64).map(|i| format!("0x{:x}\n", i * 64)).collect();
+    w.write_all(format!("addr\n{trace}").as_bytes()).unwrap();
+    drop(w);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{note}");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO stays a FIFO");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The suggested annotation compiles against the header.
 #[test]
 fn suggested_annotation_compiles_against_the_c_header() {
