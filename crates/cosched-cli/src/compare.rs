@@ -147,7 +147,7 @@ fn bound_cache(a: &Args) -> Result<Option<BoundCache>, String> {
     }
     match cosched_lab::cache::folder() {
         Ok(dir) => Ok(Some(BoundCache::new(&dir))),
-        Err(e) if e.given => Err(e.message),
+        Err(e) if cosched_lab::cache::given() => Err(e.to_string()),
         Err(e) => {
             eprintln!("note: the bound is computed and not kept ({e})");
             Ok(None)

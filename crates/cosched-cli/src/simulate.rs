@@ -6,7 +6,7 @@ use crate::output::{csv, opt, table};
 use crate::sweep::{config, prepare};
 use crate::OneLine;
 use clap::Args as ClapArgs;
-use cosched_core::num::shortest;
+use cosched_core::num::{count_text, shortest};
 use cosched_machine::ChromeTrace;
 use cosched_machine::TraceSlice;
 use cosched_sim::experiment::Report;
@@ -76,16 +76,6 @@ pub fn report(
     prepare(&resolved, seed)?.run(run, &cfg, trace)
 }
 
-/// A count the model carries as a real number (misses, hits), written whole in a CSV as the JSON
-/// writes it (`cosched_core::num::serialize_count`).
-fn whole(v: f64) -> String {
-    if v.is_finite() && v.abs() < 9.0e15 {
-        format!("{}", v.round() as i64)
-    } else {
-        shortest(v)
-    }
-}
-
 fn print_report(r: &Report, format: Format) -> Result<(), String> {
     let m = &r.metrics;
     // Each metric as the table shows it and as the CSV writes it: counts whole, other numbers in
@@ -107,8 +97,8 @@ fn print_report(r: &Report, format: Format) -> Result<(), String> {
             format!("{:.4e}", m.run.instructions_per_joule),
             exact(m.run.instructions_per_joule),
         ),
-        ("llc_misses", format!("{:.4e}", m.llc_misses), whole(m.llc_misses)),
-        ("l1_hits", format!("{:.4e}", m.l1_hits), whole(m.l1_hits)),
+        ("llc_misses", format!("{:.4e}", m.llc_misses), count_text(m.llc_misses)),
+        ("l1_hits", format!("{:.4e}", m.l1_hits), count_text(m.l1_hits)),
         ("ctx_switches", m.ctx_switches.to_string(), m.ctx_switches.to_string()),
         ("migrations", m.migrations.to_string(), m.migrations.to_string()),
         ("explored_pct", format!("{:.3}", m.explored_pct), exact(m.explored_pct)),

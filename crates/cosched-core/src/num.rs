@@ -42,15 +42,24 @@ pub fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-/// Serialize a count the model carries as a real number (instructions, LLC
-/// misses: fractional because work is modelled as rates) as the whole number
-/// it counts, as the real machine's counters give it (#68 item 4); beyond
-/// 2⁵³ or not finite, as the number it is.
+/// A count the model carries as a real number (instructions, LLC misses:
+/// fractional because work is modelled as rates) as the whole number it
+/// counts, as the real machine's counters give it; `None` beyond 2⁵³ or not
+/// finite, where it stays the number it is.
+pub fn whole_count(v: f64) -> Option<i64> {
+    (v.is_finite() && v.abs() < 9.0e15).then(|| v.round() as i64)
+}
+
+/// [`whole_count`] as text (a CSV cell), else [`shortest`].
+pub fn count_text(v: f64) -> String {
+    whole_count(v).map_or_else(|| shortest(v), |n| n.to_string())
+}
+
+/// Serialize a count as [`whole_count`] gives it, else as the number it is.
 pub fn serialize_count<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() && v.abs() < 9.0e15 {
-        s.serialize_i64(v.round() as i64)
-    } else {
-        s.serialize_f64(*v)
+    match whole_count(*v) {
+        Some(n) => s.serialize_i64(n),
+        None => s.serialize_f64(*v),
     }
 }
 

@@ -11,19 +11,43 @@ use std::path::{Path, PathBuf};
 /// The environment variable naming the cache folder.
 pub const VAR: &str = "COSCHED_CACHE_DIR";
 
-/// Why there is no usable cache folder, and whether the user named it.
-#[derive(Debug, Clone)]
-pub struct FolderError {
-    /// The folder was named by [`VAR`] (a user's choice: refuse), not defaulted.
-    pub given: bool,
-    /// One line: which folder and what is wrong.
-    pub message: String,
+/// Why there is no usable cache folder.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// [`VAR`] is set to nothing (it once meant the current folder).
+    #[error("{VAR} is set but empty: give it a folder, or unset it for ~/.cache/cosched")]
+    Empty,
+    /// Neither [`VAR`], `XDG_CACHE_HOME` nor `HOME` names a folder.
+    #[error("no cache folder: set {VAR} (neither XDG_CACHE_HOME nor HOME is set)")]
+    Unnamed,
+    /// The folder (`named`: as the user gave it) could not be created.
+    #[error("cache folder {named}: cannot create it: {source}")]
+    Create {
+        /// The folder, as given.
+        named: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// What the folder's path names is not a folder.
+    #[error("cache folder {named}: not a folder")]
+    NotAFolder {
+        /// The folder, as given.
+        named: String,
+    },
+    /// Nothing can be written in the folder.
+    #[error("cache folder {named}: cannot write in it: {source}")]
+    NotWritable {
+        /// The folder, as given.
+        named: String,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
-impl std::fmt::Display for FolderError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
+/// Whether the folder was named by [`VAR`] (a user's choice: a face refuses
+/// it when unusable) rather than defaulted (a face may go on without it).
+pub fn given() -> bool {
+    std::env::var_os(VAR).is_some()
 }
 
 /// The cache folder, created and proved writable (a file made in it and
@@ -32,22 +56,21 @@ impl std::fmt::Display for FolderError {
 pub fn folder() -> Result<PathBuf, FolderError> {
     let var = std::env::var_os(VAR);
     let given = var.is_some();
-    let fail = |message: String| FolderError { given, message };
     let dir = match (var, std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")) {
-        (Some(d), _, _) if d.is_empty() => {
-            return Err(fail(format!("{VAR} is set but empty: give it a folder, or unset it for ~/.cache/cosched")))
-        }
+        (Some(d), _, _) if d.is_empty() => return Err(FolderError::Empty),
         (Some(d), _, _) => PathBuf::from(d),
         (None, Some(x), _) if !x.is_empty() => PathBuf::from(x).join("cosched"),
         (None, _, Some(h)) if !h.is_empty() => PathBuf::from(h).join(".cache/cosched"),
-        _ => return Err(fail(format!("no cache folder: set {VAR} (neither XDG_CACHE_HOME nor HOME is set)"))),
+        _ => return Err(FolderError::Unnamed),
     };
     let named = if given { format!("{VAR}={}", dir.display()) } else { dir.display().to_string() };
-    std::fs::create_dir_all(&dir).map_err(|e| fail(format!("cache folder {named}: cannot create it: {e}")))?;
-    if !dir.is_dir() {
-        return Err(fail(format!("cache folder {named}: not a folder")));
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(FolderError::Create { named, source });
     }
-    writable(&dir).map_err(|e| fail(format!("cache folder {named}: cannot write in it: {e}")))?;
+    if !dir.is_dir() {
+        return Err(FolderError::NotAFolder { named });
+    }
+    writable(&dir).map_err(|source| FolderError::NotWritable { named, source })?;
     Ok(dir)
 }
 
@@ -58,23 +81,17 @@ fn writable(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_file(&probe)
 }
 
-/// Write `text` to `path` inside the cache folder whole or not at all: into a
-/// file of its own beside it, then renamed over it. A `path` that exists and
-/// is not a regular file (something a user put there) is left alone.
-pub fn keep(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Ok(m) = std::fs::symlink_metadata(path) {
-        if !m.file_type().is_file() {
-            return Err(std::io::Error::other(format!("{} exists and is not a regular file", path.display())));
-        }
+/// Write `text` to `path` inside the cache folder whole or not at all,
+/// through the one output rule of every face (`cosched_machine::output`: a
+/// regular file through a temporary and a rename, a device or FIFO written
+/// into, a directory refused), its folder created first.
+pub fn keep(path: &Path, text: &str) -> Result<(), cosched_machine::ConfigError> {
+    let name = path.display().to_string();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| cosched_machine::ConfigError::whole(&name, format!("cannot create its folder: {e}")))?;
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    cosched_machine::output::write(path, &name, text.as_bytes())
 }
 
 /// The text of a kept file of at most `limit` bytes (`None`: absent, not a

@@ -261,7 +261,7 @@ fn compare(
         let cache = match (bound, cosched_lab::cache::folder()) {
             (false, _) => None,
             (true, Ok(dir)) => Some(cosched_lab::compare::BoundCache::new(&dir)),
-            (true, Err(e)) if e.given => return Err(RunError::option(e.message)),
+            (true, Err(e)) if cosched_lab::cache::given() => return Err(RunError::option(e.to_string())),
             (true, Err(_)) => None,
         };
         let what = Comparing {

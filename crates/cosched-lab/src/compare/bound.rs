@@ -91,7 +91,7 @@ pub struct BoundCost {
     /// Wall seconds spent on the bound (reading the cache included).
     pub seconds: f64,
     /// Bounds computed here that could not be kept, and why (the first error).
-    pub not_kept: Option<String>,
+    pub not_kept: Option<cosched_machine::ConfigError>,
 }
 
 /// Each seed's bound found in the cache (`None`: to compute), its key, and
@@ -172,7 +172,7 @@ pub(super) fn best_static(
                 continue;
             }
             if let Err(e) = cache.put(key.as_deref().unwrap_or_default(), p) {
-                cost.not_kept.get_or_insert_with(|| format!("{}: {e}", cache.dir().display()));
+                cost.not_kept.get_or_insert(e);
             }
         }
     }

@@ -90,7 +90,7 @@ impl BoundCache {
     }
 
     /// Keep `bound` under `key` (written whole or not at all).
-    pub(super) fn put(&self, key: &str, bound: &PerSeed) -> std::io::Result<()> {
+    pub(super) fn put(&self, key: &str, bound: &PerSeed) -> Result<(), cosched_machine::ConfigError> {
         let (kind, coschedules, value, ci, samples) = bound;
         let e = Entry {
             model_version: MODEL_VERSION.to_string(),
@@ -101,7 +101,7 @@ impl BoundCache {
             ci_bits: ci.map(|(lo, hi)| (lo.to_bits(), hi.to_bits())),
             samples: *samples,
         };
-        let text = serde_json::to_string(&e).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string(&e).expect("an entry of strings and integers serializes");
         crate::cache::keep(&self.path(key), &text)?;
         self.prune(MAX_KEPT);
         Ok(())
