@@ -132,6 +132,7 @@ impl Live {
         }
         let host = Host::live();
         let description = Description::of(&host, machine.as_ref(), calibration.as_ref());
+        // The LLC's contradiction is said by the run whose policy reads it (`cosched_linux::runtime`).
         for w in &description.warnings {
             face.report.line(|| format!("warning: {w}"));
         }

@@ -52,8 +52,11 @@ pub struct Description {
     pub smt: bool,
     /// LLC domains of this host.
     pub llc_domains: usize,
-    /// Contradictions between a preset and this host, one line each.
+    /// Contradictions between a preset and this host that concern every run, one line each.
     pub warnings: Vec<String>,
+    /// The preset's LLC contradicting this host's sysfs: said only in a run whose policy reads
+    /// the LLC's capacity (RDA's monitor, `linux-cache`), where it takes part.
+    pub llc_warning: Option<String>,
 }
 
 fn mib(bytes: f64) -> String {
@@ -74,6 +77,7 @@ impl Description {
         let cores = t.n_cores as usize;
         let smt = contexts > cores;
         let mut warnings = vec![];
+        let mut llc_warning = None;
         let (source, llc_bytes, bus, power_model) = match preset {
             Some(m) => {
                 if m.n_contexts() > contexts {
@@ -87,8 +91,9 @@ impl Description {
                 let llc = m.cache.llc_mb * MIB;
                 if let Some(h) = host.llc_bytes {
                     if (llc / h - 1.0).abs() > 0.01 {
-                        warnings.push(format!(
-                            "preset `{}` has an LLC of {}, this host's sysfs says {}: RDA's monitor uses the preset's",
+                        llc_warning = Some(format!(
+                            "preset `{}` has an LLC of {}, this host's sysfs says {}: the policy reads the LLC's \
+                             capacity and is given the preset's",
                             m.name,
                             mib(llc),
                             mib(h)
@@ -117,6 +122,7 @@ impl Description {
             smt,
             llc_domains: t.n_llc as usize,
             warnings,
+            llc_warning,
         }
     }
 
@@ -156,7 +162,7 @@ mod tests {
         let d = Description::of(&host, None, None);
         assert_eq!(d.llc_bytes, Some(8.0 * MIB));
         assert_eq!((d.contexts, d.cores, d.smt), (4, 2, true));
-        assert!(d.bus_lines_per_s.is_none() && d.warnings.is_empty());
+        assert!(d.bus_lines_per_s.is_none() && d.warnings.is_empty() && d.llc_warning.is_none());
         assert!(d.line().starts_with("this host (sysfs): 4 contexts on 2 cores (SMT)"), "{}", d.line());
         assert!(d.line().contains("memory bandwidth unknown"), "{}", d.line());
         let _ = std::fs::remove_dir_all(dir);
@@ -169,10 +175,11 @@ mod tests {
         let m = cosched_machine::presets::machine("xeon-e5645").unwrap();
         let d = Description::of(&host, Some(&m), None);
         assert_eq!(d.llc_bytes, Some(m.cache.llc_mb * MIB));
-        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
         assert!(d.warnings[0].contains(&format!("{} hardware contexts", m.n_contexts())), "{:?}", d.warnings);
         assert!(d.warnings[0].contains("2 CPUs"));
-        assert!(d.warnings[1].contains(&mib(m.cache.llc_mb * MIB)) && d.warnings[1].contains("8 MiB"));
+        let llc = d.llc_warning.unwrap_or_default();
+        assert!(llc.contains(&mib(m.cache.llc_mb * MIB)) && llc.contains("8 MiB"), "{llc}");
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -183,7 +190,7 @@ mod tests {
         let d = Description::of(&host, None, Some(&cal));
         assert_eq!(d.llc_bytes, Some(cal.cache.llc_mb * MIB));
         assert_eq!(d.bus_lines_per_s, Some(cal.bus_lines_per_s()));
-        assert!(d.power_model.is_some() && d.warnings.is_empty());
+        assert!(d.power_model.is_some() && d.warnings.is_empty() && d.llc_warning.is_none());
         assert!(d.line().contains("with calibration `kvm-epyc-2c`"), "{}", d.line());
         let _ = std::fs::remove_dir_all(dir);
     }

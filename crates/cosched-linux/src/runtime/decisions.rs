@@ -59,6 +59,7 @@ impl Backend for Runtime {
 
     fn decide(&mut self, policy: &mut dyn Policy, ev: &Event, out: &mut Vec<Decision>) {
         policy.on_event(ev, &self.view(), out);
+        self.say_llc_warning();
     }
 
     /// Pin the tree to the context's CPU and thaw it; a `pp_begin` that came

@@ -199,6 +199,9 @@ pub(super) fn start(cfg: &RunConfig, setup: PolicySetup) -> Result<(Runtime, Str
         leaders: vec![],
         hz: sys::clock_ticks(),
         llc,
+        llc_read: std::cell::Cell::new(false),
+        llc_warning: description.llc_warning.clone(),
+        report: cfg.report.clone(),
     };
     Ok((rt, energy_provenance, description.line()))
 }
@@ -207,7 +210,7 @@ impl Runtime {
     /// Check the policy can start on this machine before launching anything:
     /// its needs against what this machine offers, and a dry `init` on the
     /// planned instances (a refusal must not leave launched processes behind).
-    pub(super) fn dry_init(&self, cfg: &RunConfig) -> Result<(), RuntimeError> {
+    pub(super) fn dry_init(&mut self, cfg: &RunConfig) -> Result<(), RuntimeError> {
         let Some(p) = &self.policy else { return Ok(()) };
         self.offer.gate(p.name(), p.needs()).map_err(RuntimeError::Refused)?;
         let planned: Vec<JobId> = cfg.mix.instances().iter().map(|i| JobId(i.job as u32)).collect();
@@ -215,6 +218,9 @@ impl Runtime {
         let view = RuntimeView { job_of: &planned, leaders: &leaders, counters: None, ..self.view() };
         policies::make(&cfg.policy, &cfg.opts)?
             .init(&view)
-            .map_err(|e| RuntimeError::Policy { policy: cfg.policy.clone(), problem: Box::new(e.into()) })
+            .map_err(|e| RuntimeError::Policy { policy: cfg.policy.clone(), problem: Box::new(e.into()) })?;
+        // Before anything is launched, where the policy's `init` reads the LLC's capacity.
+        self.say_llc_warning();
+        Ok(())
     }
 }

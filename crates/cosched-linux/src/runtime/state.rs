@@ -104,6 +104,14 @@ pub(super) struct Runtime {
     /// LLC capacity policies see: the preset's (calibrated: effective) when
     /// one is given, else what sysfs reports.
     pub(super) llc: Option<f64>,
+    /// Whether the policy has read [`Runtime::llc`] (set by the view).
+    pub(super) llc_read: std::cell::Cell<bool>,
+    /// The preset's LLC contradicting sysfs ([`crate::describe::Description::llc_warning`]),
+    /// said once, when the policy first reads the LLC's capacity: a policy that never reads it
+    /// is not affected.
+    pub(super) llc_warning: Option<String>,
+    /// Where the run's warnings go.
+    pub(super) report: cosched_core::progress::Reporter,
 }
 
 /// Nanoseconds from `t0` to `t`.

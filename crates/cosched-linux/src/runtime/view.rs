@@ -26,6 +26,8 @@ pub(super) struct RuntimeView<'a> {
     pub(super) leaders: &'a [i32],
     pub(super) hz: f64,
     pub(super) llc: Option<f64>,
+    /// Set when the policy reads `llc` ([`Runtime::say_llc_warning`]).
+    pub(super) llc_read: &'a std::cell::Cell<bool>,
 }
 
 impl RuntimeView<'_> {
@@ -84,6 +86,7 @@ impl MachineView for RuntimeView<'_> {
         self.power_table.map(<[f64]>::to_vec)
     }
     fn llc_bytes(&self) -> Option<f64> {
+        self.llc_read.set(true);
         self.llc
     }
     fn job_rss_bytes(&self, job: JobId) -> Option<f64> {
@@ -117,6 +120,17 @@ impl Runtime {
             leaders: &self.leaders,
             hz: self.hz,
             llc: self.llc,
+            llc_read: &self.llc_read,
+        }
+    }
+
+    /// Say the LLC warning of the machine description once the policy has read the LLC's
+    /// capacity (only a policy that reads it is given the contradicted figure).
+    pub(super) fn say_llc_warning(&mut self) {
+        if self.llc_read.get() {
+            if let Some(w) = self.llc_warning.take() {
+                self.report.line(|| format!("warning: {w}"));
+            }
         }
     }
 }
