@@ -422,6 +422,7 @@ class CheckReport(TypedDict):
     result: Check
     skipped: list[str]
     source: list[list[str]]
+    untrusted: list[str]
 
 
 class Cell(TypedDict):

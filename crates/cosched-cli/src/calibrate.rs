@@ -221,6 +221,9 @@ pub fn run(a: Args) -> Result<(), String> {
                         c.skipped.join(", ")
                     );
                 }
+                if !c.untrusted.is_empty() {
+                    println!("untrusted fits (their predictions are guesses): {}", c.untrusted.join("; "));
+                }
             }
         }
     }

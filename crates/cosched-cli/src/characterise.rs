@@ -308,7 +308,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         rows.push(vec![
             j.name.clone(),
             format!("{:.3}", j.solo_s),
-            format!("{:.1}%", 100.0 * j.solo_spread),
+            // The spread a job is judged by (the flag's figure), not the runs' raw range.
+            format!("{:.1}%", 100.0 * cosched_lab::characterise::solo_spread(j)),
             format!("{}{}", f.access, if f.either { "?" } else { "" }),
             format!("{} ({}-{})", f.footprint_mb, f.footprint_range.0, f.footprint_range.1),
             format!("{:.2}", f.footprint_mb / m.cache.llc_mb),
@@ -322,7 +323,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     shown.push_str(&crate::output::table_string(&rows));
     let _ = writeln!(
         shown,
-        "access: random (hits shrink with the LLC \
+        "spread: of its solo runs, as three runs would show it (d₂ = {} × their relative standard deviation; \
+         above {:.0}% its fit is not to be trusted); access: random (hits shrink with the LLC \
          held) or sequential (every access misses until the footprint fits; prefetched), told apart by the \
          response to pirates versus bandits (?: another pattern fits inside the interval too), or none (no \
          memory traffic, --access all: its intervals are those of every model inside it); footprint: the LLC share the job's misses fit (× the LLC: of this host's {} \
@@ -333,6 +335,8 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
          machine's bandwidth and latency); presence: its slowdown beside a compute loop on the other core, \
          which holds no cache (the factor that stretches its time while another core is busy, at least 1; -: not \
          fitted, without --presence); fit RMS: how far the fitted slowdowns lie from the measured ones",
+        cosched_lab::characterise::D2_THREE,
+        100.0 * cosched_lab::characterise::NOISY_SPREAD,
         m.cache.llc_mb,
         FOOTPRINTS[0],
         FOOTPRINTS[FOOTPRINTS.len() - 1],

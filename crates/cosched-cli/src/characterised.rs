@@ -70,6 +70,7 @@ fn programs_for(
     mix: &Mix,
     machine: Option<&str>,
     live: &ProcessOpts,
+    accept_untrusted: bool,
 ) -> Result<(PathBuf, Option<PathBuf>), String> {
     let dir = cache_dir()?;
     let (machine, calibrated) = match machine {
@@ -97,12 +98,31 @@ fn programs_for(
             cosched_lab::characterise::FIT
         ))
     ));
-    if out.exists() {
-        eprintln!(
-            "characterise: the mix's commands were characterised on this machine before: {} (delete it to measure again)",
+    // A kept characterisation with untrustworthy fits is measured again unless they are accepted:
+    // the host may be quiet now.
+    // (A kept file that no longer loads is measured again too.)
+    let kept = out.exists().then(|| cosched_lab::mix_model::Programs::load(&out).ok()).flatten();
+    match kept.map(|p| p.untrusted(mix).len()) {
+        Some(0) => {
+            eprintln!(
+                "characterise: the mix's commands were characterised on this machine before: {} (delete it to measure again)",
+                out.display()
+            );
+            return Ok((out, calibrated));
+        }
+        Some(_) if accept_untrusted => {
+            eprintln!(
+                "characterise: the mix's commands were characterised on this machine before, some fits not to be \
+                 trusted (--accept-untrusted): {}",
+                out.display()
+            );
+            return Ok((out, calibrated));
+        }
+        Some(n) => eprintln!(
+            "characterise: the characterisation kept at {} holds {n} fit(s) not to be trusted: measuring again",
             out.display()
-        );
-        return Ok((out, calibrated));
+        ),
+        None => {}
     }
     eprintln!(
         "characterise: each job alone and beside cache pirates and bandwidth bandits (minutes), kept at {}",
@@ -136,6 +156,7 @@ pub fn stand_in(
     entries: &[String],
     machine: Option<&str>,
     live: &ProcessOpts,
+    accept_untrusted: bool,
 ) -> Result<Option<(PathBuf, Option<PathBuf>)>, String> {
     use crate::counters_hint::{needs_counters, no_pmu};
     let reading: Vec<&String> = entries.iter().filter(|p| needs_counters(p)).collect();
@@ -153,5 +174,53 @@ pub fn stand_in(
              only (for {p}: a PMU, or --counters FILE)"
         ));
     }
-    programs_for(workload, mix, machine, live).map(Some)
+    programs_for(workload, mix, machine, live, accept_untrusted).map(Some)
+}
+
+/// Why `mix`'s jobs' characterisations in `programs` are not to be trusted, one text naming each
+/// such job (`None`: all are trusted). Said on stderr before the run; `refuse` (`run
+/// --characterise` without `--accept-untrusted`) makes it an error instead: SLITS would pair the
+/// jobs on guesses.
+pub fn untrusted(
+    programs: &cosched_lab::mix_model::Programs,
+    mix: &Mix,
+    refuse: bool,
+) -> Result<Option<String>, String> {
+    let why = programs.untrusted(mix);
+    if why.is_empty() {
+        return Ok(None);
+    }
+    let text = why.join("; ");
+    if refuse {
+        return Err(format!(
+            "--characterise: {} of the mix's jobs measured as not to be trusted on this host ({text}): rerun when the \
+             host is quiet, or give --accept-untrusted to schedule on these fits",
+            why.len()
+        ));
+    }
+    eprintln!("warning: --programs {}: predictions rest on fits not to be trusted: {text}", programs.file);
+    Ok(Some(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untrustworthy_fits_are_named_refused_for_characterise_and_carried_otherwise() {
+        let mix =
+            Mix::parse("m.toml", "[[job]]\nname = \"a\"\ncmd = [\"true\"]\n[[job]]\nname = \"b\"\ncmd = [\"true\"]\n")
+                .unwrap();
+        let text =
+            "name = \"p\"\n[[job]]\nname = \"a\"\npreset = \"mcf\"\nuntrusted = \"a: its solo runs spread 56%\"\n\
+                    [[job]]\nname = \"b\"\npreset = \"mcf\"\n";
+        let spec = cosched_sim::presets::workload_from_toml("p.toml", text).unwrap();
+        let programs = cosched_lab::mix_model::Programs { file: "p.toml".into(), spec };
+        let refused = untrusted(&programs, &mix, true).unwrap_err();
+        assert!(refused.starts_with("--characterise: 1 of the mix's jobs"), "{refused}");
+        assert!(refused.contains("a: its solo runs spread 56%") && refused.contains("--accept-untrusted"), "{refused}");
+        assert_eq!(untrusted(&programs, &mix, false).unwrap().as_deref(), Some("a: its solo runs spread 56%"));
+        // A mix without the untrusted job rests on trusted fits only.
+        assert_eq!(untrusted(&programs, &mix.only(&[1]), true).unwrap(), None);
+    }
 }

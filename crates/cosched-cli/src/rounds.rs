@@ -97,6 +97,10 @@ pub fn print(c: &Interleaved, format: Format) -> Result<(), String> {
                 "mix {}: {} rounds, policies in a seeded random order each round (seed {}); speedup = {} makespan / policy makespan, paired per round",
                 c.mix, c.rounds, c.seed, c.baseline
             );
+            // The runs' provenance that qualifies every row below: predictions on untrustworthy fits.
+            if let Some(why) = c.runs.iter().flatten().find_map(|r| r.provenance.get("untrusted fits")) {
+                println!("untrusted fits: {why}");
+            }
             let ci = |m: &MeanCi| match m.n {
                 0 | 1 => format!("{:.3}", m.mean), // one round: no interval
                 _ => format!("{:.3} ±{:.3}", m.mean, (m.hi - m.lo) / 2.0),

@@ -75,6 +75,12 @@ pub struct Args {
     /// while the commands and the machine description are the same.
     #[arg(long, requires = "workload", conflicts_with_all = ["programs", "counters"])]
     characterise: bool,
+    /// With --characterise: schedule on fits `characterise` judged not to be trusted on this host
+    /// (solo runs that spread, a job faster beside a co-runner than alone). Without it such a
+    /// characterisation is measured again, and refused if it is untrustworthy again: SLITS would
+    /// pair the jobs on guesses. The run's report names those jobs either way.
+    #[arg(long)]
+    accept_untrusted: bool,
     #[command(flatten)]
     live: LiveOpts,
     /// Write a Perfetto/Chrome trace of the (last) run.
@@ -133,11 +139,18 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
         (None, true) => return Err("nothing to run: give --workload FILE or a command after `--`".to_string().into()),
     };
     let entries = a.policies.clone().unwrap_or_else(|| vec![a.policy.clone()]);
+    if a.accept_untrusted && !a.characterise {
+        // (clap's `requires` is met by a flag's default, so the pairing is checked here.)
+        return Err("--accept-untrusted goes with --characterise (with --programs FILE a run names untrustworthy \
+                    fits and goes on)"
+            .to_string()
+            .into());
+    }
     if a.characterise {
         let machine = a.live.named().map(|(_, m)| m.to_string());
         let w = a.workload.clone().expect("clap: --characterise requires --workload");
         if let Some((programs, calibrated)) =
-            crate::characterised::stand_in(&w, &mix, &entries, machine.as_deref(), &a.live.process)?
+            crate::characterised::stand_in(&w, &mix, &entries, machine.as_deref(), &a.live.process, a.accept_untrusted)?
         {
             a.programs = Some(programs);
             if let Some(c) = calibrated {
@@ -171,6 +184,8 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
         }
         None => None,
     };
+    // Which jobs' predicted pair slowdowns rest on fits not to be trusted (named in every report).
+    let mut untrusted = None;
     let predicted = match &a.programs {
         Some(p) => {
             let spec = a.live.spec()?.ok_or_else(|| {
@@ -178,6 +193,7 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
                     .to_string()
             })?;
             let programs = cosched_lab::mix_model::Programs::load(p)?;
+            untrusted = crate::characterised::untrusted(&programs, &mix, a.characterise && !a.accept_untrusted)?;
             let solo = vec![None; mix.jobs.len()];
             Some(cosched_lab::mix_model::programs_profile(&mix, &solo, &spec, &programs)?)
         }
@@ -195,6 +211,8 @@ pub fn run(mut a: Args) -> Result<(), Failure> {
         c.trace = trace;
         c.profile = profile.clone();
         c.recorded_counters = a.counters.clone();
+        // Only a policy that reads the predicted pair slowdowns rests on them.
+        c.untrusted_fits = untrusted.clone().filter(|_| crate::counters_hint::needs_counters(policy));
         c.inherit_output = single && !a.quiet;
         c
     };

@@ -235,6 +235,9 @@ fn a_counter_driven_policy_without_counters_names_the_commands_that_run_it() {
 /// The first run characterises the mix's commands on the named machine and keeps the result in the
 /// cache folder; the second, with the same commands and machine, reuses it and says so; the run's
 /// provenance says the pair slowdowns were predicted, not probed. (With a PMU nothing is done.)
+/// Fits judged untrustworthy (a busy host) are scheduled on only with `--accept-untrusted`, and
+/// named in the report; without it, a kept characterisation holding them is measured again and
+/// the run refused in one line if they are untrustworthy again.
 #[test]
 fn run_characterise_makes_the_characterisation_once_and_reuses_it() {
     let mix = tmp(
@@ -246,26 +249,16 @@ fn run_characterise_makes_the_characterisation_once_and_reuses_it() {
     let alone = std::path::Path::new(&mix).parent().unwrap().join("alone");
     std::fs::create_dir_all(&alone).unwrap();
     std::fs::copy(env!("CARGO_BIN_EXE_cosched"), alone.join("cosched")).unwrap();
-    let run = || {
+    let run = |extra: &[&str]| {
+        let args = ["run", "-p", "slits-contention", "-w", &mix, "-m", "kvm-epyc-2c", "--characterise"];
         std::process::Command::new(alone.join("cosched"))
             .env("PATH", "/usr/bin:/bin")
-            .args([
-                "run",
-                "-p",
-                "slits-contention",
-                "-w",
-                &mix,
-                "-m",
-                "kvm-epyc-2c",
-                "--characterise",
-                "--format",
-                "json",
-            ])
+            .args(args.iter().chain(extra).chain(&["--format", "json"]))
             .env("COSCHED_CACHE_DIR", &cache)
             .output()
             .unwrap()
     };
-    let first = run();
+    let first = run(&["--accept-untrusted"]);
     let err = String::from_utf8_lossy(&first.stderr).to_string();
     assert!(first.status.success(), "{err}");
     if err.contains("this host has counters") {
@@ -278,13 +271,34 @@ fn run_characterise_makes_the_characterisation_once_and_reuses_it() {
     let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
     let provenance = v["provenance"]["policy counters"].as_str().unwrap().to_string();
     assert!(provenance.contains("predicted by the simulator for characterised programs"), "{provenance}");
-    let second = run();
+    // Whether the host let the fit be trusted, the report says it as the characterisation did.
+    let untrusted = err.contains("not characterisable on this host as measured");
+    assert_eq!(v["provenance"]["untrusted fits"].is_string(), untrusted, "{v}\n{err}");
+    let second = run(&["--accept-untrusted"]);
     let err = String::from_utf8_lossy(&second.stderr).to_string();
     assert!(second.status.success(), "{err}");
     assert!(
         err.contains("were characterised on this machine before") && !err.contains("beside cache pirates"),
         "{err}"
     );
+    let third = run(&[]);
+    let err = String::from_utf8_lossy(&third.stderr).to_string();
+    if !untrusted {
+        assert!(third.status.success() && err.contains("were characterised on this machine before"), "{err}");
+        return;
+    }
+    assert!(err.contains("holds 1 fit(s) not to be trusted: measuring again"), "{err}");
+    if third.status.success() {
+        assert!(!err.contains("not characterisable on this host as measured"), "{err}");
+    } else {
+        assert_eq!(third.status.code(), Some(2), "{err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("error: --characterise: 1 of the mix's jobs") && last.contains("--accept-untrusted"),
+            "{err}"
+        );
+        assert!(third.stdout.is_empty(), "nothing scheduled");
+    }
 }
 
 /// A command given after `--` is named as the command in `run`'s report (it was "mix true",

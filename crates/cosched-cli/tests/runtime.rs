@@ -353,3 +353,39 @@ fn a_run_names_its_description_and_warns_where_a_preset_contradicts_this_host() 
     assert!(d.starts_with("this host (sysfs)"), "{d}");
     assert!(d.contains(&format!("{} contexts", host.topology.n_contexts())), "{d}");
 }
+
+/// Pair slowdowns predicted from a characterisation `characterise` judged untrustworthy: the run
+/// says so before it starts and its report names the jobs (`untrusted fits`), in a single run and
+/// in interleaved rounds; `--accept-untrusted` belongs to `--characterise` alone.
+#[test]
+fn predictions_on_untrustworthy_fits_are_named_in_the_report() {
+    let d = tmpdir("untrusted");
+    let mix = d.join("mix.toml");
+    std::fs::write(&mix, "[[job]]\nname = \"a\"\ncmd = [\"true\"]\n[[job]]\nname = \"b\"\ncmd = [\"true\"]\n").unwrap();
+    let programs = d.join("programs.toml");
+    std::fs::write(
+        &programs,
+        "name = \"p\"\n[[job]]\nname = \"a\"\npreset = \"mcf\"\nuntrusted = \"a: its solo runs spread 56%\"\n\
+         [[job]]\nname = \"b\"\npreset = \"mcf\"\n",
+    )
+    .unwrap();
+    let (mix, programs) = (mix.to_str().unwrap(), programs.to_str().unwrap());
+    let base = ["run", "-w", mix, "--programs", programs, "-m", "kvm-epyc-2c-nov24"];
+    let o = cosched(&[&base[..], &["-p", "slits-contention", "--format", "json"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("predictions rest on fits not to be trusted: a: its solo runs spread 56%"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let why = v["provenance"]["untrusted fits"].as_str().unwrap_or_default();
+    assert!(why.ends_with("a: its solo runs spread 56%") && !why.contains("b:"), "{v}");
+    let o = cosched(&[&base[..], &["--policies", "slits-contention", "--baseline", "linux", "--repeat", "1"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().nth(1).unwrap_or_default();
+    assert!(line.starts_with("untrusted fits: ") && line.ends_with("a: its solo runs spread 56%"), "{out}");
+    let o = cosched(&[&base[..], &["-p", "slits-contention", "--accept-untrusted"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--accept-untrusted goes with --characterise") && err.lines().count() == 1, "{err}");
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -39,6 +39,15 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     // whether the response bends beyond its noise, so no pirate is added.
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("count: 1 round(s) in"), "{err}");
+    // How long it may take was said before the first run, as runs of the job's own time, and in
+    // seconds after its first round; no more runs were made than it counted.
+    let said: u32 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("characterise: each job at most ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no bound said before the runs: {err}"));
+    let runs = err.lines().filter(|l| l.starts_with("characterise: count ") && l.ends_with(')')).count();
+    assert!(runs >= 8 && runs as u32 <= said, "{runs} runs, {said} said: {err}");
+    assert!(err.contains("characterise: count: at most about "), "{err}");
     assert!(err.contains("count: no pirate added: no change of its slowdown"), "{err}");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
     let job = &r["jobs"][0];

@@ -67,6 +67,9 @@ cosched_core::metric_fields! {
         pub skipped: Vec<String>,
         /// Each modelled mix job and where its model came from.
         pub source: Vec<(String, Source)>,
+        /// Why some jobs' characterisations are not to be trusted on the host they were measured
+        /// on, one per such job: their predictions are guesses (empty: all trusted).
+        pub untrusted: Vec<String>,
     }
 }
 
@@ -77,6 +80,7 @@ impl Checked {
             mix_jobs: mix.jobs.iter().map(|j| j.name.clone()).collect(),
             model: self.model,
             result: self.check,
+            untrusted: self.mix_model.untrusted(),
             skipped: self.mix_model.skipped,
             source: self.mix_model.source,
         }
@@ -135,10 +139,18 @@ pub fn check(
     } else {
         None
     };
+    let untrusted = Some(first_model.untrusted().join("; ")).filter(|t| !t.is_empty());
+    if let Some(why) = &untrusted {
+        plan.report.line(|| format!("warning: check: predictions rest on fits not to be trusted: {why}"));
+    }
     let config = |m: Mix, p: &str| {
         let mut c = base(m, p);
         c.opts = plan.opts.clone();
         c.profile = profile.clone();
+        // SLITS's runs pair the jobs on these predictions (their reports say so too).
+        if p.starts_with("slits") {
+            c.untrusted_fits = untrusted.clone();
+        }
         c
     };
     let why = "not computed by the check (it compares the simulator's predictions with the runs)";

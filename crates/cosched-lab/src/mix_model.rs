@@ -121,6 +121,12 @@ impl Programs {
         Ok(Programs { file, spec })
     }
 
+    /// Why the characterisations of `mix`'s jobs are not to be trusted, one per such job
+    /// (the workload file's `untrusted` field, written by `cosched characterise`).
+    pub fn untrusted(&self, mix: &Mix) -> Vec<String> {
+        mix.jobs.iter().filter_map(|j| self.find(&j.name)?.untrusted.clone()).collect()
+    }
+
     fn find(&self, name: &str) -> Option<&JobSpec> {
         self.spec.jobs.iter().find(|j| j.name == name)
     }
@@ -150,6 +156,13 @@ impl MixModel {
     /// Whether every job of the mix is modelled.
     pub fn complete(&self) -> bool {
         self.skipped.is_empty()
+    }
+
+    /// Why the characterisations of its jobs are not to be trusted, one per such job (the
+    /// programs file's `untrusted`, written by `cosched characterise`): every prediction built on
+    /// them says so.
+    pub fn untrusted(&self) -> Vec<String> {
+        self.workload.jobs.iter().filter_map(|j| j.untrusted.clone()).collect()
     }
 }
 

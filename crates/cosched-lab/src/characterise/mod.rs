@@ -155,7 +155,7 @@ fn source_of(j: &JobRecord, f: &Fit) -> String {
             "{}: solo {:.3} s, spread {:.1}% [M]{}; no memory traffic: its slowdowns beside pirates ({}) and bandits ({}) do not exclude a program that makes none (models inside the 95% interval reach {} MiB and {} LLC accesses/KI), RMS error {:.1}% [D]; IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
             j.name,
             j.solo_s,
-            100.0 * j.solo_spread,
+            100.0 * solo_spread(j),
             presence_text(j),
             runs(&j.pirates, " MiB"),
             runs(&j.bandits, " GB/s"),
@@ -173,7 +173,7 @@ fn source_of(j: &JobRecord, f: &Fit) -> String {
         "{}: solo {:.3} s, spread {:.1}% [M]{}; {} access{}, footprint {} MiB (95% interval {}-{}), {} LLC accesses/KI ({}-{}): fitted to its slowdowns beside pirates ({}) and bandits ({}), RMS error {:.1}% [D]; MLP {} ({mlp}); IPC 1 and instructions = solo time x clock [A] (only their product is measured)",
         j.name,
         j.solo_s,
-        100.0 * j.solo_spread,
+        100.0 * solo_spread(j),
         presence_text(j),
         f.access,
         if f.either { " (the other pattern fits inside the interval too)" } else { "" },
@@ -190,12 +190,21 @@ fn source_of(j: &JobRecord, f: &Fit) -> String {
     )
 }
 
-/// The flag line of a job (or phase) not characterisable as measured, if it is one.
-fn flag_of(j: &JobRecord) -> Option<String> {
+/// What makes a job (or phase) not characterisable as measured ([`unfit`]), if anything does.
+fn unfit_text(j: &JobRecord) -> Option<String> {
     let flags = unfit(j);
     let what: Vec<String> = flags.iter().map(ToString::to_string).collect();
-    (!flags.is_empty())
-        .then(|| format!("{}: not characterisable on this host as measured: {} [M]", j.name, what.join("; ")))
+    (!flags.is_empty()).then(|| what.join("; "))
+}
+
+/// Why a job (or phase) is not to be trusted, named: the workload file's `untrusted` field.
+fn why_unfit(j: &JobRecord) -> Option<String> {
+    unfit_text(j).map(|what| format!("{}: {what}", j.name))
+}
+
+/// The flag line of a job (or phase) not characterisable as measured, if it is one.
+fn flag_of(j: &JobRecord) -> Option<String> {
+    unfit_text(j).map(|what| format!("{}: not characterisable on this host as measured: {what} [M]", j.name))
 }
 
 /// The workload file of the fitted jobs, every field's provenance in `sources`; its header names
@@ -209,6 +218,12 @@ pub fn workload_file(m: &MachineSpec, machine_arg: &str, rec: &Record, fitted: &
     let mut jobs = String::new();
     for ((j, f), ph) in rec.jobs.iter().zip(&fitted.fits).zip(&fitted.phased) {
         jobs.push_str(&format!("\n[[job]]\nname = \"{}\"\n", escaped(&j.name)));
+        // The whole run's flags, or its phases': a job is as trustworthy as its least.
+        let records = ph.as_ref().map_or(vec![j], |p| p.records.iter().collect());
+        let why: Vec<String> = records.into_iter().filter_map(why_unfit).collect();
+        if !why.is_empty() {
+            jobs.push_str(&format!("untrusted = \"{}\"\n", escaped(&why.join("; "))));
+        }
         match ph {
             None => {
                 sources.push(source_of(j, f));
@@ -358,6 +373,15 @@ mod tests {
         let plan = Plan::new(&w, &m, None, 1, "c").unwrap();
         let solo = cosched_sim::experiment::solo_times(&m, &plan, &SimOptions::default()).unwrap();
         assert!((solo[0] / 1.5 - 1.0).abs() < 0.01, "{solo:?}");
+        assert!(w.jobs[0].untrusted.is_none(), "a fit measured quietly is trusted");
+        // A job faster beside a pirate than alone: its fit is written, with why it is not to be
+        // trusted in its `untrusted` field (read back by `run`).
+        let mut noisy = rec.clone();
+        noisy.jobs[0].pirates[0].slowdown = 0.5;
+        let text = workload_file(&m, "kvm-epyc-2c-nov24", &noisy, &whole(f));
+        let w = presets::workload_from_toml("c.toml", &text).unwrap();
+        let why = w.jobs[0].untrusted.clone().unwrap_or_default();
+        assert!(why.starts_with("xz: beside a 8 MiB pirate it ran at 0.50"), "{why}");
     }
 }
 

@@ -119,6 +119,9 @@ pub struct RunConfig {
     /// A profile measured by co-run probing (`cosched probe`), offered to
     /// policies that need counters this machine cannot give.
     pub profile: Option<PairProfile>,
+    /// Which jobs' predicted pair slowdowns (in `profile`) rest on characterisations not to be
+    /// trusted on this host, and why: the report's provenance says so (`untrusted fits`).
+    pub untrusted_fits: Option<String>,
     /// End the run when every instance of this mix job has ended: the other
     /// trees are released (thawed, unpinned) and sent SIGTERM. A measured job
     /// beside co-runners that need only cover it (`cosched characterise`).
@@ -150,6 +153,7 @@ impl RunConfig {
             output_dir: None,
             inherit_output: false,
             profile: None,
+            untrusted_fits: None,
             recorded_counters: None,
             end_with: None,
             report: Reporter::default(),

@@ -85,6 +85,12 @@ impl Runtime {
             let text = if mux > 0 { format!("{src}; {mux} readings multiplexed (scaled)") } else { src };
             provenance.insert("policy counters".into(), text);
         }
+        if let Some(why) = &cfg.untrusted_fits {
+            provenance.insert(
+                "untrusted fits".into(),
+                format!("the policy's predicted pair slowdowns rest on characterisations not to be trusted on this host: {why}"),
+            );
+        }
         provenance
     }
 

@@ -72,6 +72,12 @@ pub struct JobSpec {
     /// Which threads exchange data with which (thread-to-thread communication).
     #[serde(default)]
     pub sharing: Option<SharingSpec>,
+    /// Why this job's characterisation is not to be trusted on the host it was measured on
+    /// (written by `cosched characterise`; SLITS §4.3's pair slowdowns predicted from it are
+    /// then guesses): a run that predicts from it names the job, and `run --characterise`
+    /// schedules on it only with `--accept-untrusted`. The simulator reads nothing from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untrusted: Option<String>,
 }
 
 /// A thread-to-thread communication pattern (Barrow-Williams, Fensch & Moore,

@@ -21,6 +21,10 @@ pub use cosched_machine::characterised::{CoRun, JobRecord, Record, Series};
 
 pub use cosched_core::stats::median;
 
+mod time;
+use time::stopped;
+pub use time::{TimeBound, Until, RUN_COST_S};
+
 /// How long a job waits, beside a co-runner, before it starts: the
 /// co-runner builds its working set first (a 32 MiB chase shuffles 4 M
 /// pointers), and a job that started with it would run its first part alone.
@@ -78,44 +82,6 @@ pub fn corunner(kind: &str, mb: f64, gbs: Option<f64>, seconds: f64) -> MixJob {
 pub fn compute_loop(seconds: f64) -> MixJob {
     let cmd = ["cosched-bench", "compute", "--seconds"].map(String::from).into_iter().chain([format!("{seconds}")]);
     MixJob { name: "compute-corunner".into(), cmd: cmd.collect(), ..corunner("compute", 0.0, None, seconds) }
-}
-
-/// When a job's runs stop (#66 item 1): after `repeat` rounds, once every co-run's slowdown is
-/// known within ±`within` at 95% ([`JobRecord::precise`]), or after `max_rounds` rounds, or once
-/// the job's rounds have taken `budget_s`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Until {
-    /// Half-width sought, a share of the slowdown (0.05 for ±5%; 0: exactly `repeat` rounds).
-    pub within: f64,
-    /// Most rounds of one job (at least `repeat` are run).
-    pub max_rounds: u32,
-    /// Most seconds of one job's rounds (checked between rounds).
-    pub budget_s: f64,
-}
-
-/// Why a job's rounds stopped.
-fn stopped(rec: &JobRecord, rounds: u32, repeat: u32, until: &Until, elapsed_s: f64) -> Option<String> {
-    if rounds < repeat {
-        return None;
-    }
-    if until.within <= 0.0 {
-        return Some(format!("{rounds} round(s), as asked"));
-    }
-    if rec.precise(until.within) {
-        return Some(format!("{rounds} rounds: every slowdown within ±{}% (95%)", 100.0 * until.within));
-    }
-    if rounds >= until.max_rounds {
-        return Some(format!(
-            "{rounds} rounds (the most asked): some slowdown still wider than ±{}%",
-            100.0 * until.within
-        ));
-    }
-    (elapsed_s >= until.budget_s).then(|| {
-        format!(
-            "{rounds} round(s) in {elapsed_s:.0} s (the budget): some slowdown still wider than ±{}%",
-            100.0 * until.within
-        )
-    })
 }
 
 /// A directory removed when dropped (the measured job's stdout, on every way out of `measure`).
@@ -227,6 +193,8 @@ pub fn measure(
         Ok((t, series))
     };
     let repeat = repeat.max(1);
+    let bound = TimeBound::of(sweep, repeat, until);
+    report.line(|| format!("characterise: {}", bound.words()));
     let mut jobs = vec![];
     for (k, job) in mix.jobs.iter().enumerate() {
         let alone = mix.only(&[k]);
@@ -272,6 +240,16 @@ pub fn measure(
             rounds += 1;
             round(&mut solo, &mut co, rounds)?;
             let rec = record_of(job, &solo, &co);
+            if rounds == 1 {
+                let most = bound.job_s(rec.solo_s);
+                report.line(|| {
+                    format!(
+                        "characterise: {}: at most about {most:.0} s in all ({:.3} s alone; longer by its slowdown \
+                         beside a co-runner)",
+                        job.name, rec.solo_s
+                    )
+                });
+            }
             if let Some(why) = stopped(&rec, rounds, repeat, until, t0.elapsed().as_secs_f64()) {
                 break why;
             }
