@@ -1,5 +1,5 @@
-"""The constants of the method a page may print without a result file: the one declared list
-(#65 item 1). Each entry names what the number is and the phrase it is printed in; a number
+"""The constants of the method a page may print without a result file: the one declared list.
+Each entry names what the number is and the phrase it is printed in; a number
 inside such a phrase is not a result and is not pinned. A number in no phrase here, not in
 backticks or quotes, and not a figure, section or equation reference must read its result cell
 (scripts/docs_numbers.py). Add an entry only for a setting of the method (a quantum, a window, a
@@ -58,7 +58,7 @@ CONSTANTS: list[tuple[str, str, str]] = [
             "crates/cosched-linux (runtime tick, blocking after 3 ticks, the pp server's 5-s line timeout, --grace-s),"
             " crates/cosched-cli (rounds: 10,000 resamples, --drift-threshold, --min-effect), characterise.rs (the"
             " pirate grid, the 0.5-s lead, the 25% flag), probing.rs (90% cover, k = 2), scripts/load, the tests'"
-            " HANG; SLITS §5.2 (WSS's 500 µs); host-check's targets (#31: median ≤ 15%, no cell beyond 30%)"
+            " HANG; SLITS §5.2 (WSS's 500 µs); host-check's targets (median ≤ 15%, no cell beyond 30%)"
         ),
     ),
     (

@@ -41,7 +41,7 @@ CATALOGUE_TABLES = {
 #: observed): coordinates, not results.
 KEY_COLUMNS = {"n", "rank", "observed"}
 
-#: Pages that are history, dated and exempt as a whole (#65 item 1): the design notes (each note
+#: Pages that are history, dated and exempt as a whole: the design notes (each note
 #: dated, its figures those of its day) and the benchmarks' log (hand-recorded runs by date, until
 #: its rows are read from the bench scripts' records under docs/results/bench/). CHANGELOG.md is
 #: outside docs/. Every other page is read whole (`python/tests/test_docs_numbers.py`).

@@ -1,5 +1,5 @@
-"""Which recorded programs are slowed by a co-runner's presence rather than by its cache (#66 item 1;
-design note 66's next step).
+"""Which recorded programs are slowed by a co-runner's presence rather than by its cache
+(design note 66's next step).
 
 Reads every ``docs/results/runtime/*/record.json`` given (default: all) and, for each job whose
 runs are kept, pairs each round's runs with that round's solo run (the fixed sweep's rounds:

@@ -1,5 +1,5 @@
-"""The cells of `calibrate --check --replay --format json` as `scripts/host-refit` summarises them
-(#66): each replay's line, and each arm's figures over its replays, read from the unrounded cells.
+"""The cells of `calibrate --check --replay --format json` as `scripts/host-refit` summarises them:
+each replay's line, and each arm's figures over its replays, read from the unrounded cells.
 
     python3 scripts/refit_cells.py line REPLAY.json      # the replay's median and worst |error|
     python3 scripts/refit_cells.py arm ARM DIR           # ARM's figures over DIR/*.ARM.json

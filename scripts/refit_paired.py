@@ -1,4 +1,4 @@
-"""Each refit arm against refit, paired on the same cells (#66; `scripts/host-refit`).
+"""Each refit arm against refit, paired on the same cells (`scripts/host-refit`).
 
 Reads DIR/NAME.ARM.json (`calibrate --check --replay --format json` of mix NAME from arm ARM's
 programs file; each cell's error unrounded, so a verdict is decided on the cells, not on printed text) and prints, per arm, the difference of its median and 90th-percentile

@@ -1,4 +1,4 @@
-"""What time-sharing cost each job of a host check, measured and simulated (#66 item 2).
+"""What time-sharing cost each job of a host check, measured and simulated.
 
 Reads the ``check-*.json`` files of a ``scripts/host-check`` directory and writes, to stdout, one
 table a mix (every cell's CPU time over its solo CPU time, switches and migrations per run:

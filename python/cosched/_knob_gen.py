@@ -1,6 +1,6 @@
 """Writes ``_knob_types.py``, the typed keywords of :func:`cosched.simulate`,
 :func:`cosched.compare`, :func:`cosched.assign` and :func:`cosched.optimum`,
-from the Rust declarations (``cosched list knobs``; issue #64 item 1): one
+from the Rust declarations (``cosched list knobs``): one
 ``TypedDict`` field per declared option, its type from the option's kind.
 ``python -m cosched._knob_gen`` (from the checkout's root) rewrites the
 checkout's file; ``python/tests/test_stubs.py`` fails, naming this command,

@@ -3,7 +3,7 @@ receives (:attr:`cosched.Run.report`, ``compare``'s attributes,
 :attr:`cosched.Optimum.report`, :attr:`cosched.Assignment.report`,
 ``cosched.host``'s ``.data``), from the
 Rust declarations of the report structs (``_cosched.report_shapes()``, written
-by ``metric_fields!`` beside each struct; issue #64 item 6): one ``TypedDict``
+by ``metric_fields!`` beside each struct): one ``TypedDict``
 per struct, one field per Rust field, a flattened field's own fields in its
 place. ``python -m cosched._report_gen`` (from the checkout's root) rewrites
 the checkout's file; ``python/tests/test_stubs.py`` fails, naming this command,

@@ -61,7 +61,7 @@ def test_config_error_names_file_field_problem(cli):
         m["memory.bandwidth_gbs"] = -1.0  # checked at assignment
     assert e.value.field == "memory.bandwidth_gbs" and "must be in" in e.value.problem
     assert isinstance(e.value, ValueError)
-    # A field the CLI names by its flag is named by the Python keyword here (#68 item 2).
+    # A field the CLI names by its flag is named by the Python keyword here.
     with pytest.raises(errors.ConfigError) as e:
         cosched.simulate("i5-2500", "mcf", threads=0)
     assert e.value.field == "threads" and str(e.value).startswith("mcf: threads: must be from 1")

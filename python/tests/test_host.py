@@ -100,7 +100,7 @@ def test_bad_settings_are_refused_naming_the_keyword(tmp_path: Path) -> None:
         host.interleaved(mix, ["linux"], repeat=1, quantum=3)  # type: ignore[call-arg]
     with pytest.raises(OptionError, match="^model: must be cfs or eevdf"):
         host.calibrate_check(mix, "kvm-epyc-2c", model="bfs")
-    # How long a check measures (#66 item 3): each keyword named, as the CLI's flags are.
+    # How long a check measures: each keyword named, as the CLI's flags are.
     with pytest.raises(OptionError, match="^within: must be a percentage from 0 to 100, got 150$"):
         host.calibrate_check(mix, "kvm-epyc-2c", within=150)
     with pytest.raises(OptionError, match="^within: must be a number"):

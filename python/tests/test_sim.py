@@ -181,7 +181,7 @@ def test_every_result_object_has_to_pandas():
 
 
 def test_compare_names_identical_rows_and_its_bound_switch_is_named_as_the_cli_names_it(cli):
-    # `bound=False` is `--no-bound` (#68 item 2); the old `gap=` still works, with a warning.
+    # `bound=False` is `--no-bound`; the old `gap=` still works, with a warning.
     df = cosched.compare("i5-2500", "spec-mix8", ["cfs", "rda-strict"], seeds=2, bound=False, timing=False)
     assert df.attrs["bound"] is None
     expected = cli(
@@ -200,7 +200,7 @@ def test_compare_names_identical_rows_and_its_bound_switch_is_named_as_the_cli_n
 
 
 def test_compare_reports_its_runs_as_they_finish(monkeypatch):
-    # The bar's callback hears the number of runs once, then one call per finished run (#68 item 5).
+    # The bar's callback hears the number of runs once, then one call per finished run.
     calls: list[int] = []
     monkeypatch.setattr(cosched.sim, "runs_bar", lambda desc: calls.append)
     cosched.compare("i5-2500", "spec-mix8", ["cfs", "efs"], seeds=2, bound=False, timing=False)

@@ -55,7 +55,7 @@ def test_mypy_strict_is_clean():
 
 
 def test_mypy_is_strict_with_no_global_ignore() -> None:
-    """Issue #64 item 6: `mypy --strict` checks the package against real stubs (pandas-stubs,
+    """Every report is typed: `mypy --strict` checks the package against real stubs (pandas-stubs,
     types-tqdm in python/requirements-test.txt), not with every missing import ignored."""
     import tomllib
 
@@ -68,7 +68,7 @@ def test_mypy_is_strict_with_no_global_ignore() -> None:
 
 
 def test_the_typed_keywords_are_the_declarations() -> None:
-    """Issue #64 item 1: the keywords of simulate, compare, assign and optimum are typed
+    """Options declared once: the keywords of simulate, compare, assign and optimum are typed
     (``cosched/_knob_types.py``), generated from the Rust declarations; a knob declared
     in Rust and not in the file (or the other way round) fails here, naming the command
     that rewrites it."""
@@ -90,7 +90,7 @@ def test_the_typed_keywords_are_the_declarations() -> None:
 
 def test_the_python_defaults_are_read_from_the_declarations() -> None:
     """No default of a machine or workload is copied into Python: the signatures show the
-    declarations' (issue #64 item 1)."""
+    declarations'."""
     import inspect
 
     from cosched.sim import DEFAULT_MACHINE, DEFAULT_WORKLOAD

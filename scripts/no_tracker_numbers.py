@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""No tracker numbers where a user or contributor reads: code, help, messages, scripts and the
+docs pages say the reason in words (an issue's number and item mean nothing outside the tracker;
+git and CHANGELOG.md keep the history). Exempt: CHANGELOG.md, the dated design notes, and the recorded
+results under docs/results/ (files a command wrote). Prints each place, exits 1 if any.
+
+    python3 scripts/no_tracker_numbers.py [ROOT]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+#: A tracker reference: a `#` and one to three digits (with or without "item N" after it), or the
+#: word issue and a number; not an attribute (`#[derive]`), an HTML entity, a CSS colour (`;`
+#: after it) or a format's alternate flag (`{:#x}`).
+PATTERNS = (
+    re.compile(r"(?<![&\w{:#/])#\d{1,3}(?![\w;])"),
+    re.compile(r"\b[Ii]ssues?\s+#?\d{1,3}\b"),
+)
+
+#: Where people read: sources, scripts, the package, the pages.
+GLOBS = (
+    "crates/**/*.rs",
+    "crates/**/*.c",
+    "crates/**/*.h",
+    "crates/**/*.toml",
+    "crates/**/*.j2",
+    "python/**/*.py",
+    "python/**/*.pyi",
+    "python/**/*.txt",
+    "scripts/*",
+    "docs/*.md",
+    "docs/src/*.j2",
+    "README.md",
+    "Cargo.toml",
+    ".ci/*",
+)
+
+#: History, kept as written: the changes file and the dated design notes.
+EXEMPT = {"CHANGELOG.md", "docs/design-notes.md"}
+
+
+def offences(text: str) -> list[tuple[int, str]]:
+    """The lines of `text` holding a tracker reference, numbered from 1."""
+    found = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if any(p.search(line) for p in PATTERNS):
+            found.append((n, line.strip()))
+    return found
+
+
+def main(root: Path) -> int:
+    bad = 0
+    seen: set[Path] = set()
+    for glob in GLOBS:
+        for path in sorted(root.glob(glob)):
+            rel = path.relative_to(root).as_posix()
+            if path in seen or not path.is_file() or rel in EXEMPT or "/target/" in f"/{rel}":
+                continue
+            seen.add(path)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+            for n, line in offences(text):
+                print(f"{rel}:{n}: a tracker number; say the reason in words: {line[:120]}")
+                bad += 1
+    if bad:
+        print(f"no_tracker_numbers: {bad} place(s) in {len(seen)} files", file=sys.stderr)
+        return 1
+    print(f"no_tracker_numbers: none in {len(seen)} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent))
