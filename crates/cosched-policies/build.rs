@@ -3,7 +3,7 @@
 //! writes `families.rs` into the build's output folder, which
 //! `src/families/mod.rs` includes: a `mod NAME;` for each (by absolute path)
 //! and `FAMILIES`, the list the registry is built from. Adding a policy is
-//! adding a file (`cosched new-policy`; issue #64 item 3).
+//! adding a file (`cosched new-policy`).
 
 use std::path::{Path, PathBuf};
 

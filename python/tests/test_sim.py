@@ -208,3 +208,22 @@ def test_compare_reports_its_runs_as_they_finish(monkeypatch):
     calls.clear()
     cosched.compare("i5-2500", "spec-mix8", ["cfs"], seeds=2, bound=False, timing=False, progress=False)
     assert calls == []
+
+
+def test_compare_warns_when_the_default_cache_folder_cannot_keep_the_bound(monkeypatch, tmp_path):
+    # No COSCHED_CACHE_DIR and a home where nothing can be made: the bound is computed and not
+    # kept, said as the command line's note says it (a RuntimeWarning), and the table is the same.
+    monkeypatch.delenv("COSCHED_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    home = tmp_path / "home"
+    home.write_text("a file, so no folder can be made under it\n")
+    monkeypatch.setenv("HOME", str(home))
+    with pytest.warns(RuntimeWarning, match="the bound is computed and not kept"):
+        unkept = cosched.compare("i5-2500", "mcf", policies=["cfs"], seeds=1, timing=False)
+    monkeypatch.setenv("COSCHED_CACHE_DIR", str(tmp_path / "cache"))
+    kept = cosched.compare("i5-2500", "mcf", policies=["cfs"], seeds=1, timing=False)
+    pd.testing.assert_frame_equal(unkept, kept)
+    # A folder named that cannot keep it is refused, naming it, before any run.
+    monkeypatch.setenv("COSCHED_CACHE_DIR", str(home))
+    with pytest.raises(errors.OptionError, match="home"):
+        cosched.compare("i5-2500", "mcf", policies=["cfs"], seeds=1, timing=False)

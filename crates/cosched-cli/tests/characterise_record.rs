@@ -1,5 +1,5 @@
 //! `cosched characterise` from a record: bad input refused in one line, and the choice of models
-//! the fit may make (#66 items 1 and 2; design note 64).
+//! the fit may make (design note 64).
 
 mod common;
 
@@ -65,7 +65,7 @@ fn characterise_refuses_bad_input_with_one_line() {
     for (flag, value, says) in [
         ("--within", "100", "--within: must be a percentage from 0 to 100"),
         ("--max-rounds", "0", "--max-rounds: must be from 1 to 1000"),
-        // Its name before #66's checks shared the flag still works, and is refused as the same flag.
+        // Its name before the checks shared the flag still works, and is refused as the same flag.
         ("--max-repeat", "0", "--max-rounds: must be from 1 to 1000"),
         ("--budget-s", "0", "--budget-s: must be from 0 to 86400"),
     ] {

@@ -205,7 +205,7 @@ fn trace_is_valid_chrome_trace_json_with_a_track_per_context() {
     let slices: Vec<_> = ev.iter().filter(|e| e["ph"] == "X").collect();
     assert!(slices.len() > 8);
     assert!(slices.iter().all(|s| s["dur"].as_f64().unwrap() >= 0.0 && s["tid"].as_u64().unwrap() < 4));
-    // It says where it wrote (#68), and a run that fails leaves no trace file, whole or half.
+    // It says where it wrote, and a run that fails leaves no trace file, whole or half.
     assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("trace: wrote {path}")));
     let failed = tmp("failed-trace.json", "");
     std::fs::remove_file(&failed).unwrap();

@@ -1,4 +1,4 @@
-//! Issue #66 item 4: `cosched draw-mixes` draws a family's held-out mixes on a
+//! Held-out mixes: `cosched draw-mixes` draws a family's held-out mixes on a
 //! calibrated host, the same files for the same family, seed and host, and
 //! refuses a bad family in one line naming the file and the field.
 

@@ -1,4 +1,4 @@
-//! Issue #68 ("the first minute"): each bad input and friction a new user met,
+//! The first minute: each bad input and friction a new user met,
 //! mended, and held here (one test per kind of input).
 
 mod common;
@@ -92,7 +92,7 @@ fn a_real_quantum_below_a_millisecond_is_refused() {
     );
 }
 
-/// A long command piped is never silent for 10 s (#68 item 5): `validate` of one machine (about
+/// A long command piped is never silent for 10 s: `validate` of one machine (about
 /// 16 s here, its first point alone most of it) writes a line on stderr at least every 10 s.
 #[test]
 fn a_long_command_piped_speaks_at_least_every_ten_seconds() {
@@ -122,7 +122,7 @@ fn longest_silence(args: &[&str], beat: Option<&str>) -> (std::time::Duration, s
     (longest.max(last.elapsed()), start.elapsed())
 }
 
-/// Every command that can run long has the heartbeat (#68 item 5: `simulate` at a large size
+/// Every command that can run long has the heartbeat (`simulate` at a large size
 /// and `evt` on a large file were silent for a minute): with it shortened to 1 s, none is silent
 /// for 3 s, though each runs longer than that here (a command without it would be silent
 /// throughout: the check fails only if the command ran past 3 s).
@@ -147,7 +147,7 @@ fn every_long_command_has_the_heartbeat() {
     }
 }
 
-/// The default comparison explains itself (#68 item 1): every pair of rows identical in every
+/// The default comparison explains itself: every pair of rows identical in every
 /// simulated column is named under the table with what the policies found to act on, every
 /// policy above the bound on average is marked in its row, and every line fits 160 characters.
 #[test]
@@ -200,7 +200,7 @@ fn the_comparison_names_identical_rows_and_marks_policies_above_the_bound() {
     fails_cleanly(&["compare", "--columns", "foo"], &["--columns", "`foo` is not a column"]);
 }
 
-/// A counter-driven policy on a host without counters (#68 item 3): the refusal names the exact
+/// A counter-driven policy on a host without counters: the refusal names the exact
 /// commands that run it here (SLITS: calibrate, characterise, run with --programs; EFS and
 /// Perf&Fair: a PMU or recorded rates). On a host with a PMU the run simply goes ahead.
 #[test]
@@ -325,7 +325,7 @@ fn a_calibrated_file_is_used_without_a_note_about_its_own_power_value() {
     assert!(!err.contains("core_active_w"), "{err}");
 }
 
-/// An interrupted `paper --out DIR` leaves `DIR` as it was (#68 item 4: SIGINT left 5 of 12 CSVs
+/// An interrupted `paper --out DIR` leaves `DIR` as it was (SIGINT left 5 of 12 CSVs
 /// with nothing marking them): the CSVs written so far are in `DIR/.incomplete/`, and a whole
 /// rerun moves every one into `DIR` and leaves no `.incomplete/`.
 #[test]

@@ -1,4 +1,4 @@
-//! The house rules CI holds (issue #64 item 9; `docs/design-notes.md`,
+//! The house rules CI holds (`docs/design-notes.md`,
 //! note 51): no source file over [`MAX_LINES`] lines, and no import circle
 //! between the files of a crate. Both are read from the sources, so a change
 //! that breaks them fails `cargo test`.

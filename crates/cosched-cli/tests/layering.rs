@@ -90,7 +90,7 @@ fn the_core_has_no_io_and_no_pyo3() {
     assert!(checked > 20, "only {checked} core sources found");
 }
 
-/// The policies are apart from the framework (issue #64 item 3): the
+/// The policies are apart from the framework: the
 /// policies crate sits on the core alone and does no I/O either, and no
 /// module of the core names a policy (the core has no `cosched-policies`
 /// dependency, and its sources name none of the policies' modules).
@@ -205,8 +205,8 @@ fn the_lab_sits_on_the_core_the_machine_and_the_simulator() {
     }
 }
 
-/// The experiments that run real processes (`cosched-host`, issue #64 item
-/// 5) sit above the lab and the real runtime, below both faces: the command
+/// The experiments that run real processes (`cosched-host`) sit
+/// above the lab and the real runtime, below both faces: the command
 /// line and Python call them; they parse no command line and print nothing.
 #[test]
 fn the_host_experiments_sit_above_the_lab_and_the_runtime_below_the_faces() {
@@ -267,8 +267,8 @@ fn no_library_function_returns_a_string_error() {
 }
 
 /// No library error turns itself into text: no `impl From<E> for String`
-/// below the faces, so `?` cannot quietly drop a typed error to a string
-/// (issue #64 item 4); the command line turns one into its line in view
+/// below the faces, so `?` cannot quietly drop a typed error to a string;
+/// the command line turns one into its line in view
 /// (`.one_line()?`).
 #[test]
 fn no_library_error_converts_itself_into_a_string() {
@@ -289,8 +289,8 @@ fn no_library_error_converts_itself_into_a_string() {
     assert!(found.is_empty(), "library errors converting into String: {found:#?}");
 }
 
-/// The run errors the faces map carry typed failures, not lines (issue #64
-/// item 4): no variant of `RunError` or of the failures it wraps is a bare
+/// The run errors the faces map carry typed failures, not lines (a face
+/// tells them apart by type): no variant of `RunError` or of the failures it wraps is a bare
 /// `String` (a name such as a workload's is a named field, data).
 #[test]
 fn the_run_errors_carry_no_line_of_text() {
@@ -329,7 +329,7 @@ fn is_program(p: &std::path::Path) -> bool {
     p.components().any(|x| x.as_os_str() == "bin") || path.contains("cosched-linux/src/bench/")
 }
 
-/// One progress mechanism, reported by the faces (issue #64 item 8): no
+/// One progress mechanism, reported by the faces: no
 /// library crate prints; progress lines, notes and warnings go through
 /// `cosched_core::progress::Reporter` to whatever the face gave it (the
 /// benchmark binary and test-module files `*tests.rs` aside; inline test
@@ -351,8 +351,8 @@ fn no_library_prints() {
     assert!(found.is_empty(), "library sources that print (report through a Reporter instead): {found:#?}");
 }
 
-/// Where a library may still spell a command-line flag, and why (issue #64
-/// item 4: below the faces an option is named by its field; a message that
+/// Where a library may still spell a command-line flag, and why (below
+/// the faces an option is named by its field; a message that
 /// needs the flag derives it from the name, `flag_of("max_events")`, so a
 /// renamed option renames every message). Each entry is (file suffix, flag).
 const FLAGS_ALLOWED: [(&str, &str, &str); 18] = [
@@ -365,7 +365,7 @@ const FLAGS_ALLOWED: [(&str, &str, &str); 18] = [
     ("cosched-lab/src/family.rs", "--phase-mops", "cosched-bench's argument (the phases kernel)"),
     ("cosched-lab/src/family.rs", "--compute-mops", "cosched-bench's argument (the phases kernel)"),
     // Text in files of docs/results or in listings the docs quote: moving it is an
-    // output change, which rides on the performance issue's documented one (#67).
+    // output change, which rides on the performance issue's documented one.
     ("cosched-linux/src/runtime/meter.rs", "--machine", "a provenance line in docs/results/runtime"),
     ("cosched-linux/src/runtime/meter.rs", "--calibration", "a provenance line in docs/results/runtime"),
     ("cosched-linux/src/describe.rs", "--calibration", "a description line in docs/results/runtime"),
@@ -398,8 +398,8 @@ fn spelled_flags(text: &str) -> Vec<String> {
     found
 }
 
-/// No library spells a command-line flag outside [`FLAGS_ALLOWED`] (issue #64
-/// item 4): the face maps a field to its flag.
+/// No library spells a command-line flag outside [`FLAGS_ALLOWED`]: the
+/// face maps a field to its flag.
 #[test]
 fn no_library_spells_a_command_line_flag() {
     let mut found = vec![];

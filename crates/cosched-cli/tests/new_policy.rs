@@ -89,7 +89,7 @@ fn a_new_policy_is_one_new_file_that_registers_itself_and_passes_its_tests() {
     let _ = std::fs::remove_dir_all(&ws);
 }
 
-/// Issue #64 item 1: one field added to the new family's options struct, and
+/// Options declared once: one field added to the new family's options struct, and
 /// nothing else edited, is a flag of every simulating command, a row of
 /// `cosched list knobs` and a knob Python accepts (Python's keywords are
 /// checked against `cosched_lab::knobs::knobs()`, the rows `list knobs

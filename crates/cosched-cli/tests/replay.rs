@@ -1,5 +1,5 @@
 //! `cosched calibrate --check MIX --replay FILE`: the recorded rounds of a
-//! check predicted again (issue #49), on the host check the repository keeps.
+//! check predicted again, on the host check the repository keeps.
 
 mod common;
 
@@ -74,7 +74,7 @@ fn a_file_without_the_checks_fields_is_refused_naming_the_field() {
     fails_cleanly(&["calibrate", "--check", MIX, "--replay", "/nonexistent/check.json"], &["/nonexistent/check.json"]);
 }
 
-/// How long a check measures (#66 item 3): each setting out of range is refused by its own
+/// How long a check measures: each setting out of range is refused by its own
 /// flag before anything runs.
 #[test]
 fn a_checks_round_settings_are_refused_by_their_flags() {
@@ -106,7 +106,7 @@ fn a_check_with_slits_and_unmodelled_jobs_is_refused_before_anything_runs() {
     fails_cleanly(&args, &["slits-* run on the pair slowdowns the model predicts", "no model"]);
 }
 
-/// A check that measured each job's CPU time (#66 item 2) is replayed with
+/// A check that measured each job's CPU time is replayed with
 /// it: every cell carries the measured CPU ratio beside today's simulated one,
 /// and the summary counts the simulated ratios inside the measured intervals;
 /// a file from before, without it, replays with none.

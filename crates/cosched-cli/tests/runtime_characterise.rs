@@ -1,4 +1,4 @@
-//! `cosched characterise` on this machine, for real (#66 item 1): a user's
+//! `cosched characterise` on this machine, for real: a user's
 //! command measured in rounds alone and beside pirates and bandits, fitted
 //! into a workload file the simulator runs, then checked in a mix.
 
@@ -103,7 +103,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
     };
     assert!(n == 3 || (n == 2 && rounds_only.precise(0.001)), "{n} rounds: {j:?}");
     assert!(j.pirates[..4].iter().chain(&j.bandits).all(|c| c.runs.len() == n), "{j:?}");
-    // The adaptive sweep (#66 item 1): at most two pirates added past the fixed four, each inside
+    // The adaptive sweep: at most two pirates added past the fixed four, each inside
     // the fixed sweep's span, each run --repeat (2) rounds beside a solo run of its own.
     let added = j.pirates.len() - 4;
     assert!(added <= 2, "{j:?}");
@@ -139,7 +139,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
         "linux,g-rrs,slits-contention",
         "--repeat",
         "2",
-        // Rounds go on until every measured slowdown is within ±50% (#66 item 3), at most 3.
+        // Rounds go on until every measured slowdown is within ±50%, at most 3.
         "--within",
         "50",
         "--max-rounds",
@@ -160,7 +160,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
             assert!(r[k].as_f64().is_some_and(f64::is_finite), "{k}: {r}");
         }
         assert!(r["measured"]["mean"].as_f64().unwrap() > 0.0, "{r}");
-        // Each cell's time-sharing, measured and simulated (#66 item 2): a CPU time over the
+        // Each cell's time-sharing, measured and simulated: a CPU time over the
         // solo CPU time that is a ratio of two measured times, counts that are counts.
         let t = &r["time_sharing"];
         let rounds = r["measured"]["n"].as_u64().unwrap();
@@ -196,7 +196,7 @@ fn characterise_measures_a_user_command_and_writes_a_workload_the_simulator_runs
 fn a_program_that_reports_two_phases_is_characterised_per_phase() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // cosched-bench's phases kernel, once: 200 M lines streamed over 4 × the preset's LLC, then
-    // 400 M compute operations, reporting every 20 ms (#66 item 1: "a two-phase program yields
+    // 400 M compute operations, reporting every 20 ms ("a two-phase program yields
     // two phases", here for real).
     let m = cosched_machine::presets::machine("kvm-epyc-2c-nov24").unwrap();
     let wss = format!("{}", (4.0 * m.cache.llc_mb).ceil());

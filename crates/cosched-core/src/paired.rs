@@ -251,7 +251,7 @@ mod tests {
     /// log-ratios have mean 0: no number of rounds would separate them.
     #[test]
     fn one_round_decides_nothing() {
-        // Twice as fast in the one round there is: no spread measured, so no verdict (#68).
+        // Twice as fast in the one round there is: no spread measured, so no verdict.
         let p = paired_ratio(&[10.0], &[5.0], 0.95, 2000, 0.01, 1).unwrap();
         assert_eq!((p.ratio, p.rounds, p.verdict), (2.0, 1, Verdict::NoDifference));
         assert_eq!(p.rounds_needed, None);

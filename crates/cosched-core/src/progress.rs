@@ -1,4 +1,4 @@
-//! Where long work says how far it is (issue #64 item 8): a library calls
+//! Where long work says how far it is: a library calls
 //! [`Reporter::line`]; the face that started the work decides where the line
 //! goes (the command line: stderr, as `progress: …`, `note: …`, `warning: …`;
 //! Python: the same stream). No library prints: the layering test holds it.

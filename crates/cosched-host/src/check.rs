@@ -46,7 +46,7 @@ cosched_core::metric_fields! {
         /// Whether the prediction lies inside the measured 95% interval.
         pub inside: bool,
         /// The error in units of the measurement's own spread: (predicted − measured mean) over the
-        /// standard error of the mean (#66 item 3; |x| ≤ t₉₅ is inside); none with fewer than two
+        /// standard error of the mean (|x| ≤ t₉₅ is inside); none with fewer than two
         /// rounds or rounds that all agree.
         pub error_se: Option<f64>,
         /// The prediction's host-noise band ([`noise_band`]); none with fewer than two rounds.
@@ -60,7 +60,7 @@ cosched_core::metric_fields! {
         /// The prediction with the host's other tenants taken out
         /// (`cache.tenant_lines_per_s = 0`: the ablation); none when the preset has none.
         pub predicted_without_tenants: Option<f64>,
-        /// Its CPU time, switches and migrations, measured and simulated (#66 item 2); none in a
+        /// Its CPU time, switches and migrations, measured and simulated; none in a
         /// replay or when a round lacks them.
         pub time_sharing: Option<TimeSharing>,
     }
@@ -155,7 +155,7 @@ cosched_core::metric_fields! {
         /// What the verdict could tell: the policies tied with the measured best, and whether the
         /// prediction's pick was a predicted tie ([`crate::ties`], design note 70).
         pub ties: Ties,
-        /// How the rounds ended, when they ran until every interval was narrow (#66 item 3).
+        /// How the rounds ended, when they ran until every interval was narrow.
         pub stopped: Option<Stopped>,
         /// The goal they ran until: every interval's half-width within this % of its mean.
         pub within_pct: Option<f64>,
@@ -170,7 +170,7 @@ cosched_core::metric_fields! {
 pub const MOVED: f64 = 0.10;
 
 cosched_core::metric_fields! {
-    /// A job measured on a host that moved during the check (#66 item 3).
+    /// A job measured on a host that moved during the check.
     #[derive(Clone, Debug, Serialize)]
     pub struct MovedJob {
         /// The job.

@@ -1,5 +1,5 @@
-//! Why an experiment on the real machine failed, by stage (issue #64 item
-//! 4): the lab's error for options and descriptions, the runtime's for a run,
+//! Why an experiment on the real machine failed, by stage, typed so a
+//! face can tell them apart: the lab's error for options and descriptions, the runtime's for a run,
 //! and this crate's own for the rounds and for a recorded check that is not
 //! one. No variant carries a line of text; the CLI prints [`std::fmt::Display`]
 //! (options named by their flags), Python raises one exception per variant

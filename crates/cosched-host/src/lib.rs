@@ -1,5 +1,5 @@
-//! cosched's experiments that run real processes, below the faces (issue
-//! #64 item 5; design.md's `cosched-host`): interleaved rounds of several
+//! cosched's experiments that run real processes, below the faces
+//! (one experiment, called by the CLI and Python alike): interleaved rounds of several
 //! policies on a noisy host ([`rounds`]), the simulator's check against
 //! reality ([`calibrate`], judged by [`check`]) and the replay of a recorded
 //! check ([`replay`]), measuring until intervals are narrow ([`until`]). They sit over the lab (the simulator's half) and the

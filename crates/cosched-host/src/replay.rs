@@ -1,7 +1,7 @@
 //! A recorded check replayed (`cosched calibrate --check MIX --replay FILE`,
 //! Python's `cosched.host.replay`): the rounds an earlier
 //! `calibrate --check --format json` measured, predicted again by today's
-//! simulator (issue #49: a model change judged on a host's recorded runs
+//! simulator (a model change judged on a host's recorded runs
 //! without measuring them again, so the host's drift between two runs cannot
 //! pass for a change of the model).
 //!
@@ -39,7 +39,7 @@ cosched_core::metric_fields! {
         /// Today's prediction.
         pub replayed: f64,
         /// The job's measured CPU time over its solo CPU time, mean and 95% interval over the
-        /// rounds (#66 item 2); none in a file recorded before checks measured it.
+        /// rounds; none in a file recorded before checks measured it.
         pub measured_cpu: Option<MeanCi>,
         /// Today's simulated CPU time over solo time of the same cell; none where the simulator
         /// has no figures for the job.
@@ -66,7 +66,7 @@ cosched_core::metric_fields! {
         /// Cells beyond 30%, recorded and today.
         pub beyond_worst: [usize; 2],
         /// Median |error| of today's simulated CPU ratio against the measured mean, over the cells
-        /// that measured it (#66 item 2); none when none did.
+        /// that measured it; none when none did.
         pub cpu_median_abs_error: Option<f64>,
         /// Of those cells, how many have today's simulated CPU ratio inside the measured interval, and how many there are.
         pub cpu_inside: [usize; 2],

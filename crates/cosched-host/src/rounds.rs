@@ -45,7 +45,7 @@ pub struct Plan<'a> {
 }
 
 /// Rounds beyond the plan's first ones, until `enough` says the finished rounds
-/// measure narrowly enough or a budget ends (#66 item 3).
+/// measure narrowly enough or a budget ends.
 pub struct Until<'a> {
     /// Most rounds in all.
     pub max_rounds: usize,
@@ -68,7 +68,7 @@ pub enum StopReason {
 }
 
 cosched_core::metric_fields! {
-    /// How rounds that ran until a goal ended (#66 item 3).
+    /// How rounds that ran until a goal ended.
     #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
     pub struct Stopped {
         /// Why.
@@ -103,7 +103,7 @@ cosched_core::metric_fields! {
         /// Each job's solo turnaround this round, s.
         pub solo_s: Vec<f64>,
         /// Each job's CPU time in its solo run this round, s (what a co-run's CPU time is set
-        /// against, #66 item 2).
+        /// against).
         pub solo_cpu_s: Vec<f64>,
         /// Geometric-mean move of the solo times from their medians over the rounds (0.1 = 10% slower).
         pub drift: f64,
@@ -168,7 +168,7 @@ cosched_core::metric_fields! {
         pub round: Vec<Round>,
         /// Every run, by round then entry.
         pub runs: Vec<Vec<RealReport>>,
-        /// How the rounds ended when they ran until a goal (#66 item 3); none for a fixed count.
+        /// How the rounds ended when they ran until a goal; none for a fixed count.
         pub stopped: Option<Stopped>,
     }
 }

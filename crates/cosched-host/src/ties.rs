@@ -1,4 +1,4 @@
-//! Ties at the top of a check (#66 item 4, design note 70): which policies the
+//! Ties at the top of a check (design note 70): which policies the
 //! rounds cannot tell from the measured best (the same paired test as the
 //! best-policy verdict, run against every policy), and whether the model
 //! separated its pick from its runner-up by more than its own makespan error

@@ -1,5 +1,5 @@
-//! Time-sharing measured per job beside the simulator's figures (#66 item 2:
-//! the refill a job pays after each switch is measured on the host before it
+//! Time-sharing measured per job beside the simulator's figures
+//! (the refill a job pays after each switch is measured on the host before it
 //! is modelled). For every cell of a check: the job's CPU time over that
 //! round's solo CPU time (1 when time-sharing and contention cost it nothing:
 //! what contention and refills add to its work shows here, what waiting for

@@ -1,4 +1,4 @@
-//! How long a check goes on measuring (#66 item 3): after its first rounds,
+//! How long a check goes on measuring: after its first rounds,
 //! until every measured slowdown's 95% interval is within ±`within_pct` % of
 //! its mean, or `max_rounds` rounds, or `budget_s` seconds of rounds.
 

@@ -1,5 +1,5 @@
-//! What [`crate::RunError`]'s policy, simulation and study variants carry
-//! (issue #64 item 4): the typed failure with its context as data (the
+//! What [`crate::RunError`]'s policy, simulation and study variants carry:
+//! the typed failure with its context as data (the
 //! workload, the machine), never a line already written. Each `Display` is
 //! the one line the faces print; Python maps each variant to its exception.
 

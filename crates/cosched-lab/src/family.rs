@@ -1,4 +1,4 @@
-//! A family's random mixes drawn on a host (issue #66 item 4): each job a
+//! A family's random mixes drawn on a host: each job a
 //! kind, a working set across the host's LLC and a time alone (synthetic
 //! families: `cosched-bench` kernels with fixed work), or one of the
 //! family's real programs. Mix `k` is drawn from ChaCha8 seeded with

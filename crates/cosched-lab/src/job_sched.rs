@@ -1,4 +1,4 @@
-//! What the simulator predicts of each mix job's time-sharing (#66 item 2):
+//! What the simulator predicts of each mix job's time-sharing:
 //! the CPU time it spends over its solo time, how often it is switched out,
 //! how often it moves between cores: the figures a real run measures per job
 //! (`wait4` rusage and `/proc/PID/sched`, `cosched_linux::reap`), predicted

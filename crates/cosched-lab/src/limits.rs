@@ -53,7 +53,7 @@ pub const REPEAT: Bound = Bound {
     why: "each repetition is a real run of the whole mix, and every report is kept",
 };
 
-/// Most rounds of a check that goes on until its intervals are narrow (#66 item 3).
+/// Most rounds of a check that goes on until its intervals are narrow.
 pub const MAX_ROUNDS: Bound = Bound {
     knob: "max_rounds",
     min: 1,

@@ -256,7 +256,7 @@ pub struct Predicted {
     /// Makespan, s (mean over the seeds).
     pub makespan_s: f64,
     /// Each modelled mix job's time-sharing figures (over its instances and the seeds), by name, for
-    /// the jobs that ran (#66 item 2).
+    /// the jobs that ran.
     pub sched: Vec<(String, crate::job_sched::JobSched)>,
 }
 

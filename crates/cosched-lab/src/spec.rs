@@ -169,7 +169,7 @@ impl RunSpec {
     }
 
     /// The machine and workload resolved from their names (or in-memory
-    /// TOML) once, for everything below the face to share (issue #64 item 2).
+    /// TOML) once, for everything below the face to share.
     pub fn resolve(&self) -> Result<Resolved, RunError> {
         Ok(Resolved { machine: self.machine_spec()?, workload: self.workload_spec()?, spec: self.clone() })
     }

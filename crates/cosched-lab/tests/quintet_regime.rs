@@ -6,7 +6,7 @@
 //! docs/results/quintet/ablations.csv, which `scripts/check-results` (in the
 //! README's test command) proves a byte-identical rerun: the 13 mixes × 5 seeds
 //! of its leave-one-out arms, not a second, smaller simulation of the same runs
-//! (#67: the test command repeated 50 s of this study).
+//! (the test command repeated 50 s of this study).
 
 use std::collections::BTreeMap;
 

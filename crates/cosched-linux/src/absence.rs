@@ -1,4 +1,4 @@
-//! The absence probe of `cosched calibrate` (issue #49 item 2; docs/model.md,
+//! The absence probe of `cosched calibrate` (docs/model.md,
 //! "Tenants of a shared host"): how fast the host's other tenants evict a
 //! guest's LLC data while the thread that owns it is away.
 //!

@@ -16,7 +16,7 @@
 //! - `bandwidth_gbs`: the highest total streaming rate over the copy sweep.
 //! - `tenant_lines_per_s`: the rate at which the host's other tenants evict
 //!   an absent thread's LLC data, from the absence probe
-//!   ([`crate::absence`]; issue #49 item 2).
+//!   ([`crate::absence`]).
 //!
 //! Also measured, not fitted into the preset: the cost of time-sharing one
 //! CPU ([`Timeshare`]), which the caller checks the
@@ -213,7 +213,7 @@ fn provenance(clock_measured: bool) -> std::collections::BTreeMap<String, String
         ("cache.llc_hit_cycles", "[M] cosched calibrate: the latency curve's LLC plateau, in cycles"),
         ("cache.latency_curve", "[M] cosched calibrate: ns per dependent load by working set"),
         ("cache.tenant_lines_per_s", "[M] cosched calibrate: the absence probe (a paused chase's refill per pause, read through the model's random-replacement survival)"),
-        ("core", "[A] not measurable without a PMU: cosched calibrate's defaults (issue 4, 2 L1 accesses per cycle, SMT penalty 0.5, L1 contention 0.4)"),
+        ("core", "[A] not measurable without a PMU: cosched calibrate's defaults (2 L1 accesses per cycle, SMT penalty 0.5, L1 contention 0.4)"),
         ("memory.bandwidth_gbs", "[M] cosched calibrate: the most GB/s its streaming copies reached"),
         ("memory.loaded_latency", "[C] the Haswell MLC curve of workload-sources.md §4 rescaled to the measured DRAM latency"),
         ("memory.self_queueing", "[A] an MLC-type curve is read at the total utilisation, the thread's own traffic included"),
@@ -294,7 +294,7 @@ pub fn derive(name: &str, host: &Host, m: &Measurements) -> Result<MachineSpec, 
     }
     let spec = MachineSpec {
         name: name.into(),
-        // Named by its host name: a file read on another machine must not say "this machine" (#68).
+        // Named by its host name: a file read on another machine must not say "this machine".
         description: format!(
             "The host `{}` as measured by cosched calibrate: {} contexts, effective LLC {llc_mb:.1} MiB, {bw:.1} GB/s",
             std::fs::read_to_string("/proc/sys/kernel/hostname")

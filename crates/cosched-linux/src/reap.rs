@@ -1,5 +1,5 @@
 //! Reaping an exited child with what the kernel counted of its time-sharing
-//! (#66 item 2: the refill a job pays after each switch is measured per job
+//! (the refill a job pays after each switch is measured per job
 //! before it is modelled): its CPU time, its voluntary and involuntary
 //! context switches (`wait4` rusage: the process and the children it
 //! waited for) and its migrations between CPUs (`se.nr_migrations` of

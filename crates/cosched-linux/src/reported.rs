@@ -1,4 +1,4 @@
-//! A program's own progress reports (#66 item 1, phases): the lines
+//! A program's own progress reports (phases): the lines
 //! `progress … <OPS> ops <T> s` that `cosched-bench` prints (operations done
 //! and seconds since it started), read from a run's stdout into the series
 //! `characterise` keeps, so that a program whose rate changes over its run can

@@ -69,7 +69,7 @@ fn help_exits_0_and_progress_has_units() {
     assert!((last[0] - summary["seconds"].as_f64().unwrap()).abs() < 0.01, "{text}");
 }
 
-/// The random family's kernels (issue #66 item 4) run fixed work and report it; independent
+/// The random family's kernels run fixed work and report it; independent
 /// random loads overlap, so they go faster than a chase's dependent loads over the same 64 MiB.
 #[test]
 fn the_family_kernels_run_fixed_work() {

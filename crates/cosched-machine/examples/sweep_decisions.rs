@@ -1,6 +1,6 @@
 //! The adaptive pirate sweep's first decision on recorded characterisations, under the
-//! round-paired noise test and under runs read as independent across rounds (design note 65;
-//! #66 item 1). For each job of each `record.json` given: its fixed sweep's slowdowns, the pirate
+//! round-paired noise test and under runs read as independent across rounds (design note
+//! 65). For each job of each `record.json` given: its fixed sweep's slowdowns, the pirate
 //! each test would add first, and the pirates the measurement added.
 //!
 //! `cargo run -p cosched-machine --example sweep_decisions -- docs/results/runtime/*/record.json`

@@ -35,11 +35,11 @@ pub struct JobRecord {
     pub pirates: Vec<CoRun>,
     /// Slowdown beside each bandit.
     pub bandits: Vec<CoRun>,
-    /// Each solo turnaround, s, in the order run (empty in a record of before #66 item 1, which
+    /// Each solo turnaround, s, in the order run (empty in a record made before records kept every run, which
     /// kept medians only).
     #[serde(default)]
     pub solo_runs: Vec<f64>,
-    /// Each solo run's own progress reports, in the order run (#66 item 1, phases): empty where
+    /// Each solo run's own progress reports, in the order run (phases): empty where
     /// the program prints none (and in older records).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub solo_progress: Vec<Series>,
@@ -62,7 +62,7 @@ pub type Series = Vec<[f64; 2]>;
 pub const MAX_SERIES: usize = 4096;
 
 impl JobRecord {
-    /// Standard error of ln(slowdown) beside co-run `r`, from the runs kept (#66 item 1): the
+    /// Standard error of ln(slowdown) beside co-run `r`, from the runs kept: the
     /// log turnarounds' variances over their counts, the co-run's and the solo runs' added; none
     /// with fewer than two runs of either.
     pub fn log_se(&self, r: &CoRun) -> Option<f64> {
@@ -116,10 +116,10 @@ pub struct CoRun {
     /// Whether the co-runner ran for the whole of the job's turnaround
     /// (else the job ran partly alone and the slowdown is a lower bound).
     pub covered: bool,
-    /// Each turnaround beside it, s, in the order run (empty in a record of before #66 item 1).
+    /// Each turnaround beside it, s, in the order run (empty in a record made before records kept every run).
     #[serde(default)]
     pub runs: Vec<f64>,
-    /// Each of those runs' progress reports (#66 item 1, phases; empty where none).
+    /// Each of those runs' progress reports (phases; empty where none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub progress: Vec<Series>,
 }

@@ -206,7 +206,7 @@ pub struct CheckPoint {
     #[serde(default)]
     pub column: Option<String>,
     /// The day the point was written down, before any mechanism it could
-    /// judge was tuned: a pre-registered held-out point (issue #49 item 4).
+    /// judge was tuned: a pre-registered held-out point.
     #[serde(default)]
     pub registered: Option<String>,
     /// A point known to be out of tolerance, with the reason (reported, and
@@ -234,8 +234,8 @@ pub const MAX_PERMUTATION_THREADS: u32 = 256;
 
 /// A known gap's text with every `{simulated:.N}` (N decimals, 0 to 6)
 /// replaced by the simulated value, so that the gap quotes the run it explains
-/// instead of a hand-typed number that goes stale when a rerun moves (issue
-/// #49, the numbers-from-results rule). With `simulated` absent the text is
+/// instead of a hand-typed number that goes stale when a rerun moves (the
+/// numbers-from-results rule). With `simulated` absent the text is
 /// only checked (the loader); `Err` names `file`, `field` and what is malformed.
 pub fn fill_known_gap(text: &str, simulated: Option<f64>, file: &str, field: &str) -> Result<String, ConfigError> {
     let bad = |problem: String| ConfigError::new(file, field, problem);

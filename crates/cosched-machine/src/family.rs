@@ -1,5 +1,5 @@
 //! Families of held-out mixes: how `cosched draw-mixes` draws the random
-//! mixes a host's predictions are judged on (issue #66 item 4). A family is
+//! mixes a host's predictions are judged on. A family is
 //! written down with its seed before any mechanism is tuned and never
 //! retuned; mix `k` of a family is a function of the family file, `k` and
 //! the host's calibration alone.
@@ -67,7 +67,7 @@ fn first_mix() -> u32 {
     1
 }
 
-/// A family of random mixes (issue #66 item 4).
+/// A family of random mixes.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Family {

@@ -1,4 +1,4 @@
-//! The adaptive pirate sweep (#66 item 1: "a finer or adaptive pirate sweep where the slowdown
+//! The adaptive pirate sweep ("a finer or adaptive pirate sweep where the slowdown
 //! changes"). Cache Pirating (Eklov et al., ICPP 2011, §3) traces a program's response to the
 //! cache it is left by sweeping the pirate's working set; `cosched characterise` runs a fixed
 //! sweep of four sizes (a quarter to twice the LLC) and, with `--added-pirates N` (an option since
@@ -34,7 +34,7 @@ struct Point<'a> {
 /// the order `cosched_linux::characterise::measure` runs them: R rounds of one solo run and one run
 /// of each fixed co-runner (so every bandit and fixed pirate has R runs, paired with solo runs 0 to
 /// R − 1), then each added pirate's rounds of one solo run and one run of it, in the order added.
-/// `None` where the record's counts do not follow that order (a record of before #66 item 1, or one
+/// `None` where the record's counts do not follow that order (a record made before records kept every run, or one
 /// `keep_added` cut), and the sweep falls back to runs independent across rounds.
 fn round_solos(j: &JobRecord) -> Option<Vec<usize>> {
     let r = j.pirates.first()?.runs.len();
@@ -75,7 +75,7 @@ fn paired_logs(j: &JobRecord, p: &Point) -> Option<Vec<f64>> {
 /// different rounds, each run's log slowdown against its own round's solo run, their variances of
 /// the mean added, at the fewer runs' degrees of freedom. Else runs independent across rounds: the
 /// log means' standard errors added (from alone: `b`'s and the solo runs'). For a record that keeps
-/// no runs (before #66 item 1), 1.96 × √2 σ with σ = ln(1 + solo spread) / 2, the search's noise
+/// no runs (made before records kept every run), 1.96 × √2 σ with σ = ln(1 + solo spread) / 2, the search's noise
 /// floor per co-run; none where runs are kept but fewer than two of either (no noise is known yet).
 fn half_width(j: &JobRecord, a: &Point, b: &Point) -> Option<f64> {
     let n = a.runs.len().min(b.runs.len());

@@ -1,4 +1,4 @@
-//! Experiments on the real machine (`cosched.host`; issue #64 item 5):
+//! Experiments on the real machine (`cosched.host`):
 //! interleaved rounds, the simulator's check against reality and the replay
 //! of a recorded check, through `cosched_host`'s functions, the command
 //! line's code path. Knobs arrive as (keyword, typed value) pairs and go through

@@ -1,4 +1,4 @@
-//! A knob's value as Python gives it (issue #64 item 1): a typed value, not
+//! A knob's value as Python gives it: a typed value, not
 //! its text. It crosses as itself (`True`, `4`, `0.25`, `"fm"`, `["pairing"]`)
 //! and the knob's declaration checks it (`cosched_core::knob::KnobSpec::accept`),
 //! the check a flag's text goes through after it is read.

@@ -1,4 +1,4 @@
-//! The shapes of the reports Python receives (issue #64 item 6): each
+//! The shapes of the reports Python receives: each
 //! report struct's fields as Rust declares them (`metric_fields!` writes
 //! the shape beside the struct), from which `python -m cosched._report_gen`
 //! generates the package's TypedDicts (`cosched/_report_types.py`), so a

@@ -251,19 +251,24 @@ fn compare(
     regimes: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
+    // The bound is kept and reused as `cosched compare` keeps it (the cache folder): a folder
+    // named by COSCHED_CACHE_DIR that cannot keep it is refused, the default one skipped with a
+    // `RuntimeWarning` (the command line's note), before any run.
+    let cache = match (bound, cosched_lab::cache::folder()) {
+        (false, _) => None,
+        (true, Ok(dir)) => Some(cosched_lab::compare::BoundCache::new(&dir)),
+        (true, Err(e)) if cosched_lab::cache::given() => return Err(run_error(RunError::option(e.to_string()))),
+        (true, Err(e)) => {
+            let text = std::ffi::CString::new(format!("the bound is computed and not kept ({e})")).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &text, 1)?;
+            None
+        }
+    };
     let c = crate::interrupt::interruptible(py, move |cancel| -> Result<_, RunError> {
         let mut run = run_opts(&knobs, machine, workload)?;
         run.cancel = cancel;
         let customs: Vec<Custom> = customs.into_iter().map(custom).collect::<Result<_, _>>()?;
         let names = policies.unwrap_or_else(cosched_lab::compare::default_policies);
-        // The bound is kept and reused as `cosched compare` keeps it (the cache folder): a folder
-        // named by COSCHED_CACHE_DIR that cannot keep it is refused, the default one only skipped.
-        let cache = match (bound, cosched_lab::cache::folder()) {
-            (false, _) => None,
-            (true, Ok(dir)) => Some(cosched_lab::compare::BoundCache::new(&dir)),
-            (true, Err(e)) if cosched_lab::cache::given() => return Err(RunError::option(e.to_string())),
-            (true, Err(_)) => None,
-        };
         let what = Comparing {
             policies: &names,
             customs: &customs,

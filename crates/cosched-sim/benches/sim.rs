@@ -118,7 +118,7 @@ fn main() {
         total as f64 / secs
     );
     println!(
-        "        engine/bare-heap-loop time ratio {ratio:.1}x (median of {ROUNDS} rounds, range {lo:.1}-{hi:.1}x; target <= 10x, issue #52)"
+        "        engine/bare-heap-loop time ratio {ratio:.1}x (median of {ROUNDS} rounds, range {lo:.1}-{hi:.1}x; target <= 10x)"
     );
     println!(
         "        fastest engine runs / fastest bare loop: {:.4} s / {bare_min:.4} s = {:.1}x",

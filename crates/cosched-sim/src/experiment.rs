@@ -93,7 +93,7 @@ cosched_core::metric_fields! {
         /// What the policy found to act on over the run (`Policy::found`; `None`: nothing to add).
         pub found: Option<String>,
         /// What each job instance went through of time-sharing, its threads summed
-        /// (#66 item 2; not written: read by the host check beside what a real run measured).
+        /// (not written: read by the host check beside what a real run measured).
         #[serde(skip)]
         pub sched: Vec<crate::engine::ThreadSched>,
     }

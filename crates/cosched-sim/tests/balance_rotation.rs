@@ -1,5 +1,5 @@
-//! Premise of the Linux models' rotation of a one-thread excess (issue #49
-//! item 2; docs/model.md, "Three threads on two contexts"): three CPU-bound
+//! Premise of the Linux models' rotation of a one-thread excess (a model
+//! measured against this host's kernel; docs/model.md, "Three threads on two contexts"): three CPU-bound
 //! threads of equal work on two contexts each get two thirds of a context,
 //! as `scripts/balance-share` measured this host's kernel doing, and without
 //! the rotation (the ablation) a 2-1 split stays until a thread ends.

@@ -1,5 +1,5 @@
-//! The simulator keeps the policy contract through the core's dispatcher
-//!: an illegal decision ends the run with the dispatcher's error,
+//! The simulator keeps the policy contract through the core's dispatcher:
+//! an illegal decision ends the run with the dispatcher's error,
 //! the same words the real runtime and the test scripts use.
 
 mod common;

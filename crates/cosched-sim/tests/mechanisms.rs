@@ -205,7 +205,7 @@ fn beside_a_compute_loop(m: &cosched_machine::MachineSpec, mb: f64, quantum_ms: 
     secs(run_static(m, &p, &[0, 0], quantum_ms).job_finish[0])
 }
 
-/// Tenants of a shared host (issue #49 item 2): while a thread is away, the
+/// Tenants of a shared host: while a thread is away, the
 /// host's other tenants insert `cache.tenant_lines_per_s` lines into its LLC,
 /// so a line survives an absence of `a` seconds with probability
 /// `exp(−λa/C)`. Beside a compute loop that inserts nothing, a chase loses

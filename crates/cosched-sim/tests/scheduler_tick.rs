@@ -1,5 +1,5 @@
 //! Premises of the Linux models' scheduler tick and of a refill's share of a
-//! thread's time (issue #49; docs/model.md, "The scheduler tick" and
+//! thread's time (docs/model.md, "The scheduler tick" and
 //! "Switches, migrations and absences").
 
 mod common;

@@ -1,4 +1,4 @@
-//! Each thread's time-sharing figures (#66 item 2: what the host check sets
+//! Each thread's time-sharing figures (what the host check sets
 //! beside a real run's per-job CPU time, switches and migrations) agree with
 //! the run's own totals and with what the schedule makes them.
 

@@ -1,4 +1,4 @@
-//! Options declared once (issue #64 item 1): a typed options struct is
+//! Options declared once: a typed options struct is
 //! written with [`crate::options!`], and each field's keyword, kind, default
 //! (the simulator's and the real runtime's), unit, one-line doc and paper
 //! section become its [`KnobSpec`] ([`Declared::DECLARED`]). The faces build

@@ -210,8 +210,7 @@ macro_rules! metric_fields {
 }
 
 /// A report struct's fields as JSON shows them: what the Python package's
-/// result types are generated from (`python -m cosched._report_gen`, issue
-/// #64 item 6), so a field is declared once, in Rust.
+/// result types are generated from (`python -m cosched._report_gen`), so a field is declared once, in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     /// The struct's name.

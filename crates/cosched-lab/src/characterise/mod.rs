@@ -345,7 +345,7 @@ mod tests {
             }],
         };
         let f = Fit { rms: 0.03, ..Fit::point(Pattern::Random, 8.0, 10.0, 2.0) };
-        // The header's command names the machine as given, a file too (#68: it named the machine's
+        // The header's command names the machine as given, a file too (it named the machine's
         // `name`, which `-m` could not find).
         let from_file = workload_file(&m, "/some/where/local.toml", &rec, &whole(f));
         assert!(from_file.starts_with("# Written by `cosched characterise`: a workload file the simulator runs (cosched simulate -m /some/where/local.toml -w FILE)."));

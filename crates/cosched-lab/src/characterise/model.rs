@@ -1,4 +1,4 @@
-//! The model a characterisation fits (#66 item 1): a one-phase job of a given
+//! The model a characterisation fits: a one-phase job of a given
 //! access pattern, footprint and LLC accesses, and what the simulator
 //! predicts of it beside a cache pirate or a bandwidth bandit (Cache
 //! Pirating, Eklov et al., ICPP 2011; Bandwidth Bandit, PACT 2012).
@@ -14,7 +14,7 @@ use cosched_sim::model::RandomMisses;
 use cosched_sim::{presets, Plan};
 
 /// How a job walks its working set, told apart by its response to pirates
-/// versus bandits (#66 item 1).
+/// versus bandits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
     /// No memory traffic (a compute-bound program): no LLC accesses, no footprint, slowed by

@@ -1,4 +1,4 @@
-//! A program characterised per phase (#66 item 1): where it reports its own
+//! A program characterised per phase: where it reports its own
 //! progress (`progress … <OPS> ops <T> s`, `cosched_linux::reported`), every
 //! run of it (alone and beside each co-runner) is read on one grid of its
 //! work, the median solo run's report positions; the work is split where

@@ -1,5 +1,5 @@
 //! The characterisation per phase on synthetic programs whose truth is known
-//! (#66 item 1's test "a two-phase program yields two phases"): recorded
+//! (the test "a two-phase program yields two phases"): recorded
 //! progress reports, made by the simulated host from a known model of each
 //! phase (its slowdown beside each pirate and bandit), with seeded noise on
 //! every report, split and fitted back.

@@ -1,4 +1,4 @@
-//! The fit of a job's co-runs (#66 item 1): a coarse grid of both access
+//! The fit of a job's co-runs: a coarse grid of both access
 //! patterns ([`FOOTPRINTS`] × [`APKI`]), refined around its best point to a
 //! continuous footprint, and the 95% confidence region of the fit, from which
 //! each fitted constant's interval is read. The simplest model inside the
@@ -128,7 +128,7 @@ pub fn f2_quantile_95(nu: f64) -> f64 {
 
 /// The error job `j`'s measurements leave by their noise alone (module doc): the co-runs'
 /// squared log standard errors summed where the record keeps every run, else n·σ² from the
-/// solo spread (a record of before #66 item 1).
+/// solo spread (a record made before records kept every run).
 pub fn noise_floor(j: &JobRecord) -> f64 {
     let runs: Vec<&CoRun> = j.pirates.iter().chain(&j.bandits).collect();
     let se: Option<Vec<f64>> = runs.iter().map(|r| j.log_se(r)).collect();

@@ -1,5 +1,5 @@
-//! The characterisation on synthetic programs whose truth is known (#66
-//! item 1's tests): recorded pirate and bandit responses, made by the
+//! The characterisation on synthetic programs whose truth is known
+//! (the fit tested without a host): recorded pirate and bandit responses, made by the
 //! simulated host from a known model, fitted back.
 
 use super::*;

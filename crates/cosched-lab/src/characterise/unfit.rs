@@ -1,4 +1,4 @@
-//! Jobs a record cannot characterise on this host (#66 item 1): a solo time
+//! Jobs a record cannot characterise on this host: a solo time
 //! that moved too much between runs, or a co-run faster than alone, flagged
 //! in one line with what was measured.
 
@@ -6,8 +6,7 @@ use super::NOISY_SPREAD;
 use cosched_machine::characterised::JobRecord;
 
 /// A co-run slowdown below this (faster beside a co-runner than alone by more than 5%) cannot be
-/// contention: the host moved between the solo runs and the co-run, and the job's fit is flagged
-/// (#66 item 1).
+/// contention: the host moved between the solo runs and the co-run, and the job's fit is flagged.
 pub const FASTER_LIMIT: f64 = 0.95;
 
 /// Mean range of three draws of a normal distribution in units of its standard deviation
@@ -16,7 +15,7 @@ pub const FASTER_LIMIT: f64 = 0.95;
 /// many rounds a record holds (the largest over the smallest grows with their number).
 pub const D2_THREE: f64 = 1.693;
 
-/// The solo spread a record's job is judged by: where its runs are kept (#66 item 1's rounds),
+/// The solo spread a record's job is judged by: where its runs are kept (measured in rounds),
 /// [`D2_THREE`] × their relative standard deviation, else the recorded largest over smallest − 1
 /// (a record of three runs).
 pub fn solo_spread(j: &JobRecord) -> f64 {
@@ -26,7 +25,7 @@ pub fn solo_spread(j: &JobRecord) -> f64 {
     }
 }
 
-/// Why a job's characterisation is not to be trusted on this host (#66 item 1): what was measured.
+/// Why a job's characterisation is not to be trusted on this host: what was measured.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Unfit {
     /// Its solo runs spread more than [`NOISY_SPREAD`] ([`solo_spread`]).

@@ -3,7 +3,7 @@
 //! declared progress periods, §3; `linux-cache` without a multi-threaded
 //! process; SLITS's objectives when no pick has a choice, §4.3) makes the
 //! decisions of the policy it refines, and a deterministic simulation then
-//! gives the same outcome bit for bit (#68 item 1).
+//! gives the same outcome bit for bit.
 
 use cosched_sim::experiment::Report;
 use serde::Serialize;

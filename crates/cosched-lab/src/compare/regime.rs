@@ -1,8 +1,8 @@
 //! Each paper's regime (the setting its figures were measured in) and a
 //! comparison's place in it: which policies of a comparison run outside their
 //! paper's regime, why, and, where the workload can be brought into it, what
-//! that costs, measured on the same machine, mix and seeds (#65 item 6;
-//! docs/index.md, "Regimes").
+//! that costs, measured on the same machine, mix and seeds
+//! (docs/index.md, "Regimes").
 
 use super::{comparison, Comparing, PolicySummary, Steps};
 use crate::error::RunError;

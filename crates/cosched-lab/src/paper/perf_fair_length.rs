@@ -3,7 +3,7 @@
 //! length (a few seconds alone) to the paper's 100 s (Perf&Fair §2, §6), and
 //! the two Linux-model mechanisms added since (the scheduler tick and the
 //! balancer's rotation, docs/model.md) taken out at preset length: which of the
-//! three moves Perf&Fair's unfairness against CFS's (#65 item 6).
+//! three moves Perf&Fair's unfairness against CFS's.
 
 use super::{over_trials, Seeds, Trial};
 use crate::compare::stretched;

@@ -46,7 +46,7 @@ pub struct Outcome {
     /// Whether the point shaped a mechanism of the model (not held out either).
     pub development: bool,
     /// The day a pre-registered held-out point was written down, before any
-    /// mechanism it judges was tuned (issue #49 item 4).
+    /// mechanism it judges was tuned.
     pub registered: Option<String>,
     /// Where the published figure comes from.
     pub source: String,
@@ -280,7 +280,7 @@ pub fn doc_table(outcomes: &[Outcome]) -> String {
     out
 }
 
-/// The pre-registered points (issue #49 item 4) in words: how many, how
+/// The pre-registered points in words: how many, how
 /// many pass on a value, by the day they were written down; `None` without any.
 pub fn registered_line(outcomes: &[Outcome]) -> Option<String> {
     let mut days: Vec<&str> = outcomes.iter().filter_map(|o| o.registered.as_deref()).collect();

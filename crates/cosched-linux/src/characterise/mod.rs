@@ -137,7 +137,7 @@ fn record_of(job: &MixJob, solo: &[(f64, Series)], co: &[CoRuns]) -> JobRecord {
 
 /// The co-runners of a characterisation: the fixed pirate sweep (MiB), the bandits (GB/s, each a
 /// stream over `stream_mb` MiB), and how many pirates the adaptive sweep may add to each job
-/// (`cosched_machine::pirate_sweep`, #66 item 1).
+/// (`cosched_machine::pirate_sweep`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
     /// The fixed sweep's pirate working sets, MiB.
@@ -173,7 +173,7 @@ pub fn measure(
 ) -> Result<Record, ProbeError> {
     let host = crate::host::Host::live();
     let (c0, c1) = probe_contexts(&host).ok_or(ProbeError::NoSharedLlc)?;
-    // The measured job's stdout goes here, for its progress reports (#66 item 1, phases).
+    // The measured job's stdout goes here, for its progress reports (phases).
     let out_dir = std::env::temp_dir().join(format!("cosched-characterise-{}", std::process::id()));
     let _gone = Removed(out_dir.clone());
     // `capture`: the job's stdout is kept for its reports; else discarded, as a check's runs do (a
@@ -211,7 +211,7 @@ pub fn measure(
         let round = |solo: &mut Vec<(f64, Series)>, co: &mut [CoRuns], round: u32| -> Result<(), ProbeError> {
             report.line(|| format!("characterise: {} alone (round {round})", job.name));
             // The first solo run's stdout is kept, to see whether the job reports its progress; the
-            // other runs' only if it does (#66 item 1).
+            // other runs' only if it does.
             let capture = solo.first().is_none_or(|r: &(f64, Series)| !r.1.is_empty());
             solo.push(turnaround(alone.clone(), vec![c0], capture)?);
             let capture = !solo[0].1.is_empty();

@@ -179,7 +179,7 @@ cosched_core::metric_fields! {
         /// reaped; `wait4` rusage `ru_nvcsw`); measured, none before it was reaped.
         pub voluntary_switches: Option<u64>,
         /// Context switches the kernel imposed on it (`ru_nivcsw`): a slice ended or
-        /// a task preempted it (#66 item 2).
+        /// a task preempted it.
         pub involuntary_switches: Option<u64>,
         /// Moves of the leader thread to another CPU (`se.nr_migrations` of
         /// `/proc/PID/sched`, read before it was reaped); none where the kernel has no such file.
@@ -229,7 +229,7 @@ impl Drop for RunTmp {
     }
 }
 
-/// The shortest quantum a real run accepts, ns (0.001 ms took 22.5% of a core, #68; the
+/// The shortest quantum a real run accepts, ns (0.001 ms took 22.5% of a core; the
 /// simulator takes any: it has no freezer).
 pub const MIN_QUANTUM_NS: u64 = 1_000_000;
 

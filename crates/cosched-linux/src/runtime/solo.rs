@@ -1,6 +1,6 @@
 //! Each job of a mix run alone, and what a report says of one mix job
 //! (the solo runs every round of a host check measures; the slowdown and
-//! the time-sharing figures a check sets beside its predictions, #66 item 2).
+//! the time-sharing figures a check sets beside its predictions).
 
 use super::{run, RealJob, RealReport, RunConfig, RuntimeError, LINUX};
 use crate::mix::{belongs, Mix};

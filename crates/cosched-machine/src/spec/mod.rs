@@ -358,7 +358,7 @@ impl MachineSpec {
     /// Remarks on a valid file worth telling its author (printed by the CLI
     /// when the machine comes from a file): shorthand that stands for more.
     /// A file `cosched calibrate` wrote has none: its one assumed power value
-    /// is the tool's, not shorthand a person typed (#68: every use of a
+    /// is the tool's, not shorthand a person typed (every use of a
     /// calibrated file printed it).
     pub fn notes(&self) -> Vec<String> {
         let mut v = vec![];

@@ -136,7 +136,7 @@ impl PolicyInfo {
 /// A family's policies and where they stand in the registry: each family
 /// module declares one as `pub(crate) const REGISTERED`, and the build finds
 /// every such module of this folder (`build.rs`), so adding a family is adding
-/// a file (issue #64 item 3).
+/// a file.
 pub struct Registered {
     /// Order in the registry, lowest first (ties: by module name).
     pub rank: u32,

@@ -172,7 +172,7 @@ pub struct RunOutput {
     pub migrations: u64,
     /// Events delivered to the policy.
     pub policy_events: u64,
-    /// What each thread went through of time-sharing, by thread id (#66 item 2).
+    /// What each thread went through of time-sharing, by thread id.
     pub threads: Vec<ThreadSched>,
     /// Share of ordered thread pairs ever co-running, % (SLITS Fig. 1).
     pub explored_pct: f64,

@@ -88,11 +88,11 @@ pub(super) struct SimThread {
     pub(super) left_insertions: f64,
     /// Its progress period, while in one.
     pub(super) period: Option<PeriodId>,
-    /// What it went through of time-sharing (#66 item 2).
+    /// What it went through of time-sharing.
     pub(super) sched: ThreadSched,
 }
 
-/// What one thread went through of time-sharing over a run (#66 item 2: the
+/// What one thread went through of time-sharing over a run (the
 /// simulator's side of the per-job figures a real run measures).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ThreadSched {

@@ -144,7 +144,7 @@ pub(crate) const REGISTERED: super::Registered = super::Registered {
     policies: &[
     super::PolicyInfo {
         name: "quintet",
-        description: "quintet: CFS whose task selection combines the papers: RDA's period gate, Perf&Fair's progress window (fairness), SLITS's learned pairing, EFS's bus-model admission (energy, edp); --quintet-objective, --quintet-without (issue 33)",
+        description: "quintet: CFS whose task selection combines the papers: RDA's period gate, Perf&Fair's progress window (fairness), SLITS's learned pairing, EFS's bus-model admission (energy, edp); --quintet-objective, --quintet-without",
         oracle: false,
         knob_groups: &[<QuintetKnobs as super::knob::Declared>::GROUP],
         make: |o| Ok(Box::new(Quintet::new(o.quintet.clone(), o.seed))),
