@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write data/workloads/<spec benchmark>.toml from one table.
 
-Every number comes from ../shared/data/workload-sources.md §1 (tags there):
+Every number is a published or derived figure, tagged (docs/model.md's tags):
 IPC and DRAM read lines per kilo-instruction [P] (Navarro-Torres et al.,
 PLOS ONE 2019, Xeon Gold 5120, 19.25 MB LLC, prefetchers on); miss-rate-curve
 exponents [C]; footprints [A] (Henning, CAN 2007); classic L2 MPKI as LLC

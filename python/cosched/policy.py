@@ -5,7 +5,7 @@ policy name goes: ``cosched.simulate(policy=MyPolicy())``,
 ``cosched.compare(policies=["cfs", MyPolicy()])`` or a sweep's ``policy``
 axis. It gets the events and makes the decisions of the Rust trait
 ``cosched_core::policy::Policy`` (the contract every built-in policy runs
-behind, design.md "The policy boundary"):
+behind, docs/architecture.md, "The policy boundary"):
 
 * ``init(view)`` once before the first event;
 * ``on_event(event, view)`` for every :class:`Event` (``event.kind`` is

@@ -1,7 +1,7 @@
 """Machines and workloads as editable descriptions (``cosched.Machine``,
 ``cosched.Workload``): the TOML file's structure as nested dicts and lists,
 edited by dotted path, checked by the Rust loader on every change
-(``shared/design.md``, "Workloads as data"), and written back as TOML.
+(docs/architecture.md, "Workloads as data"), and written back as TOML.
 """
 
 from __future__ import annotations

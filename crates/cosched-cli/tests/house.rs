@@ -315,53 +315,7 @@ fn the_circle_check_finds_a_made_up_circle() {
     assert!(after.is_empty(), "{after:?}");
 }
 
-/// Tracker references (a `#` then two digits and a word's end, as in "issue #NN item 2") in
-/// `text`, as "path:line: the line".
-fn tracker_numbers(path: &str, text: &str) -> Vec<String> {
-    let mut out = vec![];
-    for (i, line) in text.lines().enumerate() {
-        let b = line.as_bytes();
-        let hit = (0..b.len().saturating_sub(2)).any(|k| {
-            b[k] == b'#'
-                && b[k + 1].is_ascii_digit()
-                && b[k + 2].is_ascii_digit()
-                && (k == 0 || !b[k - 1].is_ascii_alphanumeric() && b[k - 1] != b'&')
-                && b.get(k + 3).is_none_or(|c| !c.is_ascii_alphanumeric())
-        });
-        if hit {
-            out.push(format!("{path}:{}: {}", i + 1, line.trim()));
-        }
-    }
-    out
-}
-
-/// Nothing a user reads points at the tracker: the command line's help and
-/// messages (the CLI crate's sources), the page templates and the pages no
-/// template renders say the reason in words; history (CHANGELOG.md, the
-/// design notes, the benchmarks' log) keeps its references.
-#[test]
-fn no_tracker_numbers_in_what_a_user_reads() {
-    let root = workspace_root();
-    let mut paths = files(&root.join("crates/cosched-cli/src"), &["rs"]);
-    paths.extend(files(&root.join("docs/src"), &["j2"]));
-    for page in ["README.md", "docs/index.md", "docs/formats.md", "docs/catalogue.md"] {
-        paths.push(root.join(page));
-    }
-    let mut found = vec![];
-    for p in &paths {
-        let rel = p.strip_prefix(&root).unwrap_or(p).display().to_string();
-        found.extend(tracker_numbers(&rel, &std::fs::read_to_string(p).expect("readable")));
-    }
-    assert!(found.is_empty(), "say the reason in words instead:\n{}", found.join("\n"));
-}
-
-#[test]
-fn the_tracker_check_finds_a_number_and_leaves_colours_and_anchors() {
-    // The examples are built, so this file holds no tracker number itself.
-    let hash = "#";
-    assert_eq!(tracker_numbers("x", &format!("done ({hash}66 item 2)")).len(), 1);
-    assert_eq!(tracker_numbers("x", &format!("issue {hash}49's mixes")).len(), 1);
-    assert!(
-        tracker_numbers("x", &format!("color {hash}ff00aa; see {hash}readme, C{hash}12x, Perf&{hash}38")).is_empty()
-    );
-}
+// No tracker number and no pointer outside the repository in what anyone reads: a rule of the
+// whole repository (sources, scripts, the package, the pages), held by
+// `scripts/no_outside_references.py` (run by `scripts/test-all`, tested by
+// python/tests/test_no_outside_references.py).

@@ -1,4 +1,4 @@
-//! The workspace's layering (`shared/design.md`, "Suggested layout";
+//! The workspace's layering (docs/architecture.md, "The crates and their one job each";
 //! `docs/design-notes.md`, note 17), checked from the crates' manifests and
 //! sources so that a change breaking it fails CI:
 //! - the two backends (`cosched-sim`, `cosched-linux`) never depend on each

@@ -2,7 +2,7 @@
 //!
 //! * [`ids`], [`topology`], [`counters`]: the vocabulary a policy sees.
 //! * [`policy`]: the one interface between scheduling policies and backends
-//!   (events in, decisions out; `shared/design.md`, "The policy boundary").
+//!   (events in, decisions out; docs/architecture.md, "The policy boundary").
 //! * [`knob`]: the vocabulary a policy declares its knobs in; the
 //!   policies themselves are `cosched-policies`' (the core imports none).
 //! * [`pair_profile`], [`pp_wire`]: what a backend hands a policy beside its

@@ -1,4 +1,4 @@
-//! The policy boundary (`shared/design.md`, "The policy boundary"): a
+//! The policy boundary (docs/architecture.md, "The policy boundary"): a
 //! scheduling policy is a message handler. Backends (the simulator, the Linux
 //! runtime) deliver [`Event`]s and carry out [`Decision`]s; a policy sees the
 //! machine only through [`MachineView`].

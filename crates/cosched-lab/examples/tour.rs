@@ -3,7 +3,7 @@
 //!
 //! 1. one simulated run of a registered policy ([`cosched_sim::engine::run`]);
 //! 2. your own policy, written against the one policy interface
-//!    (`shared/design.md`, "The policy boundary"), run like a registered one;
+//!    (docs/architecture.md, "The policy boundary"), run like a registered one;
 //! 3. a comparison of policies over seeds with 95% intervals
 //!    ([`cosched_lab::compare::comparison`]), your policy among them.
 //!

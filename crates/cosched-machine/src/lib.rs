@@ -1,5 +1,5 @@
-//! cosched-machine: what both backends share, below them (`shared/design.md`,
-//! "Suggested layout"; `docs/design-notes.md`, note 17).
+//! cosched-machine: what both backends share, below them (docs/architecture.md,
+//! "The crates and their one job each"; `docs/design-notes.md`, note 17).
 //!
 //! * [`spec`]: the machine description — topology, caches, core resources,
 //!   memory bus, power and costs — parsed strictly from TOML text and

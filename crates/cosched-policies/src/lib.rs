@@ -1,6 +1,6 @@
 //! cosched-policies: the scheduling policies of the five papers and their
 //! baselines, written against the one policy interface of `cosched-core`
-//! (`shared/design.md`, "The policy boundary"):
+//! (docs/architecture.md, "The policy boundary"):
 //!
 //! * [`families`]: every policy with its typed parameters and knobs, and the
 //!   registry the faces list and build them from ([`registry`], [`make`]);

@@ -1,6 +1,6 @@
 //! A policy written in Python: a `cosched.Policy` subclass run by
 //! the simulator through the same contract as the built-in policies
-//! (`cosched_core::policy`, design.md "The policy boundary"). Each event
+//! (`cosched_core::policy`, docs/architecture.md, "The policy boundary"). Each event
 //! crosses as an [`Event`] object and the machine as a [`View`] whose methods
 //! return plain Python values (no JSON per event); the decisions come back as
 //! tuples (`("run", thread, ctx)`, …; `cosched.policy` builds them). A Python

@@ -1,4 +1,4 @@
-//! The machine as a Python policy sees it (`cosched.View`, design.md "The policy boundary"):
+//! The machine as a Python policy sees it (`cosched.View`, docs/architecture.md, "The policy boundary"):
 //! `cosched_core::policy::MachineView`'s queries as methods returning plain Python values,
 //! valid only during the `init` or `on_event` call the view is passed to (`crate::policy`).
 

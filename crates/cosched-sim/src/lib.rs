@@ -1,4 +1,4 @@
-//! cosched-sim: the simulated machine (`shared/design.md`, "The simulated
+//! cosched-sim: the simulated machine (docs/architecture.md, "The simulated
 //! machine"): workload presets, the contention ground truth, the
 //! deterministic discrete-event engine and experiments over it.
 //!

@@ -1,5 +1,5 @@
 //! What a policy can get wrong at the boundary, and what a backend can
-//! refuse to provide (`shared/design.md`, "The policy boundary").
+//! refuse to provide (docs/architecture.md, "The policy boundary").
 
 use super::Status;
 use crate::ids::{CtxId, PeriodId, ThreadId};

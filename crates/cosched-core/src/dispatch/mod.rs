@@ -1,5 +1,5 @@
 //! The backend half of the policy contract, once for every backend
-//! (`shared/design.md`, "The policy boundary"). The
+//! (docs/architecture.md, "The policy boundary"). The
 //! [`Dispatcher`] owns what the contract is about: each thread's status,
 //! which thread holds each context, the policy's timers, the queue of events
 //! still to deliver, `Needs` gating, and the validation of every decision.

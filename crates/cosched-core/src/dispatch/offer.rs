@@ -1,4 +1,4 @@
-//! `Needs` gating (`shared/design.md`, "The policy boundary": "A backend
+//! `Needs` gating (docs/architecture.md, "The policy boundary": "A backend
 //! that cannot provide it refuses with a clear message, or runs a documented
 //! degraded mode"): what a backend offers, checked once against what a
 //! policy needs, before the first event.

@@ -1,4 +1,4 @@
-//! Per-run metrics every policy is judged by (`shared/design.md`, "Metrics
+//! Per-run metrics every policy is judged by (docs/architecture.md, "Metrics
 //! everyone shares"): turnaround and slowdown per job; makespan, throughput,
 //! STP and ANTT (Eyerman & Eeckhout, IEEE Micro 2008), unfairness
 //! (max slowdown / min slowdown, Perf&Fair §6), energy and energy-delay.

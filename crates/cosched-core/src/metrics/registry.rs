@@ -1,5 +1,5 @@
 //! The metric registry: every figure a command prints has one name, unit,
-//! description and direction here (`shared/design.md`, "Metrics everyone
+//! description and direction here (docs/architecture.md, "Metrics everyone
 //! shares"). `simulate`, `compare`, `run`, `run --rounds`, their JSON and CSV,
 //! Python's frames, `compare --help` and docs/formats.md all take their
 //! column names from this list; `tests/metric_names.rs` (cosched-cli) fails

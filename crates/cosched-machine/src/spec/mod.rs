@@ -1,5 +1,5 @@
 //! The machine description both backends use: topology, caches, core
-//! resources, memory bus, power and costs (`shared/design.md`, "The simulated
+//! resources, memory bus, power and costs (docs/architecture.md, "The simulated
 //! machine"), as written in `data/machines/*.toml`.
 
 use crate::check::CheckPoint;

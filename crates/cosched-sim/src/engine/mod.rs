@@ -1,4 +1,4 @@
-//! The discrete-event engine (`shared/design.md`, "Engine"): one priority
+//! The discrete-event engine (docs/architecture.md, "The simulated machine"): one priority
 //! queue of timed events, one seeded RNG, rates constant between events.
 //! Whenever the set of threads running on a socket changes, the socket is
 //! settled (counters and progress advanced to now) and its contention

@@ -1,5 +1,5 @@
 //! Memory latency as the bus fills: a loaded-latency table (Intel MLC
-//! `--loaded_latency` style, `shared/data/workload-sources.md` §4),
+//! `--loaded_latency` style; each preset's `memory.loaded_latency` cites its source),
 //! interpolated linearly in utilisation of the sustained maximum. Beyond
 //! utilisation 1 the bus delivers no more: the contention solver finds the
 //! latency at which demand equals the maximum (the plateau), which an

@@ -2,7 +2,7 @@
 //! LLC capacity a thread holds.
 //!
 //! Below the footprint F the power law of Hartstein et al. ("Cache miss
-//! behavior: is it √2?", CF 2006; `shared/data/workload-sources.md` §3):
+//! behavior: is it √2?", CF 2006; each workload preset's exponent cites its source):
 //! `mpki(S) = mpki_ref · (S / S_ref)^-α`, capped by the access rate. At or
 //! above F the whole working set fits and only compulsory/streaming misses
 //! remain (`mpki_fit`), which gives the cliff of reuse-heavy working sets

@@ -1,5 +1,5 @@
 //! Workload presets: jobs (processes) of threads, each thread a sequence of
-//! phases (`shared/design.md`, "Workloads as data").
+//! phases (docs/architecture.md, "Workloads as data").
 //!
 //! All sizes and counts in a phase are totals for the job (per iteration for
 //! instructions) and are split evenly over the threads of its class, so the

@@ -1,4 +1,4 @@
-"""scripts/no_tracker_numbers.py: the rule that code, help, scripts and pages say the reason in
+"""scripts/no_outside_references.py: the rule that code, help, scripts and pages say the reason in
 words rather than an issue's number. It finds a made-up reference in each form and in each place
 it reads, passes the forms that only look alike, and exempts the history files."""
 
@@ -8,7 +8,7 @@ import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("no_tracker_numbers", ROOT / "scripts" / "no_tracker_numbers.py")
+_spec = importlib.util.spec_from_file_location("no_outside_references", ROOT / "scripts" / "no_outside_references.py")
 assert _spec is not None and _spec.loader is not None
 rule = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rule)
@@ -25,6 +25,14 @@ def test_each_form_of_a_reference_is_found() -> None:
         f"{HASH}7 at the start",
     ]:
         assert rule.offences(line) == [(1, line)], line
+
+
+def test_a_pointer_outside_the_repository_is_found_except_where_reading_it_is_the_point() -> None:
+    up = ".." + "/shared"
+    for line in [f"see `{up}/papers/000_x.txt`", "(`shared" + '/design.md`, "Engine")', "shared/" + "data/sources.md"]:
+        assert rule.offences(line) == [(1, line)], line
+        assert rule.offences(line, outside=False) == [], line
+    assert "python/tests/test_docs_claims.py" in rule.READS_OUTSIDE
 
 
 def test_forms_that_only_look_alike_pass() -> None:

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""No tracker numbers where a user or contributor reads: code, help, messages, scripts and the
-docs pages say the reason in words (an issue's number and item mean nothing outside the tracker;
-git and CHANGELOG.md keep the history). Exempt: CHANGELOG.md, the dated design notes, and the recorded
+"""No tracker numbers and no pointers outside the repository where a user or contributor reads:
+code, help, messages, scripts and the docs pages say the reason in words (an issue's number and
+item mean nothing outside the tracker; git and CHANGELOG.md keep the history) and point only at
+files in the repository. Exempt: CHANGELOG.md, the dated design notes, and the recorded
 results under docs/results/ (files a command wrote). Prints each place, exits 1 if any.
 
-    python3 scripts/no_tracker_numbers.py [ROOT]
+    python3 scripts/no_outside_references.py [ROOT]
 """
 
 from __future__ import annotations
@@ -20,6 +21,15 @@ PATTERNS = (
     re.compile(r"(?<![&\w{:#/])#\d{1,3}(?![\w;])"),
     re.compile(r"\b[Ii]ssues?\s+#?\d{1,3}\b"),
 )
+
+#: A pointer outside the repository: the first sketch of the design and the papers' text files
+#: sit beside the checkout on the developers' machines only (docs/architecture.md is the map,
+#: and the papers are cited by title and DOI).
+OUTSIDE = (re.compile(r"\.\./shared\b"), re.compile(r"\bshared/(?:design\.md|papers|data)\b"))
+
+#: Files that read the papers where they are beside the checkout, to check the docs' quotations
+#: against them (skipped where they are not): the one place a pointer outside is the point.
+READS_OUTSIDE = {"python/tests/test_docs_claims.py"}
 
 #: Where people read: sources, scripts, the package, the pages.
 GLOBS = (
@@ -43,11 +53,13 @@ GLOBS = (
 EXEMPT = {"CHANGELOG.md", "docs/design-notes.md"}
 
 
-def offences(text: str) -> list[tuple[int, str]]:
-    """The lines of `text` holding a tracker reference, numbered from 1."""
+def offences(text: str, outside: bool = True) -> list[tuple[int, str]]:
+    """The lines of `text` holding a tracker reference (or, with `outside`, a pointer outside
+    the repository), numbered from 1."""
+    patterns = PATTERNS + OUTSIDE if outside else PATTERNS
     found = []
     for n, line in enumerate(text.splitlines(), 1):
-        if any(p.search(line) for p in PATTERNS):
+        if any(p.search(line) for p in patterns):
             found.append((n, line.strip()))
     return found
 
@@ -65,13 +77,13 @@ def main(root: Path) -> int:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 continue
-            for n, line in offences(text):
-                print(f"{rel}:{n}: a tracker number; say the reason in words: {line[:120]}")
+            for n, line in offences(text, outside=rel not in READS_OUTSIDE):
+                print(f"{rel}:{n}: a tracker number or a pointer outside the repository; say it here: {line[:120]}")
                 bad += 1
     if bad:
-        print(f"no_tracker_numbers: {bad} place(s) in {len(seen)} files", file=sys.stderr)
+        print(f"no_outside_references: {bad} place(s) in {len(seen)} files", file=sys.stderr)
         return 1
-    print(f"no_tracker_numbers: none in {len(seen)} files")
+    print(f"no_outside_references: none in {len(seen)} files")
     return 0
 
 
