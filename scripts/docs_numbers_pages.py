@@ -63,6 +63,7 @@ WHOLE_PAGES: set[str] = {
     "policies",
     "evt",
     "python",
+    "architecture",
 }
 # Blocks another test regenerates and compares: their numbers are that test's.
 GENERATED = re.compile(r"<!--\s*(validate|mechanisms):(begin|end)\s*-->")
