@@ -5,6 +5,10 @@ from typing import Any, TypeAlias, overload
 
 __version__: str
 SOURCE_TREE: str
+#: `compare`'s defaults, declared once in the lab (`cosched_lab::compare::DEFAULT_*`).
+COMPARE_BASELINE: str
+COMPARE_SEEDS: int
+COMPARE_FIRST_SEED: int
 
 #: A knob's value as it crosses (checked by its declaration on the Rust side).
 KnobValue: TypeAlias = bool | int | float | str | list[str]

@@ -227,3 +227,25 @@ def test_compare_warns_when_the_default_cache_folder_cannot_keep_the_bound(monke
     monkeypatch.setenv("COSCHED_CACHE_DIR", str(home))
     with pytest.raises(errors.OptionError, match="home"):
         cosched.compare("i5-2500", "mcf", policies=["cfs"], seeds=1, timing=False)
+
+
+def test_compare_defaults_are_the_declared_ones_in_every_face(cli):
+    # Declared once in the lab (`cosched_lab::compare::DEFAULT_*`): Python's signature and the
+    # command line's `--help` both read them (so does `python -m cosched.report compare`).
+    import inspect
+    import re
+
+    from cosched import _cosched
+
+    declared = {
+        "baseline": _cosched.COMPARE_BASELINE,
+        "seeds": _cosched.COMPARE_SEEDS,
+        "seed": _cosched.COMPARE_FIRST_SEED,
+    }
+    sig = inspect.signature(cosched.compare)
+    assert {k: sig.parameters[k].default for k in declared} == declared
+    text = cli("compare", "--help", parse=False)
+    for flag, value in declared.items():
+        block = re.search(rf"^\s+--{flag} <[A-Z_]+>\n(.*?)(?=^\s+-)", text, re.DOTALL | re.MULTILINE)
+        assert block is not None, flag
+        assert f"[default: {value}]" in block.group(1), (flag, block.group(1))

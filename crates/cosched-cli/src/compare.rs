@@ -23,13 +23,13 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     policies: Option<Vec<String>>,
     /// The policy speedups are measured against.
-    #[arg(long, default_value = "cfs")]
+    #[arg(long, default_value = cosched_lab::compare::DEFAULT_BASELINE)]
     baseline: String,
     /// Number of seeds (seed, seed+1, …).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = cosched_lab::compare::DEFAULT_SEEDS)]
     seeds: u64,
     /// First seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = cosched_lab::compare::DEFAULT_FIRST_SEED)]
     seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]

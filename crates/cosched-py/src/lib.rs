@@ -31,6 +31,10 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The source tree the extension was built from: `cosched.cli` runs its
     // `target/release/cosched` (the command line is not linked in).
     m.add("SOURCE_TREE", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
+    // `compare`'s defaults as the lab declares them (the command line reads the same constants).
+    m.add("COMPARE_BASELINE", cosched_lab::compare::DEFAULT_BASELINE)?;
+    m.add("COMPARE_SEEDS", cosched_lab::compare::DEFAULT_SEEDS)?;
+    m.add("COMPARE_FIRST_SEED", cosched_lab::compare::DEFAULT_FIRST_SEED)?;
     sim::register(m)?;
     evt::register(m)?;
     learn::register(m)?;

@@ -44,10 +44,10 @@ struct Common {
 #[derive(ClapArgs, Clone, Copy)]
 struct SeedArgs {
     /// Repetitions, each a run of the machine with its own run-to-run variation; tables give mean ±95% interval.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = Seeds::default().seeds)]
     seeds: u64,
     /// Run-to-run variation of the ground truth (docs/model.md; 0 = exact model, then seeds differ only in policy randomness).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = Seeds::default().noise)]
     noise: f64,
 }
 
@@ -60,7 +60,7 @@ impl From<SeedArgs> for Seeds {
 #[derive(ClapArgs)]
 struct Efs {
     /// Machine preset or file.
-    #[arg(long, default_value = "i5-2500")]
+    #[arg(long, default_value_t = lab::efs::Options::default().machine)]
     machine: String,
     /// A few benchmarks only (for a quick look).
     #[arg(long)]
@@ -74,7 +74,7 @@ struct Efs {
 #[derive(ClapArgs)]
 struct PerfFair {
     /// Machine preset or file.
-    #[arg(long, default_value = "xeon-e5645")]
+    #[arg(long, default_value_t = perf_fair::Options::default().machine)]
     machine: String,
     #[command(flatten)]
     seeds: SeedArgs,
@@ -101,12 +101,12 @@ struct PerfFair {
 #[derive(ClapArgs)]
 struct Slits {
     /// Machine preset or file.
-    #[arg(long, default_value = "xeon-x5550-16c")]
+    #[arg(long, default_value_t = lab::slits::Options::default().machine)]
     machine: String,
     #[command(flatten)]
     seeds: SeedArgs,
     /// Seeds of the ablation and FM-accuracy tables (at least --seeds): the effects there are a few tenths of a percent, so they need more seeds than the headline.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = lab::slits::Options::default().ablation_seeds)]
     ablation_seeds: u64,
     #[command(flatten)]
     common: Common,
@@ -115,16 +115,16 @@ struct Slits {
 #[derive(ClapArgs)]
 struct Evt {
     /// Machine preset or file.
-    #[arg(long, default_value = "ultrasparc-t2")]
+    #[arg(long, default_value_t = lab::evt::Options::default().machine)]
     machine: String,
     /// Random assignments per workload (the paper: 5,000).
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = lab::evt::Options::default().samples)]
     samples: usize,
     /// Independent samples per application (each its own assignments and measurement runs).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = lab::evt::Options::default().seeds.seeds)]
     seeds: u64,
     /// Run-to-run variation of each measurement (docs/model.md; 0 = exact model, a staircase population).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = lab::evt::Options::default().seeds.noise)]
     noise: f64,
     #[command(flatten)]
     common: Common,
@@ -133,11 +133,11 @@ struct Evt {
 #[derive(ClapArgs)]
 struct Rda {
     /// Machine preset or file.
-    #[arg(long, default_value = "xeon-e5-2420")]
+    #[arg(long, default_value_t = lab::rda::Options::default().machine)]
     machine: String,
     /// Cost of one pp_begin / pp_end call in the overhead study, µs (default: measured on cosched's
     /// real runtime by scripts/bench-pp).
-    #[arg(long, default_value_t = cosched_core::pp_wire::MEASURED_PP_CALL_US)]
+    #[arg(long, default_value_t = lab::rda::Options::default().pp_cost_us)]
     pp_cost_us: f64,
     #[command(flatten)]
     seeds: SeedArgs,
@@ -150,10 +150,10 @@ struct Optimum {
     #[command(flatten)]
     seeds: SeedArgs,
     /// Seeds of the EVT coverage check (each: random assignments, a POT estimate and its interval).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = lab::optimum::Options::default().coverage_seeds)]
     coverage_seeds: u64,
     /// Random assignments per EVT estimate (the statistical study's 1,000).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = lab::optimum::Options::default().samples)]
     samples: usize,
     #[command(flatten)]
     common: Common,
@@ -164,16 +164,16 @@ struct Quintet {
     #[command(flatten)]
     seeds: SeedArgs,
     /// Random assignments per estimate of the best static co-schedule (where threads fit the contexts).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = lab::quintet::Options::default().samples)]
     samples: usize,
     /// Random time-shared partitions per estimate of the best partition (where threads outnumber contexts).
-    #[arg(long, default_value_t = cosched_lab::compare::GAP_PARTITION_SAMPLES)]
+    #[arg(long, default_value_t = lab::quintet::Options::default().partition_samples)]
     partition_samples: usize,
     /// Run only these papers' studies, comma-separated: slits, efs, rda, perf-fair, statistical (default: all five).
     #[arg(long, value_delimiter = ',')]
     studies: Option<Vec<String>>,
     /// Seeds of the distance to the bound (at least --seeds; the further seeds run CFS, the paper's policy and quintet only): a policy beats the bound only at 10 or more.
-    #[arg(long, default_value_t = cosched_lab::compare::BEAT_SEEDS as u64)]
+    #[arg(long, default_value_t = lab::quintet::Options::default().bound_seeds)]
     bound_seeds: u64,
     #[command(flatten)]
     common: Common,
@@ -261,5 +261,66 @@ pub fn run(a: Args) -> Result<(), String> {
             };
             Printer::run(&a.common.out, |s| lab::quintet::run(&o, s))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        paper: Paper,
+    }
+
+    fn parse(name: &str) -> Paper {
+        Cli::try_parse_from(["paper", name]).map(|c| c.paper).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    fn same_seeds(flags: SeedArgs, declared: Seeds) {
+        let s = Seeds::from(flags);
+        assert_eq!((s.seeds, s.noise.to_bits()), (declared.seeds, declared.noise.to_bits()));
+    }
+
+    /// Each rerun's flags default to its options' declared defaults (the lab's `Default`), so a
+    /// default changed there is the command line's too.
+    #[test]
+    fn every_flag_defaults_to_the_labs_declared_default() {
+        let Paper::Efs(a) = parse("efs") else { unreachable!() };
+        let d = lab::efs::Options::default();
+        assert_eq!((a.machine, a.quick), (d.machine, d.quick));
+        same_seeds(a.seeds, d.seeds);
+        let Paper::PerfFair(a) = parse("perf-fair") else { unreachable!() };
+        let d = perf_fair::Options::default();
+        assert_eq!((a.machine, a.mixes, a.bw_range, !a.no_job_length), (d.machine, d.mixes, d.bw_range, d.job_length));
+        assert_eq!(a.solo_seconds.to_bits(), d.solo_seconds.to_bits());
+        same_seeds(a.seeds, d.seeds);
+        let Paper::Slits(a) = parse("slits") else { unreachable!() };
+        let d = lab::slits::Options::default();
+        assert_eq!((a.machine, a.ablation_seeds), (d.machine, d.ablation_seeds));
+        same_seeds(a.seeds, d.seeds);
+        let Paper::Evt(a) = parse("evt") else { unreachable!() };
+        let d = lab::evt::Options::default();
+        assert_eq!(
+            (a.machine, a.samples, a.seeds, a.noise.to_bits()),
+            (d.machine, d.samples, d.seeds.seeds, d.seeds.noise.to_bits())
+        );
+        let Paper::Rda(a) = parse("rda") else { unreachable!() };
+        let d = lab::rda::Options::default();
+        assert_eq!((a.machine, a.pp_cost_us.to_bits()), (d.machine, d.pp_cost_us.to_bits()));
+        same_seeds(a.seeds, d.seeds);
+        let Paper::Optimum(a) = parse("optimum") else { unreachable!() };
+        let d = lab::optimum::Options::default();
+        assert_eq!((a.coverage_seeds, a.samples), (d.coverage_seeds, d.samples));
+        same_seeds(a.seeds, d.seeds);
+        let Paper::Quintet(a) = parse("quintet") else { unreachable!() };
+        let d = lab::quintet::Options::default();
+        assert_eq!(
+            (a.samples, a.partition_samples, a.bound_seeds, a.studies),
+            (d.samples, d.partition_samples, d.bound_seeds, d.studies)
+        );
+        same_seeds(a.seeds, d.seeds);
     }
 }

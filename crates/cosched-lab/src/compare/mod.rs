@@ -18,6 +18,16 @@ mod identical;
 mod regime;
 pub use bound::BoundCost;
 use bound::{best_static, bound_work};
+/// `compare`'s baseline, the policy every speedup is measured against: declared once here and
+/// read by every face (the command line's `--baseline`, Python's `baseline=`).
+pub const DEFAULT_BASELINE: &str = "cfs";
+
+/// `compare`'s number of seeds (paired runs per policy) by default, every face's.
+pub const DEFAULT_SEEDS: u64 = 3;
+
+/// `compare`'s first seed by default (seeds run `seed`, `seed + 1`, …), every face's.
+pub const DEFAULT_FIRST_SEED: u64 = 1;
+
 pub use bound::{count_text, BestStatic, BEAT_SEEDS, GAP_BUDGET, GAP_PARTITION_SAMPLES, GAP_SAMPLES, ROUNDING_PCT};
 pub use bound_cache::{BoundCache, MODEL_VERSION};
 pub use identical::{identical_lines, identical_rows, Finding, IdenticalRows};
