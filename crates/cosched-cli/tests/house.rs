@@ -4,13 +4,14 @@
 //! that breaks them fails `cargo test`.
 //!
 //! An import is a path a file names through `crate::`, `super::` or
-//! `self::` (in a `use` or inline), resolved to the file that defines the
-//! deepest module of that path. A file and the files of its own submodules
-//! (a `mod.rs` or `lib.rs` and what it declares) are one module tree, not
-//! two files importing each other: a child reads its parent's items and a
-//! parent re-exports its children's, so edges between a file and its
-//! ancestors are not counted. Every other circle is: siblings and cousins
-//! must depend in one direction.
+//! `self::`, or through a child module it declares (`child::item`), in a
+//! `use` or inline, resolved to the file that defines the deepest module of
+//! that path. A file and the files of its own submodules
+//! (a `mod.rs` or `lib.rs` and what it declares) count like any others: a
+//! child using its parent's items while the parent calls into the child is a
+//! circle too. A parent re-exporting a child's item (`pub use child::item`)
+//! is its API, not a use, and no edge. The circles found when parent-child
+//! edges were first counted are listed ([`KNOWN_CIRCLES`]) until resolved.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -160,36 +161,74 @@ fn without_test_modules(text: &str) -> String {
     out
 }
 
-/// The crate-relative paths a source names (inline test modules aside).
-fn named_paths(text: &str) -> Vec<String> {
+/// The crate-relative paths a source names (inline test modules aside), each with whether it is
+/// named by a re-export (`pub use`, `pub(crate) use`, …). A bare path into a child module the file
+/// declares (`child::item`, `use child::…`) is named as `self::child::item`.
+fn named_paths(text: &str) -> Vec<(String, bool)> {
     let code: String =
         without_test_modules(text).lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let children = declared_children(&code);
+    let relative = |p: &str| ["crate::", "super::", "self::"].iter().any(|r| p.starts_with(r));
+    let child_path = |p: &str| children.iter().any(|c| p.strip_prefix(c.as_str()).is_some_and(|r| r.starts_with("::")));
     let mut out = vec![];
-    // `use` items, which may span lines and hold brace groups.
+    // `use` items, which may span lines and hold brace groups; their text is then blanked, so the
+    // inline scan below does not count them again.
+    let mut scanned = String::with_capacity(code.len());
     let mut rest = code.as_str();
     while let Some(i) = rest.find("use ") {
         let before = rest[..i].chars().last();
         let after = &rest[i + 4..];
         let end = after.find(';').unwrap_or(after.len());
         let item = after[..end].trim_start();
-        let relative = ["crate::", "super::", "self::"].iter().any(|p| item.starts_with(p));
-        if relative && before.is_none_or(|c| !(c.is_alphanumeric() || c == '_')) {
-            out.extend(expand(item));
+        let word = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let reexport = word && rest[..i].trim_end().ends_with(|c: char| c == ')' || c == 'b') && {
+            let head = rest[..i].trim_end();
+            head.ends_with("pub")
+                || (head.ends_with(')') && head.rfind("pub(").is_some_and(|k| !head[k..].contains('\n')))
+        };
+        if word && (relative(item) || child_path(item)) {
+            for path in expand(item) {
+                let path = if relative(&path) { path } else { format!("self::{path}") };
+                out.push((path, reexport));
+            }
+        }
+        scanned.push_str(&rest[..i + 4]);
+        if word {
+            scanned.extend(std::iter::repeat_n(' ', end));
+        } else {
+            scanned.push_str(&after[..end]);
         }
         rest = &after[end.min(after.len())..];
     }
+    scanned.push_str(rest);
     // Inline paths.
+    let code = scanned;
     for (i, _) in code.match_indices("::") {
         let head = &code[..i];
         let start = head.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).map_or(0, |k| k + 1);
         let tail = &code[i..];
         let end = tail.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(tail.len());
         let path = &code[start..i + end];
-        if ["crate::", "super::", "self::"].iter().any(|p| path.starts_with(p)) {
-            out.push(path.to_string());
+        if relative(path) {
+            out.push((path.to_string(), false));
+        } else if child_path(path) && !code[..start].ends_with("::") {
+            out.push((format!("self::{path}"), false));
         }
     }
     out
+}
+
+/// The child modules a source declares (`mod name;`, any visibility).
+fn declared_children(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l =
+                l.strip_prefix("pub").map_or(l, |r| r.trim_start_matches(|c: char| c != ' ' && c != 'm').trim_start());
+            let name = l.strip_prefix("mod ")?.trim_end().strip_suffix(';')?;
+            name.chars().all(|c| c.is_alphanumeric() || c == '_').then(|| name.to_string())
+        })
+        .collect()
 }
 
 /// The module path a crate-relative `path` named from module `here` resolves to.
@@ -216,19 +255,22 @@ fn resolve(here: &[String], path: &str) -> Vec<String> {
     at
 }
 
-/// Import edges between a crate's files, ancestor-descendant pairs left out.
+/// Import edges between a crate's files (a parent's re-exports of its descendants left out).
 fn edges(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mods = modules(src);
     let mut out: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for (here, file) in &mods {
         let text = std::fs::read_to_string(file).expect("source");
-        for path in named_paths(&text) {
+        for (path, reexport) in named_paths(&text) {
             let mut target = resolve(here, &path);
             while !target.is_empty() && !mods.contains_key(&target) {
                 target.pop();
             }
-            let related = target.starts_with(here) || here.starts_with(&target);
-            if !related {
+            // A file naming itself is no edge; nor is a parent re-exporting a descendant's item
+            // (its API, not its use). Every other edge counts, a child's to its parent and a
+            // parent's to its child included.
+            let own_api = reexport && target.starts_with(here);
+            if target != *here && !own_api {
                 out.entry(file.clone()).or_default().insert(mods[&target].clone());
             }
         }
@@ -281,8 +323,35 @@ fn no_import_circle_between_files() {
         }
     }
     assert!(crates >= 8, "only {crates} crates found");
-    assert!(found.is_empty(), "files that import each other (make the dependency run one way): {found:#?}");
+    let known: Vec<Vec<String>> =
+        KNOWN_CIRCLES.iter().map(|c| c.iter().map(|f| format!("crates/{f}")).collect()).collect();
+    let new: Vec<&Vec<String>> = found.iter().filter(|c| !known.contains(c)).collect();
+    assert!(new.is_empty(), "files that import each other (make the dependency run one way): {new:#?}");
+    let gone: Vec<&Vec<String>> = known.iter().filter(|c| !found.contains(c)).collect();
+    assert!(gone.is_empty(), "these circles are resolved: take them off KNOWN_CIRCLES: {gone:#?}");
 }
+
+/// The circles between a parent module and its children this check found when it first counted
+/// their edges (a parent calling into a child that uses the parent's items), each to be resolved
+/// by direction (the shared items moved into a sibling both use). The list only shrinks: a new
+/// circle fails the test, and so does a listed one that is gone until it is taken off.
+const KNOWN_CIRCLES: [&[&str]; 4] = [
+    &["cosched-policies/src/families/cfs/cache.rs", "cosched-policies/src/families/cfs/mod.rs"],
+    &["cosched-lab/src/compare/mod.rs", "cosched-lab/src/compare/regime.rs"],
+    &[
+        "cosched-lab/src/paper/perf_fair.rs",
+        "cosched-lab/src/paper/perf_fair_length.rs",
+        "cosched-lab/src/validate/measure.rs",
+        "cosched-lab/src/validate/mod.rs",
+        "cosched-lab/src/validate/rerun.rs",
+    ],
+    &[
+        "cosched-linux/src/runtime/launch.rs",
+        "cosched-linux/src/runtime/mod.rs",
+        "cosched-linux/src/runtime/report.rs",
+        "cosched-linux/src/runtime/setup.rs",
+    ],
+];
 
 /// The check itself, on a made-up crate: two sibling files naming each other
 /// form a circle; a parent and its child naming each other do not.
@@ -313,6 +382,36 @@ fn the_circle_check_finds_a_made_up_circle() {
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(names, [vec!["paper/efs.rs".to_string(), "paper/figs.rs".to_string()]]);
     assert!(after.is_empty(), "{after:?}");
+}
+
+/// A parent and its child are a circle when each uses the other: the parent calling into the
+/// child (`efs::run()`, or a private `use efs::run`) while the child uses the parent's item. The
+/// parent re-exporting the child's item (`pub use efs::run`) is its API, not a use, and no edge.
+#[test]
+fn the_circle_check_finds_a_made_up_parent_child_circle() {
+    let dir = std::env::temp_dir().join(format!("cosched-circle-pc-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("paper")).expect("temp dir");
+    let write = |p: &str, t: &str| std::fs::write(src.join(p), t).expect("write");
+    let names = |src: &Path| -> Vec<Vec<String>> {
+        circles(&edges(src))
+            .iter()
+            .map(|c| c.iter().map(|p| p.strip_prefix(src).unwrap().display().to_string()).collect())
+            .collect()
+    };
+    write("lib.rs", "pub mod paper;\n");
+    write("paper/efs.rs", "use super::Trial;\npub fn run(_: Trial) {}\n");
+    let both = ["paper/efs.rs".to_string(), "paper/mod.rs".to_string()];
+    write("paper/mod.rs", "mod efs;\npub struct Trial;\npub fn all() {\n    efs::run(Trial);\n}\n");
+    let inline = names(&src);
+    write("paper/mod.rs", "mod efs;\nuse efs::run;\npub struct Trial;\npub fn all() {\n    run(Trial);\n}\n");
+    let imported = names(&src);
+    write("paper/mod.rs", "mod efs;\npub use efs::run;\npub struct Trial;\n");
+    let reexported = names(&src);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(inline, [both.to_vec()]);
+    assert_eq!(imported, [both.to_vec()]);
+    assert!(reexported.is_empty(), "{reexported:?}");
 }
 
 // No tracker number and no pointer outside the repository in what anyone reads: a rule of the

@@ -1,7 +1,7 @@
 //! The flags of `cosched paper NAME`, turned into the lab's options
 //! (`cosched_lab::paper::*::Options`; their defaults are the papers').
 
-use super::Printer;
+use super::printer::Printer;
 use clap::{Args as ClapArgs, Subcommand};
 use cosched_lab::paper::{self as lab, perf_fair, Seeds};
 

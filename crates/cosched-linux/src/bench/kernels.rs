@@ -4,7 +4,7 @@
 //! parallelism), random read-modify-writes (every line written back), and a
 //! program whose phases alternate streaming and computing.
 
-use super::{drive, Opts};
+use super::drive::{drive, Opts};
 use std::hint::black_box;
 
 /// The next of a xorshift64 sequence (never 0 from a non-zero state).

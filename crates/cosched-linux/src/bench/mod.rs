@@ -30,27 +30,16 @@
 //! `{"kind":…,"ops":…,"seconds":…,"ops_per_s":…}`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+mod drive;
 mod kernels;
+
+use drive::{drive, Opts};
 
 /// The benchmarks by name.
 const KINDS: [&str; 7] =
     ["pointer-chase", "stream", "compute", "random-access", "random-update", "phases", "pp-kernels"];
-
-struct Opts {
-    kind: String,
-    wss_mb: f64,
-    gbs: f64,
-    seconds: f64,
-    mops: f64,
-    report_ms: u64,
-    kernels: u64,
-    reuse: i32,
-    huge_pages: bool,
-    phase_mops: f64,
-    compute_mops: f64,
-}
 
 const USAGE: &str = "usage: cosched-bench pointer-chase|stream|compute|random-access|random-update|phases|pp-kernels [--wss-mb N] [--mb N] [--gbs G] [--seconds S | --mops N] [--report-ms M] [--kernels K] [--reuse 0|1|2] [--huge-pages 0|1] [--phase-mops P] [--compute-mops C]";
 
@@ -142,45 +131,6 @@ fn parse(args: Vec<String>) -> Opts {
         }
     }
     o
-}
-
-/// Run `step` (which does `batch` operations) until `seconds` pass, reporting progress.
-fn drive(o: &Opts, batch: u64, mut step: impl FnMut() -> u64) -> (u64, f64) {
-    let start = Instant::now();
-    let (mut ops, mut last_ops, mut last) = (0u64, 0u64, start);
-    let report = Duration::from_millis(o.report_ms.max(1));
-    let bytes_per_op = 64.0;
-    let target = (o.mops * 1e6) as u64;
-    let more = |ops: u64| if target > 0 { ops < target } else { start.elapsed().as_secs_f64() < o.seconds };
-    while more(ops) {
-        black_box(step());
-        ops += batch;
-        if o.gbs > 0.0 {
-            // Pace to the target bandwidth: sleep off any lead over it.
-            let due = ops as f64 * bytes_per_op / (o.gbs * 1e9);
-            let ahead = due - start.elapsed().as_secs_f64();
-            if ahead > 0.0 {
-                std::thread::sleep(Duration::from_secs_f64(ahead));
-            }
-        }
-        if last.elapsed() >= report {
-            let dt = last.elapsed().as_secs_f64();
-            println!(
-                "progress {:.0} ops/s {ops} ops {:.6} s",
-                (ops - last_ops) as f64 / dt,
-                start.elapsed().as_secs_f64()
-            );
-            last_ops = ops;
-            last = Instant::now();
-        }
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    // The last report closes the series at the end of the work (`characterise`'s phases).
-    println!(
-        "progress {:.0} ops/s {ops} ops {seconds:.6} s",
-        (ops - last_ops) as f64 / last.elapsed().as_secs_f64().max(1e-9)
-    );
-    (ops, seconds)
 }
 
 /// A random single cycle over the 64-byte lines of `wss_mb` MiB (Sattolo's

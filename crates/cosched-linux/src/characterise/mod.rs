@@ -23,12 +23,7 @@ pub use cosched_core::stats::median;
 
 mod time;
 use time::stopped;
-pub use time::{TimeBound, Until, RUN_COST_S};
-
-/// How long a job waits, beside a co-runner, before it starts: the
-/// co-runner builds its working set first (a 32 MiB chase shuffles 4 M
-/// pointers), and a job that started with it would run its first part alone.
-pub const WARMUP_S: f64 = 0.5;
+pub use time::{TimeBound, Until, RUN_COST_S, WARMUP_S};
 
 /// `cmd` started after [`WARMUP_S`] (the waiting is subtracted from its
 /// turnaround); its program resolved as the runtime resolves it (`cosched-bench` beside
@@ -193,7 +188,8 @@ pub fn measure(
         Ok((t, series))
     };
     let repeat = repeat.max(1);
-    let bound = TimeBound::of(sweep, repeat, until);
+    let coruns = sweep.pirate_mb.len() + sweep.bandit_gbs.len() + usize::from(sweep.presence);
+    let bound = TimeBound::of(coruns as u32, sweep.added, repeat, until);
     report.line(|| format!("characterise: {}", bound.words()));
     let mut jobs = vec![];
     for (k, job) in mix.jobs.iter().enumerate() {

@@ -3,7 +3,12 @@
 //! own time, each plus a fixed cost, with the rounds and the added pirates each
 //! ended by a budget of seconds ([`measure`](super::measure)'s loops, counted).
 
-use super::{JobRecord, Sweep, WARMUP_S};
+use cosched_machine::characterised::JobRecord;
+
+/// How long a job waits, beside a co-runner, before it starts: the
+/// co-runner builds its working set first (a 32 MiB chase shuffles 4 M
+/// pointers), and a job that started with it would run its first part alone.
+pub const WARMUP_S: f64 = 0.5;
 
 /// When a job's runs stop: after `repeat` rounds, once every co-run's slowdown is
 /// known within ±`within` at 95% ([`JobRecord::precise`]), or after `max_rounds` rounds, or once
@@ -66,15 +71,15 @@ pub struct TimeBound {
 }
 
 impl TimeBound {
-    /// The bound of a characterisation measured with `sweep`, `repeat` and `until`.
-    pub fn of(sweep: &Sweep, repeat: u32, until: &Until) -> TimeBound {
+    /// The bound of a characterisation with `coruns` co-runners a round (the sweep's pirates,
+    /// bandits and compute loop), at most `added` pirates added, `repeat` and `until`.
+    pub fn of(coruns: u32, added: u32, repeat: u32, until: &Until) -> TimeBound {
         let repeat = repeat.max(1);
-        let coruns = (sweep.pirate_mb.len() + sweep.bandit_gbs.len() + usize::from(sweep.presence)) as u32;
         let max_rounds = if until.within <= 0.0 { repeat } else { until.max_rounds.max(repeat) };
         TimeBound {
             runs_per_round: 1 + coruns,
             max_rounds,
-            added_runs: sweep.added * repeat * 2,
+            added_runs: added * repeat * 2,
             runs_per_added: repeat * 2,
             coruns_per_round: coruns,
             budget_s: until.budget_s,
@@ -125,14 +130,16 @@ impl TimeBound {
 mod tests {
     use super::*;
 
-    fn sweep(added: u32, presence: bool) -> Sweep {
-        Sweep { pirate_mb: vec![1.0, 2.0, 4.0, 8.0], bandit_gbs: vec![5.0, 10.0], stream_mb: 64.0, added, presence }
+    /// Four pirates and two bandits a round, a compute loop with `presence`.
+    fn sweep(added: u32, presence: bool) -> (u32, u32) {
+        (6 + u32::from(presence), added)
     }
 
     #[test]
     fn the_bound_counts_the_loops_runs() {
         let until = Until { within: 0.05, max_rounds: 9, budget_s: 120.0 };
-        let b = TimeBound::of(&sweep(2, false), 3, &until);
+        let (coruns, added) = sweep(2, false);
+        let b = TimeBound::of(coruns, added, 3, &until);
         assert_eq!((b.runs_per_round, b.max_rounds, b.added_runs, b.coruns_per_round), (7, 9, 12, 6));
         // A 1-s job: a round is 7 runs of 1.2 s and 6 waits of 0.5 s, 11.4 s; 9 rounds (102.6 s)
         // come before the budget's 120 + 11.4; the added pirates 2 × 3 rounds of (2 × 1.2 + 0.5).
@@ -142,7 +149,8 @@ mod tests {
         let long = b.job_s(100.0);
         assert!((long - (120.0 + b.round_s(100.0) + 120.0 + 3.0 * (2.0 * 100.2 + 0.5))).abs() < 1e-6, "{long}");
         // Without a half-width sought: exactly `repeat` rounds.
-        let exact = TimeBound::of(&sweep(0, true), 3, &Until { within: 0.0, ..until });
+        let (coruns, added) = sweep(0, true);
+        let exact = TimeBound::of(coruns, added, 3, &Until { within: 0.0, ..until });
         assert_eq!((exact.max_rounds, exact.runs_per_round, exact.added_runs), (3, 8, 0));
         assert!((exact.job_s(1.0) - 3.0 * exact.round_s(1.0)).abs() < 1e-9);
         assert!(exact.words().ends_with("no more than 120 s of rounds with its last run"), "{}", exact.words());

@@ -58,7 +58,7 @@ pub enum SimError {
         /// Events at that instant.
         events: u64,
     },
-    /// Stopped from outside ([`SimOptions::cancel`](super::SimOptions::cancel)).
+    /// Stopped from outside ([`SimOptions::cancel`](super::options::SimOptions::cancel)).
     #[error("the run was cancelled")]
     Cancelled,
     /// A job's run alone (its turnaround alone: the reference of speedups, ANTT and unfairness,

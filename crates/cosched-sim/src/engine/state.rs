@@ -1,10 +1,10 @@
 //! The engine's state: the simulated threads and jobs, what runs where, the
 //! per-socket contention solution, energy, and the queue of timed events.
 
+use super::options::SimOptions;
 use super::queue::EventQueue;
 pub(super) use super::queue::Scheduled;
 use super::timing::DecisionTimes;
-use super::SimOptions;
 use crate::contention::{BusState, DomainTraffic, Rates, Runner, Solver};
 use crate::plan::Plan;
 use crate::program::Cursor;
