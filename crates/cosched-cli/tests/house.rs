@@ -181,11 +181,10 @@ fn named_paths(text: &str) -> Vec<(String, bool)> {
         let end = after.find(';').unwrap_or(after.len());
         let item = after[..end].trim_start();
         let word = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-        let reexport = word && rest[..i].trim_end().ends_with(|c: char| c == ')' || c == 'b') && {
-            let head = rest[..i].trim_end();
-            head.ends_with("pub")
-                || (head.ends_with(')') && head.rfind("pub(").is_some_and(|k| !head[k..].contains('\n')))
-        };
+        let head = rest[..i].trim_end();
+        let reexport = word
+            && (head.ends_with("pub")
+                || (head.ends_with(')') && head.rfind("pub(").is_some_and(|k| !head[k..].contains('\n'))));
         if word && (relative(item) || child_path(item)) {
             for path in expand(item) {
                 let path = if relative(&path) { path } else { format!("self::{path}") };
