@@ -21,3 +21,16 @@ def test_every_docs_page_is_in_the_index_and_every_link_resolves():
     assert pages <= linked, f"pages missing from docs/index.md: {sorted(pages - linked)}"
     for link in linked:
         assert (ROOT / "docs" / link).exists(), link
+
+
+def test_every_design_note_says_whether_it_stands():
+    # A reader tells which decisions stand: each numbered note has a status line within its first
+    # lines, one of the statuses docs/index.md names.
+    text = (ROOT / "docs" / "design-notes.md").read_text()
+    notes = re.split(r"(?m)^## (\d+)\. ", text)[1:]
+    assert len(notes) >= 2 * 70
+    for number, body in zip(notes[::2], notes[1::2], strict=True):
+        head = "\n".join(body.splitlines()[1:6])
+        status = re.search(r"Status:\**\s*(\w+)", head)
+        assert status is not None, f"note {number} has no status"
+        assert status.group(1).lower() in {"accepted", "superseded", "rejected", "history"}, (number, status.group(1))
