@@ -34,3 +34,10 @@ def test_every_design_note_says_whether_it_stands():
         status = re.search(r"Status:\**\s*(\w+)", head)
         assert status is not None, f"note {number} has no status"
         assert status.group(1).lower() in {"accepted", "superseded", "rejected", "history"}, (number, status.group(1))
+
+
+def test_every_script_has_its_line_in_scripts_readme():
+    listed = set(re.findall(r"^\| `([^`]+)` \|", (ROOT / "scripts" / "README.md").read_text(), re.MULTILINE))
+    present = {p.name for p in (ROOT / "scripts").iterdir() if p.is_file() and p.name != "README.md"}
+    assert present - listed == set(), "give each script its line in scripts/README.md"
+    assert listed - present == set(), "scripts/README.md lists scripts that are gone"
