@@ -84,7 +84,7 @@ pub fn run(a: Args) -> Result<(), crate::Failure> {
         write_all(dir, &files)?;
     }
     print!("{text}");
-    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == "fail").collect();
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == cosched_lab::validate::Status::Fail).collect();
     // An ablation is an experiment on the model: its points are reported, not judged.
     if failed.is_empty() || a.ablate.is_some() {
         Ok(())
@@ -141,9 +141,9 @@ fn table_text(outcomes: &[Outcome], machines: &[MachineSpec], ablate: Option<&st
             format!("{:.4}", o.simulated),
             format!("{:+.1}%", 100.0 * o.error),
             format!("{side}{:.0}%", 100.0 * o.tolerance),
-            o.target.into(),
-            o.usage().into(),
-            o.status.clone(),
+            o.target.word().into(),
+            o.usage().word().into(),
+            o.status.word().into(),
         ]);
     }
     let mut t = table_string(&rows);

@@ -7,6 +7,9 @@
 mod measure;
 mod rerun;
 mod sample;
+mod verdict;
+
+pub use verdict::{Status, Target, Usage};
 
 use crate::error::RunError;
 use cosched_machine::check::{Bound, CheckKind, CheckPoint};
@@ -37,7 +40,7 @@ pub struct Outcome {
     pub bound: Option<Bound>,
     /// `value` (the simulated figure must be within the tolerance) or `bound`
     /// (it may also be anywhere on the stated side of the published figure).
-    pub target: &'static str,
+    pub target: Target,
     /// Whether the simulated figure is within the tolerance (a bound point
     /// that passes without it passes on the bound alone).
     pub within_tolerance: bool,
@@ -51,7 +54,7 @@ pub struct Outcome {
     /// Where the published figure comes from.
     pub source: String,
     /// `pass`, `known gap` or `fail`.
-    pub status: String,
+    pub status: Status,
     /// Why the model misses it, for a known gap.
     pub known_gap: Option<String>,
     /// What the model lacks, for a known gap.
@@ -71,9 +74,9 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
             None => false,
         };
     let status = match (ok, &k.known_gap) {
-        (true, _) => "pass",
-        (false, Some(_)) => "known gap",
-        (false, None) => "fail",
+        (true, _) => Status::Pass,
+        (false, Some(_)) => Status::KnownGap,
+        (false, None) => Status::Fail,
     };
     Outcome {
         machine: m.name.clone(),
@@ -85,13 +88,13 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
         error,
         tolerance: k.tolerance,
         bound: k.bound,
-        target: if k.bound.is_some() { "bound" } else { "value" },
+        target: if k.bound.is_some() { Target::Bound } else { Target::Value },
         within_tolerance: within,
         fitted: k.fitted,
         development: k.development,
         registered: k.registered.clone(),
         source: k.source.clone(),
-        status: status.into(),
+        status,
         // Checked by the loader; a malformed text is printed as written.
         known_gap: if ok {
             None
@@ -107,12 +110,12 @@ fn judge(m: &MachineSpec, k: &CheckPoint, (simulated, detail): (f64, Option<Stri
 }
 
 impl Outcome {
-    /// How the point is used: `fitted`, `development` or `held out`.
-    pub fn usage(&self) -> &'static str {
+    /// How the point is used: fitted, development or held out.
+    pub fn usage(&self) -> Usage {
         match (self.fitted, self.development) {
-            (true, _) => "fitted",
-            (false, true) => "development",
-            (false, false) => "held out",
+            (true, _) => Usage::Fitted,
+            (false, true) => Usage::Development,
+            (false, false) => Usage::HeldOut,
         }
     }
 }
@@ -146,19 +149,19 @@ pub fn tally(outcomes: &[Outcome], origin: Origin) -> Tally {
     for o in outcomes.iter().filter(|o| o.origin == origin) {
         t.points += 1;
         match o.usage() {
-            "fitted" => t.fitted += 1,
-            "development" => t.development += 1,
-            _ => {
+            Usage::Fitted => t.fitted += 1,
+            Usage::Development => t.development += 1,
+            Usage::HeldOut => {
                 t.held_out += 1;
-                match (o.status.as_str(), o.within_tolerance) {
-                    ("pass", true) => t.held_out_pass_value += 1,
-                    ("pass", false) => t.held_out_pass_bound_only += 1,
-                    ("known gap", _) => t.held_out_known_gap += 1,
-                    _ => {}
+                match (o.status, o.within_tolerance) {
+                    (Status::Pass, true) => t.held_out_pass_value += 1,
+                    (Status::Pass, false) => t.held_out_pass_bound_only += 1,
+                    (Status::KnownGap, _) => t.held_out_known_gap += 1,
+                    (Status::Fail, _) => {}
                 }
             }
         }
-        if o.status == "fail" {
+        if o.status == Status::Fail {
             t.fail += 1;
         }
     }
@@ -256,8 +259,8 @@ pub fn doc_table(outcomes: &[Outcome]) -> String {
     );
     for o in outcomes {
         let status = match &o.missing_mechanism {
-            Some(m) if o.status == "known gap" => format!("known gap; missing: {m}"),
-            _ => o.status.clone(),
+            Some(m) if o.status == Status::KnownGap => format!("known gap; missing: {m}"),
+            _ => o.status.word().to_string(),
         };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
@@ -265,8 +268,8 @@ pub fn doc_table(outcomes: &[Outcome]) -> String {
             o.name.replace('|', "/"),
             short(o.published),
             short(o.simulated),
-            o.target,
-            o.usage(),
+            o.target.word(),
+            o.usage().word(),
             status.replace('|', "/"),
         ));
     }
@@ -290,7 +293,7 @@ pub fn registered_line(outcomes: &[Outcome]) -> Option<String> {
         .iter()
         .map(|d| {
             let of_day: Vec<&Outcome> = outcomes.iter().filter(|o| o.registered.as_deref() == Some(d)).collect();
-            let pass = of_day.iter().filter(|o| o.status == "pass" && o.within_tolerance).count();
+            let pass = of_day.iter().filter(|o| o.status == Status::Pass && o.within_tolerance).count();
             format!("{} written down {d}, {pass} pass on a value", of_day.len())
         })
         .collect();
