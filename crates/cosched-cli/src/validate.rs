@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long)]
     doc: bool,
     /// Take one mechanism out of every machine and validate what is left
-    /// (`tenants`, `conserve-capacity`, `refill-by-access`, `scheduler-tick`): its effect on
+    /// (`tenants`, `conserve-capacity`, `refill-by-access`, `scheduler-tick`, `balance-rotation`): its effect on
     /// each point is the difference from a run without it.
     #[arg(long, value_name = "MECHANISM", conflicts_with = "doc")]
     ablate: Option<String>,
@@ -176,8 +176,24 @@ fn table_text(outcomes: &[Outcome], machines: &[MachineSpec], ablate: Option<&st
         let _ = writeln!(t, "{line}");
     }
     if let Some(name) = ablate {
-        let what = cosched_lab::validate::ABLATIONS.iter().find(|x| x.0 == name).map_or("", |x| x.1);
+        let what = cosched_lab::validate::Mechanism::from_name(name).map_or("", |m| m.what());
         let _ = writeln!(t, "ablation: {name} taken out of every machine ({what})");
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--ablate`'s help names every mechanism the lab can take out (it named four of five).
+    #[test]
+    fn the_ablate_help_names_every_mechanism() {
+        let cmd = Args::augment_args(clap::Command::new("validate"));
+        let arg = cmd.get_arguments().find(|a| a.get_id() == "ablate").expect("--ablate");
+        let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+        for m in cosched_lab::validate::Mechanism::ALL {
+            assert!(help.contains(&format!("`{}`", m.name())), "{} missing from: {help}", m.name());
+        }
+    }
 }

@@ -4,11 +4,13 @@
 //! simulator"). Points run on the exact model: a calibration point compares
 //! the model with a published mean, not one noisy run with it.
 
+mod ablation;
 mod measure;
 mod rerun;
 mod sample;
 mod verdict;
 
+pub use ablation::{ablate, Mechanism};
 pub use verdict::{Status, Target, Usage};
 
 use crate::error::RunError;
@@ -192,38 +194,6 @@ pub fn validate(machines: &[MachineSpec], tick: &(dyn Fn() + Sync)) -> Result<Ve
             v.map(|v| judge(m, k, v))
         })
         .collect()
-}
-
-/// Mechanisms `cosched validate --ablate` can take out of every machine, each
-/// with what it switches off (docs/model.md names the mechanism).
-pub const ABLATIONS: [(&str, &str); 5] = [
-    ("tenants", "cache.tenant_lines_per_s = 0: no other tenant of the host ages an absent thread's LLC data"),
-    ("conserve-capacity", "cache.conserve_capacity = false: a resuming thread's data ages by insertions only"),
-    ("refill-by-access", "costs.refill_by_access = false: a refill takes half of each slice until paid"),
-    (
-        "scheduler-tick",
-        "costs.scheduler_tick_ms = 0: Linux-model slices end exactly when used up, and run queues that start together stay in step",
-    ),
-    (
-        "balance-rotation",
-        "costs.balance_rotation = false: a Linux-model run queue with one thread more than another keeps it until a thread ends",
-    ),
-];
-
-/// Take mechanism `name` (one of [`ABLATIONS`]) out of machine `m`.
-pub fn ablate(m: &mut MachineSpec, name: &str) -> Result<(), RunError> {
-    match name {
-        "tenants" => m.cache.tenant_lines_per_s = 0.0,
-        "conserve-capacity" => m.cache.conserve_capacity = false,
-        "refill-by-access" => m.costs.refill_by_access = false,
-        "scheduler-tick" => m.costs.scheduler_tick_ms = 0.0,
-        "balance-rotation" => m.costs.balance_rotation = false,
-        _ => {
-            let known: Vec<&str> = ABLATIONS.iter().map(|a| a.0).collect();
-            return Err(RunError::knob("ablate", format!("unknown mechanism `{name}` (known: {})", known.join(", "))));
-        }
-    }
-    Ok(())
 }
 
 /// The check points `validate` will run for `machines`.
