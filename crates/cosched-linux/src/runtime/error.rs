@@ -52,14 +52,14 @@ pub enum RuntimeError {
     /// run was needed (solo runs, probes, rounds); the sentence says what
     /// happened to its processes.
     #[error("{}", .0.sentence())]
-    Stopped(super::StopRecord),
-    /// A quantum shorter than [`MIN_QUANTUM_NS`](super::MIN_QUANTUM_NS): each quantum is a freeze
+    Stopped(super::stop::StopRecord),
+    /// A quantum shorter than [`MIN_QUANTUM_NS`](super::config::MIN_QUANTUM_NS): each quantum is a freeze
     /// and a thaw of process trees, which would then cost more than they schedule.
     #[error(
         "{flag} {got}: below {min} ms on the real machine each quantum's freeze and thaw cost more than the quantum",
         flag = cosched_policies::knob::flag_of("quantum_ms"),
         got = *.quantum_ns as f64 * 1e-6,
-        min = super::MIN_QUANTUM_NS as f64 * 1e-6
+        min = super::config::MIN_QUANTUM_NS as f64 * 1e-6
     )]
     QuantumTooShort {
         /// The quantum asked for, ns.

@@ -3,8 +3,8 @@
 //! to files or discarded, registered with the watchdog and the counter
 //! source before it can be frozen or pinned.
 
+use super::config::RunConfig;
 use super::state::{Instance, Runtime};
-use super::RunConfig;
 use crate::mix::resolve_command;
 use crate::pp::SOCKET_ENV;
 use crate::sys;

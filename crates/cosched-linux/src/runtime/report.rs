@@ -2,9 +2,9 @@
 //! and exit, the shared metrics, and where each metric comes from
 //! (measured, modelled or unavailable, and why).
 
+use super::config::{RealJob, RealReport, RunConfig};
+use super::error::RuntimeError;
 use super::state::Runtime;
-use super::RuntimeError;
-use super::{RealJob, RealReport, RunConfig};
 use crate::sys;
 use cosched_core::metrics::{aggregate, JobOutcome};
 use std::collections::BTreeMap;
@@ -20,7 +20,7 @@ pub(super) struct RunRecord {
     /// CPU time of the scheduler over the run, s.
     pub(super) scheduler_cpu_s: f64,
     /// How the run was cut short, if it was.
-    pub(super) stop: Option<super::StopRecord>,
+    pub(super) stop: Option<super::stop::StopRecord>,
     /// Provenance of the energy figures.
     pub(super) energy_provenance: String,
     /// Provenance of the policy's counters, when it needs counters.

@@ -3,12 +3,12 @@
 //! stream or a probed profile, else a refusal naming the way out), and the
 //! runtime assembled — freezer, watchdog, signal handlers, energy meter, trace.
 
+use super::config::{RunConfig, LINUX};
+use super::error::RuntimeError;
 use super::meter::Meter;
 use super::signals;
 use super::state::Runtime;
 use super::view::RuntimeView;
-use super::RuntimeError;
-use super::{RunConfig, LINUX};
 use crate::control::{Control, Method};
 use crate::counters::{CounterSource, PerfSource, RecordedSource};
 use crate::describe::Description;
