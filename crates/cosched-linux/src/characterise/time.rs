@@ -49,8 +49,9 @@ pub(super) fn stopped(rec: &JobRecord, rounds: u32, repeat: u32, until: &Until, 
 }
 
 /// The fixed cost of one run beyond the job's own time, s: launching the trees, freezing and
-/// releasing them, and the runtime's 20-ms tick that sees the job end (about 0.1 s on a 2-core
-/// KVM guest, 2026-12-07; stated with its margin).
+/// releasing them, and the runtime's 20-ms tick that sees the job end. Chosen, not fitted: on a
+/// 2-core KVM guest (2026-12-07) three short programs (gzip, sha256sum, sort; 1.5 s alone in all)
+/// were characterised in 205 s against the 221 s this bound stated.
 pub const RUN_COST_S: f64 = 0.2;
 
 /// What bounds one job's characterisation: its runs, counted from the sweep and the rounds.
