@@ -65,6 +65,8 @@ pub struct TimeBound {
     pub added_runs: u32,
     /// Runs of one added pirate.
     pub runs_per_added: u32,
+    /// Most pirates added.
+    pub added: u32,
     /// Co-runs among the rounds' runs (each waits [`WARMUP_S`] for its co-runner).
     pub coruns_per_round: u32,
     /// The budget that ends the rounds, and again the added pirates, between runs, s.
@@ -82,6 +84,7 @@ impl TimeBound {
             max_rounds,
             added_runs: added * repeat * 2,
             runs_per_added: repeat * 2,
+            added,
             coruns_per_round: coruns,
             budget_s: until.budget_s,
         }
@@ -102,9 +105,8 @@ impl TimeBound {
         let rounds = (f64::from(self.max_rounds) * round).min(self.budget_s + round);
         let one_added =
             f64::from(self.runs_per_added) * (solo_s + RUN_COST_S) + f64::from(self.runs_per_added / 2) * WARMUP_S;
-        let added =
-            (f64::from(self.added_runs / self.runs_per_added.max(1)) * one_added).min(self.budget_s + one_added);
-        rounds + added.max(0.0)
+        let added = (f64::from(self.added) * one_added).min(self.budget_s + one_added);
+        rounds + added
     }
 
     /// The bound in words, before anything runs: a multiple of the job's own time plus a fixed cost.
