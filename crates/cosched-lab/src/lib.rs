@@ -27,6 +27,7 @@ pub mod list;
 pub mod mix_model;
 pub mod optimum;
 pub mod paper;
+pub mod programs;
 pub mod report;
 pub mod spec;
 pub mod sweep;

@@ -25,6 +25,7 @@
 //! - compute: no memory traffic.
 
 use crate::error::RunError;
+pub use crate::programs::Programs;
 use cosched_core::topology::corun_pair;
 use cosched_machine::mix::{belongs, Mix};
 use cosched_machine::ConfigError;
@@ -101,35 +102,6 @@ fn bench_phase(b: &BenchJob, solo_s: f64, m: &MachineSpec) -> String {
         _ => format!("llc_apki = 0.01\nllc_mpki = 0.001\nmrc_ref_mb = {c}\nfootprint_mb = 0.01\nl1_apki = 100\n"),
     };
     format!("instructions = {instr}\nipc = {ipc}\n{memory}")
-}
-
-/// Characterised programs: a workload file written by `cosched characterise`
-/// (or by hand), its jobs looked up by mix job name.
-pub struct Programs {
-    /// Where they were read from.
-    pub file: String,
-    /// The programs.
-    pub spec: WorkloadSpec,
-}
-
-impl Programs {
-    /// Read and check a workload file of programs.
-    pub fn load(path: &std::path::Path) -> Result<Programs, RunError> {
-        let file = path.display().to_string();
-        let text = cosched_machine::input::read_text(path, &file, cosched_machine::input::Kind::Config)?;
-        let spec = presets::workload_from_toml(&file, &text).map_err(RunError::from)?;
-        Ok(Programs { file, spec })
-    }
-
-    /// Why the characterisations of `mix`'s jobs are not to be trusted, one per such job
-    /// (the workload file's `untrusted` field, written by `cosched characterise`).
-    pub fn untrusted(&self, mix: &Mix) -> Vec<String> {
-        mix.jobs.iter().filter_map(|j| self.find(&j.name)?.untrusted.clone()).collect()
-    }
-
-    fn find(&self, name: &str) -> Option<&JobSpec> {
-        self.spec.jobs.iter().find(|j| j.name == name)
-    }
 }
 
 /// Where a mix job's model comes from.
