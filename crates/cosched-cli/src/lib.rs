@@ -119,7 +119,7 @@ enum Cmd {
 
 /// The face turns a library's typed error into its one line here, in view
 /// (`.one_line()?`): no library error converts itself into text through `?`
-/// (so every error keeps its type until the face prints it; `crates/cosched-cli/tests/layering.rs`).
+/// (so every error keeps its type until the face prints it; `crates/cosched-house/tests/layering.rs`).
 pub(crate) trait OneLine<T> {
     /// The error as the line the command prints.
     fn one_line(self) -> Result<T, String>;

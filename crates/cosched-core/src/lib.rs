@@ -13,7 +13,7 @@
 //!
 //! No I/O (no file, network, process, environment or clock API) and no
 //! PyO3: every backend and front end sits on top of it, and
-//! `crates/cosched-cli/tests/layering.rs` keeps it that way.
+//! `crates/cosched-house/tests/layering.rs` keeps it that way.
 #![warn(missing_docs)]
 
 pub mod counters;

@@ -5,7 +5,7 @@
 //! `cosched-cli` and `cosched-py`, render what it returns).
 //!
 //! Depends on the core, the shared machine crate and the simulator; never on
-//! a face (`crates/cosched-cli/tests/layering.rs`).
+//! a face (`crates/cosched-house/tests/layering.rs`).
 #![warn(missing_docs)]
 
 pub mod assign;

@@ -7,7 +7,7 @@
 //!
 //! Depends on `cosched-core` and `cosched-machine` (machine description,
 //! power model, trace format) only: must never import `cosched-sim` or a
-//! front end (`crates/cosched-cli/tests/layering.rs`). Comparing the
+//! front end (`crates/cosched-house/tests/layering.rs`). Comparing the
 //! simulator with this machine lives in the CLI (`calibrate --check`).
 #![warn(missing_docs)]
 

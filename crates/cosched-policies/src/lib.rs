@@ -11,7 +11,7 @@
 //! * [`knob`]: the registered policies' knobs (the vocabulary is the core's).
 //!
 //! The framework (`cosched-core`) imports no policy; the backends and the
-//! lab build policies through this crate (`crates/cosched-cli/tests/layering.rs`).
+//! lab build policies through this crate (`crates/cosched-house/tests/layering.rs`).
 #![warn(missing_docs)]
 
 // The framework's modules, under the names the policies' code uses for them.

@@ -5,7 +5,7 @@
 //! The machine description, machine presets, power model, trace format and
 //! configuration error come from `cosched-machine` (shared with the real
 //! runtime). Depends on `cosched-core` and `cosched-machine` only: must never
-//! import `cosched-linux` or a front end (`crates/cosched-cli/tests/layering.rs`).
+//! import `cosched-linux` or a front end (`crates/cosched-house/tests/layering.rs`).
 #![warn(missing_docs)]
 
 pub mod contention;
