@@ -37,21 +37,6 @@ use crate::ids::{JobId, ThreadId};
 use crate::policy::{Decision, MachineView};
 use std::collections::BTreeMap;
 
-/// The aggregation state of `linux-cache`.
-#[derive(Clone, Default)]
-pub(crate) struct CacheAware {
-    /// Job of each thread seen.
-    job: Vec<u32>,
-    /// Live threads of each job (arrived, not exited).
-    live: BTreeMap<u32, Vec<u32>>,
-    /// Preferred LLC of each job.
-    preferred: BTreeMap<u32, u32>,
-    /// Each job's RSS when last read, bytes.
-    rss: BTreeMap<u32, Option<f64>>,
-    /// Capacity of one LLC, bytes (from the view).
-    llc_bytes: Option<f64>,
-}
-
 impl CfsCore {
     /// Note a new thread of `job` and read the job's RSS.
     pub(super) fn cache_arrived(&mut self, t: ThreadId, job: JobId, view: &dyn MachineView) {

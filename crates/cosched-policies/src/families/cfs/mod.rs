@@ -26,6 +26,7 @@
 
 mod balance;
 mod cache;
+mod cache_state;
 mod events;
 mod gate;
 mod queue;
@@ -96,7 +97,7 @@ pub(crate) struct CfsCore {
     balance_key: u32,
     balancing: bool,
     /// `linux-cache`'s LLC aggregation (`cache.rs`); `None` for every other policy.
-    cache: Option<cache::CacheAware>,
+    cache: Option<cache_state::CacheAware>,
     /// Place new and woken threads on the least loaded pipeline of a core as
     /// well (`quintet`'s `pipes` mechanism, the statistical study §3.1's
     /// IntraPipe level); off for every Linux model, which balances cores only.
@@ -135,7 +136,7 @@ impl Cfs {
     /// "Cache aware scheduling" series v4, `cache.rs`).
     pub fn linux_cache(p: CfsParams) -> Cfs {
         let mut core = CfsCore::with(p, Discipline::Eevdf);
-        core.cache = Some(cache::CacheAware::default());
+        core.cache = Some(cache_state::CacheAware::default());
         Cfs { core, gate: Open }
     }
 }
