@@ -5,9 +5,8 @@
 
 use crate::error::RunError;
 use crate::spec::Resolved;
-use crate::sweep::{config_among, config_custom, run_batch_with, Custom, Point};
-use cosched_core::metrics::registry::named;
-use cosched_core::stats::{mean_ci, MeanCi};
+use crate::sweep::{config_among, config_custom, run_batch_with, Point};
+use cosched_core::stats::mean_ci;
 use cosched_policies as policies;
 use cosched_sim::experiment::Report;
 use serde::Serialize;
@@ -16,6 +15,8 @@ mod bound;
 mod bound_cache;
 mod identical;
 mod regime;
+mod summary;
+mod what;
 pub use bound::BoundCost;
 use bound::{best_static, bound_work};
 /// `compare`'s baseline, the policy every speedup is measured against: declared once here and
@@ -34,84 +35,8 @@ pub use identical::{identical_lines, identical_rows, Finding, IdenticalRows};
 pub use regime::{
     regime_lines, stretched, PairedUnfairness, RegimeNote, RegimeRun, PERF_FAIR_FAMILY, PERF_FAIR_SOLO_S, RDA_FAMILY,
 };
-
-cosched_core::metric_fields! {
-    /// One policy's figures over the seeds: mean and 95% interval.
-    #[derive(Serialize)]
-    pub struct PolicySummary {
-        /// Policy name.
-        pub policy: String,
-        /// Whether the policy reads the ground truth (an oracle, not a contender).
-        pub oracle: bool,
-        /// Whether it beats the bound ([`BestStatic::beaten_by`]: at least
-        /// [`BEAT_SEEDS`] seeds and a paired interval below zero); `None`
-        /// without a bound.
-        pub beats_bound: Option<bool>,
-        /// Baseline makespan / this makespan, per seed.
-        [metric] pub speedup: MeanCi,
-        /// `makespan_s` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub makespan_s: MeanCi,
-        /// `antt` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub antt: Option<MeanCi>,
-        /// `unfairness` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub unfairness: Option<MeanCi>,
-        /// `stp` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub stp: Option<MeanCi>,
-        /// `energy_j` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub energy_j: MeanCi,
-        /// `edp_js` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub edp_js: MeanCi,
-        /// `llc_misses` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub llc_misses: MeanCi,
-        /// `l1_hits` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub l1_hits: MeanCi,
-        /// `ctx_switches` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub ctx_switches: MeanCi,
-        /// `migrations` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub migrations: MeanCi,
-        /// `explored_pct` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub explored_pct: MeanCi,
-        /// `gap_to_bound_pct` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub gap_to_bound_pct: Option<MeanCi>,
-        /// `decide_p50_us` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub decide_p50_us: Option<MeanCi>,
-        /// `decide_p99_us` over the seeds (the metric registry's, `cosched list metrics`).
-        [metric] pub decide_p99_us: Option<MeanCi>,
-    }
-}
-
-/// A summary of a [`PolicySummary`], absent where the metric is not defined.
-pub type Get = fn(&PolicySummary) -> Option<&MeanCi>;
-
-/// A column of [`COLUMNS`]: a field of [`PolicySummary`] and its name, the field's own
-/// (checked against the metric registry when the crate is built).
-macro_rules! column {
-    ($f:ident) => {
-        (named(stringify!($f)), |r: &PolicySummary| Some(&r.$f))
-    };
-    (? $f:ident) => {
-        (named(stringify!($f)), |r: &PolicySummary| r.$f.as_ref())
-    };
-}
-
-/// Every summarised metric of a [`PolicySummary`], by its registry name, in column order.
-pub const COLUMNS: [(&str, Get); 15] = [
-    column!(speedup),
-    column!(makespan_s),
-    column!(?antt),
-    column!(?unfairness),
-    column!(?stp),
-    column!(energy_j),
-    column!(edp_js),
-    column!(llc_misses),
-    column!(l1_hits),
-    column!(ctx_switches),
-    column!(migrations),
-    column!(explored_pct),
-    column!(?gap_to_bound_pct),
-    column!(?decide_p50_us),
-    column!(?decide_p99_us),
-];
+pub use summary::{Get, PolicySummary, COLUMNS};
+pub use what::{Comparing, Steps};
 
 cosched_core::metric_fields! {
     /// A comparison: per-policy summaries and every run's report.
@@ -208,48 +133,6 @@ pub fn gap_legend(b: &BestStatic, rows: &[PolicySummary]) -> String {
 /// Every non-oracle policy that needs no extra input (`cosched compare`'s default).
 pub fn default_policies() -> Vec<String> {
     policies::registry().iter().filter(|p| !p.oracle && !p.needs_input()).map(|p| p.name.to_string()).collect()
-}
-
-/// What a comparison compares: the policies (registry names, or the names of
-/// `customs`, policies given as code), the baseline, the seeds and whether the
-/// bound is computed beside them (`cosched compare`'s flags, Python's
-/// `cosched.compare` arguments).
-#[derive(Clone, Copy, Debug)]
-pub struct Comparing<'a> {
-    /// The policies, in column order.
-    pub policies: &'a [String],
-    /// The policies of `policies` given as code.
-    pub customs: &'a [Custom],
-    /// The policy speedups are measured against (run first when not in `policies`).
-    pub baseline: &'a str,
-    /// The first seed.
-    pub first_seed: u64,
-    /// How many seeds, from `first_seed` on.
-    pub seeds: u64,
-    /// Whether each seed's best static co-schedule is computed ([`BestStatic`]).
-    pub gap: bool,
-    /// Whether the policies run outside their paper's regime are named, and
-    /// measured in it where the jobs can be stretched there ([`RegimeNote`]).
-    pub regimes: bool,
-    /// Where each seed's bound is kept and reused from (`None`: computed every
-    /// time, nothing kept).
-    pub bound_cache: Option<&'a BoundCache>,
-}
-
-/// How a long computation reports its steps: told their number once, then
-/// ticked at each (a progress bar's two calls).
-pub struct Steps<'a> {
-    /// Told the number of steps, once.
-    pub total: &'a dyn Fn(usize),
-    /// Called at each step, from any thread.
-    pub tick: &'a (dyn Fn() + Sync),
-}
-
-impl Steps<'static> {
-    /// Steps no one watches.
-    pub fn silent() -> Steps<'static> {
-        Steps { total: &|_| {}, tick: &|| {} }
-    }
 }
 
 /// Every policy of `what` (and its baseline, first when absent) on the
@@ -383,7 +266,13 @@ pub fn comparison(resolved: &Resolved, what: &Comparing, steps: &Steps) -> Resul
             }
         })
         .collect();
-    let regimes = if regimes { regime::notes(resolved, what, &names, &reports, steps)? } else { vec![] };
+    let regimes = if regimes {
+        regime::notes(resolved, what, &names, &reports, steps, &|r, w, s| {
+            comparison(r, w, s).map(|c| (c.runs, c.policies))
+        })?
+    } else {
+        vec![]
+    };
     let identical = identical_rows(&names, &runs_of);
     Ok(Comparison {
         regimes,

@@ -4,7 +4,8 @@
 //! that costs, measured on the same machine, mix and seeds
 //! (docs/index.md, "Regimes").
 
-use super::{comparison, Comparing, PolicySummary, Steps};
+use super::summary::PolicySummary;
+use super::what::{Comparing, Steps};
 use crate::error::RunError;
 use crate::spec::Resolved;
 use cosched_core::stats::{mean_ci, MeanCi};
@@ -98,13 +99,21 @@ fn paired(runs: &[Report], names: &[String], policy: &str, baseline: &str) -> Op
     d.map(|d| mean_ci(&d))
 }
 
-/// The regime notes of a comparison of `names` (seed-major `runs`) on `resolved`.
+/// A comparison rerun in a paper's regime: its runs (seed-major) and its policies' summaries.
+/// Given to [`notes`] by the comparison itself, which the notes are part of (so this module uses
+/// the comparison's settings and never the comparison).
+pub(super) type Rerun<'a> =
+    &'a dyn Fn(&Resolved, &Comparing, &Steps) -> Result<(Vec<Report>, Vec<PolicySummary>), RunError>;
+
+/// The regime notes of a comparison of `names` (seed-major `runs`) on `resolved`; `rerun` runs a
+/// comparison in the regime.
 pub(super) fn notes(
     resolved: &Resolved,
     what: &Comparing,
     names: &[String],
     runs: &[Report],
     steps: &Steps,
+    rerun: Rerun,
 ) -> Result<Vec<RegimeNote>, RunError> {
     let among = |family: &[&str]| -> Vec<String> {
         names.iter().filter(|n| family.contains(&n.as_str()) && n.as_str() != what.baseline).cloned().collect()
@@ -112,7 +121,7 @@ pub(super) fn notes(
     let mut out = vec![];
     let pf = among(&PERF_FAIR_FAMILY);
     if !pf.is_empty() {
-        out.extend(perf_fair_note(resolved, what, names, runs, steps, pf)?);
+        out.extend(perf_fair_note(resolved, what, names, runs, (steps, rerun), pf)?);
     }
     let rda = among(&RDA_FAMILY);
     let declared = resolved
@@ -143,7 +152,7 @@ fn perf_fair_note(
     what: &Comparing,
     names: &[String],
     runs: &[Report],
-    steps: &Steps,
+    (steps, rerun): (&Steps, Rerun),
     pf: Vec<String>,
 ) -> Result<Option<RegimeNote>, RunError> {
     let w = &resolved.workload;
@@ -173,11 +182,11 @@ fn perf_fair_note(
     );
     let mut ran: Vec<String> = vec![what.baseline.to_string()];
     ran.extend(pf.iter().cloned());
-    let rerun = stretched(&resolved.machine, w, PERF_FAIR_SOLO_S).and_then(|workload| {
+    let long = stretched(&resolved.machine, w, PERF_FAIR_SOLO_S).and_then(|workload| {
         let long = Resolved { workload, ..resolved.clone() };
-        comparison(&long, &Comparing { policies: &ran, gap: false, regimes: false, ..*what }, steps)
+        rerun(&long, &Comparing { policies: &ran, gap: false, regimes: false, ..*what }, steps)
     });
-    let c = match rerun {
+    let (long_runs, long_policies) = match long {
         Ok(c) => c,
         Err(e @ RunError::Simulation(_)) => {
             here += &format!("; not rerun at {PERF_FAIR_SOLO_S:.0} s alone: {e}");
@@ -191,11 +200,11 @@ fn perf_fair_note(
             Some(PairedUnfairness {
                 policy: p.clone(),
                 here: paired(runs, names, p, what.baseline)?,
-                in_regime: paired(&c.runs, &ran, p, what.baseline)?,
+                in_regime: paired(&long_runs, &ran, p, what.baseline)?,
             })
         })
         .collect();
-    Ok(Some(note(pf, here, Some(RegimeRun { solo_s: PERF_FAIR_SOLO_S, policies: c.policies, paired }))))
+    Ok(Some(note(pf, here, Some(RegimeRun { solo_s: PERF_FAIR_SOLO_S, policies: long_policies, paired }))))
 }
 
 /// The notes in lines, under the comparison's table.
@@ -230,6 +239,7 @@ pub fn regime_lines(notes: &[RegimeNote], baseline: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::comparison;
     use crate::RunSpec;
     use cosched_sim::experiment::solo_times;
     use cosched_sim::SimOptions;
