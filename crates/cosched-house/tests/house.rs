@@ -11,7 +11,8 @@
 //! child using its parent's items while the parent calls into the child is a
 //! circle too. A parent re-exporting a child's item (`pub use child::item`)
 //! is its API, not a use, and no edge. The circles found when parent-child
-//! edges were first counted are listed ([`KNOWN_CIRCLES`]) until resolved.
+//! edges were first counted were each resolved by direction (the shared items
+//! moved into a module both use); none is allowed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -322,28 +323,11 @@ fn no_import_circle_between_files() {
         }
     }
     assert!(crates >= 8, "only {crates} crates found");
-    let known: Vec<Vec<String>> =
-        KNOWN_CIRCLES.iter().map(|c| c.iter().map(|f| format!("crates/{f}")).collect()).collect();
-    let new: Vec<&Vec<String>> = found.iter().filter(|c| !known.contains(c)).collect();
-    assert!(new.is_empty(), "files that import each other (make the dependency run one way): {new:#?}");
-    let gone: Vec<&Vec<String>> = known.iter().filter(|c| !found.contains(c)).collect();
-    assert!(gone.is_empty(), "these circles are resolved: take them off KNOWN_CIRCLES: {gone:#?}");
+    assert!(found.is_empty(), "files that import each other (make the dependency run one way): {found:#?}");
 }
 
-/// The circles between a parent module and its children this check found when it first counted
-/// their edges (a parent calling into a child that uses the parent's items), each to be resolved
-/// by direction (the shared items moved into a sibling both use). The list only shrinks: a new
-/// circle fails the test, and so does a listed one that is gone until it is taken off.
-const KNOWN_CIRCLES: [&[&str]; 1] = [&[
-    "cosched-lab/src/paper/perf_fair.rs",
-    "cosched-lab/src/paper/perf_fair_length.rs",
-    "cosched-lab/src/validate/measure.rs",
-    "cosched-lab/src/validate/mod.rs",
-    "cosched-lab/src/validate/rerun.rs",
-]];
-
 /// The check itself, on a made-up crate: two sibling files naming each other
-/// form a circle; a parent and its child naming each other do not.
+/// form a circle; once one of them stops naming the other, none is found.
 #[test]
 fn the_circle_check_finds_a_made_up_circle() {
     let dir = std::env::temp_dir().join(format!("cosched-circle-{}", std::process::id()));

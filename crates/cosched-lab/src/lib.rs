@@ -8,6 +8,7 @@
 //! a face (`crates/cosched-house/tests/layering.rs`).
 #![warn(missing_docs)]
 
+pub mod ablation;
 pub mod assign;
 pub mod assignment;
 pub mod best_static;

@@ -6,11 +6,11 @@
 //! three moves Perf&Fair's unfairness against CFS's.
 
 use super::{over_trials, Seeds, Trial};
+use crate::ablation::ablate;
 use crate::compare::stretched;
 use crate::error::RunError;
 use crate::report::Sink;
 use crate::table::{Cell as TCell, Table};
-use crate::validate::ablate;
 use cosched_machine::MachineSpec;
 use cosched_policies::{self as policies, PolicyOptions};
 use cosched_sim::engine::{self, SimOptions};

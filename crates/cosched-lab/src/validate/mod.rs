@@ -4,13 +4,12 @@
 //! simulator"). Points run on the exact model: a calibration point compares
 //! the model with a published mean, not one noisy run with it.
 
-mod ablation;
 mod measure;
 mod rerun;
 mod sample;
 mod verdict;
 
-pub use ablation::{ablate, Mechanism};
+pub use crate::ablation::{ablate, Mechanism};
 pub use verdict::{Status, Target, Usage};
 
 use crate::error::RunError;

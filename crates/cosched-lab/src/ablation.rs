@@ -1,5 +1,8 @@
 //! The mechanisms `cosched validate --ablate` can take out of every machine (docs/model.md names
-//! each): one type, so the names, what each switches off and how are said once.
+//! each): one type, so the names, what each switches off and how are said once. Apart from
+//! validation, which checks the model with them, because the paper reruns take them out too
+//! (Perf&Fair's job-length study, `paper::perf_fair_length`) and validation reruns the papers:
+//! both use this module, neither the other's.
 
 use crate::error::RunError;
 use cosched_machine::MachineSpec;
