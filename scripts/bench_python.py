@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # scripts/ (not python/, whose cosched/ would shadow the installed package)
@@ -14,7 +15,7 @@ MACHINE, WORKLOAD, THREADS = "xeon-x5550-16c", "canneal", 32
 POLICIES = ["cfs", "g-rrs", "p-rrs", "wss", "eevdf", "efs", "random", "perf-fair", "slits-contention", "rda-strict"]
 
 
-def best_of(n: int, f) -> float:
+def best_of(n: int, f: Callable[[], object]) -> float:
     times = []
     for _ in range(n):
         t = time.perf_counter()
@@ -72,7 +73,11 @@ def overhead() -> None:
     from cosched import _cosched
 
     n = 400
-    knobs = [("machine", "i5-2500"), ("workload", "mcf"), ("timing", False)]
+    knobs: list[tuple[str, bool | int | float | str | list[str]]] = [
+        ("machine", "i5-2500"),
+        ("workload", "mcf"),
+        ("timing", False),
+    ]
     points = [(knobs, None, None, "cfs", s) for s in range(1, n + 1)]
     t_batch = best_of(5, lambda: _cosched.sweep(points))
     t_calls = best_of(5, lambda: [cosched.simulate("i5-2500", "mcf", "cfs", s, timing=False) for s in range(1, n + 1)])
@@ -92,7 +97,7 @@ def per_event() -> None:
     machine, workload = "xeon-e5645", "spec-mix24"
     print(f"policy cost per event, Python against its Rust twin ({workload} on {machine}, one thread, best of 3):")
 
-    def timed(p: object) -> tuple[float, int]:
+    def timed(p: str | cosched.Policy) -> tuple[float, int]:
         """Best of 3 run times of policy `p`, and the events it handled."""
         events: list[int] = []
 

@@ -20,12 +20,21 @@ whole-run figures exact where they were measured: total cycles / instructions
 Run from the repository root:  python3 scripts/gen-spec-presets.py
 """
 
+import sys
 from pathlib import Path
+from typing import TypeAlias
+
+# A table row: (ipc, dram_lines_per_ki, llc_apki, alpha, footprint_mb, mlp, wb_ratio).
+Row: TypeAlias = tuple[float, float, float, float, float, float, float]
+# A phase shape: (name, instruction weight, core-CPI factor, memory-intensity factor) per phase.
+Shape: TypeAlias = list[tuple[str, float, float, float]]
+# A preset phase: (name, instructions, ipc, llc_apki, llc_mpki, mlp).
+Phase: TypeAlias = tuple[str, float, float, float, float, float]
 
 SRC = "workload-sources.md §1 (Navarro-Torres et al., PLOS ONE 2019)"
 
 # name: (ipc, dram_lines_per_ki, llc_apki, alpha, footprint_mb, mlp, wb_ratio)
-TABLE = {
+TABLE: dict[str, Row] = {
     "mcf": (0.45, 30.2, 100.0, 0.18, 1700, 2, 0.25),
     "milc": (0.71, 30.2, 30.0, 0.10, 680, 8, 0.25),
     "soplex": (1.33, 23.9, 45.0, 0.10, 400, 8, 0.25),
@@ -60,27 +69,27 @@ SOLO_SECONDS_AT_3GHZ = 5.0
 
 # Phase shapes [A]: (name, instruction weight, core-CPI factor c, memory-intensity factor m),
 # normalised so that the weighted means of c and m are 1.
-STEADY = [("main", 1.0, 1.0, 1.0)]
+STEADY: Shape = [("main", 1.0, 1.0, 1.0)]
 
 
-def alternating(a):
+def alternating(a: float) -> Shape:
     """Memory intensity alternates around the mean; the core part stays (stencil/solver sweeps)."""
     return [("heavy", 0.5, 1.0, 1.0 + a), ("light", 0.5, 1.0, 1.0 - a)]
 
 
-def coscaled(a):
+def coscaled(a: float) -> Shape:
     """Two alternating phases whose core and memory parts scale together: for programs whose memory
     share is already at the simulator's 90% cap, where memory intensity cannot rise alone."""
     return [("heavy", 0.5, 1.0 + a, 1.0 + a), ("light", 0.5, 1.0 - a, 1.0 - a)]
 
 
-def irregular(a):
+def irregular(a: float) -> Shape:
     """Core and memory behaviour change together over three recurring phases (input-driven codes)."""
     return [("a", 0.4, 1.0 + a, 1.0 + a), ("b", 0.35, 1.0, 1.0), ("c", 0.25, 1.0 - 1.6 * a, 1.0 - 1.6 * a)]
 
 
 # name: (phase shape, repetitions of the shape in the preset's run)
-PHASES = {
+PHASES: dict[str, tuple[Shape, int]] = {
     "mcf": (irregular(0.25), 2),
     "milc": (alternating(0.3), 2),
     "soplex": (coscaled(0.4), 2),
@@ -117,7 +126,7 @@ REF_FREQ_GHZ, REF_LATENCY_NS = 3.2, 90.0
 MAX_IPC = 3.9  # below the 4-wide issue of every x86 preset
 
 
-def phases(name, row):
+def phases(name: str, row: Row) -> tuple[list[Phase], int]:
     """The preset's phases: (name, instructions, ipc, llc_apki, llc_mpki, mlp) per phase of one repetition."""
     ipc, mpki, apki, _alpha, _foot, mlp, _wb = row
     shape, reps = PHASES[name]
@@ -130,7 +139,7 @@ def phases(name, row):
     mem = stall / mlp_eff
     core = cpi - mem
     total = ipc * 3e9 * SOLO_SECONDS_AT_3GHZ
-    out = []
+    out: list[Phase] = []
     for pname, w, c, m in shape:
         c, m = c / cmean, m / mmean
         cpi_k = c * core + m * mem
@@ -143,11 +152,11 @@ def phases(name, row):
     return out, reps
 
 
-def fmt(x):
+def fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def render(name, row):
+def render(name: str, row: Row) -> str:
     ipc, mpki, apki, alpha, foot, mlp, wb = row
     kind = "memory-bound" if mpki >= 5 else ("cache-sensitive" if mpki >= 1 else "compute-bound")
     ph, reps = phases(name, row)
@@ -188,8 +197,9 @@ measured_on = {{ freq_ghz = 3.2, latency_ns = 90.0, llc_mb = 19.25 }}
     return text
 
 
-def main():
-    out = Path(__file__).resolve().parent.parent / "data" / "workloads"
+def main() -> None:
+    # The presets' folder, or the folder given (the test that holds data/ to this script writes elsewhere).
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "data" / "workloads"
     out.mkdir(parents=True, exist_ok=True)
     for name, row in TABLE.items():
         (out / f"{name}.toml").write_text(render(name, row))

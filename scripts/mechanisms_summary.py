@@ -112,10 +112,10 @@ def main() -> None:
         counts = []
         for a in ARMS:
             beyond = total = 0
-            for off in sorted((ROOT / paper).glob("*.csv")):
-                on = ROOT / "mechanisms" / a / paper / off.name
+            for off_csv in sorted((ROOT / paper).glob("*.csv")):
+                on = ROOT / "mechanisms" / a / paper / off_csv.name
                 if on.exists():
-                    b, n = moved(off, on)
+                    b, n = moved(off_csv, on)
                     beyond, total = beyond + b, total + n
             counts.append(f"{beyond} of {total}")
         print(f"| {paper} | " + " | ".join(counts) + " |")

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from small_stats import half_width
 
@@ -40,18 +41,19 @@ POLICIES = [
 ]
 
 
-def cosched(*args: str) -> dict:
+def cosched(*args: str) -> dict[str, Any]:
     r = subprocess.run([str(COSCHED), *args, "--format", "json"], capture_output=True, text=True, check=False)
     if r.returncode != 0:
         sys.exit(f"cosched {' '.join(args)}: {r.stderr.strip()}")
-    return json.loads(r.stdout)
+    out: dict[str, Any] = json.loads(r.stdout)
+    return out
 
 
 def ci(xs: list[float]) -> tuple[float, float]:
     return statistics.fmean(xs), half_width(xs)
 
 
-def toml_value(v) -> str:
+def toml_value(v: object) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, list):
@@ -59,7 +61,7 @@ def toml_value(v) -> str:
     return repr(v)
 
 
-def write_mix(path: Path, mix: dict, solo: dict[str, float] | None = None) -> None:
+def write_mix(path: Path, mix: dict[str, Any], solo: dict[str, float] | None = None) -> None:
     lines = [f"name = {json.dumps(mix['name'])}"]
     for j in mix["job"]:
         lines.append("\n[[job]]")
@@ -127,13 +129,14 @@ def main() -> None:
     csv = [
         "policy,makespan_s,makespan_ci,turnaround_s,turnaround_ci,unfairness,unfairness_ci,antt,antt_ci,sched_cpu_pct"
     ]
-    for p, mk, tt, un, an, cpu, _ in rows:
+    for p, mk_ci, tt_ci, un_ci, an_ci, cpu_ci, _ in rows:
         lines.append(
-            f"| {p} | {mk[0]:.2f} ± {mk[1]:.2f} | {base[1][0] / mk[0]:.3f}x | {tt[0]:.2f} ± {tt[1]:.2f} | "
-            f"{un[0]:.2f} ± {un[1]:.2f} | {an[0]:.2f} ± {an[1]:.2f} | {cpu[0]:.2f} |"
+            f"| {p} | {mk_ci[0]:.2f} ± {mk_ci[1]:.2f} | {base[1][0] / mk_ci[0]:.3f}x | {tt_ci[0]:.2f} ± {tt_ci[1]:.2f} | "
+            f"{un_ci[0]:.2f} ± {un_ci[1]:.2f} | {an_ci[0]:.2f} ± {an_ci[1]:.2f} | {cpu_ci[0]:.2f} |"
         )
         csv.append(
-            f"{p},{mk[0]:.4f},{mk[1]:.4f},{tt[0]:.4f},{tt[1]:.4f},{un[0]:.4f},{un[1]:.4f},{an[0]:.4f},{an[1]:.4f},{cpu[0]:.3f}"
+            f"{p},{mk_ci[0]:.4f},{mk_ci[1]:.4f},{tt_ci[0]:.4f},{tt_ci[1]:.4f},{un_ci[0]:.4f},{un_ci[1]:.4f},"
+            f"{an_ci[0]:.4f},{an_ci[1]:.4f},{cpu_ci[0]:.3f}"
         )
     lines += ["", "Mean slowdown per job (turnaround / median solo turnaround):", ""]
     lines.append("| policy | " + " | ".join(solo) + " |")
