@@ -21,4 +21,3 @@ def test_every_generated_preset_is_committed_as_generated(generator: str, tmp_pa
     assert len(written) >= 5, f"{generator} wrote {len(written)} presets"
     stale = [p.name for p in written if p.read_bytes() != (ROOT / "data" / "workloads" / p.name).read_bytes()]
     assert not stale, f"data/workloads differs from {generator}'s output (rerun it): {stale}"
-
