@@ -45,6 +45,20 @@ def test_every_library_error_variant_has_a_class_of_its_own():
     assert seen["Evt"] is errors.BadSampleError
 
 
+def test_every_class_the_bindings_raise_is_a_class_of_the_errors_module():
+    """The bindings name each class they raise once (`ErrorClass` in crates/cosched-py/src/errors.rs);
+    every one of them exists here, a CoschedError, and every leaf class but the Python-side
+    NotFittedError is one the bindings can raise."""
+    from cosched import _cosched
+
+    raised = _cosched._error_classes()
+    assert len(raised) == len(set(raised))
+    for n in raised:
+        assert issubclass(getattr(errors, n), errors.CoschedError), n
+    leaves = {n for n in errors.__all__ if n not in ("CoschedError", "EvtError", "NotFittedError")}
+    assert leaves == set(raised)
+
+
 def _cli_error(cli, *args: str) -> str:
     p = cli(*args, check=False)
     assert p.returncode == 2, p.stderr

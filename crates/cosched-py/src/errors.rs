@@ -9,11 +9,87 @@ use cosched_lab::failure::{PolicyFailure, SimFailure, StudyError};
 use cosched_lab::RunError;
 use pyo3::prelude::*;
 
+/// The exception classes of `cosched.errors` the bindings raise, each named here once. The
+/// classes are written in Python (so that each can also derive from `ValueError`,
+/// `RuntimeError`, …); [`ErrorClass::name`] is the one place their names are spelled on this
+/// side, and `_cosched._error_classes` lets a Python test hold every one to its class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// A machine, workload or mix file, or a field of one, is wrong (`ConfigError`).
+    Config,
+    /// A keyword or its value is wrong (`OptionError`).
+    Option,
+    /// The policy is unknown, refused or failed (`PolicyError`).
+    Policy,
+    /// The simulation failed or was stopped (`SimulationError`).
+    Simulation,
+    /// A study has no data to work on (`StudyError`).
+    Study,
+    /// A run of real processes failed (`HostError`).
+    Host,
+    /// POT: too few exceedances above the threshold (`TooFewExceedancesError`).
+    TooFewExceedances,
+    /// POT: the fitted tail has no upper end (`UnboundedTailError`).
+    UnboundedTail,
+    /// POT: the fit did not converge (`NoConvergenceError`).
+    NoConvergence,
+    /// POT: no threshold passes the test (`NoThresholdError`).
+    NoThreshold,
+    /// POT: the sample holds a value that is not a finite number (`BadSampleError`).
+    BadSample,
+    /// The FM completion of a thread-interaction matrix failed (`CompletionError`).
+    Completion,
+}
+
+impl ErrorClass {
+    /// Every class, in the order of the enum.
+    pub const ALL: [ErrorClass; 12] = [
+        ErrorClass::Config,
+        ErrorClass::Option,
+        ErrorClass::Policy,
+        ErrorClass::Simulation,
+        ErrorClass::Study,
+        ErrorClass::Host,
+        ErrorClass::TooFewExceedances,
+        ErrorClass::UnboundedTail,
+        ErrorClass::NoConvergence,
+        ErrorClass::NoThreshold,
+        ErrorClass::BadSample,
+        ErrorClass::Completion,
+    ];
+
+    /// The class's name in `cosched.errors` (an exhaustive match: a new class is named here or
+    /// the build fails).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::Config => "ConfigError",
+            ErrorClass::Option => "OptionError",
+            ErrorClass::Policy => "PolicyError",
+            ErrorClass::Simulation => "SimulationError",
+            ErrorClass::Study => "StudyError",
+            ErrorClass::Host => "HostError",
+            ErrorClass::TooFewExceedances => "TooFewExceedancesError",
+            ErrorClass::UnboundedTail => "UnboundedTailError",
+            ErrorClass::NoConvergence => "NoConvergenceError",
+            ErrorClass::NoThreshold => "NoThresholdError",
+            ErrorClass::BadSample => "BadSampleError",
+            ErrorClass::Completion => "CompletionError",
+        }
+    }
+}
+
+/// Every class the bindings raise, by name (`_cosched._error_classes`: the test that each is a
+/// class of `cosched.errors`).
+#[pyfunction]
+pub fn _error_classes() -> Vec<&'static str> {
+    ErrorClass::ALL.iter().map(|c| c.name()).collect()
+}
+
 /// An instance of `cosched.errors.<class>` with `message`, and `attrs` set on it.
-pub fn raise(class: &str, message: String, attrs: &[(&str, String)]) -> PyErr {
+pub fn raise(class: ErrorClass, message: String, attrs: &[(&str, String)]) -> PyErr {
     Python::attach(|py| {
         let made = (|| -> PyResult<PyErr> {
-            let cls = py.import("cosched.errors")?.getattr(class)?;
+            let cls = py.import("cosched.errors")?.getattr(class.name())?;
             let exc = cls.call1((message.clone(),))?;
             for (k, v) in attrs {
                 exc.setattr(*k, v)?;
@@ -30,10 +106,10 @@ pub fn raise(class: &str, message: String, attrs: &[(&str, String)]) -> PyErr {
 pub fn run_error(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_error(c),
-        RunError::Option { ref knobs, .. } => raise("OptionError", e.in_keywords(), &[("knob", knobs.join(", "))]),
-        RunError::Policy(e) => raise("PolicyError", e.to_string(), &located(e.kind(), e.workload())),
-        RunError::Simulation(e) => raise("SimulationError", e.to_string(), &located(e.kind(), e.workload())),
-        RunError::Study(e) => raise("StudyError", e.to_string(), &[("kind", e.kind().to_string())]),
+        RunError::Option { ref knobs, .. } => raise(ErrorClass::Option, e.in_keywords(), &[("knob", knobs.join(", "))]),
+        RunError::Policy(e) => raise(ErrorClass::Policy, e.to_string(), &located(e.kind(), e.workload())),
+        RunError::Simulation(e) => raise(ErrorClass::Simulation, e.to_string(), &located(e.kind(), e.workload())),
+        RunError::Study(e) => raise(ErrorClass::Study, e.to_string(), &[("kind", e.kind().to_string())]),
         RunError::Evt { context, error } => pot_error(Some(&context), error),
     }
 }
@@ -87,7 +163,7 @@ pub fn config_error(mut c: cosched_machine::ConfigError) -> PyErr {
     let cosched_machine::ConfigError { file, line, field, problem } = c;
     Python::attach(|py| {
         let made = (|| -> PyResult<PyErr> {
-            let exc = py.import("cosched.errors")?.getattr("ConfigError")?.call1((msg,))?;
+            let exc = py.import("cosched.errors")?.getattr(ErrorClass::Config.name())?.call1((msg,))?;
             exc.setattr("file", file)?;
             exc.setattr("line", line)?;
             exc.setattr("field", field)?;
@@ -101,11 +177,11 @@ pub fn config_error(mut c: cosched_machine::ConfigError) -> PyErr {
 /// The `cosched.errors` class of each [`PotError`] variant.
 pub fn pot_error(context: Option<&str>, e: PotError) -> PyErr {
     let class = match &e {
-        PotError::TooFewExceedances { .. } => "TooFewExceedancesError",
-        PotError::UnboundedTail { .. } => "UnboundedTailError",
-        PotError::NoConvergence => "NoConvergenceError",
-        PotError::NoThreshold(_) => "NoThresholdError",
-        PotError::BadInput(_) => "BadSampleError",
+        PotError::TooFewExceedances { .. } => ErrorClass::TooFewExceedances,
+        PotError::UnboundedTail { .. } => ErrorClass::UnboundedTail,
+        PotError::NoConvergence => ErrorClass::NoConvergence,
+        PotError::NoThreshold(_) => ErrorClass::NoThreshold,
+        PotError::BadInput(_) => ErrorClass::BadSample,
     };
     let msg = match context {
         Some(c) => format!("{c}: {e}"),

@@ -6,7 +6,7 @@
 //! watchdog is this Python interpreter calling [`_watchdog`]. The GIL is
 //! released while real processes run.
 
-use crate::errors::{raise, run_error};
+use crate::errors::{raise, run_error, ErrorClass};
 use crate::knob_arg::KnobsIn;
 use cosched_core::pair_profile::PairProfile;
 use cosched_core::progress::{Progress, Reporter};
@@ -43,21 +43,21 @@ pub fn host_error(e: HostError) -> PyErr {
     let line = e.in_keywords();
     match e {
         HostError::Lab(e) => run_error(e),
-        HostError::UnknownPolicy { .. } => raise("PolicyError", line, &[("kind", "unknown".into())]),
-        HostError::Unmodelled { .. } => raise("OptionError", line, &[("knob", "policies".into())]),
+        HostError::UnknownPolicy { .. } => raise(ErrorClass::Policy, line, &[("kind", "unknown".into())]),
+        HostError::Unmodelled { .. } => raise(ErrorClass::Option, line, &[("knob", "policies".into())]),
         HostError::Recorded { file, field, problem } => {
             let field = (!field.is_empty()).then_some(field);
             let attrs = [("file", file), ("problem", problem.to_string())];
-            let err = raise("ConfigError", line, &attrs);
+            let err = raise(ErrorClass::Config, line, &attrs);
             Python::attach(|py| {
                 let _ = err.value(py).setattr("field", field);
             });
             err
         }
-        HostError::Runtime(RuntimeError::Stopped(stop)) => raise("HostError", line, &stopped(&stop)),
-        HostError::Runtime(_) => raise("HostError", line, &[("kind", "runtime".into())]),
+        HostError::Runtime(RuntimeError::Stopped(stop)) => raise(ErrorClass::Host, line, &stopped(&stop)),
+        HostError::Runtime(_) => raise(ErrorClass::Host, line, &[("kind", "runtime".into())]),
         HostError::SoloFailed { round, job } => {
-            raise("HostError", line, &[("kind", "solo_failed".into()), ("round", round.to_string()), ("job", job)])
+            raise(ErrorClass::Host, line, &[("kind", "solo_failed".into()), ("round", round.to_string()), ("job", job)])
         }
         HostError::Stopped { round, entry, source } => {
             let mut attrs = vec![("round", round.to_string()), ("entry", entry)];
@@ -65,7 +65,7 @@ pub fn host_error(e: HostError) -> PyErr {
                 RuntimeError::Stopped(stop) => attrs.extend(stopped(stop)),
                 _ => attrs.push(("kind", "stopped".into())),
             }
-            raise("HostError", line, &attrs)
+            raise(ErrorClass::Host, line, &attrs)
         }
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! [`SimOptions::cancel`]: cosched_sim::engine::SimOptions::cancel
 
-use crate::errors::{raise, run_error};
+use crate::errors::{raise, run_error, ErrorClass};
 use cosched_lab::RunError;
 use cosched_sim::engine::Cancel;
 use pyo3::prelude::*;
@@ -69,7 +69,7 @@ pub fn interruptible<T: Send + 'static>(
             }));
             let _ = tx.send(r);
         })
-        .map_err(|e| raise("SimulationError", format!("cannot start a thread: {e}"), &[]))?;
+        .map_err(|e| raise(ErrorClass::Simulation, format!("cannot start a thread: {e}"), &[]))?;
     // A Mutex makes the receiver shareable with the GIL-free closures.
     let rx = Mutex::new(rx);
     let wait = |d: Duration| rx.lock().unwrap_or_else(|e| e.into_inner()).recv_timeout(d);
@@ -77,7 +77,7 @@ pub fn interruptible<T: Send + 'static>(
         match py.detach(|| wait(SLICE)) {
             Ok(r) => break r,
             Err(RecvTimeoutError::Disconnected) => {
-                return Err(raise("SimulationError", "the work thread ended without a result".into(), &[]))
+                return Err(raise(ErrorClass::Simulation, "the work thread ended without a result".into(), &[]))
             }
             Err(RecvTimeoutError::Timeout) => {}
         }

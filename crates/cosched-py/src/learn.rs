@@ -1,7 +1,7 @@
 //! Matrix completion with the self-tuning factorization machine (SLITS
 //! §3.3; `cosched_core::learn::complete`, as `cosched complete`).
 
-use crate::errors::raise;
+use crate::errors::{raise, ErrorClass};
 use pyo3::prelude::*;
 
 /// Register this module's functions.
@@ -25,7 +25,7 @@ fn complete(
 ) -> PyResult<(Py<PyAny>, Vec<f64>)> {
     let c = py
         .detach(|| cosched_core::learn::complete(&observed, rows, cols, seed))
-        .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;
+        .map_err(|e| raise(ErrorClass::Completion, e.to_string(), &[]))?;
     let preds = wanted.iter().map(|&(r, k)| c.predict(r, k)).collect();
     let about = serde_json::json!({ "chosen": c.chosen, "validation": c.validation });
     Ok((crate::data::to_py(py, &about)?, preds))
@@ -49,7 +49,7 @@ fn complete_bayes(
         cosched_core::learn::BfmParams::checked(rank, iterations).map_err(|e| crate::errors::run_error(e.into()))?;
     let c = py
         .detach(|| cosched_core::learn::complete_bayes(&observed, rows, cols, &wanted, &p, seed))
-        .map_err(|e| raise("CompletionError", e.to_string(), &[]))?;
+        .map_err(|e| raise(ErrorClass::Completion, e.to_string(), &[]))?;
     let about = serde_json::json!({ "chosen": c.chosen });
     Ok((crate::data::to_py(py, &about)?, c.predictions))
 }

@@ -42,5 +42,6 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     output::register(m)?;
     m.add_function(wrap_pyfunction!(shapes::report_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_variant_errors, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::_error_classes, m)?)?;
     Ok(())
 }
