@@ -23,17 +23,28 @@ def test_every_docs_page_is_in_the_index_and_every_link_resolves():
         assert (ROOT / "docs" / link).exists(), link
 
 
-def test_every_design_note_says_whether_it_stands():
-    # A reader tells which decisions stand: each numbered note has a status line within its first
-    # lines, one of the statuses docs/index.md names.
-    text = (ROOT / "docs" / "design-notes.md").read_text()
-    notes = re.split(r"(?m)^## (\d+)\. ", text)[1:]
-    assert len(notes) >= 2 * 70
-    for number, body in zip(notes[::2], notes[1::2], strict=True):
-        head = "\n".join(body.splitlines()[1:6])
+def test_every_decision_record_says_whether_it_stands_and_is_indexed():
+    # A reader tells which decisions stand: each record under docs/decisions/ has a status line
+    # within its first lines, one of the statuses its index names; the index lists every record
+    # with that status, and every record a status links to exists.
+    folder = ROOT / "docs" / "decisions"
+    index = (folder / "README.md").read_text()
+    records = sorted(folder.glob("[0-9][0-9][0-9][0-9]-*.md"))
+    assert len(records) >= 70
+    for record in records:
+        text = record.read_text()
+        number = int(record.name[:4])
+        assert text.startswith(f"# {number}. "), record.name
+        head = "\n".join(text.splitlines()[1:6])
         status = re.search(r"Status:\**\s*(\w+)", head)
-        assert status is not None, f"note {number} has no status"
-        assert status.group(1).lower() in {"accepted", "superseded", "rejected", "history"}, (number, status.group(1))
+        assert status is not None, f"{record.name} has no status"
+        word = status.group(1).lower()
+        assert word in {"accepted", "superseded", "rejected"}, (record.name, word)
+        line = re.search(rf"^\| {number} \| \[.*?\]\({re.escape(record.name)}\) \| (\w+)", index, re.MULTILINE)
+        assert line is not None, f"{record.name} is not in docs/decisions/README.md"
+        assert line.group(1) == word, (record.name, line.group(1), word)
+    for target in re.findall(r"\]\((\d{4}-[^)]+\.md)\)", index + "".join(r.read_text() for r in records)):
+        assert (folder / target).is_file(), target
 
 
 def test_every_script_has_its_line_in_scripts_readme():
