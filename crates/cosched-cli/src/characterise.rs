@@ -1,23 +1,19 @@
-//! `cosched characterise`: any command characterised without a PMU. Each
-//! job of a mix runs alone and beside cache pirates, bandwidth bandits and a compute loop
-//! (`cosched_linux::characterise` measures, or `--from-record` reads an
-//! earlier record); the lab fits the record (`cosched_lab::characterise`:
-//! the model, the grid and the workload file it writes); this face prints
-//! the fit and writes the files.
+//! `cosched characterise`: any command characterised without a PMU. The experiment is
+//! `cosched_host::characterise` (each job of a mix alone and beside cache pirates, bandwidth
+//! bandits and a compute loop, measured or read from `--from-record`, then fitted by the lab);
+//! this face checks the flags, reads and writes the files and prints the fit.
 
 use crate::live::ProcessOpts;
 use crate::OneLine;
 use clap::Args as ClapArgs;
-use cosched_core::topology::corun_pair;
+use cosched_host::characterise::{self, Characterised, Source};
 use cosched_host::until::RoundsUntil;
 use cosched_lab::characterise::{
-    bandit_rates, check_record, fit_record, pirate_sizes, round2,
     search::{coarse_points, REFINE},
-    unfit, workload_file, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, WITH_NONE,
+    unfit, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, WITH_NONE,
 };
-use cosched_linux::characterise::{measure, CoRun, Record, Sweep, Until};
-use cosched_machine::pirate_sweep::{keep_added, ADDED, MAX_ADDED};
-use cosched_sim::presets;
+use cosched_linux::characterise::{CoRun, Record, Until};
+use cosched_machine::pirate_sweep::MAX_ADDED;
 use std::path::PathBuf;
 
 #[derive(ClapArgs)]
@@ -170,93 +166,53 @@ pub(crate) struct Job<'a> {
     pub fit_to_stderr: bool,
 }
 
-/// Measure (or read) and fit a mix's jobs, write the workload file and print the fit.
+/// Measure (or read) and fit a mix's jobs (`cosched_host::characterise`), write the workload
+/// file and print the fit.
 pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     let m = cosched_machine::presets::machine(a.machine).map_err(|e| e.to_string())?;
-    if corun_pair(&m.topology()).is_none() {
-        return Err(format!(
-            "--machine {}: no two cores share an LLC, so a job cannot run beside a co-runner there",
-            m.name
-        ));
-    }
-    if m.cache.latency_curve.is_none() {
-        eprintln!(
-            "characterise: {} has no measured latency sweep (cache.latency_curve); random access is modelled as 1 - held/footprint",
-            m.name
-        );
-    }
+    let report = crate::progress::stderr();
+    characterise::machine_ready(&m, &report).one_line()?;
+    let settings = characterise::Settings {
+        machine: &m,
+        machine_arg: a.machine,
+        repeat: a.repeat,
+        until: a.until,
+        added_pirates: a.added_pirates,
+        patterns: a.patterns,
+        phases: a.phases,
+        presence: a.presence,
+    };
     let rec: Record = match (a.from_record, a.workload) {
         (Some(p), _) => {
             let text = crate::input::read_config(p)?;
-            serde_json::from_str(&text).map_err(|e| {
+            let record = serde_json::from_str(&text).map_err(|e| {
                 // The flag takes the JSON a measuring run wrote with --record, not a mix: say so.
                 format!(
                     "{}: not a characterisation record (the JSON `characterise --record FILE` writes; a mix \
                      goes to -w): {e}",
                     p.display()
                 )
-            })?
+            })?;
+            let file = p.display().to_string();
+            characterise::record(&settings, Source::Record { file: &file, record }, &report).one_line()?
         }
         (None, Some(w)) => {
             let mix = crate::live::load_mix(w)?;
             let base = a.live.builder(a.machine)?;
             // Each co-run is a real run of the job: a long one is not silent for ten seconds.
             crate::progress::begin(format!("characterise {}", w.display()));
-            let c = m.cache.llc_mb;
-            let sweep = Sweep {
-                pirate_mb: pirate_sizes(c),
-                bandit_gbs: bandit_rates(m.memory.bandwidth_gbs),
-                stream_mb: round2(4.0 * c),
-                added: a.added_pirates.unwrap_or(ADDED),
-                presence: a.presence,
-            };
-            measure(&mix, &m.name, &today(), a.repeat, &a.until, &sweep, base, &crate::progress::stderr())
-                .map_err(|e| e.to_string())?
+            let date = today();
+            characterise::record(&settings, Source::Measure { mix: &mix, base: &base, date: &date }, &report)
+                .one_line()?
         }
         (None, None) => return Err("give -w MIX to measure or --from-record FILE to fit".into()),
-    };
-    // A record's pirates past the fixed sweep's are the adaptive sweep's: `--added-pirates N` keeps
-    // the first N (the ablation at 0).
-    let rec = match (a.from_record, a.added_pirates) {
-        (Some(p), Some(n)) => {
-            let fixed = pirate_sizes(m.cache.llc_mb);
-            // Told apart by size: a record measured on another machine's sweep has none of these.
-            let of_this = |j: &&cosched_linux::characterise::JobRecord| {
-                j.pirates.is_empty() || j.pirates.iter().any(|r| fixed.iter().any(|f| (f - r.size).abs() < 0.005))
-            };
-            if let Some(j) = rec.jobs.iter().find(|j| !of_this(j)) {
-                return Err(format!(
-                    "--added-pirates: {}: job {}'s pirates are none of {}'s fixed sweep ({fixed:?} MiB): give the -m it was measured on",
-                    p.display(),
-                    j.name,
-                    m.name
-                ));
-            }
-            Record { jobs: rec.jobs.iter().map(|j| keep_added(j, &fixed, n as usize)).collect(), ..rec }
-        }
-        _ => rec,
     };
     if let Some(p) = a.record {
         let text = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())?;
         crate::output::write_whole(p, &(text + "\n"))?;
     }
-    // Without --presence the record's compute-loop runs are set aside for the fit (kept in the
-    // record written above): the fit as before design note 67, and the presence factor's ablation.
-    // Checked first: a bad figure in a record is refused whether or not the fit reads it.
-    check_record(&m, &rec).one_line()?;
-    let rec = if a.presence {
-        rec
-    } else {
-        Record {
-            jobs: rec
-                .jobs
-                .into_iter()
-                .map(|j| cosched_linux::characterise::JobRecord { presence: None, ..j })
-                .collect(),
-            ..rec
-        }
-    };
-    let fitted = fit_record(&m, &rec, a.patterns, a.phases, &|j| {
+    let out_name = a.out.display().to_string();
+    let Characterised { record: rec, fitted, workload: text } = characterise::fit(&settings, rec, &out_name, &|j| {
         eprintln!(
             "characterise: fitting {} ({} grid points, {} more around the best)",
             j.name,
@@ -265,8 +221,6 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         )
     })
     .one_line()?;
-    let text = workload_file(&m, a.machine, &rec, &fitted);
-    presets::workload_from_toml(&a.out.display().to_string(), &text).map_err(|e| e.to_string())?;
     // Whole or not at all: an interrupted characterisation leaves no half file.
     crate::output::write_whole(a.out, &text)?;
     use std::fmt::Write;

@@ -50,6 +50,29 @@ pub enum HostError {
         jobs: Vec<String>,
     },
     /// A recorded check (`calibrate --check --format json`) that a replay cannot read.
+    /// A characterisation's machine has no two cores sharing an LLC: a job cannot run beside a
+    /// co-runner there.
+    #[error("{}", no_co_runner(machine, flag_of))]
+    NoCoRunner {
+        /// The machine's name.
+        machine: String,
+    },
+    /// A record's pirates are none of the machine's fixed sweep: it was measured on another one,
+    /// so its adaptive sweep's pirates cannot be told from the fixed ones.
+    #[error("{}", foreign_pirates(file, job, machine, fixed, (flag_of("added_pirates"), "-m")))]
+    ForeignPirates {
+        /// The record.
+        file: String,
+        /// The first job whose pirates are foreign.
+        job: String,
+        /// The machine the record was given for.
+        machine: String,
+        /// That machine's fixed pirate sizes, MiB.
+        fixed: Vec<f64>,
+    },
+    /// Measuring a characterisation's co-runs failed (the host cannot place them).
+    #[error(transparent)]
+    Probe(#[from] cosched_linux::probing::ProbeError),
     #[error("{file}: {}{problem}", if field.is_empty() { String::new() } else { format!("{field}: ") })]
     Recorded {
         /// The file.
@@ -112,6 +135,10 @@ impl HostError {
         match self {
             HostError::Lab(e) => e.in_keywords(),
             HostError::Unmodelled { jobs } => unmodelled(jobs, |k| format!("`{k}`")),
+            HostError::NoCoRunner { machine } => no_co_runner(machine, |k| format!("`{k}`")),
+            HostError::ForeignPirates { file, job, machine, fixed } => {
+                foreign_pirates(file, job, machine, fixed, ("`added_pirates`".into(), "`machine`"))
+            }
             HostError::Recorded { file, field, problem: Recorded::Bound(e) } => {
                 format!("{file}: {field}: {}", e.in_keywords())
             }
@@ -145,6 +172,19 @@ fn unmodelled(jobs: &[String], name: impl Fn(&str) -> String) -> String {
     )
 }
 
+fn no_co_runner(machine: &str, name: impl Fn(&str) -> String) -> String {
+    format!("{} {machine}: no two cores share an LLC, so a job cannot run beside a co-runner there", name("machine"))
+}
+
+/// `names`: how the line names the pirates kept and the machine (the command line's flags, or
+/// Python's keywords).
+fn foreign_pirates(file: &str, job: &str, machine: &str, fixed: &[f64], names: (String, &str)) -> String {
+    let (added, by) = names;
+    format!(
+        "{added}: {file}: job {job}'s pirates are none of {machine}'s fixed sweep ({fixed:?} MiB): give the {by} it was measured on"
+    )
+}
+
 /// A policy the real runtime can run: `linux` or one of the registry.
 pub fn known_policy(name: &str) -> Result<(), HostError> {
     if name == LINUX || cosched_policies::find(name).is_some() {
@@ -169,6 +209,22 @@ mod tests {
         assert_eq!(
             HostError::SoloFailed { round: 0, job: "j".into() }.to_string(),
             "round 1: the solo run of j failed"
+        );
+        let e = HostError::NoCoRunner { machine: "quad".into() };
+        assert_eq!(
+            e.to_string(),
+            "--machine quad: no two cores share an LLC, so a job cannot run beside a co-runner there"
+        );
+        assert!(e.in_keywords().starts_with("`machine` quad: no two cores"), "{}", e.in_keywords());
+        let e =
+            HostError::ForeignPirates { file: "r.json".into(), job: "j".into(), machine: "m".into(), fixed: vec![1.5] };
+        assert_eq!(
+            e.to_string(),
+            "--added-pirates: r.json: job j's pirates are none of m's fixed sweep ([1.5] MiB): give the -m it was measured on"
+        );
+        assert!(
+            e.in_keywords().starts_with("`added_pirates`: r.json")
+                && e.in_keywords().ends_with("give the `machine` it was measured on")
         );
         assert!(known_policy("linux").is_ok() && known_policy("g-rrs").is_ok());
         let e = known_policy("g-rs").unwrap_err().to_string();

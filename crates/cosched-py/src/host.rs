@@ -38,13 +38,17 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The exception of a [`HostError`]: the lab's for options and descriptions,
 /// `PolicyError` (kind `unknown`) for a policy the runtime cannot run,
 /// `ConfigError` (`file`, `field`, `problem`) for a recorded check it cannot
-/// read, `HostError` (`kind`: `runtime`, `solo_failed`, `stopped`) for a run.
+/// read, `OptionError` for a machine or record a characterisation cannot use, `HostError`
+/// (`kind`: `runtime`, `solo_failed`, `stopped`, `probe`) for a run.
 pub fn host_error(e: HostError) -> PyErr {
     let line = e.in_keywords();
     match e {
         HostError::Lab(e) => run_error(e),
         HostError::UnknownPolicy { .. } => raise(ErrorClass::Policy, line, &[("kind", "unknown".into())]),
         HostError::Unmodelled { .. } => raise(ErrorClass::Option, line, &[("knob", "policies".into())]),
+        HostError::NoCoRunner { .. } => raise(ErrorClass::Option, line, &[("knob", "machine".into())]),
+        HostError::ForeignPirates { .. } => raise(ErrorClass::Option, line, &[("knob", "added_pirates".into())]),
+        HostError::Probe(_) => raise(ErrorClass::Host, line, &[("kind", "probe".into())]),
         HostError::Recorded { file, field, problem } => {
             let field = (!field.is_empty()).then_some(field);
             let attrs = [("file", file), ("problem", problem.to_string())];

@@ -1,0 +1,148 @@
+//! A characterisation of real programs without a PMU (docs/runtime.md, "Characterising a
+//! program"; the co-run method of Perf&Fair §4's IPC-alone estimation carried to the LLC and the
+//! bus): each job of a mix runs alone and beside cache pirates, bandwidth bandits and a compute
+//! loop (`cosched_linux::characterise` measures), or an earlier record is read; the lab fits the
+//! record (`cosched_lab::characterise`) and writes the workload file's text. The experiment in
+//! three steps, so that a face can load its mix after the machine is found fit and keep the record
+//! before the fit checks it: [`machine_ready`], [`record`] (measure, or take a record and keep its
+//! pirates), [`fit`]. The faces parse, read and write the files and print the fit.
+
+use crate::error::HostError;
+use cosched_core::progress::Reporter;
+use cosched_core::topology::corun_pair;
+use cosched_lab::characterise::{
+    bandit_rates, check_record, fit_record, pirate_sizes, round2, workload_file, Fitted, Pattern,
+};
+use cosched_linux::characterise::{measure, JobRecord, Record, Sweep, Until};
+use cosched_linux::runtime::RunConfig;
+use cosched_machine::mix::Mix;
+use cosched_machine::pirate_sweep::{keep_added, ADDED};
+use cosched_machine::MachineSpec;
+
+/// What a characterisation measures with, or reads.
+pub enum Source<'a> {
+    /// Measure `mix` on this host, each run built by `base` (the runtime's settings for the
+    /// machine), the record dated `date`.
+    Measure {
+        /// The programs measured.
+        mix: &'a Mix,
+        /// A run's configuration for a mix on the machine named.
+        base: &'a dyn Fn(Mix, &str) -> RunConfig,
+        /// The record's date (`YYYY-MM-DD`).
+        date: &'a str,
+    },
+    /// A record measured before (`--from-record`, named `file` in messages).
+    Record {
+        /// Where it was read (for messages).
+        file: &'a str,
+        /// The record.
+        record: Record,
+    },
+}
+
+/// How a characterisation runs and fits.
+pub struct Settings<'a> {
+    /// The calibrated machine the record is measured against and fitted on.
+    pub machine: &'a MachineSpec,
+    /// The machine as the user named it (a preset's name or a file), written into the workload file.
+    pub machine_arg: &'a str,
+    /// Rounds of each job's measurements at least.
+    pub repeat: u32,
+    /// When a job's rounds stop.
+    pub until: Until,
+    /// Pirates the adaptive sweep adds (measuring; `None`: [`ADDED`]) or keeps of a record's
+    /// (`None`: all).
+    pub added_pirates: Option<u32>,
+    /// The access patterns the fit may choose, in order of preference.
+    pub patterns: &'a [Pattern],
+    /// Whether a job whose progress reports show phases is fitted per phase.
+    pub phases: bool,
+    /// Whether each job is measured beside a compute loop and its presence factor fitted (design
+    /// note 67; off by default, the fit as before it).
+    pub presence: bool,
+}
+
+/// A fitted characterisation.
+pub struct Characterised {
+    /// The record fitted: without the compute-loop runs unless [`Settings::presence`].
+    pub record: Record,
+    /// Each job's fit, its phases' and the slowdowns it predicts.
+    pub fitted: Fitted,
+    /// The workload file's text (checked to load as a workload).
+    pub workload: String,
+}
+
+/// Whether machine `m` can characterise: it has two cores sharing an LLC (a job's co-runner beside
+/// it). A machine without a measured latency sweep is said on `report`: random access is then
+/// modelled as the share of the footprint held.
+pub fn machine_ready(m: &MachineSpec, report: &Reporter) -> Result<(), HostError> {
+    if corun_pair(&m.topology()).is_none() {
+        return Err(HostError::NoCoRunner { machine: m.name.clone() });
+    }
+    if m.cache.latency_curve.is_none() {
+        report.line(|| {
+            format!(
+                "characterise: {} has no measured latency sweep (cache.latency_curve); random access is modelled as 1 - held/footprint",
+                m.name
+            )
+        });
+    }
+    Ok(())
+}
+
+/// The record a characterisation fits: measured on this host, or read, with `added_pirates` of
+/// its adaptive sweep's pirates kept. The record as measured is what a face keeps (`--record`),
+/// before [`fit`] checks it.
+pub fn record(s: &Settings, source: Source, report: &Reporter) -> Result<Record, HostError> {
+    let m = s.machine;
+    match source {
+        Source::Measure { mix, base, date } => {
+            let c = m.cache.llc_mb;
+            let sweep = Sweep {
+                pirate_mb: pirate_sizes(c),
+                bandit_gbs: bandit_rates(m.memory.bandwidth_gbs),
+                stream_mb: round2(4.0 * c),
+                added: s.added_pirates.unwrap_or(ADDED),
+                presence: s.presence,
+            };
+            Ok(measure(mix, &m.name, date, s.repeat, &s.until, &sweep, base, report)?)
+        }
+        Source::Record { file, record } => {
+            let Some(n) = s.added_pirates else { return Ok(record) };
+            // A record's pirates past the fixed sweep's are the adaptive sweep's: N keeps the first
+            // N (the ablation at 0), told apart by size: a record measured on another machine's
+            // sweep has none of the fixed ones.
+            let fixed = pirate_sizes(m.cache.llc_mb);
+            let of_this = |j: &&JobRecord| {
+                j.pirates.is_empty() || j.pirates.iter().any(|r| fixed.iter().any(|f| (f - r.size).abs() < 0.005))
+            };
+            if let Some(j) = record.jobs.iter().find(|j| !of_this(j)) {
+                return Err(HostError::ForeignPirates {
+                    file: file.to_string(),
+                    job: j.name.clone(),
+                    machine: m.name.clone(),
+                    fixed,
+                });
+            }
+            Ok(Record { jobs: record.jobs.iter().map(|j| keep_added(j, &fixed, n as usize)).collect(), ..record })
+        }
+    }
+}
+
+/// Check `rec` against the machine (a bad figure is refused whether or not the fit reads it),
+/// set its compute-loop runs aside unless [`Settings::presence`], fit every job (`fitting` is told
+/// each job as its fit begins) and write the workload file's text, checked to load as the
+/// workload file `file`.
+pub fn fit(s: &Settings, rec: Record, file: &str, fitting: &dyn Fn(&JobRecord)) -> Result<Characterised, HostError> {
+    check_record(s.machine, &rec)?;
+    let rec = if s.presence {
+        rec
+    } else {
+        Record { jobs: rec.jobs.into_iter().map(|j| JobRecord { presence: None, ..j }).collect(), ..rec }
+    };
+    let fitted = fit_record(s.machine, &rec, s.patterns, s.phases, fitting)?;
+    let workload = workload_file(s.machine, s.machine_arg, &rec, &fitted);
+    cosched_sim::presets::workload_from_toml(file, &workload)
+        .map_err(|e| HostError::Lab(cosched_lab::RunError::Config(e)))?;
+    Ok(Characterised { record: rec, fitted, workload })
+}
