@@ -121,12 +121,14 @@ pub fn run(a: Args) -> Result<(), String> {
         machine: &a.machine,
         out: &a.out,
         record: a.record.as_deref(),
-        repeat: a.repeat,
-        until,
-        added_pirates: a.added_pirates,
-        patterns: a.access.patterns(),
-        phases: !a.whole,
-        presence: a.presence,
+        settings: characterise::Settings {
+            repeat: a.repeat,
+            until,
+            added_pirates: a.added_pirates,
+            patterns: a.access.patterns(),
+            phases: !a.whole,
+            presence: a.presence,
+        },
         live: &a.live,
         fit_to_stderr: false,
     };
@@ -146,20 +148,8 @@ pub(crate) struct Job<'a> {
     pub out: &'a std::path::Path,
     /// Where the measurements are written too, if anywhere.
     pub record: Option<&'a std::path::Path>,
-    /// Rounds of each job's measurements at least.
-    pub repeat: u32,
-    /// When a job's rounds stop.
-    pub until: Until,
-    /// Pirates the adaptive sweep adds (measuring; `None`: [`ADDED`]) or keeps of a record's
-    /// (`None`: all).
-    pub added_pirates: Option<u32>,
-    /// The access patterns the fit may choose, in order of preference.
-    pub patterns: &'a [Pattern],
-    /// Whether a job whose progress reports show phases is fitted per phase.
-    pub phases: bool,
-    /// Whether each job is measured beside a compute loop, and its presence factor fitted
-    /// (design note 67; off by default, the fit as before it).
-    pub presence: bool,
+    /// How it measures and fits.
+    pub settings: characterise::Settings<'a>,
     /// How processes are run.
     pub live: &'a ProcessOpts,
     /// Print the fit on stderr (stdout is the run's report).
@@ -172,16 +162,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
     let m = cosched_machine::presets::machine(a.machine).map_err(|e| e.to_string())?;
     let report = crate::progress::stderr();
     characterise::machine_ready(&m, &report).one_line()?;
-    let settings = characterise::Settings {
-        machine: &m,
-        machine_arg: a.machine,
-        repeat: a.repeat,
-        until: a.until,
-        added_pirates: a.added_pirates,
-        patterns: a.patterns,
-        phases: a.phases,
-        presence: a.presence,
-    };
+    let settings = &a.settings;
     let rec: Record = match (a.from_record, a.workload) {
         (Some(p), _) => {
             let text = crate::input::read_config(p)?;
@@ -194,7 +175,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
                 )
             })?;
             let file = p.display().to_string();
-            characterise::record(&settings, Source::Record { file: &file, record }, &report).one_line()?
+            characterise::record(&m, settings, Source::Record { file: &file, record }, &report).one_line()?
         }
         (None, Some(w)) => {
             let mix = crate::live::load_mix(w)?;
@@ -202,7 +183,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             // Each co-run is a real run of the job: a long one is not silent for ten seconds.
             crate::progress::begin(format!("characterise {}", w.display()));
             let date = today();
-            characterise::record(&settings, Source::Measure { mix: &mix, base: &base, date: &date }, &report)
+            characterise::record(&m, settings, Source::Measure { mix: &mix, base: &base, date: &date }, &report)
                 .one_line()?
         }
         (None, None) => return Err("give -w MIX to measure or --from-record FILE to fit".into()),
@@ -212,15 +193,16 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         crate::output::write_whole(p, &(text + "\n"))?;
     }
     let out_name = a.out.display().to_string();
-    let Characterised { record: rec, fitted, workload: text } = characterise::fit(&settings, rec, &out_name, &|j| {
-        eprintln!(
-            "characterise: fitting {} ({} grid points, {} more around the best)",
-            j.name,
-            coarse_points(a.patterns),
-            REFINE * REFINE
-        )
-    })
-    .one_line()?;
+    let Characterised { record: rec, fitted, workload: text } =
+        characterise::fit(&m, a.machine, settings, rec, &out_name, &|j| {
+            eprintln!(
+                "characterise: fitting {} ({} grid points, {} more around the best)",
+                j.name,
+                coarse_points(settings.patterns),
+                REFINE * REFINE
+            )
+        })
+        .one_line()?;
     // Whole or not at all: an interrupted characterisation leaves no half file.
     crate::output::write_whole(a.out, &text)?;
     use std::fmt::Write;

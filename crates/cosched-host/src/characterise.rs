@@ -41,11 +41,8 @@ pub enum Source<'a> {
 }
 
 /// How a characterisation runs and fits.
+#[derive(Clone, Copy)]
 pub struct Settings<'a> {
-    /// The calibrated machine the record is measured against and fitted on.
-    pub machine: &'a MachineSpec,
-    /// The machine as the user named it (a preset's name or a file), written into the workload file.
-    pub machine_arg: &'a str,
     /// Rounds of each job's measurements at least.
     pub repeat: u32,
     /// When a job's rounds stop.
@@ -92,9 +89,8 @@ pub fn machine_ready(m: &MachineSpec, report: &Reporter) -> Result<(), HostError
 
 /// The record a characterisation fits: measured on this host, or read, with `added_pirates` of
 /// its adaptive sweep's pirates kept. The record as measured is what a face keeps (`--record`),
-/// before [`fit`] checks it.
-pub fn record(s: &Settings, source: Source, report: &Reporter) -> Result<Record, HostError> {
-    let m = s.machine;
+/// before [`fit`] checks it. `m` is the calibrated machine the record is measured against.
+pub fn record(m: &MachineSpec, s: &Settings, source: Source, report: &Reporter) -> Result<Record, HostError> {
     match source {
         Source::Measure { mix, base, date } => {
             let c = m.cache.llc_mb;
@@ -129,19 +125,27 @@ pub fn record(s: &Settings, source: Source, report: &Reporter) -> Result<Record,
     }
 }
 
-/// Check `rec` against the machine (a bad figure is refused whether or not the fit reads it),
+/// Check `rec` against machine `m` (a bad figure is refused whether or not the fit reads it),
 /// set its compute-loop runs aside unless [`Settings::presence`], fit every job (`fitting` is told
 /// each job as its fit begins) and write the workload file's text, checked to load as the
-/// workload file `file`.
-pub fn fit(s: &Settings, rec: Record, file: &str, fitting: &dyn Fn(&JobRecord)) -> Result<Characterised, HostError> {
-    check_record(s.machine, &rec)?;
+/// workload file `file`. `machine_arg` is the machine as the user named it (a preset's name or a
+/// file), written into the workload file.
+pub fn fit(
+    m: &MachineSpec,
+    machine_arg: &str,
+    s: &Settings,
+    rec: Record,
+    file: &str,
+    fitting: &dyn Fn(&JobRecord),
+) -> Result<Characterised, HostError> {
+    check_record(m, &rec)?;
     let rec = if s.presence {
         rec
     } else {
         Record { jobs: rec.jobs.into_iter().map(|j| JobRecord { presence: None, ..j }).collect(), ..rec }
     };
-    let fitted = fit_record(s.machine, &rec, s.patterns, s.phases, fitting)?;
-    let workload = workload_file(s.machine, s.machine_arg, &rec, &fitted);
+    let fitted = fit_record(m, &rec, s.patterns, s.phases, fitting)?;
+    let workload = workload_file(m, machine_arg, &rec, &fitted);
     cosched_sim::presets::workload_from_toml(file, &workload)
         .map_err(|e| HostError::Lab(cosched_lab::RunError::Config(e)))?;
     Ok(Characterised { record: rec, fitted, workload })
