@@ -9,6 +9,10 @@ SOURCE_TREE: str
 COMPARE_BASELINE: str
 COMPARE_SEEDS: int
 COMPARE_FIRST_SEED: int
+CHARACTERISE_REPEAT: int
+CHARACTERISE_WITHIN: float
+CHARACTERISE_MAX_ROUNDS: int
+CHARACTERISE_BUDGET_S: float
 
 #: A knob's value as it crosses (checked by its declaration on the Rust side).
 KnobValue: TypeAlias = bool | int | float | str | list[str]
@@ -141,3 +145,19 @@ def complete_bayes(
     iterations: int,
     seed: int,
 ) -> tuple[dict[str, Any], list[tuple[float, float]]]: ...
+def characterise_jobs(
+    preset: str,
+    mix: str | None,
+    from_record: str | None,
+    file: str,
+    repeat: int,
+    within: float,
+    max_rounds: int,
+    budget_s: float,
+    added_pirates: int | None,
+    access: str,
+    phases: bool,
+    presence: bool,
+    live_in: tuple[str | None, str | None, float, str, float | None, float, str | None],
+    python: str,
+) -> dict[str, Any]: ...

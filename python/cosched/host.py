@@ -8,7 +8,10 @@ through the same Rust code, ``cosched_host``):
 - :func:`calibrate_check`: the simulator's predictions for a mix beside what
   the rounds measured on a calibrated machine description;
 - :func:`replay`: a recorded check predicted again by today's simulator,
-  measuring nothing.
+  measuring nothing;
+- :func:`characterise`: programs characterised without a PMU (``cosched
+  characterise``): alone and beside cache pirates and bandwidth bandits,
+  measured here or read from a record, and fitted into a workload file.
 
 Each returns a small result object: ``.data`` is the command line's
 ``--format json`` document, ``.to_pandas()`` one row per entry (or cell).
@@ -26,7 +29,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 import pandas as pd
 
@@ -41,7 +44,17 @@ if TYPE_CHECKING:
 
     from ._knob_types import Knobs
 
-__all__ = ["Check", "Replay", "Rounds", "calibrate_check", "interleaved", "replay"]
+__all__ = [
+    "Characterisation",
+    "CharacterisedJob",
+    "Check",
+    "Replay",
+    "Rounds",
+    "calibrate_check",
+    "characterise",
+    "interleaved",
+    "replay",
+]
 
 #: The freezers a run can use (``cosched run --freezer``).
 FREEZERS = ("auto", "v1", "v2", "signals")
@@ -281,3 +294,96 @@ def replay(
         _knobs(dict(knobs)),
     )
     return Replay(cast(ReplayReport, data))
+
+
+class CharacterisedJob(TypedDict):
+    """One fitted job (or one of its phases, named ``JOB phase K``): the row ``cosched
+    characterise`` prints. ``spread``: of its solo runs, as three runs would show it (a share);
+    ``access``: ``random``, ``sequential`` or ``none`` (``either``: another pattern fits inside the
+    interval too); ``footprint_range``, ``apki_range``: the lowest and highest value inside the
+    fit's 95% region; ``presence``: its slowdown beside a compute loop (``None``: not fitted);
+    ``rms``: how far the fitted slowdowns lie from the measured ones (a share); ``untrusted``: why
+    its fit is not to be trusted (empty: it is)."""
+
+    job: str
+    solo_s: float
+    spread: float
+    access: str
+    either: bool
+    footprint_mb: float
+    footprint_range: list[float]
+    llc_apki: float
+    apki_range: list[float]
+    mlp: float
+    presence: float | None
+    rms: float
+    untrusted: list[str]
+
+
+@dataclass(frozen=True)
+class Characterisation:
+    """A characterisation: ``workload`` is the workload file's text (what ``cosched
+    characterise -o FILE`` writes; write it yourself), ``record`` the measurements (what
+    ``--record FILE`` writes, to fit again with ``from_record``), ``jobs`` each fitted job."""
+
+    workload: str
+    record: dict[str, Any]
+    jobs: list[CharacterisedJob]
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per fitted job or phase."""
+        return pd.DataFrame([dict(j) for j in self.jobs])
+
+
+def characterise(
+    preset: str,
+    *,
+    mix: str | os.PathLike[str] | None = None,
+    from_record: str | os.PathLike[str] | None = None,
+    file: str = "programs.toml",
+    repeat: int = _cosched.CHARACTERISE_REPEAT,
+    within: float = _cosched.CHARACTERISE_WITHIN,
+    max_rounds: int = _cosched.CHARACTERISE_MAX_ROUNDS,
+    budget_s: float = _cosched.CHARACTERISE_BUDGET_S,
+    added_pirates: int | None = None,
+    access: Literal["both", "random", "all"] = "both",
+    whole: bool = False,
+    presence: bool = False,
+    tick_ms: float = 20.0,
+    freezer: str = "auto",
+    timeout_s: float | None = None,
+    grace_s: float = 5.0,
+    output_dir: str | os.PathLike[str] | None = None,
+) -> Characterisation:
+    """Characterise the jobs of ``mix`` on this host, or fit the record ``from_record`` (what
+    ``cosched characterise --from-record`` does), against the calibrated machine ``preset`` (a
+    name or the file ``cosched calibrate`` wrote): each job alone and beside cache pirates,
+    bandwidth bandits (and, with ``presence``, a compute loop), ``repeat`` rounds at least, then
+    until every co-run's slowdown is known within ±``within`` % or ``max_rounds`` rounds or
+    ``budget_s`` seconds a job. ``file`` names the workload file in messages. The keywords are
+    ``cosched characterise``'s flags, with its defaults."""
+    if not isinstance(preset, str):
+        raise OptionError(f"preset: give a preset name or file, got {preset!r}")
+    if (mix is None) == (from_record is None):
+        raise OptionError("mix, from_record: give one (mix to measure, from_record to fit)")
+    if added_pirates is not None:
+        added_pirates = check_count("added_pirates", added_pirates, low=0)
+    data = _cosched.characterise_jobs(
+        preset,
+        _path("mix", mix, optional=True),
+        _path("from_record", from_record, optional=True),
+        file,
+        check_count("repeat", repeat),
+        check_number("within", within),
+        check_count("max_rounds", max_rounds),
+        check_number("budget_s", budget_s),
+        added_pirates,
+        access,
+        not whole,
+        bool(presence),
+        _live(preset, None, tick_ms, freezer, timeout_s, grace_s, output_dir),
+        sys.executable,
+    )
+    return Characterisation(
+        workload=data["workload"], record=data["record"], jobs=cast(list[CharacterisedJob], data["jobs"])
+    )

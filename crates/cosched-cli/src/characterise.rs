@@ -7,13 +7,11 @@ use crate::live::ProcessOpts;
 use crate::OneLine;
 use clap::Args as ClapArgs;
 use cosched_host::characterise::{self, Characterised, Source};
-use cosched_host::until::RoundsUntil;
 use cosched_lab::characterise::{
     search::{coarse_points, REFINE},
-    unfit, Pattern, APKI, FOOTPRINTS, MAX_REPEAT, PATTERNS, WITH_NONE,
+    unfit, Pattern, APKI, FOOTPRINTS, PATTERNS, WITH_NONE,
 };
-use cosched_linux::characterise::{CoRun, Record, Until};
-use cosched_machine::pirate_sweep::MAX_ADDED;
+use cosched_linux::characterise::{CoRun, Record};
 use std::path::PathBuf;
 
 #[derive(ClapArgs)]
@@ -34,16 +32,16 @@ pub struct Args {
     #[arg(long)]
     record: Option<PathBuf>,
     /// Rounds of each job's measurements at least (a round: one solo run and one of each co-run; medians are used, every run is kept in --record).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = characterise::DEFAULT_REPEAT)]
     repeat: u32,
     /// Go on after --repeat rounds until every co-run's slowdown is known within ±this percent at 95% (0: exactly --repeat rounds).
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = characterise::DEFAULT_WITHIN_PCT)]
     within: f64,
     /// Most rounds of one job (also --max-repeat, its name before the checks shared the rounds' options).
-    #[arg(long, default_value_t = 9, alias = "max-repeat")]
+    #[arg(long, default_value_t = characterise::DEFAULT_MAX_ROUNDS, alias = "max-repeat")]
     max_rounds: u32,
     /// Most seconds of one job's rounds (checked between rounds).
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = characterise::DEFAULT_BUDGET_S)]
     budget_s: f64,
     /// Pirates added to each job where its slowdown changes most between neighbouring pirates, beyond its noise (the adaptive sweep, an option: measuring, default 0, the fixed sweep only; at most 8; with --from-record: keep the first N the record added, default all; 0: the fixed sweep only, its ablation).
     #[arg(long)]
@@ -83,52 +81,28 @@ impl Access {
     }
 }
 
-/// Today's date (UTC) from the system clock, `YYYY-MM-DD`.
-fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    // Days since 1970-01-01 to a civil date (proleptic Gregorian; H. Hinnant's algorithm).
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
-    format!("{y:04}-{mo:02}-{d:02}")
-}
-
 /// `cosched characterise`.
 pub fn run(a: Args) -> Result<(), String> {
     crate::output::check_out_file("--out", Some(&a.out))?;
     crate::output::check_out_file("--record", a.record.as_deref())?;
-    if !(1..=MAX_REPEAT).contains(&a.repeat) {
-        return Err(format!("--repeat: must be from 1 to {MAX_REPEAT}, got {}", a.repeat));
-    }
-    // The goal and budgets of the rounds, checked as `calibrate --check`'s are (by keyword).
-    let until = RoundsUntil::new(a.within, u64::from(a.max_rounds), a.budget_s).one_line()?;
-    let until = Until { within: until.map_or(0.0, |u| u.within()), max_rounds: a.max_rounds, budget_s: a.budget_s };
-    if a.max_rounds < a.repeat {
-        return Err(format!("--max-rounds: must be at least --repeat ({}), got {}", a.repeat, a.max_rounds));
-    }
-    if let Some(n) = a.added_pirates.filter(|&n| n > MAX_ADDED) {
-        return Err(format!("--added-pirates: must be from 0 to {MAX_ADDED}, got {n}"));
-    }
+    let settings = characterise::settings(
+        a.repeat,
+        a.within,
+        a.max_rounds,
+        a.budget_s,
+        a.added_pirates,
+        a.access.patterns(),
+        !a.whole,
+        a.presence,
+    )
+    .one_line()?;
     let job = Job {
         workload: a.workload.as_deref(),
         from_record: a.from_record.as_deref(),
         machine: &a.machine,
         out: &a.out,
         record: a.record.as_deref(),
-        settings: characterise::Settings {
-            repeat: a.repeat,
-            until,
-            added_pirates: a.added_pirates,
-            patterns: a.access.patterns(),
-            phases: !a.whole,
-            presence: a.presence,
-        },
+        settings,
         live: &a.live,
         fit_to_stderr: false,
     };
@@ -182,7 +156,7 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
             let base = a.live.builder(a.machine)?;
             // Each co-run is a real run of the job: a long one is not silent for ten seconds.
             crate::progress::begin(format!("characterise {}", w.display()));
-            let date = today();
+            let date = characterise::today();
             characterise::record(&m, settings, Source::Measure { mix: &mix, base: &base, date: &date }, &report)
                 .one_line()?
         }
@@ -327,16 +301,4 @@ pub(crate) fn characterise(a: &Job) -> Result<(), String> {
         print!("{shown}");
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn today_is_a_civil_date() {
-        let d = today();
-        assert_eq!(d.len(), 10);
-        assert!(d.starts_with("20") && &d[4..5] == "-" && &d[7..8] == "-", "{d}");
-    }
 }

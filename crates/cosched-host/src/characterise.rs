@@ -8,15 +8,18 @@
 //! pirates), [`fit`]. The faces parse, read and write the files and print the fit.
 
 use crate::error::HostError;
+use crate::until::RoundsUntil;
+use cosched_core::knob::flag_of;
 use cosched_core::progress::Reporter;
 use cosched_core::topology::corun_pair;
 use cosched_lab::characterise::{
-    bandit_rates, check_record, fit_record, pirate_sizes, round2, workload_file, Fitted, Pattern,
+    bandit_rates, check_record, fit_record, pirate_sizes, round2, workload_file, Fitted, Pattern, MAX_REPEAT,
 };
+use cosched_lab::RunError;
 use cosched_linux::characterise::{measure, JobRecord, Record, Sweep, Until};
 use cosched_linux::runtime::RunConfig;
 use cosched_machine::mix::Mix;
-use cosched_machine::pirate_sweep::{keep_added, ADDED};
+use cosched_machine::pirate_sweep::{keep_added, ADDED, MAX_ADDED};
 use cosched_machine::MachineSpec;
 
 /// What a characterisation measures with, or reads.
@@ -40,6 +43,15 @@ pub enum Source<'a> {
     },
 }
 
+/// Rounds of each job's measurements at least, by default (every face's).
+pub const DEFAULT_REPEAT: u32 = 3;
+/// Rounds go on until every co-run's slowdown is known within ±this percent, by default.
+pub const DEFAULT_WITHIN_PCT: f64 = 5.0;
+/// Most rounds of one job, by default.
+pub const DEFAULT_MAX_ROUNDS: u32 = 9;
+/// Most seconds of one job's rounds, by default.
+pub const DEFAULT_BUDGET_S: f64 = 120.0;
+
 /// How a characterisation runs and fits.
 #[derive(Clone, Copy)]
 pub struct Settings<'a> {
@@ -57,6 +69,36 @@ pub struct Settings<'a> {
     /// Whether each job is measured beside a compute loop and its presence factor fitted (design
     /// note 67; off by default, the fit as before it).
     pub presence: bool,
+}
+
+/// The settings of a characterisation checked, each refusal naming its knob: `repeat` rounds at
+/// least (1 to [`MAX_REPEAT`]), then until every co-run's slowdown is known within ±`within`
+/// percent (0: exactly `repeat`), at most `max_rounds` rounds (at least `repeat`) and `budget_s`
+/// seconds a job; `added_pirates` at most [`MAX_ADDED`].
+#[allow(clippy::too_many_arguments)]
+pub fn settings(
+    repeat: u32,
+    within: f64,
+    max_rounds: u32,
+    budget_s: f64,
+    added_pirates: Option<u32>,
+    patterns: &[Pattern],
+    phases: bool,
+    presence: bool,
+) -> Result<Settings<'_>, HostError> {
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        return Err(RunError::knob("repeat", format!("must be from 1 to {MAX_REPEAT}, got {repeat}")).into());
+    }
+    let rounds = RoundsUntil::new(within, u64::from(max_rounds), budget_s)?;
+    if max_rounds < repeat {
+        let problem = format!("must be at least {} ({repeat}), got {max_rounds}", flag_of("repeat"));
+        return Err(RunError::knob("max_rounds", problem).into());
+    }
+    if let Some(n) = added_pirates.filter(|&n| n > MAX_ADDED) {
+        return Err(RunError::knob("added_pirates", format!("must be from 0 to {MAX_ADDED}, got {n}")).into());
+    }
+    let until = Until { within: rounds.map_or(0.0, |u| u.within()), max_rounds, budget_s };
+    Ok(Settings { repeat, until, added_pirates, patterns, phases, presence })
 }
 
 /// A fitted characterisation.
@@ -149,4 +191,32 @@ pub fn fit(
     cosched_sim::presets::workload_from_toml(file, &workload)
         .map_err(|e| HostError::Lab(cosched_lab::RunError::Config(e)))?;
     Ok(Characterised { record: rec, fitted, workload })
+}
+
+/// Today's date (UTC) from the system clock, `YYYY-MM-DD`.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian; H. Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn today_is_a_civil_date() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20") && &d[4..5] == "-" && &d[7..8] == "-", "{d}");
+    }
 }

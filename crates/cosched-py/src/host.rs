@@ -103,9 +103,11 @@ fn _watchdog() {
 
 /// The settings of real runs as Python passes them:
 /// (machine, calibration, tick_ms, freezer, timeout_s, grace_s, output_dir).
-type LiveIn = (Option<String>, Option<String>, f64, String, Option<f64>, f64, Option<PathBuf>);
+pub(crate) type LiveIn = (Option<String>, Option<String>, f64, String, Option<f64>, f64, Option<PathBuf>);
 
-fn live((machine, calibration, tick_ms, freezer, timeout_s, grace_s, output_dir): LiveIn) -> Result<Live, HostError> {
+pub(crate) fn live(
+    (machine, calibration, tick_ms, freezer, timeout_s, grace_s, output_dir): LiveIn,
+) -> Result<Live, HostError> {
     let freezer = match freezer.as_str() {
         "auto" => Freezer::Auto,
         "v1" => Freezer::V1,
@@ -120,7 +122,7 @@ fn live((machine, calibration, tick_ms, freezer, timeout_s, grace_s, output_dir)
 }
 
 /// The face Python gives every run: stderr, and this interpreter as the watchdog.
-fn face(python: PathBuf) -> Face {
+pub(crate) fn face(python: PathBuf) -> Face {
     let args = vec!["-c".into(), "from cosched._cosched import _watchdog; _watchdog()".into()];
     Face { report: Reporter::to(Arc::new(Stderr)), watchdog: Some(WatchdogCommand { program: python, args }) }
 }
@@ -147,7 +149,7 @@ fn options(
     Ok(opts)
 }
 
-fn load_mix(path: &Path) -> Result<Mix, HostError> {
+pub(crate) fn load_mix(path: &Path) -> Result<Mix, HostError> {
     cosched_host::live::load_mix(path)
 }
 

@@ -11,6 +11,7 @@
 
 use pyo3::prelude::*;
 
+mod characterise;
 mod data;
 mod errors;
 mod evt;
@@ -35,10 +36,15 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("COMPARE_BASELINE", cosched_lab::compare::DEFAULT_BASELINE)?;
     m.add("COMPARE_SEEDS", cosched_lab::compare::DEFAULT_SEEDS)?;
     m.add("COMPARE_FIRST_SEED", cosched_lab::compare::DEFAULT_FIRST_SEED)?;
+    m.add("CHARACTERISE_REPEAT", cosched_host::characterise::DEFAULT_REPEAT)?;
+    m.add("CHARACTERISE_WITHIN", cosched_host::characterise::DEFAULT_WITHIN_PCT)?;
+    m.add("CHARACTERISE_MAX_ROUNDS", cosched_host::characterise::DEFAULT_MAX_ROUNDS)?;
+    m.add("CHARACTERISE_BUDGET_S", cosched_host::characterise::DEFAULT_BUDGET_S)?;
     sim::register(m)?;
     evt::register(m)?;
     learn::register(m)?;
     host::register(m)?;
+    characterise::register(m)?;
     output::register(m)?;
     m.add_function(wrap_pyfunction!(shapes::report_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_variant_errors, m)?)?;
