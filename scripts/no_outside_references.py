@@ -73,7 +73,13 @@ def main(root: Path) -> int:
     for glob in GLOBS:
         for path in sorted(root.glob(glob)):
             rel = path.relative_to(root).as_posix()
-            if path in seen or not path.is_file() or rel in EXEMPT or EXEMPT_RECORDS.match(rel) or "/target/" in f"/{rel}":
+            if (
+                path in seen
+                or not path.is_file()
+                or rel in EXEMPT
+                or EXEMPT_RECORDS.match(rel)
+                or "/target/" in f"/{rel}"
+            ):
                 continue
             seen.add(path)
             try:
