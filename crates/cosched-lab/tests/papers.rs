@@ -109,7 +109,7 @@ fn perf_fair_small_composes_mixes_across_the_bandwidth_range() {
         &["fig1-unfairness.csv", "fig2-speedup.csv", "regimes.csv", "ablation-reestimation.csv", "mixes.csv"],
     );
     // The two mixes are composed for the ends of the default range (PAPER_BW_RANGE, 40:140 trans/µs).
-    let (lo, hi) = paper::perf_fair::parse_range(paper::perf_fair::PAPER_BW_RANGE).unwrap();
+    let paper::perf_fair::BwRange { lo, hi } = paper::perf_fair::PAPER_BW_RANGE;
     let mixes = r.files().into_iter().find(|(n, _)| *n == "mixes.csv").unwrap().1;
     let bw: Vec<f64> = mixes.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse().unwrap()).collect();
     let tol = (hi - lo) * 0.15;
@@ -153,7 +153,8 @@ fn a_refused_option_names_its_knob_before_any_work() {
     let zero = Seeds { seeds: 0, noise: 1.0 };
     let mut r = Report::default();
     bad(paper::efs::run(&paper::efs::Options { seeds: zero, ..Default::default() }, &mut r).unwrap_err(), "seeds");
-    let o = paper::perf_fair::Options { bw_range: "140:40".into(), ..Default::default() };
+    let o =
+        paper::perf_fair::Options { bw_range: paper::perf_fair::BwRange { lo: 140.0, hi: 40.0 }, ..Default::default() };
     bad(paper::perf_fair::run(&o, &mut r).unwrap_err(), "bw_range");
     let o = paper::perf_fair::Options { mixes: 1_000_000_000, ..Default::default() };
     bad(paper::perf_fair::run(&o, &mut r).unwrap_err(), "mixes");

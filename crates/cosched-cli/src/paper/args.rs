@@ -87,7 +87,7 @@ struct PerfFair {
     /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs
     /// (solo bandwidth of the 24 processes averaged, × contexts; default: our reading of Fig. 2's span,
     /// whose values the paper's text lacks; its text names the bands below 80, 80-120 and above 120).
-    #[arg(long, default_value = perf_fair::PAPER_BW_RANGE)]
+    #[arg(long, default_value_t = perf_fair::PAPER_BW_RANGE.to_string())]
     bw_range: String,
     /// Leave out the job-length study (`spec-mix24`, the default `compare` mix, from its preset
     /// length to the paper's 100 s alone, and the Linux model's tick and rotation taken out), which
@@ -208,7 +208,7 @@ pub fn run(a: Args) -> Result<(), String> {
                 seeds: a.seeds.into(),
                 solo_seconds: a.solo_seconds,
                 mixes: a.mixes,
-                bw_range: a.bw_range,
+                bw_range: perf_fair::BwRange::parse(&a.bw_range).map_err(|e| e.to_string())?,
                 job_length: !a.no_job_length,
                 timing: !a.common.no_timing,
             };
@@ -294,7 +294,8 @@ mod tests {
         same_seeds(a.seeds, d.seeds);
         let Paper::PerfFair(a) = parse("perf-fair") else { unreachable!() };
         let d = perf_fair::Options::default();
-        assert_eq!((a.machine, a.mixes, a.bw_range, !a.no_job_length), (d.machine, d.mixes, d.bw_range, d.job_length));
+        let bw = perf_fair::BwRange::parse(&a.bw_range).unwrap();
+        assert_eq!((a.machine, a.mixes, bw, !a.no_job_length), (d.machine, d.mixes, d.bw_range, d.job_length));
         assert_eq!(a.solo_seconds.to_bits(), d.solo_seconds.to_bits());
         same_seeds(a.seeds, d.seeds);
         let Paper::Slits(a) = parse("slits") else { unreachable!() };

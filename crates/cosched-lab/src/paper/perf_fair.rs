@@ -1,6 +1,6 @@
 //! `cosched paper perf-fair`: the Perf&Fair paper's evaluation (§6-7) on `xeon-e5645`.
 
-pub use super::perf_fair_mixes::{mixes, parse_range, MAX_SOLO_S, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
+pub use super::perf_fair_mixes::{mixes, BwRange, MAX_SOLO_S, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
 use super::{machine, over_trials, Seeds, Trial};
 use crate::error::RunError;
 use crate::report::Sink;
@@ -22,8 +22,8 @@ pub struct Options {
     pub solo_seconds: f64,
     /// Number of mixes (the paper: 13).
     pub mixes: usize,
-    /// Average memory bandwidth of the lightest and heaviest mix, `LOW:HIGH` transactions/µs.
-    pub bw_range: String,
+    /// Average memory bandwidth of the lightest and heaviest mix, transactions/µs.
+    pub bw_range: BwRange,
     /// Whether the job-length study follows the mixes ([`super::perf_fair_length`]).
     pub job_length: bool,
     /// Include wall-clock timings; off for byte-identical reruns.
@@ -37,7 +37,7 @@ impl Default for Options {
             seeds: Seeds::default(),
             solo_seconds: PAPER_SOLO_S,
             mixes: PAPER_MIXES,
-            bw_range: PAPER_BW_RANGE.into(),
+            bw_range: PAPER_BW_RANGE,
             job_length: true,
             timing: true,
         }
@@ -104,7 +104,6 @@ pub fn run(a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
 /// its `rerun_cell` points from the Perf&Fair rerun of the point's own machine.
 pub fn run_on(m: &MachineSpec, a: &Options, out: &mut dyn Sink) -> Result<(), RunError> {
     let m = m.clone();
-    let (lo, hi) = parse_range(&a.bw_range)?;
     a.seeds.check()?;
     crate::limits::MIXES.check(a.mixes as u64)?;
     if !(a.solo_seconds > 0.0 && a.solo_seconds <= MAX_SOLO_S) {
@@ -116,7 +115,7 @@ pub fn run_on(m: &MachineSpec, a: &Options, out: &mut dyn Sink) -> Result<(), Ru
             ),
         ));
     }
-    let mixes = mixes(&m, a.mixes, (lo, hi), a.solo_seconds)?;
+    let mixes = mixes(&m, a.mixes, a.bw_range.checked()?, a.solo_seconds)?;
     let trials = a.seeds.trials();
     let nt = trials.len();
     // Each trial: the machine and the mix as that run finds them (run-to-run

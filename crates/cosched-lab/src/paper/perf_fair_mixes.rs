@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 pub const PAPER_MIXES: usize = 13;
 /// ... spanning about 40-140 transactions/µs of average bandwidth: our reading of Fig. 2's span (the
 /// text gives only §7's bands, below 80, 80-120 and above 120 trans/usec) ...
-pub const PAPER_BW_RANGE: &str = "40:140";
+pub const PAPER_BW_RANGE: BwRange = BwRange { lo: 40.0, hi: 140.0 };
 /// ... each benchmark's work what it executes "during 100 seconds in standalone execution" (§2).
 pub const PAPER_SOLO_S: f64 = 100.0;
 
@@ -53,16 +53,45 @@ const BENCHMARKS: [&str; 28] = [
     "tonto",
 ];
 
-/// Parse `--bw-range LOW:HIGH`.
-pub fn parse_range(s: &str) -> Result<(f64, f64), RunError> {
-    let bad =
-        || RunError::knob("bw_range", format!("expected LOW:HIGH transactions/µs with 0 < LOW <= HIGH, got {s:?}"));
-    let (l, h) = s.split_once(':').ok_or_else(bad)?;
-    let (l, h): (f64, f64) = (l.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
-    if !(l > 0.0 && l <= h && h.is_finite()) {
-        return Err(bad());
+/// The average memory bandwidth of the lightest and the heaviest mix, transactions/µs (Perf&Fair
+/// §6-7: the span of its mixes; `--bw-range LOW:HIGH`, Python's `bw_range`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BwRange {
+    /// The lightest mix's.
+    pub lo: f64,
+    /// The heaviest mix's.
+    pub hi: f64,
+}
+
+impl BwRange {
+    /// `LOW:HIGH` with 0 < LOW <= HIGH, refused naming the knob `bw_range`.
+    pub fn parse(s: &str) -> Result<BwRange, RunError> {
+        let bad = || bad_range(&format!("{s:?}"));
+        let (l, h) = s.split_once(':').ok_or_else(bad)?;
+        let (lo, hi): (f64, f64) = (l.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+        BwRange { lo, hi }.checked()
     }
-    Ok((l, h))
+
+    /// The range itself when 0 < LOW <= HIGH (finite), else refused naming the knob `bw_range`.
+    pub fn checked(self) -> Result<BwRange, RunError> {
+        if self.lo > 0.0 && self.lo <= self.hi && self.hi.is_finite() {
+            Ok(self)
+        } else {
+            Err(bad_range(&format!("\"{self}\"")))
+        }
+    }
+}
+
+/// The refusal of a range, `got` as the user gave it.
+fn bad_range(got: &str) -> RunError {
+    RunError::knob("bw_range", format!("expected LOW:HIGH transactions/µs with 0 < LOW <= HIGH, got {got}"))
+}
+
+impl std::fmt::Display for BwRange {
+    /// `LOW:HIGH`, each in its shortest exact form (what [`BwRange::parse`] reads back).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.lo, self.hi)
+    }
 }
 
 /// Mix k of n: 24 processes whose average solo memory bandwidth × contexts
@@ -130,7 +159,7 @@ fn build(m: &MachineSpec, name: &str, progs: &[&str], solo_s: f64) -> Result<(Wo
 pub(crate) type Mix = (Vec<&'static str>, WorkloadSpec, f64);
 
 /// See [`Mix`].
-pub fn mixes(m: &MachineSpec, n: usize, (lo, hi): (f64, f64), solo_s: f64) -> Result<Vec<Mix>, RunError> {
+pub fn mixes(m: &MachineSpec, n: usize, BwRange { lo, hi }: BwRange, solo_s: f64) -> Result<Vec<Mix>, RunError> {
     let solo_bw: Vec<(&str, f64)> =
         BENCHMARKS.iter().map(|&b| solo_profile(m, b).map(|p| (b, p.1))).collect::<Result<_, _>>()?;
     let mut mixes = vec![];

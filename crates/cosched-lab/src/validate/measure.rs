@@ -126,8 +126,8 @@ fn table1_runs(
 /// geometric mean over all mixes or the arithmetic mean over the `top` most
 /// unfair.
 fn linux_unfairness(m: &MachineSpec, top: Option<u32>) -> Result<f64, RunError> {
-    use crate::paper::perf_fair::{mixes, parse_range, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
-    let mixes = mixes(m, PAPER_MIXES, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?;
+    use crate::paper::perf_fair::{mixes, unfairness, PAPER_BW_RANGE, PAPER_MIXES, PAPER_SOLO_S};
+    let mixes = mixes(m, PAPER_MIXES, PAPER_BW_RANGE, PAPER_SOLO_S)?;
     let mut ratio: Vec<f64> = mixes
         .par_iter()
         .map(|(_, w, _)| {

@@ -328,10 +328,8 @@ fn interval_ends(ends: &[Option<(f64, f64)>]) -> String {
 fn study_workloads(s: &Study, m: &MachineSpec) -> Result<Vec<Workload>, RunError> {
     let mut wl = vec![];
     if s.paper_mixes > 0 {
-        use super::perf_fair::{mixes, parse_range, PAPER_BW_RANGE, PAPER_SOLO_S};
-        for (k, (_, spec, bw)) in
-            mixes(m, s.paper_mixes, parse_range(PAPER_BW_RANGE)?, PAPER_SOLO_S)?.into_iter().enumerate()
-        {
+        use super::perf_fair::{mixes, PAPER_BW_RANGE, PAPER_SOLO_S};
+        for (k, (_, spec, bw)) in mixes(m, s.paper_mixes, PAPER_BW_RANGE, PAPER_SOLO_S)?.into_iter().enumerate() {
             let name = format!("paper mix {} ({bw:.0} trans/us)", k + 1);
             wl.push(Workload { name, spec, paper_length: true, bound: false });
         }
